@@ -1,0 +1,78 @@
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "ditto/core/api.h"
+
+namespace ditto {
+
+// Every error ditto throws derives from Error; messages start with the op
+// name in brackets: "[add] shapes {2, 3} and {4} cannot be broadcast".
+class DITTO_API Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class DITTO_API ValueError : public Error {
+ public:
+  using Error::Error;
+};
+
+class DITTO_API TypeError : public Error {
+ public:
+  using Error::Error;
+};
+
+class DITTO_API IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+class DITTO_API NondeterministicError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A broken internal invariant: a bug in ditto, never the user's input.
+class DITTO_API InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+
+template <typename... Args>
+std::string str_cat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+template <typename E, typename... Args>
+[[noreturn]] void throw_error(const char* op, const Args&... args) {
+  throw E(str_cat("[", op, "] ", args...));
+}
+
+} // namespace detail
+} // namespace ditto
+
+// DITTO_CHECK(cond, ErrorType, op, message parts...): throws ErrorType with
+// the message "[op] parts..." when cond is false.
+#define DITTO_CHECK(cond, E, op, ...)                  \
+  do {                                                 \
+    if (!(cond)) {                                     \
+      ::ditto::detail::throw_error<E>(op, __VA_ARGS__); \
+    }                                                  \
+  } while (0)
+
+// Always-on internal assertion; throws InternalError rather than aborting.
+#define DITTO_ASSERT(cond)                                        \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      throw ::ditto::InternalError(::ditto::detail::str_cat(      \
+          "[internal] assertion failed: " #cond " at ", __FILE__, \
+          ":", __LINE__));                                        \
+    }                                                             \
+  } while (0)

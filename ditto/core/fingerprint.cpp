@@ -1,0 +1,62 @@
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ditto/core/tensor.h"
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "fingerprint encodes little-endian integers");
+
+// Feeds values with every NaN replaced by the canonical quiet NaN (positive,
+// payload zero): NaN payloads and signs differ between compilers and CPUs.
+template <typename T>
+void update_values(XXH3_state_t* st, const T* p, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr int64_t kBlock = 4096;
+    T buf[kBlock];
+    const T qnan = std::numeric_limits<T>::quiet_NaN();
+    for (int64_t b = 0; b < n; b += kBlock) {
+      int64_t m = std::min(kBlock, n - b);
+      for (int64_t i = 0; i < m; ++i) {
+        T v = p[b + i];
+        buf[i] = v != v ? qnan : v;
+      }
+      XXH3_64bits_update(st, buf, size_t(m) * sizeof(T));
+    }
+  } else {
+    XXH3_64bits_update(st, p, size_t(n) * sizeof(T));
+  }
+}
+
+} // namespace
+
+uint64_t fingerprint(const Tensor& t) {
+  DITTO_CHECK(t.defined(), ValueError, "fingerprint", "undefined tensor");
+  XXH3_state_t* st = XXH3_createState();
+  DITTO_CHECK(st != nullptr, Error, "fingerprint", "out of memory");
+  XXH3_64bits_reset(st);
+  uint8_t code = uint8_t(t.dtype());
+  XXH3_64bits_update(st, &code, 1);
+  int64_t nd = t.dim();
+  XXH3_64bits_update(st, &nd, sizeof(nd));
+  for (int64_t s : t.sizes()) {
+    XXH3_64bits_update(st, &s, sizeof(s));
+  }
+  Tensor c = t.contiguous();
+  dispatch_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
+    update_values(st, static_cast<const T*>(c.raw_data()), c.numel());
+  });
+  uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h;
+}
+
+} // namespace ditto

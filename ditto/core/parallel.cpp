@@ -1,0 +1,288 @@
+#include "ditto/core/parallel.h"
+
+#include <atomic>
+#include <cfenv>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define DITTO_HAS_MXCSR 1
+#endif
+
+#include "ditto/core/error.h"
+
+namespace ditto {
+namespace {
+
+thread_local bool tls_in_parallel = false;
+
+int default_num_threads() {
+  if (const char* env = std::getenv("DITTO_NUM_THREADS")) {
+    char* end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v >= 1 && v <= 1024) {
+      return int(v);
+    }
+    throw ValueError(detail::str_cat(
+        "[DITTO_NUM_THREADS] expected an integer in [1, 1024] but got '",
+        env,
+        "'"));
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : int(hw);
+}
+
+// A fixed set of worker threads; the calling thread works too. One job runs
+// at a time; a second user thread arriving while a job runs does its work
+// inline (same chunks, same bits).
+class ThreadPool {
+ public:
+  explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
+    for (int i = 1; i < num_threads; ++i) {
+      workers_.emplace_back([this] { worker_loop(); });
+    }
+  }
+
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) {
+      w.join();
+    }
+  }
+
+  int num_threads() const {
+    return num_threads_;
+  }
+
+  // Returns false without running anything if the pool is busy.
+  bool try_run(int64_t num_chunks, const std::function<void(int64_t)>& fn) {
+    std::unique_lock<std::mutex> run_lock(run_mu_, std::try_to_lock);
+    if (!run_lock.owns_lock()) {
+      return false;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fn_ = &fn;
+      num_chunks_ = num_chunks;
+      next_.store(0, std::memory_order_relaxed);
+      error_ = nullptr;
+      error_chunk_ = INT64_MAX;
+      active_ = int(workers_.size());
+      ++generation_;
+    }
+    cv_.notify_all();
+    work();
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return active_ == 0; });
+    fn_ = nullptr;
+    if (error_) {
+      std::rethrow_exception(error_);
+    }
+    return true;
+  }
+
+ private:
+  void worker_loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) {
+          return;
+        }
+        seen = generation_;
+      }
+      work();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        --active_;
+      }
+      done_cv_.notify_one();
+    }
+  }
+
+  void work() {
+    FpEnvGuard fp;
+    bool was = tls_in_parallel;
+    tls_in_parallel = true;
+    for (;;) {
+      int64_t c = next_.fetch_add(1, std::memory_order_relaxed);
+      if (c >= num_chunks_) {
+        break;
+      }
+      try {
+        (*fn_)(c);
+      } catch (...) {
+        // Keep the error of the lowest chunk, so the error is the same
+        // whatever the thread count; stop handing out further chunks.
+        std::lock_guard<std::mutex> lock(mu_);
+        if (c < error_chunk_) {
+          error_chunk_ = c;
+          error_ = std::current_exception();
+        }
+        next_.store(num_chunks_, std::memory_order_relaxed);
+      }
+    }
+    tls_in_parallel = was;
+  }
+
+  const int num_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex run_mu_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::condition_variable done_cv_;
+  bool stop_ = false;
+  uint64_t generation_ = 0;
+  int active_ = 0;
+  const std::function<void(int64_t)>* fn_ = nullptr;
+  int64_t num_chunks_ = 0;
+  std::atomic<int64_t> next_{0};
+  std::exception_ptr error_;
+  int64_t error_chunk_ = INT64_MAX;
+};
+
+std::mutex g_pool_mu;
+std::shared_ptr<ThreadPool> g_pool;
+std::atomic<int> g_num_threads{0};
+
+std::shared_ptr<ThreadPool> pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  if (!g_pool) {
+    int n = g_num_threads.load();
+    if (n == 0) {
+      n = default_num_threads();
+      g_num_threads.store(n);
+    }
+    g_pool = std::make_shared<ThreadPool>(n);
+  }
+  return g_pool;
+}
+
+void run_inline(int64_t num_chunks, const std::function<void(int64_t)>& fn) {
+  for (int64_t c = 0; c < num_chunks; ++c) {
+    fn(c);
+  }
+}
+
+} // namespace
+
+void set_num_threads(int n) {
+  DITTO_CHECK(
+      n >= 1 && n <= 1024,
+      ValueError,
+      "set_num_threads",
+      "expected a thread count in [1, 1024] but got ",
+      n);
+  DITTO_CHECK(
+      !tls_in_parallel,
+      ValueError,
+      "set_num_threads",
+      "cannot change the thread count inside a parallel region");
+  std::lock_guard<std::mutex> lock(g_pool_mu);
+  g_num_threads.store(n);
+  // A job running on the old pool keeps it alive through its shared_ptr.
+  if (g_pool && g_pool->num_threads() != n) {
+    g_pool.reset();
+  }
+}
+
+int get_num_threads() {
+  int n = g_num_threads.load();
+  if (n == 0) {
+    return pool()->num_threads();
+  }
+  return n;
+}
+
+bool in_parallel_region() {
+  return tls_in_parallel;
+}
+
+void parallel_chunks(
+    int64_t num_chunks,
+    const std::function<void(int64_t)>& fn) {
+  if (num_chunks <= 0) {
+    return;
+  }
+  if (num_chunks == 1 || tls_in_parallel) {
+    run_inline(num_chunks, fn);
+    return;
+  }
+  auto p = pool();
+  if (p->num_threads() == 1 || !p->try_run(num_chunks, fn)) {
+    bool was = tls_in_parallel;
+    tls_in_parallel = true;
+    try {
+      run_inline(num_chunks, fn);
+    } catch (...) {
+      tls_in_parallel = was;
+      throw;
+    }
+    tls_in_parallel = was;
+  }
+}
+
+void parallel_for(
+    int64_t begin,
+    int64_t end,
+    int64_t grain,
+    const std::function<void(int64_t, int64_t)>& fn) {
+  DITTO_ASSERT(grain > 0);
+  if (end <= begin) {
+    return;
+  }
+  int64_t n = end - begin;
+  int64_t chunks = (n + grain - 1) / grain;
+  if (chunks == 1) {
+    fn(begin, end);
+    return;
+  }
+  parallel_chunks(chunks, [&](int64_t c) {
+    int64_t b = begin + c * grain;
+    int64_t e = b + grain < end ? b + grain : end;
+    fn(b, e);
+  });
+}
+
+#ifdef DITTO_HAS_MXCSR
+// Rounding control (bits 13-14), flush-to-zero (15), denormals-are-zero (6).
+constexpr unsigned kMxcsrFixedMask = 0x6000u | 0x8000u | 0x0040u;
+#endif
+
+FpEnvGuard::FpEnvGuard() {
+  round_ = std::fegetround();
+  if (round_ != FE_TONEAREST) {
+    std::fesetround(FE_TONEAREST);
+  }
+#ifdef DITTO_HAS_MXCSR
+  csr_ = _mm_getcsr();
+  if (csr_ & kMxcsrFixedMask) {
+    _mm_setcsr(csr_ & ~kMxcsrFixedMask);
+  }
+#endif
+}
+
+FpEnvGuard::~FpEnvGuard() {
+#ifdef DITTO_HAS_MXCSR
+  if (csr_ & kMxcsrFixedMask) {
+    _mm_setcsr(csr_);
+  }
+#endif
+  if (round_ != FE_TONEAREST) {
+    std::fesetround(round_);
+  }
+}
+
+} // namespace ditto

@@ -1,0 +1,348 @@
+// Tensor printing: a port of PyTorch 1.13's torch/_tensor_str.py under the
+// default print options, so that to_string() matches repr(t) character for
+// character.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ditto/core/dtype.h"
+#include "ditto/core/tensor.h"
+
+namespace ditto {
+namespace {
+
+// PyTorch's default PRINT_OPTS. The format strings below hard-code
+// precision 4.
+constexpr int64_t kThreshold = 1000;
+constexpr int64_t kEdgeItems = 3;
+constexpr int64_t kLineWidth = 80;
+
+// snprintf into a std::string. Python formats floats with correctly rounded,
+// round-half-even conversion, as glibc's printf does, so the digits match.
+std::string format_double(const char* spec, double v) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof(buf), spec, v);
+  if (n < int(sizeof(buf))) {
+    return std::string(buf, size_t(n));
+  }
+  std::string s(size_t(n), '\0');
+  std::snprintf(s.data(), size_t(n) + 1, spec, v);
+  return s;
+}
+
+// Python prints every NaN as "nan"; printf would print "-nan" for a NaN
+// with the sign bit set.
+std::string py_format(const char* spec, double v) {
+  return std::isnan(v) ? std::string("nan") : format_double(spec, v);
+}
+
+std::string pad_left(const std::string& s, int64_t width) {
+  int64_t pad = width - int64_t(s.size());
+  return pad > 0 ? std::string(size_t(pad), ' ') + s : s;
+}
+
+// _Formatter for floating dtypes. `values` are the elements that will be
+// printed (the summarized data when summarizing), already widened to double
+// as Tensor.item() / tolist() do.
+class FloatFormatter {
+ public:
+  explicit FloatFormatter(const std::vector<double>& values) {
+    std::vector<double> finite; // nonzero finite values
+    for (double v : values) {
+      if (std::isfinite(v) && v != 0.0) {
+        finite.push_back(v);
+      }
+    }
+    if (finite.empty()) {
+      return; // int_mode with width 1, as PyTorch
+    }
+    double min_abs = std::abs(finite[0]);
+    double max_abs = min_abs;
+    for (double v : finite) {
+      min_abs = std::min(min_abs, std::abs(v));
+      max_abs = std::max(max_abs, std::abs(v));
+      if (v != std::ceil(v)) {
+        int_mode_ = false;
+      }
+    }
+    if (int_mode_) {
+      if (max_abs / min_abs > 1000.0 || max_abs > 1.0e8) {
+        sci_mode_ = true;
+        widen(finite, "%.4e", 0);
+      } else {
+        // One more for the "." that marks a float.
+        widen(finite, "%.0f", 1);
+      }
+    } else if (
+        max_abs / min_abs > 1000.0 || max_abs > 1.0e8 || min_abs < 1.0e-4) {
+      sci_mode_ = true;
+      widen(finite, "%.4e", 0);
+    } else {
+      widen(finite, "%.4f", 0);
+    }
+  }
+
+  int64_t width() const {
+    return max_width_;
+  }
+
+  std::string format(double v) const {
+    std::string s;
+    if (sci_mode_) {
+      s = py_format("%.4e", v);
+    } else if (int_mode_) {
+      s = py_format("%.0f", v);
+      if (std::isfinite(v)) {
+        s += '.';
+      }
+    } else {
+      s = py_format("%.4f", v);
+    }
+    return pad_left(s, max_width_);
+  }
+
+ private:
+  void widen(const std::vector<double>& vals, const char* spec, int64_t extra) {
+    for (double v : vals) {
+      max_width_ =
+          std::max(max_width_, int64_t(format_double(spec, v).size()) + extra);
+    }
+  }
+
+  bool int_mode_ = true;
+  bool sci_mode_ = false;
+  int64_t max_width_ = 1;
+};
+
+// str() of a Python int or bool, as Tensor.item() would give it.
+template <typename T>
+std::string py_str(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "True" : "False";
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return std::to_string(uint64_t(v));
+  } else {
+    return std::to_string(int64_t(v));
+  }
+}
+
+// Which indices of each dim are printed: all of them, or the first and last
+// kEdgeItems around an ellipsis when summarizing (get_summarized_data).
+struct Layout {
+  std::vector<std::vector<int64_t>> shown;
+  std::vector<bool> elided;
+};
+
+Layout make_layout(const Shape& sizes, bool summarize) {
+  Layout l;
+  for (int64_t n : sizes) {
+    bool elide = summarize && n > 2 * kEdgeItems;
+    std::vector<int64_t> idx;
+    for (int64_t i = 0; i < n; ++i) {
+      if (!elide || i < kEdgeItems || i >= n - kEdgeItems) {
+        idx.push_back(i);
+      }
+    }
+    l.shown.push_back(std::move(idx));
+    l.elided.push_back(elide);
+  }
+  return l;
+}
+
+// Calls f on each shown element in row-major order, reading through the
+// strides so that views print without a copy.
+template <typename T, typename F>
+void for_each_shown(const Tensor& t, const Layout& l, F&& f) {
+  const T* base = static_cast<const T*>(t.raw_data());
+  const Shape& strides = t.strides();
+  size_t nd = l.shown.size();
+  std::vector<size_t> pos(nd, 0);
+  while (true) {
+    int64_t off = 0;
+    for (size_t k = 0; k < nd; ++k) {
+      off += l.shown[k][pos[k]] * strides[k];
+    }
+    f(base[off]);
+    size_t k = nd;
+    while (k > 0 && ++pos[k - 1] == l.shown[k - 1].size()) {
+      pos[k - 1] = 0;
+      --k;
+    }
+    if (k == 0) {
+      return;
+    }
+  }
+}
+
+// Lays out the formatted cells (all of the same width, in row-major order)
+// as _tensor_str_with_formatter does; `next` walks through the cells.
+class Renderer {
+ public:
+  Renderer(const Layout& l, const std::vector<std::string>& cells, int64_t w)
+      : layout_(l), cells_(cells), width_(w) {}
+
+  std::string render(size_t d, int64_t indent) {
+    size_t nd = layout_.shown.size();
+    if (nd == 0) {
+      return cells_[next_++];
+    }
+    if (d + 1 == nd) {
+      return vector_str(d, indent);
+    }
+    std::vector<std::string> slices;
+    const auto& shown = layout_.shown[d];
+    for (size_t i = 0; i < shown.size(); ++i) {
+      if (layout_.elided[d] && i == size_t(kEdgeItems)) {
+        slices.push_back("...");
+      }
+      slices.push_back(render(d + 1, indent + 1));
+    }
+    // Blank lines between blocks grow with the remaining rank.
+    std::string sep = "," + std::string(nd - d - 1, '\n') +
+        std::string(size_t(indent + 1), ' ');
+    return "[" + join(slices, sep) + "]";
+  }
+
+ private:
+  std::string vector_str(size_t d, int64_t indent) {
+    int64_t element_length = width_ + 2; // ", " between elements
+    // Python floors the true quotient; max(1, ...) hides the difference.
+    int64_t per_line = std::max<int64_t>(
+        1, int64_t(std::floor(double(kLineWidth - indent) / element_length)));
+    std::vector<std::string> data;
+    const auto& shown = layout_.shown[d];
+    for (size_t i = 0; i < shown.size(); ++i) {
+      if (layout_.elided[d] && i == size_t(kEdgeItems)) {
+        data.push_back(" ...");
+      }
+      data.push_back(cells_[next_++]);
+    }
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < data.size(); i += size_t(per_line)) {
+      size_t end = std::min(data.size(), i + size_t(per_line));
+      lines.push_back(join(
+          std::vector<std::string>(data.begin() + i, data.begin() + end),
+          ", "));
+    }
+    return "[" + join(lines, ",\n" + std::string(size_t(indent + 1), ' ')) +
+        "]";
+  }
+
+  static std::string join(
+      const std::vector<std::string>& parts,
+      const std::string& sep) {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i > 0) {
+        out += sep;
+      }
+      out += parts[i];
+    }
+    return out;
+  }
+
+  const Layout& layout_;
+  const std::vector<std::string>& cells_;
+  int64_t width_;
+  size_t next_ = 0;
+};
+
+// The bracketed body, _tensor_str, for a tensor with at least one element.
+std::string body_str(const Tensor& t, int64_t indent) {
+  bool summarize = t.numel() > kThreshold;
+  Layout layout = make_layout(t.sizes(), summarize);
+  std::vector<std::string> cells;
+  int64_t width = 1;
+  dispatch_dtype(t.dtype(), "print", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      std::vector<double> values;
+      for_each_shown<T>(t, layout, [&](T v) { values.push_back(double(v)); });
+      FloatFormatter f(values);
+      width = f.width();
+      for (double v : values) {
+        cells.push_back(f.format(v));
+      }
+    } else {
+      for_each_shown<T>(t, layout, [&](T v) { cells.push_back(py_str(v)); });
+      for (const auto& s : cells) {
+        width = std::max(width, int64_t(s.size()));
+      }
+      for (auto& s : cells) {
+        s = pad_left(s, width);
+      }
+    }
+  });
+  return Renderer(layout, cells, width).render(0, indent);
+}
+
+// str(tuple(shape)): "(0, 3)", "(0,)".
+std::string tuple_str(const Shape& s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += (i > 0 ? ", " : "") + std::to_string(s[i]);
+  }
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+
+// _add_suffixes, including its count of the last line (two more than its
+// length), which decides where a suffix wraps.
+std::string add_suffixes(
+    std::string str,
+    const std::vector<std::string>& suffixes,
+    int64_t indent) {
+  size_t nl = str.rfind('\n');
+  int64_t last_line_len =
+      int64_t(str.size()) - (nl == std::string::npos ? -1 : int64_t(nl)) + 1;
+  for (const auto& suffix : suffixes) {
+    int64_t len = int64_t(suffix.size());
+    if (last_line_len + len + 2 > kLineWidth) {
+      str += ",\n" + std::string(size_t(indent), ' ') + suffix;
+      last_line_len = indent + len;
+    } else {
+      str += ", " + suffix;
+      last_line_len += len + 2;
+    }
+  }
+  return str + ")";
+}
+
+} // namespace
+
+std::string Tensor::to_string() const {
+  if (!defined()) {
+    return "tensor(undefined)";
+  }
+  const std::string prefix = "tensor(";
+  const int64_t indent = int64_t(prefix.size());
+  std::string dtype_suffix = "dtype=torch." + std::string(dtype_name(dtype()));
+  std::vector<std::string> suffixes;
+  std::string body;
+  if (numel() == 0) {
+    // No values to infer the dtype from, so only float32 goes unnamed.
+    if (dim() != 1) {
+      suffixes.push_back("size=" + tuple_str(sizes()));
+    }
+    if (dtype() != kFloat32) {
+      suffixes.push_back(dtype_suffix);
+    }
+    body = "[]";
+  } else {
+    if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) {
+      suffixes.push_back(dtype_suffix);
+    }
+    body = body_str(*this, indent);
+  }
+  return add_suffixes(prefix + body, suffixes, indent);
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  return os << t.to_string();
+}
+
+} // namespace ditto

@@ -1,0 +1,87 @@
+#include "ditto/core/shape.h"
+
+#include <sstream>
+
+#include "ditto/core/error.h"
+
+namespace ditto {
+
+std::string shape_str(const IntList& s) {
+  std::ostringstream os;
+  os << "{";
+  for (size_t i = 0; i < s.size(); ++i) {
+    os << (i ? ", " : "") << s[i];
+  }
+  os << "}";
+  return os.str();
+}
+
+int64_t checked_numel(const Shape& sizes, const char* op) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    DITTO_CHECK(
+        s >= 0,
+        ValueError,
+        op,
+        "negative dimension ",
+        s,
+        " in shape ",
+        shape_str(sizes));
+    DITTO_CHECK(
+        !__builtin_mul_overflow(n, s, &n),
+        ValueError,
+        op,
+        "shape ",
+        shape_str(sizes),
+        " has too many elements");
+  }
+  return n;
+}
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape strides(sizes.size());
+  int64_t s = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= sizes[i] > 0 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = ndim > 0 ? ndim : 1; // a 0-d tensor accepts dim 0 and -1
+  DITTO_CHECK(
+      dim >= -n && dim < n,
+      IndexError,
+      op,
+      "dimension out of range (expected to be in range of [",
+      -n,
+      ", ",
+      n - 1,
+      "], but got ",
+      dim,
+      ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    DITTO_CHECK(
+        da == db || da == 1 || db == 1,
+        ValueError,
+        op,
+        "shapes ",
+        shape_str(a),
+        " and ",
+        shape_str(b),
+        " cannot be broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+} // namespace ditto

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ditto/core/api.h"
+
+namespace ditto {
+
+// Sizes, strides and other integer lists are written with braces: {2, 3}.
+using Shape = std::vector<int64_t>;
+using IntList = std::vector<int64_t>;
+
+// "{2, 3}", as error messages print shapes.
+DITTO_API std::string shape_str(const IntList& s);
+
+// Product of sizes; throws ValueError naming op on a negative size or on
+// overflow.
+DITTO_API int64_t checked_numel(const Shape& sizes, const char* op);
+
+// Row-major strides of a contiguous tensor of these sizes.
+DITTO_API Shape contiguous_strides(const Shape& sizes);
+
+// Wraps a possibly negative dim into [0, ndim); IndexError otherwise.
+DITTO_API int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// The broadcast shape of a and b; ValueError naming op if incompatible.
+DITTO_API Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+
+} // namespace ditto

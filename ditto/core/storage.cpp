@@ -1,0 +1,44 @@
+#include "ditto/core/storage.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "ditto/core/error.h"
+
+namespace ditto {
+
+Storage::Storage(size_t nbytes, Device device)
+    : nbytes_(nbytes), device_(device) {
+  // Round up so aligned_alloc's size requirement holds; never size 0.
+  size_t rounded =
+      (nbytes + kStorageAlignment - 1) / kStorageAlignment * kStorageAlignment;
+  if (rounded == 0) {
+    rounded = kStorageAlignment;
+  }
+  data_ = std::aligned_alloc(kStorageAlignment, rounded);
+  if (data_ == nullptr) {
+    throw Error(detail::str_cat(
+        "[empty] out of memory allocating ", nbytes, " bytes"));
+  }
+}
+
+Storage::Storage(
+    void* data,
+    size_t nbytes,
+    std::function<void(void*)> deleter,
+    Device device)
+    : data_(data),
+      nbytes_(nbytes),
+      device_(device),
+      owned_(false),
+      deleter_(std::move(deleter)) {}
+
+Storage::~Storage() {
+  if (owned_) {
+    std::free(data_);
+  } else if (deleter_) {
+    deleter_(data_);
+  }
+}
+
+} // namespace ditto

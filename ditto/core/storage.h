@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+#include "ditto/core/api.h"
+#include "ditto/core/device.h"
+
+namespace ditto {
+
+inline constexpr size_t kStorageAlignment = 64;
+
+// A block of bytes on a device. Owned blocks come from a 64-byte-aligned
+// allocator; borrowed ones (from_blob) call the user's deleter, if any.
+class DITTO_API Storage {
+ public:
+  // Allocates nbytes (uninitialized), 64-byte aligned.
+  explicit Storage(size_t nbytes, Device device = kCPU);
+  // Wraps memory owned by the caller; deleter (may be empty) runs at the end.
+  Storage(
+      void* data,
+      size_t nbytes,
+      std::function<void(void*)> deleter,
+      Device device = kCPU);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const {
+    return data_;
+  }
+  size_t nbytes() const {
+    return nbytes_;
+  }
+  Device device() const {
+    return device_;
+  }
+  bool owns_memory() const {
+    return owned_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  Device device_;
+  bool owned_ = true;
+  std::function<void(void*)> deleter_;
+};
+
+} // namespace ditto

@@ -1,0 +1,566 @@
+#include "ditto/core/tensor.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace ditto {
+namespace {
+
+Tensor make_view(
+    const Tensor& base,
+    Shape sizes,
+    Shape strides,
+    int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = base.storage();
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = base.dtype();
+  return Tensor(std::move(impl));
+}
+
+// Resolves one -1 in a requested shape against numel.
+Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
+  Shape out = shape;
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      DITTO_CHECK(
+          !infer, ValueError, op, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      DITTO_CHECK(
+          shape[i] >= 0,
+          ValueError,
+          op,
+          "invalid shape dimension ",
+          shape[i]);
+      known *= shape[i];
+    }
+  }
+  if (infer) {
+    DITTO_CHECK(
+        known != 0 && numel % known == 0,
+        ValueError,
+        op,
+        "shape '",
+        shape_str(shape),
+        "' is invalid for input of size ",
+        numel);
+    out[*infer] = numel / known;
+  } else {
+    DITTO_CHECK(
+        known == numel,
+        ValueError,
+        op,
+        "shape '",
+        shape_str(shape),
+        "' is invalid for input of size ",
+        numel);
+  }
+  return out;
+}
+
+// Strides that let a tensor of old sizes/strides be viewed with new sizes,
+// or nothing when a dimension would span two non-contiguous chunks (the same
+// rule as PyTorch's computeStride).
+std::optional<Shape> view_strides(
+    const Shape& old_sizes,
+    const Shape& old_strides,
+    const Shape& new_sizes) {
+  Shape new_strides(new_sizes.size());
+  if (old_sizes.empty()) {
+    std::fill(new_strides.begin(), new_strides.end(), 1);
+    return new_strides;
+  }
+  int64_t numel = 1;
+  for (int64_t s : old_sizes) {
+    numel *= s;
+  }
+  if (numel == 0) {
+    if (old_sizes == new_sizes) {
+      return old_strides;
+    }
+    return contiguous_strides(new_sizes);
+  }
+  int64_t view_d = int64_t(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1;
+  int64_t view_numel = 1;
+  for (int64_t tensor_d = int64_t(old_sizes.size()) - 1; tensor_d >= 0;
+       --tensor_d) {
+    tensor_numel *= old_sizes[tensor_d];
+    if (tensor_d == 0 ||
+        (old_sizes[tensor_d - 1] != 1 &&
+         old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) {
+        return std::nullopt;
+      }
+      if (tensor_d > 0) {
+        chunk_base_stride = old_strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) {
+    return std::nullopt;
+  }
+  return new_strides;
+}
+
+} // namespace
+
+void Tensor::check_defined(const char* op) const {
+  DITTO_CHECK(impl_ != nullptr, ValueError, op, "the tensor is undefined");
+}
+
+void Tensor::check_dtype_access(Dtype requested, const char* op) const {
+  check_defined(op);
+  DITTO_CHECK(
+      requested == impl_->dtype,
+      TypeError,
+      op,
+      "expected a ",
+      impl_->dtype,
+      " pointer type but got ",
+      requested);
+}
+
+Dtype Tensor::dtype() const {
+  check_defined("dtype");
+  return impl_->dtype;
+}
+
+Device Tensor::device() const {
+  check_defined("device");
+  return impl_->storage->device();
+}
+
+const Shape& Tensor::sizes() const {
+  check_defined("sizes");
+  return impl_->sizes;
+}
+
+const Shape& Tensor::strides() const {
+  check_defined("strides");
+  return impl_->strides;
+}
+
+int64_t Tensor::size(int64_t d) const {
+  DITTO_CHECK(dim() > 0, IndexError, "size", "a 0-d tensor has no dims");
+  return sizes()[wrap_dim(d, dim(), "size")];
+}
+
+int64_t Tensor::stride(int64_t d) const {
+  DITTO_CHECK(dim() > 0, IndexError, "stride", "a 0-d tensor has no dims");
+  return strides()[wrap_dim(d, dim(), "stride")];
+}
+
+int64_t Tensor::storage_offset() const {
+  check_defined("storage_offset");
+  return impl_->offset;
+}
+
+int64_t Tensor::dim() const {
+  return int64_t(sizes().size());
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t s : sizes()) {
+    n *= s;
+  }
+  return n;
+}
+
+size_t Tensor::element_size() const {
+  return ditto::element_size(dtype());
+}
+
+size_t Tensor::nbytes() const {
+  return size_t(numel()) * element_size();
+}
+
+bool Tensor::is_contiguous() const {
+  const Shape& sz = sizes();
+  const Shape& st = impl_->strides;
+  int64_t expected = 1;
+  for (size_t i = sz.size(); i-- > 0;) {
+    if (sz[i] == 0) {
+      return true;
+    }
+    if (sz[i] != 1 && st[i] != expected) {
+      return false;
+    }
+    expected *= sz[i];
+  }
+  return true;
+}
+
+const std::shared_ptr<Storage>& Tensor::storage() const {
+  check_defined("storage");
+  return impl_->storage;
+}
+
+void* Tensor::raw_data() const {
+  check_defined("data_ptr");
+  return static_cast<char*>(impl_->storage->data()) +
+      impl_->offset * int64_t(ditto::element_size(impl_->dtype));
+}
+
+Scalar Tensor::item_scalar() const {
+  check_defined("item");
+  DITTO_CHECK(
+      numel() == 1,
+      ValueError,
+      "item",
+      "a tensor with ",
+      numel(),
+      " elements cannot be converted to a scalar");
+  return dispatch_dtype(dtype(), "item", [&]<typename T>() {
+    return Scalar(*static_cast<const T*>(raw_data()));
+  });
+}
+
+Tensor Tensor::as_strided(
+    const Shape& sizes,
+    const Shape& strides,
+    int64_t offset) const {
+  check_defined("as_strided");
+  const char* op = "as_strided";
+  DITTO_CHECK(
+      sizes.size() == strides.size(),
+      ValueError,
+      op,
+      "sizes ",
+      shape_str(sizes),
+      " and strides ",
+      shape_str(strides),
+      " differ in length");
+  DITTO_CHECK(offset >= 0, ValueError, op, "negative offset ", offset);
+  int64_t numel = checked_numel(sizes, op);
+  int64_t last = offset;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    DITTO_CHECK(strides[i] >= 0, ValueError, op, "negative stride ", strides[i]);
+    if (sizes[i] > 0) {
+      last += (sizes[i] - 1) * strides[i];
+    }
+  }
+  int64_t capacity =
+      int64_t(impl_->storage->nbytes() / ditto::element_size(dtype()));
+  DITTO_CHECK(
+      numel == 0 || last < capacity,
+      ValueError,
+      op,
+      "sizes ",
+      shape_str(sizes),
+      ", strides ",
+      shape_str(strides),
+      " and offset ",
+      offset,
+      " reach element ",
+      last,
+      " of a storage of ",
+      capacity,
+      " elements");
+  return make_view(*this, sizes, strides, offset);
+}
+
+Tensor Tensor::view(const Shape& shape) const {
+  check_defined("view");
+  Shape sizes = infer_size(shape, numel(), "view");
+  auto strides = view_strides(impl_->sizes, impl_->strides, sizes);
+  DITTO_CHECK(
+      strides.has_value(),
+      ValueError,
+      "view",
+      "view size ",
+      shape_str(shape),
+      " is not compatible with input tensor's size ",
+      shape_str(impl_->sizes),
+      " and stride ",
+      shape_str(impl_->strides),
+      " (at least one dimension spans across two contiguous subspaces); "
+      "use reshape instead");
+  return make_view(*this, sizes, *strides, impl_->offset);
+}
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  check_defined("reshape");
+  Shape sizes = infer_size(shape, numel(), "reshape");
+  if (auto strides = view_strides(impl_->sizes, impl_->strides, sizes)) {
+    return make_view(*this, sizes, *strides, impl_->offset);
+  }
+  return contiguous().view(sizes);
+}
+
+Tensor Tensor::permute(const IntList& dims) const {
+  check_defined("permute");
+  int64_t n = dim();
+  DITTO_CHECK(
+      int64_t(dims.size()) == n,
+      ValueError,
+      "permute",
+      "number of dims ",
+      shape_str(dims),
+      " doesn't match the tensor's ",
+      n,
+      " dims");
+  Shape sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[i], n, "permute");
+    DITTO_CHECK(!seen[d], ValueError, "permute", "repeated dim ", dims[i]);
+    seen[d] = true;
+    sizes[i] = impl_->sizes[d];
+    strides[i] = impl_->strides[d];
+  }
+  return make_view(*this, sizes, strides, impl_->offset);
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  check_defined("transpose");
+  int64_t n = dim();
+  if (n == 0) {
+    wrap_dim(dim0, n, "transpose");
+    wrap_dim(dim1, n, "transpose");
+    return make_view(*this, {}, {}, impl_->offset);
+  }
+  int64_t a = wrap_dim(dim0, n, "transpose");
+  int64_t b = wrap_dim(dim1, n, "transpose");
+  Shape sizes = impl_->sizes, strides = impl_->strides;
+  std::swap(sizes[a], sizes[b]);
+  std::swap(strides[a], strides[b]);
+  return make_view(*this, sizes, strides, impl_->offset);
+}
+
+Tensor Tensor::t() const {
+  check_defined("t");
+  DITTO_CHECK(
+      dim() <= 2,
+      ValueError,
+      "t",
+      "expects a tensor with <= 2 dimensions, but self is ",
+      dim(),
+      "D");
+  return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  check_defined("narrow");
+  DITTO_CHECK(dim() > 0, IndexError, "narrow", "cannot narrow a 0-d tensor");
+  d = wrap_dim(d, dim(), "narrow");
+  int64_t size = impl_->sizes[d];
+  if (start < 0) {
+    start += size;
+  }
+  DITTO_CHECK(
+      start >= 0 && start <= size,
+      IndexError,
+      "narrow",
+      "start ",
+      start,
+      " out of range for dimension ",
+      d,
+      " of size ",
+      size);
+  DITTO_CHECK(
+      length >= 0 && start + length <= size,
+      IndexError,
+      "narrow",
+      "start (",
+      start,
+      ") + length (",
+      length,
+      ") exceeds dimension size (",
+      size,
+      ")");
+  return slice(d, start, start + length, 1);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  check_defined("select");
+  DITTO_CHECK(
+      dim() > 0, IndexError, "select", "cannot select from a 0-d tensor");
+  d = wrap_dim(d, dim(), "select");
+  int64_t size = impl_->sizes[d];
+  DITTO_CHECK(
+      index >= -size && index < size,
+      IndexError,
+      "select",
+      "index ",
+      index,
+      " is out of bounds for dimension ",
+      d,
+      " with size ",
+      size);
+  if (index < 0) {
+    index += size;
+  }
+  Shape sizes = impl_->sizes, strides = impl_->strides;
+  int64_t offset = impl_->offset + index * strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return make_view(*this, sizes, strides, offset);
+}
+
+Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step)
+    const {
+  check_defined("slice");
+  DITTO_CHECK(dim() > 0, IndexError, "slice", "cannot slice a 0-d tensor");
+  d = wrap_dim(d, dim(), "slice");
+  DITTO_CHECK(
+      step > 0, ValueError, "slice", "step must be positive, got ", step);
+  int64_t size = impl_->sizes[d];
+  // Python slice semantics: negative bounds count from the end, then clamp.
+  if (start < 0) {
+    start = start + size < 0 ? 0 : start + size;
+  }
+  if (end < 0) {
+    end = end + size < 0 ? 0 : end + size;
+  }
+  start = std::min(start, size);
+  end = std::clamp(end, start, size);
+  Shape sizes = impl_->sizes, strides = impl_->strides;
+  int64_t offset = impl_->offset + start * strides[d];
+  sizes[d] = (end - start + step - 1) / step;
+  strides[d] *= step;
+  return make_view(*this, sizes, strides, offset);
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  check_defined("unsqueeze");
+  d = wrap_dim(d, dim() + 1, "unsqueeze");
+  Shape sizes = impl_->sizes, strides = impl_->strides;
+  int64_t st = d < dim() ? sizes[d] * strides[d] : 1;
+  sizes.insert(sizes.begin() + d, 1);
+  strides.insert(strides.begin() + d, st);
+  return make_view(*this, sizes, strides, impl_->offset);
+}
+
+Tensor Tensor::squeeze() const {
+  check_defined("squeeze");
+  Shape sizes, strides;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (impl_->sizes[i] != 1) {
+      sizes.push_back(impl_->sizes[i]);
+      strides.push_back(impl_->strides[i]);
+    }
+  }
+  return make_view(*this, sizes, strides, impl_->offset);
+}
+
+Tensor Tensor::squeeze(int64_t d) const {
+  check_defined("squeeze");
+  d = wrap_dim(d, dim(), "squeeze");
+  Shape sizes = impl_->sizes, strides = impl_->strides;
+  if (dim() > 0 && sizes[d] == 1) {
+    sizes.erase(sizes.begin() + d);
+    strides.erase(strides.begin() + d);
+  }
+  return make_view(*this, sizes, strides, impl_->offset);
+}
+
+Tensor Tensor::expand(const Shape& shape) const {
+  check_defined("expand");
+  int64_t n = int64_t(shape.size());
+  DITTO_CHECK(
+      n >= dim(),
+      ValueError,
+      "expand",
+      "the number of sizes provided (",
+      n,
+      ") must be greater or equal to the number of dimensions in the tensor (",
+      dim(),
+      ")");
+  Shape sizes(n), strides(n);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    int64_t j = i - (n - dim());
+    int64_t want = shape[i];
+    if (j < 0) {
+      DITTO_CHECK(
+          want >= 0,
+          ValueError,
+          "expand",
+          "-1 is not allowed in a leading, non-existing dimension ",
+          i);
+      sizes[i] = want;
+      strides[i] = 0;
+      continue;
+    }
+    int64_t have = impl_->sizes[j];
+    if (want == -1) {
+      want = have;
+    }
+    DITTO_CHECK(
+        have == want || have == 1,
+        ValueError,
+        "expand",
+        "the expanded size of the tensor (",
+        want,
+        ") must match the existing size (",
+        have,
+        ") at non-singleton dimension ",
+        i,
+        ".  Target sizes: ",
+        shape_str(shape),
+        ".  Tensor sizes: ",
+        shape_str(impl_->sizes));
+    sizes[i] = want;
+    strides[i] = have == want ? impl_->strides[j] : 0;
+  }
+  return make_view(*this, sizes, strides, impl_->offset);
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  check_defined("flatten");
+  if (dim() == 0) {
+    return reshape({1});
+  }
+  int64_t s = wrap_dim(start_dim, dim(), "flatten");
+  int64_t e = wrap_dim(end_dim, dim(), "flatten");
+  DITTO_CHECK(
+      s <= e,
+      ValueError,
+      "flatten",
+      "start_dim ",
+      start_dim,
+      " cannot come after end_dim ",
+      end_dim);
+  Shape sizes;
+  int64_t merged = 1;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (i < s || i > e) {
+      sizes.push_back(impl_->sizes[i]);
+    } else {
+      merged *= impl_->sizes[i];
+      if (i == e) {
+        sizes.push_back(merged);
+      }
+    }
+  }
+  return reshape(sizes);
+}
+
+std::ostream& operator<<(std::ostream& os, const Scalar& s) {
+  switch (s.kind()) {
+    case Scalar::Kind::Bool:
+      return os << (s.to<bool>() ? "True" : "False");
+    case Scalar::Kind::Int:
+      return os << s.to<int64_t>();
+    case Scalar::Kind::Float:
+      return os << s.to<double>();
+  }
+  return os;
+}
+
+} // namespace ditto

@@ -1,0 +1,508 @@
+// The loops behind every elementwise op and reduction. This file is compiled
+// once per CPU capability (DITTO_KERNEL_NS = scalar, avx2, avx512) with that
+// capability's flags; see Note [Same bits on every ISA].
+//
+// Note [Same bits on every ISA]
+// Each loop is written as scalar C++ in which every element goes through a
+// fixed sequence of IEEE operations (contraction is off, no fast-math, no
+// libm). The compiler may vectorize it for AVX2 or AVX-512, which changes how
+// many elements are processed at once but not the operations applied to
+// each, so every variant produces the same bits. Reductions keep 16 partial
+// sums (one per logical lane, element i going to lane i % 16) and combine
+// them in a fixed tree, which a 16-float AVX-512 register, two AVX2 registers
+// or 16 scalars all compute alike.
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/kernels/cpu/math.h"
+
+#ifndef DITTO_KERNEL_NS
+#error "DITTO_KERNEL_NS must name the capability this file is compiled for"
+#endif
+
+namespace ditto::kernels::DITTO_KERNEL_NS {
+namespace {
+
+template <typename T>
+constexpr bool kIsFloat = std::is_floating_point_v<T>;
+
+// Integer arithmetic wraps (two's complement) instead of being undefined.
+template <typename T>
+using Wide = std::conditional_t<
+    std::is_same_v<T, bool>,
+    bool,
+    std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, int, T>>>;
+
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    return a + b;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else {
+    return T(Wide<T>(a) + Wide<T>(b));
+  }
+}
+
+template <typename T>
+T wrap_sub(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    return a - b;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a != b;
+  } else {
+    return T(Wide<T>(a) - Wide<T>(b));
+  }
+}
+
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (kIsFloat<T>) {
+    return a * b;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    return T(Wide<T>(a) * Wide<T>(b));
+  }
+}
+
+// Integer power by squaring; the op layer rejects negative exponents.
+template <typename T>
+T int_pow(T base, T e) {
+  Wide<T> result = 1;
+  Wide<T> b = Wide<T>(base);
+  for (int i = 0; i < 64 && e > 0; ++i) {
+    if (e & 1) {
+      result = Wide<T>(result * b);
+    }
+    b = Wide<T>(b * b);
+    e = T(e >> 1);
+  }
+  return T(result);
+}
+
+// Float to integer: NaN and out-of-range values give the integer minimum,
+// what x86 conversion instructions give, but defined here so the scalar
+// and vector paths agree.
+template <typename To, typename From>
+To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (kIsFloat<To>) {
+    return static_cast<To>(v);
+  } else if constexpr (kIsFloat<From>) {
+    // Through int64: in range when -2^63 <= v < 2^63.
+    constexpr From lo = From(-9223372036854775808.0);
+    bool ok = v >= lo && v < -lo;
+    int64_t i = static_cast<int64_t>(ok ? v : From(0));
+    i = ok ? i : std::numeric_limits<int64_t>::min();
+    if constexpr (std::is_same_v<To, int32_t>) {
+      bool fits = i >= INT32_MIN && i <= INT32_MAX;
+      return fits ? int32_t(i) : INT32_MIN;
+    } else {
+      return static_cast<To>(static_cast<uint64_t>(i));
+    }
+  } else {
+    // Integer to narrower integer: two's complement truncation.
+    return static_cast<To>(static_cast<std::make_unsigned_t<To>>(
+        static_cast<uint64_t>(static_cast<int64_t>(v))));
+  }
+}
+
+#define DITTO_BINARY_FUNCTOR(Name, expr) \
+  struct Name {                          \
+    template <typename T>                \
+    static auto apply(T a, T b) {        \
+      return expr;                       \
+    }                                    \
+  };
+
+DITTO_BINARY_FUNCTOR(AddF, wrap_add(a, b))
+DITTO_BINARY_FUNCTOR(SubF, wrap_sub(a, b))
+DITTO_BINARY_FUNCTOR(MulF, wrap_mul(a, b))
+DITTO_BINARY_FUNCTOR(DivF, a / b)
+DITTO_BINARY_FUNCTOR(EqF, a == b)
+DITTO_BINARY_FUNCTOR(NeF, a != b)
+DITTO_BINARY_FUNCTOR(LtF, a < b)
+DITTO_BINARY_FUNCTOR(LeF, a <= b)
+DITTO_BINARY_FUNCTOR(GtF, a > b)
+DITTO_BINARY_FUNCTOR(GeF, a >= b)
+#undef DITTO_BINARY_FUNCTOR
+
+struct PowF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return math::pow(a, b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return a || !b;
+    } else {
+      return int_pow(a, b);
+    }
+  }
+};
+
+// maximum/minimum propagate NaN from either side.
+struct MaximumF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return a != a ? a : (b != b ? b : (a > b ? a : b));
+    } else {
+      return a > b ? a : b;
+    }
+  }
+};
+
+struct MinimumF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return a != a ? a : (b != b ? b : (a < b ? a : b));
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+
+template <typename Op, typename T>
+void binary_loop(
+    int64_t n,
+    char* out,
+    const char* a,
+    const char* b,
+    int64_t so,
+    int64_t sa,
+    int64_t sb) {
+  using R = decltype(Op::apply(T{}, T{}));
+  R* o = reinterpret_cast<R*>(out);
+  const T* x = reinterpret_cast<const T*>(a);
+  const T* y = reinterpret_cast<const T*>(b);
+  if (so == 1 && sa == 1 && sb == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = Op::apply(x[i], y[i]);
+    }
+  } else if (so == 1 && sa == 1 && sb == 0) {
+    const T yv = y[0];
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = Op::apply(x[i], yv);
+    }
+  } else if (so == 1 && sa == 0 && sb == 1) {
+    const T xv = x[0];
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = Op::apply(xv, y[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i * so] = Op::apply(x[i * sa], y[i * sb]);
+    }
+  }
+}
+
+#define DITTO_UNARY_FUNCTOR(Name, expr) \
+  struct Name {                         \
+    template <typename T>               \
+    static T apply(T x) {               \
+      return expr;                      \
+    }                                   \
+  };
+
+DITTO_UNARY_FUNCTOR(ExpF, math::exp(x))
+DITTO_UNARY_FUNCTOR(LogF, math::log(x))
+DITTO_UNARY_FUNCTOR(Log1pF, math::log1p(x))
+DITTO_UNARY_FUNCTOR(SqrtF, std::sqrt(x))
+DITTO_UNARY_FUNCTOR(TanhF, math::tanh(x))
+DITTO_UNARY_FUNCTOR(SigmoidF, math::sigmoid(x))
+#undef DITTO_UNARY_FUNCTOR
+
+struct NegF {
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (kIsFloat<T>) {
+      return -x;
+    } else {
+      return wrap_sub(T(0), x);
+    }
+  }
+};
+
+struct AbsF {
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (kIsFloat<T>) {
+      // Clearing the sign bit keeps NaN payloads and maps -0 to +0.
+      return x < T(0) ? -x : (x == T(0) ? T(0) : x);
+    } else if constexpr (std::is_signed_v<T>) {
+      return x < 0 ? wrap_sub(T(0), x) : x;
+    } else {
+      return x;
+    }
+  }
+};
+
+struct ReluF {
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (kIsFloat<T>) {
+      return (x > T(0) || x != x) ? x : T(0);
+    } else {
+      return x > T(0) ? x : T(0);
+    }
+  }
+};
+
+template <typename Op, typename T>
+void unary_loop(int64_t n, char* out, const char* a, int64_t so, int64_t sa) {
+  T* o = reinterpret_cast<T*>(out);
+  const T* x = reinterpret_cast<const T*>(a);
+  if (so == 1 && sa == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = Op::apply(x[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i * so] = Op::apply(x[i * sa]);
+    }
+  }
+}
+
+template <typename To, typename From>
+void cast_loop(int64_t n, char* out, const char* a, int64_t so, int64_t sa) {
+  To* o = reinterpret_cast<To*>(out);
+  const From* x = reinterpret_cast<const From*>(a);
+  if (so == 1 && sa == 1) {
+    if constexpr (std::is_same_v<To, From>) {
+      std::memmove(o, x, size_t(n) * sizeof(To));
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        o[i] = convert<To>(x[i]);
+      }
+    }
+  } else if (so == 1 && sa == 0) {
+    const To v = convert<To>(x[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = v;
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i * so] = convert<To>(x[i * sa]);
+    }
+  }
+}
+
+// clamp: NaN in x propagates, and so does a NaN bound; lo > hi gives hi.
+template <typename T>
+void clamp_loop(
+    int64_t n,
+    char* out,
+    const char* a,
+    int64_t so,
+    int64_t sa,
+    const void* lo_p,
+    const void* hi_p) {
+  T* o = reinterpret_cast<T*>(out);
+  const T* x = reinterpret_cast<const T*>(a);
+  const bool has_lo = lo_p != nullptr;
+  const bool has_hi = hi_p != nullptr;
+  const T lo = has_lo ? *static_cast<const T*>(lo_p) : T(0);
+  const T hi = has_hi ? *static_cast<const T*>(hi_p) : T(0);
+  auto f = [&](T v) {
+    if constexpr (kIsFloat<T>) {
+      if (has_lo) {
+        v = lo != lo ? lo : (v < lo ? lo : v);
+      }
+      if (has_hi) {
+        v = hi != hi ? hi : (v > hi ? hi : v);
+      }
+    } else {
+      if (has_lo) {
+        v = v < lo ? lo : v;
+      }
+      if (has_hi) {
+        v = v > hi ? hi : v;
+      }
+    }
+    return v;
+  };
+  if (so == 1 && sa == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = f(x[i]);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i * so] = f(x[i * sa]);
+    }
+  }
+}
+
+template <typename T>
+void where_loop(
+    int64_t n,
+    char* out,
+    const char* cond,
+    const char* a,
+    const char* b,
+    const int64_t* s) {
+  T* o = reinterpret_cast<T*>(out);
+  const bool* c = reinterpret_cast<const bool*>(cond);
+  const T* x = reinterpret_cast<const T*>(a);
+  const T* y = reinterpret_cast<const T*>(b);
+  if (s[0] == 1 && s[1] == 1 && s[2] == 1 && s[3] == 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = c[i] ? x[i] : y[i];
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i * s[0]] = c[i * s[1]] ? x[i * s[2]] : y[i * s[3]];
+    }
+  }
+}
+
+template <typename T>
+using Acc = std::conditional_t<kIsFloat<T>, T, int64_t>;
+
+constexpr int kLanes = 16;
+
+// See Note [Same bits on every ISA]: element i goes to lane i % 16, then the
+// lanes are combined as ((0+8)+(4+12))+... by halving.
+template <typename T, bool kProd>
+void lane_reduce(const char* xp, int64_t n, void* out) {
+  const T* x = reinterpret_cast<const T*>(xp);
+  if constexpr (kIsFloat<T>) {
+    T acc[kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      acc[j] = kProd ? T(1) : T(0);
+    }
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        if constexpr (kProd) {
+          acc[j] = acc[j] * x[i + j];
+        } else {
+          acc[j] = acc[j] + x[i + j];
+        }
+      }
+    }
+    for (int j = 0; i + j < n; ++j) {
+      acc[j] = kProd ? acc[j] * x[i + j] : acc[j] + x[i + j];
+    }
+    for (int w = kLanes / 2; w >= 1; w /= 2) {
+      for (int j = 0; j < w; ++j) {
+        acc[j] = kProd ? acc[j] * acc[j + w] : acc[j] + acc[j + w];
+      }
+    }
+    *static_cast<T*>(out) = acc[0];
+  } else {
+    // Integer accumulation is exact modulo 2^64, so order does not matter.
+    uint64_t acc = kProd ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) {
+      uint64_t v = uint64_t(int64_t(x[i]));
+      acc = kProd ? acc * v : acc + v;
+    }
+    *static_cast<int64_t*>(out) = int64_t(acc);
+  }
+}
+
+template <typename T, bool kMax>
+void arg_reduce(const char* xp, int64_t n, void* value, int64_t* index) {
+  const T* x = reinterpret_cast<const T*>(xp);
+  T best = x[0];
+  int64_t best_i = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    const T v = x[i];
+    if constexpr (kIsFloat<T>) {
+      if (best != best) {
+        break; // the first NaN wins
+      }
+      if (v != v || (kMax ? v > best : v < best)) {
+        best = v;
+        best_i = i;
+      }
+    } else {
+      if (kMax ? v > best : v < best) {
+        best = v;
+        best_i = i;
+      }
+    }
+  }
+  *static_cast<T*>(value) = best;
+  *index = best_i;
+}
+
+template <typename Op>
+void fill_binary(KernelTable& t, BinaryOp op) {
+#define DITTO_FILL(type, name, code) \
+  t.binary[int(op)][dtype_index(Dtype::name)] = &binary_loop<Op, type>;
+  DITTO_FORALL_DTYPES(DITTO_FILL)
+#undef DITTO_FILL
+}
+
+template <typename Op, bool kFloatingOnly>
+void fill_unary(KernelTable& t, UnaryOp op) {
+#define DITTO_FILL(type, name, code)                                       \
+  if constexpr (!kFloatingOnly || kIsFloat<type>) {                        \
+    t.unary[int(op)][dtype_index(Dtype::name)] = &unary_loop<Op, type>;    \
+  }
+  DITTO_FORALL_DTYPES(DITTO_FILL)
+#undef DITTO_FILL
+}
+
+template <typename To>
+void fill_cast_from(KernelTable& t) {
+#define DITTO_FILL(type, name, code) \
+  t.cast[dtype_index(dtype_of<To>)][dtype_index(Dtype::name)] = \
+      &cast_loop<To, type>;
+  DITTO_FORALL_DTYPES(DITTO_FILL)
+#undef DITTO_FILL
+}
+
+} // namespace
+
+void fill_kernel_table(KernelTable& t) {
+  fill_binary<AddF>(t, BinaryOp::Add);
+  fill_binary<SubF>(t, BinaryOp::Sub);
+  fill_binary<MulF>(t, BinaryOp::Mul);
+  fill_binary<PowF>(t, BinaryOp::Pow);
+  fill_binary<MaximumF>(t, BinaryOp::Maximum);
+  fill_binary<MinimumF>(t, BinaryOp::Minimum);
+  fill_binary<EqF>(t, BinaryOp::Eq);
+  fill_binary<NeF>(t, BinaryOp::Ne);
+  fill_binary<LtF>(t, BinaryOp::Lt);
+  fill_binary<LeF>(t, BinaryOp::Le);
+  fill_binary<GtF>(t, BinaryOp::Gt);
+  fill_binary<GeF>(t, BinaryOp::Ge);
+  // Division is true division: integer operands are promoted first.
+  t.binary[int(BinaryOp::Div)][dtype_index(kFloat32)] =
+      &binary_loop<DivF, float>;
+  t.binary[int(BinaryOp::Div)][dtype_index(kFloat64)] =
+      &binary_loop<DivF, double>;
+
+  fill_unary<NegF, false>(t, UnaryOp::Neg);
+  fill_unary<AbsF, false>(t, UnaryOp::Abs);
+  fill_unary<ReluF, false>(t, UnaryOp::Relu);
+  fill_unary<ExpF, true>(t, UnaryOp::Exp);
+  fill_unary<LogF, true>(t, UnaryOp::Log);
+  fill_unary<Log1pF, true>(t, UnaryOp::Log1p);
+  fill_unary<SqrtF, true>(t, UnaryOp::Sqrt);
+  fill_unary<TanhF, true>(t, UnaryOp::Tanh);
+  fill_unary<SigmoidF, true>(t, UnaryOp::Sigmoid);
+
+#define DITTO_FILL(type, name, code)                                    \
+  fill_cast_from<type>(t);                                              \
+  t.clamp[dtype_index(Dtype::name)] = &clamp_loop<type>;                \
+  t.where[dtype_index(Dtype::name)] = &where_loop<type>;                \
+  t.sum[dtype_index(Dtype::name)] = &lane_reduce<type, false>;          \
+  t.prod[dtype_index(Dtype::name)] = &lane_reduce<type, true>;          \
+  t.max[dtype_index(Dtype::name)] = &arg_reduce<type, true>;            \
+  t.min[dtype_index(Dtype::name)] = &arg_reduce<type, false>;
+  DITTO_FORALL_DTYPES(DITTO_FILL)
+#undef DITTO_FILL
+}
+
+} // namespace ditto::kernels::DITTO_KERNEL_NS

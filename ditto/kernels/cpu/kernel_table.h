@@ -1,0 +1,99 @@
+#pragma once
+
+// Internal: the per-capability tables of kernel loops. Not installed.
+
+#include <cstdint>
+
+#include "ditto/core/cpu_capability.h"
+#include "ditto/core/dtype.h"
+
+namespace ditto::kernels {
+
+enum class BinaryOp : int {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Count
+};
+
+enum class UnaryOp : int {
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Count
+};
+
+// 1-D loops over n elements; strides are in elements and may be 0
+// (broadcast). out may alias an input with the same stride.
+using BinaryLoop = void (*)(
+    int64_t n,
+    char* out,
+    const char* a,
+    const char* b,
+    int64_t so,
+    int64_t sa,
+    int64_t sb);
+using UnaryLoop =
+    void (*)(int64_t n, char* out, const char* a, int64_t so, int64_t sa);
+// clamp: lo and hi point at one value of the dtype, or are null.
+using ClampLoop = void (*)(
+    int64_t n,
+    char* out,
+    const char* a,
+    int64_t so,
+    int64_t sa,
+    const void* lo,
+    const void* hi);
+using WhereLoop = void (*)(
+    int64_t n,
+    char* out,
+    const char* cond,
+    const char* a,
+    const char* b,
+    const int64_t* strides); // out, cond, a, b
+// Reduces n contiguous elements to one value of the accumulation type
+// (the dtype itself for floating types, int64 for the others).
+using ReduceLoop = void (*)(const char* x, int64_t n, void* out);
+// Max or min with the index of its first occurrence; a NaN wins.
+using ArgReduceLoop =
+    void (*)(const char* x, int64_t n, void* value, int64_t* index);
+
+struct KernelTable {
+  BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
+  UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
+  UnaryLoop cast[kNumDtypes][kNumDtypes] = {}; // [to][from]
+  ClampLoop clamp[kNumDtypes] = {};
+  WhereLoop where[kNumDtypes] = {};
+  ReduceLoop sum[kNumDtypes] = {};
+  ReduceLoop prod[kNumDtypes] = {};
+  ArgReduceLoop max[kNumDtypes] = {};
+  ArgReduceLoop min[kNumDtypes] = {};
+};
+
+// The table of the capability in force.
+const KernelTable& kernel_table();
+const KernelTable& kernel_table(CpuCapability c);
+
+// Number of elements each reduction chunk covers. Part of the definition of
+// every reduction's result: changing it changes bits. See Note [Fixed chunks].
+inline constexpr int64_t kReduceGrain = 16384;
+// Chunk size of elementwise loops (does not affect results).
+inline constexpr int64_t kElementwiseGrain = 32768;
+
+} // namespace ditto::kernels

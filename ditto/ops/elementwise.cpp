@@ -1,0 +1,506 @@
+#include "ditto/ops/elementwise.h"
+
+#include <optional>
+
+#include "ditto/ops/factories.h"
+#include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
+
+namespace ditto {
+namespace {
+
+using kernels::BinaryOp;
+using kernels::UnaryOp;
+
+// c10's combine_categories: a lower-priority operand only changes the
+// result when it is of a higher category.
+std::optional<Dtype> combine_categories(
+    std::optional<Dtype> higher,
+    std::optional<Dtype> lower) {
+  if (!higher) {
+    return lower;
+  }
+  if (!lower) {
+    return higher;
+  }
+  if (is_floating(*higher)) {
+    return higher;
+  }
+  if (*higher == kBool || is_floating(*lower)) {
+    return promote_types(*higher, *lower);
+  }
+  return higher;
+}
+
+// Operands in three priority classes, as torch.result_type: tensors with
+// dims, zero-dim tensors, and wrapped scalars (whose float kind means the
+// default dtype float32).
+struct ResultTypeState {
+  std::optional<Dtype> dim, zero, wrapped;
+  void add(const Tensor& t) {
+    auto& slot = t.dim() > 0 ? dim : zero;
+    slot = slot ? promote_types(*slot, t.dtype()) : t.dtype();
+  }
+  void add(const Scalar& s) {
+    Dtype d = s.is_floating() ? kFloat32 : s.dtype();
+    wrapped = wrapped ? promote_types(*wrapped, d) : d;
+  }
+  Dtype result() const {
+    auto r = combine_categories(dim, combine_categories(zero, wrapped));
+    DITTO_ASSERT(r.has_value());
+    return *r;
+  }
+};
+
+// A scalar operand as a 0-d tensor of the compute dtype.
+Tensor wrap(const Scalar& s, Dtype d) {
+  return scalar_tensor(s, d);
+}
+
+bool can_cast(Dtype from, Dtype to) {
+  if (is_floating(from) && !is_floating(to)) {
+    return false;
+  }
+  if (from != kBool && to == kBool) {
+    return false;
+  }
+  return true;
+}
+
+const char* binary_name(BinaryOp op, bool inplace) {
+  static const char* names[] = {"add", "sub", "mul", "div", "pow",
+                                "maximum", "minimum", "eq", "ne", "lt", "le",
+                                "gt", "ge"};
+  static const char* inplace_names[] = {"add_", "sub_", "mul_", "div_",
+                                        "pow_", "maximum_", "minimum_",
+                                        "eq_", "ne_", "lt_", "le_", "gt_",
+                                        "ge_"};
+  return inplace ? inplace_names[int(op)] : names[int(op)];
+}
+
+bool is_comparison(BinaryOp op) {
+  return op >= BinaryOp::Eq;
+}
+
+void check_binary_args(
+    BinaryOp op,
+    const char* name,
+    Dtype compute,
+    const Tensor& a,
+    const Tensor& b) {
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, name, "undefined tensor");
+  if (op == BinaryOp::Sub) {
+    DITTO_CHECK(
+        compute != kBool,
+        TypeError,
+        name,
+        "subtraction, the `-` operator, with two bool tensors is not "
+        "supported; use the `^` or logical_xor() operator instead");
+  }
+  if (op == BinaryOp::Pow && !is_floating(compute)) {
+    // Integers to negative powers are rejected before anything is written.
+    Tensor neg = lt(b, 0);
+    DITTO_CHECK(
+        !max(neg).item<bool>() || b.numel() == 0,
+        ValueError,
+        name,
+        "integers to negative integer powers are not allowed");
+  }
+}
+
+// The core of every binary op: validate, promote, broadcast, run the loop.
+// With out given (in-place), the result is written there.
+Tensor binary(
+    BinaryOp op,
+    const Tensor& a,
+    const Tensor& b_in,
+    Dtype compute,
+    const Tensor* out) {
+  const bool inplace = out != nullptr;
+  const char* name = binary_name(op, inplace);
+  detail::OpScope scope(name);
+  if (op == BinaryOp::Div && !is_floating(compute)) {
+    compute = kFloat32;
+  }
+  check_binary_args(op, name, compute, a, b_in);
+  Shape shape = broadcast_shapes(a.sizes(), b_in.sizes(), name);
+  Dtype result_dtype = is_comparison(op) ? kBool : compute;
+  Tensor dst;
+  if (inplace) {
+    DITTO_CHECK(
+        shape == out->sizes(),
+        ValueError,
+        name,
+        "output with shape ",
+        shape_str(out->sizes()),
+        " doesn't match the broadcast shape ",
+        shape_str(shape));
+    DITTO_CHECK(
+        can_cast(result_dtype, out->dtype()),
+        TypeError,
+        name,
+        "result type ",
+        result_dtype,
+        " can't be cast to the desired output type ",
+        out->dtype());
+    detail::check_no_internal_overlap(*out, name);
+    dst = out->dtype() == result_dtype ? *out
+                                       : detail::new_tensor(shape, result_dtype);
+  } else {
+    dst = detail::new_tensor(shape, result_dtype);
+  }
+  auto prepare = [&](const Tensor& t) {
+    Tensor c = t.to(compute);
+    if (inplace && detail::shares_storage(c, dst) &&
+        !(detail::same_view(c, dst))) {
+      c = c.clone(); // partial overlap: read from a copy
+    }
+    return c.expand(shape);
+  };
+  Tensor x = prepare(a);
+  Tensor y = prepare(b_in);
+  auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
+  DITTO_CHECK(
+      loop != nullptr,
+      TypeError,
+      name,
+      "not implemented for ",
+      compute);
+  detail::run_loop(
+      shape,
+      {{static_cast<char*>(dst.raw_data()), dst.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()},
+       {static_cast<char*>(y.raw_data()), y.strides()}},
+      {dst.element_size(), x.element_size(), y.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
+      });
+  if (inplace && !dst.is_same(*out)) {
+    detail::copy_into(*out, dst, name);
+    dst = *out;
+  }
+  return scope.done(dst);
+}
+
+Tensor binary_tt(BinaryOp op, const Tensor& a, const Tensor& b) {
+  return binary(op, a, b, result_type(a, b), nullptr);
+}
+
+Tensor binary_ts(BinaryOp op, const Tensor& a, const Scalar& b) {
+  Dtype compute = result_type(a, b);
+  return binary(op, a, wrap(b, compute), compute, nullptr);
+}
+
+Tensor binary_st(BinaryOp op, const Scalar& a, const Tensor& b) {
+  Dtype compute = result_type(b, a);
+  return binary(op, wrap(a, compute), b, compute, nullptr);
+}
+
+const char* unary_name(UnaryOp op) {
+  static const char* names[] = {"neg", "abs", "exp", "log", "log1p",
+                                "sqrt", "tanh", "sigmoid", "relu"};
+  return names[int(op)];
+}
+
+Tensor unary(UnaryOp op, const Tensor& a) {
+  const char* name = unary_name(op);
+  detail::OpScope scope(name);
+  DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
+  bool floating_op = op != UnaryOp::Neg && op != UnaryOp::Abs &&
+      op != UnaryOp::Relu;
+  Dtype compute = a.dtype();
+  if (floating_op && !is_floating(compute)) {
+    compute = kFloat32;
+  }
+  if (op == UnaryOp::Neg) {
+    DITTO_CHECK(
+        compute != kBool,
+        TypeError,
+        name,
+        "negation, the `-` operator, on a bool tensor is not supported; use "
+        "the `~` or logical_not() operator instead");
+  }
+  DITTO_CHECK(
+      compute != kBool || floating_op,
+      TypeError,
+      name,
+      "not implemented for bool");
+  Tensor x = a.to(compute);
+  Tensor out = detail::new_tensor(a.sizes(), compute);
+  auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
+  DITTO_ASSERT(loop != nullptr);
+  detail::run_loop(
+      a.sizes(),
+      {{static_cast<char*>(out.raw_data()), out.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()}},
+      {out.element_size(), x.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], s[0], s[1]);
+      });
+  return scope.done(out);
+}
+
+// clamp into dst (a fresh tensor, or a in place).
+void clamp_into(
+    const char* name,
+    const Tensor& dst,
+    const Tensor& src,
+    const std::optional<Scalar>& lo,
+    const std::optional<Scalar>& hi) {
+  detail::OpScope scope(name);
+  DITTO_CHECK(
+      lo || hi,
+      ValueError,
+      name,
+      "at least one of 'min' or 'max' must not be None");
+  Dtype d = dst.dtype();
+  DITTO_CHECK(d != kBool, TypeError, name, "not implemented for bool");
+  dispatch_dtype(d, name, [&]<typename T>() {
+    T lo_v = lo ? lo->to<T>() : T(0);
+    T hi_v = hi ? hi->to<T>() : T(0);
+    Tensor x = src.to(d);
+    auto loop = scope.kernels().clamp[dtype_index(d)];
+    detail::run_loop(
+        dst.sizes(),
+        {{static_cast<char*>(dst.raw_data()), dst.strides()},
+         {static_cast<char*>(x.raw_data()), x.strides()}},
+        {dst.element_size(), x.element_size()},
+        [&](char* const* p, const int64_t* s, int64_t n) {
+          loop(n, p[0], p[1], s[0], s[1], lo ? &lo_v : nullptr,
+               hi ? &hi_v : nullptr);
+        });
+  });
+  scope.done(dst);
+}
+
+} // namespace
+
+Dtype result_type(const Tensor& a, const Tensor& b) {
+  ResultTypeState s;
+  s.add(a);
+  s.add(b);
+  return s.result();
+}
+
+Dtype result_type(const Tensor& a, const Scalar& b) {
+  ResultTypeState s;
+  s.add(a);
+  s.add(b);
+  return s.result();
+}
+
+#define DITTO_BINARY_DEFS(fn, OP)                         \
+  Tensor fn(const Tensor& a, const Tensor& b) {           \
+    return binary_tt(BinaryOp::OP, a, b);                 \
+  }                                                       \
+  Tensor fn(const Tensor& a, const Scalar& b) {           \
+    return binary_ts(BinaryOp::OP, a, b);                 \
+  }
+DITTO_BINARY_DEFS(add, Add)
+DITTO_BINARY_DEFS(sub, Sub)
+DITTO_BINARY_DEFS(mul, Mul)
+DITTO_BINARY_DEFS(div, Div)
+DITTO_BINARY_DEFS(pow, Pow)
+DITTO_BINARY_DEFS(eq, Eq)
+DITTO_BINARY_DEFS(ne, Ne)
+DITTO_BINARY_DEFS(lt, Lt)
+DITTO_BINARY_DEFS(le, Le)
+DITTO_BINARY_DEFS(gt, Gt)
+DITTO_BINARY_DEFS(ge, Ge)
+#undef DITTO_BINARY_DEFS
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return binary_tt(BinaryOp::Maximum, a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return binary_tt(BinaryOp::Minimum, a, b);
+}
+
+Tensor neg(const Tensor& a) {
+  return unary(UnaryOp::Neg, a);
+}
+Tensor abs(const Tensor& a) {
+  return unary(UnaryOp::Abs, a);
+}
+Tensor exp(const Tensor& a) {
+  return unary(UnaryOp::Exp, a);
+}
+Tensor log(const Tensor& a) {
+  return unary(UnaryOp::Log, a);
+}
+Tensor log1p(const Tensor& a) {
+  return unary(UnaryOp::Log1p, a);
+}
+Tensor sqrt(const Tensor& a) {
+  return unary(UnaryOp::Sqrt, a);
+}
+Tensor tanh(const Tensor& a) {
+  return unary(UnaryOp::Tanh, a);
+}
+Tensor sigmoid(const Tensor& a) {
+  return unary(UnaryOp::Sigmoid, a);
+}
+Tensor relu(const Tensor& a) {
+  return unary(UnaryOp::Relu, a);
+}
+
+Tensor clamp(
+    const Tensor& a,
+    const std::optional<Scalar>& min,
+    const std::optional<Scalar>& max) {
+  DITTO_CHECK(a.defined(), ValueError, "clamp", "undefined tensor");
+  ResultTypeState s;
+  s.add(a);
+  if (min) {
+    s.add(*min);
+  }
+  if (max) {
+    s.add(*max);
+  }
+  Tensor out = detail::new_tensor(a.sizes(), s.result());
+  clamp_into("clamp", out, a, min, max);
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  detail::OpScope scope("where");
+  DITTO_CHECK(
+      cond.defined() && a.defined() && b.defined(),
+      ValueError,
+      "where",
+      "undefined tensor");
+  DITTO_CHECK(
+      cond.dtype() == kBool,
+      TypeError,
+      "where",
+      "expected condition to be a bool tensor, but got ",
+      cond.dtype());
+  Shape shape = broadcast_shapes(
+      broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Dtype d = result_type(a, b);
+  Tensor c = cond.expand(shape);
+  Tensor x = a.to(d).expand(shape);
+  Tensor y = b.to(d).expand(shape);
+  Tensor out = detail::new_tensor(shape, d);
+  auto loop = scope.kernels().where[dtype_index(d)];
+  detail::run_loop(
+      shape,
+      {{static_cast<char*>(out.raw_data()), out.strides()},
+       {static_cast<char*>(c.raw_data()), c.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()},
+       {static_cast<char*>(y.raw_data()), y.strides()}},
+      {out.element_size(), 1, x.element_size(), y.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], p[2], p[3], s);
+      });
+  return scope.done(out);
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, wrap(b, result_type(a, b)));
+}
+
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, wrap(a, result_type(b, a)), b);
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+Tensor operator+(const Tensor& a, const Scalar& b) {
+  return add(a, b);
+}
+Tensor operator+(const Scalar& a, const Tensor& b) {
+  return binary_st(BinaryOp::Add, a, b);
+}
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+Tensor operator-(const Tensor& a, const Scalar& b) {
+  return sub(a, b);
+}
+Tensor operator-(const Scalar& a, const Tensor& b) {
+  return binary_st(BinaryOp::Sub, a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+Tensor operator*(const Tensor& a, const Scalar& b) {
+  return mul(a, b);
+}
+Tensor operator*(const Scalar& a, const Tensor& b) {
+  return binary_st(BinaryOp::Mul, a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+Tensor operator/(const Tensor& a, const Scalar& b) {
+  return div(a, b);
+}
+Tensor operator/(const Scalar& a, const Tensor& b) {
+  return binary_st(BinaryOp::Div, a, b);
+}
+Tensor operator-(const Tensor& a) {
+  return neg(a);
+}
+#define DITTO_CMP_OPERATORS(sym, fn)                    \
+  Tensor operator sym(const Tensor& a, const Tensor& b) { \
+    return fn(a, b);                                    \
+  }                                                     \
+  Tensor operator sym(const Tensor& a, const Scalar& b) { \
+    return fn(a, b);                                    \
+  }
+DITTO_CMP_OPERATORS(==, eq)
+DITTO_CMP_OPERATORS(!=, ne)
+DITTO_CMP_OPERATORS(<, lt)
+DITTO_CMP_OPERATORS(<=, le)
+DITTO_CMP_OPERATORS(>, gt)
+DITTO_CMP_OPERATORS(>=, ge)
+#undef DITTO_CMP_OPERATORS
+
+// ---- in-place methods
+
+#define DITTO_INPLACE_DEFS(method, OP)                                   \
+  Tensor& Tensor::method(const Tensor& other) {                          \
+    check_defined(#method);                                              \
+    binary(BinaryOp::OP, *this, other, result_type(*this, other), this); \
+    return *this;                                                        \
+  }                                                                      \
+  Tensor& Tensor::method(const Scalar& other) {                          \
+    check_defined(#method);                                              \
+    Dtype compute = result_type(*this, other);                           \
+    binary(BinaryOp::OP, *this, wrap(other, compute), compute, this);    \
+    return *this;                                                        \
+  }
+DITTO_INPLACE_DEFS(add_, Add)
+DITTO_INPLACE_DEFS(sub_, Sub)
+DITTO_INPLACE_DEFS(mul_, Mul)
+DITTO_INPLACE_DEFS(div_, Div)
+#undef DITTO_INPLACE_DEFS
+
+Tensor& Tensor::clamp_(
+    const std::optional<Scalar>& min,
+    const std::optional<Scalar>& max) {
+  check_defined("clamp_");
+  detail::check_no_internal_overlap(*this, "clamp_");
+  ResultTypeState s;
+  s.add(*this);
+  if (min) {
+    s.add(*min);
+  }
+  if (max) {
+    s.add(*max);
+  }
+  DITTO_CHECK(
+      can_cast(s.result(), dtype()),
+      TypeError,
+      "clamp_",
+      "result type ",
+      s.result(),
+      " can't be cast to the desired output type ",
+      dtype());
+  clamp_into("clamp_", *this, *this, min, max);
+  return *this;
+}
+
+} // namespace ditto

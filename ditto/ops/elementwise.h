@@ -1,0 +1,91 @@
+#pragma once
+
+#include <optional>
+
+#include "ditto/core/tensor.h"
+
+namespace ditto {
+
+// Binary ops broadcast their operands and promote their dtypes as PyTorch
+// does (tensor operands decide, a scalar operand only lifts the category:
+// int tensor + 2.5 is float32).
+DITTO_API Tensor add(const Tensor& a, const Tensor& b);
+DITTO_API Tensor add(const Tensor& a, const Scalar& b);
+DITTO_API Tensor sub(const Tensor& a, const Tensor& b);
+DITTO_API Tensor sub(const Tensor& a, const Scalar& b);
+DITTO_API Tensor mul(const Tensor& a, const Tensor& b);
+DITTO_API Tensor mul(const Tensor& a, const Scalar& b);
+// True division: integer inputs give float32.
+DITTO_API Tensor div(const Tensor& a, const Tensor& b);
+DITTO_API Tensor div(const Tensor& a, const Scalar& b);
+DITTO_API Tensor pow(const Tensor& a, const Tensor& b);
+DITTO_API Tensor pow(const Tensor& a, const Scalar& b);
+DITTO_API Tensor maximum(const Tensor& a, const Tensor& b);
+DITTO_API Tensor minimum(const Tensor& a, const Tensor& b);
+
+// Comparisons give bool tensors.
+DITTO_API Tensor eq(const Tensor& a, const Tensor& b);
+DITTO_API Tensor eq(const Tensor& a, const Scalar& b);
+DITTO_API Tensor ne(const Tensor& a, const Tensor& b);
+DITTO_API Tensor ne(const Tensor& a, const Scalar& b);
+DITTO_API Tensor lt(const Tensor& a, const Tensor& b);
+DITTO_API Tensor lt(const Tensor& a, const Scalar& b);
+DITTO_API Tensor le(const Tensor& a, const Tensor& b);
+DITTO_API Tensor le(const Tensor& a, const Scalar& b);
+DITTO_API Tensor gt(const Tensor& a, const Tensor& b);
+DITTO_API Tensor gt(const Tensor& a, const Scalar& b);
+DITTO_API Tensor ge(const Tensor& a, const Tensor& b);
+DITTO_API Tensor ge(const Tensor& a, const Scalar& b);
+
+// Unary ops. exp, log, log1p, sqrt, tanh and sigmoid give float32 for
+// integer inputs; their accuracy is stated in docs/numerics.md.
+DITTO_API Tensor neg(const Tensor& a);
+DITTO_API Tensor abs(const Tensor& a);
+DITTO_API Tensor exp(const Tensor& a);
+DITTO_API Tensor log(const Tensor& a);
+DITTO_API Tensor log1p(const Tensor& a);
+DITTO_API Tensor sqrt(const Tensor& a);
+DITTO_API Tensor tanh(const Tensor& a);
+DITTO_API Tensor sigmoid(const Tensor& a);
+DITTO_API Tensor relu(const Tensor& a);
+DITTO_API Tensor clamp(
+    const Tensor& a,
+    const std::optional<Scalar>& min,
+    const std::optional<Scalar>& max);
+
+// Elementwise choice: cond ? a : b, with broadcasting of all three.
+DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+DITTO_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+
+DITTO_API Tensor operator+(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator+(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator+(const Scalar& a, const Tensor& b);
+DITTO_API Tensor operator-(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator-(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator-(const Scalar& a, const Tensor& b);
+DITTO_API Tensor operator*(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator*(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator*(const Scalar& a, const Tensor& b);
+DITTO_API Tensor operator/(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator/(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator/(const Scalar& a, const Tensor& b);
+DITTO_API Tensor operator-(const Tensor& a);
+DITTO_API Tensor operator==(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator!=(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator<(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator<=(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator>(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator>=(const Tensor& a, const Tensor& b);
+DITTO_API Tensor operator==(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator!=(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator<(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator<=(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator>(const Tensor& a, const Scalar& b);
+DITTO_API Tensor operator>=(const Tensor& a, const Scalar& b);
+
+// The dtype of an op between two tensors, as torch.result_type.
+DITTO_API Dtype result_type(const Tensor& a, const Tensor& b);
+DITTO_API Dtype result_type(const Tensor& a, const Scalar& b);
+
+} // namespace ditto

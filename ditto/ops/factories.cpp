@@ -1,0 +1,371 @@
+#include "ditto/ops/factories.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ditto/determinism/context.h"
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+// What empty() writes while the deterministic mode and the fill flag are on.
+Scalar uninitialized_fill_value(Dtype dtype) {
+  return dispatch_dtype(dtype, "empty", [&]<typename T>() -> Scalar {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::numeric_limits<T>::quiet_NaN();
+    } else {
+      return std::numeric_limits<T>::max();
+    }
+  });
+}
+
+Tensor maybe_fill(Tensor t) {
+  auto policy = determinism::current_policy();
+  if (policy.deterministic && policy.fill_uninitialized_memory) {
+    t.fill_(uninitialized_fill_value(t.dtype()));
+  }
+  return t;
+}
+
+Dtype default_dtype_for(const Scalar& s) {
+  return s.is_bool() ? kBool : s.is_integral() ? kInt64 : kFloat32;
+}
+
+} // namespace
+
+Tensor empty(const Shape& shape, Dtype dtype) {
+  detail::OpScope op("empty");
+  return op.done(maybe_fill(detail::new_tensor(shape, dtype)));
+}
+
+Tensor empty_strided(const Shape& sizes, const Shape& strides, Dtype dtype) {
+  detail::OpScope op("empty_strided");
+  DITTO_CHECK(
+      sizes.size() == strides.size(),
+      ValueError,
+      "empty_strided",
+      "sizes ",
+      shape_str(sizes),
+      " and strides ",
+      shape_str(strides),
+      " differ in length");
+  checked_numel(sizes, "empty_strided");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    DITTO_CHECK(
+        strides[i] >= 0,
+        ValueError,
+        "empty_strided",
+        "negative stride ",
+        strides[i]);
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  Tensor base = detail::new_tensor({extent}, dtype);
+  Tensor t = base.as_strided(sizes, strides, 0);
+  if (determinism::current_policy().deterministic &&
+      determinism::fill_uninitialized_memory()) {
+    base.fill_(uninitialized_fill_value(dtype));
+  }
+  return op.done(t);
+}
+
+Tensor zeros(const Shape& shape, Dtype dtype) {
+  detail::OpScope op("zeros");
+  Tensor t = detail::new_tensor(shape, dtype);
+  std::memset(t.raw_data(), 0, t.nbytes());
+  return op.done(t);
+}
+
+Tensor ones(const Shape& shape, Dtype dtype) {
+  return full(shape, 1, dtype);
+}
+
+Tensor full(const Shape& shape, const Scalar& value, Dtype dtype) {
+  detail::OpScope op("full");
+  Tensor t = detail::new_tensor(shape, dtype);
+  t.fill_(value);
+  return op.done(t);
+}
+
+Tensor full(const Shape& shape, const Scalar& value) {
+  return full(shape, value, default_dtype_for(value));
+}
+
+Tensor empty_like(const Tensor& t) {
+  return empty(t.sizes(), t.dtype());
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(t.sizes(), t.dtype());
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(t.sizes(), t.dtype());
+}
+Tensor full_like(const Tensor& t, const Scalar& value) {
+  return full(t.sizes(), value, t.dtype());
+}
+Tensor empty_like(const Tensor& t, Dtype dtype) {
+  return empty(t.sizes(), dtype);
+}
+Tensor zeros_like(const Tensor& t, Dtype dtype) {
+  return zeros(t.sizes(), dtype);
+}
+Tensor ones_like(const Tensor& t, Dtype dtype) {
+  return ones(t.sizes(), dtype);
+}
+
+Tensor arange(const Scalar& end) {
+  return arange(0, end, 1);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step) {
+  bool floating = start.is_floating() || end.is_floating() ||
+      step.is_floating();
+  return arange(start, end, step, floating ? kFloat32 : kInt64);
+}
+
+Tensor arange(
+    const Scalar& start,
+    const Scalar& end,
+    const Scalar& step,
+    Dtype dtype) {
+  detail::OpScope op("arange");
+  double s = start.to<double>(), e = end.to<double>(), st = step.to<double>();
+  DITTO_CHECK(
+      std::isfinite(s) && std::isfinite(e),
+      ValueError,
+      "arange",
+      "unsupported range: ",
+      start,
+      " -> ",
+      end);
+  DITTO_CHECK(st != 0, ValueError, "arange", "step must be nonzero");
+  DITTO_CHECK(
+      (st > 0 && e >= s) || (st < 0 && e <= s),
+      ValueError,
+      "arange",
+      "upper bound and larger bound inconsistent with step sign");
+  DITTO_CHECK(
+      dtype != kBool, TypeError, "arange", "not implemented for bool");
+  // The count as PyTorch computes it: ceil((end - start) / step) in double,
+  // or exactly in integers when all three are integers.
+  int64_t n;
+  bool all_int = !start.is_floating() && !end.is_floating() &&
+      !step.is_floating();
+  if (all_int) {
+    int64_t a = start.to<int64_t>(), b = end.to<int64_t>(),
+            c = step.to<int64_t>();
+    n = c > 0 ? (b - a + c - 1) / c : (a - b + (-c) - 1) / (-c);
+  } else {
+    n = int64_t(std::ceil((e - s) / st));
+  }
+  Tensor t = detail::new_tensor({n}, dtype);
+  dispatch_dtype(dtype, "arange", [&]<typename T>() {
+    T* p = t.data_ptr<T>();
+    if constexpr (std::is_integral_v<T>) {
+      int64_t a = start.to<int64_t>(), c = step.to<int64_t>();
+      if (all_int) {
+        for (int64_t i = 0; i < n; ++i) {
+          p[i] = T(a + i * c);
+        }
+        return;
+      }
+    }
+    // Computed in double as start + i * step, then rounded to T.
+    for (int64_t i = 0; i < n; ++i) {
+      p[i] = T(s + double(i) * st);
+    }
+  });
+  return op.done(t);
+}
+
+Tensor linspace(
+    const Scalar& start,
+    const Scalar& end,
+    int64_t steps,
+    Dtype dtype) {
+  detail::OpScope op("linspace");
+  DITTO_CHECK(
+      steps >= 0,
+      ValueError,
+      "linspace",
+      "number of steps must be non-negative, got ",
+      steps);
+  Tensor t = detail::new_tensor({steps}, dtype);
+  double a = start.to<double>(), b = end.to<double>();
+  // PyTorch's scheme: the first half counts up from start, the second half
+  // down from end, so both endpoints are exact.
+  double step = steps > 1 ? (b - a) / double(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  dispatch_dtype(dtype, "linspace", [&]<typename T>() {
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < steps; ++i) {
+      double v = i < half ? a + step * double(i)
+                          : b - step * double(steps - i - 1);
+      p[i] = T(v);
+    }
+  });
+  return op.done(t);
+}
+
+Tensor eye(int64_t n, Dtype dtype) {
+  return eye(n, n, dtype);
+}
+
+Tensor eye(int64_t n, int64_t m, Dtype dtype) {
+  detail::OpScope op("eye");
+  DITTO_CHECK(n >= 0, ValueError, "eye", "n must be non-negative, got ", n);
+  DITTO_CHECK(m >= 0, ValueError, "eye", "m must be non-negative, got ", m);
+  Tensor t = zeros({n, m}, dtype);
+  dispatch_dtype(dtype, "eye", [&]<typename T>() {
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) {
+      p[i * m + i] = T(1);
+    }
+  });
+  return op.done(t);
+}
+
+Tensor from_blob(
+    void* data,
+    const Shape& sizes,
+    Dtype dtype,
+    std::function<void(void*)> deleter) {
+  return from_blob(data, sizes, contiguous_strides(sizes), dtype, deleter);
+}
+
+Tensor from_blob(
+    void* data,
+    const Shape& sizes,
+    const Shape& strides,
+    Dtype dtype,
+    std::function<void(void*)> deleter) {
+  DITTO_CHECK(
+      data != nullptr || checked_numel(sizes, "from_blob") == 0,
+      ValueError,
+      "from_blob",
+      "null data pointer");
+  DITTO_CHECK(
+      sizes.size() == strides.size(),
+      ValueError,
+      "from_blob",
+      "sizes ",
+      shape_str(sizes),
+      " and strides ",
+      shape_str(strides),
+      " differ in length");
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    DITTO_CHECK(
+        strides[i] >= 0,
+        ValueError,
+        "from_blob",
+        "negative stride ",
+        strides[i]);
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  checked_numel(sizes, "from_blob");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(
+      data, size_t(extent) * element_size(dtype), std::move(deleter));
+  impl->sizes = sizes;
+  impl->strides = strides;
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+namespace detail {
+Tensor tensor_from_bytes(
+    const void* data,
+    int64_t count,
+    Dtype dtype,
+    const Shape& shape,
+    bool shape_given) {
+  detail::OpScope op("tensor");
+  Shape s = shape_given ? shape : Shape{count};
+  int64_t n = checked_numel(s, "tensor");
+  DITTO_CHECK(
+      n == count,
+      ValueError,
+      "tensor",
+      "shape ",
+      shape_str(s),
+      " needs ",
+      n,
+      " values but ",
+      count,
+      " were given");
+  Tensor t = new_tensor(s, dtype);
+  if (count > 0) {
+    std::memcpy(t.raw_data(), data, size_t(count) * element_size(dtype));
+  }
+  return op.done(t);
+}
+} // namespace detail
+
+Tensor scalar_tensor(const Scalar& value, Dtype dtype) {
+  return full({}, value, dtype);
+}
+
+// ---- Tensor methods that copy
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) {
+    return *this;
+  }
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  detail::OpScope op("clone");
+  Tensor out = detail::new_tensor(sizes(), dtype());
+  detail::copy_into(out, *this, "clone");
+  return op.done(out);
+}
+
+Tensor Tensor::to(Dtype d) const {
+  if (d == dtype()) {
+    return *this;
+  }
+  detail::OpScope op("to");
+  Tensor out = detail::new_tensor(sizes(), d);
+  detail::copy_into(out, *this, "to");
+  return op.done(out);
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::OpScope op("copy_");
+  check_defined("copy_");
+  DITTO_CHECK(src.defined(), ValueError, "copy_", "the source is undefined");
+  detail::copy_into(*this, src, "copy_");
+  op.done(*this);
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  detail::OpScope op("fill_");
+  check_defined("fill_");
+  detail::check_no_internal_overlap(*this, "fill_");
+  dispatch_dtype(dtype(), "fill_", [&]<typename T>() {
+    T v = value.to<T>();
+    Tensor src = from_blob(&v, {}, dtype());
+    detail::copy_into(*this, src, "fill_");
+  });
+  op.done(*this);
+  return *this;
+}
+
+Tensor& Tensor::zero_() {
+  return fill_(0);
+}
+
+} // namespace ditto

@@ -1,0 +1,154 @@
+#include "ditto/ops/op_util.h"
+
+#include <algorithm>
+
+namespace ditto::detail {
+
+Tensor new_tensor(const Shape& sizes, Dtype dtype) {
+  int64_t n = checked_numel(sizes, "empty");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(size_t(n) * element_size(dtype));
+  impl->sizes = sizes;
+  impl->strides = contiguous_strides(sizes);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+bool shares_storage(const Tensor& a, const Tensor& b) {
+  return a.storage()->data() == b.storage()->data();
+}
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return shares_storage(a, b) && a.storage_offset() == b.storage_offset() &&
+      a.sizes() == b.sizes() && a.strides() == b.strides() &&
+      a.dtype() == b.dtype();
+}
+
+void check_no_internal_overlap(const Tensor& t, const char* op) {
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    DITTO_CHECK(
+        !(t.strides()[i] == 0 && t.sizes()[i] > 1),
+        ValueError,
+        op,
+        "unsupported operation: more than one element of the written-to "
+        "tensor refers to a single memory location (dim ",
+        i,
+        " has stride 0); clone() the tensor first");
+  }
+}
+
+void run_loop(
+    const Shape& sizes_in,
+    const std::vector<LoopOperand>& operands,
+    const std::vector<size_t>& element_sizes,
+    const InnerLoop& fn) {
+  const size_t k = operands.size();
+  DITTO_ASSERT(k >= 1 && k <= 4 && element_sizes.size() == k);
+  int64_t numel = 1;
+  for (int64_t s : sizes_in) {
+    numel *= s;
+  }
+  if (numel == 0) {
+    return;
+  }
+  // Coalesce: drop size-1 dims and merge neighbours that are contiguous with
+  // each other in every operand. Dims are kept innermost first.
+  Shape sizes;
+  std::vector<Shape> strides(k);
+  for (int64_t d = int64_t(sizes_in.size()) - 1; d >= 0; --d) {
+    if (sizes_in[d] == 1) {
+      continue;
+    }
+    bool merge = !sizes.empty();
+    for (size_t j = 0; merge && j < k; ++j) {
+      merge = operands[j].strides[d] ==
+          strides[j].back() * sizes.back();
+    }
+    if (merge) {
+      sizes.back() *= sizes_in[d];
+    } else {
+      sizes.push_back(sizes_in[d]);
+      for (size_t j = 0; j < k; ++j) {
+        strides[j].push_back(operands[j].strides[d]);
+      }
+    }
+  }
+  if (sizes.empty()) {
+    sizes.push_back(1);
+    for (size_t j = 0; j < k; ++j) {
+      strides[j].push_back(0);
+    }
+  }
+  const int64_t ndim = int64_t(sizes.size());
+  parallel_for(0, numel, kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+    // Multi-index of b, innermost first.
+    int64_t idx[64];
+    DITTO_ASSERT(ndim <= 64);
+    int64_t rem = b;
+    char* ptrs[4];
+    int64_t inner[4];
+    for (size_t j = 0; j < k; ++j) {
+      ptrs[j] = operands[j].data;
+      inner[j] = strides[j][0];
+    }
+    for (int64_t d = 0; d < ndim; ++d) {
+      idx[d] = rem % sizes[d];
+      rem /= sizes[d];
+      for (size_t j = 0; j < k; ++j) {
+        ptrs[j] += idx[d] * strides[j][d] * int64_t(element_sizes[j]);
+      }
+    }
+    int64_t pos = b;
+    while (pos < e) {
+      int64_t n = std::min(e - pos, sizes[0] - idx[0]);
+      fn(ptrs, inner, n);
+      pos += n;
+      // Advance the multi-index by n (n reaches at most the end of dim 0).
+      for (size_t j = 0; j < k; ++j) {
+        ptrs[j] += n * strides[j][0] * int64_t(element_sizes[j]);
+      }
+      idx[0] += n;
+      for (int64_t d = 0; d + 1 < ndim && idx[d] == sizes[d]; ++d) {
+        idx[d] = 0;
+        ++idx[d + 1];
+        for (size_t j = 0; j < k; ++j) {
+          ptrs[j] += (strides[j][d + 1] - sizes[d] * strides[j][d]) *
+              int64_t(element_sizes[j]);
+        }
+      }
+    }
+  });
+}
+
+void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
+  Shape bshape = broadcast_shapes(dst.sizes(), src_in.sizes(), op);
+  DITTO_CHECK(
+      bshape == dst.sizes(),
+      ValueError,
+      op,
+      "source of shape ",
+      shape_str(src_in.sizes()),
+      " cannot be broadcast to destination of shape ",
+      shape_str(dst.sizes()));
+  check_no_internal_overlap(dst, op);
+  if (same_view(dst, src_in)) {
+    return;
+  }
+  // A source overlapping the destination in another layout is read from a
+  // copy, so the result does not depend on the traversal order.
+  Tensor src = shares_storage(dst, src_in) ? src_in.clone() : src_in;
+  Tensor s = src.expand(dst.sizes());
+  auto loop = kernels::kernel_table()
+                  .cast[dtype_index(dst.dtype())][dtype_index(src.dtype())];
+  DITTO_ASSERT(loop != nullptr);
+  run_loop(
+      dst.sizes(),
+      {{static_cast<char*>(dst.raw_data()), dst.strides()},
+       {static_cast<char*>(s.raw_data()), s.strides()}},
+      {dst.element_size(), s.element_size()},
+      [loop](char* const* p, const int64_t* st, int64_t n) {
+        loop(n, p[0], p[1], st[0], st[1]);
+      });
+}
+
+} // namespace ditto::detail

@@ -1,0 +1,327 @@
+#include "ditto/ops/reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+using kernels::kReduceGrain;
+
+// A reduction laid out as rows: `rows` is contiguous [outer, inner] and each
+// output element reduces one row of `inner` elements.
+struct Plan {
+  Tensor rows;
+  int64_t outer = 1;
+  int64_t inner = 1;
+  Shape out_shape;
+};
+
+Plan make_plan(const Tensor& a, const IntList& dims_in, bool keepdim,
+               const char* op) {
+  DITTO_CHECK(a.defined(), ValueError, op, "undefined tensor");
+  int64_t nd = a.dim();
+  std::vector<bool> reduced(size_t(std::max<int64_t>(nd, 1)), dims_in.empty());
+  for (int64_t d : dims_in) {
+    int64_t w = wrap_dim(d, nd, op);
+    DITTO_CHECK(
+        !reduced[w] || dims_in.empty(),
+        ValueError,
+        op,
+        "dim ",
+        w,
+        " appears multiple times in the list of dims");
+    reduced[w] = true;
+  }
+  IntList perm;
+  Plan p;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!reduced[d]) {
+      perm.push_back(d);
+      p.outer *= a.sizes()[d];
+      p.out_shape.push_back(a.sizes()[d]);
+    } else if (keepdim) {
+      p.out_shape.push_back(1);
+    }
+  }
+  if (keepdim) {
+    // Keep the dims in place: sizes of kept dims, 1 for reduced ones.
+    p.out_shape.clear();
+    for (int64_t d = 0; d < nd; ++d) {
+      p.out_shape.push_back(reduced[d] ? 1 : a.sizes()[d]);
+    }
+  }
+  for (int64_t d = 0; d < nd; ++d) {
+    if (reduced[d]) {
+      perm.push_back(d);
+      p.inner *= a.sizes()[d];
+    }
+  }
+  Tensor t = nd > 0 ? a.permute(perm) : a;
+  p.rows = t.contiguous();
+  return p;
+}
+
+// Combines per-chunk partials with a fixed pairwise tree.
+template <typename Acc, typename F>
+Acc tree_combine(std::vector<Acc>& p, F combine) {
+  size_t n = p.size();
+  for (size_t s = 1; s < n; s *= 2) {
+    for (size_t i = 0; i + s < n; i += 2 * s) {
+      p[i] = combine(p[i], p[i + s]);
+    }
+  }
+  return p[0];
+}
+
+// Reduces each row with `loop` over fixed chunks of kReduceGrain elements,
+// the chunk partials combined by tree_combine. Rows run in parallel when
+// there are several; a single long row runs its chunks in parallel. Either
+// way the arithmetic is the same. See Note [Fixed chunks].
+template <typename Acc, typename F>
+void reduce_rows(
+    const Plan& p,
+    kernels::ReduceLoop loop,
+    Acc identity,
+    F combine,
+    Acc* out) {
+  const char* base = static_cast<const char*>(p.rows.raw_data());
+  const int64_t esize = int64_t(p.rows.element_size());
+  const int64_t chunks = (p.inner + kReduceGrain - 1) / kReduceGrain;
+  auto row = [&](int64_t r, bool parallel) {
+    const char* x = base + r * p.inner * esize;
+    if (p.inner == 0) {
+      out[r] = identity;
+      return;
+    }
+    std::vector<Acc> partial(size_t(chunks), identity);
+    auto chunk = [&](int64_t c) {
+      int64_t b = c * kReduceGrain;
+      int64_t n = std::min(kReduceGrain, p.inner - b);
+      loop(x + b * esize, n, &partial[size_t(c)]);
+    };
+    if (parallel) {
+      parallel_chunks(chunks, chunk);
+    } else {
+      for (int64_t c = 0; c < chunks; ++c) {
+        chunk(c);
+      }
+    }
+    out[r] = tree_combine(partial, combine);
+  };
+  if (p.outer == 1) {
+    row(0, true);
+    return;
+  }
+  int64_t rows_per_task = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.inner, 1));
+  parallel_for(0, p.outer, rows_per_task, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      row(r, false);
+    }
+  });
+}
+
+Tensor sum_impl(const Tensor& a, const IntList& dims, bool keepdim,
+                const char* name, bool is_mean, bool is_prod) {
+  detail::OpScope scope(name);
+  Plan p = make_plan(a, dims, keepdim, name);
+  Dtype in = a.dtype();
+  if (is_mean) {
+    DITTO_CHECK(
+        is_floating(in),
+        TypeError,
+        name,
+        "could not infer output dtype. Input dtype must be floating point, "
+        "got: ",
+        in);
+  }
+  Dtype acc = is_floating(in) ? in : kInt64;
+  Tensor out = detail::new_tensor(p.out_shape, acc);
+  const auto& table = scope.kernels();
+  auto loop = is_prod ? table.prod[dtype_index(in)] : table.sum[dtype_index(in)];
+  dispatch_dtype(acc, name, [&]<typename A>() {
+    if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double> ||
+                  std::is_same_v<A, int64_t>) {
+      A* o = out.data_ptr<A>();
+      if (is_prod) {
+        reduce_rows<A>(p, loop, A(1), [](A x, A y) {
+          if constexpr (std::is_integral_v<A>) {
+            return A(uint64_t(x) * uint64_t(y));
+          } else {
+            return x * y;
+          }
+        }, o);
+      } else {
+        reduce_rows<A>(p, loop, A(0), [](A x, A y) {
+          if constexpr (std::is_integral_v<A>) {
+            return A(uint64_t(x) + uint64_t(y));
+          } else {
+            return x + y;
+          }
+        }, o);
+      }
+      if (is_mean) {
+        if constexpr (std::is_floating_point_v<A>) {
+          const A n = A(p.inner);
+          for (int64_t i = 0; i < p.outer; ++i) {
+            o[i] = o[i] / n;
+          }
+        }
+      }
+    }
+  });
+  return scope.done(out);
+}
+
+struct ArgResult {
+  Tensor values;
+  Tensor indices;
+};
+
+// Max or min of each row with the index of its first occurrence. Chunk
+// results are combined left to right so the first index wins ties and the
+// first NaN wins overall.
+ArgResult arg_impl(const Tensor& a, std::optional<int64_t> dim, bool keepdim,
+                   bool is_max, const char* name) {
+  detail::OpScope scope(name);
+  DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
+  IntList dims;
+  if (dim) {
+    dims.push_back(*dim);
+  }
+  Plan p = make_plan(a, dims, keepdim && dim.has_value(), name);
+  DITTO_CHECK(
+      p.inner > 0 || p.outer == 0,
+      IndexError,
+      name,
+      dim ? "cannot perform reduction over a zero-size dimension"
+          : "expected a non-empty tensor; specify the reduction dim with "
+            "the 'dim' argument");
+  Dtype d = a.dtype();
+  Tensor values = detail::new_tensor(p.out_shape, d);
+  Tensor indices = detail::new_tensor(p.out_shape, kInt64);
+  const auto& table = scope.kernels();
+  auto loop = is_max ? table.max[dtype_index(d)] : table.min[dtype_index(d)];
+  dispatch_dtype(d, name, [&]<typename T>() {
+    T* vo = values.data_ptr<T>();
+    int64_t* io = indices.data_ptr<int64_t>();
+    const char* base = static_cast<const char*>(p.rows.raw_data());
+    const int64_t chunks = (p.inner + kReduceGrain - 1) / kReduceGrain;
+    auto better = [&](T cand, T best) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (best != best) {
+          return false;
+        }
+        return cand != cand || (is_max ? cand > best : cand < best);
+      } else {
+        return is_max ? cand > best : cand < best;
+      }
+    };
+    auto row = [&](int64_t r, bool parallel) {
+      const T* x = reinterpret_cast<const T*>(base) + r * p.inner;
+      // unique_ptr, not vector: vector<bool> has no addressable elements.
+      std::unique_ptr<T[]> cv(new T[size_t(chunks)]);
+      std::unique_ptr<int64_t[]> ci(new int64_t[size_t(chunks)]);
+      auto chunk = [&](int64_t c) {
+        int64_t b = c * kReduceGrain;
+        int64_t n = std::min(kReduceGrain, p.inner - b);
+        loop(reinterpret_cast<const char*>(x + b), n, &cv[size_t(c)],
+             &ci[size_t(c)]);
+        ci[size_t(c)] += b;
+      };
+      if (parallel) {
+        parallel_chunks(chunks, chunk);
+      } else {
+        for (int64_t c = 0; c < chunks; ++c) {
+          chunk(c);
+        }
+      }
+      T best = cv[0];
+      int64_t best_i = ci[0];
+      for (int64_t c = 1; c < chunks; ++c) {
+        if (better(cv[size_t(c)], best)) {
+          best = cv[size_t(c)];
+          best_i = ci[size_t(c)];
+        }
+      }
+      vo[r] = best;
+      io[r] = best_i;
+    };
+    if (p.outer == 1) {
+      row(0, true);
+    } else {
+      int64_t per_task =
+          std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.inner, 1));
+      parallel_for(0, p.outer, per_task, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          row(r, false);
+        }
+      });
+    }
+  });
+  return {values, indices};
+}
+
+} // namespace
+
+Tensor sum(const Tensor& a) {
+  return sum_impl(a, {}, false, "sum", false, false);
+}
+Tensor sum(const Tensor& a, const IntList& dims, bool keepdim) {
+  return sum_impl(a, dims, keepdim, "sum", false, false);
+}
+Tensor mean(const Tensor& a) {
+  return sum_impl(a, {}, false, "mean", true, false);
+}
+Tensor mean(const Tensor& a, const IntList& dims, bool keepdim) {
+  return sum_impl(a, dims, keepdim, "mean", true, false);
+}
+Tensor prod(const Tensor& a) {
+  return sum_impl(a, {}, false, "prod", false, true);
+}
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim) {
+  return sum_impl(a, {dim}, keepdim, "prod", false, true);
+}
+
+Tensor max(const Tensor& a) {
+  detail::OpScope scope("max");
+  return scope.done(arg_impl(a, std::nullopt, false, true, "max").values);
+}
+Tensor min(const Tensor& a) {
+  detail::OpScope scope("min");
+  return scope.done(arg_impl(a, std::nullopt, false, false, "min").values);
+}
+std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
+  detail::OpScope scope("max");
+  auto r = arg_impl(a, dim, keepdim, true, "max");
+  scope.done({r.values, r.indices});
+  return {r.values, r.indices};
+}
+std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
+  detail::OpScope scope("min");
+  auto r = arg_impl(a, dim, keepdim, false, "min");
+  scope.done({r.values, r.indices});
+  return {r.values, r.indices};
+}
+Tensor argmax(const Tensor& a) {
+  detail::OpScope scope("argmax");
+  return scope.done(arg_impl(a, std::nullopt, false, true, "argmax").indices);
+}
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
+  detail::OpScope scope("argmax");
+  return scope.done(arg_impl(a, dim, keepdim, true, "argmax").indices);
+}
+Tensor argmin(const Tensor& a) {
+  detail::OpScope scope("argmin");
+  return scope.done(arg_impl(a, std::nullopt, false, false, "argmin").indices);
+}
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
+  detail::OpScope scope("argmin");
+  return scope.done(arg_impl(a, dim, keepdim, false, "argmin").indices);
+}
+
+} // namespace ditto

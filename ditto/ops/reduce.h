@@ -1,0 +1,41 @@
+#pragma once
+
+#include <utility>
+
+#include "ditto/core/tensor.h"
+
+namespace ditto {
+
+// Reductions combine fixed-size chunks in a fixed order, so their bits do not
+// depend on the thread count or the CPU capability. Integer and bool sums
+// give int64, as in PyTorch. An empty dims list reduces over every dim.
+DITTO_API Tensor sum(const Tensor& a);
+DITTO_API Tensor sum(const Tensor& a, const IntList& dims, bool keepdim = false);
+DITTO_API Tensor mean(const Tensor& a);
+DITTO_API Tensor mean(
+    const Tensor& a,
+    const IntList& dims,
+    bool keepdim = false);
+DITTO_API Tensor prod(const Tensor& a);
+DITTO_API Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false);
+
+// Over all elements: the max/min value (NaN propagates).
+DITTO_API Tensor max(const Tensor& a);
+DITTO_API Tensor min(const Tensor& a);
+// Over one dim: values and indices; ties take the first index and a NaN
+// wins, as in PyTorch.
+DITTO_API std::pair<Tensor, Tensor> max(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim = false);
+DITTO_API std::pair<Tensor, Tensor> min(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim = false);
+// Index into the flattened tensor, or along dim.
+DITTO_API Tensor argmax(const Tensor& a);
+DITTO_API Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
+DITTO_API Tensor argmin(const Tensor& a);
+DITTO_API Tensor argmin(const Tensor& a, int64_t dim, bool keepdim = false);
+
+} // namespace ditto

@@ -1,0 +1,350 @@
+#include "ditto/ops/shape_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
+
+namespace ditto {
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  detail::OpScope scope("cat");
+  DITTO_CHECK(
+      !tensors.empty(),
+      ValueError,
+      "cat",
+      "expected a non-empty list of tensors");
+  // As PyTorch: 1-d empty tensors are skipped; the rest must agree in every
+  // dim but `dim`.
+  const Tensor* ref = nullptr;
+  Dtype dtype = tensors[0].dtype();
+  for (const Tensor& t : tensors) {
+    DITTO_CHECK(t.defined(), ValueError, "cat", "undefined tensor in list");
+    dtype = promote_types(dtype, t.dtype());
+    if (!(t.dim() == 1 && t.numel() == 0) && ref == nullptr) {
+      ref = &t;
+    }
+  }
+  if (ref == nullptr) {
+    return scope.done(detail::new_tensor({0}, dtype));
+  }
+  DITTO_CHECK(
+      ref->dim() > 0,
+      ValueError,
+      "cat",
+      "zero-dimensional tensor cannot be concatenated");
+  int64_t d = wrap_dim(dim, ref->dim(), "cat");
+  Shape shape = ref->sizes();
+  shape[d] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dim() == 1 && t.numel() == 0) {
+      continue;
+    }
+    DITTO_CHECK(
+        t.dim() == ref->dim(),
+        ValueError,
+        "cat",
+        "tensors must have same number of dimensions: got ",
+        ref->dim(),
+        " and ",
+        t.dim());
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      DITTO_CHECK(
+          k == d || t.sizes()[k] == ref->sizes()[k],
+          ValueError,
+          "cat",
+          "sizes of tensors must match except in dimension ",
+          d,
+          ". Expected size ",
+          ref->sizes()[k],
+          " but got size ",
+          t.sizes()[k],
+          " for tensor number ",
+          i,
+          " in the list");
+    }
+    shape[d] += t.sizes()[d];
+  }
+  Tensor out = detail::new_tensor(shape, dtype);
+  int64_t pos = 0;
+  for (const Tensor& t : tensors) {
+    if (t.dim() == 1 && t.numel() == 0) {
+      continue;
+    }
+    detail::copy_into(out.narrow(d, pos, t.sizes()[d]), t, "cat");
+    pos += t.sizes()[d];
+  }
+  return scope.done(out);
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  detail::OpScope scope("stack");
+  DITTO_CHECK(
+      !tensors.empty(),
+      ValueError,
+      "stack",
+      "expected a non-empty list of tensors");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    DITTO_CHECK(
+        tensors[i].defined() && tensors[i].sizes() == tensors[0].sizes(),
+        ValueError,
+        "stack",
+        "expects each tensor to be equal size, but got ",
+        shape_str(tensors[0].sizes()),
+        " at entry 0 and ",
+        tensors[i].defined() ? shape_str(tensors[i].sizes()) : "undefined",
+        " at entry ",
+        i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return scope.done(cat(parts, d));
+}
+
+Tensor flip(const Tensor& a, const IntList& dims) {
+  detail::OpScope scope("flip");
+  DITTO_CHECK(a.defined(), ValueError, "flip", "undefined tensor");
+  // A view with negative strides is not representable, so flip copies by
+  // walking the source backwards along the flipped dims.
+  std::vector<bool> f(size_t(std::max<int64_t>(a.dim(), 1)), false);
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, a.dim(), "flip");
+    DITTO_CHECK(!f[w], ValueError, "flip", "dim ", w, " appears multiple times");
+    f[w] = true;
+  }
+  Tensor out = detail::new_tensor(a.sizes(), a.dtype());
+  if (a.numel() == 0) {
+    return scope.done(out);
+  }
+  Tensor src = a.contiguous();
+  const int64_t n = a.numel();
+  const int64_t nd = a.dim();
+  const Shape& sizes = a.sizes();
+  const Shape st = contiguous_strides(sizes);
+  const size_t es = a.element_size();
+  const char* in = static_cast<const char*>(src.raw_data());
+  char* o = static_cast<char*>(out.raw_data());
+  parallel_for(0, n, kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t rem = i, j = 0;
+      for (int64_t d = 0; d < nd; ++d) {
+        int64_t idx = rem / st[d];
+        rem %= st[d];
+        j += (f[d] ? sizes[d] - 1 - idx : idx) * st[d];
+      }
+      std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
+    }
+  });
+  return scope.done(out);
+}
+
+Tensor pad(
+    const Tensor& a,
+    const IntList& pads,
+    std::string_view mode,
+    double value) {
+  detail::OpScope scope("pad");
+  DITTO_CHECK(a.defined(), ValueError, "pad", "undefined tensor");
+  DITTO_CHECK(
+      pads.size() % 2 == 0 && int64_t(pads.size()) / 2 <= a.dim(),
+      ValueError,
+      "pad",
+      "padding length must be even and at most twice the number of dims, "
+      "got ",
+      shape_str(pads),
+      " for a ",
+      a.dim(),
+      "-d tensor");
+  const bool reflect = mode == "reflect";
+  DITTO_CHECK(
+      reflect || mode == "constant",
+      ValueError,
+      "pad",
+      "unsupported padding mode '",
+      mode,
+      "'; expected 'constant' or 'reflect'");
+  Shape out_shape = a.sizes();
+  std::vector<int64_t> lo(size_t(a.dim()), 0);
+  for (size_t i = 0; i < pads.size() / 2; ++i) {
+    int64_t d = a.dim() - 1 - int64_t(i);
+    int64_t l = pads[2 * i], r = pads[2 * i + 1];
+    int64_t size = a.sizes()[d];
+    if (reflect) {
+      DITTO_CHECK(
+          l >= 0 && r >= 0 && l < size && r < size,
+          ValueError,
+          "pad",
+          "padding (",
+          l,
+          ", ",
+          r,
+          ") should be less than the input size ",
+          size,
+          " of dim ",
+          d,
+          " in reflect mode");
+    }
+    out_shape[d] = size + l + r;
+    DITTO_CHECK(
+        out_shape[d] >= 0,
+        ValueError,
+        "pad",
+        "resulting padded size ",
+        out_shape[d],
+        " of dim ",
+        d,
+        " is negative");
+    lo[d] = l;
+  }
+  Tensor out = detail::new_tensor(out_shape, a.dtype());
+  if (!reflect) {
+    out.fill_(value);
+    // Negative pads crop: copy the overlapping region only.
+    Tensor dst = out, src = a;
+    for (int64_t d = 0; d < a.dim(); ++d) {
+      int64_t l = lo[d];
+      int64_t size = a.sizes()[d];
+      int64_t s0 = std::max<int64_t>(0, -l);
+      int64_t d0 = std::max<int64_t>(0, l);
+      int64_t len = std::min(size - s0, out_shape[d] - d0);
+      if (len <= 0) {
+        return scope.done(out);
+      }
+      src = src.narrow(d, s0, len);
+      dst = dst.narrow(d, d0, len);
+    }
+    detail::copy_into(dst, src, "pad");
+    return scope.done(out);
+  }
+  // Reflect: each output index maps to one input index per dim.
+  Tensor src = a.contiguous();
+  const int64_t nd = a.dim();
+  const Shape ost = contiguous_strides(out_shape);
+  const Shape ist = contiguous_strides(a.sizes());
+  const size_t es = a.element_size();
+  const char* in = static_cast<const char*>(src.raw_data());
+  char* o = static_cast<char*>(out.raw_data());
+  parallel_for(0, out.numel(), kernels::kElementwiseGrain,
+               [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t rem = i, j = 0;
+      for (int64_t d = 0; d < nd; ++d) {
+        int64_t idx = rem / ost[d] - lo[d];
+        rem %= ost[d];
+        int64_t size = a.sizes()[d];
+        if (idx < 0) {
+          idx = -idx;
+        } else if (idx >= size) {
+          idx = 2 * (size - 1) - idx;
+        }
+        j += idx * ist[d];
+      }
+      std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
+    }
+  });
+  return scope.done(out);
+}
+
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
+  detail::OpScope scope("sort");
+  DITTO_CHECK(a.defined(), ValueError, "sort", "undefined tensor");
+  int64_t d = wrap_dim(dim, a.dim(), "sort");
+  // Move the sorted dim last, sort each contiguous row, move it back.
+  Tensor moved = a.dim() > 0 ? a.transpose(d, -1).contiguous() : a.reshape({1});
+  int64_t len = a.dim() > 0 ? a.sizes()[d] : 1;
+  int64_t rows = len == 0 ? 0 : moved.numel() / len;
+  Tensor values = detail::new_tensor(moved.sizes(), a.dtype());
+  Tensor indices = detail::new_tensor(moved.sizes(), kInt64);
+  dispatch_dtype(a.dtype(), "sort", [&]<typename T>() {
+    const T* x = moved.data_ptr<T>();
+    T* v = values.data_ptr<T>();
+    int64_t* ix = indices.data_ptr<int64_t>();
+    // NaN is greater than everything (last ascending, first descending);
+    // equal keys keep their order (stable).
+    auto less = [](T p, T q) {
+      if constexpr (std::is_floating_point_v<T>) {
+        return (p < q) || (q != q && p == p);
+      } else {
+        return p < q;
+      }
+    };
+    parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+      std::vector<int64_t> order(static_cast<size_t>(len));
+      for (int64_t r = b; r < e; ++r) {
+        const T* row = x + r * len;
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+          return descending ? less(row[j], row[i]) : less(row[i], row[j]);
+        });
+        for (int64_t k = 0; k < len; ++k) {
+          v[r * len + k] = row[order[size_t(k)]];
+          ix[r * len + k] = order[size_t(k)];
+        }
+      }
+    });
+  });
+  if (a.dim() == 0) {
+    values = values.reshape({});
+    indices = indices.reshape({});
+  } else {
+    values = values.transpose(d, -1).contiguous();
+    indices = indices.transpose(d, -1).contiguous();
+  }
+  scope.done({values, indices});
+  return {values, indices};
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  detail::OpScope scope("equal");
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, "equal", "undefined tensor");
+  if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) {
+    return false;
+  }
+  if (a.numel() == 0) {
+    return true;
+  }
+  return min(eq(a, b)).item<bool>();
+}
+
+bool allclose(
+    const Tensor& a,
+    const Tensor& b,
+    double rtol,
+    double atol,
+    bool equal_nan) {
+  detail::OpScope scope("allclose");
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, "allclose", "undefined tensor");
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), "allclose");
+  if (checked_numel(shape, "allclose") == 0) {
+    return true;
+  }
+  Tensor x = a.to(kFloat64).expand(shape).contiguous();
+  Tensor y = b.to(kFloat64).expand(shape).contiguous();
+  const double* px = x.data_ptr<double>();
+  const double* py = y.data_ptr<double>();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    double p = px[i], q = py[i];
+    if (p != p || q != q) {
+      if (!(equal_nan && p != p && q != q)) {
+        return false;
+      }
+      continue;
+    }
+    if (p == q) {
+      continue; // equal infinities
+    }
+    if (!(std::fabs(p - q) <= atol + rtol * std::fabs(q))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace ditto

@@ -1,0 +1,48 @@
+#include "ditto/trace/trace.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace ditto::trace {
+namespace {
+std::atomic<bool> g_enabled{false};
+std::mutex g_mu;
+std::shared_ptr<const Hook> g_hook;
+// Ops run by the hook itself (fingerprinting, printing) are not reported.
+thread_local bool tls_in_hook = false;
+} // namespace
+
+void set_hook(Hook hook) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_hook = hook ? std::make_shared<const Hook>(std::move(hook)) : nullptr;
+  g_enabled.store(g_hook != nullptr, std::memory_order_release);
+}
+
+bool enabled() {
+  return g_enabled.load(std::memory_order_relaxed);
+}
+
+void record(std::string_view op, const std::vector<Tensor>& outs) {
+  if (tls_in_hook) {
+    return;
+  }
+  std::shared_ptr<const Hook> hook;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    hook = g_hook;
+  }
+  if (!hook) {
+    return;
+  }
+  tls_in_hook = true;
+  try {
+    (*hook)(op, outs);
+  } catch (...) {
+    tls_in_hook = false;
+    throw;
+  }
+  tls_in_hook = false;
+}
+
+} // namespace ditto::trace
