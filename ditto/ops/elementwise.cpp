@@ -52,9 +52,12 @@ struct ResultTypeState {
   }
 };
 
-// A scalar operand as a 0-d tensor of the compute dtype.
+// A scalar operand as a 0-d tensor of the compute dtype. Not an op of its
+// own: the trace shows only the op the scalar was given to.
 Tensor wrap(const Scalar& s, Dtype d) {
-  return scalar_tensor(s, d);
+  Tensor t = detail::new_tensor({}, d);
+  dispatch_dtype(d, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
+  return t;
 }
 
 bool can_cast(Dtype from, Dtype to) {

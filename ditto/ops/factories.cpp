@@ -83,7 +83,8 @@ Tensor zeros(const Shape& shape, Dtype dtype) {
 }
 
 Tensor ones(const Shape& shape, Dtype dtype) {
-  return full(shape, 1, dtype);
+  detail::OpScope op("ones");
+  return op.done(full(shape, 1, dtype));
 }
 
 Tensor full(const Shape& shape, const Scalar& value, Dtype dtype) {
@@ -313,7 +314,8 @@ Tensor tensor_from_bytes(
 } // namespace detail
 
 Tensor scalar_tensor(const Scalar& value, Dtype dtype) {
-  return full({}, value, dtype);
+  detail::OpScope op("scalar_tensor");
+  return op.done(full({}, value, dtype));
 }
 
 // ---- Tensor methods that copy

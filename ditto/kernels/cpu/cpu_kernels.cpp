@@ -246,14 +246,11 @@ struct AbsF {
   }
 };
 
+// As PyTorch's clamp_min(x, 0): NaN and -0.0 pass through.
 struct ReluF {
   template <typename T>
   static T apply(T x) {
-    if constexpr (kIsFloat<T>) {
-      return (x > T(0) || x != x) ? x : T(0);
-    } else {
-      return x > T(0) ? x : T(0);
-    }
+    return x < T(0) ? T(0) : x;
   }
 };
 

@@ -112,6 +112,18 @@ DITTO_MATH_INLINE double abs(double x) {
   return f64_from_bits(to_bits(x) & ~kSignD);
 }
 
+// Branch-free select through bit masks. A plain `c ? a : b` lets GCC sink
+// the FP work of a and b into conditional blocks, and with the default
+// -ftrapping-math it then refuses to if-convert (vectorize) the loop.
+DITTO_MATH_INLINE float select(bool c, float a, float b) {
+  uint32_t m = 0u - static_cast<uint32_t>(c);
+  return f32_from_bits((to_bits(a) & m) | (to_bits(b) & ~m));
+}
+DITTO_MATH_INLINE double select(bool c, double a, double b) {
+  uint64_t m = 0ull - static_cast<uint64_t>(c);
+  return f64_from_bits((to_bits(a) & m) | (to_bits(b) & ~m));
+}
+
 // y * 2^k for y in about [0.5, 2] and k in [-300, 300]. Two factors keep
 // each power of two normal; the first product is exact, so the result is
 // rounded once even when it is subnormal or overflows.
@@ -190,6 +202,27 @@ constexpr float kLg2F = 0x1.999c26p-2f;
 constexpr float kLg3F = 0x1.23d3dcp-2f;
 constexpr float kLg4F = 0x1.f13c4cp-3f;
 
+// tanh(x) = x + x z P(z), z = x^2, |x| < 0.625 (Chebyshev fit of P).
+constexpr float kTanhC0F = -0x1.555556p-2f;
+constexpr float kTanhC1F = 0x1.1110eap-3f;
+constexpr float kTanhC2F = -0x1.ba08c4p-5f;
+constexpr float kTanhC3F = 0x1.64a976p-6f;
+constexpr float kTanhC4F = -0x1.116a16p-7f;
+constexpr float kTanhC5F = 0x1.2c83cp-9f;
+
+constexpr double kTanhC0D = -0x1.5555555555555p-2;
+constexpr double kTanhC1D = 0x1.11111111110a8p-3;
+constexpr double kTanhC2D = -0x1.ba1ba1ba0f126p-5;
+constexpr double kTanhC3D = 0x1.664f487e0a749p-6;
+constexpr double kTanhC4D = -0x1.226e3473dce5cp-7;
+constexpr double kTanhC5D = 0x1.d6d39ae3905e2p-9;
+constexpr double kTanhC6D = -0x1.7d9f6f23e8682p-10;
+constexpr double kTanhC7D = 0x1.3526e9ed54da1p-11;
+constexpr double kTanhC8D = -0x1.f243823c8c981p-13;
+constexpr double kTanhC9D = 0x1.8445870f6fe41p-14;
+constexpr double kTanhC10D = -0x1.05bbdae896297p-15;
+constexpr double kTanhC11D = 0x1.b33642a122cddp-18;
+
 // Reduced argument r and integer k with x = k ln2 + r, for |x| < 2000.
 // r = hi - lo where k * ln2_hi is exact.
 struct ReducedD {
@@ -260,7 +293,7 @@ DITTO_MATH_INLINE double pow_core(double ax, double y) {
   // log2(ax) = n + log2(m), m in [sqrt(3)/2, sqrt(3)), pivot bp = 1 or 1.5.
   bool sub = ax < 0x1p-1022;
   double ax_scaled = ax * 0x1p53;
-  double a = sub ? ax_scaled : ax;
+  double a = select(sub, ax_scaled, ax);
   uint64_t ia = to_bits(a);
   uint64_t hx = ia >> 32;
   uint64_t j = hx & 0xfffff;
@@ -268,11 +301,11 @@ DITTO_MATH_INLINE double pow_core(double ax, double y) {
   bool halve = j >= 0xbb67a;
   uint64_t hm = (j | 0x3ff00000) - (halve ? 0x100000 : 0);
   double m = f64_from_bits((hm << 32) | (ia & 0xffffffffull));
-  double bias = sub ? 1076.0 : 1023.0;
+  double bias = select(sub, 1076.0, 1023.0);
   double nd = small_u64_to_f64((hx >> 20) + (halve ? 1 : 0)) - bias;
-  double bp = pivot15 ? 1.5 : 1.0;
-  double dp_h = pivot15 ? kPowDpH : 0.0;
-  double dp_l = pivot15 ? kPowDpL : 0.0;
+  double bp = select(pivot15, 1.5, 1.0);
+  double dp_h = select(pivot15, kPowDpH, 0.0);
+  double dp_l = select(pivot15, kPowDpL, 0.0);
 
   // ss = s_h + s_l = (m - bp) / (m + bp) in extra precision.
   double u = m - bp;
@@ -313,10 +346,10 @@ DITTO_MATH_INLINE double pow_core(double ax, double y) {
   bool big = z > 1100.0;
   bool small = z < -1100.0;
   bool nan = z != z;
-  p_h = nan ? 0.0 : p_h;
-  p_h = small ? -1100.0 : p_h;
-  p_h = big ? 1100.0 : p_h;
-  p_l = (nan | big | small) ? 0.0 : p_l;
+  p_h = select(nan, 0.0, p_h);
+  p_h = select(small, -1100.0, p_h);
+  p_h = select(big, 1100.0, p_h);
+  p_l = select(nan | big | small, 0.0, p_l);
   z = p_h + p_l;
 
   // 2^(p_h + p_l) = 2^n * exp((p_h - n + p_l) ln2); p_h - n is exact.
@@ -359,8 +392,10 @@ DITTO_MATH_INLINE T pow_fixup(T x, T y, T r) {
   bool y_below2 = ay < 2 * kTwoMant;
   bool y_int = ((rounded - kTwoMant) == ay) | (!y_below & (ay != kInf));
   U parity = y_below ? to_bits(rounded) : (y_below2 ? to_bits(ay) : U(0));
-  bool y_odd = y_int & ((parity & 1) != 0);
-  bool neg = ((to_bits(x) & kSign) != 0) & y_odd;
+  // Sign of the result: sign of x if y is an odd integer (kept in the
+  // integer domain; a bool made from a bit does not vectorize).
+  U odd_sign = (parity << (sizeof(T) * 8 - 1)) & (y_int ? kSign : U(0));
+  U neg = to_bits(x) & odd_sign;
   bool y_neg = y < 0;
   bool y_pos = y > 0;
   bool x_zero = ax == 0;
@@ -368,19 +403,63 @@ DITTO_MATH_INLINE T pow_fixup(T x, T y, T r) {
   bool x_big = ax > 1;
 
   T mag = r;
-  mag = x_zero ? (y_neg ? kInf : T(0)) : mag;
-  mag = x_inf ? (y_pos ? kInf : T(0)) : mag;
-  T res = std::bit_cast<T>(to_bits(mag) | (neg ? kSign : U(0)));
+  mag = select(x_zero, select(y_neg, kInf, T(0)), mag);
+  mag = select(x_inf, select(y_pos, kInf, T(0)), mag);
+  T res = std::bit_cast<T>(to_bits(mag) | neg);
   // Negative finite base with non-integer exponent.
-  res = ((x < 0) & !x_inf & !y_int) ? kNan : res;
+  res = select((x < 0) & !x_inf & !y_int, kNan, res);
   // y = +-inf: 1 for |x| = 1, else inf or 0 by |x| > 1 and the sign of y.
-  T inf_res = (x_big == y_pos) ? kInf : T(0);
-  inf_res = ax == 1 ? T(1) : inf_res;
-  res = ay == kInf ? inf_res : res;
+  T inf_res = select(x_big == y_pos, kInf, T(0));
+  inf_res = select(ax == 1, T(1), inf_res);
+  res = select(ay == kInf, inf_res, res);
   T nan_res = x + y;
-  res = ((x != x) | (y != y)) ? nan_res : res;
-  res = ((x == 1) | (y == 0)) ? T(1) : res;
+  res = select((x != x) | (y != y), nan_res, res);
+  res = select((x == 1) | (y == 0), T(1), res);
   return res;
+}
+
+// exp(x) as hi + lo: hi is the correctly scaled, once-rounded result and lo
+// the exact error of its final addition (scaled the same way, may flush to
+// zero for tiny results). exp() uses hi only; sigmoid uses both.
+template <class T>
+struct Parts {
+  T hi, lo;
+};
+
+DITTO_MATH_INLINE Parts<float> exp_parts(float x) {
+  // Outside [-104, 89] the result is 0 or inf; clamping keeps k in range and
+  // the final scaling produces the 0 / inf itself.
+  float xc = select(x > 89.0f, 89.0f, x);
+  xc = select(xc < -104.0f, -104.0f, xc);
+  xc = select(x != x, 0.0f, xc);
+  ReducedF a = reduce_ln2(xc, kLn2HiF, kLn2LoF);
+  float z = a.r * a.r;
+  float c = a.r - z * (kExpP1F + z * kExpP2F);
+  // exp(r) = 1 - b, |b| < 0.5, so the error of 1 - b is exact below.
+  float b = (a.lo - (a.r * c) / (2.0f - c)) - a.hi;
+  float y = 1.0f - b;
+  float y_err = (1.0f - y) - b;
+  Parts<float> out;
+  out.hi = select(x != x, x, scale2(y, a.k));
+  out.lo = scale2(y_err, a.k);
+  return out;
+}
+
+DITTO_MATH_INLINE Parts<double> exp_parts(double x) {
+  double xc = select(x > 710.0, 710.0, x);
+  xc = select(xc < -746.0, -746.0, xc);
+  xc = select(x != x, 0.0, xc);
+  ReducedD a = reduce_ln2(xc);
+  double z = a.r * a.r;
+  double c = a.r -
+      z * (kExpP1D + z * (kExpP2D + z * (kExpP3D + z * (kExpP4D + z * kExpP5D))));
+  double b = (a.lo - (a.r * c) / (2.0 - c)) - a.hi;
+  double y = 1.0 - b;
+  double y_err = (1.0 - y) - b;
+  Parts<double> out;
+  out.hi = select(x != x, x, scale2(y, a.k));
+  out.lo = scale2(y_err, a.k);
+  return out;
 }
 
 } // namespace detail
@@ -389,32 +468,11 @@ DITTO_MATH_INLINE T pow_fixup(T x, T y, T r) {
 // exp
 
 DITTO_MATH_INLINE float exp(float x) {
-  using namespace detail;
-  // Outside [-104, 89] the result is 0 or inf; clamping keeps k in range and
-  // the final scaling produces the 0 / inf itself.
-  float xc = x > 89.0f ? 89.0f : x;
-  xc = xc < -104.0f ? -104.0f : xc;
-  xc = x != x ? 0.0f : xc;
-  ReducedF a = reduce_ln2(xc, kLn2HiF, kLn2LoF);
-  float z = a.r * a.r;
-  float c = a.r - z * (kExpP1F + z * kExpP2F);
-  float y = 1.0f - ((a.lo - (a.r * c) / (2.0f - c)) - a.hi);
-  float res = scale2(y, a.k);
-  return x != x ? x : res;
+  return detail::exp_parts(x).hi;
 }
 
 DITTO_MATH_INLINE double exp(double x) {
-  using namespace detail;
-  double xc = x > 710.0 ? 710.0 : x;
-  xc = xc < -746.0 ? -746.0 : xc;
-  xc = x != x ? 0.0 : xc;
-  ReducedD a = reduce_ln2(xc);
-  double z = a.r * a.r;
-  double c = a.r -
-      z * (kExpP1D + z * (kExpP2D + z * (kExpP3D + z * (kExpP4D + z * kExpP5D))));
-  double y = 1.0 - ((a.lo - (a.r * c) / (2.0 - c)) - a.hi);
-  double res = scale2(y, a.k);
-  return x != x ? x : res;
+  return detail::exp_parts(x).hi;
 }
 
 // ---------------------------------------------------------------------------
@@ -424,7 +482,7 @@ DITTO_MATH_INLINE float log(float x) {
   using namespace detail;
   bool sub = x < 0x1p-126f;
   float x_scaled = x * 0x1p25f;
-  float xs = sub ? x_scaled : x;
+  float xs = select(sub, x_scaled, x);
   uint32_t ix = to_bits(xs);
   // Biased exponent after moving m into [sqrt(2)/2, sqrt(2)).
   uint32_t ke = (ix + 0x004afb20u) >> 23;
@@ -441,22 +499,22 @@ DITTO_MATH_INLINE float log(float x) {
   float dk_lo = kf * kLogLn2LoF;
   float r_hfsq = dk_hi - ((hfsq - (s * (hfsq + R) + dk_lo)) - f);
   float r_plain = dk_hi - ((s * (f - R) - dk_lo) - f);
-  float res = use_hfsq ? r_hfsq : r_plain;
-  res = x == kInfF ? x : res;
-  res = x == 0.0f ? -kInfF : res;
-  res = x < 0.0f ? kNanF : res;
-  return x != x ? x : res;
+  float res = select(use_hfsq, r_hfsq, r_plain);
+  res = select(x == kInfF, x, res);
+  res = select(x == 0.0f, -kInfF, res);
+  res = select(x < 0.0f, kNanF, res);
+  return select(x != x, x, res);
 }
 
 DITTO_MATH_INLINE double log(double x) {
   using namespace detail;
   bool sub = x < 0x1p-1022;
   double x_scaled = x * 0x1p54;
-  double xs = sub ? x_scaled : x;
+  double xs = select(sub, x_scaled, x);
   uint64_t ix = to_bits(xs);
   uint64_t ke = (ix + 0x00095f6400000000ull) >> 52;
   double m = f64_from_bits(ix - ((ke - 1023u) << 52));
-  double bias = sub ? 1077.0 : 1023.0;
+  double bias = select(sub, 1077.0, 1023.0);
   double kd = small_u64_to_f64(ke) - bias;
   double f = m - 1.0;
   double s = f / (2.0 + f);
@@ -468,11 +526,11 @@ DITTO_MATH_INLINE double log(double x) {
   double dk_lo = kd * kLogLn2LoD;
   double r_hfsq = dk_hi - ((hfsq - (s * (hfsq + R) + dk_lo)) - f);
   double r_plain = dk_hi - ((s * (f - R) - dk_lo) - f);
-  double res = use_hfsq ? r_hfsq : r_plain;
-  res = x == kInfD ? x : res;
-  res = x == 0.0 ? -kInfD : res;
-  res = x < 0.0 ? kNanD : res;
-  return x != x ? x : res;
+  double res = select(use_hfsq, r_hfsq, r_plain);
+  res = select(x == kInfD, x, res);
+  res = select(x == 0.0, -kInfD, res);
+  res = select(x < 0.0, kNanD, res);
+  return select(x != x, x, res);
 }
 
 // ---------------------------------------------------------------------------
@@ -490,21 +548,21 @@ DITTO_MATH_INLINE float log1p(float x) {
   // Rounding error of u = 1 + x, both differences below are exact.
   float c_big = 1.0f - (u - x);
   float c_small = x - (u - 1.0f);
-  float c = (u >= 2.0f ? c_big : c_small) / u;
+  float c = select(u >= 2.0f, c_big, c_small) / u;
   float f = m - 1.0f;
-  f = near0 ? x : f;
-  c = near0 ? 0.0f : c;
-  kf = near0 ? 0.0f : kf;
+  f = select(near0, x, f);
+  c = select(near0, 0.0f, c);
+  kf = select(near0, 0.0f, kf);
   float s = f / (2.0f + f);
   float R = log_poly(s);
   float hfsq = 0.5f * f * f;
   float res = kf * kLogLn2HiF -
       ((hfsq - (s * (hfsq + R) + (kf * kLogLn2LoF + c))) - f);
-  res = x == kInfF ? x : res;
-  res = x == -1.0f ? -kInfF : res;
-  res = x < -1.0f ? kNanF : res;
-  res = x != x ? x : res;
-  return x == 0.0f ? x : res; // keeps -0
+  res = select(x == kInfF, x, res);
+  res = select(x == -1.0f, -kInfF, res);
+  res = select(x < -1.0f, kNanF, res);
+  res = select(x != x, x, res);
+  return select(x == 0.0f, x, res); // keeps -0
 }
 
 DITTO_MATH_INLINE double log1p(double x) {
@@ -517,21 +575,21 @@ DITTO_MATH_INLINE double log1p(double x) {
   double kd = small_u64_to_f64(ke) - 1023.0;
   double c_big = 1.0 - (u - x);
   double c_small = x - (u - 1.0);
-  double c = (u >= 2.0 ? c_big : c_small) / u;
+  double c = select(u >= 2.0, c_big, c_small) / u;
   double f = m - 1.0;
-  f = near0 ? x : f;
-  c = near0 ? 0.0 : c;
-  kd = near0 ? 0.0 : kd;
+  f = select(near0, x, f);
+  c = select(near0, 0.0, c);
+  kd = select(near0, 0.0, kd);
   double s = f / (2.0 + f);
   double R = log_poly(s);
   double hfsq = 0.5 * f * f;
   double res = kd * kLogLn2HiD -
       ((hfsq - (s * (hfsq + R) + (kd * kLogLn2LoD + c))) - f);
-  res = x == kInfD ? x : res;
-  res = x == -1.0 ? -kInfD : res;
-  res = x < -1.0 ? kNanD : res;
-  res = x != x ? x : res;
-  return x == 0.0 ? x : res;
+  res = select(x == kInfD, x, res);
+  res = select(x == -1.0, -kInfD, res);
+  res = select(x < -1.0, kNanD, res);
+  res = select(x != x, x, res);
+  return select(x == 0.0, x, res);
 }
 
 // ---------------------------------------------------------------------------
@@ -540,9 +598,9 @@ DITTO_MATH_INLINE double log1p(double x) {
 DITTO_MATH_INLINE float expm1(float x) {
   using namespace detail;
   // Below -24 the result rounds to -1; above 89 it overflows.
-  float xc = x > 89.0f ? 89.0f : x;
-  xc = xc < -24.0f ? -24.0f : xc;
-  xc = x != x ? 0.0f : xc;
+  float xc = select(x > 89.0f, 89.0f, x);
+  xc = select(xc < -24.0f, -24.0f, xc);
+  xc = select(x != x, 0.0f, xc);
   ReducedF a = reduce_ln2(xc, kLogLn2HiF, kLogLn2LoF);
   int32_t k = a.k;
   float r = a.r;
@@ -557,7 +615,7 @@ DITTO_MATH_INLINE float expm1(float x) {
   float res_m1 = 0.5f * (r - e) - 0.5f;
   float res_p1_neg = -2.0f * (e - (r + 0.5f));
   float res_p1_pos = 1.0f + 2.0f * (r - e);
-  float res_p1 = r < -0.25f ? res_p1_neg : res_p1_pos;
+  float res_p1 = select(r < -0.25f, res_p1_neg, res_p1_pos);
   // General k: 2^k * (1 + expm1(r)) - 1 arranged to avoid cancellation.
   bool far = (k <= -2) | (k > 56);
   int32_t kc = k < 2 ? 2 : (k > 56 ? 56 : k);
@@ -565,22 +623,22 @@ DITTO_MATH_INLINE float expm1(float x) {
   float y_far = 1.0f - (e - r);
   float y_lo = (1.0f - two_mk) - (e - r);
   float y_hi = (r - (e + two_mk)) + 1.0f;
-  float y = far ? y_far : (k < 23 ? y_lo : y_hi);
+  float y = select(far, y_far, select(k < 23, y_lo, y_hi));
   y = scale2(y, k);
   float y_m1 = y - 1.0f;
-  float res = far ? y_m1 : y;
-  res = k == 1 ? res_p1 : res;
-  res = k == -1 ? res_m1 : res;
-  res = k == 0 ? res0 : res;
-  return x != x ? x : res;
+  float res = select(far, y_m1, y);
+  res = select(k == 1, res_p1, res);
+  res = select(k == -1, res_m1, res);
+  res = select(k == 0, res0, res);
+  return select(x != x, x, res);
 }
 
 DITTO_MATH_INLINE double expm1(double x) {
   using namespace detail;
   // Below -40 the result rounds to -1; above 710 it overflows.
-  double xc = x > 710.0 ? 710.0 : x;
-  xc = xc < -40.0 ? -40.0 : xc;
-  xc = x != x ? 0.0 : xc;
+  double xc = select(x > 710.0, 710.0, x);
+  xc = select(xc < -40.0, -40.0, xc);
+  xc = select(x != x, 0.0, xc);
   ReducedD a = reduce_ln2(xc);
   int64_t k = a.k;
   double r = a.r;
@@ -600,21 +658,21 @@ DITTO_MATH_INLINE double expm1(double x) {
   double res_m1 = 0.5 * (r - e) - 0.5;
   double res_p1_neg = -2.0 * (e - (r + 0.5));
   double res_p1_pos = 1.0 + 2.0 * (r - e);
-  double res_p1 = r < -0.25 ? res_p1_neg : res_p1_pos;
+  double res_p1 = select(r < -0.25, res_p1_neg, res_p1_pos);
   bool far = (k <= -2) | (k > 56);
   int64_t kc = k < 2 ? 2 : (k > 56 ? 56 : k);
   double two_mk = f64_from_bits(static_cast<uint64_t>(1023 - kc) << 52);
   double y_far = 1.0 - (e - r);
   double y_lo = (1.0 - two_mk) - (e - r);
   double y_hi = (r - (e + two_mk)) + 1.0;
-  double y = far ? y_far : (k < 20 ? y_lo : y_hi);
+  double y = select(far, y_far, select(k < 20, y_lo, y_hi));
   y = scale2(y, k);
   double y_m1 = y - 1.0;
-  double res = far ? y_m1 : y;
-  res = k == 1 ? res_p1 : res;
-  res = k == -1 ? res_m1 : res;
-  res = k == 0 ? res0 : res;
-  return x != x ? x : res;
+  double res = select(far, y_m1, y);
+  res = select(k == 1, res_p1, res);
+  res = select(k == -1, res_m1, res);
+  res = select(k == 0, res0, res);
+  return select(x != x, x, res);
 }
 
 // ---------------------------------------------------------------------------
@@ -623,48 +681,95 @@ DITTO_MATH_INLINE double expm1(double x) {
 DITTO_MATH_INLINE float tanh(float x) {
   using namespace detail;
   float a = abs(x);
-  a = a > 10.0f ? 10.0f : a; // tanh(10) rounds to 1
-  bool big = a >= 1.0f;
-  float two_a = 2.0f * a;
-  float t = expm1(big ? two_a : -two_a);
-  float z_big = 1.0f - 2.0f / (t + 2.0f);
-  float z_small = -t / (t + 2.0f);
-  float z = big ? z_big : z_small;
-  float res = f32_from_bits(to_bits(z) | (to_bits(x) & kSignF));
-  return x != x ? x : res;
+  a = select(a > 10.0f, 10.0f, a); // tanh(10) rounds to 1
+  // |x| < 0.625: odd polynomial (Chebyshev fit, error < 2^-30).
+  float z = a * a;
+  float p = z *
+      (kTanhC0F +
+       z * (kTanhC1F + z * (kTanhC2F + z * (kTanhC3F + z * (kTanhC4F + z * kTanhC5F)))));
+  float r_small = a + a * p;
+  // Otherwise 1 - 2 / (t + 2) with t = expm1(2a) >= 2.49, the sum t + 2
+  // carried exactly as s + s_err.
+  float t = expm1(2.0f * a);
+  float s = t + 2.0f;
+  float s_err = (t - s) + 2.0f;
+  float q = 2.0f / s;
+  q = q - q * (s_err / s);
+  float r = select(a < 0.625f, r_small, 1.0f - q);
+  float res = f32_from_bits(to_bits(r) | (to_bits(x) & kSignF));
+  return select(x != x, x, res);
 }
 
 DITTO_MATH_INLINE double tanh(double x) {
   using namespace detail;
   double a = abs(x);
-  a = a > 22.0 ? 22.0 : a; // tanh(22) rounds to 1
-  bool big = a >= 1.0;
-  double two_a = 2.0 * a;
-  double t = expm1(big ? two_a : -two_a);
-  double z_big = 1.0 - 2.0 / (t + 2.0);
-  double z_small = -t / (t + 2.0);
-  double z = big ? z_big : z_small;
-  double res = f64_from_bits(to_bits(z) | (to_bits(x) & kSignD));
-  return x != x ? x : res;
+  a = select(a > 22.0, 22.0, a); // tanh(22) rounds to 1
+  // |x| < 0.625: odd polynomial (Chebyshev fit, error < 2^-59).
+  double z = a * a;
+  double p = z *
+      (kTanhC0D +
+       z *
+           (kTanhC1D +
+            z *
+                (kTanhC2D +
+                 z *
+                     (kTanhC3D +
+                      z *
+                          (kTanhC4D +
+                           z *
+                               (kTanhC5D +
+                                z *
+                                    (kTanhC6D +
+                                     z *
+                                         (kTanhC7D +
+                                          z *
+                                              (kTanhC8D +
+                                               z *
+                                                   (kTanhC9D +
+                                                    z *
+                                                        (kTanhC10D +
+                                                         z * kTanhC11D)))))))))));
+  double r_small = a + a * p;
+  double t = expm1(2.0 * a);
+  double s = t + 2.0;
+  double s_err = (t - s) + 2.0;
+  double q = 2.0 / s;
+  q = q - q * (s_err / s);
+  double r = select(a < 0.625, r_small, 1.0 - q);
+  double res = f64_from_bits(to_bits(r) | (to_bits(x) & kSignD));
+  return select(x != x, x, res);
 }
 
 // ---------------------------------------------------------------------------
 // sigmoid(x) = 1 / (1 + exp(-x))
 
+// With e = exp(-|x|) = e_hi + e_lo and 1 + e_hi = d + d_err exactly:
+//   x >= 0: 1 / (1 + e) ~ q - q * (d_err / d),      q = 1 / d
+//   x <  0: e / (1 + e) ~ q + (e_lo - q * d_err) / d, q = e_hi / d
+// so only the final division and e's own small error remain; the negative
+// tail keeps full relative accuracy down to subnormals.
 DITTO_MATH_INLINE float sigmoid(float x) {
-  float e = exp(-detail::abs(x));
-  float d = 1.0f + e;
-  float pos = 1.0f / d;
-  float neg = e / d;
-  return x >= 0.0f ? pos : neg; // NaN falls to e / d = NaN
+  using namespace detail;
+  Parts<float> e = exp_parts(-abs(x));
+  float d = 1.0f + e.hi;
+  float d_err = ((1.0f - d) + e.hi) + e.lo;
+  bool pos = x >= 0.0f;
+  float num = select(pos, 1.0f, e.hi);
+  float q = num / d; // NaN propagates from e
+  float num_err = select(pos, 0.0f, e.lo);
+  return q + (num_err - q * d_err) / d;
 }
 
 DITTO_MATH_INLINE double sigmoid(double x) {
-  double e = exp(-detail::abs(x));
-  double d = 1.0 + e;
-  double pos = 1.0 / d;
-  double neg = e / d;
-  return x >= 0.0 ? pos : neg;
+  using namespace detail;
+  Parts<double> e = exp_parts(-abs(x));
+  double d = 1.0 + e.hi;
+  double d_err = ((1.0 - d) + e.hi) + e.lo;
+  bool pos = x >= 0.0;
+  double num = select(pos, 1.0, e.hi);
+  double q = num / d;
+  double num_err = select(pos, 0.0, e.lo);
+  return q + (num_err - q * d_err) / d;
 }
 
 // ---------------------------------------------------------------------------

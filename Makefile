@@ -1,0 +1,67 @@
+# The commands a newcomer needs: `make demo` and `make test`.
+JOBS ?= 2
+BUILD ?= build
+CMAKE_FLAGS ?=
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+  CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+endif
+FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
+
+.PHONY: all setup configure build demo test sanitize tsan scalar-test bench format format-check clean
+
+all: build
+
+setup:
+	@scripts/setup
+
+configure: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: today a demo of seeded, thread-count-invariant results.
+demo: build
+	./$(BUILD)/ditto_demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Every test under AddressSanitizer + UndefinedBehaviorSanitizer.
+sanitize: setup
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDITTO_SANITIZE=asan \
+	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE install
+
+# The parallel and threading tests under ThreadSanitizer.
+tsan: setup
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDITTO_SANITIZE=tsan \
+	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L 'test_parallel|test_ops'
+
+# The scalar-only build (DITTO_SIMD=scalar) and the whole suite.
+scalar-test: setup
+	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar $(CMAKE_FLAGS)
+	cmake --build build-scalar -j $(JOBS)
+	cd build-scalar && ctest --output-on-failure -j $(JOBS)
+
+bench:
+	@scripts/setup --bench
+	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DDITTO_BUILD_BENCH=ON \
+	  -DDITTO_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+	cmake --build build-bench -j $(JOBS) --target ditto_bench
+	/usr/bin/python3 bench/compare.py --ditto-bench build-bench/bench/ditto_bench
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	@scripts/setup
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf build build-asan build-tsan build-scalar build-bench

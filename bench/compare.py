@@ -1,0 +1,369 @@
+#!/usr/bin/env python3
+"""ditto against PyTorch, side by side in one run (DESIGN.md section 8).
+
+Runs the Google Benchmark program ditto_bench and times the same ops in
+PyTorch with the same sizes, thread counts and input values, then prints a
+markdown table of times, ratios (ditto / PyTorch) and bandwidths.
+
+The two sides alternate: each round runs all ditto cases, then all PyTorch
+cases, and the median (or min) over the rounds is reported, so a slow spell
+on a shared machine tends to hit both sides.
+
+PyTorch runs in a subprocess of --python (default /usr/bin/python3, which
+has Debian's python3-torch), with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE
+removed from its environment. This script itself needs no torch.
+
+To add a row: add a case to bench/bench_elementwise.cpp (or another program
+named with --ditto-bench) registered as "<name>" with args n and threads,
+and an OpSpec with the same name to OPS below.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+
+DEFAULT_SIZES = (1 << 20, 1 << 24)
+DEFAULT_THREADS = (1, 2)
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str  # the ditto benchmark name, "<name>/n:<n>/threads:<t>"
+    torch_stmt: str  # timed in PyTorch with inputs a (and b)
+    num_inputs: int  # 1 or 2 float32 inputs of n elements
+    arrays_moved: int  # arrays of n elements read plus written, for GB/s
+    sizes: tuple = DEFAULT_SIZES
+    threads: tuple = DEFAULT_THREADS
+    element_size: int = 4  # float32
+
+
+OPS = [
+    OpSpec("add", "torch.add(a, b)", num_inputs=2, arrays_moved=3),
+    OpSpec("exp", "torch.exp(a)", num_inputs=1, arrays_moved=2),
+    OpSpec("sigmoid", "torch.sigmoid(a)", num_inputs=1, arrays_moved=2),
+    OpSpec("sum", "torch.sum(a)", num_inputs=1, arrays_moved=1),
+]
+
+# Removed from the environment of the PyTorch subprocess.
+UNSET_FOR_TORCH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def cases(ops):
+    """(spec, n, threads) for every row of the table, in table order."""
+    return [(op, n, t) for op in ops for n in op.sizes for t in op.threads]
+
+
+def case_key(name, n, threads):
+    return f"{name}/n:{n}/threads:{threads}"
+
+
+# ---- machine
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine_info():
+    info = {
+        "cpu": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "usable_cpus": len(os.sched_getaffinity(0)),
+    }
+    try:
+        info["load_average"] = os.getloadavg()
+    except OSError:
+        info["load_average"] = None
+    return info
+
+
+# ---- ditto side
+
+
+def run_ditto(path, ops, min_time):
+    """{case key: seconds} and the benchmark context of one ditto_bench run."""
+    names = "|".join(re.escape(op.name) for op in ops)
+    cmd = [
+        path,
+        "--benchmark_format=json",
+        f"--benchmark_min_time={min_time}",
+        f"--benchmark_filter=^({names})/",
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(
+            f"error: {path} failed with exit code {proc.returncode}:\n"
+            f"{proc.stderr}"
+        )
+    report = json.loads(proc.stdout)
+    unit_seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    times = {}
+    for b in report["benchmarks"]:
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        key = b["run_name"].removesuffix("/real_time")
+        times[key] = b["real_time"] * unit_seconds[b["time_unit"]]
+    return times, report["context"]
+
+
+# ---- PyTorch side
+
+
+def torch_env():
+    env = dict(os.environ)
+    for var in UNSET_FOR_TORCH:
+        env.pop(var, None)
+    return env
+
+
+def check_torch(python):
+    """Version and config of torch under `python`; exits if not importable."""
+    code = (
+        "import json, torch; "
+        "print(json.dumps({'version': torch.__version__, "
+        "'backend': torch.__config__.parallel_info().split('backend:')[-1]"
+        ".strip()}))"
+    )
+    try:
+        proc = subprocess.run(
+            [python, "-c", code], capture_output=True, text=True, env=torch_env()
+        )
+    except OSError as e:
+        sys.exit(f"error: cannot run {python} for the PyTorch side: {e}")
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:] or ["(no output)"]
+        sys.exit(
+            f"error: torch is not importable with {python}: {last[0]}\n"
+            "Install Debian's python3-torch (apt-get install python3-torch) "
+            "or name an interpreter that has torch with --python."
+        )
+    return json.loads(proc.stdout)
+
+
+def run_torch(python, ops, min_time):
+    """{case key: seconds} from one run of the PyTorch worker subprocess."""
+    request = {
+        "min_time": min_time,
+        "cases": [
+            {
+                "key": case_key(op.name, n, t),
+                "stmt": op.torch_stmt,
+                "num_inputs": op.num_inputs,
+                "n": n,
+                "threads": t,
+            }
+            for op, n, t in cases(ops)
+        ],
+    }
+    proc = subprocess.run(
+        [python, os.path.abspath(__file__), "--torch-worker"],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        env=torch_env(),
+    )
+    if proc.returncode != 0:
+        sys.exit(f"error: the PyTorch timing failed:\n{proc.stderr}")
+    return json.loads(proc.stdout)
+
+
+def torch_worker():
+    """Runs under --python: reads cases on stdin, prints seconds per case."""
+    import torch
+    import torch.utils.benchmark as tb
+
+    def make_input(n, salt):
+        # The values bench_elementwise.cpp makes: in [-4, 4), from a
+        # multiplicative hash of the index.
+        i = torch.arange(n, dtype=torch.int64)
+        h = (i * 2654435761 + salt * 0x9E3779B9) % (1 << 32)
+        return (h.double() / 4294967296.0 * 8.0 - 4.0).float()
+
+    request = json.load(sys.stdin)
+    times = {}
+    for case in request["cases"]:
+        n, threads = case["n"], case["threads"]
+        torch.set_num_threads(threads)
+        env = {"torch": torch, "a": make_input(n, 1)}
+        if case["num_inputs"] > 1:
+            env["b"] = make_input(n, 2)
+        timer = tb.Timer(stmt=case["stmt"], globals=env, num_threads=threads)
+        timer.timeit(number=max(1, (1 << 24) // n))  # warm-up
+        m = timer.blocked_autorange(min_run_time=request["min_time"])
+        times[case["key"]] = m.median
+    json.dump(times, sys.stdout)
+
+
+# ---- report
+
+
+def format_time(seconds):
+    us = seconds * 1e6
+    if us < 1000:
+        return f"{us:.1f} µs"
+    return f"{us / 1000:.2f} ms"
+
+
+def format_size(n):
+    if n % (1 << 20) == 0:
+        return f"{n >> 20}M"
+    if n % (1 << 10) == 0:
+        return f"{n >> 10}K"
+    return str(n)
+
+
+def gbps(op, n, seconds):
+    return op.arrays_moved * n * op.element_size / seconds / 1e9
+
+
+def build_table(ops, ditto_times, torch_times):
+    lines = [
+        "| op | size | threads | ditto | PyTorch | ratio (ditto/PyTorch) "
+        "| ditto GB/s | PyTorch GB/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    ratios = []
+    for op, n, t in cases(ops):
+        key = case_key(op.name, n, t)
+        if key not in ditto_times:
+            sys.exit(f"error: ditto_bench has no case {key}")
+        d, p = ditto_times[key], torch_times[key]
+        ratios.append(d / p)
+        lines.append(
+            f"| {op.name} | {format_size(n)} | {t} | {format_time(d)} "
+            f"| {format_time(p)} | {d / p:.2f} | {gbps(op, n, d):.1f} "
+            f"| {gbps(op, n, p):.1f} |"
+        )
+    return lines, statistics.geometric_mean(ratios)
+
+
+def build_header(args, machine, context, torch_info):
+    now = datetime.datetime.now().astimezone()
+    load = machine["load_average"]
+    load_text = ", ".join(f"{x:.2f}" for x in load) if load else "unknown"
+    return [
+        f"Run {now:%Y-%m-%d %H:%M %Z} on {machine['cpu']}, "
+        f"{machine['logical_cpus']} logical CPUs "
+        f"({machine['usable_cpus']} usable); load average at start "
+        f"{load_text}.",
+        f"ditto {context.get('ditto_version', '?')}, CPU capability "
+        f"{context.get('ditto_cpu_capability', '?')} (compiled: "
+        f"{context.get('ditto_compiled_capabilities', '?')}); "
+        f"PyTorch {torch_info['version']} ({args.python}, parallel backend "
+        f"{torch_info['backend']}).",
+        f"Times are the {args.stat} of {args.rounds} alternating rounds of "
+        f"at least {args.min_time} s per case on each side; float32, "
+        "contiguous, out-of-place.",
+    ]
+
+
+def parse_args():
+    here = os.path.dirname(os.path.abspath(__file__))
+    default_bench = os.path.join(
+        os.path.dirname(here), "build-bench", "bench", "ditto_bench"
+    )
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--ditto-bench",
+        default=default_bench,
+        help="the ditto_bench program (default: %(default)s)",
+    )
+    p.add_argument(
+        "--python",
+        default="/usr/bin/python3",
+        help="interpreter with torch for the PyTorch side (default: %(default)s)",
+    )
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="alternating ditto/PyTorch rounds (default: %(default)s)",
+    )
+    p.add_argument(
+        "--min-time",
+        type=float,
+        default=0.3,
+        help="seconds each case runs per round on each side (default: %(default)s)",
+    )
+    p.add_argument(
+        "--stat",
+        choices=("median", "min"),
+        default="median",
+        help="how the rounds are combined (default: %(default)s)",
+    )
+    p.add_argument(
+        "--ops",
+        help="comma-separated op names to run (default: all: "
+        + ",".join(op.name for op in OPS)
+        + ")",
+    )
+    p.add_argument("--markdown-out", metavar="FILE", help="also write the table here")
+    p.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
+    return p.parse_args()
+
+
+def main():
+    args = parse_args()
+    if args.torch_worker:
+        torch_worker()
+        return
+
+    ops = OPS
+    if args.ops:
+        wanted = args.ops.split(",")
+        unknown = set(wanted) - {op.name for op in OPS}
+        if unknown:
+            sys.exit(f"error: unknown ops {sorted(unknown)}")
+        ops = [op for op in OPS if op.name in wanted]
+    if not os.access(args.ditto_bench, os.X_OK):
+        sys.exit(
+            f"error: {args.ditto_bench} not found. Build it with\n"
+            "  cmake -S . -B build-bench -DDITTO_BUILD_BENCH=ON "
+            "-DDITTO_BUILD_TESTS=OFF && make -C build-bench ditto_bench\n"
+            "or name it with --ditto-bench."
+        )
+
+    machine = machine_info()
+    torch_info = check_torch(args.python)
+
+    ditto_runs, torch_runs = {}, {}
+    context = {}
+    for r in range(args.rounds):
+        print(f"round {r + 1}/{args.rounds}: ditto", file=sys.stderr, flush=True)
+        times, context = run_ditto(args.ditto_bench, ops, args.min_time)
+        for key, s in times.items():
+            ditto_runs.setdefault(key, []).append(s)
+        print(f"round {r + 1}/{args.rounds}: PyTorch", file=sys.stderr, flush=True)
+        for key, s in run_torch(args.python, ops, args.min_time).items():
+            torch_runs.setdefault(key, []).append(s)
+
+    combine = statistics.median if args.stat == "median" else min
+    ditto_times = {k: combine(v) for k, v in ditto_runs.items()}
+    torch_times = {k: combine(v) for k, v in torch_runs.items()}
+
+    header = build_header(args, machine, context, torch_info)
+    table, geomean = build_table(ops, ditto_times, torch_times)
+    summary = f"Geometric mean of the ratios: {geomean:.2f}."
+    text = "\n".join(header) + "\n\n" + "\n".join(table) + "\n\n" + summary + "\n"
+    print(text, end="")
+    if args.markdown_out:
+        with open(args.markdown_out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

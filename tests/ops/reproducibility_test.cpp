@@ -1,0 +1,161 @@
+// The contract, tested: every elementwise op and reduction gives the same
+// bits with 1, 2, 3 and 8 threads (R2) and under every CPU capability this
+// build and machine have (R5), on sizes that are not multiples of the chunk
+// sizes. The reference is the scalar kernels on one thread.
+
+#include <gtest/gtest.h>
+
+#include <cfenv>
+#include <thread>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+namespace {
+
+// Varied values (including negatives, tiny and large magnitudes) from a
+// fixed integer recurrence; no random-number generator needed.
+Tensor varied(int64_t n, Dtype dtype, double scale) {
+  std::vector<double> v(static_cast<size_t>(n));
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    double u = double(s >> 11) / double(1ull << 53); // [0, 1)
+    x = (u - 0.5) * scale;
+  }
+  return tensor(v).to(dtype);
+}
+
+struct Results {
+  std::vector<uint64_t> prints;
+  std::vector<std::string> names;
+  void add(const char* name, const Tensor& t) {
+    names.emplace_back(name);
+    prints.push_back(fingerprint(t));
+  }
+};
+
+Results run_everything(Dtype dtype) {
+  Results r;
+  const int64_t n = 3 * 16384 * 5 + 12345; // not a multiple of any grain
+  Tensor x = varied(n, dtype, 20.0);
+  Tensor y = varied(n, dtype, 3.0);
+  Tensor pos = add(abs(y), 1e-3);
+  Tensor m = x.narrow(0, 0, 317 * 811).view({317, 811});
+  r.add("add", add(x, y));
+  r.add("sub", sub(x, 0.75));
+  r.add("mul", mul(x, y));
+  r.add("div", div(x, pos));
+  r.add("pow", pow(pos, y));
+  r.add("exp", exp(x));
+  r.add("log", log(pos));
+  r.add("log1p", log1p(abs(x)));
+  r.add("sqrt", sqrt(pos));
+  r.add("tanh", tanh(x));
+  r.add("sigmoid", sigmoid(x));
+  r.add("relu", relu(x));
+  r.add("neg", neg(x));
+  r.add("clamp", clamp(x, -1.5, 2.5));
+  r.add("where", where(gt(x, y), x, y));
+  r.add("maximum", maximum(x, y));
+  r.add("lt", lt(x, y));
+  r.add("broadcast", add(m, m.select(0, 3)));
+  r.add("strided", exp(m.t()));
+  r.add("sum", sum(x));
+  r.add("mean", mean(y));
+  r.add("prod", prod(add(mul(y, 0.01), 1.0)));
+  r.add("sum_dim0", sum(m, {0}));
+  r.add("sum_dim1", sum(m, {1}));
+  r.add("mean_dims", mean(m.view({317, 811, 1}), {0, 2}, true));
+  r.add("max", max(x));
+  r.add("argmin_dim", argmin(m, 1));
+  r.add("max_dim_values", max(m, 0).first);
+  r.add("max_dim_indices", max(m, 0).second);
+  r.add("sort", sort(m, 1).first);
+  r.add("cat", cat({m, m.slice(0, 0, 10)}));
+  r.add("flip", flip(m, {0, 1}));
+  r.add("pad", pad(m, {3, 2, 1, 1}, "reflect"));
+  r.add("copy", m.t().contiguous());
+  r.add("to_int", mul(x, 1000.0).to(kInt32));
+  r.add("int_sum", sum(mul(x, 1000.0).to(kInt64)));
+  return r;
+}
+
+class Reproducibility : public ::testing::TestWithParam<Dtype> {
+ protected:
+  void TearDown() override {
+    set_num_threads(saved_threads_);
+    set_cpu_capability(saved_cap_);
+  }
+  int saved_threads_ = get_num_threads();
+  CpuCapability saved_cap_ = get_cpu_capability();
+};
+
+} // namespace
+
+TEST_P(Reproducibility, SameBitsForEveryThreadCountAndCapability) {
+  set_cpu_capability(CpuCapability::Scalar);
+  set_num_threads(1);
+  Results ref = run_everything(GetParam());
+  for (CpuCapability cap : supported_cpu_capabilities()) {
+    set_cpu_capability(cap);
+    for (int threads : {1, 2, 3, 8}) {
+      set_num_threads(threads);
+      Results got = run_everything(GetParam());
+      ASSERT_EQ(got.prints.size(), ref.prints.size());
+      for (size_t i = 0; i < ref.prints.size(); ++i) {
+        EXPECT_EQ(got.prints[i], ref.prints[i])
+            << ref.names[i] << " differs with " << cpu_capability_name(cap)
+            << " and " << threads << " threads";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Dtypes,
+    Reproducibility,
+    ::testing::Values(kFloat32, kFloat64),
+    [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(Reproducibility, ConcurrentUserThreadsGetTheSameBits) {
+  set_num_threads(2);
+  Tensor x = varied(200001, kFloat32, 10.0);
+  const uint64_t expected = fingerprint(sum(exp(x)));
+  std::vector<uint64_t> got(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 5; ++k) {
+        got[size_t(t)] = fingerprint(sum(exp(x)));
+      }
+    });
+  }
+  for (auto& th : threads) {
+    th.join();
+  }
+  for (uint64_t g : got) {
+    EXPECT_EQ(g, expected);
+  }
+}
+
+TEST(Reproducibility, TheCallersFloatingPointModeDoesNotMatter) {
+  Tensor x = varied(100003, kFloat32, 1e-36); // many subnormal products
+  const uint64_t expected = fingerprint(mul(x, 1e-3));
+  const uint64_t expected_sum = fingerprint(sum(x));
+  std::fesetround(FE_UPWARD);
+  uint64_t got = fingerprint(mul(x, 1e-3));
+  uint64_t got_sum = fingerprint(sum(x));
+  std::fesetround(FE_TONEAREST);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(got_sum, expected_sum);
+#if defined(__x86_64__)
+  unsigned csr = __builtin_ia32_stmxcsr();
+  __builtin_ia32_ldmxcsr(csr | 0x8040); // flush-to-zero + denormals-are-zero
+  got = fingerprint(mul(x, 1e-3));
+  __builtin_ia32_ldmxcsr(csr);
+  EXPECT_EQ(got, expected);
+#endif
+  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
+}
