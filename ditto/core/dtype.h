@@ -57,10 +57,10 @@ constexpr int dtype_index(Dtype d) {
 
 template <typename T>
 struct DtypeOf;
-#define DITTO_DTYPE_OF(type, name, code)            \
-  template <>                                       \
-  struct DtypeOf<type> {                            \
-    static constexpr Dtype value = Dtype::name;     \
+#define DITTO_DTYPE_OF(type, name, code)        \
+  template <>                                   \
+  struct DtypeOf<type> {                        \
+    static constexpr Dtype value = Dtype::name; \
   };
 DITTO_FORALL_DTYPES(DITTO_DTYPE_OF)
 #undef DITTO_DTYPE_OF

@@ -60,19 +60,21 @@ template <typename E, typename... Args>
 
 // DITTO_CHECK(cond, ErrorType, op, message parts...): throws ErrorType with
 // the message "[op] parts..." when cond is false.
-#define DITTO_CHECK(cond, E, op, ...)                  \
-  do {                                                 \
-    if (!(cond)) {                                     \
+#define DITTO_CHECK(cond, E, op, ...)                   \
+  do {                                                  \
+    if (!(cond)) {                                      \
       ::ditto::detail::throw_error<E>(op, __VA_ARGS__); \
-    }                                                  \
+    }                                                   \
   } while (0)
 
 // Always-on internal assertion; throws InternalError rather than aborting.
-#define DITTO_ASSERT(cond)                                        \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      throw ::ditto::InternalError(::ditto::detail::str_cat(      \
-          "[internal] assertion failed: " #cond " at ", __FILE__, \
-          ":", __LINE__));                                        \
-    }                                                             \
+#define DITTO_ASSERT(cond)                                   \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      throw ::ditto::InternalError(::ditto::detail::str_cat( \
+          "[internal] assertion failed: " #cond " at ",      \
+          __FILE__,                                          \
+          ":",                                               \
+          __LINE__));                                        \
+    }                                                        \
   } while (0)

@@ -12,8 +12,9 @@
 namespace ditto {
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "fingerprint encodes little-endian integers");
+static_assert(
+    std::endian::native == std::endian::little,
+    "fingerprint encodes little-endian integers");
 
 // Feeds values with every NaN replaced by the canonical quiet NaN (positive,
 // payload zero): NaN payloads and signs differ between compilers and CPUs.

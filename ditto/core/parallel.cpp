@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <cfenv>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -38,6 +40,46 @@ int default_num_threads() {
   return hw == 0 ? 1 : int(hw);
 }
 
+// Spin this long for new work (workers) or for the last chunk (the caller)
+// before sleeping: back-to-back ops then do not pay a futex wake-up each.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__)
+  _mm_pause();
+#endif
+}
+
+// Spins until pred() holds or kSpin passes; returns pred().
+template <typename Pred>
+bool spin_until(Pred pred) {
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
+    if (pred()) {
+      return true;
+    }
+    cpu_relax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() - start > kSpin) {
+      return pred();
+    }
+  }
+}
+
+// One parallel_chunks call. Workers that wake after every chunk is taken
+// only touch the counters, which live as long as any thread holds the job.
+struct Job {
+  const std::function<void(int64_t)>* fn = nullptr;
+  int64_t num_chunks = 0;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+  // Lowest chunk that has failed so far; chunks above it are skipped, chunks
+  // below it still run, so the error reported is the lowest failing chunk's
+  // whatever the thread count.
+  std::atomic<int64_t> first_error{INT64_MAX};
+  std::mutex error_mu;
+  std::exception_ptr error;
+};
+
 // A fixed set of worker threads; the calling thread works too. One job runs
 // at a time; a second user thread arriving while a job runs does its work
 // inline (same chunks, same bits).
@@ -52,7 +94,7 @@ class ThreadPool {
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
+      stop_.store(true);
     }
     cv_.notify_all();
     for (auto& w : workers_) {
@@ -70,23 +112,25 @@ class ThreadPool {
     if (!run_lock.owns_lock()) {
       return false;
     }
+    auto job = std::make_shared<Job>();
+    job->fn = &fn;
+    job->num_chunks = num_chunks;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      fn_ = &fn;
-      num_chunks_ = num_chunks;
-      next_.store(0, std::memory_order_relaxed);
-      error_ = nullptr;
-      error_chunk_ = INT64_MAX;
-      active_ = int(workers_.size());
-      ++generation_;
+      job_ = job;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
-    work();
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [this] { return active_ == 0; });
-    fn_ = nullptr;
-    if (error_) {
-      std::rethrow_exception(error_);
+    work(*job);
+    auto finished = [&] {
+      return job->done.load(std::memory_order_acquire) == num_chunks;
+    };
+    if (!spin_until(finished)) {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, finished);
+    }
+    if (job->error) {
+      std::rethrow_exception(job->error);
     }
     return true;
   }
@@ -95,43 +139,49 @@ class ThreadPool {
   void worker_loop() {
     uint64_t seen = 0;
     for (;;) {
+      spin_until([&] {
+        return stop_.load(std::memory_order_relaxed) ||
+            generation_.load(std::memory_order_acquire) != seen;
+      });
+      std::shared_ptr<Job> job;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) {
+        cv_.wait(
+            lock, [&] { return stop_.load() || generation_.load() != seen; });
+        if (stop_.load()) {
           return;
         }
-        seen = generation_;
+        seen = generation_.load();
+        job = job_;
       }
-      work();
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        --active_;
-      }
-      done_cv_.notify_one();
+      work(*job);
     }
   }
 
-  void work() {
+  void work(Job& job) {
     FpEnvGuard fp;
     bool was = tls_in_parallel;
     tls_in_parallel = true;
     for (;;) {
-      int64_t c = next_.fetch_add(1, std::memory_order_relaxed);
-      if (c >= num_chunks_) {
+      int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= job.num_chunks) {
         break;
       }
-      try {
-        (*fn_)(c);
-      } catch (...) {
-        // Keep the error of the lowest chunk, so the error is the same
-        // whatever the thread count; stop handing out further chunks.
-        std::lock_guard<std::mutex> lock(mu_);
-        if (c < error_chunk_) {
-          error_chunk_ = c;
-          error_ = std::current_exception();
+      if (c < job.first_error.load(std::memory_order_relaxed)) {
+        try {
+          (*job.fn)(c);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(job.error_mu);
+          if (c < job.first_error.load(std::memory_order_relaxed)) {
+            job.first_error.store(c, std::memory_order_relaxed);
+            job.error = std::current_exception();
+          }
         }
-        next_.store(num_chunks_, std::memory_order_relaxed);
+      }
+      if (job.done.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+          job.num_chunks) {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_cv_.notify_all();
       }
     }
     tls_in_parallel = was;
@@ -143,14 +193,9 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable done_cv_;
-  bool stop_ = false;
-  uint64_t generation_ = 0;
-  int active_ = 0;
-  const std::function<void(int64_t)>* fn_ = nullptr;
-  int64_t num_chunks_ = 0;
-  std::atomic<int64_t> next_{0};
-  std::exception_ptr error_;
-  int64_t error_chunk_ = INT64_MAX;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> generation_{0};
+  std::shared_ptr<Job> job_;
 };
 
 std::mutex g_pool_mu;

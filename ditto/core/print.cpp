@@ -204,9 +204,10 @@ class Renderer {
       slices.push_back(render(d + 1, indent + 1));
     }
     // Blank lines between blocks grow with the remaining rank.
-    std::string sep = "," + std::string(nd - d - 1, '\n') +
-        std::string(size_t(indent + 1), ' ');
-    return "[" + join(slices, sep) + "]";
+    std::string sep = ",";
+    sep.append(nd - d - 1, '\n');
+    sep.append(size_t(indent + 1), ' ');
+    return bracket(join(slices, sep));
   }
 
  private:
@@ -230,8 +231,18 @@ class Renderer {
           std::vector<std::string>(data.begin() + i, data.begin() + end),
           ", "));
     }
-    return "[" + join(lines, ",\n" + std::string(size_t(indent + 1), ' ')) +
-        "]";
+    return bracket(join(lines, ",\n" + std::string(size_t(indent + 1), ' ')));
+  }
+
+  // Appends rather than `"[" + s`, which trips a GCC 12 -Wrestrict false
+  // positive.
+  static std::string bracket(const std::string& s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '[';
+    out += s;
+    out += ']';
+    return out;
   }
 
   static std::string join(

@@ -17,9 +17,7 @@ class DITTO_API Scalar {
   enum class Kind : uint8_t { Bool, Int, Float };
 
   Scalar() : Scalar(int64_t{0}) {}
-  template <
-      typename T,
-      std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
   Scalar(T v) { // NOLINT: implicit on purpose, as at::Scalar
     if constexpr (std::is_same_v<T, bool>) {
       kind_ = Kind::Bool;
@@ -68,9 +66,7 @@ class DITTO_API Scalar {
 
   // The dtype a tensor made from this scalar alone would get.
   Dtype dtype() const {
-    return kind_ == Kind::Bool ? kBool
-        : kind_ == Kind::Int   ? kInt64
-                               : kFloat64;
+    return kind_ == Kind::Bool ? kBool : kind_ == Kind::Int ? kInt64 : kFloat64;
   }
 
  private:

@@ -27,6 +27,7 @@ DITTO_API Shape contiguous_strides(const Shape& sizes);
 DITTO_API int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 // The broadcast shape of a and b; ValueError naming op if incompatible.
-DITTO_API Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+DITTO_API Shape
+broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 
 } // namespace ditto

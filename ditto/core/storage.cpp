@@ -17,8 +17,8 @@ Storage::Storage(size_t nbytes, Device device)
   }
   data_ = std::aligned_alloc(kStorageAlignment, rounded);
   if (data_ == nullptr) {
-    throw Error(detail::str_cat(
-        "[empty] out of memory allocating ", nbytes, " bytes"));
+    throw Error(
+        detail::str_cat("[empty] out of memory allocating ", nbytes, " bytes"));
   }
 }
 

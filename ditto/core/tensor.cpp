@@ -27,16 +27,11 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   std::optional<size_t> infer;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      DITTO_CHECK(
-          !infer, ValueError, op, "only one dimension can be inferred");
+      DITTO_CHECK(!infer, ValueError, op, "only one dimension can be inferred");
       infer = i;
     } else {
       DITTO_CHECK(
-          shape[i] >= 0,
-          ValueError,
-          op,
-          "invalid shape dimension ",
-          shape[i]);
+          shape[i] >= 0, ValueError, op, "invalid shape dimension ", shape[i]);
       known *= shape[i];
     }
   }
@@ -250,7 +245,8 @@ Tensor Tensor::as_strided(
   int64_t numel = checked_numel(sizes, op);
   int64_t last = offset;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    DITTO_CHECK(strides[i] >= 0, ValueError, op, "negative stride ", strides[i]);
+    DITTO_CHECK(
+        strides[i] >= 0, ValueError, op, "negative stride ", strides[i]);
     if (sizes[i] > 0) {
       last += (sizes[i] - 1) * strides[i];
     }

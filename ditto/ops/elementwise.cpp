@@ -56,7 +56,8 @@ struct ResultTypeState {
 // own: the trace shows only the op the scalar was given to.
 Tensor wrap(const Scalar& s, Dtype d) {
   Tensor t = detail::new_tensor({}, d);
-  dispatch_dtype(d, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
+  dispatch_dtype(
+      d, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
   return t;
 }
 
@@ -71,13 +72,34 @@ bool can_cast(Dtype from, Dtype to) {
 }
 
 const char* binary_name(BinaryOp op, bool inplace) {
-  static const char* names[] = {"add", "sub", "mul", "div", "pow",
-                                "maximum", "minimum", "eq", "ne", "lt", "le",
-                                "gt", "ge"};
-  static const char* inplace_names[] = {"add_", "sub_", "mul_", "div_",
-                                        "pow_", "maximum_", "minimum_",
-                                        "eq_", "ne_", "lt_", "le_", "gt_",
-                                        "ge_"};
+  static const char* names[] = {
+      "add",
+      "sub",
+      "mul",
+      "div",
+      "pow",
+      "maximum",
+      "minimum",
+      "eq",
+      "ne",
+      "lt",
+      "le",
+      "gt",
+      "ge"};
+  static const char* inplace_names[] = {
+      "add_",
+      "sub_",
+      "mul_",
+      "div_",
+      "pow_",
+      "maximum_",
+      "minimum_",
+      "eq_",
+      "ne_",
+      "lt_",
+      "le_",
+      "gt_",
+      "ge_"};
   return inplace ? inplace_names[int(op)] : names[int(op)];
 }
 
@@ -147,8 +169,9 @@ Tensor binary(
         " can't be cast to the desired output type ",
         out->dtype());
     detail::check_no_internal_overlap(*out, name);
-    dst = out->dtype() == result_dtype ? *out
-                                       : detail::new_tensor(shape, result_dtype);
+    dst = out->dtype() == result_dtype
+        ? *out
+        : detail::new_tensor(shape, result_dtype);
   } else {
     dst = detail::new_tensor(shape, result_dtype);
   }
@@ -164,11 +187,7 @@ Tensor binary(
   Tensor y = prepare(b_in);
   auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
   DITTO_CHECK(
-      loop != nullptr,
-      TypeError,
-      name,
-      "not implemented for ",
-      compute);
+      loop != nullptr, TypeError, name, "not implemented for ", compute);
   detail::run_loop(
       shape,
       {{static_cast<char*>(dst.raw_data()), dst.strides()},
@@ -200,8 +219,8 @@ Tensor binary_st(BinaryOp op, const Scalar& a, const Tensor& b) {
 }
 
 const char* unary_name(UnaryOp op) {
-  static const char* names[] = {"neg", "abs", "exp", "log", "log1p",
-                                "sqrt", "tanh", "sigmoid", "relu"};
+  static const char* names[] = {
+      "neg", "abs", "exp", "log", "log1p", "sqrt", "tanh", "sigmoid", "relu"};
   return names[int(op)];
 }
 
@@ -209,8 +228,8 @@ Tensor unary(UnaryOp op, const Tensor& a) {
   const char* name = unary_name(op);
   detail::OpScope scope(name);
   DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
-  bool floating_op = op != UnaryOp::Neg && op != UnaryOp::Abs &&
-      op != UnaryOp::Relu;
+  bool floating_op =
+      op != UnaryOp::Neg && op != UnaryOp::Abs && op != UnaryOp::Relu;
   Dtype compute = a.dtype();
   if (floating_op && !is_floating(compute)) {
     compute = kFloat32;
@@ -269,8 +288,14 @@ void clamp_into(
          {static_cast<char*>(x.raw_data()), x.strides()}},
         {dst.element_size(), x.element_size()},
         [&](char* const* p, const int64_t* s, int64_t n) {
-          loop(n, p[0], p[1], s[0], s[1], lo ? &lo_v : nullptr,
-               hi ? &hi_v : nullptr);
+          loop(
+              n,
+              p[0],
+              p[1],
+              s[0],
+              s[1],
+              lo ? &lo_v : nullptr,
+              hi ? &hi_v : nullptr);
         });
   });
   scope.done(dst);
@@ -292,12 +317,12 @@ Dtype result_type(const Tensor& a, const Scalar& b) {
   return s.result();
 }
 
-#define DITTO_BINARY_DEFS(fn, OP)                         \
-  Tensor fn(const Tensor& a, const Tensor& b) {           \
-    return binary_tt(BinaryOp::OP, a, b);                 \
-  }                                                       \
-  Tensor fn(const Tensor& a, const Scalar& b) {           \
-    return binary_ts(BinaryOp::OP, a, b);                 \
+#define DITTO_BINARY_DEFS(fn, OP)               \
+  Tensor fn(const Tensor& a, const Tensor& b) { \
+    return binary_tt(BinaryOp::OP, a, b);       \
+  }                                             \
+  Tensor fn(const Tensor& a, const Scalar& b) { \
+    return binary_ts(BinaryOp::OP, a, b);       \
   }
 DITTO_BINARY_DEFS(add, Add)
 DITTO_BINARY_DEFS(sub, Sub)
@@ -446,12 +471,12 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
 Tensor operator-(const Tensor& a) {
   return neg(a);
 }
-#define DITTO_CMP_OPERATORS(sym, fn)                    \
+#define DITTO_CMP_OPERATORS(sym, fn)                      \
   Tensor operator sym(const Tensor& a, const Tensor& b) { \
-    return fn(a, b);                                    \
-  }                                                     \
+    return fn(a, b);                                      \
+  }                                                       \
   Tensor operator sym(const Tensor& a, const Scalar& b) { \
-    return fn(a, b);                                    \
+    return fn(a, b);                                      \
   }
 DITTO_CMP_OPERATORS(==, eq)
 DITTO_CMP_OPERATORS(!=, ne)

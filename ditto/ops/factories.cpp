@@ -125,8 +125,8 @@ Tensor arange(const Scalar& end) {
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step) {
-  bool floating = start.is_floating() || end.is_floating() ||
-      step.is_floating();
+  bool floating =
+      start.is_floating() || end.is_floating() || step.is_floating();
   return arange(start, end, step, floating ? kFloat32 : kInt64);
 }
 
@@ -151,13 +151,12 @@ Tensor arange(
       ValueError,
       "arange",
       "upper bound and larger bound inconsistent with step sign");
-  DITTO_CHECK(
-      dtype != kBool, TypeError, "arange", "not implemented for bool");
+  DITTO_CHECK(dtype != kBool, TypeError, "arange", "not implemented for bool");
   // The count as PyTorch computes it: ceil((end - start) / step) in double,
   // or exactly in integers when all three are integers.
   int64_t n;
-  bool all_int = !start.is_floating() && !end.is_floating() &&
-      !step.is_floating();
+  bool all_int =
+      !start.is_floating() && !end.is_floating() && !step.is_floating();
   if (all_int) {
     int64_t a = start.to<int64_t>(), b = end.to<int64_t>(),
             c = step.to<int64_t>();
@@ -206,8 +205,8 @@ Tensor linspace(
   dispatch_dtype(dtype, "linspace", [&]<typename T>() {
     T* p = t.data_ptr<T>();
     for (int64_t i = 0; i < steps; ++i) {
-      double v = i < half ? a + step * double(i)
-                          : b - step * double(steps - i - 1);
+      double v =
+          i < half ? a + step * double(i) : b - step * double(steps - i - 1);
       p[i] = T(v);
     }
   });

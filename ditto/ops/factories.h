@@ -10,10 +10,8 @@ namespace ditto {
 
 // Uninitialized memory (see determinism::fill_uninitialized_memory).
 DITTO_API Tensor empty(const Shape& shape, Dtype dtype = kFloat32);
-DITTO_API Tensor empty_strided(
-    const Shape& sizes,
-    const Shape& strides,
-    Dtype dtype = kFloat32);
+DITTO_API Tensor
+empty_strided(const Shape& sizes, const Shape& strides, Dtype dtype = kFloat32);
 DITTO_API Tensor zeros(const Shape& shape, Dtype dtype = kFloat32);
 DITTO_API Tensor ones(const Shape& shape, Dtype dtype = kFloat32);
 DITTO_API Tensor full(const Shape& shape, const Scalar& value, Dtype dtype);
@@ -32,15 +30,10 @@ DITTO_API Tensor ones_like(const Tensor& t, Dtype dtype);
 // [0, end) or [start, end) by step; dtype inferred as torch.arange does
 // (int64 for integer arguments, float32 otherwise) unless given.
 DITTO_API Tensor arange(const Scalar& end);
-DITTO_API Tensor arange(
-    const Scalar& start,
-    const Scalar& end,
-    const Scalar& step = 1);
-DITTO_API Tensor arange(
-    const Scalar& start,
-    const Scalar& end,
-    const Scalar& step,
-    Dtype dtype);
+DITTO_API Tensor
+arange(const Scalar& start, const Scalar& end, const Scalar& step = 1);
+DITTO_API Tensor
+arange(const Scalar& start, const Scalar& end, const Scalar& step, Dtype dtype);
 DITTO_API Tensor linspace(
     const Scalar& start,
     const Scalar& end,

@@ -61,8 +61,7 @@ void run_loop(
     }
     bool merge = !sizes.empty();
     for (size_t j = 0; merge && j < k; ++j) {
-      merge = operands[j].strides[d] ==
-          strides[j].back() * sizes.back();
+      merge = operands[j].strides[d] == strides[j].back() * sizes.back();
     }
     if (merge) {
       sizes.back() *= sizes_in[d];

@@ -21,8 +21,11 @@ struct Plan {
   Shape out_shape;
 };
 
-Plan make_plan(const Tensor& a, const IntList& dims_in, bool keepdim,
-               const char* op) {
+Plan make_plan(
+    const Tensor& a,
+    const IntList& dims_in,
+    bool keepdim,
+    const char* op) {
   DITTO_CHECK(a.defined(), ValueError, op, "undefined tensor");
   int64_t nd = a.dim();
   std::vector<bool> reduced(size_t(std::max<int64_t>(nd, 1)), dims_in.empty());
@@ -117,7 +120,8 @@ void reduce_rows(
     row(0, true);
     return;
   }
-  int64_t rows_per_task = std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.inner, 1));
+  int64_t rows_per_task =
+      std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.inner, 1));
   parallel_for(0, p.outer, rows_per_task, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       row(r, false);
@@ -125,8 +129,13 @@ void reduce_rows(
   });
 }
 
-Tensor sum_impl(const Tensor& a, const IntList& dims, bool keepdim,
-                const char* name, bool is_mean, bool is_prod) {
+Tensor sum_impl(
+    const Tensor& a,
+    const IntList& dims,
+    bool keepdim,
+    const char* name,
+    bool is_mean,
+    bool is_prod) {
   detail::OpScope scope(name);
   Plan p = make_plan(a, dims, keepdim, name);
   Dtype in = a.dtype();
@@ -142,27 +151,39 @@ Tensor sum_impl(const Tensor& a, const IntList& dims, bool keepdim,
   Dtype acc = is_floating(in) ? in : kInt64;
   Tensor out = detail::new_tensor(p.out_shape, acc);
   const auto& table = scope.kernels();
-  auto loop = is_prod ? table.prod[dtype_index(in)] : table.sum[dtype_index(in)];
+  auto loop =
+      is_prod ? table.prod[dtype_index(in)] : table.sum[dtype_index(in)];
   dispatch_dtype(acc, name, [&]<typename A>() {
-    if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double> ||
-                  std::is_same_v<A, int64_t>) {
+    if constexpr (
+        std::is_same_v<A, float> || std::is_same_v<A, double> ||
+        std::is_same_v<A, int64_t>) {
       A* o = out.data_ptr<A>();
       if (is_prod) {
-        reduce_rows<A>(p, loop, A(1), [](A x, A y) {
-          if constexpr (std::is_integral_v<A>) {
-            return A(uint64_t(x) * uint64_t(y));
-          } else {
-            return x * y;
-          }
-        }, o);
+        reduce_rows<A>(
+            p,
+            loop,
+            A(1),
+            [](A x, A y) {
+              if constexpr (std::is_integral_v<A>) {
+                return A(uint64_t(x) * uint64_t(y));
+              } else {
+                return x * y;
+              }
+            },
+            o);
       } else {
-        reduce_rows<A>(p, loop, A(0), [](A x, A y) {
-          if constexpr (std::is_integral_v<A>) {
-            return A(uint64_t(x) + uint64_t(y));
-          } else {
-            return x + y;
-          }
-        }, o);
+        reduce_rows<A>(
+            p,
+            loop,
+            A(0),
+            [](A x, A y) {
+              if constexpr (std::is_integral_v<A>) {
+                return A(uint64_t(x) + uint64_t(y));
+              } else {
+                return x + y;
+              }
+            },
+            o);
       }
       if (is_mean) {
         if constexpr (std::is_floating_point_v<A>) {
@@ -185,8 +206,12 @@ struct ArgResult {
 // Max or min of each row with the index of its first occurrence. Chunk
 // results are combined left to right so the first index wins ties and the
 // first NaN wins overall.
-ArgResult arg_impl(const Tensor& a, std::optional<int64_t> dim, bool keepdim,
-                   bool is_max, const char* name) {
+ArgResult arg_impl(
+    const Tensor& a,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    bool is_max,
+    const char* name) {
   detail::OpScope scope(name);
   DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
   IntList dims;
@@ -229,8 +254,11 @@ ArgResult arg_impl(const Tensor& a, std::optional<int64_t> dim, bool keepdim,
       auto chunk = [&](int64_t c) {
         int64_t b = c * kReduceGrain;
         int64_t n = std::min(kReduceGrain, p.inner - b);
-        loop(reinterpret_cast<const char*>(x + b), n, &cv[size_t(c)],
-             &ci[size_t(c)]);
+        loop(
+            reinterpret_cast<const char*>(x + b),
+            n,
+            &cv[size_t(c)],
+            &ci[size_t(c)]);
         ci[size_t(c)] += b;
       };
       if (parallel) {

@@ -10,12 +10,11 @@ namespace ditto {
 // depend on the thread count or the CPU capability. Integer and bool sums
 // give int64, as in PyTorch. An empty dims list reduces over every dim.
 DITTO_API Tensor sum(const Tensor& a);
-DITTO_API Tensor sum(const Tensor& a, const IntList& dims, bool keepdim = false);
+DITTO_API Tensor
+sum(const Tensor& a, const IntList& dims, bool keepdim = false);
 DITTO_API Tensor mean(const Tensor& a);
-DITTO_API Tensor mean(
-    const Tensor& a,
-    const IntList& dims,
-    bool keepdim = false);
+DITTO_API Tensor
+mean(const Tensor& a, const IntList& dims, bool keepdim = false);
 DITTO_API Tensor prod(const Tensor& a);
 DITTO_API Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false);
 

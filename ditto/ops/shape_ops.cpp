@@ -116,7 +116,8 @@ Tensor flip(const Tensor& a, const IntList& dims) {
   std::vector<bool> f(size_t(std::max<int64_t>(a.dim(), 1)), false);
   for (int64_t d : dims) {
     int64_t w = wrap_dim(d, a.dim(), "flip");
-    DITTO_CHECK(!f[w], ValueError, "flip", "dim ", w, " appears multiple times");
+    DITTO_CHECK(
+        !f[w], ValueError, "flip", "dim ", w, " appears multiple times");
     f[w] = true;
   }
   Tensor out = detail::new_tensor(a.sizes(), a.dtype());
@@ -231,24 +232,24 @@ Tensor pad(
   const size_t es = a.element_size();
   const char* in = static_cast<const char*>(src.raw_data());
   char* o = static_cast<char*>(out.raw_data());
-  parallel_for(0, out.numel(), kernels::kElementwiseGrain,
-               [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      int64_t rem = i, j = 0;
-      for (int64_t d = 0; d < nd; ++d) {
-        int64_t idx = rem / ost[d] - lo[d];
-        rem %= ost[d];
-        int64_t size = a.sizes()[d];
-        if (idx < 0) {
-          idx = -idx;
-        } else if (idx >= size) {
-          idx = 2 * (size - 1) - idx;
+  parallel_for(
+      0, out.numel(), kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          int64_t rem = i, j = 0;
+          for (int64_t d = 0; d < nd; ++d) {
+            int64_t idx = rem / ost[d] - lo[d];
+            rem %= ost[d];
+            int64_t size = a.sizes()[d];
+            if (idx < 0) {
+              idx = -idx;
+            } else if (idx >= size) {
+              idx = 2 * (size - 1) - idx;
+            }
+            j += idx * ist[d];
+          }
+          std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
         }
-        j += idx * ist[d];
-      }
-      std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
-    }
-  });
+      });
   return scope.done(out);
 }
 
@@ -303,7 +304,8 @@ std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
 
 bool equal(const Tensor& a, const Tensor& b) {
   detail::OpScope scope("equal");
-  DITTO_CHECK(a.defined() && b.defined(), ValueError, "equal", "undefined tensor");
+  DITTO_CHECK(
+      a.defined() && b.defined(), ValueError, "equal", "undefined tensor");
   if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) {
     return false;
   }
@@ -320,7 +322,8 @@ bool allclose(
     double atol,
     bool equal_nan) {
   detail::OpScope scope("allclose");
-  DITTO_CHECK(a.defined() && b.defined(), ValueError, "allclose", "undefined tensor");
+  DITTO_CHECK(
+      a.defined() && b.defined(), ValueError, "allclose", "undefined tensor");
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), "allclose");
   if (checked_numel(shape, "allclose") == 0) {
     return true;

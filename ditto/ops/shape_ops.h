@@ -15,8 +15,8 @@ DITTO_API Tensor flip(const Tensor& a, const IntList& dims);
 // Pads the last dims: {left, right} for the last dim, then {left, right} for
 // the one before, as torch.nn.functional.pad. mode is "constant" or
 // "reflect".
-DITTO_API Tensor pad(
-    const Tensor& a,
+DITTO_API Tensor
+pad(const Tensor& a,
     const IntList& pads,
     std::string_view mode = "constant",
     double value = 0.0);

@@ -52,9 +52,11 @@ TEST(Fingerprint, NaNsAreCanonical) {
   uint32_t bits = 0xFFC01234u; // negative NaN with a payload
   std::memcpy(&other, &bits, 4);
   ASSERT_TRUE(std::isnan(other));
-  EXPECT_EQ(fingerprint(tensor<float>({1, qnan})),
-            fingerprint(tensor<float>({1, other})));
+  EXPECT_EQ(
+      fingerprint(tensor<float>({1, qnan})),
+      fingerprint(tensor<float>({1, other})));
   double dn = -std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(fingerprint(tensor<double>({dn})),
-            fingerprint(tensor<double>({std::nan("")})));
+  EXPECT_EQ(
+      fingerprint(tensor<double>({dn})),
+      fingerprint(tensor<double>({std::nan("")})));
 }

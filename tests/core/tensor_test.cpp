@@ -105,9 +105,10 @@ TEST(Tensor, CopyToExpandedTensorIsRejected) {
 TEST(Tensor, ToConvertsLikePyTorch) {
   Tensor f = tensor<float>({-1.7f, 0.0f, 2.9f, 255.5f, 256.0f});
   EXPECT_TRUE(equal(f.to(kInt64), tensor<int64_t>({-1, 0, 2, 255, 256})));
-  EXPECT_TRUE(equal(f.to(kBool), tensor<bool>({true, false, true, true, true})));
-  EXPECT_TRUE(equal(tensor<int32_t>({300, -1}).to(kUInt8),
-                    tensor<uint8_t>({44, 255})));
+  EXPECT_TRUE(
+      equal(f.to(kBool), tensor<bool>({true, false, true, true, true})));
+  EXPECT_TRUE(
+      equal(tensor<int32_t>({300, -1}).to(kUInt8), tensor<uint8_t>({44, 255})));
   Tensor same = f.to(kFloat32);
   EXPECT_TRUE(same.is_same(f));
 }
@@ -115,10 +116,10 @@ TEST(Tensor, ToConvertsLikePyTorch) {
 TEST(Tensor, FloatToIntOutOfRangeIsDefined) {
   float nan = std::numeric_limits<float>::quiet_NaN();
   Tensor f = tensor<float>({nan, 1e30f, -1e30f});
-  EXPECT_TRUE(equal(f.to(kInt64),
-                    tensor<int64_t>({INT64_MIN, INT64_MIN, INT64_MIN})));
-  EXPECT_TRUE(equal(f.to(kInt32),
-                    tensor<int32_t>({INT32_MIN, INT32_MIN, INT32_MIN})));
+  EXPECT_TRUE(
+      equal(f.to(kInt64), tensor<int64_t>({INT64_MIN, INT64_MIN, INT64_MIN})));
+  EXPECT_TRUE(
+      equal(f.to(kInt32), tensor<int32_t>({INT32_MIN, INT32_MIN, INT32_MIN})));
 }
 
 TEST(Scalar, KindsAndConversions) {
@@ -150,8 +151,11 @@ TEST(Errors, MessagesNameTheOp) {
 TEST(Config, ReportNamesEverySetting) {
   std::string r = config_report();
   for (const char* key :
-       {"ditto 0.1.0", "cpu capability active", "threads",
-        "deterministic algorithms", "fill uninitialized memory"}) {
+       {"ditto 0.1.0",
+        "cpu capability active",
+        "threads",
+        "deterministic algorithms",
+        "fill uninitialized memory"}) {
     EXPECT_NE(r.find(key), std::string::npos) << key;
   }
 }

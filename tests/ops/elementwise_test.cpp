@@ -45,14 +45,15 @@ TEST(Elementwise, UnaryValuesMatchPyTorch) {
     Tensor (*fn)(const Tensor&);
     const double* expected;
   };
-  Case cases[] = {{"exp", &ditto::exp, kUnary_exp},
-                  {"log", &ditto::log, kUnary_log},
-                  {"log1p", &ditto::log1p, kUnary_log1p},
-                  {"sqrt", &ditto::sqrt, kUnary_sqrt},
-                  {"tanh", &ditto::tanh, kUnary_tanh},
-                  {"sigmoid", &ditto::sigmoid, kUnary_sigmoid},
-                  {"relu", &ditto::relu, kUnary_relu},
-                  {"abs", &ditto::abs, kUnary_abs}};
+  Case cases[] = {
+      {"exp", &ditto::exp, kUnary_exp},
+      {"log", &ditto::log, kUnary_log},
+      {"log1p", &ditto::log1p, kUnary_log1p},
+      {"sqrt", &ditto::sqrt, kUnary_sqrt},
+      {"tanh", &ditto::tanh, kUnary_tanh},
+      {"sigmoid", &ditto::sigmoid, kUnary_sigmoid},
+      {"relu", &ditto::relu, kUnary_relu},
+      {"abs", &ditto::abs, kUnary_abs}};
   for (const Case& c : cases) {
     Tensor y = c.fn(x);
     ASSERT_EQ(y.dtype(), kFloat32);
@@ -113,8 +114,8 @@ TEST(Elementwise, ComparisonsGiveBool) {
   EXPECT_EQ(lt2.dtype(), kBool);
   EXPECT_TRUE(equal(lt2, tensor<bool>({true, false, false})));
   EXPECT_TRUE(equal(a != a, tensor<bool>({false, false, true})));
-  EXPECT_TRUE(equal(ge(a, tensor<int64_t>({1, 3, 0})),
-                    tensor<bool>({true, false, false})));
+  EXPECT_TRUE(equal(
+      ge(a, tensor<int64_t>({1, 3, 0})), tensor<bool>({true, false, false})));
   EXPECT_TRUE(equal(tensor<int32_t>({5}) == 5.0, tensor<bool>({true})));
 }
 
@@ -124,15 +125,17 @@ TEST(Elementwise, IntegerArithmeticWraps) {
   EXPECT_TRUE(equal(neg(a), tensor<int32_t>({-INT32_MAX, INT32_MIN})));
   Tensor u = tensor<uint8_t>({250});
   EXPECT_EQ((u + tensor<uint8_t>({10})).item<int>(), 4);
-  EXPECT_TRUE(equal(tensor<bool>({true, false}) + tensor<bool>({true, true}),
-                    tensor<bool>({true, true})));
+  EXPECT_TRUE(equal(
+      tensor<bool>({true, false}) + tensor<bool>({true, true}),
+      tensor<bool>({true, true})));
 }
 
 TEST(Elementwise, Pow) {
-  EXPECT_TRUE(equal(pow(tensor<int64_t>({2, 3, -2}), 3),
-                    tensor<int64_t>({8, 27, -8})));
+  EXPECT_TRUE(
+      equal(pow(tensor<int64_t>({2, 3, -2}), 3), tensor<int64_t>({8, 27, -8})));
   EXPECT_THROW(pow(tensor<int64_t>({2}), -1), ValueError);
-  Tensor f = pow(tensor<float>({2, 9, -8, 0}), tensor<float>({0.5f, 0.5f, 1.0f / 3, 0}));
+  Tensor f = pow(
+      tensor<float>({2, 9, -8, 0}), tensor<float>({0.5f, 0.5f, 1.0f / 3, 0}));
   EXPECT_NEAR(f.data_ptr<float>()[0], 1.41421356f, 1e-6);
   EXPECT_EQ(f.data_ptr<float>()[1], 3.0f);
   EXPECT_TRUE(std::isnan(f.data_ptr<float>()[2]));
@@ -159,8 +162,10 @@ TEST(Elementwise, ClampAndWhere) {
   Tensor w = where(a > 0, a, 0.0);
   EXPECT_TRUE(equal(w.narrow(0, 0, 3), tensor<float>({0, 0.5f, 3})));
   EXPECT_THROW(where(a, a, a), TypeError);
-  Tensor m = where(tensor<bool>({true, false}, {2, 1}), tensor<int64_t>({1, 2, 3}),
-                   tensor<int64_t>({-1}));
+  Tensor m = where(
+      tensor<bool>({true, false}, {2, 1}),
+      tensor<int64_t>({1, 2, 3}),
+      tensor<int64_t>({-1}));
   EXPECT_TRUE(equal(m, tensor<int64_t>({1, 2, 3, -1, -1, -1}, {2, 3})));
 }
 

@@ -15,7 +15,10 @@ TEST(Reduce, SumOverAllAndDims) {
   Tensor a = arange(0, 24, 1, kFloat32).view({2, 3, 4});
   EXPECT_EQ(sum(a).item<float>(), 276.0f);
   EXPECT_EQ(sum(a).dim(), 0);
-  EXPECT_TRUE(equal(sum(a, {0}), add(arange(0, 12, 1, kFloat32), arange(12, 24, 1, kFloat32)).view({3, 4})));
+  EXPECT_TRUE(equal(
+      sum(a, {0}),
+      add(arange(0, 12, 1, kFloat32), arange(12, 24, 1, kFloat32))
+          .view({3, 4})));
   EXPECT_TRUE(equal(sum(a, {1, 2}), tensor<float>({66, 210})));
   EXPECT_EQ(sum(a, {-1}, true).sizes(), (Shape{2, 3, 1}));
   EXPECT_EQ(sum(a, {0, 2}, true).sizes(), (Shape{1, 3, 1}));
@@ -95,6 +98,7 @@ TEST(Reduce, StridedInputs) {
   Tensor t = a.t();
   EXPECT_TRUE(equal(sum(t, {1}), sum(a, {0})));
   EXPECT_TRUE(equal(max(t, 0).second, argmax(a, 1)));
-  EXPECT_EQ(sum(a.slice(1, 0, 300, 7)).item<float>(),
-            sum(a.slice(1, 0, 300, 7).contiguous()).item<float>());
+  EXPECT_EQ(
+      sum(a.slice(1, 0, 300, 7)).item<float>(),
+      sum(a.slice(1, 0, 300, 7).contiguous()).item<float>());
 }

@@ -110,9 +110,8 @@ TEST_F(Parallel, ExceptionOfTheFirstFailingChunkPropagates) {
 TEST_F(Parallel, BadThreadCountsAreRejected) {
   EXPECT_THROW(set_num_threads(0), ValueError);
   EXPECT_THROW(set_num_threads(-3), ValueError);
-  parallel_chunks(2, [&](int64_t) {
-    EXPECT_THROW(set_num_threads(4), ValueError);
-  });
+  parallel_chunks(
+      2, [&](int64_t) { EXPECT_THROW(set_num_threads(4), ValueError); });
 }
 
 TEST_F(Parallel, ResizingWhileOtherThreadsComputeIsSafe) {

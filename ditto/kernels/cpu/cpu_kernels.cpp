@@ -442,9 +442,9 @@ void fill_binary(KernelTable& t, BinaryOp op) {
 
 template <typename Op, bool kFloatingOnly>
 void fill_unary(KernelTable& t, UnaryOp op) {
-#define DITTO_FILL(type, name, code)                                       \
-  if constexpr (!kFloatingOnly || kIsFloat<type>) {                        \
-    t.unary[int(op)][dtype_index(Dtype::name)] = &unary_loop<Op, type>;    \
+#define DITTO_FILL(type, name, code)                                    \
+  if constexpr (!kFloatingOnly || kIsFloat<type>) {                     \
+    t.unary[int(op)][dtype_index(Dtype::name)] = &unary_loop<Op, type>; \
   }
   DITTO_FORALL_DTYPES(DITTO_FILL)
 #undef DITTO_FILL
@@ -452,7 +452,7 @@ void fill_unary(KernelTable& t, UnaryOp op) {
 
 template <typename To>
 void fill_cast_from(KernelTable& t) {
-#define DITTO_FILL(type, name, code) \
+#define DITTO_FILL(type, name, code)                            \
   t.cast[dtype_index(dtype_of<To>)][dtype_index(Dtype::name)] = \
       &cast_loop<To, type>;
   DITTO_FORALL_DTYPES(DITTO_FILL)
@@ -490,13 +490,13 @@ void fill_kernel_table(KernelTable& t) {
   fill_unary<TanhF, true>(t, UnaryOp::Tanh);
   fill_unary<SigmoidF, true>(t, UnaryOp::Sigmoid);
 
-#define DITTO_FILL(type, name, code)                                    \
-  fill_cast_from<type>(t);                                              \
-  t.clamp[dtype_index(Dtype::name)] = &clamp_loop<type>;                \
-  t.where[dtype_index(Dtype::name)] = &where_loop<type>;                \
-  t.sum[dtype_index(Dtype::name)] = &lane_reduce<type, false>;          \
-  t.prod[dtype_index(Dtype::name)] = &lane_reduce<type, true>;          \
-  t.max[dtype_index(Dtype::name)] = &arg_reduce<type, true>;            \
+#define DITTO_FILL(type, name, code)                           \
+  fill_cast_from<type>(t);                                     \
+  t.clamp[dtype_index(Dtype::name)] = &clamp_loop<type>;       \
+  t.where[dtype_index(Dtype::name)] = &where_loop<type>;       \
+  t.sum[dtype_index(Dtype::name)] = &lane_reduce<type, false>; \
+  t.prod[dtype_index(Dtype::name)] = &lane_reduce<type, true>; \
+  t.max[dtype_index(Dtype::name)] = &arg_reduce<type, true>;   \
   t.min[dtype_index(Dtype::name)] = &arg_reduce<type, false>;
   DITTO_FORALL_DTYPES(DITTO_FILL)
 #undef DITTO_FILL

@@ -124,7 +124,7 @@ DITTO_MATH_INLINE double select(bool c, double a, double b) {
   return f64_from_bits((to_bits(a) & m) | (to_bits(b) & ~m));
 }
 
-// y * 2^k for y in about [0.5, 2] and k in [-300, 300]. Two factors keep
+// y * 2^k for y in about [0.5, 2] and k in [-250, 250]. Two factors keep
 // each power of two normal; the first product is exact, so the result is
 // rounded once even when it is subnormal or overflows.
 DITTO_MATH_INLINE float scale2(float y, int32_t k) {
@@ -135,7 +135,7 @@ DITTO_MATH_INLINE float scale2(float y, int32_t k) {
   return (y * s1) * s2;
 }
 
-// Same for double with k in [-2100, 2100]. The halving goes through an
+// Same for double with k in [-2040, 2040]. The halving goes through an
 // offset unsigned value: AVX2 has no 64-bit arithmetic shift.
 DITTO_MATH_INLINE double scale2(double y, int64_t k) {
   int64_t k1 = static_cast<int64_t>(static_cast<uint64_t>(k + 4096) >> 1);
@@ -156,6 +156,16 @@ DITTO_MATH_INLINE double small_u64_to_f64(uint64_t u) {
 // products of two heads are exact.
 DITTO_MATH_INLINE double trunc32(double x) {
   return f64_from_bits(to_bits(x) & 0xffffffff00000000ull);
+}
+
+// c0 + z * (c1 + z * (c2 + ...)), evaluated in exactly that order.
+template <class T>
+DITTO_MATH_INLINE T horner(T, T c) {
+  return c;
+}
+template <class T, class... Cs>
+DITTO_MATH_INLINE T horner(T z, T c0, Cs... cs) {
+  return c0 + z * horner(z, static_cast<T>(cs)...);
 }
 
 // ---------------------------------------------------------------------------
@@ -184,9 +194,7 @@ constexpr double kExpm1Q5D = -0x1.afdb76e09c32dp-23;
 constexpr float kExpm1Q1F = -0x1.1110dp-5f;
 constexpr float kExpm1Q2F = 0x1.9e602p-10f;
 
-// log / log1p coefficients (fdlibm).
-constexpr double kLogLn2HiD = 0x1.62e42feep-1;
-constexpr double kLogLn2LoD = 0x1.a39ef35793c76p-33;
+// log / log1p coefficients (fdlibm); double uses kLn2HiD / kLn2LoD.
 constexpr double kLg1D = 0x1.5555555555593p-1;
 constexpr double kLg2D = 0x1.999999997fa04p-2;
 constexpr double kLg3D = 0x1.2492494229359p-2;
@@ -259,15 +267,15 @@ DITTO_MATH_INLINE ReducedF reduce_ln2(float x, float ln2_hi, float ln2_lo) {
 DITTO_MATH_INLINE double log_poly(double s) {
   double z = s * s;
   double w = z * z;
-  double t1 = w * (kLg2D + w * (kLg4D + w * kLg6D));
-  double t2 = z * (kLg1D + w * (kLg3D + w * (kLg5D + w * kLg7D)));
+  double t1 = w * horner(w, kLg2D, kLg4D, kLg6D);
+  double t2 = z * horner(w, kLg1D, kLg3D, kLg5D, kLg7D);
   return t2 + t1;
 }
 DITTO_MATH_INLINE float log_poly(float s) {
   float z = s * s;
   float w = z * z;
-  float t1 = w * (kLg2F + w * kLg4F);
-  float t2 = z * (kLg1F + w * kLg3F);
+  float t1 = w * horner(w, kLg2F, kLg4F);
+  float t2 = z * horner(w, kLg1F, kLg3F);
   return t2 + t1;
 }
 
@@ -320,9 +328,8 @@ DITTO_MATH_INLINE double pow_core(double ax, double y) {
 
   // log2(m) = 2/(3 ln2) * (3 s + s^3 + ...), kept as hi + lo.
   double s2 = ss * ss;
-  double r = s2 * s2 *
-      (kPowL1 +
-       s2 * (kPowL2 + s2 * (kPowL3 + s2 * (kPowL4 + s2 * (kPowL5 + s2 * kPowL6)))));
+  double r =
+      s2 * s2 * horner(s2, kPowL1, kPowL2, kPowL3, kPowL4, kPowL5, kPowL6);
   r += s_l * (s_h + ss);
   s2 = s_h * s_h;
   double t_h2 = trunc32(3.0 + s2 + r);
@@ -363,8 +370,7 @@ DITTO_MATH_INLINE double pow_core(double ax, double y) {
   z = u + v;
   double w = v - (z - u);
   t = z * z;
-  t1 = z -
-      t * (kExpP1D + t * (kExpP2D + t * (kExpP3D + t * (kExpP4D + t * kExpP5D))));
+  t1 = z - t * horner(t, kExpP1D, kExpP2D, kExpP3D, kExpP4D, kExpP5D);
   r = (z * t1) / (t1 - 2.0) - (w + z * w);
   z = 1.0 - (r - z);
   return scale2(z, n);
@@ -390,7 +396,8 @@ DITTO_MATH_INLINE T pow_fixup(T x, T y, T r) {
   T rounded = ay + kTwoMant;
   bool y_below = ay < kTwoMant;
   bool y_below2 = ay < 2 * kTwoMant;
-  bool y_int = ((rounded - kTwoMant) == ay) | (!y_below & (ay != kInf));
+  // At or above 2^kMant every finite value is an integer.
+  bool y_int = (((rounded - kTwoMant) == ay) | !y_below) & (ay != kInf);
   U parity = y_below ? to_bits(rounded) : (y_below2 ? to_bits(ay) : U(0));
   // Sign of the result: sign of x if y is an odd integer (kept in the
   // integer domain; a bool made from a bit does not vectorize).
@@ -412,8 +419,10 @@ DITTO_MATH_INLINE T pow_fixup(T x, T y, T r) {
   T inf_res = select(x_big == y_pos, kInf, T(0));
   inf_res = select(ax == 1, T(1), inf_res);
   res = select(ay == kInf, inf_res, res);
-  T nan_res = x + y;
-  res = select((x != x) | (y != y), nan_res, res);
+  // Return a NaN input as is: x + y would pick either payload depending on
+  // how the compiler orders the commutative add.
+  res = select(y != y, y, res);
+  res = select(x != x, x, res);
   res = select((x == 1) | (y == 0), T(1), res);
   return res;
 }
@@ -434,7 +443,7 @@ DITTO_MATH_INLINE Parts<float> exp_parts(float x) {
   xc = select(x != x, 0.0f, xc);
   ReducedF a = reduce_ln2(xc, kLn2HiF, kLn2LoF);
   float z = a.r * a.r;
-  float c = a.r - z * (kExpP1F + z * kExpP2F);
+  float c = a.r - z * horner(z, kExpP1F, kExpP2F);
   // exp(r) = 1 - b, |b| < 0.5, so the error of 1 - b is exact below.
   float b = (a.lo - (a.r * c) / (2.0f - c)) - a.hi;
   float y = 1.0f - b;
@@ -451,8 +460,7 @@ DITTO_MATH_INLINE Parts<double> exp_parts(double x) {
   xc = select(x != x, 0.0, xc);
   ReducedD a = reduce_ln2(xc);
   double z = a.r * a.r;
-  double c = a.r -
-      z * (kExpP1D + z * (kExpP2D + z * (kExpP3D + z * (kExpP4D + z * kExpP5D))));
+  double c = a.r - z * horner(z, kExpP1D, kExpP2D, kExpP3D, kExpP4D, kExpP5D);
   double b = (a.lo - (a.r * c) / (2.0 - c)) - a.hi;
   double y = 1.0 - b;
   double y_err = (1.0 - y) - b;
@@ -522,8 +530,8 @@ DITTO_MATH_INLINE double log(double x) {
   double hfsq = 0.5 * f * f;
   int64_t mant = static_cast<int64_t>((ix >> 32) & 0xfffff);
   bool use_hfsq = (mant >= 0x6147a) & (mant <= 0x6b851);
-  double dk_hi = kd * kLogLn2HiD;
-  double dk_lo = kd * kLogLn2LoD;
+  double dk_hi = kd * kLn2HiD;
+  double dk_lo = kd * kLn2LoD;
   double r_hfsq = dk_hi - ((hfsq - (s * (hfsq + R) + dk_lo)) - f);
   double r_plain = dk_hi - ((s * (f - R) - dk_lo) - f);
   double res = select(use_hfsq, r_hfsq, r_plain);
@@ -583,8 +591,8 @@ DITTO_MATH_INLINE double log1p(double x) {
   double s = f / (2.0 + f);
   double R = log_poly(s);
   double hfsq = 0.5 * f * f;
-  double res = kd * kLogLn2HiD -
-      ((hfsq - (s * (hfsq + R) + (kd * kLogLn2LoD + c))) - f);
+  double res = kd * kLn2HiD -
+      ((hfsq - (s * (hfsq + R) + (kd * kLn2LoD + c))) - f);
   res = select(x == kInfD, x, res);
   res = select(x == -1.0, -kInfD, res);
   res = select(x < -1.0, kNanD, res);
@@ -607,7 +615,7 @@ DITTO_MATH_INLINE float expm1(float x) {
   float c = (a.hi - r) - a.lo; // error of r = hi - lo
   float hfx = 0.5f * r;
   float hxs = r * hfx;
-  float r1 = 1.0f + hxs * (kExpm1Q1F + hxs * kExpm1Q2F);
+  float r1 = horner(hxs, 1.0f, kExpm1Q1F, kExpm1Q2F);
   float t = 3.0f - r1 * hfx;
   float e = hxs * ((r1 - t) / (6.0f - r * t));
   float res0 = r - (r * e - hxs);
@@ -645,12 +653,8 @@ DITTO_MATH_INLINE double expm1(double x) {
   double c = (a.hi - r) - a.lo;
   double hfx = 0.5 * r;
   double hxs = r * hfx;
-  double r1 = 1.0 +
-      hxs *
-          (kExpm1Q1D +
-           hxs *
-               (kExpm1Q2D +
-                hxs * (kExpm1Q3D + hxs * (kExpm1Q4D + hxs * kExpm1Q5D))));
+  double r1 =
+      horner(hxs, 1.0, kExpm1Q1D, kExpm1Q2D, kExpm1Q3D, kExpm1Q4D, kExpm1Q5D);
   double t = 3.0 - r1 * hfx;
   double e = hxs * ((r1 - t) / (6.0 - r * t));
   double res0 = r - (r * e - hxs);
@@ -685,8 +689,7 @@ DITTO_MATH_INLINE float tanh(float x) {
   // |x| < 0.625: odd polynomial (Chebyshev fit, error < 2^-30).
   float z = a * a;
   float p = z *
-      (kTanhC0F +
-       z * (kTanhC1F + z * (kTanhC2F + z * (kTanhC3F + z * (kTanhC4F + z * kTanhC5F)))));
+      horner(z, kTanhC0F, kTanhC1F, kTanhC2F, kTanhC3F, kTanhC4F, kTanhC5F);
   float r_small = a + a * p;
   // Otherwise 1 - 2 / (t + 2) with t = expm1(2a) >= 2.49, the sum t + 2
   // carried exactly as s + s_err.
@@ -707,28 +710,8 @@ DITTO_MATH_INLINE double tanh(double x) {
   // |x| < 0.625: odd polynomial (Chebyshev fit, error < 2^-59).
   double z = a * a;
   double p = z *
-      (kTanhC0D +
-       z *
-           (kTanhC1D +
-            z *
-                (kTanhC2D +
-                 z *
-                     (kTanhC3D +
-                      z *
-                          (kTanhC4D +
-                           z *
-                               (kTanhC5D +
-                                z *
-                                    (kTanhC6D +
-                                     z *
-                                         (kTanhC7D +
-                                          z *
-                                              (kTanhC8D +
-                                               z *
-                                                   (kTanhC9D +
-                                                    z *
-                                                        (kTanhC10D +
-                                                         z * kTanhC11D)))))))))));
+      horner(z, kTanhC0D, kTanhC1D, kTanhC2D, kTanhC3D, kTanhC4D, kTanhC5D,
+             kTanhC6D, kTanhC7D, kTanhC8D, kTanhC9D, kTanhC10D, kTanhC11D);
   double r_small = a + a * p;
   double t = expm1(2.0 * a);
   double s = t + 2.0;
