@@ -8,7 +8,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: all setup configure build demo test sanitize tsan scalar-test bench format format-check clean
+.PHONY: all setup configure build demo test sanitize tsan scalar-test cross-build-check bench format format-check clean
 
 all: build
 
@@ -48,6 +48,16 @@ scalar-test: setup
 	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar $(CMAKE_FLAGS)
 	cmake --build build-scalar -j $(JOBS)
 	cd build-scalar && ctest --output-on-failure -j $(JOBS)
+
+# The same fingerprints from the DITTO_SIMD=all and DITTO_SIMD=scalar builds
+# (R5 across builds, not only across capabilities within one).
+cross-build-check:
+	rm -rf $(BUILD)/fp-all build-scalar/fp-scalar
+	mkdir -p $(BUILD)/fp-all build-scalar/fp-scalar
+	DITTO_FINGERPRINT_DIR=$(BUILD)/fp-all ./$(BUILD)/tests/test_ops --gtest_filter='Dtypes/Reproducibility.*'
+	DITTO_FINGERPRINT_DIR=build-scalar/fp-scalar ./build-scalar/tests/test_ops --gtest_filter='Dtypes/Reproducibility.*'
+	diff -r $(BUILD)/fp-all build-scalar/fp-scalar
+	@echo "cross-build-check: the all and scalar-only builds give the same bits"
 
 bench:
 	@scripts/setup --bench

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cfenv>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "ditto/ditto.h"
@@ -63,11 +65,12 @@ Results run_everything(Dtype dtype) {
   r.add("broadcast", add(m, m.select(0, 3)));
   r.add("strided", exp(m.t()));
   r.add("sum", sum(x));
-  r.add("mean", mean(y));
+  Tensor yf = is_floating(dtype) ? y : y.to(kFloat32); // mean needs floats
+  r.add("mean", mean(yf));
   r.add("prod", prod(add(mul(y, 0.01), 1.0)));
   r.add("sum_dim0", sum(m, {0}));
   r.add("sum_dim1", sum(m, {1}));
-  r.add("mean_dims", mean(m.view({317, 811, 1}), {0, 2}, true));
+  r.add("mean_dims", mean(m.view({317, 811, 1}).to(yf.dtype()), {0, 2}, true));
   r.add("max", max(x));
   r.add("argmin_dim", argmin(m, 1));
   r.add("max_dim_values", max(m, 0).first);
@@ -98,6 +101,16 @@ TEST_P(Reproducibility, SameBitsForEveryThreadCountAndCapability) {
   set_cpu_capability(CpuCapability::Scalar);
   set_num_threads(1);
   Results ref = run_everything(GetParam());
+  // `make cross-build-check` compares these between the DITTO_SIMD=all and
+  // DITTO_SIMD=scalar builds.
+  if (const char* dir = std::getenv("DITTO_FINGERPRINT_DIR")) {
+    std::ofstream out(
+        std::string(dir) + "/" + std::string(dtype_name(GetParam())) + ".txt");
+    for (size_t i = 0; i < ref.prints.size(); ++i) {
+      out << ref.names[i] << " " << std::hex << ref.prints[i] << "\n";
+    }
+    ASSERT_TRUE(out.good());
+  }
   for (CpuCapability cap : supported_cpu_capabilities()) {
     set_cpu_capability(cap);
     for (int threads : {1, 2, 3, 8}) {
@@ -116,7 +129,7 @@ TEST_P(Reproducibility, SameBitsForEveryThreadCountAndCapability) {
 INSTANTIATE_TEST_SUITE_P(
     Dtypes,
     Reproducibility,
-    ::testing::Values(kFloat32, kFloat64),
+    ::testing::Values(kFloat32, kFloat64, kInt64, kInt32, kUInt8),
     [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(Reproducibility, ConcurrentUserThreadsGetTheSameBits) {
