@@ -38,6 +38,41 @@ int64_t checked_numel(const Shape& sizes, const char* op) {
   return n;
 }
 
+int64_t strided_extent(
+    const Shape& sizes,
+    const Shape& strides,
+    const char* op) {
+  DITTO_CHECK(
+      sizes.size() == strides.size(),
+      ValueError,
+      op,
+      "sizes ",
+      shape_str(sizes),
+      " and strides ",
+      shape_str(strides),
+      " differ in length");
+  if (checked_numel(sizes, op) == 0) {
+    return 0;
+  }
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    DITTO_CHECK(
+        strides[i] >= 0, ValueError, op, "negative stride ", strides[i]);
+    int64_t span = 0;
+    DITTO_CHECK(
+        !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+            !__builtin_add_overflow(extent, span, &extent),
+        ValueError,
+        op,
+        "sizes ",
+        shape_str(sizes),
+        " and strides ",
+        shape_str(strides),
+        " reach too far");
+  }
+  return extent;
+}
+
 Shape contiguous_strides(const Shape& sizes) {
   Shape strides(sizes.size());
   int64_t s = 1;

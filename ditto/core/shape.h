@@ -20,6 +20,12 @@ DITTO_API std::string shape_str(const IntList& s);
 // overflow.
 DITTO_API int64_t checked_numel(const Shape& sizes, const char* op);
 
+// Elements a storage needs so that sizes/strides (from offset 0) stay in
+// bounds: 0 for an empty tensor. ValueError naming op on mismatched lengths,
+// negative sizes or strides, or overflow.
+DITTO_API int64_t
+strided_extent(const Shape& sizes, const Shape& strides, const char* op);
+
 // Row-major strides of a contiguous tensor of these sizes.
 DITTO_API Shape contiguous_strides(const Shape& sizes);
 

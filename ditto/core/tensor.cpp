@@ -232,29 +232,12 @@ Tensor Tensor::as_strided(
     int64_t offset) const {
   check_defined("as_strided");
   const char* op = "as_strided";
-  DITTO_CHECK(
-      sizes.size() == strides.size(),
-      ValueError,
-      op,
-      "sizes ",
-      shape_str(sizes),
-      " and strides ",
-      shape_str(strides),
-      " differ in length");
   DITTO_CHECK(offset >= 0, ValueError, op, "negative offset ", offset);
-  int64_t numel = checked_numel(sizes, op);
-  int64_t last = offset;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    DITTO_CHECK(
-        strides[i] >= 0, ValueError, op, "negative stride ", strides[i]);
-    if (sizes[i] > 0) {
-      last += (sizes[i] - 1) * strides[i];
-    }
-  }
+  int64_t extent = strided_extent(sizes, strides, op);
   int64_t capacity =
       int64_t(impl_->storage->nbytes() / ditto::element_size(dtype()));
   DITTO_CHECK(
-      numel == 0 || last < capacity,
+      extent == 0 || offset + extent <= capacity,
       ValueError,
       op,
       "sizes ",
@@ -263,11 +246,10 @@ Tensor Tensor::as_strided(
       shape_str(strides),
       " and offset ",
       offset,
-      " reach element ",
-      last,
-      " of a storage of ",
-      capacity,
-      " elements");
+      " need ",
+      offset + extent,
+      " elements but the storage has ",
+      capacity);
   return make_view(*this, sizes, strides, offset);
 }
 

@@ -42,30 +42,7 @@ Tensor empty(const Shape& shape, Dtype dtype) {
 
 Tensor empty_strided(const Shape& sizes, const Shape& strides, Dtype dtype) {
   detail::OpScope op("empty_strided");
-  DITTO_CHECK(
-      sizes.size() == strides.size(),
-      ValueError,
-      "empty_strided",
-      "sizes ",
-      shape_str(sizes),
-      " and strides ",
-      shape_str(strides),
-      " differ in length");
-  checked_numel(sizes, "empty_strided");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    DITTO_CHECK(
-        strides[i] >= 0,
-        ValueError,
-        "empty_strided",
-        "negative stride ",
-        strides[i]);
-    if (sizes[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (sizes[i] - 1) * strides[i];
-  }
+  int64_t extent = strided_extent(sizes, strides, "empty_strided");
   Tensor base = detail::new_tensor({extent}, dtype);
   Tensor t = base.as_strided(sizes, strides, 0);
   if (determinism::current_policy().deterministic &&
@@ -250,30 +227,7 @@ Tensor from_blob(
       ValueError,
       "from_blob",
       "null data pointer");
-  DITTO_CHECK(
-      sizes.size() == strides.size(),
-      ValueError,
-      "from_blob",
-      "sizes ",
-      shape_str(sizes),
-      " and strides ",
-      shape_str(strides),
-      " differ in length");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    DITTO_CHECK(
-        strides[i] >= 0,
-        ValueError,
-        "from_blob",
-        "negative stride ",
-        strides[i]);
-    if (sizes[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  checked_numel(sizes, "from_blob");
+  int64_t extent = strided_extent(sizes, strides, "from_blob");
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::make_shared<Storage>(
       data, size_t(extent) * element_size(dtype), std::move(deleter));

@@ -564,8 +564,8 @@ DITTO_MATH_INLINE float log1p(float x) {
   float s = f / (2.0f + f);
   float R = log_poly(s);
   float hfsq = 0.5f * f * f;
-  float res = kf * kLogLn2HiF -
-      ((hfsq - (s * (hfsq + R) + (kf * kLogLn2LoF + c))) - f);
+  float res =
+      kf * kLogLn2HiF - ((hfsq - (s * (hfsq + R) + (kf * kLogLn2LoF + c))) - f);
   res = select(x == kInfF, x, res);
   res = select(x == -1.0f, -kInfF, res);
   res = select(x < -1.0f, kNanF, res);
@@ -591,8 +591,8 @@ DITTO_MATH_INLINE double log1p(double x) {
   double s = f / (2.0 + f);
   double R = log_poly(s);
   double hfsq = 0.5 * f * f;
-  double res = kd * kLn2HiD -
-      ((hfsq - (s * (hfsq + R) + (kd * kLn2LoD + c))) - f);
+  double res =
+      kd * kLn2HiD - ((hfsq - (s * (hfsq + R) + (kd * kLn2LoD + c))) - f);
   res = select(x == kInfD, x, res);
   res = select(x == -1.0, -kInfD, res);
   res = select(x < -1.0, kNanD, res);
@@ -688,8 +688,8 @@ DITTO_MATH_INLINE float tanh(float x) {
   a = select(a > 10.0f, 10.0f, a); // tanh(10) rounds to 1
   // |x| < 0.625: odd polynomial (Chebyshev fit, error < 2^-30).
   float z = a * a;
-  float p = z *
-      horner(z, kTanhC0F, kTanhC1F, kTanhC2F, kTanhC3F, kTanhC4F, kTanhC5F);
+  float p =
+      z * horner(z, kTanhC0F, kTanhC1F, kTanhC2F, kTanhC3F, kTanhC4F, kTanhC5F);
   float r_small = a + a * p;
   // Otherwise 1 - 2 / (t + 2) with t = expm1(2a) >= 2.49, the sum t + 2
   // carried exactly as s + s_err.
@@ -710,8 +710,19 @@ DITTO_MATH_INLINE double tanh(double x) {
   // |x| < 0.625: odd polynomial (Chebyshev fit, error < 2^-59).
   double z = a * a;
   double p = z *
-      horner(z, kTanhC0D, kTanhC1D, kTanhC2D, kTanhC3D, kTanhC4D, kTanhC5D,
-             kTanhC6D, kTanhC7D, kTanhC8D, kTanhC9D, kTanhC10D, kTanhC11D);
+      horner(z,
+             kTanhC0D,
+             kTanhC1D,
+             kTanhC2D,
+             kTanhC3D,
+             kTanhC4D,
+             kTanhC5D,
+             kTanhC6D,
+             kTanhC7D,
+             kTanhC8D,
+             kTanhC9D,
+             kTanhC10D,
+             kTanhC11D);
   double r_small = a + a * p;
   double t = expm1(2.0 * a);
   double s = t + 2.0;
