@@ -52,7 +52,15 @@ class DITTO_API Scalar {
       if constexpr (std::is_same_v<T, bool>) {
         return d_ != 0.0;
       } else if constexpr (std::is_integral_v<T>) {
-        return static_cast<T>(static_cast<int64_t>(d_));
+        // NaN and values outside int64 give the int64 minimum, as the
+        // kernels' conversions do; then two's complement truncation.
+        bool ok = d_ >= -9223372036854775808.0 && d_ < 9223372036854775808.0;
+        int64_t i = ok ? static_cast<int64_t>(d_) : INT64_MIN;
+        if constexpr (std::is_same_v<T, int32_t>) {
+          return i >= INT32_MIN && i <= INT32_MAX ? int32_t(i) : INT32_MIN;
+        } else {
+          return static_cast<T>(static_cast<uint64_t>(i));
+        }
       } else {
         return static_cast<T>(d_);
       }

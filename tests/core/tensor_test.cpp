@@ -203,3 +203,14 @@ TEST(Trace, HookSeesUserOpsOnly) {
   EXPECT_EQ(seen[1], "add");
   EXPECT_FALSE(trace::enabled());
 }
+
+TEST(Scalar, FloatToIntegerConversionsMatchTheKernels) {
+  // The same rule as Tensor::to: NaN and out-of-range give the minimum.
+  for (double v : {std::nan(""), 1e30, -1e30, 3e9, -2.5, 300.7}) {
+    Tensor t = tensor<double>({v});
+    EXPECT_EQ(Scalar(v).to<int64_t>(), t.to(kInt64).item<int64_t>()) << v;
+    EXPECT_EQ(Scalar(v).to<int32_t>(), t.to(kInt32).item<int32_t>()) << v;
+    EXPECT_EQ(Scalar(v).to<uint8_t>(), t.to(kUInt8).item<uint8_t>()) << v;
+  }
+  EXPECT_EQ(full({1}, 1e30, kInt32).item<int32_t>(), INT32_MIN);
+}
