@@ -1,6 +1,9 @@
 #include "ditto/core/dtype.h"
 
+#include <cstddef>
+
 #include "ditto/core/device.h"
+#include "ditto/core/storage.h"
 
 namespace ditto {
 
@@ -55,6 +58,28 @@ int rank(Dtype d) {
   return 0;
 }
 } // namespace
+
+void check_dtype(Dtype d, const char* op) {
+  DITTO_CHECK(
+      dtype_index(d) >= 0, TypeError, op, "invalid dtype code ", int(d));
+}
+
+size_t checked_nbytes(int64_t count, Dtype d, const char* op) {
+  check_dtype(d, op);
+  int64_t bytes = 0;
+  // Keep sizes below PTRDIFF_MAX so pointer arithmetic never overflows.
+  DITTO_CHECK(
+      count >= 0 &&
+          !__builtin_mul_overflow(count, int64_t(element_size(d)), &bytes) &&
+          bytes <= PTRDIFF_MAX - int64_t(kStorageAlignment),
+      ValueError,
+      op,
+      count,
+      " elements of ",
+      d,
+      " do not fit in memory");
+  return size_t(bytes);
+}
 
 Dtype promote_types(Dtype a, Dtype b) {
   return rank(a) >= rank(b) ? a : b;

@@ -88,6 +88,13 @@ constexpr bool is_integral(Dtype d) {
   return d == Dtype::UInt8 || d == Dtype::Int32 || d == Dtype::Int64;
 }
 
+// TypeError naming op unless d is one of the dtypes above (a Dtype cast
+// from an arbitrary integer is not).
+DITTO_API void check_dtype(Dtype d, const char* op);
+
+// Bytes of count elements of d; ValueError naming op if that overflows.
+DITTO_API size_t checked_nbytes(int64_t count, Dtype d, const char* op);
+
 // "float32", "int64", ... as PyTorch spells them after "torch.".
 DITTO_API std::string_view dtype_name(Dtype d);
 DITTO_API std::ostream& operator<<(std::ostream& os, Dtype d);

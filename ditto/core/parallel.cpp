@@ -86,20 +86,18 @@ struct Job {
 class ThreadPool {
  public:
   explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
-    for (int i = 1; i < num_threads; ++i) {
-      workers_.emplace_back([this] { worker_loop(); });
+    try {
+      for (int i = 1; i < num_threads; ++i) {
+        workers_.emplace_back([this] { worker_loop(); });
+      }
+    } catch (...) {
+      stop_and_join(); // threads already started must not be left joinable
+      throw;
     }
   }
 
   ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_.store(true);
-    }
-    cv_.notify_all();
-    for (auto& w : workers_) {
-      w.join();
-    }
+    stop_and_join();
   }
 
   int num_threads() const {
@@ -136,6 +134,18 @@ class ThreadPool {
   }
 
  private:
+  void stop_and_join() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_.store(true);
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) {
+      w.join();
+    }
+    workers_.clear();
+  }
+
   void worker_loop() {
     uint64_t seen = 0;
     for (;;) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <type_traits>
 
@@ -72,12 +73,40 @@ class DITTO_API Scalar {
     }
   }
 
+  // The value as T, or ValueError naming op if T cannot hold it (out of
+  // range, or NaN/inf into an integer), as PyTorch checks fill values.
+  template <typename T>
+  T to_checked(const char* op) const {
+    if constexpr (!std::is_same_v<T, bool>) {
+      bool ok = true;
+      if constexpr (std::is_floating_point_v<T>) {
+        ok = kind_ != Kind::Float || d_ != d_ ||
+            (d_ >= -double(std::numeric_limits<T>::max()) &&
+             d_ <= double(std::numeric_limits<T>::max())) ||
+            d_ == d_ * 2; // +-inf
+      } else if (kind_ == Kind::Float) {
+        ok = d_ >= double(std::numeric_limits<T>::min()) &&
+            d_ < double(std::numeric_limits<T>::max()) + 1.0;
+      } else {
+        ok = i_ >= int64_t(std::numeric_limits<T>::min()) &&
+            (std::is_same_v<T, int64_t> ||
+             i_ <= int64_t(std::numeric_limits<T>::max()));
+      }
+      if (!ok) {
+        throw_overflow(op, dtype_of<T>);
+      }
+    }
+    return to<T>();
+  }
+
   // The dtype a tensor made from this scalar alone would get.
   Dtype dtype() const {
     return kind_ == Kind::Bool ? kBool : kind_ == Kind::Int ? kInt64 : kFloat64;
   }
 
  private:
+  [[noreturn]] void throw_overflow(const char* op, Dtype d) const;
+
   Kind kind_;
   int64_t i_ = 0;
   double d_ = 0.0;

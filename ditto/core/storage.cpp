@@ -1,5 +1,6 @@
 #include "ditto/core/storage.h"
 
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 
@@ -10,6 +11,12 @@ namespace ditto {
 Storage::Storage(size_t nbytes, Device device)
     : nbytes_(nbytes), device_(device) {
   // Round up so aligned_alloc's size requirement holds; never size 0.
+  DITTO_CHECK(
+      nbytes <= size_t(PTRDIFF_MAX) - kStorageAlignment,
+      ValueError,
+      "empty",
+      nbytes,
+      " bytes do not fit in memory");
   size_t rounded =
       (nbytes + kStorageAlignment - 1) / kStorageAlignment * kStorageAlignment;
   if (rounded == 0) {

@@ -32,7 +32,13 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
     } else {
       DITTO_CHECK(
           shape[i] >= 0, ValueError, op, "invalid shape dimension ", shape[i]);
-      known *= shape[i];
+      DITTO_CHECK(
+          !__builtin_mul_overflow(known, shape[i], &known),
+          ValueError,
+          op,
+          "shape ",
+          shape_str(shape),
+          " has too many elements");
     }
   }
   if (infer) {
@@ -188,11 +194,13 @@ size_t Tensor::nbytes() const {
 bool Tensor::is_contiguous() const {
   const Shape& sz = sizes();
   const Shape& st = impl_->strides;
+  for (int64_t s : sz) {
+    if (s == 0) {
+      return true; // empty tensors are contiguous, as in PyTorch
+    }
+  }
   int64_t expected = 1;
   for (size_t i = sz.size(); i-- > 0;) {
-    if (sz[i] == 0) {
-      return true;
-    }
     if (sz[i] != 1 && st[i] != expected) {
       return false;
     }
@@ -237,7 +245,7 @@ Tensor Tensor::as_strided(
   int64_t capacity =
       int64_t(impl_->storage->nbytes() / ditto::element_size(dtype()));
   DITTO_CHECK(
-      extent == 0 || offset + extent <= capacity,
+      extent == 0 || (extent <= capacity && offset <= capacity - extent),
       ValueError,
       op,
       "sizes ",
@@ -352,7 +360,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
       " of size ",
       size);
   DITTO_CHECK(
-      length >= 0 && start + length <= size,
+      length >= 0 && length <= size - start,
       IndexError,
       "narrow",
       "start (",
@@ -410,8 +418,15 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step)
   end = std::clamp(end, start, size);
   Shape sizes = impl_->sizes, strides = impl_->strides;
   int64_t offset = impl_->offset + start * strides[d];
-  sizes[d] = (end - start + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = end > start ? (end - start - 1) / step + 1 : 0;
+  DITTO_CHECK(
+      !__builtin_mul_overflow(strides[d], step, &strides[d]),
+      ValueError,
+      "slice",
+      "step ",
+      step,
+      " is too large for stride ",
+      impl_->strides[d]);
   return make_view(*this, sizes, strides, offset);
 }
 
@@ -480,6 +495,16 @@ Tensor Tensor::expand(const Shape& shape) const {
       want = have;
     }
     DITTO_CHECK(
+        want >= 0,
+        ValueError,
+        "expand",
+        "invalid size ",
+        shape[i],
+        " for dimension ",
+        i,
+        ".  Target sizes: ",
+        shape_str(shape));
+    DITTO_CHECK(
         have == want || have == 1,
         ValueError,
         "expand",
@@ -496,6 +521,7 @@ Tensor Tensor::expand(const Shape& shape) const {
     sizes[i] = want;
     strides[i] = have == want ? impl_->strides[j] : 0;
   }
+  checked_numel(sizes, "expand");
   return make_view(*this, sizes, strides, impl_->offset);
 }
 
@@ -527,6 +553,16 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
     }
   }
   return reshape(sizes);
+}
+
+void Scalar::throw_overflow(const char* op, Dtype d) const {
+  detail::throw_error<ValueError>(
+      op,
+      "value ",
+      *this,
+      " cannot be converted to type ",
+      d,
+      " without overflow");
 }
 
 std::ostream& operator<<(std::ostream& os, const Scalar& s) {

@@ -55,6 +55,7 @@ struct ResultTypeState {
 // A scalar operand as a 0-d tensor of the compute dtype. Not an op of its
 // own: the trace shows only the op the scalar was given to.
 Tensor wrap(const Scalar& s, Dtype d) {
+  FpEnvGuard fp; // the conversion of s must not see the caller's mode
   Tensor t = detail::new_tensor({}, d);
   dispatch_dtype(
       d, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
@@ -121,15 +122,6 @@ void check_binary_args(
         name,
         "subtraction, the `-` operator, with two bool tensors is not "
         "supported; use the `^` or logical_xor() operator instead");
-  }
-  if (op == BinaryOp::Pow && !is_floating(compute)) {
-    // Integers to negative powers are rejected before anything is written.
-    Tensor neg = lt(b, 0);
-    DITTO_CHECK(
-        !max(neg).item<bool>() || b.numel() == 0,
-        ValueError,
-        name,
-        "integers to negative integer powers are not allowed");
   }
 }
 
@@ -210,6 +202,14 @@ Tensor binary_tt(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 Tensor binary_ts(BinaryOp op, const Tensor& a, const Scalar& b) {
   Dtype compute = result_type(a, b);
+  // As PyTorch: a negative integer scalar exponent is an error for integer
+  // tensors (a tensor of exponents gives 1/x^n truncated instead).
+  DITTO_CHECK(
+      !(op == BinaryOp::Pow && !is_floating(compute) && b.is_integral() &&
+        b.to<int64_t>() < 0),
+      ValueError,
+      "pow",
+      "integers to negative integer powers are not allowed");
   return binary(op, a, wrap(b, compute), compute, nullptr);
 }
 
@@ -278,8 +278,8 @@ void clamp_into(
   Dtype d = dst.dtype();
   DITTO_CHECK(d != kBool, TypeError, name, "not implemented for bool");
   dispatch_dtype(d, name, [&]<typename T>() {
-    T lo_v = lo ? lo->to<T>() : T(0);
-    T hi_v = hi ? hi->to<T>() : T(0);
+    T lo_v = lo ? lo->to_checked<T>(name) : T(0);
+    T hi_v = hi ? hi->to_checked<T>(name) : T(0);
     Tensor x = src.to(d);
     auto loop = scope.kernels().clamp[dtype_index(d)];
     detail::run_loop(

@@ -131,31 +131,44 @@ Tensor arange(
   DITTO_CHECK(dtype != kBool, TypeError, "arange", "not implemented for bool");
   // The count as PyTorch computes it: ceil((end - start) / step) in double,
   // or exactly in integers when all three are integers.
-  int64_t n;
   bool all_int =
       !start.is_floating() && !end.is_floating() && !step.is_floating();
+  // In 128 bits, so no range of int64 values overflows.
+  __int128 n128;
   if (all_int) {
-    int64_t a = start.to<int64_t>(), b = end.to<int64_t>(),
-            c = step.to<int64_t>();
-    n = c > 0 ? (b - a + c - 1) / c : (a - b + (-c) - 1) / (-c);
+    __int128 a = start.to<int64_t>(), b = end.to<int64_t>(),
+             c = step.to<int64_t>();
+    n128 = c > 0 ? (b - a + c - 1) / c : (a - b - c - 1) / (-c);
   } else {
-    n = int64_t(std::ceil((e - s) / st));
+    double count = std::ceil((e - s) / st);
+    n128 = count < 0x1p62 ? __int128(count) : __int128(1) << 62;
   }
+  DITTO_CHECK(
+      n128 < (__int128(1) << 62),
+      ValueError,
+      "arange",
+      "range ",
+      start,
+      " to ",
+      end,
+      " by ",
+      step,
+      " has too many elements");
+  const int64_t n = int64_t(n128);
   Tensor t = detail::new_tensor({n}, dtype);
   dispatch_dtype(dtype, "arange", [&]<typename T>() {
     T* p = t.data_ptr<T>();
-    if constexpr (std::is_integral_v<T>) {
-      int64_t a = start.to<int64_t>(), c = step.to<int64_t>();
-      if (all_int) {
-        for (int64_t i = 0; i < n; ++i) {
-          p[i] = T(a + i * c);
-        }
-        return;
+    if (all_int) {
+      // Exact; narrower integer types wrap, as a cast in PyTorch does.
+      __int128 a = start.to<int64_t>(), c = step.to<int64_t>();
+      for (int64_t i = 0; i < n; ++i) {
+        p[i] = Scalar(int64_t(a + i * c)).to<T>();
       }
+      return;
     }
-    // Computed in double as start + i * step, then rounded to T.
+    // start + i * step in double, then converted as Tensor::to converts.
     for (int64_t i = 0; i < n; ++i) {
-      p[i] = T(s + double(i) * st);
+      p[i] = Scalar(s + double(i) * st).to<T>();
     }
   });
   return op.done(t);
@@ -182,9 +195,9 @@ Tensor linspace(
   dispatch_dtype(dtype, "linspace", [&]<typename T>() {
     T* p = t.data_ptr<T>();
     for (int64_t i = 0; i < steps; ++i) {
-      double v =
-          i < half ? a + step * double(i) : b - step * double(steps - i - 1);
-      p[i] = T(v);
+      double v = (i < half || steps == 1) ? a + step * double(i)
+                                          : b - step * double(steps - i - 1);
+      p[i] = Scalar(v).to<T>();
     }
   });
   return op.done(t);
@@ -228,9 +241,18 @@ Tensor from_blob(
       "from_blob",
       "null data pointer");
   int64_t extent = strided_extent(sizes, strides, "from_blob");
+  size_t nbytes = checked_nbytes(extent, dtype, "from_blob");
+  DITTO_CHECK(
+      reinterpret_cast<uintptr_t>(data) % element_size(dtype) == 0,
+      ValueError,
+      "from_blob",
+      "data pointer is not aligned to the ",
+      element_size(dtype),
+      "-byte ",
+      dtype,
+      " elements");
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(
-      data, size_t(extent) * element_size(dtype), std::move(deleter));
+  impl->storage = std::make_shared<Storage>(data, nbytes, std::move(deleter));
   impl->sizes = sizes;
   impl->strides = strides;
   impl->dtype = dtype;
@@ -311,7 +333,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   check_defined("fill_");
   detail::check_no_internal_overlap(*this, "fill_");
   dispatch_dtype(dtype(), "fill_", [&]<typename T>() {
-    T v = value.to<T>();
+    T v = value.to_checked<T>("fill_");
     Tensor src = from_blob(&v, {}, dtype());
     detail::copy_into(*this, src, "fill_");
   });

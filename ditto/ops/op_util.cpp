@@ -7,7 +7,7 @@ namespace ditto::detail {
 Tensor new_tensor(const Shape& sizes, Dtype dtype) {
   int64_t n = checked_numel(sizes, "empty");
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(size_t(n) * element_size(dtype));
+  impl->storage = std::make_shared<Storage>(checked_nbytes(n, dtype, "empty"));
   impl->sizes = sizes;
   impl->strides = contiguous_strides(sizes);
   impl->dtype = dtype;
@@ -25,15 +25,30 @@ bool same_view(const Tensor& a, const Tensor& b) {
 }
 
 void check_no_internal_overlap(const Tensor& t, const char* op) {
+  // Taken innermost (smallest stride) first, each dim must step past every
+  // element the inner dims reach; otherwise two elements may share memory
+  // and the result of writing them would depend on the order (and on the
+  // thread count). Strict: a few exotic non-overlapping layouts are refused.
+  std::vector<std::pair<int64_t, int64_t>> dims; // stride, size
   for (int64_t i = 0; i < t.dim(); ++i) {
+    if (t.sizes()[i] > 1) {
+      dims.emplace_back(t.strides()[i], t.sizes()[i]);
+    }
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;
+  for (auto [stride, size] : dims) {
     DITTO_CHECK(
-        !(t.strides()[i] == 0 && t.sizes()[i] > 1),
+        stride > reach,
         ValueError,
         op,
         "unsupported operation: more than one element of the written-to "
-        "tensor refers to a single memory location (dim ",
-        i,
-        " has stride 0); clone() the tensor first");
+        "tensor may refer to a single memory location (sizes ",
+        shape_str(t.sizes()),
+        ", strides ",
+        shape_str(t.strides()),
+        "); clone() the tensor first");
+    reach += (size - 1) * stride;
   }
 }
 

@@ -219,13 +219,23 @@ ArgResult arg_impl(
     dims.push_back(*dim);
   }
   Plan p = make_plan(a, dims, keepdim && dim.has_value(), name);
-  DITTO_CHECK(
-      p.inner > 0 || p.outer == 0,
-      IndexError,
-      name,
-      dim ? "cannot perform reduction over a zero-size dimension"
-          : "expected a non-empty tensor; specify the reduction dim with "
-            "the 'dim' argument");
+  if (dim) {
+    int64_t d = wrap_dim(*dim, a.dim(), name);
+    DITTO_CHECK(
+        a.dim() == 0 || a.sizes()[d] != 0,
+        IndexError,
+        name,
+        "expected reduction dim ",
+        d,
+        " to have non-zero size");
+  } else {
+    DITTO_CHECK(
+        a.numel() > 0,
+        IndexError,
+        name,
+        "expected a non-empty tensor; specify the reduction dim with the "
+        "'dim' argument");
+  }
   Dtype d = a.dtype();
   Tensor values = detail::new_tensor(p.out_shape, d);
   Tensor indices = detail::new_tensor(p.out_shape, kInt64);

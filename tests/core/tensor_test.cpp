@@ -212,5 +212,6 @@ TEST(Scalar, FloatToIntegerConversionsMatchTheKernels) {
     EXPECT_EQ(Scalar(v).to<int32_t>(), t.to(kInt32).item<int32_t>()) << v;
     EXPECT_EQ(Scalar(v).to<uint8_t>(), t.to(kUInt8).item<uint8_t>()) << v;
   }
-  EXPECT_EQ(full({1}, 1e30, kInt32).item<int32_t>(), INT32_MIN);
+  // Filling with a value the dtype cannot hold is an error, as in PyTorch.
+  EXPECT_THROW(full({1}, 1e30, kInt32), ValueError);
 }

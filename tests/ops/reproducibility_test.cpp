@@ -70,6 +70,10 @@ Results run_everything(Dtype dtype) {
   r.add("prod", prod(add(mul(y, 0.01), 1.0)));
   r.add("sum_dim0", sum(m, {0}));
   r.add("sum_dim1", sum(m, {1}));
+  // Several rows, each longer than a reduction chunk.
+  Tensor long_rows = x.narrow(0, 0, 3 * 40000).view({3, 40000});
+  r.add("sum_long_rows", sum(long_rows, {1}));
+  r.add("argmax_long_rows", argmax(long_rows, 1));
   r.add("mean_dims", mean(m.view({317, 811, 1}).to(yf.dtype()), {0, 2}, true));
   r.add("max", max(x));
   r.add("argmin_dim", argmin(m, 1));

@@ -70,9 +70,15 @@ T wrap_mul(T a, T b) {
   }
 }
 
-// Integer power by squaring; the op layer rejects negative exponents.
+// Integer power by squaring. A negative exponent gives 1/base^-e truncated,
+// as PyTorch: 1 for base 1, +-1 for base -1, else 0.
 template <typename T>
 T int_pow(T base, T e) {
+  if constexpr (std::is_signed_v<T>) {
+    if (e < 0) {
+      return base == 1 ? T(1) : base == -1 ? T((e & 1) ? -1 : 1) : T(0);
+    }
+  }
   Wide<T> result = 1;
   Wide<T> b = Wide<T>(base);
   for (int i = 0; i < 64 && e > 0; ++i) {

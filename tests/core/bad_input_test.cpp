@@ -1,0 +1,159 @@
+// Bad input gets a clear ditto::Error and changes nothing; no crash, no
+// out-of-bounds access (run under ASan+UBSan by `make sanitize`).
+
+#include <gtest/gtest.h>
+
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+TEST(BadInput, HugeAllocationsAreRejected) {
+  EXPECT_THROW(zeros({int64_t(1) << 61}, kFloat64), ValueError);
+  EXPECT_THROW(empty({(int64_t(1) << 61) - 1}, kFloat64), ValueError);
+  EXPECT_THROW(linspace(0, 1, int64_t(1) << 61, kFloat64), ValueError);
+  EXPECT_THROW(arange(0.0, 0x1p61, 1.0, kFloat64), ValueError);
+  EXPECT_THROW(arange(0.0, 1e30, 1e-10), ValueError);
+  EXPECT_THROW(zeros({int64_t(1) << 40, int64_t(1) << 40}), ValueError);
+}
+
+TEST(BadInput, InvalidDtypeCode) {
+  EXPECT_THROW(zeros({2}, Dtype(5)), TypeError);
+  float x = 0;
+  EXPECT_THROW(from_blob(&x, {1}, Dtype(99)), TypeError);
+}
+
+TEST(BadInput, ViewSizeOverflow) {
+  EXPECT_THROW(
+      zeros({0}).view({int64_t(1) << 32, int64_t(1) << 32}), ValueError);
+  EXPECT_THROW(
+      zeros({0}).reshape({int64_t(1) << 32, int64_t(1) << 32}), ValueError);
+}
+
+TEST(BadInput, AsStridedOffsetOverflow) {
+  Tensor t = zeros({4});
+  EXPECT_THROW(t.as_strided({1}, {1}, INT64_MAX), ValueError);
+  EXPECT_THROW(t.as_strided({2}, {INT64_MAX}, 0), ValueError);
+}
+
+TEST(BadInput, SliceAndNarrowExtremes) {
+  Tensor a = arange(5);
+  Tensor s = a.slice(0, 0, INT64_MAX, INT64_MAX);
+  EXPECT_EQ(s.sizes(), (Shape{1})); // Python: list(range(5))[0::huge]
+  EXPECT_EQ(s.item<int64_t>(), 0);
+  EXPECT_THROW(a.narrow(0, 1, INT64_MAX), IndexError);
+  EXPECT_EQ(a.slice(0, 1, 4, 2).sizes(), (Shape{2}));
+  EXPECT_EQ(a.slice(0, 4, 1).sizes(), (Shape{0}));
+}
+
+TEST(BadInput, ExpandNegativeSizes) {
+  EXPECT_THROW(ones({1}).expand({-2}), ValueError);
+  EXPECT_THROW(ones({1, 1}).expand({-2, -2}), ValueError);
+  EXPECT_THROW(
+      ones({1, 1}).expand({int64_t(1) << 40, int64_t(1) << 40}), ValueError);
+}
+
+TEST(BadInput, OverlappingWritesAreRefused) {
+  Tensor b = zeros({100001});
+  Tensor w = b.as_strided({100000, 2}, {1, 1}, 0);
+  EXPECT_THROW(w.add_(1), ValueError);
+  EXPECT_THROW(w.fill_(1), ValueError);
+  EXPECT_THROW(w.copy_(ones({100000, 2})), ValueError);
+  EXPECT_THROW(w.clamp_(0, 1), ValueError);
+  EXPECT_EQ(sum(b).item<float>(), 0.0f); // nothing was written
+  // Non-overlapping strided layouts are fine.
+  Tensor c = zeros({6});
+  c.as_strided({2, 3}, {1, 2}, 0).fill_(2);
+  EXPECT_EQ(sum(c).item<float>(), 12.0f);
+}
+
+TEST(BadInput, FromBlobMisaligned) {
+  alignas(8) unsigned char buf[16] = {};
+  EXPECT_THROW(from_blob(buf + 1, {2}, kFloat32), ValueError);
+  EXPECT_NO_THROW(from_blob(buf + 4, {2}, kFloat32));
+}
+
+TEST(BadInput, FillValuesMustFitTheDtype) {
+  EXPECT_THROW(full({2}, 300, kUInt8), ValueError);
+  EXPECT_THROW(full({1}, -1, kUInt8), ValueError);
+  EXPECT_THROW(full({1}, 1e20, kInt32), ValueError);
+  EXPECT_THROW(full({1}, std::nan(""), kInt64), ValueError);
+  EXPECT_THROW(full({1}, 1e300, kFloat32), ValueError);
+  EXPECT_TRUE(std::isinf(full({1}, INFINITY, kFloat32).item<float>()));
+  EXPECT_EQ(full({1}, 2.7, kInt64).item<int64_t>(), 2); // truncates
+  Tensor u = tensor<uint8_t>({5});
+  EXPECT_THROW(clamp(u, -1, std::nullopt), ValueError);
+  EXPECT_THROW(u.clamp_(0, 300), ValueError);
+  EXPECT_EQ(u.item<int>(), 5);
+  // A scalar operand of an arithmetic op wraps, as in PyTorch.
+  EXPECT_EQ((u + 300).item<int>(), 49);
+}
+
+TEST(BadInput, IntegerPowFollowsPyTorch) {
+  EXPECT_EQ(pow(zeros({0}, kInt64), zeros({0}, kInt64)).numel(), 0);
+  EXPECT_TRUE(equal(
+      pow(tensor<int64_t>({2, 1, -1, -1}), tensor<int64_t>({-1, -5, -3, -2})),
+      tensor<int64_t>({0, 1, -1, 1})));
+  EXPECT_THROW(pow(tensor<int32_t>({2}), -2), ValueError);
+  EXPECT_EQ(pow(tensor<int32_t>({2}), -1.0).dtype(), kFloat32);
+}
+
+TEST(BadInput, ReductionOverAnEmptyDim) {
+  EXPECT_THROW(max(zeros({0, 0}), 0), IndexError);
+  EXPECT_THROW(argmin(zeros({3, 0}), 1), IndexError);
+  EXPECT_EQ(max(zeros({0, 2}), 1).first.sizes(), (Shape{0}));
+}
+
+TEST(Factories, ArangeAndLinspaceEdges) {
+  EXPECT_TRUE(equal(linspace(0, 10, 1), tensor<float>({0})));
+  EXPECT_EQ(arange(0, INT64_MAX, INT64_MAX).numel(), 1);
+  EXPECT_EQ(arange(INT64_MIN, INT64_MAX, INT64_MAX).numel(), 3);
+  // Negative floats into uint8 convert as Tensor::to does (defined).
+  Tensor u = arange(-3.0, 3.0, 1.0, kUInt8);
+  EXPECT_TRUE(equal(u, arange(-3.0, 3.0, 1.0).to(kUInt8)));
+  EXPECT_TRUE(equal(
+      linspace(-5, 5, 11, kUInt8), linspace(-5, 5, 11, kFloat32).to(kUInt8)));
+}
+
+TEST(FloatingPointMode, ScalarsConvertWithRoundToNearest) {
+  std::fesetround(FE_UPWARD);
+  float got = mul(ones({1}), 0.7).item<float>();
+  float got_first = (0.7 * ones({1})).item<float>();
+  Tensor inplace = ones({1});
+  inplace.mul_(0.7);
+  float got_where = where(tensor<bool>({false}), ones({1}), 0.7).item<float>();
+  std::fesetround(FE_TONEAREST);
+  EXPECT_EQ(got, 0.7f);
+  EXPECT_EQ(got_first, 0.7f);
+  EXPECT_EQ(inplace.item<float>(), 0.7f);
+  EXPECT_EQ(got_where, 0.7f);
+#if defined(__x86_64__)
+  unsigned csr = __builtin_ia32_stmxcsr();
+  __builtin_ia32_ldmxcsr(csr | 0x8040); // flush-to-zero + denormals-are-zero
+  Tensor t = mul(ones({1}), 1e-40);
+  __builtin_ia32_ldmxcsr(csr);
+  // Read after restoring: item() converts through double, which DAZ flushes.
+  float tiny = t.item<float>();
+  EXPECT_EQ(tiny, 1e-40f);
+  EXPECT_NE(tiny, 0.0f);
+#endif
+}
+
+TEST(Reduce, TiesAcrossChunkBoundariesTakeTheFirstIndex) {
+  // Equal maxima in chunk 0 and chunk 3 (chunks are 16384 elements).
+  Tensor a = zeros({70000});
+  a.data_ptr<float>()[16383] = 5;
+  a.data_ptr<float>()[50000] = 5;
+  a.data_ptr<float>()[60000] = -5;
+  a.data_ptr<float>()[69999] = -5;
+  for (int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    EXPECT_EQ(argmax(a).item<int64_t>(), 16383);
+    EXPECT_EQ(argmin(a).item<int64_t>(), 60000);
+    auto [v, i] = max(a.view({2, 35000}), 1);
+    EXPECT_TRUE(equal(i, tensor<int64_t>({16383, 15000})));
+  }
+}
