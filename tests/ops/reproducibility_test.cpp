@@ -176,3 +176,37 @@ TEST(Reproducibility, TheCallersFloatingPointModeDoesNotMatter) {
 #endif
   EXPECT_EQ(std::fegetround(), FE_TONEAREST);
 }
+
+// A dense sweep of float bit patterns (every 1021st: normals, subnormals,
+// infinities and NaNs) and of doubles through every transcendental op: the
+// same bits under every CPU capability.
+TEST(Reproducibility, TranscendentalsSameBitsOverDenseSweep) {
+  const int64_t n = (int64_t(1) << 32) / 1021;
+  std::vector<uint32_t> bits(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    bits[size_t(i)] = uint32_t(i * 1021);
+  }
+  Tensor xf = from_blob(bits.data(), {n}, kFloat32);
+  Tensor xd = mul(xf.to(kFloat64), 1.0000001); // doubles off the float grid
+  Tensor yf = flip(xf, {0});
+  CpuCapability saved = get_cpu_capability();
+  std::vector<uint64_t> ref;
+  for (CpuCapability cap : supported_cpu_capabilities()) {
+    set_cpu_capability(cap);
+    std::vector<uint64_t> got;
+    for (const Tensor& x : {xf, xd}) {
+      got.push_back(fingerprint(exp(x)));
+      got.push_back(fingerprint(log(x)));
+      got.push_back(fingerprint(log1p(x)));
+      got.push_back(fingerprint(tanh(x)));
+      got.push_back(fingerprint(sigmoid(x)));
+      got.push_back(fingerprint(sqrt(x)));
+    }
+    got.push_back(fingerprint(pow(xf, yf)));
+    if (ref.empty()) {
+      ref = got;
+    }
+    EXPECT_EQ(got, ref) << cpu_capability_name(cap);
+  }
+  set_cpu_capability(saved);
+}
