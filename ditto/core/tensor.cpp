@@ -254,9 +254,9 @@ Tensor Tensor::as_strided(
       shape_str(strides),
       " and offset ",
       offset,
-      " need ",
-      offset + extent,
-      " elements but the storage has ",
+      " reach ",
+      extent,
+      " elements past the offset, but the storage has ",
       capacity);
   return make_view(*this, sizes, strides, offset);
 }
