@@ -13,6 +13,7 @@
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"
 #include "ditto/core/storage.h"
+#include "ditto/random/generator.h"
 
 namespace ditto {
 
@@ -110,6 +111,14 @@ class DITTO_API Tensor {
   Tensor& clamp_(
       const std::optional<Scalar>& min,
       const std::optional<Scalar>& max);
+
+  // ---- random fills (ditto/ops/random.h); without a generator they use
+  // the current thread's default one.
+  // Uniform on [from, to): PyTorch's exact values for mt19937 generators.
+  Tensor& uniform_(
+      double from = 0.0,
+      double to = 1.0,
+      const std::optional<Generator>& gen = {});
 
   // PyTorch's repr: "tensor([0.4963, 0.7682, 0.0885])".
   std::string to_string() const;

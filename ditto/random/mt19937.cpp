@@ -1,0 +1,83 @@
+#include "ditto/random/mt19937.h"
+
+#include "ditto/core/error.h"
+
+namespace ditto::random {
+namespace {
+constexpr int kM = 397;
+constexpr uint32_t kMatrixA = 0x9908b0dfu;
+constexpr uint32_t kUpper = 0x80000000u;
+constexpr uint32_t kLower = 0x7fffffffu;
+} // namespace
+
+void MT19937::seed_engine(uint64_t seed) {
+  seed_ = seed;
+  seeded_ = true;
+  state_[0] = uint32_t(seed & 0xffffffffu);
+  for (int j = 1; j < kN; ++j) {
+    uint32_t prev = state_[j - 1];
+    state_[j] = 1812433253u * (prev ^ (prev >> 30)) + uint32_t(j);
+  }
+  left_ = 1;
+  next_ = 0;
+}
+
+void MT19937::twist() {
+  auto mix = [](uint32_t u, uint32_t v) {
+    uint32_t y = (u & kUpper) | (v & kLower);
+    return (y >> 1) ^ ((v & 1u) ? kMatrixA : 0u);
+  };
+  int j = 0;
+  for (; j < kN - kM; ++j) {
+    state_[j] = state_[j + kM] ^ mix(state_[j], state_[j + 1]);
+  }
+  for (; j < kN - 1; ++j) {
+    state_[j] = state_[j + kM - kN] ^ mix(state_[j], state_[j + 1]);
+  }
+  state_[kN - 1] = state_[kM - 1] ^ mix(state_[kN - 1], state_[0]);
+  left_ = kN;
+  next_ = 0;
+}
+
+uint32_t MT19937::operator()() {
+  if (--left_ <= 0) {
+    twist();
+  }
+  uint32_t y = state_[next_++];
+  y ^= y >> 11;
+  y ^= (y << 7) & 0x9d2c5680u;
+  y ^= (y << 15) & 0xefc60000u;
+  y ^= y >> 18;
+  return y;
+}
+
+MT19937::State MT19937::state() const {
+  State s;
+  s.seed = seed_;
+  s.left = left_;
+  s.seeded = seeded_;
+  s.next = next_;
+  s.words = state_;
+  return s;
+}
+
+void MT19937::set_state(const State& s, const char* op) {
+  DITTO_CHECK(
+      s.seeded && s.left > 0 && s.left <= kN && s.next <= uint32_t(kN),
+      ValueError,
+      op,
+      "invalid mt19937 state (seeded ",
+      s.seeded,
+      ", left ",
+      s.left,
+      ", next ",
+      s.next,
+      ")");
+  seed_ = s.seed;
+  left_ = s.left;
+  seeded_ = s.seeded;
+  next_ = s.next;
+  state_ = s.words;
+}
+
+} // namespace ditto::random

@@ -1,0 +1,250 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+namespace {
+
+// tests/random/golden.{bin,txt}, made by gen_golden.py from PyTorch 1.13.
+struct Golden {
+  std::map<std::string, std::vector<uint8_t>> bytes;
+  Golden() {
+    std::ifstream idx(DITTO_TEST_DATA_DIR "/random/golden.txt");
+    std::ifstream bin(
+        DITTO_TEST_DATA_DIR "/random/golden.bin", std::ios::binary);
+    std::string line;
+    while (std::getline(idx, line)) {
+      if (line.empty() || line[0] == '#') {
+        continue;
+      }
+      std::istringstream ls(line);
+      std::string name, dtype;
+      size_t off = 0, n = 0;
+      ls >> name >> dtype >> off >> n;
+      std::vector<uint8_t> b(n);
+      bin.seekg(std::streamoff(off));
+      bin.read(reinterpret_cast<char*>(b.data()), std::streamsize(n));
+      bytes[name] = b;
+    }
+  }
+  const std::vector<uint8_t>& at(const std::string& name) const {
+    auto it = bytes.find(name);
+    if (it == bytes.end()) {
+      throw std::runtime_error("no golden case " + name);
+    }
+    return it->second;
+  }
+};
+
+const Golden& golden() {
+  static Golden g;
+  return g;
+}
+
+std::vector<uint8_t> bytes_of(const Tensor& t) {
+  Tensor c = t.contiguous();
+  auto p = static_cast<const uint8_t*>(c.raw_data());
+  return std::vector<uint8_t>(p, p + c.nbytes());
+}
+
+Tensor uint8_tensor(const std::vector<uint8_t>& b) {
+  return tensor(b);
+}
+
+} // namespace
+
+TEST(MT19937, MatchesStdMt19937AndReferenceWords) {
+  for (uint64_t seed :
+       {uint64_t(0),
+        uint64_t(42),
+        kDefaultGeneratorSeed,
+        (uint64_t(1) << 32) + 3}) {
+    random::MT19937 e(seed);
+    std::mt19937 ref(static_cast<uint32_t>(seed));
+    for (int i = 0; i < 2000; ++i) {
+      ASSERT_EQ(e(), ref()) << "seed " << seed << " draw " << i;
+    }
+    EXPECT_EQ(e.seed(), seed);
+  }
+  random::MT19937 e0(0);
+  EXPECT_EQ(e0(), 2357136044u);
+  EXPECT_EQ(e0(), 2546248239u);
+  random::MT19937 d(kDefaultGeneratorSeed);
+  EXPECT_EQ(d(), 2353294710u);
+}
+
+TEST(Random, RandMatchesPyTorchBitForBit) {
+  const int64_t sizes[] = {1, 3, 15, 16, 17, 31, 100, 1000, 4099};
+  for (int64_t seed :
+       {int64_t(0),
+        int64_t(1),
+        int64_t(42),
+        (int64_t(1) << 32) + 5,
+        int64_t(-1)}) {
+    for (Dtype dt : {kFloat32, kFloat64}) {
+      manual_seed(uint64_t(seed));
+      std::vector<Tensor> parts;
+      for (int64_t n : sizes) {
+        parts.push_back(rand({n}, dt));
+      }
+      std::string name = "rand_seed" + std::to_string(seed) + "_" +
+          std::string(dtype_name(dt));
+      EXPECT_EQ(bytes_of(cat(parts)), golden().at(name)) << name;
+    }
+  }
+}
+
+TEST(Random, ReadmeValues) {
+  manual_seed(0);
+  Tensor a = rand({3});
+  EXPECT_EQ(a.to_string(), "tensor([0.4963, 0.7682, 0.0885])");
+  EXPECT_EQ(initial_seed(), 0u);
+  manual_seed(uint64_t(-1));
+  EXPECT_EQ(initial_seed(), 0xFFFFFFFFFFFFFFFFull);
+}
+
+TEST(Random, UniformWithBoundsUsesPyTorchsFusedMultiplyAdd) {
+  manual_seed(0);
+  Tensor a = empty({5000});
+  a.uniform_(-0.1, 0.1);
+  EXPECT_EQ(bytes_of(a), golden().at("uniform_m0.1_0.1_seed0_float32"));
+  manual_seed(3);
+  Tensor b = empty({5000});
+  b.uniform_(2, 5);
+  EXPECT_EQ(bytes_of(b), golden().at("uniform_2_5_seed3_float32"));
+  manual_seed(3);
+  Tensor c = empty({3000}, kFloat64);
+  c.uniform_(-3, 7.5);
+  EXPECT_EQ(bytes_of(c), golden().at("uniform_m3_7.5_seed3_float64"));
+}
+
+TEST(Random, GeneratorObjects) {
+  Generator g; // PyTorch's default seed 67280421310721
+  EXPECT_EQ(g.initial_seed(), kDefaultGeneratorSeed);
+  EXPECT_EQ(
+      bytes_of(rand({3}, kFloat32, g)),
+      golden().at("rand_new_generator_float32"));
+  Generator h;
+  h.manual_seed(99);
+  EXPECT_EQ(
+      bytes_of(rand({2, 5}, kFloat32, h)),
+      golden().at("rand_generator99_float32"));
+  // Copies share; clone copies the state.
+  Generator a;
+  Generator shared = a;
+  Generator copy = a.clone();
+  rand({10}, kFloat32, shared);
+  EXPECT_TRUE(
+      equal(rand({4}, kFloat32, copy), rand({4}, kFloat32, Generator())));
+  EXPECT_FALSE(equal(rand({4}, kFloat32, a), rand({4}, kFloat32, Generator())));
+}
+
+TEST(Random, NonContiguousFillsInMemoryOrder) {
+  manual_seed(7);
+  Tensor x = empty({3, 4}).t();
+  x.uniform_();
+  EXPECT_EQ(bytes_of(x), golden().at("uniform_transposed_seed7_float32"));
+}
+
+TEST(Random, StateIsByteCompatibleWithPyTorch) {
+  manual_seed(0);
+  rand({5});
+  EXPECT_EQ(bytes_of(get_rng_state()), golden().at("state_after_seed0_rand5"));
+  // A state saved by PyTorch (with a cached normal) loads, round-trips and
+  // continues identically.
+  const auto& blob = golden().at("state_seed123_mid");
+  Generator g;
+  g.set_state(uint8_tensor(blob));
+  EXPECT_EQ(bytes_of(g.get_state()), blob);
+  EXPECT_EQ(g.initial_seed(), 123u);
+  EXPECT_EQ(
+      bytes_of(rand({20}, kFloat32, g)),
+      golden().at("rand_after_state_seed123_float32"));
+}
+
+TEST(Random, SetStateMidStreamRoundTrips) {
+  Generator g;
+  g.manual_seed(5);
+  rand({777}, kFloat64, g);
+  Tensor s = g.get_state();
+  Tensor a = rand({1000}, kFloat32, g);
+  g.set_state(s);
+  EXPECT_TRUE(equal(rand({1000}, kFloat32, g), a));
+}
+
+TEST(Random, BadStateLeavesTheGeneratorUnchanged) {
+  Generator g;
+  g.manual_seed(11);
+  Tensor before = g.get_state();
+  EXPECT_THROW(g.set_state(zeros({100}, kUInt8)), ValueError);
+  EXPECT_THROW(g.set_state(zeros({5056}, kFloat32)), TypeError);
+  std::vector<uint8_t> bad = bytes_of(before);
+  int32_t left = 0; // PyTorch rejects left outside (0, 624]
+  std::memcpy(bad.data() + 8, &left, 4);
+  EXPECT_THROW(g.set_state(uint8_tensor(bad)), ValueError);
+  EXPECT_EQ(bytes_of(g.get_state()), bytes_of(before));
+}
+
+TEST(Random, BadArguments) {
+  EXPECT_THROW(rand({2}, kInt64), TypeError);
+  EXPECT_THROW(rand({-1}), ValueError);
+  Tensor t = zeros({3});
+  manual_seed(1);
+  Tensor before = get_rng_state();
+  EXPECT_THROW(t.uniform_(1, 0), ValueError);
+  EXPECT_THROW(zeros({3}, kInt32).uniform_(), TypeError);
+  EXPECT_EQ(bytes_of(get_rng_state()), bytes_of(before));
+  EXPECT_EQ(sum(t).item<float>(), 0.0f);
+}
+
+TEST(Random, GuardAndForkRng) {
+  manual_seed(3);
+  Tensor expected = rand({5});
+  manual_seed(3);
+  {
+    ForkRng fork;
+    rand({100});
+    manual_seed(77);
+  }
+  EXPECT_TRUE(equal(rand({5}), expected));
+  manual_seed(3);
+  Generator worker;
+  {
+    GeneratorGuard guard(worker);
+    manual_seed(9); // seeds the worker's generator only
+    EXPECT_EQ(initial_seed(), 9u);
+    EXPECT_EQ(default_generator(), worker);
+  }
+  EXPECT_EQ(initial_seed(), 3u);
+  EXPECT_TRUE(equal(rand({5}), expected));
+  EXPECT_EQ(worker.initial_seed(), 9u);
+}
+
+TEST(Random, ConcurrentUseIsSerialized) {
+  Generator g;
+  g.manual_seed(1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int k = 0; k < 50; ++k) {
+        rand({100}, kFloat32, g);
+      }
+    });
+  }
+  for (auto& th : threads) {
+    th.join();
+  }
+  // 4 * 50 * 100 draws in some order: the state equals 20000 serial draws.
+  Generator ref;
+  ref.manual_seed(1);
+  rand({20000}, kFloat32, ref);
+  EXPECT_EQ(bytes_of(g.get_state()), bytes_of(ref.get_state()));
+}
