@@ -119,6 +119,22 @@ class DITTO_API Tensor {
       double from = 0.0,
       double to = 1.0,
       const std::optional<Generator>& gen = {});
+  Tensor& normal_(
+      double mean = 0.0,
+      double std = 1.0,
+      const std::optional<Generator>& gen = {});
+  // Integers on [from, to).
+  Tensor& random_(
+      int64_t from,
+      int64_t to,
+      const std::optional<Generator>& gen = {});
+  Tensor& bernoulli_(double p, const std::optional<Generator>& gen = {});
+  Tensor& bernoulli_(
+      const Tensor& p,
+      const std::optional<Generator>& gen = {});
+  Tensor& exponential_(
+      double lambd = 1.0,
+      const std::optional<Generator>& gen = {});
 
   // PyTorch's repr: "tensor([0.4963, 0.7682, 0.0885])".
   std::string to_string() const;

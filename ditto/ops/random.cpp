@@ -2,45 +2,194 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
 #include "ditto/random/generator_impl.h"
 
 namespace ditto {
 namespace {
 
-// Calls fn(pointer) for every element in the order of its storage
-// (increasing address), as PyTorch's serial distribution kernels fill: a
-// transposed tensor is filled in memory order, not in its logical order.
+// Calls fn(pointer, other_offset) for every element of t in the order of
+// its storage (increasing address), as PyTorch's serial distribution kernels
+// fill: a transposed tensor is filled in memory order, not in its logical
+// order. other_strides (same dims as t, may be empty) gives the offset of
+// the matching element of a second tensor.
 template <typename T, typename F>
-void for_each_in_memory_order(const Tensor& t, F fn) {
+void for_each_in_memory_order(
+    const Tensor& t,
+    const Shape& other_strides,
+    F fn) {
   const int64_t nd = t.dim();
   std::vector<int64_t> order(static_cast<size_t>(nd));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return t.strides()[a] > t.strides()[b];
   });
-  Shape sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd));
+  const bool other = !other_strides.empty();
+  Shape sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd)),
+      ostrides(static_cast<size_t>(nd), 0);
   for (int64_t i = 0; i < nd; ++i) {
     sizes[i] = t.sizes()[order[i]];
     strides[i] = t.strides()[order[i]];
+    if (other) {
+      ostrides[i] = other_strides[order[i]];
+    }
   }
   const int64_t n = t.numel();
   T* base = static_cast<T*>(t.raw_data());
   std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  int64_t off = 0;
+  int64_t off = 0, ooff = 0;
   for (int64_t k = 0; k < n; ++k) {
-    fn(base + off);
+    fn(base + off, ooff);
     for (int64_t d = nd - 1; d >= 0; --d) {
       off += strides[d];
+      ooff += ostrides[d];
       if (++idx[d] < sizes[d]) {
         break;
       }
       off -= strides[d] * sizes[d];
+      ooff -= ostrides[d] * sizes[d];
       idx[d] = 0;
     }
+  }
+}
+
+template <typename T, typename F>
+void for_each_in_memory_order(const Tensor& t, F fn) {
+  for_each_in_memory_order<T>(t, Shape{}, [&](T* p, int64_t) { fn(p); });
+}
+
+// PyTorch's uniform on [0, 1) from one draw (float) or two (double): the
+// low `digits` bits, scaled.
+template <typename T>
+T uniform01(GeneratorImpl& g) {
+  constexpr int kDigits = std::numeric_limits<T>::digits;
+  constexpr uint64_t kMask = (uint64_t(1) << kDigits) - 1;
+  const T scale = T(1) / T(uint64_t(1) << kDigits);
+  uint64_t v = std::is_same_v<T, double> ? g.random64() : g.random();
+  return T(v & kMask) * scale;
+}
+
+// PyTorch's scalar Box-Muller (normal_distribution<double>) with the cached
+// second sample; glibc's log/sin/cos, as PyTorch calls them (the one place
+// DESIGN §2 allows libm). Returns the sample scaled by std and shifted by
+// mean with the fused multiply-add of PyTorch's AVX2 build.
+double normal_scalar(GeneratorImpl& g, double mean, double std) {
+  if (g.next_double_normal) {
+    double c = *g.next_double_normal;
+    g.next_double_normal.reset();
+    return std::fma(c, std, mean);
+  }
+  double u1 = uniform01<double>(g);
+  double u2 = uniform01<double>(g);
+  double r = std::sqrt(-2.0 * std::log(1.0 - u2));
+  double theta = 2.0 * 3.14159265358979323846 * u1;
+  g.next_double_normal = r * std::sin(theta);
+  return std::fma(r * std::cos(theta), std, mean);
+}
+
+// The AVX2 float32 normal fill of PyTorch 1.13 (normal_fill_16_AVX2) is not
+// libm: it uses the Cephes-derived avx_mathfun log and sincos. These are
+// their exact operation sequences, including the multiply-adds GCC fused in
+// PyTorch's build (reference/pytorch-rng.md §5.2, path B).
+float avx_log(float x) {
+  x = std::max(x, 0x1p-126f);
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  int32_t k = int32_t(bits >> 23) - 127;
+  bits = (bits & ~0x7f800000u) | 0x3f000000u;
+  float m;
+  std::memcpy(&m, &bits, 4);
+  float e = float(k) + 1.0f;
+  if (m < 0.707106781186547524f) {
+    e = e - 1.0f;
+    x = (m - 1.0f) + m;
+  } else {
+    x = (m - 1.0f) + 0.0f;
+  }
+  float z = x * x;
+  float y = 7.0376836292E-2f;
+  for (float c :
+       {-1.1514610310E-1f,
+        1.1676998740E-1f,
+        -1.2420140846E-1f,
+        1.4249322787E-1f,
+        -1.6668057665E-1f,
+        2.0000714765E-1f,
+        -2.4999993993E-1f,
+        3.3333331174E-1f}) {
+    y = std::fma(y, x, c);
+  }
+  y = y * x;
+  y = std::fma(y, z, e * -2.12194440e-4f);
+  y = std::fma(-z, 0.5f, y);
+  x = x + y;
+  return std::fma(e, 0.693359375f, x);
+}
+
+void avx_sincos(float theta, float& s, float& c) {
+  float x = std::fabs(theta);
+  float y = x * 1.27323954473516f;
+  int32_t j = int32_t(y);
+  j = (j + 1) & ~1;
+  y = float(j);
+  const bool swap = (j & 4) != 0;
+  const bool as_is = (j & 2) == 0;
+  const bool cos_neg = ((~(j - 2)) & 4) != 0;
+  x = std::fma(y, -0.78515625f, x);
+  x = std::fma(y, -2.4187564849853515625e-4f, x);
+  x = std::fma(y, -3.77489497744594108e-8f, x);
+  float z = x * x;
+  float cp = std::fma(
+      std::fma(2.443315711809948E-005f, z, -1.388731625493765E-003f),
+      z,
+      4.166664568298827E-002f);
+  cp = cp * z;
+  cp = std::fma(cp, z, -(z * 0.5f));
+  cp = cp + 1.0f;
+  float sp = std::fma(
+      std::fma(-1.9515295891E-4f, z, 8.3321608736E-3f), z, -1.6666654611E-1f);
+  sp = sp * z;
+  sp = std::fma(sp, x, x);
+  s = as_is ? sp : cp;
+  c = as_is ? cp : sp;
+  if (std::signbit(theta) != swap) {
+    s = -s;
+  }
+  if (cos_neg) {
+    c = -c;
+  }
+}
+
+// One 16-element block of the vectorized fills: the first 8 uniforms give
+// the radius, the next 8 the angle.
+void normal_block_float(float* d, float mean, float std) {
+  const float two_pi = float(2.0 * 3.14159265358979323846);
+  for (int j = 0; j < 8; ++j) {
+    float u1 = 1.0f - d[j];
+    float u2 = d[j + 8];
+    float radius = std::sqrt(-2.0f * avx_log(u1));
+    float theta = two_pi * u2;
+    float sn, cs;
+    avx_sincos(theta, sn, cs);
+    d[j] = std::fma(radius * cs, std, mean);
+    d[j + 8] = std::fma(radius * sn, std, mean);
+  }
+}
+
+void normal_block_double(double* d, double mean, double std) {
+  for (int j = 0; j < 8; ++j) {
+    double u1 = 1.0 - d[j];
+    double u2 = d[j + 8];
+    double radius = std::sqrt(-2.0 * std::log(u1));
+    double theta = 2.0 * 3.14159265358979323846 * u2;
+    d[j] = std::fma(radius * std::cos(theta), std, mean);
+    d[j + 8] = std::fma(radius * std::sin(theta), std, mean);
   }
 }
 
@@ -93,17 +242,13 @@ Tensor& Tensor::uniform_(
           " and from=",
           from);
       const T width = t - f;
-      // The low digits bits of one draw (two for double), scaled to [0, 1).
-      constexpr int kDigits = std::numeric_limits<T>::digits;
-      constexpr uint64_t kMask = (uint64_t(1) << kDigits) - 1;
-      const T kScale = T(1) / T(uint64_t(1) << kDigits);
+      const bool unit = f == T(0) && width == T(1); // x * 1 + 0 is exact
       std::lock_guard<std::mutex> lock(g.mutex);
       for_each_in_memory_order<T>(*this, [&](T* p) {
-        uint64_t v = std::is_same_v<T, double> ? g.random64() : g.random();
-        T x = T(v & kMask) * kScale;
+        T x = uniform01<T>(g);
         // PyTorch's AVX2/AVX-512 kernels (its default on x86-64) contract
         // x * width + from into one fused multiply-add.
-        *p = std::fma(x, width, f);
+        *p = unit ? x : std::fma(x, width, f);
       });
     }
   });
@@ -125,6 +270,348 @@ Tensor rand(
 
 Tensor rand_like(const Tensor& t, const std::optional<Generator>& gen) {
   return rand(t.sizes(), t.dtype(), gen);
+}
+
+} // namespace ditto
+
+namespace ditto {
+
+Tensor& Tensor::normal_(
+    double mean,
+    double std,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("normal_");
+  check_defined("normal_");
+  DITTO_CHECK(
+      is_floating(dtype()),
+      TypeError,
+      "normal_",
+      "not implemented for ",
+      dtype());
+  DITTO_CHECK(
+      std >= 0.0,
+      ValueError,
+      "normal_",
+      "expects std >= 0.0, but found std ",
+      std);
+  detail::check_no_internal_overlap(*this, "normal_");
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  const int64_t n = numel();
+  if (n >= 16 && is_contiguous()) {
+    // PyTorch's vectorized fill: n uniforms, 16-blocks transformed in
+    // place, then, if n % 16 != 0, 16 fresh uniforms for the last 16
+    // elements and one more block. The scalar cache is not touched.
+    dispatch_dtype(dtype(), "normal_", [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        T* d = data_ptr<T>();
+        auto block = [&](T* b) {
+          if constexpr (std::is_same_v<T, float>) {
+            normal_block_float(b, float(mean), float(std));
+          } else {
+            normal_block_double(b, mean, std);
+          }
+        };
+        for (int64_t i = 0; i < n; ++i) {
+          d[i] = uniform01<T>(g);
+        }
+        for (int64_t i = 0; i + 16 <= n; i += 16) {
+          block(d + i);
+        }
+        if (n % 16 != 0) {
+          T* tail = d + n - 16;
+          for (int i = 0; i < 16; ++i) {
+            tail[i] = uniform01<T>(g);
+          }
+          block(tail);
+        }
+      }
+    });
+  } else {
+    dispatch_dtype(dtype(), "normal_", [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        for_each_in_memory_order<T>(
+            *this, [&](T* p) { *p = T(normal_scalar(g, mean, std)); });
+      }
+    });
+  }
+  op.done(*this);
+  return *this;
+}
+
+Tensor randn(
+    const Shape& shape,
+    Dtype dtype,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("randn");
+  DITTO_CHECK(
+      is_floating(dtype), TypeError, "randn", "not implemented for ", dtype);
+  Tensor t = detail::new_tensor(shape, dtype);
+  t.normal_(0.0, 1.0, gen);
+  return op.done(t);
+}
+
+Tensor randn_like(const Tensor& t, const std::optional<Generator>& gen) {
+  return randn(t.sizes(), t.dtype(), gen);
+}
+
+Tensor& Tensor::random_(
+    int64_t from,
+    int64_t to,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("random_");
+  check_defined("random_");
+  DITTO_CHECK(
+      from < to,
+      ValueError,
+      "random_",
+      "expects 'from' to be less than 'to', but got from=",
+      from,
+      " >= to=",
+      to);
+  detail::check_no_internal_overlap(*this, "random_");
+  dispatch_dtype(dtype(), "random_", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Exactly representable bounds only (PyTorch nudges others).
+      const double lim = double(uint64_t(1) << std::numeric_limits<T>::digits);
+      DITTO_CHECK(
+          double(from) >= -lim && double(to) <= lim,
+          ValueError,
+          "random_",
+          "bounds [",
+          from,
+          ", ",
+          to,
+          ") are not exactly representable in ",
+          dtype());
+    } else {
+      DITTO_CHECK(
+          (!std::is_same_v<T, bool> || (from >= 0 && to <= 2)),
+          ValueError,
+          "random_",
+          "bool needs bounds within [0, 2), got [",
+          from,
+          ", ",
+          to,
+          ")");
+      DITTO_CHECK(
+          (std::is_same_v<T, bool> ||
+           (from >= int64_t(std::numeric_limits<T>::lowest()) &&
+            to - 1 <= int64_t(std::numeric_limits<T>::max()))),
+          ValueError,
+          "random_",
+          "bounds [",
+          from,
+          ", ",
+          to,
+          ") are out of the range of ",
+          dtype());
+    }
+  });
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  const uint64_t range = uint64_t(to) - uint64_t(from);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(dtype(), "random_", [&]<typename T>() {
+    // As PyTorch: 64-bit draws only for int64/float/double with a range of
+    // 2^32 or more; plain modulo.
+    constexpr bool kWide =
+        std::is_same_v<T, int64_t> || std::is_floating_point_v<T>;
+    const bool wide = kWide && range >= (uint64_t(1) << 32);
+    for_each_in_memory_order<T>(*this, [&](T* p) {
+      uint64_t v = wide ? g.random64() : g.random();
+      *p = static_cast<T>(int64_t(v % range + uint64_t(from)));
+    });
+  });
+  op.done(*this);
+  return *this;
+}
+
+Tensor randint(
+    int64_t low,
+    int64_t high,
+    const Shape& shape,
+    Dtype dtype,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("randint");
+  Tensor t = detail::new_tensor(shape, dtype);
+  t.random_(low, high, gen);
+  return op.done(t);
+}
+
+Tensor randint_like(
+    const Tensor& t,
+    int64_t low,
+    int64_t high,
+    const std::optional<Generator>& gen) {
+  return randint(low, high, t.sizes(), t.dtype(), gen);
+}
+
+Tensor randperm(int64_t n, Dtype dtype, const std::optional<Generator>& gen) {
+  detail::OpScope op("randperm");
+  DITTO_CHECK(
+      n >= 0, ValueError, "randperm", "n must be non-negative, got ", n);
+  DITTO_CHECK(
+      dtype != kBool, TypeError, "randperm", "not implemented for bool");
+  const double limit = dtype == kFloat32 ? 0x1p24
+      : dtype == kFloat64                ? 0x1p53
+      : dtype == kInt32                  ? double(INT32_MAX)
+      : dtype == kUInt8                  ? 256.0
+                                         : 0x1p63;
+  DITTO_CHECK(
+      double(n) <= limit,
+      ValueError,
+      "randperm",
+      "n ",
+      n,
+      " is too large for ",
+      dtype);
+  Tensor r = detail::new_tensor({n}, kInt64);
+  int64_t* p = r.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    p[i] = i;
+  }
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      int64_t z = int64_t(g.random() % uint64_t(n - i));
+      std::swap(p[i], p[i + z]);
+    }
+  }
+  return op.done(r.to(dtype));
+}
+
+Tensor& Tensor::bernoulli_(double p, const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli_");
+  check_defined("bernoulli_");
+  DITTO_CHECK(
+      p >= 0.0 && p <= 1.0,
+      ValueError,
+      "bernoulli_",
+      "expects p to be in [0, 1], but got p=",
+      p);
+  detail::check_no_internal_overlap(*this, "bernoulli_");
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(dtype(), "bernoulli_", [&]<typename T>() {
+    for_each_in_memory_order<T>(
+        *this, [&](T* q) { *q = uniform01<double>(g) < p ? T(1) : T(0); });
+  });
+  op.done(*this);
+  return *this;
+}
+
+Tensor& Tensor::bernoulli_(
+    const Tensor& p_in,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli_");
+  check_defined("bernoulli_");
+  DITTO_CHECK(p_in.defined(), ValueError, "bernoulli_", "undefined p");
+  DITTO_CHECK(
+      is_floating(p_in.dtype()),
+      TypeError,
+      "bernoulli_",
+      "expects a floating probability tensor, got ",
+      p_in.dtype());
+  detail::check_no_internal_overlap(*this, "bernoulli_");
+  Tensor p = p_in.expand(sizes());
+  // Validate every probability before drawing or writing anything.
+  DITTO_CHECK(
+      p.numel() == 0 ||
+          (min(p).item<double>() >= 0.0 && max(p).item<double>() <= 1.0),
+      ValueError,
+      "bernoulli_",
+      "expects all probabilities in [0, 1]");
+  Tensor pc = detail::shares_storage(p, *this) ? p.clone() : p;
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(pc.dtype(), "bernoulli_", [&]<typename P>() {
+    if constexpr (std::is_floating_point_v<P>) {
+      const P* pp = static_cast<const P*>(pc.raw_data());
+      dispatch_dtype(dtype(), "bernoulli_", [&]<typename T>() {
+        // A float64 p compares with a 53-bit uniform, float32 with 24 bits.
+        for_each_in_memory_order<T>(*this, pc.strides(), [&](T* q, int64_t o) {
+          *q = uniform01<P>(g) < pp[o] ? T(1) : T(0);
+        });
+      });
+    }
+  });
+  op.done(*this);
+  return *this;
+}
+
+Tensor bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli");
+  DITTO_CHECK(p.defined(), ValueError, "bernoulli", "undefined p");
+  Tensor t = detail::new_tensor(p.sizes(), p.dtype());
+  t.bernoulli_(p, gen);
+  return op.done(t);
+}
+
+Tensor& Tensor::exponential_(
+    double lambd,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("exponential_");
+  check_defined("exponential_");
+  DITTO_CHECK(
+      is_floating(dtype()),
+      TypeError,
+      "exponential_",
+      "not implemented for ",
+      dtype());
+  DITTO_CHECK(
+      lambd > 0.0,
+      ValueError,
+      "exponential_",
+      "expects lambda > 0.0, but found lambda=",
+      lambd);
+  detail::check_no_internal_overlap(*this, "exponential_");
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(dtype(), "exponential_", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      // PyTorch 1.13: (-1/lambda) * log(1 - u) with glibc's log.
+      for_each_in_memory_order<T>(*this, [&](T* p) {
+        double u = uniform01<double>(g);
+        *p = T((-1.0 / lambd) * std::log(1.0 - u));
+      });
+    }
+  });
+  op.done(*this);
+  return *this;
+}
+
+Tensor dropout(
+    const Tensor& x,
+    double p,
+    bool train,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("dropout");
+  DITTO_CHECK(x.defined(), ValueError, "dropout", "undefined tensor");
+  DITTO_CHECK(
+      p >= 0.0 && p <= 1.0,
+      ValueError,
+      "dropout",
+      "dropout probability has to be between 0 and 1, but got ",
+      p);
+  if (p == 0.0 || !train || x.numel() == 0) {
+    return x;
+  }
+  if (p == 1.0) {
+    return op.done(mul(x, 0));
+  }
+  // PyTorch's CPU path: a Bernoulli(1 - p) mask of x's dtype, divided by
+  // 1 - p in that dtype, times x.
+  Tensor noise = detail::new_tensor(x.sizes(), x.dtype());
+  noise.bernoulli_(1.0 - p, gen);
+  noise.div_(1.0 - p);
+  return op.done(mul(x, noise));
 }
 
 } // namespace ditto

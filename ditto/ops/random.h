@@ -21,4 +21,45 @@ DITTO_API Tensor rand(
 DITTO_API Tensor
 rand_like(const Tensor& t, const std::optional<Generator>& gen = {});
 
+// Standard normal; PyTorch's paths bit for bit: the scalar Box-Muller with
+// its cached second sample below 16 elements or for non-contiguous outputs,
+// the 16-block fill above.
+DITTO_API Tensor randn(
+    const Shape& shape,
+    Dtype dtype = kFloat32,
+    const std::optional<Generator>& gen = {});
+DITTO_API Tensor
+randn_like(const Tensor& t, const std::optional<Generator>& gen = {});
+
+// Integers uniform on [low, high) (PyTorch's modulo draw).
+DITTO_API Tensor randint(
+    int64_t low,
+    int64_t high,
+    const Shape& shape,
+    Dtype dtype = kInt64,
+    const std::optional<Generator>& gen = {});
+DITTO_API Tensor randint_like(
+    const Tensor& t,
+    int64_t low,
+    int64_t high,
+    const std::optional<Generator>& gen = {});
+
+// A random permutation of 0..n-1 (PyTorch's swap shuffle).
+DITTO_API Tensor randperm(
+    int64_t n,
+    Dtype dtype = kInt64,
+    const std::optional<Generator>& gen = {});
+
+// 1 with probability p[i], else 0, in p's dtype.
+DITTO_API Tensor
+bernoulli(const Tensor& p, const std::optional<Generator>& gen = {});
+
+// Zeroes elements with probability p and scales the rest by 1/(1-p) while
+// training; returns x itself when p == 0 or !train. PyTorch's CPU mask.
+DITTO_API Tensor dropout(
+    const Tensor& x,
+    double p,
+    bool train = true,
+    const std::optional<Generator>& gen = {});
+
 } // namespace ditto

@@ -248,3 +248,127 @@ TEST(Random, ConcurrentUseIsSerialized) {
   rand({20000}, kFloat32, ref);
   EXPECT_EQ(bytes_of(g.get_state()), bytes_of(ref.get_state()));
 }
+
+TEST(Random, RandnMatchesPyTorchOnEveryPath) {
+  const int64_t sizes[] = {1, 3, 15, 16, 17, 31, 100, 1000, 4099};
+  for (int64_t seed : {int64_t(0), int64_t(42), int64_t(-1)}) {
+    for (Dtype dt : {kFloat32, kFloat64}) {
+      manual_seed(uint64_t(seed));
+      std::vector<Tensor> parts;
+      for (int64_t n : sizes) {
+        parts.push_back(randn({n}, dt));
+      }
+      std::string name = "randn_seed" + std::to_string(seed) + "_" +
+          std::string(dtype_name(dt));
+      EXPECT_EQ(bytes_of(cat(parts)), golden().at(name)) << name;
+    }
+  }
+  manual_seed(0);
+  EXPECT_EQ(randn({3}).to_string(), "tensor([ 1.5410, -0.2934, -2.1788])");
+}
+
+TEST(Random, NormalWithMeanAndStdMatchesPyTorch) {
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    manual_seed(5);
+    Tensor a = empty({1000}, dt);
+    a.normal_(-3, 7.5);
+    Tensor b = empty({5}, dt);
+    b.normal_(-3, 7.5);
+    Tensor c = empty({40, 3}, dt).t();
+    c.normal_(2, 0.5);
+    std::string name = "normal_m3_7.5_seed5_" + std::string(dtype_name(dt));
+    EXPECT_EQ(
+        bytes_of(cat({a, b, c.contiguous().flatten()})), golden().at(name))
+        << name;
+  }
+}
+
+TEST(Random, IntegerDrawsMatchPyTorch) {
+  manual_seed(0);
+  Tensor ints = cat(
+      {randint(0, 10, {5}),
+       randint(-5, int64_t(1) << 31, {100}),
+       randint(0, int64_t(1) << 40, {100}),
+       randint(-(int64_t(1) << 62), int64_t(1) << 62, {10})});
+  EXPECT_EQ(bytes_of(ints), golden().at("randint_seed0_int64"));
+  manual_seed(1);
+  EXPECT_EQ(
+      bytes_of(randint(-100, 100, {50}, kInt32)),
+      golden().at("randint_seed1_int32"));
+  manual_seed(1);
+  EXPECT_EQ(
+      bytes_of(randint(0, 1000, {50}, kFloat32)),
+      golden().at("randint_seed1_float32"));
+  manual_seed(2);
+  Tensor u = empty({20}, kUInt8);
+  u.random_(0, 256);
+  EXPECT_EQ(bytes_of(u), golden().at("random_seed2_uint8"));
+  for (int seed : {0, 42}) {
+    manual_seed(uint64_t(seed));
+    Tensor p = cat({randperm(10), randperm(1), randperm(0), randperm(1000)});
+    EXPECT_EQ(
+        bytes_of(p),
+        golden().at("randperm_seed" + std::to_string(seed) + "_int64"));
+  }
+  Generator g;
+  g.manual_seed(42);
+  EXPECT_TRUE(equal(
+      randperm(10, kInt64, g),
+      tensor<int64_t>({2, 6, 1, 8, 4, 5, 0, 9, 3, 7})));
+}
+
+TEST(Random, BernoulliDropoutExponentialMatchPyTorch) {
+  manual_seed(0);
+  Tensor b = empty({8});
+  b.bernoulli_(0.5);
+  EXPECT_EQ(bytes_of(b), golden().at("bernoulli_0.5_seed0_float32"));
+  manual_seed(4);
+  Tensor bb = empty({100}, kBool);
+  bb.bernoulli_(0.3);
+  EXPECT_EQ(bytes_of(bb), golden().at("bernoulli_0.3_seed4_bool"));
+  Tensor pf = linspace(0, 1, 100);
+  manual_seed(4);
+  EXPECT_EQ(
+      bytes_of(bernoulli(pf)), golden().at("bernoulli_tensor_seed4_float32"));
+  manual_seed(4);
+  EXPECT_EQ(
+      bytes_of(bernoulli(pf.to(kFloat64))),
+      golden().at("bernoulli_tensor_seed4_float64"));
+  Tensor x = sub(mul(arange(0, 20, 1, kFloat32), 0.5), 3);
+  manual_seed(6);
+  EXPECT_EQ(
+      bytes_of(dropout(x, 0.3)), golden().at("dropout_0.3_seed6_float32"));
+  manual_seed(6);
+  EXPECT_EQ(
+      bytes_of(dropout(ones({1000}), 0.021)),
+      golden().at("dropout_0.021_seed6_float32"));
+  EXPECT_TRUE(dropout(x, 0.3, false).is_same(x));
+  EXPECT_TRUE(dropout(x, 0.0).is_same(x));
+  manual_seed(8);
+  Tensor e = empty({100}, kFloat64);
+  e.exponential_(1.5);
+  EXPECT_EQ(bytes_of(e), golden().at("exponential_1.5_seed8_float64"));
+  manual_seed(8);
+  Tensor ef = empty({100});
+  ef.exponential_(1.5);
+  EXPECT_EQ(bytes_of(ef), golden().at("exponential_1.5_seed8_float32"));
+}
+
+TEST(Random, BadDistributionArgumentsChangeNothing) {
+  manual_seed(12);
+  Tensor before = get_rng_state();
+  EXPECT_THROW(randint(5, 5, {3}), ValueError);
+  EXPECT_THROW(randint(0, 300, {3}, kUInt8), ValueError);
+  EXPECT_THROW(randn({2}, kInt32), TypeError);
+  Tensor t = zeros({4});
+  EXPECT_THROW(t.normal_(0, -1), ValueError);
+  EXPECT_THROW(t.bernoulli_(1.5), ValueError);
+  EXPECT_THROW(
+      t.bernoulli_(tensor<float>({0.5f, 2.0f, 0.1f, 0.2f})), ValueError);
+  EXPECT_THROW(t.exponential_(0), ValueError);
+  EXPECT_THROW(dropout(t, -0.1), ValueError);
+  EXPECT_THROW(randperm(-1), ValueError);
+  EXPECT_THROW(randperm(300, kUInt8), ValueError);
+  EXPECT_EQ(bytes_of(get_rng_state()), bytes_of(before));
+  EXPECT_EQ(sum(t).item<float>(), 0.0f);
+}
