@@ -20,4 +20,6 @@
 #include "ditto/ops/shape_ops.h"
 #include "ditto/random/generator.h"
 #include "ditto/random/mt19937.h"
+#include "ditto/random/philox.h"
+#include "ditto/random/streams.h"
 #include "ditto/trace/trace.h"

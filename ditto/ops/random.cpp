@@ -198,6 +198,52 @@ GeneratorImpl& resolve(const std::optional<Generator>& gen, Generator& hold) {
   return *hold.impl();
 }
 
+// Counter-based fills for Philox generators. Element i of a contiguous
+// tensor takes words first + kWords * i (two words: the first is the high
+// half), so chunks run on the thread pool and the bits do not depend on the
+// thread count. fn(words) maps the element's words to its value.
+constexpr int64_t kPhiloxGrain = 1 << 14; // a multiple of 4 and of 16
+
+template <typename T, int kWords, typename F>
+void philox_fill(
+    T* out,
+    int64_t n,
+    random::PhiloxKey key,
+    uint64_t first,
+    F fn) {
+  parallel_for(0, n, kPhiloxGrain, [&](int64_t b, int64_t e) {
+    uint64_t w = first + uint64_t(b) * kWords; // a multiple of 4
+    random::PhiloxCounter block{};
+    uint64_t block_index = ~uint64_t(0);
+    auto word = [&](uint64_t i) {
+      if ((i >> 2) != block_index) {
+        block_index = i >> 2;
+        block = random::philox4x32_10(
+            {uint32_t(block_index), uint32_t(block_index >> 32), 0u, 0u}, key);
+      }
+      return block[i & 3];
+    };
+    for (int64_t i = b; i < e; ++i, w += kWords) {
+      if constexpr (kWords == 1) {
+        out[i] = fn(uint64_t(word(w)));
+      } else {
+        uint64_t hi = word(w);
+        out[i] = fn((hi << 32) | word(w + 1));
+      }
+    }
+  });
+}
+
+template <typename T>
+T uniform01_from(uint64_t v) {
+  constexpr int kDigits = std::numeric_limits<T>::digits;
+  constexpr uint64_t kMask = (uint64_t(1) << kDigits) - 1;
+  return T(v & kMask) * (T(1) / T(uint64_t(1) << kDigits));
+}
+
+template <typename T>
+constexpr int kUniformWords = std::is_same_v<T, double> ? 2 : 1;
+
 } // namespace
 
 Tensor& Tensor::uniform_(

@@ -1,5 +1,6 @@
 #include "ditto/random/generator.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -141,6 +142,50 @@ void CPUGeneratorImpl::set_state_bytes(const uint8_t* p, size_t n) {
   }
 }
 
+// Philox state: magic, seed, word position, normal caches (48 bytes).
+constexpr char kPhiloxMagic[8] = {'D', 'P', 'H', 'I', 'L', 'O', 'X', '1'};
+constexpr size_t kPhiloxStateBytes = 48;
+
+std::vector<uint8_t> PhiloxGeneratorImpl::state_bytes() const {
+  std::vector<uint8_t> b(kPhiloxStateBytes, 0);
+  std::memcpy(b.data(), kPhiloxMagic, 8);
+  put<uint64_t>(b, 8, seed_);
+  put<uint64_t>(b, 16, pos_);
+  put<double>(b, 24, next_double_normal.value_or(0.0));
+  put<int32_t>(b, 32, next_double_normal ? 1 : 0);
+  put<float>(b, 36, next_float_normal.value_or(0.0f));
+  b[40] = next_float_normal ? 1 : 0;
+  return b;
+}
+
+void PhiloxGeneratorImpl::set_state_bytes(const uint8_t* p, size_t n) {
+  DITTO_CHECK(
+      n == kPhiloxStateBytes && std::memcmp(p, kPhiloxMagic, 8) == 0,
+      ValueError,
+      "set_state",
+      "expected a Philox state of ",
+      kPhiloxStateBytes,
+      " bytes starting with DPHILOX1, but got ",
+      n,
+      " bytes of another kind");
+  set_current_seed(get<uint64_t>(p, 8));
+  pos_ = get<uint64_t>(p, 16);
+  if (get<int32_t>(p, 32) != 0) {
+    next_double_normal = get<double>(p, 24);
+  }
+  if (p[40] != 0) {
+    next_float_normal = get<float>(p, 36);
+  }
+}
+
+std::shared_ptr<GeneratorImpl> PhiloxGeneratorImpl::clone() const {
+  auto c = std::make_shared<PhiloxGeneratorImpl>(seed_);
+  c->pos_ = pos_;
+  c->next_double_normal = next_double_normal;
+  c->next_float_normal = next_float_normal;
+  return c;
+}
+
 std::shared_ptr<GeneratorImpl> CPUGeneratorImpl::clone() const {
   auto c = std::make_shared<CPUGeneratorImpl>(0);
   c->engine_ = engine_;
@@ -155,6 +200,14 @@ Generator::Generator()
 Generator::Generator(std::shared_ptr<GeneratorImpl> impl)
     : impl_(std::move(impl)) {
   DITTO_CHECK(impl_ != nullptr, ValueError, "Generator", "null generator");
+}
+
+Generator Generator::philox(uint64_t seed) {
+  return Generator(std::make_shared<PhiloxGeneratorImpl>(seed));
+}
+
+bool Generator::is_philox() const {
+  return impl_->philox_key() != nullptr;
 }
 
 Generator& Generator::manual_seed(uint64_t s) {
@@ -209,8 +262,21 @@ Generator default_generator() {
   return process_default();
 }
 
+namespace detail {
+namespace {
+std::atomic<uint64_t> g_seed_epoch{0};
+} // namespace
+uint64_t seed_epoch() {
+  return g_seed_epoch.load();
+}
+Generator process_default_generator() {
+  return process_default();
+}
+} // namespace detail
+
 void manual_seed(uint64_t s) {
   default_generator().manual_seed(s);
+  detail::g_seed_epoch.fetch_add(1); // named streams re-derive
 }
 
 uint64_t initial_seed() {

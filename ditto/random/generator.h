@@ -26,6 +26,12 @@ class DITTO_API Generator {
   Generator();
   explicit Generator(std::shared_ptr<GeneratorImpl> impl);
 
+  // A counter-based Philox4x32-10 generator: element i of a fill depends
+  // only on (seed, position, i), so fills run in parallel and give the same
+  // bits for any thread count. Not PyTorch's stream.
+  static Generator philox(uint64_t seed);
+  bool is_philox() const;
+
   // As torch.Generator.manual_seed: only the low 32 bits reach mt19937, but
   // initial_seed() reports the full value. A negative int64 seed is taken as
   // its two's-complement bits, as PyTorch does.

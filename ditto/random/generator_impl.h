@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ditto/random/mt19937.h"
+#include "ditto/random/philox.h"
 
 namespace ditto {
 
@@ -24,6 +25,15 @@ class GeneratorImpl {
   virtual std::vector<uint8_t> state_bytes() const = 0;
   virtual void set_state_bytes(const uint8_t* p, size_t n) = 0;
   virtual std::shared_ptr<GeneratorImpl> clone() const = 0;
+  // Counter-based generators can hand out a range of words up front, which
+  // parallel kernels then compute independently; others return nothing.
+  virtual random::PhiloxKey* philox_key() {
+    return nullptr;
+  }
+  // Reserves n words and returns the index of the first (Philox only).
+  virtual uint64_t reserve(uint64_t) {
+    return 0;
+  }
 
   // Held by every op for its whole fill: fills are serial per generator and
   // concurrent use never corrupts the state.
@@ -60,6 +70,51 @@ class CPUGeneratorImpl final : public GeneratorImpl {
 
  private:
   random::MT19937 engine_;
+};
+
+// Philox4x32-10 keyed by the seed; its position is a word index, so state
+// is (seed, position) and any word is computed directly.
+class PhiloxGeneratorImpl final : public GeneratorImpl {
+ public:
+  explicit PhiloxGeneratorImpl(uint64_t seed) {
+    set_current_seed(seed);
+  }
+
+  uint32_t random() override {
+    return random::philox_word(key_, pos_++);
+  }
+  uint64_t random64() override {
+    uint64_t hi = random();
+    return (hi << 32) | random();
+  }
+  void set_current_seed(uint64_t seed) override {
+    next_double_normal.reset();
+    next_float_normal.reset();
+    seed_ = seed;
+    key_ = {uint32_t(seed), uint32_t(seed >> 32)};
+    pos_ = 0;
+  }
+  uint64_t current_seed() const override {
+    return seed_;
+  }
+  std::vector<uint8_t> state_bytes() const override;
+  void set_state_bytes(const uint8_t* p, size_t n) override;
+  std::shared_ptr<GeneratorImpl> clone() const override;
+  random::PhiloxKey* philox_key() override {
+    return &key_;
+  }
+  uint64_t reserve(uint64_t n) override {
+    uint64_t first = (pos_ + 3) & ~uint64_t(3); // start on a block
+    // Keep later draws on a fresh block, so a fill's size never shifts the
+    // lanes of what follows.
+    pos_ = (first + n + 3) & ~uint64_t(3);
+    return first;
+  }
+
+ private:
+  uint64_t seed_ = 0;
+  random::PhiloxKey key_{};
+  uint64_t pos_ = 0;
 };
 
 } // namespace ditto
