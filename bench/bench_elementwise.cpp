@@ -81,6 +81,8 @@ std::string join_capabilities(const std::vector<ditto::CpuCapability>& caps) {
 
 } // namespace
 
+void register_random_benchmarks(); // bench_random.cpp
+
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
@@ -105,6 +107,8 @@ int main(int argc, char** argv) {
     }
     b->UseRealTime()->Unit(benchmark::kMicrosecond);
   }
+
+  register_random_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -49,6 +49,21 @@ OPS = [
     OpSpec("exp", "torch.exp(a)", num_inputs=1, arrays_moved=2),
     OpSpec("sigmoid", "torch.sigmoid(a)", num_inputs=1, arrays_moved=2),
     OpSpec("sum", "torch.sum(a)", num_inputs=1, arrays_moved=1),
+    # Random ops (10M float32, randperm 1M int64). ditto's PyTorch-compatible
+    # mt19937 path is serial, like PyTorch's; "randn_philox" is ditto's
+    # counter-based parallel path, timed against the same torch.randn.
+    OpSpec("rand", "torch.rand(n)", num_inputs=0, arrays_moved=1,
+           sizes=(10_000_000,)),
+    OpSpec("randn", "torch.randn(n)", num_inputs=0, arrays_moved=1,
+           sizes=(10_000_000,)),
+    OpSpec("bernoulli", "a.bernoulli_(0.5)", num_inputs=1, arrays_moved=1,
+           sizes=(10_000_000,)),
+    OpSpec("randperm", "torch.randperm(n)", num_inputs=0, arrays_moved=1,
+           sizes=(1 << 20,), threads=(1,), element_size=8),
+    OpSpec("rand_philox", "torch.rand(n)", num_inputs=0, arrays_moved=1,
+           sizes=(10_000_000,)),
+    OpSpec("randn_philox", "torch.randn(n)", num_inputs=0, arrays_moved=1,
+           sizes=(10_000_000,)),
 ]
 
 # Removed from the environment of the PyTorch subprocess.
@@ -198,7 +213,7 @@ def torch_worker():
     for case in request["cases"]:
         n, threads = case["n"], case["threads"]
         torch.set_num_threads(threads)
-        env = {"torch": torch, "a": make_input(n, 1)}
+        env = {"torch": torch, "n": n, "a": make_input(n, 1)}
         if case["num_inputs"] > 1:
             env["b"] = make_input(n, 2)
         timer = tb.Timer(stmt=case["stmt"], globals=env, num_threads=threads)

@@ -93,93 +93,11 @@ double normal_scalar(GeneratorImpl& g, double mean, double std) {
   return std::fma(r * std::cos(theta), std, mean);
 }
 
-// The AVX2 float32 normal fill of PyTorch 1.13 (normal_fill_16_AVX2) is not
-// libm: it uses the Cephes-derived avx_mathfun log and sincos. These are
-// their exact operation sequences, including the multiply-adds GCC fused in
-// PyTorch's build (reference/pytorch-rng.md §5.2, path B).
-float avx_log(float x) {
-  x = std::max(x, 0x1p-126f);
-  uint32_t bits;
-  std::memcpy(&bits, &x, 4);
-  int32_t k = int32_t(bits >> 23) - 127;
-  bits = (bits & ~0x7f800000u) | 0x3f000000u;
-  float m;
-  std::memcpy(&m, &bits, 4);
-  float e = float(k) + 1.0f;
-  if (m < 0.707106781186547524f) {
-    e = e - 1.0f;
-    x = (m - 1.0f) + m;
-  } else {
-    x = (m - 1.0f) + 0.0f;
-  }
-  float z = x * x;
-  float y = 7.0376836292E-2f;
-  for (float c :
-       {-1.1514610310E-1f,
-        1.1676998740E-1f,
-        -1.2420140846E-1f,
-        1.4249322787E-1f,
-        -1.6668057665E-1f,
-        2.0000714765E-1f,
-        -2.4999993993E-1f,
-        3.3333331174E-1f}) {
-    y = std::fma(y, x, c);
-  }
-  y = y * x;
-  y = std::fma(y, z, e * -2.12194440e-4f);
-  y = std::fma(-z, 0.5f, y);
-  x = x + y;
-  return std::fma(e, 0.693359375f, x);
-}
-
-void avx_sincos(float theta, float& s, float& c) {
-  float x = std::fabs(theta);
-  float y = x * 1.27323954473516f;
-  int32_t j = int32_t(y);
-  j = (j + 1) & ~1;
-  y = float(j);
-  const bool swap = (j & 4) != 0;
-  const bool as_is = (j & 2) == 0;
-  const bool cos_neg = ((~(j - 2)) & 4) != 0;
-  x = std::fma(y, -0.78515625f, x);
-  x = std::fma(y, -2.4187564849853515625e-4f, x);
-  x = std::fma(y, -3.77489497744594108e-8f, x);
-  float z = x * x;
-  float cp = std::fma(
-      std::fma(2.443315711809948E-005f, z, -1.388731625493765E-003f),
-      z,
-      4.166664568298827E-002f);
-  cp = cp * z;
-  cp = std::fma(cp, z, -(z * 0.5f));
-  cp = cp + 1.0f;
-  float sp = std::fma(
-      std::fma(-1.9515295891E-4f, z, 8.3321608736E-3f), z, -1.6666654611E-1f);
-  sp = sp * z;
-  sp = std::fma(sp, x, x);
-  s = as_is ? sp : cp;
-  c = as_is ? cp : sp;
-  if (std::signbit(theta) != swap) {
-    s = -s;
-  }
-  if (cos_neg) {
-    c = -c;
-  }
-}
-
-// One 16-element block of the vectorized fills: the first 8 uniforms give
-// the radius, the next 8 the angle.
+// The float32 16-block transform (PyTorch's AVX2 normal fill emulated
+// exactly) is a kernel: compiled per CPU capability, so std::fma is an
+// instruction where the CPU has one, and the same bits everywhere.
 void normal_block_float(float* d, float mean, float std) {
-  const float two_pi = float(2.0 * 3.14159265358979323846);
-  for (int j = 0; j < 8; ++j) {
-    float u1 = 1.0f - d[j];
-    float u2 = d[j + 8];
-    float radius = std::sqrt(-2.0f * avx_log(u1));
-    float theta = two_pi * u2;
-    float sn, cs;
-    avx_sincos(theta, sn, cs);
-    d[j] = std::fma(radius * cs, std, mean);
-    d[j + 8] = std::fma(radius * sn, std, mean);
-  }
+  kernels::kernel_table().normal_blocks_f32(d, 1, mean, std);
 }
 
 void normal_block_double(double* d, double mean, double std) {
@@ -211,24 +129,20 @@ void philox_fill(
     random::PhiloxKey key,
     uint64_t first,
     F fn) {
+  auto blocks = kernels::kernel_table().philox_blocks;
   parallel_for(0, n, kPhiloxGrain, [&](int64_t b, int64_t e) {
-    uint64_t w = first + uint64_t(b) * kWords; // a multiple of 4
-    random::PhiloxCounter block{};
-    uint64_t block_index = ~uint64_t(0);
-    auto word = [&](uint64_t i) {
-      if ((i >> 2) != block_index) {
-        block_index = i >> 2;
-        block = random::philox4x32_10(
-            {uint32_t(block_index), uint32_t(block_index >> 32), 0u, 0u}, key);
-      }
-      return block[i & 3];
-    };
-    for (int64_t i = b; i < e; ++i, w += kWords) {
+    // Words of this chunk: first + kWords * b is a multiple of 4, so the
+    // chunk covers whole blocks.
+    const uint64_t w0 = first + uint64_t(b) * kWords;
+    const int64_t words = (e - b) * kWords;
+    std::vector<uint32_t> buf(static_cast<size_t>((words + 3) & ~int64_t(3)));
+    blocks(key[0], key[1], w0 >> 2, int64_t(buf.size() / 4), buf.data());
+    for (int64_t i = b; i < e; ++i) {
+      const uint32_t* w = buf.data() + (i - b) * kWords;
       if constexpr (kWords == 1) {
-        out[i] = fn(uint64_t(word(w)));
+        out[i] = fn(uint64_t(w[0]));
       } else {
-        uint64_t hi = word(w);
-        out[i] = fn((hi << 32) | word(w + 1));
+        out[i] = fn((uint64_t(w[0]) << 32) | w[1]);
       }
     }
   });
@@ -290,6 +204,15 @@ Tensor& Tensor::uniform_(
       const T width = t - f;
       const bool unit = f == T(0) && width == T(1); // x * 1 + 0 is exact
       std::lock_guard<std::mutex> lock(g.mutex);
+      if (g.philox_key() && is_contiguous()) {
+        uint64_t first = g.reserve(uint64_t(numel()) * kUniformWords<T>);
+        philox_fill<T, kUniformWords<T>>(
+            data_ptr<T>(), numel(), *g.philox_key(), first, [&](uint64_t v) {
+              T x = uniform01_from<T>(v);
+              return unit ? x : std::fma(x, width, f);
+            });
+        return;
+      }
       for_each_in_memory_order<T>(*this, [&](T* p) {
         T x = uniform01<T>(g);
         // PyTorch's AVX2/AVX-512 kernels (its default on x86-64) contract
@@ -345,6 +268,41 @@ Tensor& Tensor::normal_(
   GeneratorImpl& g = resolve(gen, hold);
   std::lock_guard<std::mutex> lock(g.mutex);
   const int64_t n = numel();
+  if (g.philox_key() && n >= 16 && is_contiguous()) {
+    // The same 16-block structure with counter-based uniforms: elements
+    // and blocks are independent, so both steps run in parallel.
+    dispatch_dtype(dtype(), "normal_", [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        T* d = data_ptr<T>();
+        constexpr int kW = kUniformWords<T>;
+        const int64_t tail = n % 16 ? 16 : 0;
+        uint64_t first = g.reserve(uint64_t(n + tail) * kW);
+        auto u = [](uint64_t v) { return uniform01_from<T>(v); };
+        philox_fill<T, kW>(d, n, *g.philox_key(), first, u);
+        auto block = [&](T* b) {
+          if constexpr (std::is_same_v<T, float>) {
+            normal_block_float(b, float(mean), float(std));
+          } else {
+            normal_block_double(b, mean, std);
+          }
+        };
+        parallel_for(0, n / 16, kPhiloxGrain / 16, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) {
+            block(d + 16 * k);
+          }
+        });
+        if (tail) {
+          T fresh[16];
+          philox_fill<T, kW>(
+              fresh, 16, *g.philox_key(), first + uint64_t(n) * kW, u);
+          std::copy(fresh, fresh + 16, d + n - 16);
+          block(d + n - 16);
+        }
+      }
+    });
+    op.done(*this);
+    return *this;
+  }
   if (n >= 16 && is_contiguous()) {
     // PyTorch's vectorized fill: n uniforms, 16-blocks transformed in
     // place, then, if n % 16 != 0, 16 fresh uniforms for the last 16
@@ -544,6 +502,14 @@ Tensor& Tensor::bernoulli_(double p, const std::optional<Generator>& gen) {
   GeneratorImpl& g = resolve(gen, hold);
   std::lock_guard<std::mutex> lock(g.mutex);
   dispatch_dtype(dtype(), "bernoulli_", [&]<typename T>() {
+    if (g.philox_key() && is_contiguous()) {
+      uint64_t first = g.reserve(uint64_t(numel()) * 2);
+      philox_fill<T, 2>(
+          data_ptr<T>(), numel(), *g.philox_key(), first, [&](uint64_t v) {
+            return uniform01_from<double>(v) < p ? T(1) : T(0);
+          });
+      return;
+    }
     for_each_in_memory_order<T>(
         *this, [&](T* q) { *q = uniform01<double>(g) < p ? T(1) : T(0); });
   });

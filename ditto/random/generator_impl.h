@@ -17,9 +17,15 @@ class GeneratorImpl {
  public:
   virtual ~GeneratorImpl() = default;
 
-  virtual uint32_t random() = 0;
+  // One 32-bit draw. Not virtual for mt19937: fills call it per element.
+  uint32_t random() {
+    return mt_ != nullptr ? (*mt_)() : random_impl();
+  }
   // Two draws, the first one the high half (as PyTorch's random64()).
-  virtual uint64_t random64() = 0;
+  uint64_t random64() {
+    uint64_t hi = random();
+    return (hi << 32) | random();
+  }
   virtual void set_current_seed(uint64_t seed) = 0;
   virtual uint64_t current_seed() const = 0;
   virtual std::vector<uint8_t> state_bytes() const = 0;
@@ -41,21 +47,20 @@ class GeneratorImpl {
   // The cached second Box-Muller sample (PyTorch keeps the double one).
   std::optional<double> next_double_normal;
   std::optional<float> next_float_normal;
+
+ protected:
+  virtual uint32_t random_impl() = 0;
+  // Set by an mt19937 generator to its engine.
+  random::MT19937* mt_ = nullptr;
 };
 
 // PyTorch's CPUGeneratorImpl: mt19937 plus the normal caches.
 class CPUGeneratorImpl final : public GeneratorImpl {
  public:
-  explicit CPUGeneratorImpl(uint64_t seed) : engine_(seed) {}
+  explicit CPUGeneratorImpl(uint64_t seed) : engine_(seed) {
+    mt_ = &engine_;
+  }
 
-  uint32_t random() override {
-    return engine_();
-  }
-  uint64_t random64() override {
-    uint64_t hi = engine_();
-    uint64_t lo = engine_();
-    return (hi << 32) | lo;
-  }
   void set_current_seed(uint64_t seed) override {
     next_double_normal.reset();
     next_float_normal.reset();
@@ -69,6 +74,10 @@ class CPUGeneratorImpl final : public GeneratorImpl {
   std::shared_ptr<GeneratorImpl> clone() const override;
 
  private:
+  uint32_t random_impl() override {
+    return engine_();
+  }
+
   random::MT19937 engine_;
 };
 
@@ -80,13 +89,6 @@ class PhiloxGeneratorImpl final : public GeneratorImpl {
     set_current_seed(seed);
   }
 
-  uint32_t random() override {
-    return random::philox_word(key_, pos_++);
-  }
-  uint64_t random64() override {
-    uint64_t hi = random();
-    return (hi << 32) | random();
-  }
   void set_current_seed(uint64_t seed) override {
     next_double_normal.reset();
     next_float_normal.reset();
@@ -112,6 +114,10 @@ class PhiloxGeneratorImpl final : public GeneratorImpl {
   }
 
  private:
+  uint32_t random_impl() override {
+    return random::philox_word(key_, pos_++);
+  }
+
   uint64_t seed_ = 0;
   random::PhiloxKey key_{};
   uint64_t pos_ = 0;

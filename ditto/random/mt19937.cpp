@@ -39,18 +39,6 @@ void MT19937::twist() {
   next_ = 0;
 }
 
-uint32_t MT19937::operator()() {
-  if (--left_ <= 0) {
-    twist();
-  }
-  uint32_t y = state_[next_++];
-  y ^= y >> 11;
-  y ^= (y << 7) & 0x9d2c5680u;
-  y ^= (y << 15) & 0xefc60000u;
-  y ^= y >> 18;
-  return y;
-}
-
 MT19937::State MT19937::state() const {
   State s;
   s.seed = seed_;

@@ -20,7 +20,19 @@ class DITTO_API MT19937 {
   }
 
   void seed_engine(uint64_t seed);
-  uint32_t operator()();
+
+  // Inline: fills call it once per element.
+  uint32_t operator()() {
+    if (--left_ <= 0) {
+      twist();
+    }
+    uint32_t y = state_[next_++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+  }
 
   uint64_t seed() const {
     return seed_;

@@ -147,3 +147,21 @@ TEST(SeedEverything, SeedsRegisteredGeneratorsAndSrand) {
   unregister_generator("std_mt19937");
   EXPECT_EQ(registered_generator_states().count("std_mt19937"), 0u);
 }
+
+TEST(Philox, ParallelFillEqualsTheSerialDefinitionOnEveryCapability) {
+  // rand with a fresh Philox(seed) generator: element i is the low 24 bits
+  // of word i of the stream keyed by the seed, times 2^-24.
+  const int64_t n = 50003;
+  std::vector<float> expected(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t w = random::philox_word({7u, 0u}, uint64_t(i));
+    expected[size_t(i)] = float(w & 0xffffffu) * 0x1p-24f;
+  }
+  CpuCapability saved = get_cpu_capability();
+  for (CpuCapability cap : supported_cpu_capabilities()) {
+    set_cpu_capability(cap);
+    Tensor got = rand({n}, kFloat32, Generator::philox(7));
+    EXPECT_TRUE(equal(got, tensor(expected))) << cpu_capability_name(cap);
+  }
+  set_cpu_capability(saved);
+}

@@ -12,7 +12,10 @@
 // them in a fixed tree, which a 16-float AVX-512 register, two AVX2 registers
 // or 16 scalars all compute alike.
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -25,6 +28,9 @@
 #endif
 
 namespace ditto::kernels::DITTO_KERNEL_NS {
+
+#include "ditto/kernels/cpu/box_muller.h"
+
 namespace {
 
 template <typename T>
@@ -465,9 +471,63 @@ void fill_cast_from(KernelTable& t) {
 #undef DITTO_FILL
 }
 
+void normal_blocks_f32(float* d, int64_t nblocks, float mean, float std) {
+  for (int64_t b = 0; b < nblocks; ++b) {
+    box_muller::normal_block_float(d + 16 * b, mean, std);
+  }
+}
+
+// Philox4x32-10 on 16 blocks at a time, lane by lane, so the 32x32->64-bit
+// multiplies vectorize. Integer arithmetic: the same bits on every ISA.
+void philox_blocks(
+    uint32_t key0,
+    uint32_t key1,
+    uint64_t first_block,
+    int64_t nblocks,
+    uint32_t* out) {
+  constexpr int kBatch = 16;
+  for (int64_t b0 = 0; b0 < nblocks; b0 += kBatch) {
+    const int m = int(std::min<int64_t>(kBatch, nblocks - b0));
+    uint32_t c0[kBatch], c1[kBatch], c2[kBatch], c3[kBatch];
+    for (int i = 0; i < kBatch; ++i) {
+      uint64_t blk = first_block + uint64_t(b0) + uint64_t(i);
+      c0[i] = uint32_t(blk);
+      c1[i] = uint32_t(blk >> 32);
+      c2[i] = 0;
+      c3[i] = 0;
+    }
+    uint32_t k0 = key0, k1 = key1;
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+      }
+      for (int i = 0; i < kBatch; ++i) {
+        uint64_t p0 = uint64_t(0xD2511F53u) * c0[i];
+        uint64_t p1 = uint64_t(0xCD9E8D57u) * c2[i];
+        uint32_t n0 = uint32_t(p1 >> 32) ^ c1[i] ^ k0;
+        uint32_t n2 = uint32_t(p0 >> 32) ^ c3[i] ^ k1;
+        c1[i] = uint32_t(p1);
+        c3[i] = uint32_t(p0);
+        c0[i] = n0;
+        c2[i] = n2;
+      }
+    }
+    for (int i = 0; i < m; ++i) {
+      uint32_t* o = out + 4 * (b0 + i);
+      o[0] = c0[i];
+      o[1] = c1[i];
+      o[2] = c2[i];
+      o[3] = c3[i];
+    }
+  }
+}
+
 } // namespace
 
 void fill_kernel_table(KernelTable& t) {
+  t.philox_blocks = &philox_blocks;
+  t.normal_blocks_f32 = &normal_blocks_f32;
   fill_binary<AddF>(t, BinaryOp::Add);
   fill_binary<SubF>(t, BinaryOp::Sub);
   fill_binary<MulF>(t, BinaryOp::Mul);

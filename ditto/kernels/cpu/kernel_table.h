@@ -74,6 +74,19 @@ using ReduceLoop = void (*)(const char* x, int64_t n, void* out);
 using ArgReduceLoop =
     void (*)(const char* x, int64_t n, void* value, int64_t* index);
 
+// nblocks blocks of 16 floats: PyTorch's float32 Box-Muller transform.
+using NormalBlocksF32 =
+    void (*)(float* d, int64_t nblocks, float mean, float std);
+
+// Philox4x32-10 words of blocks first_block .. first_block + nblocks - 1
+// (4 words each) under key, into out.
+using PhiloxBlocks = void (*)(
+    uint32_t key0,
+    uint32_t key1,
+    uint64_t first_block,
+    int64_t nblocks,
+    uint32_t* out);
+
 struct KernelTable {
   BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
   UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
@@ -84,6 +97,8 @@ struct KernelTable {
   ReduceLoop prod[kNumDtypes] = {};
   ArgReduceLoop max[kNumDtypes] = {};
   ArgReduceLoop min[kNumDtypes] = {};
+  NormalBlocksF32 normal_blocks_f32 = nullptr;
+  PhiloxBlocks philox_blocks = nullptr;
 };
 
 // The table of the capability in force.
