@@ -24,13 +24,22 @@ void for_each_in_memory_order(
     const Tensor& t,
     const Shape& other_strides,
     F fn) {
+  const bool other = !other_strides.empty();
+  if (t.is_contiguous() &&
+      (!other || other_strides == contiguous_strides(t.sizes()))) {
+    T* p = static_cast<T*>(t.raw_data());
+    const int64_t n = t.numel();
+    for (int64_t i = 0; i < n; ++i) {
+      fn(p + i, other ? i : 0);
+    }
+    return;
+  }
   const int64_t nd = t.dim();
   std::vector<int64_t> order(static_cast<size_t>(nd));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return t.strides()[a] > t.strides()[b];
   });
-  const bool other = !other_strides.empty();
   Shape sizes(static_cast<size_t>(nd)), strides(static_cast<size_t>(nd)),
       ostrides(static_cast<size_t>(nd), 0);
   for (int64_t i = 0; i < nd; ++i) {
