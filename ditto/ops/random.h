@@ -54,6 +54,16 @@ DITTO_API Tensor randperm(
 DITTO_API Tensor
 bernoulli(const Tensor& p, const std::optional<Generator>& gen = {});
 
+// n category indices per row of probs (1-d or 2-d, non-negative weights),
+// with or without replacement; PyTorch's algorithms (binary search on the
+// normalized cumulative weights; exponential race + top-n without
+// replacement or for one sample).
+DITTO_API Tensor multinomial(
+    const Tensor& probs,
+    int64_t n,
+    bool replacement = false,
+    const std::optional<Generator>& gen = {});
+
 // Zeroes elements with probability p and scales the rest by 1/(1-p) while
 // training; returns x itself when p == 0 or !train. PyTorch's CPU mask.
 DITTO_API Tensor dropout(

@@ -372,3 +372,40 @@ TEST(Random, BadDistributionArgumentsChangeNothing) {
   EXPECT_EQ(bytes_of(get_rng_state()), bytes_of(before));
   EXPECT_EQ(sum(t).item<float>(), 0.0f);
 }
+
+TEST(Random, MultinomialMatchesPyTorch) {
+  Tensor w = tensor<float>({0.1f, 0.0f, 2.0f, 0.5f, 1.4f, 0.0f, 3.0f});
+  manual_seed(9);
+  EXPECT_EQ(
+      bytes_of(multinomial(w, 200, true)),
+      golden().at("multinomial_repl_seed9"));
+  Generator g1;
+  g1.manual_seed(1);
+  Tensor w2 = rand({4, 50}, kFloat32, g1).to(kFloat64);
+  manual_seed(9);
+  EXPECT_EQ(
+      bytes_of(multinomial(w2, 30, true)),
+      golden().at("multinomial_repl_2d_seed9_float64"));
+  manual_seed(9);
+  EXPECT_EQ(
+      bytes_of(multinomial(w2.to(kFloat32), 10, false)),
+      golden().at("multinomial_norepl_seed9"));
+  manual_seed(9);
+  EXPECT_EQ(bytes_of(multinomial(w, 1)), golden().at("multinomial_one_seed9"));
+  // Zero-weight categories are never drawn.
+  Tensor draws = multinomial(w, 1000, true);
+  EXPECT_FALSE(max(eq(draws, 1)).item<bool>());
+  EXPECT_FALSE(max(eq(draws, 5)).item<bool>());
+}
+
+TEST(Random, MultinomialBadInput) {
+  manual_seed(3);
+  Tensor before = get_rng_state();
+  EXPECT_THROW(multinomial(tensor<float>({1, -1}), 1), ValueError);
+  EXPECT_THROW(multinomial(tensor<float>({0, 0}), 1), ValueError);
+  EXPECT_THROW(multinomial(tensor<float>({1, 2}), 3, false), ValueError);
+  EXPECT_THROW(multinomial(tensor<float>({1, 2}), 0, true), ValueError);
+  EXPECT_THROW(multinomial(tensor<int64_t>({1, 2}), 1), TypeError);
+  EXPECT_THROW(multinomial(tensor<float>({1, NAN}), 1), ValueError);
+  EXPECT_EQ(bytes_of(get_rng_state()), bytes_of(before));
+}
