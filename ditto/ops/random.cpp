@@ -103,11 +103,22 @@ double normal_scalar(GeneratorImpl& g, double mean, double std) {
   return std::fma(r * std::cos(theta), std, mean);
 }
 
-// The float32 16-block transform (PyTorch's AVX2 normal fill emulated
-// exactly) is a kernel: compiled per CPU capability, so std::fma is an
-// instruction where the CPU has one, and the same bits everywhere.
-void normal_block_float(float* d, float mean, float std) {
-  kernels::kernel_table().normal_blocks_f32(d, 1, mean, std);
+// nblocks consecutive 16-blocks of PyTorch's normal fill. The float32
+// transform (PyTorch's AVX2 fill emulated exactly) is a kernel compiled per
+// CPU capability, so std::fma is an instruction where the CPU has one, with
+// the same bits everywhere.
+void normal_block_double(double* d, double mean, double std);
+
+template <typename T>
+void normal_blocks(T* d, int64_t nblocks, double mean, double std) {
+  if constexpr (std::is_same_v<T, float>) {
+    kernels::kernel_table().normal_blocks_f32(
+        d, nblocks, float(mean), float(std));
+  } else {
+    for (int64_t k = 0; k < nblocks; ++k) {
+      normal_block_double(d + 16 * k, mean, std);
+    }
+  }
 }
 
 void normal_block_double(double* d, double mean, double std) {
@@ -289,24 +300,15 @@ Tensor& Tensor::normal_(
         uint64_t first = g.reserve(uint64_t(n + tail) * kW);
         auto u = [](uint64_t v) { return uniform01_from<T>(v); };
         philox_fill<T, kW>(d, n, *g.philox_key(), first, u);
-        auto block = [&](T* b) {
-          if constexpr (std::is_same_v<T, float>) {
-            normal_block_float(b, float(mean), float(std));
-          } else {
-            normal_block_double(b, mean, std);
-          }
-        };
         parallel_for(0, n / 16, kPhiloxGrain / 16, [&](int64_t b, int64_t e) {
-          for (int64_t k = b; k < e; ++k) {
-            block(d + 16 * k);
-          }
+          normal_blocks(d + 16 * b, e - b, mean, std);
         });
         if (tail) {
           T fresh[16];
           philox_fill<T, kW>(
               fresh, 16, *g.philox_key(), first + uint64_t(n) * kW, u);
           std::copy(fresh, fresh + 16, d + n - 16);
-          block(d + n - 16);
+          normal_blocks(d + n - 16, 1, mean, std);
         }
       }
     });
@@ -320,25 +322,16 @@ Tensor& Tensor::normal_(
     dispatch_dtype(dtype(), "normal_", [&]<typename T>() {
       if constexpr (std::is_floating_point_v<T>) {
         T* d = data_ptr<T>();
-        auto block = [&](T* b) {
-          if constexpr (std::is_same_v<T, float>) {
-            normal_block_float(b, float(mean), float(std));
-          } else {
-            normal_block_double(b, mean, std);
-          }
-        };
         for (int64_t i = 0; i < n; ++i) {
           d[i] = uniform01<T>(g);
         }
-        for (int64_t i = 0; i + 16 <= n; i += 16) {
-          block(d + i);
-        }
+        normal_blocks(d, n / 16, mean, std);
         if (n % 16 != 0) {
           T* tail = d + n - 16;
           for (int i = 0; i < 16; ++i) {
             tail[i] = uniform01<T>(g);
           }
-          block(tail);
+          normal_blocks(tail, 1, mean, std);
         }
       }
     });
