@@ -129,9 +129,7 @@ class DITTO_API Tensor {
       int64_t to,
       const std::optional<Generator>& gen = {});
   Tensor& bernoulli_(double p, const std::optional<Generator>& gen = {});
-  Tensor& bernoulli_(
-      const Tensor& p,
-      const std::optional<Generator>& gen = {});
+  Tensor& bernoulli_(const Tensor& p, const std::optional<Generator>& gen = {});
   Tensor& exponential_(
       double lambd = 1.0,
       const std::optional<Generator>& gen = {});
