@@ -246,16 +246,29 @@ Tensor& Tensor::uniform_(
   return *this;
 }
 
+namespace {
+// A new floating tensor filled by fill(t), reported as the op `name`.
+template <typename Fill>
+Tensor new_filled(
+    const char* name,
+    const Shape& shape,
+    Dtype dtype,
+    Fill fill) {
+  detail::OpScope op(name);
+  DITTO_CHECK(
+      is_floating(dtype), TypeError, name, "not implemented for ", dtype);
+  Tensor t = detail::new_tensor(shape, dtype);
+  fill(t);
+  return op.done(t);
+}
+} // namespace
+
 Tensor rand(
     const Shape& shape,
     Dtype dtype,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("rand");
-  DITTO_CHECK(
-      is_floating(dtype), TypeError, "rand", "not implemented for ", dtype);
-  Tensor t = detail::new_tensor(shape, dtype);
-  t.uniform_(0.0, 1.0, gen);
-  return op.done(t);
+  return new_filled(
+      "rand", shape, dtype, [&](Tensor& t) { t.uniform_(0.0, 1.0, gen); });
 }
 
 Tensor rand_like(const Tensor& t, const std::optional<Generator>& gen) {
@@ -351,12 +364,8 @@ Tensor randn(
     const Shape& shape,
     Dtype dtype,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("randn");
-  DITTO_CHECK(
-      is_floating(dtype), TypeError, "randn", "not implemented for ", dtype);
-  Tensor t = detail::new_tensor(shape, dtype);
-  t.normal_(0.0, 1.0, gen);
-  return op.done(t);
+  return new_filled(
+      "randn", shape, dtype, [&](Tensor& t) { t.normal_(0.0, 1.0, gen); });
 }
 
 Tensor randn_like(const Tensor& t, const std::optional<Generator>& gen) {
