@@ -8,7 +8,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: all setup configure build demo test sanitize tsan scalar-test cross-build-check bench format format-check clean
+.PHONY: docs all setup configure build demo test sanitize tsan scalar-test cross-build-check bench format format-check clean
 
 all: build
 
@@ -65,6 +65,11 @@ bench:
 	  -DDITTO_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-bench -j $(JOBS) --target ditto_bench
 	/usr/bin/python3 bench/compare.py --ditto-bench build-bench/bench/ditto_bench
+
+# Regenerates the registry table in docs/determinism.md.
+docs: build
+	cmake -DGENERATOR=./$(BUILD)/tests/ditto_determinism_doc -DDOC=docs/determinism.md \
+	  -DMODE=update -P tools/check_doc_table.cmake
 
 format:
 	clang-format -i $(FORMAT_FILES)

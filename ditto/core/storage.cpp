@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "ditto/core/error.h"
@@ -39,6 +40,21 @@ Storage::Storage(
       device_(device),
       owned_(false),
       deleter_(std::move(deleter)) {}
+
+void Storage::grow(size_t nbytes) {
+  DITTO_CHECK(
+      owned_,
+      ValueError,
+      "resize_",
+      "cannot resize a tensor whose memory is borrowed (from_blob)");
+  if (nbytes <= nbytes_) {
+    return;
+  }
+  Storage bigger(nbytes, device_);
+  std::memcpy(bigger.data_, data_, nbytes_);
+  std::swap(data_, bigger.data_);
+  std::swap(nbytes_, bigger.nbytes_);
+}
 
 Storage::~Storage() {
   if (owned_) {

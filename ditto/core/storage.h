@@ -39,6 +39,10 @@ class DITTO_API Storage {
   bool owns_memory() const {
     return owned_;
   }
+  // Reallocates an owned storage to nbytes (> nbytes()), keeping its bytes;
+  // every tensor sharing it sees the new memory. ValueError for borrowed
+  // memory (from_blob).
+  void grow(size_t nbytes);
 
  private:
   void* data_ = nullptr;

@@ -98,6 +98,11 @@ class DITTO_API Tensor {
       const;
 
   // ---- in-place ops (return *this)
+  // Gives the tensor these sizes, contiguous, growing its storage if needed
+  // (every view of the storage sees the new memory). The grown part is
+  // uninitialized, or filled as empty() fills while the deterministic mode
+  // and determinism::fill_uninitialized_memory() are on.
+  Tensor& resize_(const Shape& shape);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_();
   Tensor& add_(const Tensor& other);

@@ -1,6 +1,10 @@
 #include "ditto/determinism/context.h"
 
 #include <atomic>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "ditto/core/error.h"
@@ -56,6 +60,114 @@ int get_deterministic_debug_mode() {
     return 0;
   }
   return g_warn_only.load() ? 1 : 2;
+}
+
+DeterministicGuard::DeterministicGuard(bool mode, bool warn_only)
+    : mode_(g_mode.load()), warn_only_(g_warn_only.load()) {
+  use_deterministic_algorithms(mode, warn_only);
+}
+
+DeterministicGuard::~DeterministicGuard() {
+  use_deterministic_algorithms(mode_, warn_only_);
+}
+
+namespace determinism {
+namespace {
+std::mutex g_warn_mu;
+WarningHandler g_handler;
+std::set<std::string, std::less<>> g_warned;
+
+void default_warning(std::string_view op, std::string_view message) {
+  std::lock_guard<std::mutex> lock(g_warn_mu);
+  if (g_warned.find(op) != g_warned.end()) {
+    return;
+  }
+  g_warned.emplace(op);
+  std::fprintf(
+      stderr, "ditto warning: %.*s\n", int(message.size()), message.data());
+}
+
+std::mutex g_registry_mu;
+std::map<std::string, OpInfo>& registry() {
+  static std::map<std::string, OpInfo> r;
+  return r;
+}
+} // namespace
+
+void set_warning_handler(WarningHandler handler) {
+  std::lock_guard<std::mutex> lock(g_warn_mu);
+  g_handler = std::move(handler);
+}
+
+void declare_nondeterministic(
+    const std::string& name,
+    const std::string& reason,
+    bool has_deterministic_alternative,
+    const std::string& dtypes) {
+  DITTO_CHECK(
+      !name.empty(), ValueError, "declare_nondeterministic", "empty op name");
+  DITTO_CHECK(
+      !reason.empty(),
+      ValueError,
+      "declare_nondeterministic",
+      "op '",
+      name,
+      "' needs a reason");
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  registry()[name] =
+      OpInfo{name, reason, has_deterministic_alternative, dtypes};
+}
+
+std::vector<OpInfo> registered_ops() {
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  std::vector<OpInfo> out;
+  for (auto& [name, info] : registry()) {
+    out.push_back(info);
+  }
+  return out;
+}
+
+std::string registry_markdown() {
+  std::string s =
+      "| op | deterministic alternative | dtypes | why the fast variant is "
+      "nondeterministic |\n|---|---|---|---|\n";
+  for (const OpInfo& op : registered_ops()) {
+    s += "| `" + op.name + "` | " +
+        (op.has_deterministic_alternative ? "yes" : "no (alerts)") + " | " +
+        op.dtypes + " | " + op.reason + " |\n";
+  }
+  return s;
+}
+
+} // namespace determinism
+
+void alert_not_deterministic(std::string_view op) {
+  if (!g_mode.load()) {
+    return;
+  }
+  if (!g_warn_only.load()) {
+    throw NondeterministicError(detail::str_cat(
+        op,
+        " does not have a deterministic implementation, but you set "
+        "'ditto::use_deterministic_algorithms(true)'. You can turn off "
+        "determinism just for this operation (ditto::DeterministicGuard), "
+        "or you can use the 'warn_only=true' option, if that's acceptable "
+        "for your application."));
+  }
+  std::string message = detail::str_cat(
+      op,
+      " does not have a deterministic implementation, but you set "
+      "'ditto::use_deterministic_algorithms(true, /*warn_only=*/true)'.");
+  determinism::WarningHandler handler;
+  {
+    std::lock_guard<std::mutex> lock(determinism::g_warn_mu);
+    handler = determinism::g_handler;
+  }
+  if (handler) {
+    handler(op, message);
+  } else {
+    determinism::default_warning(op, message);
+  }
 }
 
 namespace determinism {

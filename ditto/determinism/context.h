@@ -1,6 +1,9 @@
 #pragma once
 
+#include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "ditto/core/api.h"
 
@@ -17,7 +20,57 @@ DITTO_API void set_deterministic_debug_mode(std::string_view mode);
 DITTO_API void set_deterministic_debug_mode(int mode);
 DITTO_API int get_deterministic_debug_mode();
 
+// Sets the mode for its scope and restores the previous mode and
+// warn_only on exit, also when an exception leaves the scope.
+class DITTO_API DeterministicGuard {
+ public:
+  DeterministicGuard(bool mode, bool warn_only = false);
+  ~DeterministicGuard();
+  DeterministicGuard(const DeterministicGuard&) = delete;
+  DeterministicGuard& operator=(const DeterministicGuard&) = delete;
+
+ private:
+  bool mode_;
+  bool warn_only_;
+};
+
+// Called by an op that is about to run a nondeterministic implementation,
+// before it writes anything. With the mode on it throws
+// NondeterministicError, or with warn_only reports a warning through the
+// warning handler and returns; with the mode off it does nothing. See Note
+// [Writing Nondeterministic Operations] in docs/determinism.md.
+DITTO_API void alert_not_deterministic(std::string_view op);
+
 namespace determinism {
+
+// Receives warn-only alerts. The default writes each op's warning to stderr
+// once per process.
+using WarningHandler =
+    std::function<void(std::string_view op, std::string_view message)>;
+// Installs handler; an empty function restores the default.
+DITTO_API void set_warning_handler(WarningHandler handler);
+
+// What the registry knows about an op with a nondeterministic
+// implementation: why, whether a deterministic one exists (used when the
+// mode is on), and which dtypes are affected.
+struct OpInfo {
+  std::string name;
+  std::string reason;
+  bool has_deterministic_alternative = false;
+  std::string dtypes = "floating";
+};
+
+// Registers an op (ditto's own at start-up, custom ops from user code).
+// Declaring a name again replaces its entry.
+DITTO_API void declare_nondeterministic(
+    const std::string& name,
+    const std::string& reason,
+    bool has_deterministic_alternative = false,
+    const std::string& dtypes = "floating");
+// Every registered op, sorted by name.
+DITTO_API std::vector<OpInfo> registered_ops();
+// The registry as the markdown table of docs/determinism.md.
+DITTO_API std::string registry_markdown();
 
 // Whether empty(), empty_like(), empty_strided() fill their memory (NaN for
 // floating types, the maximum for integers, true for bool) while the

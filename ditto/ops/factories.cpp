@@ -341,6 +341,31 @@ Tensor& Tensor::fill_(const Scalar& value) {
   return *this;
 }
 
+Tensor& Tensor::resize_(const Shape& shape) {
+  detail::OpScope op("resize_");
+  check_defined("resize_");
+  int64_t n = checked_numel(shape, "resize_");
+  const int64_t offset = impl_->offset;
+  size_t need = checked_nbytes(offset + n, dtype(), "resize_");
+  Storage& st = *impl_->storage;
+  const size_t old_bytes = st.nbytes();
+  if (need > old_bytes) {
+    st.grow(need);
+    auto policy = determinism::current_policy();
+    if (policy.deterministic && policy.fill_uninitialized_memory) {
+      const int64_t es = int64_t(element_size());
+      const int64_t first = (int64_t(old_bytes) + es - 1) / es;
+      const int64_t total = int64_t(need) / es;
+      Tensor fresh = Tensor(impl_).as_strided({total - first}, {1}, first);
+      fresh.fill_(uninitialized_fill_value(dtype()));
+    }
+  }
+  impl_->sizes = shape;
+  impl_->strides = contiguous_strides(shape);
+  op.done(*this);
+  return *this;
+}
+
 Tensor& Tensor::zero_() {
   return fill_(0);
 }
