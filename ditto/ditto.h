@@ -15,6 +15,7 @@
 #include "ditto/determinism/context.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"
