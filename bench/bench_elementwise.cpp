@@ -82,6 +82,7 @@ std::string join_capabilities(const std::vector<ditto::CpuCapability>& caps) {
 } // namespace
 
 void register_random_benchmarks(); // bench_random.cpp
+void register_index_benchmarks(); // bench_index.cpp
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
   }
 
   register_random_benchmarks();
+  register_index_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -42,6 +42,8 @@ class OpSpec:
     sizes: tuple = DEFAULT_SIZES
     threads: tuple = DEFAULT_THREADS
     element_size: int = 4  # float32
+    setup: str = ""  # Python run before timing, with torch and n defined
+    fixed_bytes: int = 0  # bytes per call when they do not scale with n
 
 
 OPS = [
@@ -64,6 +66,21 @@ OPS = [
            sizes=(10_000_000,)),
     OpSpec("randn_philox", "torch.randn(n)", num_inputs=0, arrays_moved=1,
            sizes=(10_000_000,)),
+    # index_add_ of 1M x 64 float32 rows into n rows (100000: low
+    # contention, 100: high), deterministic and fast variants, 2 threads.
+    # "n" is the number of destination rows; GB/s counts the source read.
+    OpSpec("index_add_det", "torch.zeros(n, 64).index_add_(0, idx, src)",
+           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
+           fixed_bytes=64 * 4 * (1 << 20),
+           setup="g = torch.Generator().manual_seed(1); "
+                 "src = torch.randn(1 << 20, 64, generator=g); "
+                 "idx = torch.randint(0, n, (1 << 20,), generator=g)"),
+    OpSpec("index_add_fast", "torch.zeros(n, 64).index_add_(0, idx, src)",
+           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
+           fixed_bytes=64 * 4 * (1 << 20),
+           setup="g = torch.Generator().manual_seed(1); "
+                 "src = torch.randn(1 << 20, 64, generator=g); "
+                 "idx = torch.randint(0, n, (1 << 20,), generator=g)"),
 ]
 
 # Removed from the environment of the PyTorch subprocess.
@@ -178,6 +195,7 @@ def run_torch(python, ops, min_time):
                 "key": case_key(op.name, n, t),
                 "stmt": op.torch_stmt,
                 "num_inputs": op.num_inputs,
+                "setup": op.setup,
                 "n": n,
                 "threads": t,
             }
@@ -216,8 +234,13 @@ def torch_worker():
         env = {"torch": torch, "n": n, "a": make_input(n, 1)}
         if case["num_inputs"] > 1:
             env["b"] = make_input(n, 2)
+        if case.get("setup"):
+            exec(case["setup"], env)
         timer = tb.Timer(stmt=case["stmt"], globals=env, num_threads=threads)
-        timer.timeit(number=max(1, (1 << 24) // n))  # warm-up
+        # Warm-up: about 16M elements' worth, or one call for the ops with a
+        # setup (their work does not scale with n).
+        warm = 1 if case.get("setup") else max(1, (1 << 24) // n)
+        timer.timeit(number=warm)
         m = timer.blocked_autorange(min_run_time=request["min_time"])
         times[case["key"]] = m.median
     json.dump(times, sys.stdout)
@@ -242,6 +265,8 @@ def format_size(n):
 
 
 def gbps(op, n, seconds):
+    if op.fixed_bytes:
+        return op.fixed_bytes / seconds / 1e9
     return op.arrays_moved * n * op.element_size / seconds / 1e9
 
 
