@@ -57,6 +57,46 @@ Tensor checked_index(
   return idx;
 }
 
+// Inverse of moved(): a dim-first tensor back to the original dim order.
+Tensor moved_back(const Tensor& t, int64_t ndim, int64_t dim) {
+  if (ndim == 0) {
+    return t.reshape({});
+  }
+  IntList perm = dim_first(ndim, dim);
+  IntList inverse(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) {
+    inverse[size_t(perm[k])] = int64_t(k);
+  }
+  return t.permute(inverse);
+}
+
+// Accumulating ops add values of self's dtype (not bool) into self.
+void check_accumulate_dtypes(
+    const Tensor& self,
+    const Tensor& values,
+    const char* what,
+    const char* op) {
+  DITTO_CHECK(
+      values.dtype() == self.dtype(),
+      TypeError,
+      op,
+      "self (",
+      self.dtype(),
+      ") and ",
+      what,
+      " (",
+      values.dtype(),
+      ") must have the same dtype");
+  DITTO_CHECK(self.dtype() != kBool, TypeError, op, "not implemented for bool");
+}
+
+// Writes the contiguous working copy back when self was strided.
+void write_back(const Tensor& dst, const Tensor& work, const char* op) {
+  if (!work.is_same(dst) && !detail::same_view(work, dst)) {
+    detail::copy_into(dst, work, op);
+  }
+}
+
 template <typename T>
 void atomic_add(T* p, T v) {
   std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
@@ -114,18 +154,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
               out.select(0, i), s.select(0, ip[i]), "index_select");
         }
       });
-  // Back to self's dim order.
-  Shape out_sizes = self.sizes();
-  if (self.dim() > 0) {
-    out_sizes[d] = n;
-  }
-  IntList inverse(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)));
-  IntList perm = dim_first(self.dim(), d);
-  for (size_t k = 0; k < perm.size(); ++k) {
-    inverse[perm[k]] = int64_t(k);
-  }
-  Tensor r = self.dim() == 0 ? out.reshape({}) : out.permute(inverse);
-  return op.done(r.contiguous());
+  return op.done(moved_back(out, self.dim(), d).contiguous());
 }
 
 namespace {
@@ -224,13 +253,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
       }
     });
   });
-  IntList perm = dim_first(self.dim(), d);
-  IntList inverse(perm.size());
-  for (size_t k = 0; k < perm.size(); ++k) {
-    inverse[perm[k]] = int64_t(k);
-  }
-  return op.done(
-      self.dim() == 0 ? out.reshape({}) : out.permute(inverse).contiguous());
+  return op.done(moved_back(out, self.dim(), d).contiguous());
 }
 
 Tensor& index_add_(
@@ -247,17 +270,7 @@ Tensor& index_add_(
       ValueError,
       name,
       "index must be 0-d or 1-d");
-  DITTO_CHECK(
-      source.dtype() == self.dtype(),
-      TypeError,
-      name,
-      "self (",
-      self.dtype(),
-      ") and source (",
-      source.dtype(),
-      ") must have the same dtype");
-  DITTO_CHECK(
-      self.dtype() != kBool, TypeError, name, "not implemented for bool");
+  check_accumulate_dtypes(self, source, "source", name);
   int64_t d = wrap_dim(dim, self.dim(), name);
   DITTO_CHECK(
       source.dim() == self.dim() || (self.dim() <= 1 && source.dim() <= 1),
@@ -347,9 +360,7 @@ Tensor& index_add_(
       }
     }
   });
-  if (!W.is_same(W0) && !detail::same_view(W, W0)) {
-    detail::copy_into(W0, W, name);
-  }
+  write_back(W0, W, name);
   op.done(self);
   return self;
 }
@@ -366,17 +377,7 @@ Tensor& scatter_add_(
       ValueError,
       name,
       "undefined tensor");
-  DITTO_CHECK(
-      source.dtype() == self.dtype(),
-      TypeError,
-      name,
-      "self (",
-      self.dtype(),
-      ") and src (",
-      source.dtype(),
-      ") must have the same dtype");
-  DITTO_CHECK(
-      self.dtype() != kBool, TypeError, name, "not implemented for bool");
+  check_accumulate_dtypes(self, source, "src", name);
   int64_t d = wrap_dim(dim, self.dim(), name);
   DITTO_CHECK(
       source.dim() == self.dim(),
@@ -430,9 +431,7 @@ Tensor& scatter_add_(
       }
     }
   });
-  if (!W.is_same(W0) && !detail::same_view(W, W0)) {
-    detail::copy_into(W0, W, name);
-  }
+  write_back(W0, W, name);
   op.done(self);
   return self;
 }
