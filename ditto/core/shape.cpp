@@ -51,13 +51,14 @@ int64_t strided_extent(
       " and strides ",
       shape_str(strides),
       " differ in length");
+  for (int64_t st : strides) {
+    DITTO_CHECK(st >= 0, ValueError, op, "negative stride ", st);
+  }
   if (checked_numel(sizes, op) == 0) {
     return 0;
   }
   int64_t extent = 1;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    DITTO_CHECK(
-        strides[i] >= 0, ValueError, op, "negative stride ", strides[i]);
     int64_t span = 0;
     DITTO_CHECK(
         !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -143,17 +144,22 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   Shape out_moved = s.sizes();
   out_moved[0] = n;
   Tensor out = detail::new_tensor(out_moved, self.dtype());
+  // Rows of a contiguous dim-first copy are contiguous bytes: one memcpy
+  // per selected row.
+  Tensor src = s.contiguous();
+  const int64_t len = s.size(0) > 0 ? s.numel() / s.size(0) : 0;
+  const size_t row_bytes = size_t(len) * self.element_size();
   const int64_t* ip = idx.data_ptr<int64_t>();
-  parallel_for(
-      0,
-      n,
-      rows_per_task(s.numel() / std::max<int64_t>(s.size(0), 1)),
-      [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          detail::copy_into(
-              out.select(0, i), s.select(0, ip[i]), "index_select");
-        }
-      });
+  const char* from = static_cast<const char*>(src.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  parallel_for(0, n, rows_per_task(len), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      std::memcpy(
+          to + size_t(i) * row_bytes,
+          from + size_t(ip[i]) * row_bytes,
+          row_bytes);
+    }
+  });
   return op.done(moved_back(out, self.dim(), d).contiguous());
 }
 
