@@ -1,127 +1,44 @@
 #include "ditto/ops/index.h"
 
-#include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "ditto/determinism/context.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/index_util.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
+
+using detail::Combine;
+
 namespace {
-
-// The dims of t with dim first, the others in order.
-IntList dim_first(int64_t ndim, int64_t dim) {
-  IntList p{dim};
-  for (int64_t d = 0; d < ndim; ++d) {
-    if (d != dim) {
-      p.push_back(d);
-    }
-  }
-  return p;
-}
-
-Tensor moved(const Tensor& t, int64_t dim) {
-  return t.dim() == 0 ? t.reshape({1}) : t.permute(dim_first(t.dim(), dim));
-}
-
-// The index as contiguous int64 values, each checked against size before
-// anything is written.
-Tensor checked_index(
-    const Tensor& index,
-    int64_t dim,
-    int64_t size,
-    const char* op) {
-  DITTO_CHECK(index.defined(), ValueError, op, "undefined index");
-  DITTO_CHECK(
-      index.dtype() == kInt64 || index.dtype() == kInt32,
-      TypeError,
-      op,
-      "expected an int64 or int32 index but got ",
-      index.dtype());
-  Tensor idx = index.to(kInt64).contiguous();
-  const int64_t* p = idx.data_ptr<int64_t>();
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    DITTO_CHECK(
-        p[i] >= 0 && p[i] < size,
-        IndexError,
-        op,
-        "index ",
-        p[i],
-        " is out of bounds for dimension ",
-        dim,
-        " with size ",
-        size);
-  }
-  return idx;
-}
-
-// Inverse of moved(): a dim-first tensor back to the original dim order.
-Tensor moved_back(const Tensor& t, int64_t ndim, int64_t dim) {
-  if (ndim == 0) {
-    return t.reshape({});
-  }
-  IntList perm = dim_first(ndim, dim);
-  IntList inverse(perm.size());
-  for (size_t k = 0; k < perm.size(); ++k) {
-    inverse[size_t(perm[k])] = int64_t(k);
-  }
-  return t.permute(inverse);
-}
-
-// Accumulating ops add values of self's dtype (not bool) into self.
-void check_accumulate_dtypes(
-    const Tensor& self,
-    const Tensor& values,
-    const char* what,
-    const char* op) {
-  DITTO_CHECK(
-      values.dtype() == self.dtype(),
-      TypeError,
-      op,
-      "self (",
-      self.dtype(),
-      ") and ",
-      what,
-      " (",
-      values.dtype(),
-      ") must have the same dtype");
-  DITTO_CHECK(self.dtype() != kBool, TypeError, op, "not implemented for bool");
-}
-
-// Writes the contiguous working copy back when self was strided.
-void write_back(const Tensor& dst, const Tensor& work, const char* op) {
-  if (!work.is_same(dst) && !detail::same_view(work, dst)) {
-    detail::copy_into(dst, work, op);
-  }
-}
-
-template <typename T>
-void atomic_add(T* p, T v) {
-  std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
-}
-
-// Destination rows per task of the deterministic variants: about one
-// reduction chunk of elements, so tasks are neither tiny nor few.
-int64_t rows_per_task(int64_t row_len) {
-  return std::max<int64_t>(1, 16384 / std::max<int64_t>(row_len, 1));
-}
 
 // Registered at start-up: see Note [Writing Nondeterministic Operations].
 const bool kRegistered = [] {
-  determinism::declare_nondeterministic(
+  using determinism::declare_nondeterministic;
+  declare_nondeterministic(
       "index_add_",
       "the fast variant adds floating source rows into shared destination "
-      "rows with atomic adds from several threads, in whatever order they "
-      "finish",
+      "rows from several threads, in whatever order they get there",
       true);
-  determinism::declare_nondeterministic(
-      "scatter_add_",
-      "the fast variant adds floating values into shared destinations with "
-      "atomic adds from several threads, in whatever order they finish",
-      true);
+  declare_nondeterministic(
+      "index_copy_",
+      "with duplicate indices, the fast variant lets whichever thread writes "
+      "last win; the deterministic one keeps the last in index order",
+      true,
+      "all");
+  declare_nondeterministic(
+      "index_put_",
+      "accumulate=true: the fast variant adds floating values from several "
+      "threads in whatever order they get there; accumulate=false with "
+      "duplicate indices: whichever thread writes last wins (the "
+      "deterministic variant keeps the last in index order)",
+      true,
+      "all");
+  declare_nondeterministic(
+      "put_", "as index_put_, on the flattened tensor", true, "all");
   return true;
 }();
 
@@ -138,8 +55,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
       index.dim(),
       "-d");
   int64_t d = wrap_dim(dim, self.dim(), "index_select");
-  Tensor s = moved(self, d);
-  Tensor idx = checked_index(index, d, s.size(0), "index_select");
+  Tensor s = detail::moved(self, d);
+  Tensor idx = detail::checked_index(index, d, s.size(0), "index_select");
   const int64_t n = idx.numel();
   Shape out_moved = s.sizes();
   out_moved[0] = n;
@@ -152,7 +69,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t* ip = idx.data_ptr<int64_t>();
   const char* from = static_cast<const char*>(src.raw_data());
   char* to = static_cast<char*>(out.raw_data());
-  parallel_for(0, n, rows_per_task(len), [&](int64_t b, int64_t e) {
+  parallel_for(0, n, detail::keys_per_task(len), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       std::memcpy(
           to + size_t(i) * row_bytes,
@@ -160,114 +77,40 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
           row_bytes);
     }
   });
-  return op.done(moved_back(out, self.dim(), d).contiguous());
+  return op.done(detail::moved_back(out, self.dim(), d).contiguous());
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  const char* name = "take";
+  detail::OpScope op(name);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  Tensor idx = detail::checked_index(index, 0, self.numel(), name, true);
+  Tensor flat = self.contiguous();
+  Tensor out = detail::new_tensor(index.sizes(), self.dtype());
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const size_t es = self.element_size();
+  const char* from = static_cast<const char*>(flat.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  parallel_for(0, idx.numel(), 16384, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      std::memcpy(to + size_t(i) * es, from + size_t(ip[i]) * es, es);
+    }
+  });
+  return op.done(out);
 }
 
 namespace {
 
-// Shared validation of gather/scatter_add_: index and src of self's rank,
-// index no larger than self off dim and no larger than src anywhere.
-void check_scatter_shapes(
-    const Tensor& self,
-    int64_t d,
-    const Tensor& index,
-    const Tensor* src,
-    const char* op) {
-  DITTO_CHECK(
-      index.dim() == self.dim(),
-      ValueError,
-      op,
-      "index tensor must have the same number of dimensions as self (",
-      index.dim(),
-      " vs ",
-      self.dim(),
-      ")");
-  for (int64_t k = 0; k < self.dim(); ++k) {
-    DITTO_CHECK(
-        k == d || index.size(k) <= self.size(k),
-        ValueError,
-        op,
-        "size of index ",
-        shape_str(index.sizes()),
-        " exceeds self ",
-        shape_str(self.sizes()),
-        " at dimension ",
-        k);
-    if (src) {
-      DITTO_CHECK(
-          index.size(k) <= src->size(k),
-          ValueError,
-          op,
-          "size of index ",
-          shape_str(index.sizes()),
-          " exceeds src ",
-          shape_str(src->sizes()),
-          " at dimension ",
-          k);
-    }
-  }
-}
-
-// Offsets (in elements) in a dim-first tensor t of every position of the
-// non-dim coordinates of the index (row-major over the index's sizes).
-std::vector<int64_t> rest_offsets(const Tensor& t, const Shape& index_rest) {
-  int64_t count = 1;
-  for (int64_t s : index_rest) {
-    count *= s;
-  }
-  std::vector<int64_t> off(static_cast<size_t>(count));
-  std::vector<int64_t> idx(index_rest.size(), 0);
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t o = 0;
-    for (size_t q = 0; q < index_rest.size(); ++q) {
-      o += idx[q] * t.strides()[q + 1];
-    }
-    off[size_t(k)] = o;
-    for (size_t q = index_rest.size(); q-- > 0;) {
-      if (++idx[q] < index_rest[q]) {
-        break;
-      }
-      idx[q] = 0;
-    }
-  }
-  return off;
-}
-
-} // namespace
-
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
-  detail::OpScope op("gather");
-  DITTO_CHECK(
-      self.defined() && index.defined(), ValueError, "gather", "undefined");
-  int64_t d = wrap_dim(dim, self.dim(), "gather");
-  check_scatter_shapes(self, d, index, nullptr, "gather");
-  Tensor s = moved(self, d);
-  Tensor idx = checked_index(moved(index, d), d, s.size(0), "gather");
-  const int64_t n = idx.size(0);
-  Shape rest(idx.sizes().begin() + 1, idx.sizes().end());
-  std::vector<int64_t> soff = rest_offsets(s, rest);
-  const int64_t cols = int64_t(soff.size());
-  Tensor out = detail::new_tensor(idx.sizes(), self.dtype());
-  const int64_t* ip = idx.data_ptr<int64_t>();
-  dispatch_dtype(self.dtype(), "gather", [&]<typename T>() {
-    const T* sp = static_cast<const T*>(s.raw_data());
-    T* o = out.data_ptr<T>();
-    const int64_t s0 = s.strides()[0];
-    parallel_for(0, n * cols, 16384, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) {
-        o[k] = sp[ip[k] * s0 + soff[size_t(k % cols)]];
-      }
-    });
-  });
-  return op.done(moved_back(out, self.dim(), d).contiguous());
-}
-
-Tensor& index_add_(
+// index_add_ and index_copy_: self[index[i]] (combine)= source[i] along
+// dim, one destination row per index entry.
+template <Combine C>
+Tensor& index_rows_(
     Tensor& self,
     int64_t dim,
     const Tensor& index,
-    const Tensor& source) {
-  const char* name = "index_add_";
+    const Tensor& source,
+    const Scalar& alpha,
+    const char* name) {
   detail::OpScope op(name);
   DITTO_CHECK(
       self.defined() && source.defined(), ValueError, name, "undefined tensor");
@@ -276,7 +119,16 @@ Tensor& index_add_(
       ValueError,
       name,
       "index must be 0-d or 1-d");
-  check_accumulate_dtypes(self, source, "source", name);
+  detail::check_same_dtype(self, source, "source", name, C != Combine::kAssign);
+  DITTO_CHECK(
+      !is_integral(self.dtype()) || alpha.is_integral() || alpha.is_bool(),
+      TypeError,
+      name,
+      "for an integral self (",
+      self.dtype(),
+      "), alpha must not be a floating point number (got ",
+      alpha.to<double>(),
+      ")");
   int64_t d = wrap_dim(dim, self.dim(), name);
   DITTO_CHECK(
       source.dim() == self.dim() || (self.dim() <= 1 && source.dim() <= 1),
@@ -287,8 +139,8 @@ Tensor& index_add_(
       " and self ",
       shape_str(self.sizes()),
       " differ in rank");
-  Tensor W0 = moved(self, d);
-  Tensor src = moved(source, d);
+  Tensor W0 = detail::moved(self, d);
+  Tensor src = detail::moved(source, d);
   DITTO_CHECK(
       index.numel() == src.size(0),
       ValueError,
@@ -311,135 +163,444 @@ Tensor& index_add_(
         " except along dim ",
         d);
   }
-  Tensor idx = checked_index(index, d, W0.size(0), name);
+  Tensor idx = detail::checked_index(index, d, W0.size(0), name);
   detail::check_no_internal_overlap(self, name);
-  // Work on contiguous rows; copy back at the end if self is strided.
-  Tensor W = W0.is_contiguous() ? W0 : W0.contiguous();
-  src = (detail::shares_storage(src, self) ? src.clone() : src).contiguous();
+  Tensor W = detail::working_copy(W0);
+  src = detail::unaliased(src, self);
+  if (C == Combine::kAdd &&
+      !(alpha.is_integral() && alpha.to<int64_t>() == 1)) {
+    src = mul(src, alpha);
+  }
+  src = src.contiguous();
   const int64_t n = idx.numel();
   const int64_t rows = W.size(0);
   const int64_t len = rows > 0 ? W.numel() / rows : 0;
   const int64_t* ip = idx.data_ptr<int64_t>();
-  const bool deterministic = are_deterministic_algorithms_enabled();
   dispatch_dtype(self.dtype(), name, [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) {
+    if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
       T* w = W.data_ptr<T>();
       const T* s = src.data_ptr<T>();
-      if (deterministic) {
-        // Owner computes: destination rows are cut into fixed blocks; each
-        // block adds its source rows in index order, as the serial loop.
-        const int64_t per = rows_per_task(len);
-        const int64_t blocks = (rows + per - 1) / per;
-        std::vector<int64_t> start(static_cast<size_t>(blocks + 1), 0);
-        for (int64_t i = 0; i < n; ++i) {
-          ++start[size_t(ip[i] / per + 1)];
-        }
-        std::partial_sum(start.begin(), start.end(), start.begin());
-        std::vector<int64_t> order(static_cast<size_t>(n));
-        std::vector<int64_t> fill(start.begin(), start.end() - 1);
-        for (int64_t i = 0; i < n; ++i) {
-          order[size_t(fill[size_t(ip[i] / per)]++)] = i;
-        }
-        parallel_chunks(blocks, [&](int64_t blk) {
-          for (int64_t k = start[size_t(blk)]; k < start[size_t(blk + 1)];
-               ++k) {
-            const int64_t i = order[size_t(k)];
-            T* dst = w + ip[i] * len;
-            const T* from = s + i * len;
-            for (int64_t c = 0; c < len; ++c) {
-              dst[c] = T(dst[c] + from[c]);
-            }
-          }
-        });
-      } else {
-        // Fast: source rows in parallel, atomic adds into shared rows; the
-        // order of floating additions varies from run to run.
-        parallel_for(0, n, rows_per_task(len), [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) {
-            T* dst = w + ip[i] * len;
-            const T* from = s + i * len;
-            for (int64_t c = 0; c < len; ++c) {
-              atomic_add(dst + c, from[c]);
-            }
-          }
-        });
-      }
+      detail::scatter_updates(
+          are_deterministic_algorithms_enabled() &&
+              !detail::order_independent<C, T>(),
+          n,
+          rows,
+          len,
+          [&](int64_t i) { return ip[i]; },
+          [&](int64_t i, bool atomic) {
+            detail::combine_row<C>(
+                w + ip[i] * len, s + i * len, len, nullptr, nullptr, atomic);
+          });
     }
   });
-  write_back(W0, W, name);
+  detail::write_back(W0, W, name);
   op.done(self);
   return self;
 }
 
-Tensor& scatter_add_(
+} // namespace
+
+Tensor& index_add_(
+    Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    const Scalar& alpha) {
+  return index_rows_<Combine::kAdd>(
+      self, dim, index, source, alpha, "index_add_");
+}
+
+Tensor& index_copy_(
     Tensor& self,
     int64_t dim,
     const Tensor& index,
     const Tensor& source) {
-  const char* name = "scatter_add_";
+  return index_rows_<Combine::kAssign>(
+      self, dim, index, source, Scalar(int64_t(1)), "index_copy_");
+}
+
+Tensor& put_(
+    Tensor& self,
+    const Tensor& index,
+    const Tensor& source,
+    bool accumulate) {
+  const char* name = "put_";
   detail::OpScope op(name);
   DITTO_CHECK(
-      self.defined() && source.defined() && index.defined(),
-      ValueError,
-      name,
-      "undefined tensor");
-  check_accumulate_dtypes(self, source, "src", name);
-  int64_t d = wrap_dim(dim, self.dim(), name);
+      self.defined() && source.defined(), ValueError, name, "undefined tensor");
+  detail::check_same_dtype(self, source, "source", name, accumulate);
+  detail::check_index_dtype(index, name);
   DITTO_CHECK(
-      source.dim() == self.dim(),
+      index.numel() == source.numel(),
       ValueError,
       name,
-      "src must have the same number of dimensions as self");
-  check_scatter_shapes(self, d, index, &source, name);
-  Tensor W0 = moved(self, d);
-  Tensor idx = checked_index(moved(index, d), d, W0.size(0), name);
+      "index has ",
+      index.numel(),
+      " elements but source has ",
+      source.numel());
+  Tensor idx = detail::checked_index(index, 0, self.numel(), name, true);
   detail::check_no_internal_overlap(self, name);
-  Tensor W = W0.is_contiguous() ? W0 : W0.contiguous();
-  Tensor src =
-      moved(detail::shares_storage(source, self) ? source.clone() : source, d);
-  const int64_t n = idx.size(0);
-  Shape rest(idx.sizes().begin() + 1, idx.sizes().end());
-  std::vector<int64_t> woff = rest_offsets(W, rest);
-  std::vector<int64_t> soff = rest_offsets(src, rest);
-  const int64_t cols = int64_t(woff.size());
+  Tensor W = detail::working_copy(self);
+  Tensor src = detail::unaliased(source, self).contiguous();
   const int64_t* ip = idx.data_ptr<int64_t>();
-  const bool deterministic = are_deterministic_algorithms_enabled();
+  auto run = [&]<Combine C>() {
+    dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+      if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
+        T* w = W.data_ptr<T>();
+        const T* s = src.data_ptr<T>();
+        detail::scatter_updates(
+            are_deterministic_algorithms_enabled() &&
+                !detail::order_independent<C, T>(),
+            idx.numel(),
+            W.numel(),
+            1,
+            [&](int64_t i) { return ip[i]; },
+            [&](int64_t i, bool atomic) {
+              detail::combine_row<C>(
+                  w + ip[i], s + i, 1, nullptr, nullptr, atomic);
+            });
+      }
+    });
+  };
+  if (accumulate) {
+    run.template operator()<Combine::kAdd>();
+  } else {
+    run.template operator()<Combine::kAssign>();
+  }
+  detail::write_back(self, W, name);
+  op.done(self);
+  return self;
+}
+
+namespace {
+
+// The coordinates of the true elements of a bool mask, one int64 tensor of
+// length nnz per mask dim, in row-major order.
+std::vector<Tensor> nonzero_coords(const Tensor& mask) {
+  Tensor m = mask.contiguous();
+  const bool* p = m.data_ptr<bool>();
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < m.numel(); ++i) {
+    nnz += p[i] ? 1 : 0;
+  }
+  std::vector<Tensor> out;
+  std::vector<int64_t*> ptr;
+  for (int64_t k = 0; k < m.dim(); ++k) {
+    out.push_back(detail::new_tensor({nnz}, kInt64));
+    ptr.push_back(out.back().data_ptr<int64_t>());
+  }
+  int64_t j = 0;
+  for (int64_t i = 0; i < m.numel(); ++i) {
+    if (p[i]) {
+      int64_t rem = i;
+      for (int64_t k = m.dim(); k-- > 0;) {
+        ptr[size_t(k)][j] = rem % m.size(k);
+        rem /= m.size(k);
+      }
+      ++j;
+    }
+  }
+  return out;
+}
+
+// Advanced indexing resolved for index_put_: which dims are indexed, by
+// which (broadcast, wrapped, int64) index tensors, and the shape of
+// self[indices].
+struct AdvancedIndex {
+  std::vector<int64_t> dims;
+  std::vector<Tensor> index; // each contiguous, of shape `broadcast`
+  Shape broadcast;
+  Shape result;
+  bool adjacent = true;
+};
+
+AdvancedIndex resolve_indices(
+    const Tensor& self,
+    const std::vector<Tensor>& indices,
+    const char* name) {
+  DITTO_CHECK(
+      int64_t(indices.size()) <= self.dim(),
+      IndexError,
+      name,
+      "too many indices for a tensor of dimension ",
+      self.dim(),
+      " (got ",
+      indices.size(),
+      ")");
+  AdvancedIndex r;
+  std::vector<Tensor> raw;
+  int64_t d = 0;
+  for (const Tensor& t : indices) {
+    if (!t.defined()) {
+      ++d;
+      continue;
+    }
+    if (t.dtype() == kBool) {
+      DITTO_CHECK(
+          d + t.dim() <= self.dim(),
+          IndexError,
+          name,
+          "too many indices for a tensor of dimension ",
+          self.dim());
+      for (int64_t j = 0; j < t.dim(); ++j) {
+        DITTO_CHECK(
+            t.size(j) == self.size(d + j),
+            IndexError,
+            name,
+            "the shape of the mask ",
+            shape_str(t.sizes()),
+            " at index ",
+            j,
+            " does not match the shape of the indexed tensor ",
+            shape_str(self.sizes()),
+            " at index ",
+            d + j);
+      }
+      for (Tensor& c : nonzero_coords(t)) {
+        r.dims.push_back(d++);
+        raw.push_back(c);
+      }
+      continue;
+    }
+    DITTO_CHECK(
+        t.dtype() == kInt64 || t.dtype() == kInt32,
+        TypeError,
+        name,
+        "tensors used as indices must be int64, int32 or bool, got ",
+        t.dtype());
+    r.dims.push_back(d++);
+    raw.push_back(t);
+  }
+  for (size_t k = 0; k < raw.size(); ++k) {
+    r.broadcast = k == 0 ? raw[k].sizes()
+                         : broadcast_shapes(r.broadcast, raw[k].sizes(), name);
+  }
+  for (size_t k = 0; k < raw.size(); ++k) {
+    r.index.push_back(detail::checked_index(
+        raw[k].expand(r.broadcast),
+        r.dims[k],
+        self.size(r.dims[k]),
+        name,
+        true));
+  }
+  for (size_t k = 1; k < r.dims.size(); ++k) {
+    r.adjacent = r.adjacent && r.dims[k] == r.dims[k - 1] + 1;
+  }
+  std::vector<bool> indexed(size_t(self.dim()), false);
+  for (int64_t dd : r.dims) {
+    indexed[size_t(dd)] = true;
+  }
+  bool placed = false;
+  if (!r.adjacent) {
+    r.result = r.broadcast;
+    placed = true;
+  }
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    if (!indexed[size_t(k)]) {
+      r.result.push_back(self.size(k));
+    } else if (!placed) {
+      r.result.insert(r.result.end(), r.broadcast.begin(), r.broadcast.end());
+      placed = true;
+    }
+  }
+  return r;
+}
+
+} // namespace
+
+Tensor& index_put_(
+    Tensor& self,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    bool accumulate) {
+  const char* name = "index_put_";
+  detail::OpScope op(name);
+  DITTO_CHECK(
+      self.defined() && values.defined(), ValueError, name, "undefined tensor");
+  detail::check_same_dtype(self, values, "values", name, accumulate);
+  AdvancedIndex ai = resolve_indices(self, indices, name);
+  DITTO_CHECK(
+      broadcast_shapes(values.sizes(), ai.result, name) == ai.result,
+      ValueError,
+      name,
+      "shape mismatch: values of shape ",
+      shape_str(values.sizes()),
+      " cannot be broadcast to the indexing result of shape ",
+      shape_str(ai.result));
+  detail::check_no_internal_overlap(self, name);
+  if (ai.dims.empty()) {
+    // self[...] = values (or += values).
+    detail::copy_into(self, accumulate ? add(self, values) : values, name);
+    op.done(self);
+    return self;
+  }
+  Tensor W = detail::working_copy(self);
+  // W with the indexed dims first: update p writes the rest dims' slice at
+  // base[p], with the rest dims' offsets.
+  IntList perm = ai.dims;
+  Shape rest_extent;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    if (std::find(ai.dims.begin(), ai.dims.end(), k) == ai.dims.end()) {
+      perm.push_back(k);
+      rest_extent.push_back(self.size(k));
+    }
+  }
+  Tensor Wp = W.permute(perm);
+  std::vector<int64_t> rest =
+      detail::rest_offsets(Wp, rest_extent, ai.dims.size());
+  bool rest_contiguous = true;
+  for (size_t k = 0; k < rest.size(); ++k) {
+    rest_contiguous = rest_contiguous && rest[k] == int64_t(k);
+  }
+  const int64_t len = int64_t(rest.size());
+  const int64_t n = checked_numel(ai.broadcast, name);
+  std::vector<int64_t> base(static_cast<size_t>(n), 0);
+  std::vector<int64_t> key(static_cast<size_t>(n), 0);
+  int64_t keys = 1;
+  for (size_t k = 0; k < ai.dims.size(); ++k) {
+    const int64_t* ip = ai.index[k].data_ptr<int64_t>();
+    const int64_t stride = W.strides()[size_t(ai.dims[k])];
+    const int64_t size = self.size(ai.dims[k]);
+    for (int64_t p = 0; p < n; ++p) {
+      base[size_t(p)] += ip[p] * stride;
+      key[size_t(p)] = key[size_t(p)] * size + ip[p];
+    }
+    keys *= size;
+  }
+  // The values as one contiguous row of len per update: broadcast to the
+  // result, then the index dims first (they sit at the first indexed dim
+  // when the indexed dims are adjacent).
+  Tensor v = detail::unaliased(values, self).expand(ai.result);
+  if (ai.adjacent && ai.dims.front() > 0) {
+    const int64_t first = ai.dims.front();
+    const int64_t nb = int64_t(ai.broadcast.size());
+    IntList vp;
+    for (int64_t k = 0; k < nb; ++k) {
+      vp.push_back(first + k);
+    }
+    for (int64_t k = 0; k < int64_t(ai.result.size()); ++k) {
+      if (k < first || k >= first + nb) {
+        vp.push_back(k);
+      }
+    }
+    v = v.permute(vp);
+  }
+  v = v.contiguous();
+  const int64_t* rp = rest_contiguous ? nullptr : rest.data();
+  auto run = [&]<Combine C>() {
+    dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+      if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
+        T* w = W.data_ptr<T>();
+        const T* s = v.data_ptr<T>();
+        detail::scatter_updates(
+            are_deterministic_algorithms_enabled() &&
+                !detail::order_independent<C, T>(),
+            n,
+            keys,
+            len,
+            [&](int64_t p) { return key[size_t(p)]; },
+            [&](int64_t p, bool atomic) {
+              detail::combine_row<C>(
+                  w + base[size_t(p)], s + p * len, len, rp, nullptr, atomic);
+            });
+      }
+    });
+  };
+  if (accumulate) {
+    run.template operator()<Combine::kAdd>();
+  } else {
+    run.template operator()<Combine::kAssign>();
+  }
+  detail::write_back(self, W, name);
+  op.done(self);
+  return self;
+}
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  const char* name = "masked_fill_";
+  detail::OpScope op(name);
+  DITTO_CHECK(
+      self.defined() && mask.defined(), ValueError, name, "undefined tensor");
+  DITTO_CHECK(
+      mask.dtype() == kBool,
+      TypeError,
+      name,
+      "expected a bool mask but got ",
+      mask.dtype());
+  DITTO_CHECK(
+      broadcast_shapes(self.sizes(), mask.sizes(), name) == self.sizes(),
+      ValueError,
+      name,
+      "mask ",
+      shape_str(mask.sizes()),
+      " is not broadcastable to self ",
+      shape_str(self.sizes()));
+  detail::check_no_internal_overlap(self, name);
+  Tensor m = mask.expand(self.sizes());
   dispatch_dtype(self.dtype(), name, [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) {
-      T* w = W.data_ptr<T>();
-      const T* s = static_cast<const T*>(src.raw_data());
-      const int64_t w0 = W.strides()[0], s0 = src.strides()[0];
-      if (deterministic) {
-        // Contributions to one target share its column: columns in
-        // parallel, each adding its rows in index order, as the serial loop.
-        parallel_for(0, cols, 256, [&](int64_t b, int64_t e) {
-          for (int64_t i = 0; i < n; ++i) {
-            for (int64_t c = b; c < e; ++c) {
-              T* dst = w + ip[i * cols + c] * w0 + woff[size_t(c)];
-              *dst = T(*dst + s[i * s0 + soff[size_t(c)]]);
+    const T v = value.to_checked<T>(name);
+    detail::run_loop(
+        self.sizes(),
+        {{static_cast<char*>(self.raw_data()), self.strides()},
+         {static_cast<char*>(const_cast<void*>(m.raw_data())), m.strides()}},
+        {sizeof(T), sizeof(bool)},
+        [&](char* const* ptrs, const int64_t* strides, int64_t count) {
+          T* o = reinterpret_cast<T*>(ptrs[0]);
+          const bool* mp = reinterpret_cast<const bool*>(ptrs[1]);
+          for (int64_t i = 0; i < count; ++i) {
+            if (mp[i * strides[1]]) {
+              o[i * strides[0]] = v;
             }
           }
         });
-      } else {
-        parallel_for(
-            0,
-            n,
-            std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)),
-            [&](int64_t b, int64_t e) {
-              for (int64_t i = b; i < e; ++i) {
-                for (int64_t c = 0; c < cols; ++c) {
-                  atomic_add(
-                      w + ip[i * cols + c] * w0 + woff[size_t(c)],
-                      s[i * s0 + soff[size_t(c)]]);
-                }
-              }
-            });
+  });
+  op.done(self);
+  return self;
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  const char* name = "masked_select";
+  detail::OpScope op(name);
+  DITTO_CHECK(
+      self.defined() && mask.defined(), ValueError, name, "undefined tensor");
+  DITTO_CHECK(
+      mask.dtype() == kBool,
+      TypeError,
+      name,
+      "expected a bool mask but got ",
+      mask.dtype());
+  Shape shape = broadcast_shapes(self.sizes(), mask.sizes(), name);
+  Tensor s = self.expand(shape).contiguous();
+  Tensor m = mask.expand(shape).contiguous();
+  const bool* mp = m.data_ptr<bool>();
+  const int64_t total = s.numel();
+  constexpr int64_t kChunk = 16384;
+  const int64_t chunks = (total + kChunk - 1) / kChunk;
+  // Count per fixed chunk, then each chunk copies to its prefix offset.
+  std::vector<int64_t> start(static_cast<size_t>(chunks + 1), 0);
+  parallel_chunks(chunks, [&](int64_t c) {
+    int64_t cnt = 0;
+    for (int64_t i = c * kChunk; i < std::min(total, (c + 1) * kChunk); ++i) {
+      cnt += mp[i] ? 1 : 0;
+    }
+    start[size_t(c + 1)] = cnt;
+  });
+  for (size_t c = 1; c < start.size(); ++c) {
+    start[c] += start[c - 1];
+  }
+  Tensor out = detail::new_tensor({start.back()}, self.dtype());
+  const size_t es = self.element_size();
+  const char* from = static_cast<const char*>(s.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  parallel_chunks(chunks, [&](int64_t c) {
+    int64_t j = start[size_t(c)];
+    for (int64_t i = c * kChunk; i < std::min(total, (c + 1) * kChunk); ++i) {
+      if (mp[i]) {
+        std::memcpy(to + size_t(j++) * es, from + size_t(i) * es, es);
       }
     }
   });
-  write_back(W0, W, name);
-  op.done(self);
-  return self;
+  return op.done(out);
 }
 
 } // namespace ditto

@@ -1,0 +1,435 @@
+// gather and the scatter family: scatter_, scatter_add_, scatter_reduce_.
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ditto/determinism/context.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
+#include "ditto/ops/index_util.h"
+#include "ditto/ops/op_util.h"
+#include "ditto/ops/scatter_engine.h"
+
+namespace ditto {
+
+using detail::Combine;
+
+namespace {
+
+const bool kRegistered = [] {
+  using determinism::declare_nondeterministic;
+  declare_nondeterministic(
+      "scatter_add_",
+      "the fast variant adds floating values into shared destinations with "
+      "atomic adds from several threads, in whatever order they get there",
+      true);
+  declare_nondeterministic(
+      "scatter_",
+      "with a tensor src and duplicate indices, the fast variant lets "
+      "whichever thread writes last win; the deterministic one keeps the "
+      "last in index order",
+      true,
+      "all");
+  declare_nondeterministic(
+      "scatter_reduce_",
+      "the fast variant combines floating values (sum, prod, mean; amax and "
+      "amin through the sign of zero and NaN payloads) with atomic updates "
+      "from several threads, in whatever order they get there",
+      true);
+  return true;
+}();
+
+// Shared validation of gather and the scatters: index (and src) of self's
+// rank, index no larger than self off dim and no larger than src anywhere.
+void check_scatter_shapes(
+    const Tensor& self,
+    int64_t d,
+    const Tensor& index,
+    const Tensor* src,
+    const char* op) {
+  DITTO_CHECK(
+      index.dim() == self.dim(),
+      ValueError,
+      op,
+      "index tensor must have the same number of dimensions as self (",
+      index.dim(),
+      " vs ",
+      self.dim(),
+      ")");
+  if (src) {
+    DITTO_CHECK(
+        src->dim() == self.dim(),
+        ValueError,
+        op,
+        "src must have the same number of dimensions as self (",
+        src->dim(),
+        " vs ",
+        self.dim(),
+        ")");
+  }
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    DITTO_CHECK(
+        k == d || index.size(k) <= self.size(k),
+        ValueError,
+        op,
+        "size of index ",
+        shape_str(index.sizes()),
+        " exceeds self ",
+        shape_str(self.sizes()),
+        " at dimension ",
+        k);
+    if (src) {
+      DITTO_CHECK(
+          index.size(k) <= src->size(k),
+          ValueError,
+          op,
+          "size of index ",
+          shape_str(index.sizes()),
+          " exceeds src ",
+          shape_str(src->sizes()),
+          " at dimension ",
+          k);
+    }
+  }
+}
+
+// Columns at and above which the deterministic scatter runs columns in
+// parallel (each column owns its destination elements) rather than sorting
+// element updates by destination.
+constexpr int64_t kColumnParallel = 64;
+
+// A scatter resolved to flat arrays: update u = i * cols + c (row-major
+// over the index) writes destination w[ip[u] * w0 + woff[c]] from source
+// s[i * s0 + soff[c]] (s0 = 0 and soff all 0: one value for all).
+struct ScatterGeometry {
+  Tensor W0; // self, dim first
+  Tensor W; // its contiguous working copy
+  Tensor idx; // dim-first index, int64, contiguous
+  int64_t n = 0;
+  int64_t cols = 0;
+  std::vector<int64_t> woff;
+};
+
+ScatterGeometry scatter_geometry(
+    const Tensor& self,
+    int64_t d,
+    const Tensor& index,
+    const char* name) {
+  ScatterGeometry g;
+  g.W0 = detail::moved(self, d);
+  g.idx = detail::checked_index(detail::moved(index, d), d, g.W0.size(0), name);
+  g.W = detail::working_copy(g.W0);
+  g.n = g.idx.size(0);
+  Shape rest(g.idx.sizes().begin() + 1, g.idx.sizes().end());
+  g.woff = detail::rest_offsets(g.W, rest);
+  g.cols = int64_t(g.woff.size());
+  return g;
+}
+
+template <Combine C, typename T>
+void scatter_core(
+    const ScatterGeometry& g,
+    const T* s,
+    int64_t s0,
+    const std::vector<int64_t>& soff,
+    bool deterministic) {
+  T* w = const_cast<T*>(static_cast<const T*>(g.W.raw_data()));
+  const int64_t* ip = g.idx.data_ptr<int64_t>();
+  const int64_t w0 = g.W.strides()[0];
+  const int64_t cols = g.cols;
+  auto dst = [&](int64_t u) { return ip[u] * w0 + g.woff[size_t(u % cols)]; };
+  auto from = [&](int64_t u) {
+    return s[(u / cols) * s0 + soff[size_t(u % cols)]];
+  };
+  if (deterministic && cols >= kColumnParallel) {
+    // Each column owns its destination elements: columns in parallel, each
+    // applying its rows in index order.
+    parallel_for(0, cols, 256, [&](int64_t b, int64_t e) {
+      for (int64_t i = 0; i < g.n; ++i) {
+        for (int64_t c = b; c < e; ++c) {
+          T* to = w + ip[i * cols + c] * w0 + g.woff[size_t(c)];
+          *to = detail::combine<C>(*to, s[i * s0 + soff[size_t(c)]]);
+        }
+      }
+    });
+    return;
+  }
+  detail::scatter_updates(
+      deterministic,
+      g.n * cols,
+      g.W.numel(),
+      1,
+      dst,
+      [&](int64_t u, bool atomic) {
+        T v = from(u);
+        detail::combine_row<C>(w + dst(u), &v, 1, nullptr, nullptr, atomic);
+      });
+}
+
+// scatter with a tensor src, combine C, deterministic when the mode is on
+// (unless C is order independent on the dtype).
+template <Combine C>
+void scatter_tensor(
+    const ScatterGeometry& g,
+    const Tensor& src_moved,
+    const char* name) {
+  std::vector<int64_t> soff = detail::rest_offsets(
+      src_moved, Shape(g.idx.sizes().begin() + 1, g.idx.sizes().end()));
+  dispatch_dtype(g.W.dtype(), name, [&]<typename T>() {
+    if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
+      scatter_core<C, T>(
+          g,
+          static_cast<const T*>(src_moved.raw_data()),
+          src_moved.strides()[0],
+          soff,
+          are_deterministic_algorithms_enabled() &&
+              !detail::order_independent<C, T>());
+    }
+  });
+}
+
+// Writes one value at every scattered position (order does not matter).
+template <typename T>
+void scatter_value(const ScatterGeometry& g, T v) {
+  scatter_core<Combine::kAssign, T>(
+      g, &v, 0, std::vector<int64_t>(size_t(g.cols), 0), false);
+}
+
+void check_scatter_args(
+    const Tensor& self,
+    const Tensor& index,
+    const Tensor* src,
+    const char* name) {
+  DITTO_CHECK(
+      self.defined() && index.defined() && (!src || src->defined()),
+      ValueError,
+      name,
+      "undefined tensor");
+  detail::check_index_dtype(index, name);
+}
+
+} // namespace
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  const char* name = "gather";
+  detail::OpScope op(name);
+  check_scatter_args(self, index, nullptr, name);
+  int64_t d = wrap_dim(dim, self.dim(), name);
+  check_scatter_shapes(self, d, index, nullptr, name);
+  Tensor s = detail::moved(self, d);
+  Tensor idx =
+      detail::checked_index(detail::moved(index, d), d, s.size(0), name);
+  const int64_t n = idx.size(0);
+  std::vector<int64_t> soff = detail::rest_offsets(
+      s, Shape(idx.sizes().begin() + 1, idx.sizes().end()));
+  const int64_t cols = int64_t(soff.size());
+  Tensor out = detail::new_tensor(idx.sizes(), self.dtype());
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+    const T* sp = static_cast<const T*>(s.raw_data());
+    T* o = out.data_ptr<T>();
+    const int64_t s0 = s.strides()[0];
+    parallel_for(0, n * cols, 16384, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        o[k] = sp[ip[k] * s0 + soff[size_t(k % cols)]];
+      }
+    });
+  });
+  return op.done(detail::moved_back(out, self.dim(), d).contiguous());
+}
+
+Tensor& scatter_add_(
+    Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src) {
+  const char* name = "scatter_add_";
+  detail::OpScope op(name);
+  check_scatter_args(self, index, &src, name);
+  detail::check_same_dtype(self, src, "src", name, true);
+  int64_t d = wrap_dim(dim, self.dim(), name);
+  check_scatter_shapes(self, d, index, &src, name);
+  detail::check_no_internal_overlap(self, name);
+  ScatterGeometry g = scatter_geometry(self, d, index, name);
+  scatter_tensor<Combine::kAdd>(
+      g, detail::moved(detail::unaliased(src, self), d), name);
+  detail::write_back(g.W0, g.W, name);
+  op.done(self);
+  return self;
+}
+
+Tensor& scatter_(
+    Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src) {
+  const char* name = "scatter_";
+  detail::OpScope op(name);
+  check_scatter_args(self, index, &src, name);
+  detail::check_same_dtype(self, src, "src", name, false);
+  int64_t d = wrap_dim(dim, self.dim(), name);
+  check_scatter_shapes(self, d, index, &src, name);
+  detail::check_no_internal_overlap(self, name);
+  ScatterGeometry g = scatter_geometry(self, d, index, name);
+  scatter_tensor<Combine::kAssign>(
+      g, detail::moved(detail::unaliased(src, self), d), name);
+  detail::write_back(g.W0, g.W, name);
+  op.done(self);
+  return self;
+}
+
+Tensor& scatter_(
+    Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Scalar& value) {
+  const char* name = "scatter_";
+  detail::OpScope op(name);
+  check_scatter_args(self, index, nullptr, name);
+  int64_t d = wrap_dim(dim, self.dim(), name);
+  check_scatter_shapes(self, d, index, nullptr, name);
+  detail::check_no_internal_overlap(self, name);
+  dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+    const T v = value.to_checked<T>(name);
+    ScatterGeometry g = scatter_geometry(self, d, index, name);
+    scatter_value<T>(g, v);
+    detail::write_back(g.W0, g.W, name);
+  });
+  op.done(self);
+  return self;
+}
+
+namespace {
+
+enum class Reduce { kSum, kProd, kMean, kAmax, kAmin };
+
+Reduce parse_reduce(std::string_view reduce, const char* name) {
+  if (reduce == "sum") {
+    return Reduce::kSum;
+  }
+  if (reduce == "prod") {
+    return Reduce::kProd;
+  }
+  if (reduce == "mean") {
+    return Reduce::kMean;
+  }
+  if (reduce == "amax") {
+    return Reduce::kAmax;
+  }
+  DITTO_CHECK(
+      reduce == "amin",
+      ValueError,
+      name,
+      "reduce must be one of sum, prod, mean, amax, amin, got '",
+      reduce,
+      "'");
+  return Reduce::kAmin;
+}
+
+// The value an excluded self starts from: the identity of the reduction.
+template <typename T>
+T reduce_identity(Reduce r) {
+  switch (r) {
+    case Reduce::kProd:
+      return T(1);
+    case Reduce::kAmax:
+      return std::numeric_limits<T>::has_infinity
+          ? T(-std::numeric_limits<T>::infinity())
+          : std::numeric_limits<T>::lowest();
+    case Reduce::kAmin:
+      return std::numeric_limits<T>::has_infinity
+          ? std::numeric_limits<T>::infinity()
+          : std::numeric_limits<T>::max();
+    default:
+      return T(0);
+  }
+}
+
+// Floor division, as PyTorch divides integer means.
+template <typename T>
+T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return a / b;
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return T(a / b);
+  } else {
+    T q = T(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+  }
+}
+
+} // namespace
+
+Tensor& scatter_reduce_(
+    Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    std::string_view reduce,
+    bool include_self) {
+  const char* name = "scatter_reduce_";
+  detail::OpScope op(name);
+  const Reduce r = parse_reduce(reduce, name);
+  check_scatter_args(self, index, &src, name);
+  detail::check_same_dtype(self, src, "src", name, true);
+  int64_t d = wrap_dim(dim, self.dim(), name);
+  check_scatter_shapes(self, d, index, &src, name);
+  detail::check_no_internal_overlap(self, name);
+  ScatterGeometry g = scatter_geometry(self, d, index, name);
+  Tensor s = detail::moved(detail::unaliased(src, self), d);
+  if (!include_self) {
+    // As PyTorch: scattered positions start from the reduction's identity.
+    dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, bool>) {
+        scatter_value<T>(g, reduce_identity<T>(r));
+      }
+    });
+  }
+  switch (r) {
+    case Reduce::kSum:
+    case Reduce::kMean:
+      scatter_tensor<Combine::kAdd>(g, s, name);
+      break;
+    case Reduce::kProd:
+      scatter_tensor<Combine::kMul>(g, s, name);
+      break;
+    case Reduce::kAmax:
+      scatter_tensor<Combine::kMax>(g, s, name);
+      break;
+    case Reduce::kAmin:
+      scatter_tensor<Combine::kMin>(g, s, name);
+      break;
+  }
+  if (r == Reduce::kMean) {
+    // Divide by the number of values reduced (self counted when included):
+    // counts are integers, so their scatter is order independent.
+    Tensor count = zeros(g.W.sizes(), kInt64);
+    ScatterGeometry gc = g;
+    gc.W = count;
+    const int64_t one = 1;
+    scatter_core<Combine::kAdd, int64_t>(
+        gc, &one, 0, std::vector<int64_t>(size_t(g.cols), 0), false);
+    const int64_t* cp = count.data_ptr<int64_t>();
+    dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, bool>) {
+        T* w = g.W.data_ptr<T>();
+        parallel_for(0, g.W.numel(), 16384, [&](int64_t b, int64_t e) {
+          for (int64_t k = b; k < e; ++k) {
+            // The count in self's dtype, as PyTorch keeps it (a uint8 count
+            // can wrap to 0, which divides by 1).
+            const T c = T(cp[k] + (include_self ? 1 : 0));
+            if (cp[k] > 0) {
+              w[k] = floor_div(w[k], c == T(0) ? T(1) : c);
+            }
+          }
+        });
+      }
+    });
+  }
+  detail::write_back(g.W0, g.W, name);
+  op.done(self);
+  return self;
+}
+
+} // namespace ditto

@@ -1,0 +1,231 @@
+#pragma once
+
+// Internal: the one mechanism behind every accumulating or overwriting op of
+// the scatter/index family (index_add_, index_copy_, scatter_*, index_put_,
+// put_, bincount, embedding_bag). See Note [Owner computes].
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "ditto/core/parallel.h"
+
+namespace ditto::detail {
+
+// How an update combines a source value s into a destination value d, with
+// PyTorch's CPU semantics: amax/amin propagate NaN from either side.
+enum class Combine { kAssign, kAdd, kMul, kMax, kMin };
+
+template <Combine C, typename T>
+inline T combine(T d, T s) {
+  if constexpr (C == Combine::kAssign) {
+    return s;
+  } else if constexpr (C == Combine::kAdd) {
+    return T(d + s);
+  } else if constexpr (C == Combine::kMul) {
+    return T(d * s);
+  } else if constexpr (C == Combine::kMax) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::isnan(s) ? s : std::max(d, s);
+    } else {
+      return std::max(d, s);
+    }
+  } else {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::isnan(s) ? s : std::min(d, s);
+    } else {
+      return std::min(d, s);
+    }
+  }
+}
+
+// The same combine as one atomic read-modify-write of *d.
+template <Combine C, typename T>
+inline void combine_atomic(T* d, T s) {
+  std::atomic_ref<T> a(*d);
+  if constexpr (C == Combine::kAssign) {
+    a.store(s, std::memory_order_relaxed);
+  } else if constexpr (
+      C == Combine::kAdd && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    a.fetch_add(s, std::memory_order_relaxed);
+  } else {
+    T cur = a.load(std::memory_order_relaxed);
+    while (!a.compare_exchange_weak(
+        cur, combine<C>(cur, s), std::memory_order_relaxed)) {
+    }
+  }
+}
+
+// True when the fast variant of C on T gives the same bits whatever the
+// order of the updates: integer sums, products and extrema. Such ops never
+// alert and need no deterministic variant.
+template <Combine C, typename T>
+constexpr bool order_independent() {
+  return C != Combine::kAssign && std::is_integral_v<T>;
+}
+
+// Destination keys per task of the owner-computes variant: about one
+// reduction chunk (16384 elements) of destination per task.
+inline int64_t keys_per_task(int64_t row_len) {
+  return std::max<int64_t>(1, 16384 / std::max<int64_t>(row_len, 1));
+}
+
+// Note [Owner computes]
+// An update i touches the destination elements of one key (a destination
+// row, bin, bag or element); updates of different keys touch disjoint
+// elements. The deterministic variant cuts the key range into fixed blocks
+// (keys_per_task(row_len) keys each, from the shapes only), sorts the update
+// ids by block with a stable counting sort, and runs the blocks in
+// parallel, each applying its updates in index order. Every destination
+// element therefore sees its updates in the order of the serial loop, and
+// the result has the serial loop's bits for any thread count. Heavy
+// duplicates serialize on their block: that is the price of the serial
+// order, which the fast variant does not keep.
+template <class KeyFn, class ApplyFn>
+void owner_computes(
+    int64_t n,
+    int64_t keys,
+    int64_t row_len,
+    const KeyFn& key,
+    const ApplyFn& apply) {
+  if (n == 0) {
+    return;
+  }
+  const int64_t per = keys_per_task(row_len);
+  const int64_t blocks = (keys + per - 1) / per;
+  if (blocks <= 1) {
+    for (int64_t i = 0; i < n; ++i) {
+      apply(i);
+    }
+    return;
+  }
+  std::vector<int64_t> start(static_cast<size_t>(blocks + 1), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    ++start[static_cast<size_t>(key(i) / per + 1)];
+  }
+  for (size_t b = 1; b < start.size(); ++b) {
+    start[b] += start[b - 1];
+  }
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::vector<int64_t> next(start.begin(), start.end() - 1);
+  for (int64_t i = 0; i < n; ++i) {
+    order[static_cast<size_t>(next[static_cast<size_t>(key(i) / per)]++)] = i;
+  }
+  parallel_chunks(blocks, [&](int64_t blk) {
+    const auto b = static_cast<size_t>(blk);
+    for (int64_t k = start[b]; k < start[b + 1]; ++k) {
+      apply(order[static_cast<size_t>(k)]);
+    }
+  });
+}
+
+// A spin lock per stripe of keys, for the fast variant's rows.
+class KeyLocks {
+ public:
+  static constexpr int64_t kStripes = 1024;
+  void lock(int64_t key) {
+    std::atomic<bool>& f = stripe(key);
+    while (f.exchange(true, std::memory_order_acquire)) {
+      while (f.load(std::memory_order_relaxed)) {
+        __builtin_ia32_pause();
+      }
+    }
+  }
+  void unlock(int64_t key) {
+    stripe(key).store(false, std::memory_order_release);
+  }
+
+ private:
+  struct alignas(64) Flag {
+    std::atomic<bool> f{false};
+  };
+  std::atomic<bool>& stripe(int64_t key) {
+    return flags_[static_cast<size_t>(key % kStripes)].f;
+  }
+  std::array<Flag, kStripes> flags_{};
+};
+
+// Rows shorter than this are updated element by element with atomics in
+// the fast variant; longer ones under their key's lock.
+inline constexpr int64_t kLockedRowLen = 8;
+
+// The fast variant: updates in fixed chunks on the pool, combined into
+// shared destinations in whatever order threads reach them (the final bits
+// depend on timing unless the combine is order independent).
+// apply(i, atomic) applies update i, element by element with
+// combine_atomic when atomic is true, plainly otherwise (the caller holds
+// the key's lock).
+template <class KeyFn, class ApplyFn>
+void racing(
+    int64_t n,
+    int64_t row_len,
+    const KeyFn& key,
+    const ApplyFn& apply) {
+  const int64_t grain = keys_per_task(row_len);
+  if (row_len < kLockedRowLen) {
+    parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        apply(i, true);
+      }
+    });
+    return;
+  }
+  auto locks = std::make_unique<KeyLocks>();
+  parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t k = key(i);
+      locks->lock(k);
+      apply(i, false);
+      locks->unlock(k);
+    }
+  });
+}
+
+// The variant chooser: owner computes when deterministic, racing otherwise.
+template <class KeyFn, class ApplyFn>
+void scatter_updates(
+    bool deterministic,
+    int64_t n,
+    int64_t keys,
+    int64_t row_len,
+    const KeyFn& key,
+    const ApplyFn& apply) {
+  if (deterministic) {
+    owner_computes(n, keys, row_len, key, [&](int64_t i) { apply(i, false); });
+  } else {
+    racing(n, row_len, key, apply);
+  }
+}
+
+// Applies combine C of len source values s[src_rest[c]] into
+// d[dst_rest[c]] (rest arrays null: contiguous), atomically or not.
+template <Combine C, typename T>
+inline void combine_row(
+    T* d,
+    const T* s,
+    int64_t len,
+    const int64_t* dst_rest,
+    const int64_t* src_rest,
+    bool atomic) {
+  if (!dst_rest && !src_rest && !atomic) {
+    for (int64_t c = 0; c < len; ++c) {
+      d[c] = combine<C>(d[c], s[c]);
+    }
+    return;
+  }
+  for (int64_t c = 0; c < len; ++c) {
+    T* to = d + (dst_rest ? dst_rest[c] : c);
+    const T v = s[src_rest ? src_rest[c] : c];
+    if (atomic) {
+      combine_atomic<C>(to, v);
+    } else {
+      *to = combine<C>(*to, v);
+    }
+  }
+}
+
+} // namespace ditto::detail
