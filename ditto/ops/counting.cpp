@@ -50,7 +50,11 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
       input.dtype(),
       " tensor");
   DITTO_CHECK(
-      minlength >= 0, ValueError, name, "minlength must be >= 0, got ", minlength);
+      minlength >= 0,
+      ValueError,
+      name,
+      "minlength must be >= 0, got ",
+      minlength);
   DITTO_CHECK(
       !weights.defined() ||
           (weights.dim() == 1 && weights.numel() == input.numel()),
@@ -210,7 +214,10 @@ Tensor embedding_bag(
   const char* name = "embedding_bag";
   detail::OpScope op(name);
   DITTO_CHECK(
-      input.defined() && weight.defined(), ValueError, name, "undefined tensor");
+      input.defined() && weight.defined(),
+      ValueError,
+      name,
+      "undefined tensor");
   DITTO_CHECK(
       mode == "sum" || mode == "mean" || mode == "max",
       ValueError,
@@ -241,7 +248,8 @@ Tensor embedding_bag(
         ValueError,
         name,
         "include_last_offset needs a 1-d input with offsets");
-    offs = arange(0, input.numel(), std::max<int64_t>(input.size(1), 1), kInt64);
+    offs =
+        arange(0, input.numel(), std::max<int64_t>(input.size(1), 1), kInt64);
     if (input.size(1) == 0) {
       offs = zeros({input.size(0)}, kInt64);
     }
@@ -261,8 +269,9 @@ Tensor embedding_bag(
       detail::checked_index(input.reshape({input.numel()}), 0, rows, name);
   const int64_t n = idx.numel();
   const int64_t* op_ = offs.data_ptr<int64_t>();
-  const int64_t bags = include_last_offset ? std::max<int64_t>(offs.numel() - 1, 0)
-                                           : offs.numel();
+  const int64_t bags = include_last_offset
+      ? std::max<int64_t>(offs.numel() - 1, 0)
+      : offs.numel();
   for (int64_t b = 0; b < offs.numel(); ++b) {
     DITTO_CHECK(
         b > 0 || op_[0] == 0,
@@ -352,7 +361,9 @@ Tensor embedding_bag(
       T* o = out.data_ptr<T>();
       const T* w = wt.data_ptr<T>();
       const T* ps = psw.defined() ? psw.data_ptr<T>() : nullptr;
-      auto key = [&](int64_t i) { return std::max<int64_t>(bag[size_t(i)], 0); };
+      auto key = [&](int64_t i) {
+        return std::max<int64_t>(bag[size_t(i)], 0);
+      };
       auto apply = [&](int64_t i, bool atomic) {
         const int64_t b = bag[size_t(i)];
         if (b < 0 || ip[i] == pad) {

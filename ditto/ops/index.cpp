@@ -420,7 +420,7 @@ Tensor& index_put_(
   detail::check_same_dtype(self, values, "values", name, accumulate);
   AdvancedIndex ai = resolve_indices(self, indices, name);
   DITTO_CHECK(
-      broadcast_shapes(values.sizes(), ai.result, name) == ai.result,
+      detail::expands_to(values.sizes(), ai.result),
       ValueError,
       name,
       "shape mismatch: values of shape ",
@@ -528,7 +528,7 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
       "expected a bool mask but got ",
       mask.dtype());
   DITTO_CHECK(
-      broadcast_shapes(self.sizes(), mask.sizes(), name) == self.sizes(),
+      detail::expands_to(mask.sizes(), self.sizes()),
       ValueError,
       name,
       "mask ",

@@ -111,8 +111,10 @@ Tensor unaliased(const Tensor& src, const Tensor& self) {
   return shares_storage(src, self) ? src.clone() : src;
 }
 
-std::vector<int64_t>
-rest_offsets(const Tensor& t, const Shape& extent, size_t first) {
+std::vector<int64_t> rest_offsets(
+    const Tensor& t,
+    const Shape& extent,
+    size_t first) {
   int64_t count = 1;
   for (int64_t s : extent) {
     count *= s;
@@ -133,6 +135,19 @@ rest_offsets(const Tensor& t, const Shape& extent, size_t first) {
     }
   }
   return off;
+}
+
+bool expands_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) {
+    return false;
+  }
+  const size_t lead = to.size() - from.size();
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (from[k] != 1 && from[k] != to[lead + k]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace ditto::detail

@@ -48,7 +48,12 @@ Tensor unaliased(const Tensor& src, const Tensor& self);
 // Offsets (in elements) in t of every position of the dims [first, ndim)
 // of t, over the sizes `extent` (row-major), i.e. sum_k pos[k] *
 // t.stride(first + k).
-std::vector<int64_t>
-rest_offsets(const Tensor& t, const Shape& extent, size_t first = 1);
+std::vector<int64_t> rest_offsets(
+    const Tensor& t,
+    const Shape& extent,
+    size_t first = 1);
+
+// True when a tensor of shape from broadcasts to shape to (to unchanged).
+bool expands_to(const Shape& from, const Shape& to);
 
 } // namespace ditto::detail

@@ -199,8 +199,9 @@ TEST(IndexGolden, EveryCaseMatchesPyTorchBitForBit) {
     for (auto& [name, c] : cases) {
       SCOPED_TRACE(name + " with " + std::to_string(threads) + " threads");
       Tensor got = c.count("self") ? run_case(name, c) : run_free_case(name, c);
-      EXPECT_TRUE(same_bits(got, c.at("out")))
-          << "got\n" << got << "\nexpected\n" << c.at("out");
+      EXPECT_TRUE(same_bits(got, c.at("out"))) << "got\n"
+                                               << got << "\nexpected\n"
+                                               << c.at("out");
     }
   }
   use_deterministic_algorithms(false);
