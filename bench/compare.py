@@ -81,6 +81,30 @@ OPS = [
            setup="g = torch.Generator().manual_seed(1); "
                  "src = torch.randn(1 << 20, 64, generator=g); "
                  "idx = torch.randint(0, n, (1 << 20,), generator=g)"),
+    # scatter_add_ of the same values, the index repeated along the 64
+    # columns (a contiguous [1M, 64] int64 tensor on both sides).
+    OpSpec("scatter_add_det",
+           "torch.zeros(n, 64).scatter_add_(0, idx2, src)",
+           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
+           fixed_bytes=64 * 4 * (1 << 20),
+           setup="g = torch.Generator().manual_seed(1); "
+                 "src = torch.randn(1 << 20, 64, generator=g); "
+                 "idx = torch.randint(0, n, (1 << 20,), generator=g); "
+                 "idx2 = idx[:, None].expand(-1, 64).contiguous()"),
+    OpSpec("scatter_add_fast",
+           "torch.zeros(n, 64).scatter_add_(0, idx2, src)",
+           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
+           fixed_bytes=64 * 4 * (1 << 20),
+           setup="g = torch.Generator().manual_seed(1); "
+                 "src = torch.randn(1 << 20, 64, generator=g); "
+                 "idx = torch.randint(0, n, (1 << 20,), generator=g); "
+                 "idx2 = idx[:, None].expand(-1, 64).contiguous()"),
+    # The cost of filling uninitialized memory in deterministic mode:
+    # ditto's empty(n) with the mode off, then on (NaN fill), against
+    # torch.empty(n) and the fill PyTorch 2.1+ does in that mode.
+    OpSpec("empty", "torch.empty(n)", num_inputs=0, arrays_moved=1),
+    OpSpec("empty_filled", "torch.empty(n).fill_(float('nan'))",
+           num_inputs=0, arrays_moved=1),
 ]
 
 # Removed from the environment of the PyTorch subprocess.

@@ -164,6 +164,9 @@ Tensor& index_rows_(
         d);
   }
   Tensor idx = detail::checked_index(index, d, W0.size(0), name);
+  if (detail::shares_storage(idx, self)) {
+    idx = idx.clone(); // an index that is a view of self
+  }
   detail::check_no_internal_overlap(self, name);
   Tensor W = detail::working_copy(W0);
   src = detail::unaliased(src, self);
@@ -190,7 +193,8 @@ Tensor& index_rows_(
           [&](int64_t i, bool atomic) {
             detail::combine_row<C>(
                 w + ip[i] * len, s + i * len, len, nullptr, nullptr, atomic);
-          });
+          },
+          [&](int64_t i) { detail::prefetch_row(s + i * len, len); });
     }
   });
   detail::write_back(W0, W, name);

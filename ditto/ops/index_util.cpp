@@ -51,24 +51,48 @@ Tensor checked_index(
     const char* op,
     bool allow_negative) {
   check_index_dtype(index, op);
-  Tensor idx = new_tensor(index.sizes(), kInt64);
-  copy_into(idx, index, op);
-  int64_t* p = idx.data_ptr<int64_t>();
+  // A contiguous int64 index that needs no wrapping is read in place.
+  Tensor idx = index;
+  if (allow_negative || index.dtype() != kInt64 || !index.is_contiguous()) {
+    idx = new_tensor(index.sizes(), kInt64);
+    copy_into(idx, index, op);
+  }
+  int64_t* p = const_cast<int64_t*>(idx.data_ptr<int64_t>());
   const int64_t low = allow_negative ? -size : 0;
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    DITTO_CHECK(
-        p[i] >= low && p[i] < size,
-        IndexError,
-        op,
-        "index ",
-        p[i],
-        " is out of bounds for dimension ",
-        dim,
-        " with size ",
-        size);
-    if (p[i] < 0) {
-      p[i] += size;
+  const int64_t n = idx.numel();
+  constexpr int64_t kChunk = 1 << 16;
+  std::vector<char> bad(static_cast<size_t>((n + kChunk - 1) / kChunk), 0);
+  parallel_for(0, n, kChunk, [&](int64_t b, int64_t e) {
+    bool ok = true;
+    for (int64_t i = b; i < e; ++i) {
+      ok &= p[i] >= low && p[i] < size;
     }
+    bad[static_cast<size_t>(b / kChunk)] = ok ? 0 : 1;
+  });
+  for (size_t c = 0; c < bad.size(); ++c) {
+    if (!bad[c]) {
+      continue;
+    }
+    // The first bad value in index order names the error.
+    for (int64_t i = int64_t(c) * kChunk; i < n; ++i) {
+      DITTO_CHECK(
+          p[i] >= low && p[i] < size,
+          IndexError,
+          op,
+          "index ",
+          p[i],
+          " is out of bounds for dimension ",
+          dim,
+          " with size ",
+          size);
+    }
+  }
+  if (allow_negative) {
+    parallel_for(0, n, kChunk, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        p[i] += p[i] < 0 ? size : 0;
+      }
+    });
   }
   return idx;
 }

@@ -14,10 +14,12 @@ Tensor moved(const Tensor& t, int64_t dim);
 // Inverse of moved(): a dim-first tensor back to the original dim order.
 Tensor moved_back(const Tensor& t, int64_t ndim, int64_t dim);
 
-// The index as a fresh contiguous int64 tensor whose values are checked
-// against size before anything is written. With allow_negative, values in
-// [-size, 0) are wrapped (as Python indexing does); otherwise they are out
-// of bounds. The error names op, the value, the dim and its size.
+// The index as a contiguous int64 tensor whose values are checked against
+// size before anything is written (index itself when it already is one and
+// needs no wrapping; callers must not write to the result then). With
+// allow_negative, values in [-size, 0) are wrapped (as Python indexing
+// does) in a fresh copy; otherwise they are out of bounds. The error names
+// op, the first bad value, the dim and its size.
 Tensor checked_index(
     const Tensor& index,
     int64_t dim,

@@ -22,20 +22,23 @@ const bool kRegistered = [] {
   declare_nondeterministic(
       "scatter_add_",
       "the fast variant adds floating values into shared destinations with "
-      "atomic adds from several threads, in whatever order they get there",
+      "atomic adds from several threads, in whatever order they get there "
+      "(for an index of fewer than 16 columns; wider ones are split by "
+      "column, race free)",
       true);
   declare_nondeterministic(
       "scatter_",
       "with a tensor src and duplicate indices, the fast variant lets "
-      "whichever thread writes last win; the deterministic one keeps the "
-      "last in index order",
+      "whichever thread writes last win (for an index of fewer than 16 "
+      "columns); the deterministic one keeps the last in index order",
       true,
       "all");
   declare_nondeterministic(
       "scatter_reduce_",
       "the fast variant combines floating values (sum, prod, mean; amax and "
       "amin through the sign of zero and NaN payloads) with atomic updates "
-      "from several threads, in whatever order they get there",
+      "from several threads, in whatever order they get there (for an index "
+      "of fewer than 16 columns)",
       true);
   return true;
 }();
@@ -94,10 +97,11 @@ void check_scatter_shapes(
   }
 }
 
-// Columns at and above which the deterministic scatter runs columns in
-// parallel (each column owns its destination elements) rather than sorting
-// element updates by destination.
-constexpr int64_t kColumnParallel = 64;
+// Index columns at and above which scatters run columns in parallel (see
+// Note [Scatter by columns]) rather than element updates.
+constexpr int64_t kColumnParallel = 16;
+// Rows ahead that the column-parallel scatter prefetches.
+constexpr int64_t kRowsAhead = 8;
 
 // A scatter resolved to flat arrays: update u = i * cols + c (row-major
 // over the index) writes destination w[ip[u] * w0 + woff[c]] from source
@@ -119,6 +123,9 @@ ScatterGeometry scatter_geometry(
   ScatterGeometry g;
   g.W0 = detail::moved(self, d);
   g.idx = detail::checked_index(detail::moved(index, d), d, g.W0.size(0), name);
+  if (detail::shares_storage(g.idx, self)) {
+    g.idx = g.idx.clone(); // an index that is a view of self
+  }
   g.W = detail::working_copy(g.W0);
   g.n = g.idx.size(0);
   Shape rest(g.idx.sizes().begin() + 1, g.idx.sizes().end());
@@ -142,17 +149,44 @@ void scatter_core(
   auto from = [&](int64_t u) {
     return s[(u / cols) * s0 + soff[size_t(u % cols)]];
   };
-  if (deterministic && cols >= kColumnParallel) {
-    // Each column owns its destination elements: columns in parallel, each
-    // applying its rows in index order.
-    parallel_for(0, cols, 256, [&](int64_t b, int64_t e) {
-      for (int64_t i = 0; i < g.n; ++i) {
-        for (int64_t c = b; c < e; ++c) {
-          T* to = w + ip[i * cols + c] * w0 + g.woff[size_t(c)];
-          *to = detail::combine<C>(*to, s[i * s0 + soff[size_t(c)]]);
+  if (cols >= kColumnParallel) {
+    // Note [Scatter by columns]
+    // Updates of different columns never meet (a destination element's
+    // column is its index column). With a wide index, column chunks run in
+    // parallel, each applying its rows in index order: race free, so both
+    // variants use it and it is deterministic. Rows go in tiles of about
+    // 2^18 index elements, one parallel_for per tile, so the chunks of a
+    // tile share its index and source rows in the cache instead of each
+    // streaming the whole index from memory.
+    const int64_t tile = std::max<int64_t>(1, (int64_t(1) << 18) / cols);
+    // At least 16 columns (a 64-byte line of float32) per chunk, so chunks
+    // on different threads rarely write the same cache line.
+    const int64_t chunk = std::max<int64_t>(16, cols / 4);
+    const int64_t* wo = g.woff.data();
+    const int64_t* so = soff.data();
+    for (int64_t i0 = 0; i0 < g.n; i0 += tile) {
+      const int64_t i1 = std::min(g.n, i0 + tile);
+      parallel_for(0, cols, chunk, [&](int64_t b, int64_t e) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const int64_t* irow = ip + i * cols;
+          const T* srow = s + i * s0;
+          // Strided rows defeat the hardware prefetcher: fetch ahead.
+          if (i + kRowsAhead < i1) {
+            detail::prefetch_row(irow + kRowsAhead * cols + b, e - b);
+            detail::prefetch_row(srow + kRowsAhead * s0 + so[b], e - b);
+          }
+          if (i + kRowsAhead / 2 < i1) {
+            const int64_t* next = irow + (kRowsAhead / 2) * cols;
+            __builtin_prefetch(w + next[b] * w0 + wo[b], 1);
+            __builtin_prefetch(w + next[e - 1] * w0 + wo[e - 1], 1);
+          }
+          for (int64_t c = b; c < e; ++c) {
+            T* to = w + irow[c] * w0 + wo[c];
+            *to = detail::combine<C>(*to, srow[so[c]]);
+          }
         }
-      }
-    });
+      });
+    }
     return;
   }
   detail::scatter_updates(

@@ -85,13 +85,23 @@ inline int64_t keys_per_task(int64_t row_len) {
 // the result has the serial loop's bits for any thread count. Heavy
 // duplicates serialize on their block: that is the price of the serial
 // order, which the fast variant does not keep.
-template <class KeyFn, class ApplyFn>
+// No prefetch: the default of owner_computes() and scatter_updates().
+struct NoPrefetch {
+  void operator()(int64_t) const {}
+};
+
+// Updates ahead of the current one whose source the owner-computes loop
+// prefetches: in index order within a block, sources are far apart.
+inline constexpr int64_t kPrefetchDistance = 12;
+
+template <class KeyFn, class ApplyFn, class PrefetchFn = NoPrefetch>
 void owner_computes(
     int64_t n,
     int64_t keys,
     int64_t row_len,
     const KeyFn& key,
-    const ApplyFn& apply) {
+    const ApplyFn& apply,
+    const PrefetchFn& prefetch = {}) {
   if (n == 0) {
     return;
   }
@@ -117,7 +127,11 @@ void owner_computes(
   }
   parallel_chunks(blocks, [&](int64_t blk) {
     const auto b = static_cast<size_t>(blk);
-    for (int64_t k = start[b]; k < start[b + 1]; ++k) {
+    const int64_t end = start[b + 1];
+    for (int64_t k = start[b]; k < end; ++k) {
+      if (k + kPrefetchDistance < end) {
+        prefetch(order[static_cast<size_t>(k + kPrefetchDistance)]);
+      }
       apply(order[static_cast<size_t>(k)]);
     }
   });
@@ -186,18 +200,30 @@ void racing(
 }
 
 // The variant chooser: owner computes when deterministic, racing otherwise.
-template <class KeyFn, class ApplyFn>
+template <class KeyFn, class ApplyFn, class PrefetchFn = NoPrefetch>
 void scatter_updates(
     bool deterministic,
     int64_t n,
     int64_t keys,
     int64_t row_len,
     const KeyFn& key,
-    const ApplyFn& apply) {
+    const ApplyFn& apply,
+    const PrefetchFn& prefetch = {}) {
   if (deterministic) {
-    owner_computes(n, keys, row_len, key, [&](int64_t i) { apply(i, false); });
+    owner_computes(
+        n, keys, row_len, key, [&](int64_t i) { apply(i, false); }, prefetch);
   } else {
     racing(n, row_len, key, apply);
+  }
+}
+
+// Prefetches the len elements at p for reading.
+template <typename T>
+inline void prefetch_row(const T* p, int64_t len) {
+  const char* c = reinterpret_cast<const char*>(p);
+  const int64_t bytes = len * int64_t(sizeof(T));
+  for (int64_t o = 0; o < bytes; o += 64) {
+    __builtin_prefetch(c + o);
   }
 }
 
