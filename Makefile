@@ -68,7 +68,7 @@ bench:
 
 # Regenerates the registry table in docs/determinism.md.
 docs: build
-	cmake -DGENERATOR=./$(BUILD)/tests/ditto_determinism_doc -DDOC=docs/determinism.md \
+	cmake -DGENERATOR=./$(BUILD)/ditto -DDOC=docs/determinism.md \
 	  -DMODE=update -P tools/check_doc_table.cmake
 
 format:

@@ -274,7 +274,8 @@ TEST_F(ScatterFamily, EmbeddingBag) {
       const int64_t* ip = input.data_ptr<int64_t>();
       for (int64_t b = 0; b < bags; ++b) {
         int64_t cnt = 0;
-        for (int64_t i = offs[size_t(b)]; i < std::min(n, offs[size_t(b)] + bag_len);
+        for (int64_t i = offs[size_t(b)];
+             i < std::min(n, offs[size_t(b)] + bag_len);
              ++i) {
           if (ip[i] == 7) {
             continue; // padding_idx
@@ -335,7 +336,8 @@ TEST_F(ScatterFamily, IntegersAreExactAndNothingAlerts) {
   index_copy_(d, 0, i100, f);
   index_put_(d, {i100}, f, true);
   put_(d, i100, f.select(1, 0).contiguous(), true);
-  scatter_reduce_(d, 0, i100.view({100, 1}).expand({100, 4}).contiguous(), f, "prod");
+  scatter_reduce_(
+      d, 0, i100.view({100, 1}).expand({100, 4}).contiguous(), f, "prod");
   bincount(i100, f.select(1, 0).contiguous());
   embedding_bag(i100, f, tensor<int64_t>({0, 50}, {2}), "sum");
   histc(f);
@@ -359,55 +361,83 @@ TEST_F(ScatterFamily, BadInputChangesNothing) {
   };
   const Tensor i2 = tensor<int64_t>({0, 1, 0, 3, 2, 1, 0, 0}, {2, 4});
   expect_error(
-      [&] { scatter_reduce_(t, 0, i2, ones({2, 4}), "median"); },
+      [&] {
+        scatter_reduce_(t, 0, i2, ones({2, 4}), "median");
+      },
       "[scatter_reduce_] reduce must be one of sum, prod, mean, amax, amin, "
       "got 'median'");
   expect_error(
-      [&] { scatter_reduce_(t, 0, i2, ones({2, 4}), "sum"); },
+      [&] {
+        scatter_reduce_(t, 0, i2, ones({2, 4}), "sum");
+      },
       "[scatter_reduce_] index 3 is out of bounds for dimension 0 with size 3");
   expect_error(
-      [&] { scatter_(t, 1, tensor<int64_t>({0, -1}, {1, 2}), ones({1, 2})); },
+      [&] {
+        scatter_(t, 1, tensor<int64_t>({0, -1}, {1, 2}), ones({1, 2}));
+      },
       "[scatter_] index -1 is out of bounds for dimension 1 with size 4");
   expect_error(
-      [&] { scatter_(t, 0, tensor<float>({0}, {1, 1}), ones({1, 1})); },
+      [&] {
+        scatter_(t, 0, tensor<float>({0}, {1, 1}), ones({1, 1}));
+      },
       "[scatter_] expected an int64 or int32 index but got float32");
   expect_error(
-      [&] { scatter_(t, 0, tensor<int64_t>({0}, {1, 1}), Scalar(1e300)); },
+      [&] {
+        scatter_(t, 0, tensor<int64_t>({0}, {1, 1}), Scalar(1e300));
+      },
       "[scatter_]");
   expect_error(
-      [&] { index_copy_(t, 0, tensor<int64_t>({0, 5}), ones({2, 4})); },
+      [&] {
+        index_copy_(t, 0, tensor<int64_t>({0, 5}), ones({2, 4}));
+      },
       "[index_copy_] index 5 is out of bounds for dimension 0 with size 3");
   expect_error(
-      [&] { index_put_(t, {tensor<int64_t>({1, -4})}, ones({4}), true); },
+      [&] {
+        index_put_(t, {tensor<int64_t>({1, -4})}, ones({4}), true);
+      },
       "[index_put_] index -4 is out of bounds for dimension 0 with size 3");
   expect_error(
       [&] {
         index_put_(
-            t, {tensor<int64_t>({0, 1}), tensor<int64_t>({0, 1, 2})}, ones({1}));
+            t,
+            {tensor<int64_t>({0, 1}), tensor<int64_t>({0, 1, 2})},
+            ones({1}));
       },
       "[index_put_]");
   expect_error(
-      [&] { index_put_(t, {tensor<int64_t>({0, 1})}, ones({3, 4})); },
+      [&] {
+        index_put_(t, {tensor<int64_t>({0, 1})}, ones({3, 4}));
+      },
       "[index_put_] shape mismatch: values of shape {3, 4} cannot be "
       "broadcast to the indexing result of shape {2, 4}");
   expect_error(
-      [&] { index_put_(t, {ones({3, 3}, kBool)}, ones({1})); },
+      [&] {
+        index_put_(t, {ones({3, 3}, kBool)}, ones({1}));
+      },
       "[index_put_] the shape of the mask {3, 3} at index 1 does not match "
       "the shape of the indexed tensor {3, 4} at index 1");
   expect_error(
-      [&] { index_put_(t, {Tensor(), Tensor(), tensor<int64_t>({0})}, ones({1})); },
+      [&] {
+        index_put_(t, {Tensor(), Tensor(), tensor<int64_t>({0})}, ones({1}));
+      },
       "[index_put_] too many indices for a tensor of dimension 2 (got 3)");
   expect_error(
-      [&] { put_(t, tensor<int64_t>({0, 12}), ones({2})); },
+      [&] {
+        put_(t, tensor<int64_t>({0, 12}), ones({2}));
+      },
       "[put_] index 12 is out of bounds for dimension 0 with size 12");
   expect_error(
-      [&] { put_(t, tensor<int64_t>({0, 1}), ones({3})); },
+      [&] {
+        put_(t, tensor<int64_t>({0, 1}), ones({3}));
+      },
       "[put_] index has 2 elements but source has 3");
   expect_error(
       [&] { put_(t, tensor<int64_t>({0}), ones({1}, kFloat64)); },
       "[put_] self (float32) and source (float64) must have the same dtype");
   expect_error(
-      [&] { masked_fill_(t, ones({4, 4}, kBool), 1.0); },
+      [&] {
+        masked_fill_(t, ones({4, 4}, kBool), 1.0);
+      },
       "[masked_fill_]");
   expect_error(
       [&] { masked_fill_(t, ones({4}), 1.0); },
@@ -453,7 +483,8 @@ TEST_F(ScatterFamily, Semantics) {
       histc(tensor<float>({0, 1, 2, 2, 5, nan}), 4, 0, 4),
       tensor<float>({1, 1, 2, 0})));
   // Data range when min == max, widened by 1 when the data is constant.
-  EXPECT_TRUE(equal(histc(tensor<float>({1, 1}), 4), tensor<float>({0, 0, 2, 0})));
+  EXPECT_TRUE(
+      equal(histc(tensor<float>({1, 1}), 4), tensor<float>({0, 0, 2, 0})));
   // masked_fill_ on a strided view writes only masked elements of the view.
   Tensor a = zeros({4, 4});
   Tensor col = a.select(1, 2);
@@ -467,7 +498,8 @@ TEST_F(ScatterFamily, Semantics) {
   EXPECT_TRUE(equal(sum(b, {1}), tensor<float>({6, 0, 0, 6})));
   // scatter_reduce_ mean of integers floors.
   Tensor m = tensor<int64_t>({-7, 7, 9});
-  scatter_reduce_(m, 0, tensor<int64_t>({0, 1}), tensor<int64_t>({0, 0}), "mean");
+  scatter_reduce_(
+      m, 0, tensor<int64_t>({0, 1}), tensor<int64_t>({0, 0}), "mean");
   EXPECT_TRUE(equal(m, tensor<int64_t>({-4, 3, 9})));
   // 2-d embedding_bag: one bag per row.
   EXPECT_TRUE(equal(
@@ -475,7 +507,9 @@ TEST_F(ScatterFamily, Semantics) {
       tensor<float>({1, 1, 0, 2}, {2, 2})));
   // masked_select broadcasts self and mask.
   EXPECT_TRUE(equal(
-      masked_select(tensor<float>({1, 2}), tensor<bool>({true, false, true, true}, {2, 2})),
+      masked_select(
+          tensor<float>({1, 2}),
+          tensor<bool>({true, false, true, true}, {2, 2})),
       tensor<float>({1, 1, 2})));
 }
 
@@ -485,7 +519,10 @@ TEST_F(ScatterFamily, AppearInTheRegistry) {
     dtypes[op.name] = op.dtypes;
   }
   for (const char* name :
-       {"index_add_", "scatter_add_", "scatter_reduce_", "bincount",
+       {"index_add_",
+        "scatter_add_",
+        "scatter_reduce_",
+        "bincount",
         "embedding_bag"}) {
     EXPECT_EQ(dtypes[name], "floating") << name;
   }
