@@ -40,8 +40,8 @@ sanitize: setup
 tsan: setup
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDITTO_SANITIZE=tsan \
 	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L 'test_parallel|test_ops|test_random'
+	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L 'test_parallel|test_ops|test_random|test_data'
 
 # The scalar-only build (DITTO_SIMD=scalar) and the whole suite.
 scalar-test: setup

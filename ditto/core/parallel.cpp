@@ -23,6 +23,7 @@ namespace ditto {
 namespace {
 
 thread_local bool tls_in_parallel = false;
+thread_local bool tls_serial = false;
 
 int default_num_threads() {
   if (const char* env = std::getenv("DITTO_NUM_THREADS")) {
@@ -253,7 +254,18 @@ void set_num_threads(int n) {
   }
 }
 
+SerialScope::SerialScope() : previous_(tls_serial) {
+  tls_serial = true;
+}
+
+SerialScope::~SerialScope() {
+  tls_serial = previous_;
+}
+
 int get_num_threads() {
+  if (tls_serial) {
+    return 1;
+  }
   int n = g_num_threads.load();
   if (n == 0) {
     return pool()->num_threads();
@@ -271,7 +283,7 @@ void parallel_chunks(
   if (num_chunks <= 0) {
     return;
   }
-  if (num_chunks == 1 || tls_in_parallel) {
+  if (num_chunks == 1 || tls_in_parallel || tls_serial) {
     run_inline(num_chunks, fn);
     return;
   }

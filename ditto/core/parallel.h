@@ -15,6 +15,21 @@ DITTO_API int get_num_threads();
 // True on a thread that is running a chunk of parallel work.
 DITTO_API bool in_parallel_region();
 
+// Within its scope, ops called on this thread run on this thread alone and
+// get_num_threads() returns 1 there (data-loader workers do this, as
+// PyTorch sets one thread per worker). Results are the same: see Note
+// [Fixed chunks].
+class DITTO_API SerialScope {
+ public:
+  SerialScope();
+  ~SerialScope();
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // Note [Fixed chunks]
 // parallel_for cuts [begin, end) into chunks of `grain` elements (the last
 // may be shorter). The boundaries depend on the range and the grain only,

@@ -1,0 +1,666 @@
+#include "ditto/data/loader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "ditto/core/parallel.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/shape_ops.h"
+#include "ditto/random/streams.h"
+
+namespace ditto::data {
+namespace {
+
+thread_local std::optional<WorkerInfo> tls_worker_info;
+thread_local std::optional<Generator> tls_sample_generator;
+
+std::vector<uint8_t> generator_bytes(const Generator& g) {
+  Tensor s = g.get_state();
+  const uint8_t* p = s.data_ptr<uint8_t>();
+  return std::vector<uint8_t>(p, p + s.numel());
+}
+
+void set_generator_bytes(Generator g, const std::vector<uint8_t>& bytes) {
+  g.set_state(tensor<uint8_t>(bytes, {int64_t(bytes.size())}));
+}
+
+// Sets the current sample's generator for the scope.
+class SampleScope {
+ public:
+  explicit SampleScope(Generator g) : previous_(tls_sample_generator) {
+    tls_sample_generator = std::move(g);
+  }
+  ~SampleScope() {
+    tls_sample_generator = previous_;
+  }
+
+ private:
+  std::optional<Generator> previous_;
+};
+
+struct Task {
+  int64_t k = 0; // batch number in the epoch
+  std::vector<int64_t> indices;
+};
+
+struct Result {
+  Batch batch;
+  int64_t indices = 0;
+  int worker = -1;
+  // The failure, if any: the exception, its message and the sample.
+  std::exception_ptr error;
+  std::string message;
+  int64_t sample = -1;
+  std::vector<uint8_t> generator; // PyTorch mode: the worker's, after
+};
+
+} // namespace
+
+WorkerError::WorkerError(const std::string& message, int worker, int64_t sample)
+    : Error(message), worker_(worker), sample_(sample) {}
+
+Batch default_collate(std::vector<Example> examples) {
+  DITTO_CHECK(!examples.empty(), ValueError, "default_collate", "no examples");
+  std::vector<Tensor> data, target;
+  data.reserve(examples.size());
+  target.reserve(examples.size());
+  for (Example& e : examples) {
+    data.push_back(std::move(e.data));
+    target.push_back(std::move(e.target));
+  }
+  return {stack(data), stack(target)};
+}
+
+std::optional<WorkerInfo> get_worker_info() {
+  return tls_worker_info;
+}
+
+Generator sample_generator() {
+  return tls_sample_generator ? *tls_sample_generator : default_generator();
+}
+
+uint64_t sample_seed(uint64_t base_seed, int64_t epoch, int64_t index) {
+  std::string name = "data.sample:" + std::to_string(epoch) + ":" +
+      std::to_string(index);
+  return random::derive_seed(base_seed, name);
+}
+
+struct DataLoader::Impl {
+  std::shared_ptr<const Dataset> dataset;
+  DataLoaderOptions opt;
+  std::shared_ptr<BatchSampler> batches;
+  Collate collate;
+  int num_workers = 0;
+
+  // The epoch.
+  int64_t epoch = 0;
+  uint64_t base_seed = 0;
+  bool active = false; // an epoch is being iterated
+  bool sampler_done = false;
+  int64_t dispatched = 0, delivered = 0, delivered_indices = 0;
+  SamplerState sampler_state; // captured at the epoch's first batch
+  std::vector<std::vector<uint8_t>> worker_generators;
+  std::optional<LoaderState> pending; // from load_state_dict()
+  Batch current;
+
+  // The workers.
+  std::mutex mu;
+  std::condition_variable work_cv, done_cv;
+  std::vector<std::thread> threads;
+  std::vector<std::deque<Task>> queues;
+  std::map<int64_t, Result> results;
+  int running = 0; // tasks a worker has taken and not yet posted
+  bool stop = false;
+  uint64_t workers_base_seed = 0;
+
+  ~Impl() {
+    stop_workers();
+  }
+
+  // Loads one batch in this thread. In PerSample mode each sample runs
+  // under its own generator (also as the default generator, so code that
+  // draws from it is covered too).
+  Result run_task(const Task& task, int worker) {
+    Result r;
+    r.worker = worker;
+    r.indices = int64_t(task.indices.size());
+    std::vector<Example> examples;
+    examples.reserve(task.indices.size());
+    int64_t current_index = -1;
+    try {
+      for (int64_t i : task.indices) {
+        current_index = i;
+        if (opt.seed_mode == SeedMode::PerSample) {
+          Generator g = Generator::philox(sample_seed(base_seed, epoch, i));
+          GeneratorGuard guard(g);
+          SampleScope scope(g);
+          examples.push_back(dataset->get(i));
+        } else {
+          SampleScope scope(default_generator());
+          examples.push_back(dataset->get(i));
+        }
+      }
+      current_index = -1;
+      r.batch = collate(std::move(examples));
+    } catch (const std::exception& e) {
+      r.error = std::current_exception();
+      r.message = e.what();
+      r.sample = current_index;
+    } catch (...) {
+      r.error = std::current_exception();
+      r.message = "unknown exception";
+      r.sample = current_index;
+    }
+    return r;
+  }
+
+  void worker_main(int w, uint64_t seed, std::vector<uint8_t> resume_state) {
+    SerialScope serial;
+    Generator gen;
+    gen.manual_seed(seed);
+    GeneratorGuard guard(gen);
+    tls_worker_info = WorkerInfo{w, num_workers, seed, dataset};
+    std::exception_ptr init_error;
+    std::string init_message;
+    try {
+      if (opt.worker_init_fn) {
+        opt.worker_init_fn(w);
+      }
+      if (!resume_state.empty()) {
+        set_generator_bytes(gen, resume_state);
+      }
+    } catch (const std::exception& e) {
+      init_error = std::current_exception();
+      init_message = std::string("worker_init_fn: ") + e.what();
+    }
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        work_cv.wait(lock, [&] { return stop || !queues[size_t(w)].empty(); });
+        if (stop) {
+          break;
+        }
+        task = std::move(queues[size_t(w)].front());
+        queues[size_t(w)].pop_front();
+        ++running;
+      }
+      Result r;
+      if (init_error) {
+        r.worker = w;
+        r.error = init_error;
+        r.message = init_message;
+      } else {
+        r = run_task(task, w);
+        if (opt.seed_mode == SeedMode::PyTorch) {
+          r.generator = generator_bytes(gen);
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      results[task.k] = std::move(r);
+      --running;
+      done_cv.notify_all();
+    }
+    tls_worker_info.reset();
+  }
+
+  void start_workers(const std::vector<std::vector<uint8_t>>& resume) {
+    stop = false;
+    queues.assign(size_t(num_workers), {});
+    workers_base_seed = base_seed;
+    for (int w = 0; w < num_workers; ++w) {
+      std::vector<uint8_t> state =
+          size_t(w) < resume.size() ? resume[size_t(w)] : std::vector<uint8_t>{};
+      threads.emplace_back(
+          [this, w, state] { worker_main(w, base_seed + uint64_t(w), state); });
+    }
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    work_cv.notify_all();
+    for (auto& t : threads) {
+      t.join();
+    }
+    threads.clear();
+    std::lock_guard<std::mutex> lock(mu);
+    queues.clear();
+    results.clear();
+  }
+
+  // Hands batches to workers until prefetch_factor per worker are in
+  // flight (the sampler draws here, in the calling thread, as PyTorch's
+  // main process does).
+  void dispatch() {
+    const int64_t limit = int64_t(opt.prefetch_factor) * num_workers;
+    while (!sampler_done && dispatched - delivered < limit) {
+      std::optional<std::vector<int64_t>> b = batches->next();
+      if (!b) {
+        sampler_done = true;
+        break;
+      }
+      capture_sampler_state();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        queues[size_t(dispatched % num_workers)].push_back({dispatched, std::move(*b)});
+      }
+      ++dispatched;
+      work_cv.notify_all();
+    }
+  }
+
+  // The sampler's replay state, taken once its epoch has started.
+  void capture_sampler_state() {
+    if (dispatched == 0 || sampler_state.consumed < 0) {
+      sampler_state = batches->state();
+    }
+  }
+
+  // Abandons the epoch's batches in flight, keeping the workers: queued
+  // tasks are dropped, running ones finish and their results are dropped.
+  void drain() {
+    std::unique_lock<std::mutex> lock(mu);
+    for (auto& q : queues) {
+      q.clear();
+    }
+    done_cv.wait(lock, [&] { return running == 0; });
+    results.clear();
+  }
+
+  void begin_epoch() {
+    if (active) {
+      // begin() in the middle of an epoch ends it.
+      if (opt.persistent_workers) {
+        drain();
+      } else {
+        stop_workers();
+      }
+    }
+    active = true;
+    sampler_done = false;
+    current = Batch{};
+    std::vector<std::vector<uint8_t>> resume;
+    const bool have_workers = !threads.empty();
+    if (pending) {
+      LoaderState s = std::move(*pending);
+      pending.reset();
+      if (have_workers) {
+        stop_workers();
+      }
+      epoch = s.epoch;
+      base_seed = s.base_seed;
+      if (opt.generator && !s.generator.empty()) {
+        set_generator_bytes(*opt.generator, s.generator);
+      }
+      batches->restore(s.sampler);
+      // Replay the delivered batches' draws without loading them.
+      dispatched = delivered = 0;
+      delivered_indices = 0;
+      for (int64_t k = 0; k < s.batches; ++k) {
+        std::optional<std::vector<int64_t>> b = batches->next();
+        if (!b) {
+          sampler_done = true;
+          break;
+        }
+        delivered_indices += int64_t(b->size());
+        ++dispatched;
+        ++delivered;
+      }
+      sampler_state = s.sampler;
+      sampler_state.consumed = delivered_indices;
+      worker_generators = s.worker_generators;
+      worker_generators.resize(size_t(num_workers));
+      if (opt.seed_mode == SeedMode::PyTorch) {
+        resume = worker_generators;
+      }
+    } else {
+      ++epoch;
+      if (!(opt.persistent_workers && have_workers)) {
+        base_seed = draw_seed(opt.generator ? *opt.generator : default_generator());
+      }
+      batches->reset();
+      dispatched = delivered = delivered_indices = 0;
+      sampler_state = SamplerState{};
+      sampler_state.consumed = -1;
+      if (!(opt.persistent_workers && have_workers)) {
+        // Fresh workers, freshly seeded; persistent ones keep their
+        // generators (and what they last delivered) across epochs.
+        worker_generators.assign(size_t(num_workers), {});
+      }
+    }
+    if (num_workers > 0) {
+      if (threads.empty()) {
+        start_workers(resume);
+      }
+      dispatch();
+    }
+  }
+
+  // Loads the next batch into current; false at the end of the epoch.
+  bool next_batch() {
+    if (!active) {
+      return false;
+    }
+    Result r;
+    if (num_workers == 0) {
+      if (sampler_done) {
+        return finish_epoch();
+      }
+      std::optional<std::vector<int64_t>> b = batches->next();
+      if (!b) {
+        sampler_done = true;
+        return finish_epoch();
+      }
+      capture_sampler_state();
+      ++dispatched;
+      r = run_task({dispatched - 1, std::move(*b)}, -1);
+      if (r.error) {
+        active = false;
+        std::rethrow_exception(r.error);
+      }
+    } else {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (sampler_done && delivered == dispatched) {
+          lock.unlock();
+          return finish_epoch();
+        }
+        done_cv.wait(lock, [&] { return results.count(delivered) > 0; });
+        r = std::move(results[delivered]);
+        results.erase(delivered);
+      }
+      if (r.error) {
+        active = false;
+        stop_workers();
+        std::ostringstream msg;
+        msg << "[DataLoader] worker " << r.worker;
+        if (r.sample >= 0) {
+          msg << " failed on sample " << r.sample;
+        } else {
+          msg << " failed";
+        }
+        msg << ": " << r.message;
+        throw WorkerError(msg.str(), r.worker, r.sample);
+      }
+      if (r.worker >= 0 && opt.seed_mode == SeedMode::PyTorch) {
+        worker_generators[size_t(r.worker)] = std::move(r.generator);
+      }
+    }
+    ++delivered;
+    delivered_indices += r.indices;
+    current = std::move(r.batch);
+    if (num_workers > 0) {
+      dispatch();
+    }
+    return true;
+  }
+
+  bool finish_epoch() {
+    active = false;
+    current = Batch{};
+    if (!opt.persistent_workers) {
+      stop_workers();
+    }
+    return false;
+  }
+};
+
+DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  const char* name = "DataLoader";
+  DITTO_CHECK(dataset != nullptr, ValueError, name, "null dataset");
+  DITTO_CHECK(
+      options.num_workers >= 0,
+      ValueError,
+      name,
+      "num_workers option should be non-negative, got ",
+      options.num_workers);
+  DITTO_CHECK(
+      options.prefetch_factor > 0,
+      ValueError,
+      name,
+      "prefetch_factor option should be positive, got ",
+      options.prefetch_factor);
+  DITTO_CHECK(
+      !options.persistent_workers || options.num_workers > 0,
+      ValueError,
+      name,
+      "persistent_workers option needs num_workers > 0");
+  if (options.batch_sampler) {
+    DITTO_CHECK(
+        options.batch_size == 1 && !options.shuffle && !options.sampler &&
+            !options.drop_last,
+        ValueError,
+        name,
+        "batch_sampler option is mutually exclusive with batch_size, "
+        "shuffle, sampler, and drop_last");
+    impl_->batches = options.batch_sampler;
+  } else {
+    DITTO_CHECK(
+        !(options.sampler && options.shuffle),
+        ValueError,
+        name,
+        "sampler option is mutually exclusive with shuffle");
+    std::shared_ptr<Sampler> sampler = options.sampler;
+    if (!sampler) {
+      if (options.shuffle) {
+        sampler = std::make_shared<RandomSampler>(
+            dataset->size(), false, std::nullopt, options.generator);
+      } else {
+        sampler = std::make_shared<SequentialSampler>(dataset->size());
+      }
+    }
+    impl_->batches = std::make_shared<BatchSampler>(
+        sampler, options.batch_size, options.drop_last);
+  }
+  impl_->collate = options.collate ? options.collate : default_collate;
+  impl_->num_workers = options.num_workers;
+  impl_->dataset = std::move(dataset);
+  impl_->opt = std::move(options);
+}
+
+DataLoader::~DataLoader() = default;
+
+DataLoader::Iterator DataLoader::begin() {
+  impl_->begin_epoch();
+  return Iterator(this, !impl_->next_batch());
+}
+
+DataLoader::Iterator DataLoader::end() {
+  return Iterator(this, true);
+}
+
+int64_t DataLoader::size() const {
+  return impl_->batches->size();
+}
+
+const Batch& DataLoader::Iterator::operator*() const {
+  return loader_->impl_->current;
+}
+
+const Batch* DataLoader::Iterator::operator->() const {
+  return &loader_->impl_->current;
+}
+
+DataLoader::Iterator& DataLoader::Iterator::operator++() {
+  done_ = !loader_->impl_->next_batch();
+  return *this;
+}
+
+LoaderState DataLoader::state_dict() const {
+  const Impl& m = *impl_;
+  LoaderState s;
+  s.epoch = m.epoch;
+  s.batches = m.delivered;
+  s.epoch_done = !m.active && m.epoch > 0;
+  s.base_seed = m.base_seed;
+  s.seed_mode = m.opt.seed_mode;
+  s.num_workers = m.num_workers;
+  s.sampler = m.sampler_state;
+  s.sampler.consumed = m.delivered_indices;
+  if (m.opt.generator) {
+    s.generator = generator_bytes(*m.opt.generator);
+  }
+  s.worker_generators = m.worker_generators;
+  return s;
+}
+
+void DataLoader::load_state_dict(const LoaderState& state) {
+  const char* name = "DataLoader.load_state_dict";
+  DITTO_CHECK(
+      state.seed_mode == impl_->opt.seed_mode,
+      ValueError,
+      name,
+      "the state is of a loader in another seed_mode");
+  DITTO_CHECK(
+      state.seed_mode == SeedMode::PerSample ||
+          state.num_workers == impl_->num_workers,
+      ValueError,
+      name,
+      "a PyTorch-mode loader resumes only with the same num_workers (state ",
+      state.num_workers,
+      ", loader ",
+      impl_->num_workers,
+      "); PerSample mode resumes with any");
+  DITTO_CHECK(
+      state.batches >= 0 && state.epoch >= 0,
+      ValueError,
+      name,
+      "negative counts in the state");
+  Impl& m = *impl_;
+  if (m.active) {
+    m.active = false;
+    m.stop_workers();
+  }
+  if (state.epoch_done || state.epoch == 0) {
+    // Between epochs: the next begin() starts epoch + 1 as usual.
+    m.pending.reset();
+    m.epoch = state.epoch;
+    m.base_seed = state.base_seed;
+    if (m.opt.generator && !state.generator.empty()) {
+      set_generator_bytes(*m.opt.generator, state.generator);
+    }
+    return;
+  }
+  m.pending = state;
+}
+
+// ---- JSON
+
+namespace {
+
+std::string hex(const std::vector<uint8_t>& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  s.reserve(bytes.size() * 2);
+  for (uint8_t b : bytes) {
+    s.push_back(digits[b >> 4]);
+    s.push_back(digits[b & 15]);
+  }
+  return s;
+}
+
+std::vector<uint8_t> unhex(const std::string& s) {
+  DITTO_CHECK(
+      s.size() % 2 == 0, ValueError, "LoaderState.from_json", "odd hex string");
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    DITTO_CHECK(
+        false, ValueError, "LoaderState.from_json", "bad hex digit '", c, "'");
+    return 0;
+  };
+  std::vector<uint8_t> out(s.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = uint8_t(nibble(s[2 * i]) * 16 + nibble(s[2 * i + 1]));
+  }
+  return out;
+}
+
+} // namespace
+
+std::string LoaderState::to_json() const {
+  nlohmann::json j;
+  j["format"] = "ditto.LoaderState";
+  j["version"] = 1;
+  j["epoch"] = epoch;
+  j["batches"] = batches;
+  j["epoch_done"] = epoch_done;
+  j["base_seed"] = std::to_string(base_seed);
+  j["seed_mode"] = seed_mode == SeedMode::PerSample ? "per_sample" : "pytorch";
+  j["num_workers"] = num_workers;
+  j["sampler"] = {
+      {"consumed", sampler.consumed},
+      {"has_seed", sampler.has_seed},
+      {"seed", std::to_string(sampler.seed)},
+      {"generator_state", hex(sampler.generator_state)},
+      {"epoch", sampler.epoch}};
+  j["generator"] = hex(generator);
+  std::vector<std::string> w;
+  for (const auto& g : worker_generators) {
+    w.push_back(hex(g));
+  }
+  j["worker_generators"] = w;
+  return j.dump(1);
+}
+
+LoaderState LoaderState::from_json(const std::string& text) {
+  const char* name = "LoaderState.from_json";
+  LoaderState s;
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    DITTO_CHECK(
+        j.value("format", "") == "ditto.LoaderState" && j.value("version", 0) == 1,
+        ValueError,
+        name,
+        "not a ditto.LoaderState of version 1");
+    s.epoch = j.at("epoch").get<int64_t>();
+    s.batches = j.at("batches").get<int64_t>();
+    s.epoch_done = j.at("epoch_done").get<bool>();
+    s.base_seed = std::stoull(j.at("base_seed").get<std::string>());
+    const std::string mode = j.at("seed_mode").get<std::string>();
+    DITTO_CHECK(
+        mode == "per_sample" || mode == "pytorch",
+        ValueError,
+        name,
+        "unknown seed_mode '",
+        mode,
+        "'");
+    s.seed_mode = mode == "per_sample" ? SeedMode::PerSample : SeedMode::PyTorch;
+    s.num_workers = j.at("num_workers").get<int>();
+    const auto& sp = j.at("sampler");
+    s.sampler.consumed = sp.at("consumed").get<int64_t>();
+    s.sampler.has_seed = sp.at("has_seed").get<bool>();
+    s.sampler.seed = std::stoull(sp.at("seed").get<std::string>());
+    s.sampler.generator_state = unhex(sp.at("generator_state").get<std::string>());
+    s.sampler.epoch = sp.at("epoch").get<int64_t>();
+    s.generator = unhex(j.at("generator").get<std::string>());
+    for (const auto& g : j.at("worker_generators")) {
+      s.worker_generators.push_back(unhex(g.get<std::string>()));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    DITTO_CHECK(false, ValueError, name, "malformed state: ", e.what());
+  } catch (const std::logic_error& e) {
+    if (dynamic_cast<const Error*>(&e) == nullptr) {
+      DITTO_CHECK(false, ValueError, name, "malformed number: ", e.what());
+    }
+    throw;
+  }
+  return s;
+}
+
+} // namespace ditto::data

@@ -1,0 +1,161 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ditto/core/error.h"
+#include "ditto/data/dataset.h"
+#include "ditto/data/sampler.h"
+#include "ditto/random/generator.h"
+
+namespace ditto::data {
+
+// Where a sample's randomness comes from (see docs/data.md).
+enum class SeedMode {
+  // PyTorch's exact scheme: worker i runs with seed base_seed + i (its
+  // default generator seeded with it); with 0 workers, samples draw from
+  // the calling thread's default generator. Augmentation then depends on
+  // the number of workers, as in PyTorch.
+  PyTorch,
+  // Each sample draws from its own Philox generator, seeded
+  // sample_seed(base_seed, epoch, index): the data, augmentation included,
+  // is the same for any number of workers, batch size or resume point.
+  PerSample,
+};
+
+using Collate = std::function<Batch(std::vector<Example>)>;
+
+// Stacks the examples' data and targets along a new first dim.
+DITTO_API Batch default_collate(std::vector<Example> examples);
+
+struct DataLoaderOptions {
+  int64_t batch_size = 1;
+  bool shuffle = false;
+  // A sampler of indices (exclusive with shuffle), or a batch sampler
+  // (exclusive with batch_size, shuffle, sampler and drop_last).
+  std::shared_ptr<Sampler> sampler;
+  std::shared_ptr<BatchSampler> batch_sampler;
+  // Worker threads; 0 loads in the calling thread (the reference).
+  int num_workers = 0;
+  Collate collate; // default_collate when empty
+  bool drop_last = false;
+  // Draws the base seed (and shuffles); the default generator when empty.
+  std::optional<Generator> generator;
+  std::function<void(int)> worker_init_fn;
+  // Batches in flight per worker.
+  int prefetch_factor = 2;
+  // Keep the workers (and their generators) from one epoch to the next; no
+  // new base seed is drawn after the first epoch, as in PyTorch.
+  bool persistent_workers = false;
+  SeedMode seed_mode = SeedMode::PerSample;
+};
+
+// Inside a worker: its id, the number of workers, its seed (base_seed + id)
+// and the dataset (torch.utils.data.get_worker_info()); nullopt elsewhere.
+struct WorkerInfo {
+  int id = 0;
+  int num_workers = 0;
+  uint64_t seed = 0;
+  std::shared_ptr<const Dataset> dataset;
+};
+DITTO_API std::optional<WorkerInfo> get_worker_info();
+
+// Inside Dataset::get() run by a loader: the generator of the current sample
+// (PerSample: its own; PyTorch mode: the worker's default generator). The
+// current default generator elsewhere.
+DITTO_API Generator sample_generator();
+
+// The seed of a sample's generator in PerSample mode:
+// random::derive_seed(base_seed, "data.sample:<epoch>:<index>").
+DITTO_API uint64_t
+sample_seed(uint64_t base_seed, int64_t epoch, int64_t index);
+
+// Where a loader is within its epochs, for checkpoints.
+struct DITTO_API LoaderState {
+  int64_t epoch = 0; // epochs started (the current one counts)
+  int64_t batches = 0; // batches delivered in the current epoch
+  bool epoch_done = false; // the current epoch delivered all its batches
+  uint64_t base_seed = 0;
+  SeedMode seed_mode = SeedMode::PerSample;
+  int num_workers = 0;
+  SamplerState sampler; // consumed = indices of the delivered batches
+  // The loader generator's current state (when the options have one).
+  std::vector<uint8_t> generator;
+  // PyTorch mode: each worker's generator after its last delivered batch
+  // (empty: it delivered none this epoch).
+  std::vector<std::vector<uint8_t>> worker_generators;
+
+  std::string to_json() const;
+  // ValueError for malformed text or an unknown version.
+  static LoaderState from_json(const std::string& text);
+};
+
+// An exception raised in a worker, re-raised in the caller: names the
+// worker and the sample index; what() includes the original message.
+class DITTO_API WorkerError : public Error {
+ public:
+  WorkerError(const std::string& message, int worker, int64_t sample);
+  int worker() const {
+    return worker_;
+  }
+  int64_t sample() const {
+    return sample_;
+  }
+
+ private:
+  int worker_;
+  int64_t sample_;
+};
+
+// torch.utils.data.DataLoader for map-style datasets, with worker threads.
+// Iterating it runs one epoch: `for (const data::Batch& b : loader)`.
+// Batches come out in sampler order whatever the workers' timing; batch k
+// of an epoch is loaded by worker k % num_workers, as in PyTorch. Only one
+// epoch is in flight at a time: begin() ends the previous one.
+class DITTO_API DataLoader {
+ public:
+  DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options = {});
+  ~DataLoader();
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  class DITTO_API Iterator {
+   public:
+    const Batch& operator*() const;
+    const Batch* operator->() const;
+    Iterator& operator++();
+    bool operator==(const Iterator& other) const {
+      return done_ == other.done_;
+    }
+
+   private:
+    friend class DataLoader;
+    Iterator(DataLoader* loader, bool done) : loader_(loader), done_(done) {}
+    DataLoader* loader_;
+    bool done_;
+  };
+
+  // Starts an epoch (or continues the one load_state_dict() described) and
+  // loads its first batch.
+  Iterator begin();
+  Iterator end();
+  // Batches per epoch.
+  int64_t size() const;
+
+  // At any point, also mid-epoch. A loader given the state (same dataset
+  // and options; in PerSample mode any number of workers) continues with
+  // exactly the remaining batches, augmentation included, at its next
+  // begin().
+  LoaderState state_dict() const;
+  void load_state_dict(const LoaderState& state);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ditto::data
