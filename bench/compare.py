@@ -105,6 +105,38 @@ OPS = [
     OpSpec("empty", "torch.empty(n)", num_inputs=0, arrays_moved=1),
     OpSpec("empty_filled", "torch.empty(n).fill_(float('nan'))",
            num_inputs=0, arrays_moved=1),
+    # One epoch of Fashion-MNIST train through a DataLoader: batch 64,
+    # shuffled, RandomCrop(28, padding=4) and Normalize, 2 workers (worker
+    # processes in PyTorch, torchvision's transforms on tensors: the fast
+    # path, no PIL). "n" is the number of images; GB/s counts the float32
+    # images delivered.
+    OpSpec("fashion_mnist_epoch", "for batch in loader: pass",
+           num_inputs=0, arrays_moved=1, sizes=(60000,), threads=(2,),
+           fixed_bytes=60000 * 28 * 28 * 4,
+           setup="\n".join([
+               "import gzip",
+               "import torchvision.transforms as T",
+               "def _idx(p):",
+               "    b = gzip.open(p).read()",
+               "    nd = b[3]",
+               "    dims = [int.from_bytes(b[4 + 4 * i:8 + 4 * i], 'big')"
+               " for i in range(nd)]",
+               "    return torch.frombuffer(bytearray(b[4 + 4 * nd:]),"
+               " dtype=torch.uint8).reshape(dims)",
+               "R = '/usr/share/datasets/fashion-mnist/'",
+               "imgs = _idx(R + 'train-images-idx3-ubyte.gz')",
+               "labs = _idx(R + 'train-labels-idx1-ubyte.gz').long()",
+               "class FMnist(torch.utils.data.Dataset):",
+               "    def __init__(s, tf): s.tf = tf",
+               "    def __len__(s): return imgs.shape[0]",
+               "    def __getitem__(s, i):",
+               "        x = imgs[i].float().div(255).unsqueeze(0)",
+               "        return s.tf(x), labs[i]",
+               "tf = T.Compose([T.RandomCrop(28, padding=4),"
+               " T.Normalize((0.2860,), (0.3530,))])",
+               "loader = torch.utils.data.DataLoader(FMnist(tf),"
+               " batch_size=64, shuffle=True, num_workers=2)",
+           ])),
 ]
 
 # Removed from the environment of the PyTorch subprocess.

@@ -48,7 +48,9 @@ Example TensorDataset::get(int64_t index) const {
   return {data_.select(0, index), target_.select(0, index)};
 }
 
-Subset::Subset(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indices)
+Subset::Subset(
+    std::shared_ptr<const Dataset> dataset,
+    std::vector<int64_t> indices)
     : dataset_(std::move(dataset)), indices_(std::move(indices)) {
   DITTO_CHECK(dataset_ != nullptr, ValueError, "Subset", "null dataset");
   for (int64_t i : indices_) {

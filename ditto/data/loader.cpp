@@ -87,8 +87,8 @@ Generator sample_generator() {
 }
 
 uint64_t sample_seed(uint64_t base_seed, int64_t epoch, int64_t index) {
-  std::string name = "data.sample:" + std::to_string(epoch) + ":" +
-      std::to_string(index);
+  std::string name =
+      "data.sample:" + std::to_string(epoch) + ":" + std::to_string(index);
   return random::derive_seed(base_seed, name);
 }
 
@@ -216,8 +216,9 @@ struct DataLoader::Impl {
     queues.assign(size_t(num_workers), {});
     workers_base_seed = base_seed;
     for (int w = 0; w < num_workers; ++w) {
-      std::vector<uint8_t> state =
-          size_t(w) < resume.size() ? resume[size_t(w)] : std::vector<uint8_t>{};
+      std::vector<uint8_t> state = size_t(w) < resume.size()
+          ? resume[size_t(w)]
+          : std::vector<uint8_t>{};
       threads.emplace_back(
           [this, w, state] { worker_main(w, base_seed + uint64_t(w), state); });
     }
@@ -252,7 +253,8 @@ struct DataLoader::Impl {
       capture_sampler_state();
       {
         std::lock_guard<std::mutex> lock(mu);
-        queues[size_t(dispatched % num_workers)].push_back({dispatched, std::move(*b)});
+        queues[size_t(dispatched % num_workers)].push_back(
+            {dispatched, std::move(*b)});
       }
       ++dispatched;
       work_cv.notify_all();
@@ -326,7 +328,8 @@ struct DataLoader::Impl {
     } else {
       ++epoch;
       if (!(opt.persistent_workers && have_workers)) {
-        base_seed = draw_seed(opt.generator ? *opt.generator : default_generator());
+        base_seed =
+            draw_seed(opt.generator ? *opt.generator : default_generator());
       }
       batches->reset();
       dispatched = delivered = delivered_indices = 0;
@@ -415,7 +418,9 @@ struct DataLoader::Impl {
   }
 };
 
-DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
+DataLoader::DataLoader(
+    std::shared_ptr<const Dataset> dataset,
+    DataLoaderOptions options)
     : impl_(std::make_unique<Impl>()) {
   const char* name = "DataLoader";
   DITTO_CHECK(dataset != nullptr, ValueError, name, "null dataset");
@@ -624,7 +629,8 @@ LoaderState LoaderState::from_json(const std::string& text) {
   try {
     nlohmann::json j = nlohmann::json::parse(text);
     DITTO_CHECK(
-        j.value("format", "") == "ditto.LoaderState" && j.value("version", 0) == 1,
+        j.value("format", "") == "ditto.LoaderState" &&
+            j.value("version", 0) == 1,
         ValueError,
         name,
         "not a ditto.LoaderState of version 1");
@@ -640,13 +646,15 @@ LoaderState LoaderState::from_json(const std::string& text) {
         "unknown seed_mode '",
         mode,
         "'");
-    s.seed_mode = mode == "per_sample" ? SeedMode::PerSample : SeedMode::PyTorch;
+    s.seed_mode =
+        mode == "per_sample" ? SeedMode::PerSample : SeedMode::PyTorch;
     s.num_workers = j.at("num_workers").get<int>();
     const auto& sp = j.at("sampler");
     s.sampler.consumed = sp.at("consumed").get<int64_t>();
     s.sampler.has_seed = sp.at("has_seed").get<bool>();
     s.sampler.seed = std::stoull(sp.at("seed").get<std::string>());
-    s.sampler.generator_state = unhex(sp.at("generator_state").get<std::string>());
+    s.sampler.generator_state =
+        unhex(sp.at("generator_state").get<std::string>());
     s.sampler.epoch = sp.at("epoch").get<int64_t>();
     s.generator = unhex(j.at("generator").get<std::string>());
     for (const auto& g : j.at("worker_generators")) {

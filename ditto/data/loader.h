@@ -118,7 +118,9 @@ class DITTO_API WorkerError : public Error {
 // epoch is in flight at a time: begin() ends the previous one.
 class DITTO_API DataLoader {
  public:
-  DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options = {});
+  DataLoader(
+      std::shared_ptr<const Dataset> dataset,
+      DataLoaderOptions options = {});
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;

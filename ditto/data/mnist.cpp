@@ -20,7 +20,12 @@ struct GzCloser {
 
 // Reads up to n bytes; returns how many were read, raising on a corrupt
 // stream.
-int64_t read_some(gzFile f, void* to, int64_t n, const std::string& path, const char* op) {
+int64_t read_some(
+    gzFile f,
+    void* to,
+    int64_t n,
+    const std::string& path,
+    const char* op) {
   int64_t got = 0;
   char* p = static_cast<char*>(to);
   while (got < n) {
@@ -45,7 +50,10 @@ uint32_t big_endian(const unsigned char* b) {
 }
 
 // path + ".gz" if it exists, else path.
-std::string find_file(const std::string& root, const std::string& name, const char* op) {
+std::string find_file(
+    const std::string& root,
+    const std::string& name,
+    const char* op) {
   const std::string base = (std::filesystem::path(root) / name).string();
   if (std::filesystem::exists(base + ".gz")) {
     return base + ".gz";
@@ -63,7 +71,10 @@ std::string find_file(const std::string& root, const std::string& name, const ch
 
 } // namespace
 
-Tensor read_idx(const std::string& path, int64_t expected_dims, const char* op) {
+Tensor read_idx(
+    const std::string& path,
+    int64_t expected_dims,
+    const char* op) {
   std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
   DITTO_CHECK(f != nullptr, ValueError, op, "cannot open ", path);
   unsigned char magic[4];
@@ -134,12 +145,15 @@ Tensor read_idx(const std::string& path, int64_t expected_dims, const char* op) 
   return out;
 }
 
-MNIST::MNIST(const std::string& root, bool train) : MNIST(root, train, "MNIST") {}
+MNIST::MNIST(const std::string& root, bool train)
+    : MNIST(root, train, "MNIST") {}
 
 MNIST::MNIST(const std::string& root, bool train, const char* name) {
   const std::string prefix = train ? "train" : "t10k";
-  const std::string ipath = find_file(root, prefix + "-images-idx3-ubyte", name);
-  const std::string lpath = find_file(root, prefix + "-labels-idx1-ubyte", name);
+  const std::string ipath =
+      find_file(root, prefix + "-images-idx3-ubyte", name);
+  const std::string lpath =
+      find_file(root, prefix + "-labels-idx1-ubyte", name);
   images_ = read_idx(ipath, 3, name);
   Tensor labels = read_idx(lpath, 1, name);
   DITTO_CHECK(

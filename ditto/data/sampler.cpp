@@ -77,7 +77,12 @@ RandomSampler::RandomSampler(
       replacement_(replacement),
       generator_(std::move(generator)) {
   DITTO_CHECK(
-      n > 0, ValueError, "RandomSampler", "the dataset is empty (size ", n, ")");
+      n > 0,
+      ValueError,
+      "RandomSampler",
+      "the dataset is empty (size ",
+      n,
+      ")");
   DITTO_CHECK(
       num_samples_ > 0,
       ValueError,
@@ -126,8 +131,9 @@ std::optional<int64_t> RandomSampler::next() {
       // without replacement, nothing with).
       final_drawn_ = true;
       if (replacement_) {
-        block_ = rest > 0 ? to_vector(randint(0, n_, {rest}, kInt64, current_), rest)
-                          : std::vector<int64_t>{};
+        block_ = rest > 0
+            ? to_vector(randint(0, n_, {rest}, kInt64, current_), rest)
+            : std::vector<int64_t>{};
       } else {
         block_ = to_vector(randperm(n_, kInt64, current_), rest);
       }
@@ -268,7 +274,9 @@ BatchSampler::BatchSampler(
     std::shared_ptr<Sampler> sampler,
     int64_t batch_size,
     bool drop_last)
-    : sampler_(std::move(sampler)), batch_size_(batch_size), drop_last_(drop_last) {
+    : sampler_(std::move(sampler)),
+      batch_size_(batch_size),
+      drop_last_(drop_last) {
   DITTO_CHECK(sampler_ != nullptr, ValueError, "BatchSampler", "null sampler");
   DITTO_CHECK(
       batch_size > 0,

@@ -120,7 +120,10 @@ class DITTO_API DistributedSampler : public Sampler {
 // epoch either way, as in PyTorch.
 class DITTO_API BatchSampler {
  public:
-  BatchSampler(std::shared_ptr<Sampler> sampler, int64_t batch_size, bool drop_last);
+  BatchSampler(
+      std::shared_ptr<Sampler> sampler,
+      int64_t batch_size,
+      bool drop_last);
   void reset();
   std::optional<std::vector<int64_t>> next();
   // Batches per epoch.

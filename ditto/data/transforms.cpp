@@ -73,8 +73,10 @@ Transform RandomCrop(int64_t size, int64_t padding) {
       return p;
     }
     Generator g = sample_generator();
-    const int64_t top = randint(0, h - size + 1, {1}, kInt64, g).item<int64_t>();
-    const int64_t left = randint(0, w - size + 1, {1}, kInt64, g).item<int64_t>();
+    const int64_t top =
+        randint(0, h - size + 1, {1}, kInt64, g).item<int64_t>();
+    const int64_t left =
+        randint(0, w - size + 1, {1}, kInt64, g).item<int64_t>();
     return p.narrow(p.dim() - 2, top, size)
         .narrow(p.dim() - 1, left, size)
         .contiguous();

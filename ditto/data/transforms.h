@@ -13,7 +13,8 @@ namespace ditto::data {
 
 // (x - mean[c]) / std[c] per channel, in x's dtype. ValueError if a std is
 // 0 or the channel counts differ.
-DITTO_API Transform Normalize(std::vector<double> mean, std::vector<double> std);
+DITTO_API Transform
+Normalize(std::vector<double> mean, std::vector<double> std);
 
 // Pads each side of the last two dims with `padding` zeros, then crops a
 // size x size window at top = randint(0, H - size + 1), then left =

@@ -97,11 +97,14 @@ TEST(DataGolden, PyTorchModeLoaderMatchesPyTorch) {
       for (const Batch& batch : loader) {
         ASSERT_LT(b, c["batches"].size());
         const json& want = c["batches"][b++];
-        EXPECT_EQ(column(batch.target, 0), want["indices"].get<std::vector<int64_t>>());
+        EXPECT_EQ(
+            column(batch.target, 0),
+            want["indices"].get<std::vector<int64_t>>());
         std::vector<int64_t> seeds = column(batch.target, 1);
         for (size_t k = 0; k < seeds.size(); ++k) {
           EXPECT_EQ(uint64_t(seeds[k]), u64(want["seeds"][k]));
-          EXPECT_EQ(batch.data.data_ptr<double>()[k], want["draws"][k].get<double>());
+          EXPECT_EQ(
+              batch.data.data_ptr<double>()[k], want["draws"][k].get<double>());
         }
       }
     }
@@ -120,7 +123,8 @@ TEST(DataGolden, Samplers) {
   for (const json& c : golden()["random_samplers"]) {
     Generator g;
     g.manual_seed(11);
-    RandomSampler s(c["n"], c["replacement"], c["num_samples"].get<int64_t>(), g);
+    RandomSampler s(
+        c["n"], c["replacement"], c["num_samples"].get<int64_t>(), g);
     for (const json& epoch : c["epochs"]) {
       s.reset();
       std::vector<int64_t> got;
@@ -147,7 +151,9 @@ TEST(DataGolden, Samplers) {
   }
   EXPECT_THROW(DistributedSampler(10, 3, 3), ValueError);
   EXPECT_THROW(RandomSampler(0), ValueError);
-  EXPECT_THROW(BatchSampler(std::make_shared<SequentialSampler>(3), 0, false), ValueError);
+  EXPECT_THROW(
+      BatchSampler(std::make_shared<SequentialSampler>(3), 0, false),
+      ValueError);
 }
 
 TEST(DataGolden, TransformsDrawAsTorchvision) {
@@ -158,12 +164,15 @@ TEST(DataGolden, TransformsDrawAsTorchvision) {
     Tensor out = aug(img).reshape({-1});
     ASSERT_EQ(out.numel(), int64_t(c["out"].size()));
     for (int64_t k = 0; k < out.numel(); ++k) {
-      EXPECT_EQ(double(out.data_ptr<float>()[k]), c["out"][size_t(k)].get<double>());
+      EXPECT_EQ(
+          double(out.data_ptr<float>()[k]), c["out"][size_t(k)].get<double>());
     }
   }
   Tensor n = Normalize({0.2860}, {0.3530})(div(img, 64.0)).reshape({-1});
   for (int64_t k = 0; k < n.numel(); ++k) {
-    EXPECT_EQ(double(n.data_ptr<float>()[k]), golden()["normalize"][size_t(k)].get<double>());
+    EXPECT_EQ(
+        double(n.data_ptr<float>()[k]),
+        golden()["normalize"][size_t(k)].get<double>());
   }
   EXPECT_THROW(Normalize({0.5}, {0.0}), ValueError);
   EXPECT_THROW(RandomCrop(10)(img), ValueError);
@@ -180,7 +189,10 @@ std::shared_ptr<const Dataset> augmented(int64_t n) {
       rand({n, 1, 8, 8}, kFloat32, g), arange(0, n, 1, kInt64));
   return std::make_shared<MapDataset>(
       base,
-      Compose({RandomCrop(8, 2), RandomHorizontalFlip(), Normalize({0.5}, {0.25})}));
+      Compose(
+          {RandomCrop(8, 2),
+           RandomHorizontalFlip(),
+           Normalize({0.5}, {0.25})}));
 }
 
 std::vector<Batch> run_epochs(DataLoader& loader, int epochs) {
@@ -231,7 +243,8 @@ TEST(DataLoaderTest, PerSampleIsTheSameForAnyWorkerCountAndBatchSize) {
     }
   }
   // Epochs differ (a new base seed, a new order).
-  EXPECT_FALSE(equal(ref.second.narrow(0, 0, 37), ref.second.narrow(0, 37, 37)));
+  EXPECT_FALSE(
+      equal(ref.second.narrow(0, 0, 37), ref.second.narrow(0, 37, 37)));
 }
 
 // Resume mid-epoch, through JSON, with another number of workers, gives
@@ -364,7 +377,8 @@ TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
     // Sample 13 is in batch 3, which worker 3 % 2 loads.
     EXPECT_EQ(e.worker(), 1);
     EXPECT_EQ(e.sample(), 13);
-    EXPECT_STREQ(e.what(), "[DataLoader] worker 1 failed on sample 13: bad sample");
+    EXPECT_STREQ(
+        e.what(), "[DataLoader] worker 1 failed on sample 13: bad sample");
   }
   // The loader is usable again: a new epoch fails the same way.
   EXPECT_THROW(
@@ -458,7 +472,11 @@ TEST(DataLoaderTest, WorkersSeeTheirInfoAndRunInitFirst) {
 
 namespace {
 
-std::string idx_bytes(int dims, const std::vector<uint32_t>& sizes, size_t data, uint8_t fill) {
+std::string idx_bytes(
+    int dims,
+    const std::vector<uint32_t>& sizes,
+    size_t data,
+    uint8_t fill) {
   std::string s = {0, 0, 8, char(dims)};
   for (uint32_t v : sizes) {
     s += char(v >> 24);
@@ -472,7 +490,10 @@ std::string idx_bytes(int dims, const std::vector<uint32_t>& sizes, size_t data,
   return s;
 }
 
-void write_file(const std::filesystem::path& p, const std::string& bytes, bool gz) {
+void write_file(
+    const std::filesystem::path& p,
+    const std::string& bytes,
+    bool gz) {
   if (gz) {
     gzFile f = gzopen(p.c_str(), "wb");
     gzwrite(f, bytes.data(), unsigned(bytes.size()));
@@ -510,8 +531,12 @@ TEST(DataMnist, ReadsGzippedAndPlainIdx) {
   for (bool gz : {true, false}) {
     TempDir d;
     const std::string ext = gz ? ".gz" : "";
-    write_file(d.path / ("t10k-images-idx3-ubyte" + ext), idx_bytes(3, {3, 2, 2}, 12, 250), gz);
-    write_file(d.path / ("t10k-labels-idx1-ubyte" + ext), idx_bytes(1, {3}, 3, 7), gz);
+    write_file(
+        d.path / ("t10k-images-idx3-ubyte" + ext),
+        idx_bytes(3, {3, 2, 2}, 12, 250),
+        gz);
+    write_file(
+        d.path / ("t10k-labels-idx1-ubyte" + ext), idx_bytes(1, {3}, 3, 7), gz);
     MNIST m(d.path.string(), false);
     ASSERT_EQ(m.size(), 3);
     Example e = m.get(1);
@@ -531,22 +556,33 @@ TEST(DataMnist, BadFilesNameTheFileAndTheProblem) {
   write_file(labels, idx_bytes(1, {4}, 4, 0), false);
   write_file(images, idx_bytes(3, {4, 2, 2}, 15, 0), false);
   std::string e = error_of([&] { MNIST(d.path.string()); });
-  EXPECT_NE(e.find(images.string() + ": truncated: the header promises 16 bytes"), std::string::npos) << e;
+  EXPECT_NE(
+      e.find(images.string() + ": truncated: the header promises 16 bytes"),
+      std::string::npos)
+      << e;
   write_file(images, idx_bytes(3, {4, 2, 2}, 17, 0), false);
   e = error_of([&] { MNIST(d.path.string()); });
-  EXPECT_NE(e.find("more data than the header's sizes"), std::string::npos) << e;
+  EXPECT_NE(e.find("more data than the header's sizes"), std::string::npos)
+      << e;
   write_file(images, idx_bytes(1, {4}, 4, 0), false);
   e = error_of([&] { MNIST(d.path.string()); });
-  EXPECT_NE(e.find("not an IDX file of unsigned bytes with 3 dims"), std::string::npos) << e;
+  EXPECT_NE(
+      e.find("not an IDX file of unsigned bytes with 3 dims"),
+      std::string::npos)
+      << e;
   write_file(images, idx_bytes(3, {5, 2, 2}, 20, 0), false);
   e = error_of([&] { MNIST(d.path.string()); });
   EXPECT_NE(e.find("has 5 images but"), std::string::npos) << e;
   // A gzip stream cut short.
   std::filesystem::remove(images);
-  write_file(d.path / "gz.tmp", idx_bytes(3, {4, 2, 2}, 16, 0) + std::string(4000, 'x'), true);
+  write_file(
+      d.path / "gz.tmp",
+      idx_bytes(3, {4, 2, 2}, 16, 0) + std::string(4000, 'x'),
+      true);
   std::ifstream in(d.path / "gz.tmp", std::ios::binary);
   std::string gzdata((std::istreambuf_iterator<char>(in)), {});
-  write_file(images.string() + ".gz", gzdata.substr(0, gzdata.size() / 2), false);
+  write_file(
+      images.string() + ".gz", gzdata.substr(0, gzdata.size() / 2), false);
   e = error_of([&] { MNIST(d.path.string()); });
   EXPECT_NE(e.find(images.string() + ".gz"), std::string::npos) << e;
   e = error_of([&] { MNIST((d.path / "nowhere").string()); });
