@@ -184,8 +184,7 @@ Tensor& index_rows_(
       T* w = W.data_ptr<T>();
       const T* s = src.data_ptr<T>();
       detail::scatter_updates(
-          are_deterministic_algorithms_enabled() &&
-              !detail::order_independent<C, T>(),
+          detail::use_deterministic<C, T>(),
           n,
           rows,
           len,
@@ -253,8 +252,7 @@ Tensor& put_(
         T* w = W.data_ptr<T>();
         const T* s = src.data_ptr<T>();
         detail::scatter_updates(
-            are_deterministic_algorithms_enabled() &&
-                !detail::order_independent<C, T>(),
+            detail::use_deterministic<C, T>(),
             idx.numel(),
             W.numel(),
             1,
@@ -266,11 +264,7 @@ Tensor& put_(
       }
     });
   };
-  if (accumulate) {
-    run.template operator()<Combine::kAdd>();
-  } else {
-    run.template operator()<Combine::kAssign>();
-  }
+  detail::with_accumulate(accumulate, run);
   detail::write_back(self, W, name);
   op.done(self);
   return self;
@@ -497,8 +491,7 @@ Tensor& index_put_(
         T* w = W.data_ptr<T>();
         const T* s = v.data_ptr<T>();
         detail::scatter_updates(
-            are_deterministic_algorithms_enabled() &&
-                !detail::order_independent<C, T>(),
+            detail::use_deterministic<C, T>(),
             n,
             keys,
             len,
@@ -510,11 +503,7 @@ Tensor& index_put_(
       }
     });
   };
-  if (accumulate) {
-    run.template operator()<Combine::kAdd>();
-  } else {
-    run.template operator()<Combine::kAssign>();
-  }
+  detail::with_accumulate(accumulate, run);
   detail::write_back(self, W, name);
   op.done(self);
   return self;

@@ -217,8 +217,7 @@ void scatter_tensor(
           static_cast<const T*>(src_moved.raw_data()),
           src_moved.strides()[0],
           soff,
-          are_deterministic_algorithms_enabled() &&
-              !detail::order_independent<C, T>());
+          detail::use_deterministic<C, T>());
     }
   });
 }
@@ -273,24 +272,38 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   return op.done(detail::moved_back(out, self.dim(), d).contiguous());
 }
 
+namespace {
+
+// scatter_add_ and scatter_ with a tensor src: validate everything, then
+// combine src into self at index along dim.
+template <Combine C>
+Tensor& scatter_src_(
+    Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const char* name) {
+  detail::OpScope op(name);
+  check_scatter_args(self, index, &src, name);
+  detail::check_same_dtype(self, src, "src", name, C != Combine::kAssign);
+  int64_t d = wrap_dim(dim, self.dim(), name);
+  check_scatter_shapes(self, d, index, &src, name);
+  detail::check_no_internal_overlap(self, name);
+  ScatterGeometry g = scatter_geometry(self, d, index, name);
+  scatter_tensor<C>(g, detail::moved(detail::unaliased(src, self), d), name);
+  detail::write_back(g.W0, g.W, name);
+  op.done(self);
+  return self;
+}
+
+} // namespace
+
 Tensor& scatter_add_(
     Tensor& self,
     int64_t dim,
     const Tensor& index,
     const Tensor& src) {
-  const char* name = "scatter_add_";
-  detail::OpScope op(name);
-  check_scatter_args(self, index, &src, name);
-  detail::check_same_dtype(self, src, "src", name, true);
-  int64_t d = wrap_dim(dim, self.dim(), name);
-  check_scatter_shapes(self, d, index, &src, name);
-  detail::check_no_internal_overlap(self, name);
-  ScatterGeometry g = scatter_geometry(self, d, index, name);
-  scatter_tensor<Combine::kAdd>(
-      g, detail::moved(detail::unaliased(src, self), d), name);
-  detail::write_back(g.W0, g.W, name);
-  op.done(self);
-  return self;
+  return scatter_src_<Combine::kAdd>(self, dim, index, src, "scatter_add_");
 }
 
 Tensor& scatter_(
@@ -298,19 +311,7 @@ Tensor& scatter_(
     int64_t dim,
     const Tensor& index,
     const Tensor& src) {
-  const char* name = "scatter_";
-  detail::OpScope op(name);
-  check_scatter_args(self, index, &src, name);
-  detail::check_same_dtype(self, src, "src", name, false);
-  int64_t d = wrap_dim(dim, self.dim(), name);
-  check_scatter_shapes(self, d, index, &src, name);
-  detail::check_no_internal_overlap(self, name);
-  ScatterGeometry g = scatter_geometry(self, d, index, name);
-  scatter_tensor<Combine::kAssign>(
-      g, detail::moved(detail::unaliased(src, self), d), name);
-  detail::write_back(g.W0, g.W, name);
-  op.done(self);
-  return self;
+  return scatter_src_<Combine::kAssign>(self, dim, index, src, "scatter_");
 }
 
 Tensor& scatter_(

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ditto/core/parallel.h"
+#include "ditto/determinism/context.h"
 
 namespace ditto::detail {
 
@@ -66,6 +67,24 @@ inline void combine_atomic(T* d, T s) {
 template <Combine C, typename T>
 constexpr bool order_independent() {
   return C != Combine::kAssign && std::is_integral_v<T>;
+}
+
+// Whether C on T runs its deterministic variant: when the mode is on,
+// unless the fast one gives the same bits anyway.
+template <Combine C, typename T>
+bool use_deterministic() {
+  return are_deterministic_algorithms_enabled() && !order_independent<C, T>();
+}
+
+// Calls fn.template operator()<C>() with C = kAdd when accumulating, else
+// kAssign (index_put_ and put_).
+template <class Fn>
+void with_accumulate(bool accumulate, const Fn& fn) {
+  if (accumulate) {
+    fn.template operator()<Combine::kAdd>();
+  } else {
+    fn.template operator()<Combine::kAssign>();
+  }
 }
 
 // Destination keys per task of the owner-computes variant: about one
