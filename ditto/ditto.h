@@ -21,6 +21,7 @@
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
+#include "ditto/ops/linalg.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"

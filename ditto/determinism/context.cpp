@@ -145,30 +145,46 @@ void alert_not_deterministic(std::string_view op) {
   if (!g_mode.load()) {
     return;
   }
-  if (!g_warn_only.load()) {
-    throw NondeterministicError(detail::str_cat(
-        op,
-        " does not have a deterministic implementation, but you set "
-        "'ditto::use_deterministic_algorithms(true)'. You can turn off "
-        "determinism just for this operation (ditto::DeterministicGuard), "
-        "or you can use the 'warn_only=true' option, if that's acceptable "
-        "for your application."));
-  }
-  std::string message = detail::str_cat(
+  determinism::alert(
       op,
-      " does not have a deterministic implementation, but you set "
-      "'ditto::use_deterministic_algorithms(true, /*warn_only=*/true)'.");
-  determinism::WarningHandler handler;
+      detail::str_cat(
+          op,
+          " does not have a deterministic implementation, but you set "
+          "'ditto::use_deterministic_algorithms(true)'. You can turn off "
+          "determinism just for this operation (ditto::DeterministicGuard), "
+          "or you can use the 'warn_only=true' option, if that's acceptable "
+          "for your application."),
+      detail::str_cat(
+          op,
+          " does not have a deterministic implementation, but you set "
+          "'ditto::use_deterministic_algorithms(true, /*warn_only=*/true)'."));
+}
+
+namespace determinism {
+
+void alert(
+    std::string_view op,
+    const std::string& error_text,
+    const std::string& warning_text) {
+  if (!g_mode.load()) {
+    return;
+  }
+  if (!g_warn_only.load()) {
+    throw NondeterministicError(error_text);
+  }
+  WarningHandler handler;
   {
-    std::lock_guard<std::mutex> lock(determinism::g_warn_mu);
-    handler = determinism::g_handler;
+    std::lock_guard<std::mutex> lock(g_warn_mu);
+    handler = g_handler;
   }
   if (handler) {
-    handler(op, message);
+    handler(op, warning_text);
   } else {
-    determinism::default_warning(op, message);
+    default_warning(op, warning_text);
   }
 }
+
+} // namespace determinism
 
 namespace determinism {
 

@@ -43,6 +43,15 @@ DITTO_API void alert_not_deterministic(std::string_view op);
 
 namespace determinism {
 
+// The alert with an op's own texts (alert_not_deterministic uses the
+// standard ones): with the mode on, throws NondeterministicError(error_text),
+// or with warn_only passes warning_text to the warning handler; with the
+// mode off does nothing.
+DITTO_API void alert(
+    std::string_view op,
+    const std::string& error_text,
+    const std::string& warning_text);
+
 // Receives warn-only alerts. The default writes each op's warning to stderr
 // once per process.
 using WarningHandler =

@@ -86,6 +86,18 @@ Results run_everything(Dtype dtype) {
   r.add("copy", m.t().contiguous());
   r.add("to_int", mul(x, 1000.0).to(kInt32));
   r.add("int_sum", sum(mul(x, 1000.0).to(kInt64)));
+  if (is_floating(dtype)) {
+    // Products with edge tiles, transposed operands and batches.
+    Tensor a = x.narrow(0, 0, 197 * 333).view({197, 333});
+    Tensor b = y.narrow(0, 0, 333 * 301).view({333, 301});
+    r.add("mm", mm(a, b));
+    r.add("mm_transposed", mm(b.t(), a.t()));
+    r.add(
+        "matmul_batched",
+        matmul(
+            x.narrow(0, 0, 3 * 37 * 53).view({3, 37, 53}),
+            y.narrow(0, 0, 53 * 29).view({53, 29})));
+  }
   return r;
 }
 

@@ -87,6 +87,23 @@ using PhiloxBlocks = void (*)(
     int64_t nblocks,
     uint32_t* out);
 
+// C = A B for one output tile (gemm_kernels.cpp, Note [GEMM accumulation
+// order]): strides in elements; accumulate continues each chain from C's
+// value instead of 0.
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t a_rs = 0, a_cs = 0;
+  const void* b = nullptr;
+  int64_t b_rs = 0, b_cs = 0;
+  void* c = nullptr;
+  int64_t c_rs = 0, c_cs = 0;
+  bool accumulate = false;
+};
+// Computes rows [i0, i1) x columns [j0, j1) of C.
+using GemmTile =
+    void (*)(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
+
 struct KernelTable {
   BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
   UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
@@ -99,6 +116,8 @@ struct KernelTable {
   ArgReduceLoop min[kNumDtypes] = {};
   NormalBlocksF32 normal_blocks_f32 = nullptr;
   PhiloxBlocks philox_blocks = nullptr;
+  GemmTile gemm_f32 = nullptr;
+  GemmTile gemm_f64 = nullptr;
 };
 
 // The table of the capability in force.

@@ -1,0 +1,367 @@
+// The matrix multiply kernels, compiled once per CPU capability like
+// cpu_kernels.cpp. See Note [GEMM accumulation order].
+//
+// Note [GEMM accumulation order]
+// Every output element is one chain of fused multiply-adds over k in
+// increasing order, starting from 0 (or from the value already in C when
+// the caller continues a chain):
+//   c = fma(a[i][0], b[0][j], 0); c = fma(a[i][1], b[1][j], c); ...
+// Blocking (panels of KC values of k, register tiles of MR x NR outputs)
+// only decides when the running value sits in a register and when in C:
+// storing a float and loading it back is exact, so the chain, and its bits,
+// are the same for any block sizes. The AVX-512, AVX2 and scalar variants
+// differ in MR and NR and in how many chains advance at once, never in the
+// operations of one chain (the scalar one calls std::fma, correctly rounded
+// like the vector FMA instructions). Threads take whole output tiles, so the
+// thread count does not enter either.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#include "ditto/kernels/cpu/kernel_table.h"
+
+#ifndef DITTO_KERNEL_NS
+#error "DITTO_KERNEL_NS must name the capability this file is compiled for"
+#endif
+
+namespace ditto::kernels::DITTO_KERNEL_NS {
+namespace {
+
+// Values of k per packed panel.
+constexpr int64_t kKC = 256;
+
+// ---- register tiles: Micro<T>::MR rows x Micro<T>::NR columns of C.
+
+#if defined(__AVX512F__)
+
+template <typename T>
+struct Micro;
+
+template <>
+struct Micro<float> {
+  static constexpr int64_t MR = 8, NR = 32;
+  // c[r][0:NR] (row stride ldc) advanced by kc steps of packed a (MR per
+  // step) and b (NR per step).
+  static void run(
+      int64_t kc,
+      const float* a,
+      const float* b,
+      float* c,
+      int64_t ldc,
+      bool first) {
+    __m512 acc[MR][2];
+    for (int r = 0; r < MR; ++r) {
+      if (first) {
+        acc[r][0] = _mm512_setzero_ps();
+        acc[r][1] = _mm512_setzero_ps();
+      } else {
+        acc[r][0] = _mm512_loadu_ps(c + r * ldc);
+        acc[r][1] = _mm512_loadu_ps(c + r * ldc + 16);
+      }
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      const __m512 b0 = _mm512_loadu_ps(b + p * NR);
+      const __m512 b1 = _mm512_loadu_ps(b + p * NR + 16);
+      const float* ap = a + p * MR;
+      for (int r = 0; r < MR; ++r) {
+        const __m512 av = _mm512_set1_ps(ap[r]);
+        acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      _mm512_storeu_ps(c + r * ldc, acc[r][0]);
+      _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
+    }
+  }
+};
+
+template <>
+struct Micro<double> {
+  static constexpr int64_t MR = 8, NR = 16;
+  static void run(
+      int64_t kc,
+      const double* a,
+      const double* b,
+      double* c,
+      int64_t ldc,
+      bool first) {
+    __m512d acc[MR][2];
+    for (int r = 0; r < MR; ++r) {
+      if (first) {
+        acc[r][0] = _mm512_setzero_pd();
+        acc[r][1] = _mm512_setzero_pd();
+      } else {
+        acc[r][0] = _mm512_loadu_pd(c + r * ldc);
+        acc[r][1] = _mm512_loadu_pd(c + r * ldc + 8);
+      }
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      const __m512d b0 = _mm512_loadu_pd(b + p * NR);
+      const __m512d b1 = _mm512_loadu_pd(b + p * NR + 8);
+      const double* ap = a + p * MR;
+      for (int r = 0; r < MR; ++r) {
+        const __m512d av = _mm512_set1_pd(ap[r]);
+        acc[r][0] = _mm512_fmadd_pd(av, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_pd(av, b1, acc[r][1]);
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      _mm512_storeu_pd(c + r * ldc, acc[r][0]);
+      _mm512_storeu_pd(c + r * ldc + 8, acc[r][1]);
+    }
+  }
+};
+
+#elif defined(__AVX2__)
+
+template <typename T>
+struct Micro;
+
+template <>
+struct Micro<float> {
+  static constexpr int64_t MR = 6, NR = 16;
+  static void run(
+      int64_t kc,
+      const float* a,
+      const float* b,
+      float* c,
+      int64_t ldc,
+      bool first) {
+    __m256 acc[MR][2];
+    for (int r = 0; r < MR; ++r) {
+      if (first) {
+        acc[r][0] = _mm256_setzero_ps();
+        acc[r][1] = _mm256_setzero_ps();
+      } else {
+        acc[r][0] = _mm256_loadu_ps(c + r * ldc);
+        acc[r][1] = _mm256_loadu_ps(c + r * ldc + 8);
+      }
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      const __m256 b0 = _mm256_loadu_ps(b + p * NR);
+      const __m256 b1 = _mm256_loadu_ps(b + p * NR + 8);
+      const float* ap = a + p * MR;
+      for (int r = 0; r < MR; ++r) {
+        const __m256 av = _mm256_broadcast_ss(ap + r);
+        acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+      _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+    }
+  }
+};
+
+template <>
+struct Micro<double> {
+  static constexpr int64_t MR = 6, NR = 8;
+  static void run(
+      int64_t kc,
+      const double* a,
+      const double* b,
+      double* c,
+      int64_t ldc,
+      bool first) {
+    __m256d acc[MR][2];
+    for (int r = 0; r < MR; ++r) {
+      if (first) {
+        acc[r][0] = _mm256_setzero_pd();
+        acc[r][1] = _mm256_setzero_pd();
+      } else {
+        acc[r][0] = _mm256_loadu_pd(c + r * ldc);
+        acc[r][1] = _mm256_loadu_pd(c + r * ldc + 4);
+      }
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      const __m256d b0 = _mm256_loadu_pd(b + p * NR);
+      const __m256d b1 = _mm256_loadu_pd(b + p * NR + 4);
+      const double* ap = a + p * MR;
+      for (int r = 0; r < MR; ++r) {
+        const __m256d av = _mm256_broadcast_sd(ap + r);
+        acc[r][0] = _mm256_fmadd_pd(av, b0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_pd(av, b1, acc[r][1]);
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      _mm256_storeu_pd(c + r * ldc, acc[r][0]);
+      _mm256_storeu_pd(c + r * ldc + 4, acc[r][1]);
+    }
+  }
+};
+
+#else
+
+// The scalar reference: the same chains, one std::fma at a time.
+template <typename T>
+struct Micro {
+  static constexpr int64_t MR = 4, NR = 4;
+  static void run(
+      int64_t kc,
+      const T* a,
+      const T* b,
+      T* c,
+      int64_t ldc,
+      bool first) {
+    T acc[MR][NR];
+    for (int r = 0; r < MR; ++r) {
+      for (int j = 0; j < NR; ++j) {
+        acc[r][j] = first ? T(0) : c[r * ldc + j];
+      }
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      for (int r = 0; r < MR; ++r) {
+        for (int j = 0; j < NR; ++j) {
+          acc[r][j] = std::fma(a[p * MR + r], b[p * NR + j], acc[r][j]);
+        }
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      for (int j = 0; j < NR; ++j) {
+        c[r * ldc + j] = acc[r][j];
+      }
+    }
+  }
+};
+
+#endif
+
+// Packs rows [i0, i0 + mc) x k [p0, p0 + kc) of A into MR-row slivers,
+// k-major inside a sliver; rows past the end are zeros.
+template <typename T>
+void pack_a(const GemmArgs& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T* to) {
+  constexpr int64_t MR = Micro<T>::MR;
+  const T* a = static_cast<const T*>(g.a);
+  for (int64_t s = 0; s < mc; s += MR) {
+    const int64_t rows = std::min(MR, mc - s);
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* col = a + (p0 + p) * g.a_cs + (i0 + s) * g.a_rs;
+      int64_t r = 0;
+      for (; r < rows; ++r) {
+        to[p * MR + r] = col[r * g.a_rs];
+      }
+      for (; r < MR; ++r) {
+        to[p * MR + r] = T(0);
+      }
+    }
+    to += kc * MR;
+  }
+}
+
+// Packs k [p0, p0 + kc) x columns [j0, j0 + nc) of B into NR-column
+// slivers, k-major inside a sliver; columns past the end are zeros.
+template <typename T>
+void pack_b(const GemmArgs& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* to) {
+  constexpr int64_t NR = Micro<T>::NR;
+  const T* b = static_cast<const T*>(g.b);
+  for (int64_t s = 0; s < nc; s += NR) {
+    const int64_t cols = std::min(NR, nc - s);
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* row = b + (p0 + p) * g.b_rs + (j0 + s) * g.b_cs;
+      T* dst = to + p * NR;
+      int64_t j = 0;
+      if (g.b_cs == 1) {
+        std::memcpy(dst, row, size_t(cols) * sizeof(T));
+        j = cols;
+      } else {
+        for (; j < cols; ++j) {
+          dst[j] = row[j * g.b_cs];
+        }
+      }
+      for (; j < NR; ++j) {
+        dst[j] = T(0);
+      }
+    }
+    to += kc * NR;
+  }
+}
+
+// Per-thread packing buffers, grown on demand.
+template <typename T>
+T* scratch(std::vector<T>& buf, size_t n) {
+  if (buf.size() < n) {
+    buf.resize(n);
+  }
+  return buf.data();
+}
+
+// C[i0:i1, j0:j1] over all of k (see Note [GEMM accumulation order]).
+template <typename T>
+void gemm_tile(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+  constexpr int64_t MR = Micro<T>::MR, NR = Micro<T>::NR;
+  const int64_t mc = i1 - i0, nc = j1 - j0;
+  if (mc <= 0 || nc <= 0) {
+    return;
+  }
+  T* c = static_cast<T*>(g.c);
+  if (g.k == 0) {
+    if (!g.accumulate) {
+      for (int64_t i = i0; i < i1; ++i) {
+        for (int64_t j = j0; j < j1; ++j) {
+          c[i * g.c_rs + j * g.c_cs] = T(0);
+        }
+      }
+    }
+    return;
+  }
+  thread_local std::vector<T> abuf, bbuf;
+  const int64_t mpad = (mc + MR - 1) / MR * MR;
+  const int64_t npad = (nc + NR - 1) / NR * NR;
+  T* pa = scratch(abuf, size_t(mpad * std::min(kKC, g.k)));
+  T* pb = scratch(bbuf, size_t(npad * std::min(kKC, g.k)));
+  // Edge tiles (and a C that is not row-major with unit column stride) go
+  // through a local MR x NR tile.
+  T edge[MR * NR];
+  for (int64_t p0 = 0; p0 < g.k; p0 += kKC) {
+    const int64_t kc = std::min(kKC, g.k - p0);
+    const bool first = p0 == 0 && !g.accumulate;
+    pack_b(g, p0, kc, j0, nc, pb);
+    pack_a(g, i0, mc, p0, kc, pa);
+    for (int64_t js = 0; js < nc; js += NR) {
+      const int64_t cols = std::min(NR, nc - js);
+      const T* bs = pb + (js / NR) * kc * NR;
+      for (int64_t is = 0; is < mc; is += MR) {
+        const int64_t rows = std::min(MR, mc - is);
+        const T* as = pa + (is / MR) * kc * MR;
+        T* ct = c + (i0 + is) * g.c_rs + (j0 + js) * g.c_cs;
+        if (rows == MR && cols == NR && g.c_cs == 1) {
+          Micro<T>::run(kc, as, bs, ct, g.c_rs, first);
+          continue;
+        }
+        if (!first) {
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t j = 0; j < cols; ++j) {
+              edge[r * NR + j] = ct[r * g.c_rs + j * g.c_cs];
+            }
+          }
+        }
+        Micro<T>::run(kc, as, bs, edge, NR, first);
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < cols; ++j) {
+            ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
+          }
+        }
+      }
+    }
+  }
+}
+
+} // namespace
+
+void fill_gemm_table(KernelTable& t) {
+  t.gemm_f32 = gemm_tile<float>;
+  t.gemm_f64 = gemm_tile<double>;
+}
+
+} // namespace ditto::kernels::DITTO_KERNEL_NS

@@ -1,0 +1,483 @@
+#include "ditto/ops/linalg.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+#include <vector>
+
+#include "ditto/determinism/context.h"
+#include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+// Output tiles a thread takes whole (from the shapes only).
+constexpr int64_t kTileM = 96, kTileN = 256;
+// Note [Split-K]
+// An output of at most kSplitKMaxTiles tiles with k >= kSplitKMinK (weight
+// gradients: k = batch x spatial) leaves threads idle, so k is cut into
+// chunks of kSplitKChunk values (boundaries from the shapes only) and
+// threads take chunks. Each chunk's partial product is its own fma chain.
+// The deterministic variant keeps the partials in the workspace and adds
+// them in chunk order: the same bits for any thread count (but not the bits
+// of the unsplit chain). The fast variant adds each partial into the output
+// when its thread finishes: the order, and the bits, vary.
+constexpr int64_t kSplitKChunk = 4096;
+constexpr int64_t kSplitKMinK = 16384;
+constexpr int64_t kSplitKMaxTiles = 2;
+
+const bool kRegistered = [] {
+  determinism::declare_nondeterministic(
+      "matmul (split-K)",
+      "the fast variant adds the partial products of the k chunks into the "
+      "output in whatever order threads finish them (outputs of at most 2 "
+      "tiles with k >= 16384)",
+      true);
+  return true;
+}();
+
+// ---- the workspace configuration
+
+struct WorkspaceConfig {
+  std::mutex mu;
+  bool loaded = false;
+  std::string config;
+  int64_t bytes = int64_t(8) << 20;
+};
+
+WorkspaceConfig& workspace() {
+  static WorkspaceConfig w;
+  return w;
+}
+
+// Total bytes of a ":SIZE_KiB:COUNT..." string; ValueError if malformed.
+int64_t parse_workspace(const std::string& config, const char* op) {
+  static const std::regex whole("^(:[0-9]+:[0-9]+)+$");
+  DITTO_CHECK(
+      std::regex_match(config, whole),
+      ValueError,
+      op,
+      "expected \":SIZE_KiB:COUNT[:SIZE_KiB:COUNT...]\" (such as \":4096:8\"), "
+      "got \"",
+      config,
+      "\"");
+  static const std::regex pair(":([0-9]+):([0-9]+)");
+  int64_t total = 0;
+  for (auto it = std::sregex_iterator(config.begin(), config.end(), pair);
+       it != std::sregex_iterator();
+       ++it) {
+    const std::string size = (*it)[1], count = (*it)[2];
+    DITTO_CHECK(
+        size.size() < 10 && count.size() < 10,
+        ValueError,
+        op,
+        "workspace \"",
+        config,
+        "\" is too large");
+    total += std::stoll(size) * 1024 * std::stoll(count);
+  }
+  return total;
+}
+
+void load_workspace_locked(WorkspaceConfig& w) {
+  if (w.loaded) {
+    return;
+  }
+  w.loaded = true;
+  if (const char* env = std::getenv("DITTO_GEMM_WORKSPACE_CONFIG")) {
+    w.bytes = parse_workspace(env, "DITTO_GEMM_WORKSPACE_CONFIG");
+    w.config = env;
+  }
+}
+
+// (bytes, whether the configuration is one deterministic mode accepts).
+std::pair<int64_t, bool> workspace_state() {
+  WorkspaceConfig& w = workspace();
+  std::lock_guard<std::mutex> lock(w.mu);
+  load_workspace_locked(w);
+  return {w.bytes, w.config == ":4096:8" || w.config == ":16:8"};
+}
+
+// ---- the products
+
+// One matrix of a batch: element offsets of its first element from a's and
+// b's data pointers.
+struct BatchOffsets {
+  std::vector<int64_t> a, b;
+};
+
+// out[bi] = A[bi] @ B[bi] for every batch bi: A's matrices are [m, k] with
+// strides (a_rs, a_cs) from a.data + offsets.a[bi], likewise B; out is a
+// contiguous [batches, m, n] tensor.
+void gemm_batched(
+    const Tensor& a,
+    int64_t a_rs,
+    int64_t a_cs,
+    const Tensor& b,
+    int64_t b_rs,
+    int64_t b_cs,
+    const BatchOffsets& off,
+    int64_t m,
+    int64_t k,
+    int64_t n,
+    Tensor& out,
+    const char* op) {
+  const auto& t = kernels::kernel_table();
+  const bool f32 = a.dtype() == kFloat32;
+  kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
+  const size_t es = a.element_size();
+  const int64_t batches = int64_t(off.a.size());
+  const int64_t tm = (m + kTileM - 1) / kTileM, tn = (n + kTileN - 1) / kTileN;
+  auto args = [&](int64_t bi) {
+    kernels::GemmArgs g;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = static_cast<const char*>(a.raw_data()) + off.a[size_t(bi)] * int64_t(es);
+    g.a_rs = a_rs;
+    g.a_cs = a_cs;
+    g.b = static_cast<const char*>(b.raw_data()) + off.b[size_t(bi)] * int64_t(es);
+    g.b_rs = b_rs;
+    g.b_cs = b_cs;
+    g.c = static_cast<char*>(out.raw_data()) + bi * m * n * int64_t(es);
+    g.c_rs = n;
+    g.c_cs = 1;
+    return g;
+  };
+  if (batches == 1 && tm * tn <= kSplitKMaxTiles && k >= kSplitKMinK) {
+    // See Note [Split-K].
+    const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
+    auto [bytes, accepted] = workspace_state();
+    bool deterministic = are_deterministic_algorithms_enabled();
+    if (deterministic && !accepted) {
+      determinism::alert(
+          "matmul (split-K)",
+          detail::str_cat(
+              "[",
+              op,
+              "] this product splits k across threads (split-K), which is "
+              "deterministic only with a fixed reduction workspace, but you "
+              "set 'ditto::use_deterministic_algorithms(true)'. To enable "
+              "deterministic behavior in this case, set the environment "
+              "variable DITTO_GEMM_WORKSPACE_CONFIG=:4096:8 or "
+              "DITTO_GEMM_WORKSPACE_CONFIG=:16:8 before the first product "
+              "(or call ditto::backends::gemm::set_workspace_config)."),
+          detail::str_cat(
+              "[",
+              op,
+              "] split-K runs its nondeterministic variant: set "
+              "DITTO_GEMM_WORKSPACE_CONFIG=:4096:8 or "
+              "DITTO_GEMM_WORKSPACE_CONFIG=:16:8 for the deterministic one."));
+      deterministic = false; // warn-only: run, as PyTorch does
+    }
+    const int64_t mn = m * n;
+    auto partial_args = [&](int64_t c, char* into) {
+      kernels::GemmArgs g = args(0);
+      const int64_t k0 = c * kSplitKChunk;
+      g.k = std::min(kSplitKChunk, k - k0);
+      g.a = static_cast<const char*>(g.a) + k0 * a_cs * int64_t(es);
+      g.b = static_cast<const char*>(g.b) + k0 * b_rs * int64_t(es);
+      g.c = into;
+      return g;
+    };
+    dispatch_dtype(a.dtype(), op, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        T* o = static_cast<T*>(out.raw_data());
+        if (deterministic) {
+          // Partials in the workspace, added in chunk order.
+          const int64_t cap = std::max<int64_t>(
+              1, std::min<int64_t>(chunks, bytes / (mn * int64_t(sizeof(T)))));
+          std::vector<T> ws(size_t(cap * mn));
+          for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
+            const int64_t here = std::min(cap, chunks - c0);
+            parallel_chunks(here, [&](int64_t i) {
+              kernels::GemmArgs g =
+                  partial_args(c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
+              tile(g, 0, m, 0, n);
+            });
+            for (int64_t i = 0; i < here; ++i) {
+              const T* p = ws.data() + i * mn;
+              if (c0 + i == 0) {
+                std::copy(p, p + mn, o);
+              } else {
+                for (int64_t e = 0; e < mn; ++e) {
+                  o[e] = T(o[e] + p[e]);
+                }
+              }
+            }
+          }
+        } else {
+          // Each thread adds its partial into the output as it finishes.
+          std::fill(o, o + mn, T(0));
+          std::mutex mu;
+          parallel_chunks(chunks, [&](int64_t c) {
+            std::vector<T> p(static_cast<size_t>(mn));
+            tile(partial_args(c, reinterpret_cast<char*>(p.data())), 0, m, 0, n);
+            std::lock_guard<std::mutex> lock(mu);
+            for (int64_t e = 0; e < mn; ++e) {
+              o[e] = T(o[e] + p[e]);
+            }
+          });
+        }
+      }
+    });
+    return;
+  }
+  const int64_t tasks = batches * tm * tn;
+  parallel_for(0, tasks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t bi = task / (tm * tn), r = task % (tm * tn);
+      const int64_t i0 = (r / tn) * kTileM, j0 = (r % tn) * kTileN;
+      kernels::GemmArgs g = args(bi);
+      tile(g, i0, std::min(m, i0 + kTileM), j0, std::min(n, j0 + kTileN));
+    }
+  });
+}
+
+void check_float_pair(const Tensor& a, const Tensor& b, const char* op) {
+  DITTO_CHECK(
+      a.defined() && b.defined(), ValueError, op, "undefined tensor");
+  DITTO_CHECK(
+      is_floating(a.dtype()) && a.dtype() == b.dtype(),
+      TypeError,
+      op,
+      "expected two float32 or two float64 tensors, got ",
+      a.dtype(),
+      " and ",
+      b.dtype());
+}
+
+// a [m, k] @ b [k, n] for 2-d views (any strides).
+Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  Tensor out = detail::new_tensor({m, n}, a.dtype());
+  BatchOffsets off{{0}, {0}};
+  gemm_batched(
+      a, a.stride(0), a.stride(1), b, b.stride(0), b.stride(1), off, m, k, n, out, op);
+  return out;
+}
+
+} // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  detail::OpScope op("mm");
+  check_float_pair(a, b, "mm");
+  DITTO_CHECK(
+      a.dim() == 2 && b.dim() == 2,
+      ValueError,
+      "mm",
+      "expected 2-d tensors, got ",
+      a.dim(),
+      "-d and ",
+      b.dim(),
+      "-d");
+  DITTO_CHECK(
+      a.size(1) == b.size(0),
+      ValueError,
+      "mm",
+      "a ",
+      shape_str(a.sizes()),
+      " and b ",
+      shape_str(b.sizes()),
+      " cannot be multiplied (",
+      a.size(1),
+      " != ",
+      b.size(0),
+      ")");
+  return op.done(mm_impl(a, b, "mm"));
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  detail::OpScope op("bmm");
+  check_float_pair(a, b, "bmm");
+  DITTO_CHECK(
+      a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0) &&
+          a.size(2) == b.size(1),
+      ValueError,
+      "bmm",
+      "expected [b, m, k] and [b, k, n], got ",
+      shape_str(a.sizes()),
+      " and ",
+      shape_str(b.sizes()));
+  const int64_t batches = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
+  Tensor out = detail::new_tensor({batches, m, n}, a.dtype());
+  BatchOffsets off;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    off.a.push_back(bi * a.stride(0));
+    off.b.push_back(bi * b.stride(0));
+  }
+  gemm_batched(
+      a, a.stride(1), a.stride(2), b, b.stride(1), b.stride(2), off, m, k, n, out, "bmm");
+  return op.done(out);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  const char* name = "matmul";
+  detail::OpScope op(name);
+  check_float_pair(a, b, name);
+  DITTO_CHECK(
+      a.dim() >= 1 && b.dim() >= 1,
+      ValueError,
+      name,
+      "both arguments need at least 1 dimension, got ",
+      a.dim(),
+      "-d and ",
+      b.dim(),
+      "-d");
+  // 1-d operands become [1, k] and [k, 1], and those dims leave the result.
+  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  const int64_t m = a2.size(-2), k = a2.size(-1), n = b2.size(-1);
+  DITTO_CHECK(
+      b2.size(-2) == k,
+      ValueError,
+      name,
+      "a ",
+      shape_str(a.sizes()),
+      " and b ",
+      shape_str(b.sizes()),
+      " cannot be multiplied (",
+      k,
+      " != ",
+      b2.size(-2),
+      ")");
+  Shape ba(a2.sizes().begin(), a2.sizes().end() - 2);
+  Shape bb(b2.sizes().begin(), b2.sizes().end() - 2);
+  Shape batch = broadcast_shapes(ba, bb, name);
+  Shape ea = batch, eb = batch;
+  ea.insert(ea.end(), {m, k});
+  eb.insert(eb.end(), {k, n});
+  Tensor xa = a2.expand(ea), xb = b2.expand(eb);
+  // Element offsets of every batch matrix (broadcast dims have stride 0).
+  const int64_t batches = checked_numel(batch, name);
+  BatchOffsets off;
+  std::vector<int64_t> pos(batch.size(), 0);
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    int64_t oa = 0, ob = 0;
+    for (size_t d = 0; d < batch.size(); ++d) {
+      oa += pos[d] * xa.stride(int64_t(d));
+      ob += pos[d] * xb.stride(int64_t(d));
+    }
+    off.a.push_back(oa);
+    off.b.push_back(ob);
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++pos[d] < batch[d]) {
+        break;
+      }
+      pos[d] = 0;
+    }
+  }
+  Shape out_shape = batch;
+  out_shape.insert(out_shape.end(), {m, n});
+  Tensor out = detail::new_tensor(out_shape, a.dtype());
+  gemm_batched(
+      xa, xa.stride(-2), xa.stride(-1), xb, xb.stride(-2), xb.stride(-1), off, m, k, n, out, name);
+  if (a.dim() == 1) {
+    out = out.squeeze(int64_t(out.dim()) - 2);
+  }
+  if (b.dim() == 1) {
+    out = out.squeeze(int64_t(out.dim()) - 1);
+  }
+  return op.done(out);
+}
+
+Tensor addmm(
+    const Tensor& input,
+    const Tensor& a,
+    const Tensor& b,
+    const Scalar& beta,
+    const Scalar& alpha) {
+  const char* name = "addmm";
+  detail::OpScope op(name);
+  check_float_pair(a, b, name);
+  DITTO_CHECK(
+      input.defined() && input.dtype() == a.dtype(),
+      TypeError,
+      name,
+      "input must have the dtype of a and b (",
+      a.dtype(),
+      ")");
+  DITTO_CHECK(
+      a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
+      ValueError,
+      name,
+      "a ",
+      shape_str(a.sizes()),
+      " and b ",
+      shape_str(b.sizes()),
+      " cannot be multiplied");
+  const Shape out_shape{a.size(0), b.size(1)};
+  DITTO_CHECK(
+      broadcast_shapes(input.sizes(), out_shape, name) == out_shape,
+      ValueError,
+      name,
+      "input ",
+      shape_str(input.sizes()),
+      " does not broadcast to the product's shape ",
+      shape_str(out_shape));
+  Tensor ab = mm_impl(a, b, name);
+  const bool alpha_one = alpha.to<double>() == 1.0;
+  const double beta_v = beta.to<double>();
+  if (!alpha_one) {
+    ab = mul(ab, alpha);
+  }
+  if (beta_v == 0.0) {
+    return op.done(ab);
+  }
+  return op.done(add(ab, beta_v == 1.0 ? input : mul(input, beta)));
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const char* name = "linear";
+  detail::OpScope op(name);
+  check_float_pair(x, weight, name);
+  DITTO_CHECK(
+      weight.dim() == 2,
+      ValueError,
+      name,
+      "weight must be [out_features, in_features], got ",
+      shape_str(weight.sizes()));
+  Tensor y = matmul(x, weight.t());
+  if (bias.defined()) {
+    DITTO_CHECK(
+        bias.dtype() == x.dtype() && bias.dim() == 1 &&
+            bias.size(0) == weight.size(0),
+        ValueError,
+        name,
+        "bias must be [",
+        weight.size(0),
+        "] of dtype ",
+        x.dtype());
+    y = add(y, bias);
+  }
+  return op.done(y);
+}
+
+namespace backends::gemm {
+
+void set_workspace_config(const std::string& config) {
+  const int64_t bytes =
+      parse_workspace(config, "backends::gemm::set_workspace_config");
+  WorkspaceConfig& w = workspace();
+  std::lock_guard<std::mutex> lock(w.mu);
+  w.loaded = true;
+  w.config = config;
+  w.bytes = bytes;
+}
+
+std::string workspace_config() {
+  WorkspaceConfig& w = workspace();
+  std::lock_guard<std::mutex> lock(w.mu);
+  load_workspace_locked(w);
+  return w.config;
+}
+
+int64_t workspace_bytes() {
+  return workspace_state().first;
+}
+
+} // namespace backends::gemm
+
+} // namespace ditto

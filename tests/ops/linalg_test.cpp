@@ -1,0 +1,165 @@
+// Matrix products: the fma-chain definition bit for bit on every CPU
+// capability and thread count, PyTorch's shape rules, split-K and its
+// workspace check.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+namespace {
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) {
+    return false;
+  }
+  Tensor x = a.contiguous(), y = b.contiguous();
+  return std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
+}
+
+// The definition (Note [GEMM accumulation order]): each output one fma
+// chain over k in order, from 0.
+template <typename T>
+Tensor chain_reference(const Tensor& a, const Tensor& b) {
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  Tensor ac = a.contiguous(), bc = b.contiguous();
+  Tensor out = zeros({m, n}, a.dtype());
+  const T* ap = ac.data_ptr<T>();
+  const T* bp = bc.data_ptr<T>();
+  T* o = out.data_ptr<T>();
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      T acc = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        acc = std::fma(ap[i * k + p], bp[p * n + j], acc);
+      }
+      o[i * n + j] = acc;
+    }
+  }
+  return out;
+}
+
+class Linalg : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    set_num_threads(threads_);
+    set_cpu_capability(cap_);
+    use_deterministic_algorithms(false);
+  }
+  int threads_ = get_num_threads();
+  CpuCapability cap_ = get_cpu_capability();
+};
+
+} // namespace
+
+TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
+  Generator g;
+  g.manual_seed(7);
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    // Edge tiles in every direction, k across several panels, and a
+    // transposed (column-major) operand.
+    for (auto [m, k, n] : {std::tuple{1, 1, 1}, {7, 300, 5}, {97, 513, 259}, {200, 64, 33}}) {
+      Tensor a = randn({m, k}, dt, g);
+      Tensor bt = randn({n, k}, dt, g);
+      Tensor b = bt.t();
+      Tensor want = dt == kFloat32 ? chain_reference<float>(a, b)
+                                   : chain_reference<double>(a, b);
+      for (CpuCapability cap : supported_cpu_capabilities()) {
+        set_cpu_capability(cap);
+        for (int threads : {1, 2, 3, 8}) {
+          set_num_threads(threads);
+          EXPECT_TRUE(same_bits(mm(a, b), want))
+              << dtype_name(dt) << " " << m << "x" << k << "x" << n << " "
+              << cpu_capability_name(cap) << " " << threads;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Linalg, ShapesFollowPyTorch) {
+  Generator g;
+  g.manual_seed(8);
+  Tensor a = randn({2, 1, 4, 3}, kFloat64, g);
+  Tensor b = randn({5, 3, 6}, kFloat64, g);
+  Tensor c = matmul(a, b); // batch dims broadcast to [2, 5]
+  EXPECT_EQ(c.sizes(), (Shape{2, 5, 4, 6}));
+  EXPECT_TRUE(same_bits(c.select(0, 1).select(0, 3), mm(a.select(0, 1).select(0, 0), b.select(0, 3))));
+  Tensor v = randn({3}, kFloat64, g);
+  EXPECT_EQ(matmul(v, v).dim(), 0);
+  EXPECT_EQ(matmul(a, v).sizes(), (Shape{2, 1, 4}));
+  EXPECT_EQ(matmul(v, b).sizes(), (Shape{5, 6}));
+  EXPECT_TRUE(same_bits(matmul(v, b).select(0, 2), mm(v.unsqueeze(0), b.select(0, 2)).squeeze(0)));
+  Tensor x = randn({4, 3}, kFloat32, g), w = randn({6, 3}, kFloat32, g), bias = randn({6}, kFloat32, g);
+  EXPECT_TRUE(same_bits(linear(x, w, bias), add(mm(x, w.t()), bias)));
+  EXPECT_TRUE(same_bits(bmm(a.select(1, 0), b.narrow(0, 0, 2)), matmul(a.select(1, 0), b.narrow(0, 0, 2))));
+  // addmm: beta * input + alpha * ab; beta = 0 ignores NaN in input.
+  Tensor in = full({4, 6}, std::nan(""), kFloat32);
+  EXPECT_TRUE(same_bits(addmm(in, x, w.t(), 0, 2), mul(mm(x, w.t()), 2)));
+  EXPECT_TRUE(allclose(addmm(bias, x, w.t(), 0.5, 1), add(mm(x, w.t()), mul(bias, 0.5))));
+  // k = 0: zeros.
+  EXPECT_TRUE(equal(mm(zeros({2, 0}), zeros({0, 3})), zeros({2, 3})));
+  EXPECT_THROW(mm(x, x), ValueError);
+  EXPECT_THROW(mm(x, w.t().to(kFloat64)), TypeError);
+  EXPECT_THROW(mm(x.to(kInt64), w.t().to(kInt64)), TypeError);
+  EXPECT_THROW(matmul(a, randn({5, 4, 6}, kFloat64, g)), ValueError);
+  EXPECT_THROW(linear(x, w, randn({5}, kFloat32, g)), ValueError);
+}
+
+// A [16, 20000] x [20000, 16] product splits k in 5 chunks of 4096.
+TEST_F(Linalg, SplitKDeterministicVariantAndItsWorkspaceCheck) {
+  Generator g;
+  g.manual_seed(9);
+  const int64_t k = 20000;
+  Tensor a = randn({16, k}, kFloat32, g), b = randn({k, 16}, kFloat32, g);
+  // The definition: chunk chains added in chunk order.
+  Tensor want;
+  for (int64_t k0 = 0; k0 < k; k0 += 4096) {
+    const int64_t len = std::min<int64_t>(4096, k - k0);
+    Tensor part = chain_reference<float>(a.narrow(1, k0, len), b.narrow(0, k0, len));
+    want = want.defined() ? add(want, part) : part;
+  }
+  backends::gemm::set_workspace_config(":4096:8");
+  use_deterministic_algorithms(true);
+  for (CpuCapability cap : supported_cpu_capabilities()) {
+    set_cpu_capability(cap);
+    for (int threads : {1, 2, 3, 8}) {
+      set_num_threads(threads);
+      EXPECT_TRUE(same_bits(mm(a, b), want)) << threads;
+    }
+  }
+  // A tiny workspace holds one partial at a time: the same bits.
+  backends::gemm::set_workspace_config(":1:1");
+  use_deterministic_algorithms(false);
+  set_num_threads(2);
+  EXPECT_TRUE(allclose(mm(a, b), want, 1e-4, 1e-3));
+  // Without an accepted configuration, the mode alerts and names the
+  // variable and both values.
+  use_deterministic_algorithms(true);
+  try {
+    mm(a, b);
+    FAIL() << "no alert";
+  } catch (const NondeterministicError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("DITTO_GEMM_WORKSPACE_CONFIG=:4096:8"), std::string::npos) << what;
+    EXPECT_NE(what.find("DITTO_GEMM_WORKSPACE_CONFIG=:16:8"), std::string::npos) << what;
+  }
+  std::vector<std::string> warned;
+  determinism::set_warning_handler(
+      [&](std::string_view op, std::string_view) { warned.emplace_back(op); });
+  use_deterministic_algorithms(true, true);
+  EXPECT_TRUE(allclose(mm(a, b), want, 1e-4, 1e-3));
+  determinism::set_warning_handler({});
+  EXPECT_EQ(warned, std::vector<std::string>{"matmul (split-K)"});
+  // Bad syntax: ValueError, configuration unchanged.
+  EXPECT_THROW(backends::gemm::set_workspace_config("4096:8"), ValueError);
+  EXPECT_THROW(backends::gemm::set_workspace_config(":4096:"), ValueError);
+  EXPECT_EQ(backends::gemm::workspace_config(), ":1:1");
+  EXPECT_EQ(backends::gemm::workspace_bytes(), 1024);
+  backends::gemm::set_workspace_config(":16:8");
+  EXPECT_EQ(backends::gemm::workspace_bytes(), 16 * 1024 * 8);
+}
