@@ -84,6 +84,7 @@ std::string join_capabilities(const std::vector<ditto::CpuCapability>& caps) {
 void register_random_benchmarks(); // bench_random.cpp
 void register_index_benchmarks(); // bench_index.cpp
 void register_data_benchmarks(); // bench_data.cpp
+void register_linalg_benchmarks(); // bench_linalg.cpp
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
   register_random_benchmarks();
   register_index_benchmarks();
   register_data_benchmarks();
+  register_linalg_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

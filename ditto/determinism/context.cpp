@@ -162,6 +162,19 @@ void alert_not_deterministic(std::string_view op) {
 
 namespace determinism {
 
+void warn(std::string_view op, const std::string& message) {
+  WarningHandler handler;
+  {
+    std::lock_guard<std::mutex> lock(g_warn_mu);
+    handler = g_handler;
+  }
+  if (handler) {
+    handler(op, message);
+  } else {
+    default_warning(op, message);
+  }
+}
+
 void alert(
     std::string_view op,
     const std::string& error_text,
@@ -172,16 +185,7 @@ void alert(
   if (!g_warn_only.load()) {
     throw NondeterministicError(error_text);
   }
-  WarningHandler handler;
-  {
-    std::lock_guard<std::mutex> lock(g_warn_mu);
-    handler = g_handler;
-  }
-  if (handler) {
-    handler(op, warning_text);
-  } else {
-    default_warning(op, warning_text);
-  }
+  warn(op, warning_text);
 }
 
 } // namespace determinism

@@ -52,6 +52,10 @@ DITTO_API void alert(
     const std::string& error_text,
     const std::string& warning_text);
 
+// Passes message to the warning handler, whatever the mode (advice such as
+// conv benchmarking under deterministic mode, or a rejected tuning cache).
+DITTO_API void warn(std::string_view op, const std::string& message);
+
 // Receives warn-only alerts. The default writes each op's warning to stderr
 // once per process.
 using WarningHandler =

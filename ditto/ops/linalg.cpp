@@ -135,10 +135,12 @@ void gemm_batched(
     g.m = m;
     g.n = n;
     g.k = k;
-    g.a = static_cast<const char*>(a.raw_data()) + off.a[size_t(bi)] * int64_t(es);
+    g.a = static_cast<const char*>(a.raw_data()) +
+        off.a[size_t(bi)] * int64_t(es);
     g.a_rs = a_rs;
     g.a_cs = a_cs;
-    g.b = static_cast<const char*>(b.raw_data()) + off.b[size_t(bi)] * int64_t(es);
+    g.b = static_cast<const char*>(b.raw_data()) +
+        off.b[size_t(bi)] * int64_t(es);
     g.b_rs = b_rs;
     g.b_cs = b_cs;
     g.c = static_cast<char*>(out.raw_data()) + bi * m * n * int64_t(es);
@@ -193,8 +195,8 @@ void gemm_batched(
           for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
             const int64_t here = std::min(cap, chunks - c0);
             parallel_chunks(here, [&](int64_t i) {
-              kernels::GemmArgs g =
-                  partial_args(c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
+              kernels::GemmArgs g = partial_args(
+                  c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
               tile(g, 0, m, 0, n);
             });
             for (int64_t i = 0; i < here; ++i) {
@@ -214,7 +216,8 @@ void gemm_batched(
           std::mutex mu;
           parallel_chunks(chunks, [&](int64_t c) {
             std::vector<T> p(static_cast<size_t>(mn));
-            tile(partial_args(c, reinterpret_cast<char*>(p.data())), 0, m, 0, n);
+            tile(
+                partial_args(c, reinterpret_cast<char*>(p.data())), 0, m, 0, n);
             std::lock_guard<std::mutex> lock(mu);
             for (int64_t e = 0; e < mn; ++e) {
               o[e] = T(o[e] + p[e]);
@@ -237,8 +240,7 @@ void gemm_batched(
 }
 
 void check_float_pair(const Tensor& a, const Tensor& b, const char* op) {
-  DITTO_CHECK(
-      a.defined() && b.defined(), ValueError, op, "undefined tensor");
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, op, "undefined tensor");
   DITTO_CHECK(
       is_floating(a.dtype()) && a.dtype() == b.dtype(),
       TypeError,
@@ -255,7 +257,18 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
   Tensor out = detail::new_tensor({m, n}, a.dtype());
   BatchOffsets off{{0}, {0}};
   gemm_batched(
-      a, a.stride(0), a.stride(1), b, b.stride(0), b.stride(1), off, m, k, n, out, op);
+      a,
+      a.stride(0),
+      a.stride(1),
+      b,
+      b.stride(0),
+      b.stride(1),
+      off,
+      m,
+      k,
+      n,
+      out,
+      op);
   return out;
 }
 
@@ -301,7 +314,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
       shape_str(a.sizes()),
       " and ",
       shape_str(b.sizes()));
-  const int64_t batches = a.size(0), m = a.size(1), k = a.size(2), n = b.size(2);
+  const int64_t batches = a.size(0), m = a.size(1), k = a.size(2),
+                n = b.size(2);
   Tensor out = detail::new_tensor({batches, m, n}, a.dtype());
   BatchOffsets off;
   for (int64_t bi = 0; bi < batches; ++bi) {
@@ -309,7 +323,18 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
     off.b.push_back(bi * b.stride(0));
   }
   gemm_batched(
-      a, a.stride(1), a.stride(2), b, b.stride(1), b.stride(2), off, m, k, n, out, "bmm");
+      a,
+      a.stride(1),
+      a.stride(2),
+      b,
+      b.stride(1),
+      b.stride(2),
+      off,
+      m,
+      k,
+      n,
+      out,
+      "bmm");
   return op.done(out);
 }
 
@@ -373,7 +398,18 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   out_shape.insert(out_shape.end(), {m, n});
   Tensor out = detail::new_tensor(out_shape, a.dtype());
   gemm_batched(
-      xa, xa.stride(-2), xa.stride(-1), xb, xb.stride(-2), xb.stride(-1), off, m, k, n, out, name);
+      xa,
+      xa.stride(-2),
+      xa.stride(-1),
+      xb,
+      xb.stride(-2),
+      xb.stride(-1),
+      off,
+      m,
+      k,
+      n,
+      out,
+      name);
   if (a.dim() == 1) {
     out = out.squeeze(int64_t(out.dim()) - 2);
   }

@@ -62,7 +62,8 @@ TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
   for (Dtype dt : {kFloat32, kFloat64}) {
     // Edge tiles in every direction, k across several panels, and a
     // transposed (column-major) operand.
-    for (auto [m, k, n] : {std::tuple{1, 1, 1}, {7, 300, 5}, {97, 513, 259}, {200, 64, 33}}) {
+    for (auto [m, k, n] :
+         {std::tuple{1, 1, 1}, {7, 300, 5}, {97, 513, 259}, {200, 64, 33}}) {
       Tensor a = randn({m, k}, dt, g);
       Tensor bt = randn({n, k}, dt, g);
       Tensor b = bt.t();
@@ -88,19 +89,27 @@ TEST_F(Linalg, ShapesFollowPyTorch) {
   Tensor b = randn({5, 3, 6}, kFloat64, g);
   Tensor c = matmul(a, b); // batch dims broadcast to [2, 5]
   EXPECT_EQ(c.sizes(), (Shape{2, 5, 4, 6}));
-  EXPECT_TRUE(same_bits(c.select(0, 1).select(0, 3), mm(a.select(0, 1).select(0, 0), b.select(0, 3))));
+  EXPECT_TRUE(same_bits(
+      c.select(0, 1).select(0, 3),
+      mm(a.select(0, 1).select(0, 0), b.select(0, 3))));
   Tensor v = randn({3}, kFloat64, g);
   EXPECT_EQ(matmul(v, v).dim(), 0);
   EXPECT_EQ(matmul(a, v).sizes(), (Shape{2, 1, 4}));
   EXPECT_EQ(matmul(v, b).sizes(), (Shape{5, 6}));
-  EXPECT_TRUE(same_bits(matmul(v, b).select(0, 2), mm(v.unsqueeze(0), b.select(0, 2)).squeeze(0)));
-  Tensor x = randn({4, 3}, kFloat32, g), w = randn({6, 3}, kFloat32, g), bias = randn({6}, kFloat32, g);
+  EXPECT_TRUE(same_bits(
+      matmul(v, b).select(0, 2),
+      mm(v.unsqueeze(0), b.select(0, 2)).squeeze(0)));
+  Tensor x = randn({4, 3}, kFloat32, g), w = randn({6, 3}, kFloat32, g),
+         bias = randn({6}, kFloat32, g);
   EXPECT_TRUE(same_bits(linear(x, w, bias), add(mm(x, w.t()), bias)));
-  EXPECT_TRUE(same_bits(bmm(a.select(1, 0), b.narrow(0, 0, 2)), matmul(a.select(1, 0), b.narrow(0, 0, 2))));
+  EXPECT_TRUE(same_bits(
+      bmm(a.select(1, 0), b.narrow(0, 0, 2)),
+      matmul(a.select(1, 0), b.narrow(0, 0, 2))));
   // addmm: beta * input + alpha * ab; beta = 0 ignores NaN in input.
   Tensor in = full({4, 6}, std::nan(""), kFloat32);
   EXPECT_TRUE(same_bits(addmm(in, x, w.t(), 0, 2), mul(mm(x, w.t()), 2)));
-  EXPECT_TRUE(allclose(addmm(bias, x, w.t(), 0.5, 1), add(mm(x, w.t()), mul(bias, 0.5))));
+  EXPECT_TRUE(allclose(
+      addmm(bias, x, w.t(), 0.5, 1), add(mm(x, w.t()), mul(bias, 0.5))));
   // k = 0: zeros.
   EXPECT_TRUE(equal(mm(zeros({2, 0}), zeros({0, 3})), zeros({2, 3})));
   EXPECT_THROW(mm(x, x), ValueError);
@@ -120,7 +129,8 @@ TEST_F(Linalg, SplitKDeterministicVariantAndItsWorkspaceCheck) {
   Tensor want;
   for (int64_t k0 = 0; k0 < k; k0 += 4096) {
     const int64_t len = std::min<int64_t>(4096, k - k0);
-    Tensor part = chain_reference<float>(a.narrow(1, k0, len), b.narrow(0, k0, len));
+    Tensor part =
+        chain_reference<float>(a.narrow(1, k0, len), b.narrow(0, k0, len));
     want = want.defined() ? add(want, part) : part;
   }
   backends::gemm::set_workspace_config(":4096:8");
@@ -145,8 +155,11 @@ TEST_F(Linalg, SplitKDeterministicVariantAndItsWorkspaceCheck) {
     FAIL() << "no alert";
   } catch (const NondeterministicError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("DITTO_GEMM_WORKSPACE_CONFIG=:4096:8"), std::string::npos) << what;
-    EXPECT_NE(what.find("DITTO_GEMM_WORKSPACE_CONFIG=:16:8"), std::string::npos) << what;
+    EXPECT_NE(
+        what.find("DITTO_GEMM_WORKSPACE_CONFIG=:4096:8"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("DITTO_GEMM_WORKSPACE_CONFIG=:16:8"), std::string::npos)
+        << what;
   }
   std::vector<std::string> warned;
   determinism::set_warning_handler(

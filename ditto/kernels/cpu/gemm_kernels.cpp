@@ -240,7 +240,13 @@ struct Micro {
 // Packs rows [i0, i0 + mc) x k [p0, p0 + kc) of A into MR-row slivers,
 // k-major inside a sliver; rows past the end are zeros.
 template <typename T>
-void pack_a(const GemmArgs& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T* to) {
+void pack_a(
+    const GemmArgs& g,
+    int64_t i0,
+    int64_t mc,
+    int64_t p0,
+    int64_t kc,
+    T* to) {
   constexpr int64_t MR = Micro<T>::MR;
   const T* a = static_cast<const T*>(g.a);
   for (int64_t s = 0; s < mc; s += MR) {
@@ -262,7 +268,13 @@ void pack_a(const GemmArgs& g, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T
 // Packs k [p0, p0 + kc) x columns [j0, j0 + nc) of B into NR-column
 // slivers, k-major inside a sliver; columns past the end are zeros.
 template <typename T>
-void pack_b(const GemmArgs& g, int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* to) {
+void pack_b(
+    const GemmArgs& g,
+    int64_t p0,
+    int64_t kc,
+    int64_t j0,
+    int64_t nc,
+    T* to) {
   constexpr int64_t NR = Micro<T>::NR;
   const T* b = static_cast<const T*>(g.b);
   for (int64_t s = 0; s < nc; s += NR) {
@@ -298,7 +310,12 @@ T* scratch(std::vector<T>& buf, size_t n) {
 
 // C[i0:i1, j0:j1] over all of k (see Note [GEMM accumulation order]).
 template <typename T>
-void gemm_tile(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1) {
+void gemm_tile(
+    const GemmArgs& g,
+    int64_t i0,
+    int64_t i1,
+    int64_t j0,
+    int64_t j1) {
   constexpr int64_t MR = Micro<T>::MR, NR = Micro<T>::NR;
   const int64_t mc = i1 - i0, nc = j1 - j0;
   if (mc <= 0 || nc <= 0) {

@@ -1,0 +1,1186 @@
+#include "ditto/ops/conv.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "ditto/config.h"
+#include "ditto/core/cpu_capability.h"
+#include "ditto/determinism/context.h"
+#include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+const bool kRegistered = [] {
+  determinism::declare_nondeterministic(
+      "conv2d_backward_weight",
+      "the fast algorithm adds the weight-gradient partials of sample chunks "
+      "into the gradient in whatever order threads finish them (also "
+      "conv1d_backward_weight)",
+      true);
+  return true;
+}();
+
+// ---- geometry
+
+struct Geom {
+  int64_t n, c, h, w; // input
+  int64_t o, kh, kw; // weight [o, c / groups, kh, kw]
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+  int64_t oh, ow; // output
+  int64_t cg, og; // channels per group
+  Dtype dtype;
+  int64_t kk() const {
+    return cg * kh * kw;
+  }
+  int64_t ohw() const {
+    return oh * ow;
+  }
+};
+
+IntList pair_of(const IntList& v, const char* what, const char* op) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 2,
+      ValueError,
+      op,
+      what,
+      " must have 1 or 2 values, got ",
+      v.size());
+  return v.size() == 1 ? IntList{v[0], v[0]} : v;
+}
+
+Geom make_geom(
+    const Shape& input,
+    const Shape& weight,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups,
+    Dtype dtype,
+    const char* op) {
+  DITTO_CHECK(
+      input.size() == 4 && weight.size() == 4,
+      ValueError,
+      op,
+      "expected a 4-d input [N, C, H, W] and a 4-d weight [O, C / groups, "
+      "KH, KW], got ",
+      shape_str(input),
+      " and ",
+      shape_str(weight));
+  DITTO_CHECK(
+      is_floating(dtype), TypeError, op, "expected float32 or float64, got ", dtype);
+  IntList s = pair_of(stride, "stride", op), p = pair_of(padding, "padding", op),
+          d = pair_of(dilation, "dilation", op);
+  DITTO_CHECK(
+      s[0] > 0 && s[1] > 0 && d[0] > 0 && d[1] > 0 && p[0] >= 0 && p[1] >= 0,
+      ValueError,
+      op,
+      "stride and dilation must be positive and padding non-negative, got "
+      "stride ",
+      shape_str(s),
+      ", padding ",
+      shape_str(p),
+      ", dilation ",
+      shape_str(d));
+  DITTO_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
+  Geom g{};
+  g.n = input[0];
+  g.c = input[1];
+  g.h = input[2];
+  g.w = input[3];
+  g.o = weight[0];
+  g.kh = weight[2];
+  g.kw = weight[3];
+  g.sh = s[0];
+  g.sw = s[1];
+  g.ph = p[0];
+  g.pw = p[1];
+  g.dh = d[0];
+  g.dw = d[1];
+  g.groups = groups;
+  g.dtype = dtype;
+  for (int64_t v : input) {
+    DITTO_CHECK(v >= 0, ValueError, op, "negative input size ", shape_str(input));
+  }
+  DITTO_CHECK(
+      g.o > 0 && g.kh > 0 && g.kw > 0 && weight[1] > 0,
+      ValueError,
+      op,
+      "weight sizes must be positive, got ",
+      shape_str(weight));
+  DITTO_CHECK(
+      g.c % groups == 0 && g.o % groups == 0,
+      ValueError,
+      op,
+      "input channels (",
+      g.c,
+      ") and output channels (",
+      g.o,
+      ") must be divisible by groups (",
+      groups,
+      ")");
+  g.cg = g.c / groups;
+  g.og = g.o / groups;
+  DITTO_CHECK(
+      weight[1] == g.cg,
+      ValueError,
+      op,
+      "weight ",
+      shape_str(weight),
+      " expects ",
+      weight[1] * groups,
+      " input channels with groups = ",
+      groups,
+      ", but the input has ",
+      g.c);
+  const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
+  DITTO_CHECK(
+      g.h + 2 * g.ph >= eh && g.w + 2 * g.pw >= ew,
+      ValueError,
+      op,
+      "the padded input (",
+      g.h + 2 * g.ph,
+      " x ",
+      g.w + 2 * g.pw,
+      ") is smaller than the dilated kernel (",
+      eh,
+      " x ",
+      ew,
+      ")");
+  g.oh = (g.h + 2 * g.ph - eh) / g.sh + 1;
+  g.ow = (g.w + 2 * g.pw - ew) / g.sw + 1;
+  return g;
+}
+
+// ---- GEMM on raw pointers (Note [GEMM accumulation order])
+
+template <typename T>
+void gemm(
+    int64_t m,
+    int64_t n,
+    int64_t k,
+    const T* a,
+    int64_t a_rs,
+    int64_t a_cs,
+    const T* b,
+    int64_t b_rs,
+    int64_t b_cs,
+    T* c,
+    int64_t ldc,
+    bool accumulate) {
+  const auto& t = kernels::kernel_table();
+  kernels::GemmArgs g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = a;
+  g.a_rs = a_rs;
+  g.a_cs = a_cs;
+  g.b = b;
+  g.b_rs = b_rs;
+  g.b_cs = b_cs;
+  g.c = c;
+  g.c_rs = ldc;
+  g.c_cs = 1;
+  g.accumulate = accumulate;
+  (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, m, 0, n);
+}
+
+// cols [cg * kh * kw, oh * ow] of sample x (one group's channels): row
+// (ci, ki, kj), column (y, x); zeros where the window is in the padding.
+template <typename T>
+void im2col(const Geom& g, const T* x, T* cols) {
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        T* row = cols + ((ci * g.kh + ki) * g.kw + kj) * g.ohw();
+        for (int64_t y = 0; y < g.oh; ++y) {
+          const int64_t iy = y * g.sh - g.ph + ki * g.dh;
+          for (int64_t xo = 0; xo < g.ow; ++xo) {
+            const int64_t ix = xo * g.sw - g.pw + kj * g.dw;
+            row[y * g.ow + xo] = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w
+                ? x[(ci * g.h + iy) * g.w + ix]
+                : T(0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The inverse: adds cols into sample x's channels, rows then columns in
+// order.
+template <typename T>
+void col2im(const Geom& g, const T* cols, T* x) {
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        const T* row = cols + ((ci * g.kh + ki) * g.kw + kj) * g.ohw();
+        for (int64_t y = 0; y < g.oh; ++y) {
+          const int64_t iy = y * g.sh - g.ph + ki * g.dh;
+          if (iy < 0 || iy >= g.h) {
+            continue;
+          }
+          for (int64_t xo = 0; xo < g.ow; ++xo) {
+            const int64_t ix = xo * g.sw - g.pw + kj * g.dw;
+            if (ix >= 0 && ix < g.w) {
+              T& v = x[(ci * g.h + iy) * g.w + ix];
+              v = T(v + row[y * g.ow + xo]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- forward algorithms: out [n, o, oh, ow] (contiguous), x and w
+// contiguous. Each runs sample-group tasks in parallel.
+
+// Note [Direct and im2col agree]
+// Both compute each output as one fma chain over (ci, ki, kj) in order,
+// from 0, with zeros for taps in the padding: the same bits. Winograd
+// transforms the tiles first and rounds differently.
+template <typename T>
+void fwd_direct(const Geom& g, const T* x, const T* w, T* out) {
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      const T* xs = x + (ni * g.c + gi * g.cg) * g.h * g.w;
+      for (int64_t oc = 0; oc < g.og; ++oc) {
+        const T* wo = w + (gi * g.og + oc) * g.kk();
+        T* os = out + (ni * g.o + gi * g.og + oc) * g.ohw();
+        for (int64_t y = 0; y < g.oh; ++y) {
+          for (int64_t xo = 0; xo < g.ow; ++xo) {
+            T acc = 0;
+            for (int64_t ci = 0; ci < g.cg; ++ci) {
+              for (int64_t ki = 0; ki < g.kh; ++ki) {
+                const int64_t iy = y * g.sh - g.ph + ki * g.dh;
+                for (int64_t kj = 0; kj < g.kw; ++kj) {
+                  const int64_t ix = xo * g.sw - g.pw + kj * g.dw;
+                  const T v = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w
+                      ? xs[(ci * g.h + iy) * g.w + ix]
+                      : T(0);
+                  acc = std::fma(wo[(ci * g.kh + ki) * g.kw + kj], v, acc);
+                }
+              }
+            }
+            os[y * g.ow + xo] = acc;
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void fwd_im2col(const Geom& g, const T* x, const T* w, T* out) {
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    std::vector<T> cols(size_t(g.kk() * g.ohw()));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols.data());
+      gemm<T>(
+          g.og,
+          g.ohw(),
+          g.kk(),
+          w + gi * g.og * g.kk(),
+          g.kk(),
+          1,
+          cols.data(),
+          g.ohw(),
+          1,
+          out + (ni * g.o + gi * g.og) * g.ohw(),
+          g.ohw(),
+          false);
+    }
+  });
+}
+
+bool winograd_applies(const Geom& g) {
+  return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 &&
+      g.dw == 1;
+}
+
+// Winograd F(2x2, 3x3) (Lavin and Gray): 4x4 input tiles at stride 2,
+// U = G w G^T per (o, c), V = B^T d B per (c, tile), M = sum_c U V as 16
+// GEMMs, Y = A^T M A. Every sum in a fixed order.
+template <typename T>
+void fwd_winograd(const Geom& g, const T* x, const T* w, T* out) {
+  const int64_t th = (g.oh + 1) / 2, tw = (g.ow + 1) / 2, tiles = th * tw;
+  // U [16][o][cg], all groups.
+  std::vector<T> u(size_t(16 * g.o * g.cg));
+  for (int64_t oc = 0; oc < g.o; ++oc) {
+    for (int64_t ci = 0; ci < g.cg; ++ci) {
+      const T* k = w + (oc * g.cg + ci) * 9;
+      T tmp[4][3];
+      for (int j = 0; j < 3; ++j) { // G k
+        tmp[0][j] = k[j];
+        tmp[1][j] = T((k[j] + k[3 + j] + k[6 + j]) * T(0.5));
+        tmp[2][j] = T((k[j] - k[3 + j] + k[6 + j]) * T(0.5));
+        tmp[3][j] = k[6 + j];
+      }
+      for (int i = 0; i < 4; ++i) { // (G k) G^T
+        const T r[4] = {
+            tmp[i][0],
+            T((tmp[i][0] + tmp[i][1] + tmp[i][2]) * T(0.5)),
+            T((tmp[i][0] - tmp[i][1] + tmp[i][2]) * T(0.5)),
+            tmp[i][2]};
+        for (int j = 0; j < 4; ++j) {
+          u[size_t(((i * 4 + j) * g.o + oc) * g.cg + ci)] = r[j];
+        }
+      }
+    }
+  }
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    std::vector<T> v(size_t(16 * g.cg * tiles)), m(size_t(16 * g.og * tiles));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      const T* xs = x + (ni * g.c + gi * g.cg) * g.h * g.w;
+      for (int64_t ci = 0; ci < g.cg; ++ci) {
+        for (int64_t t = 0; t < tiles; ++t) {
+          const int64_t y0 = (t / tw) * 2 - g.ph, x0 = (t % tw) * 2 - g.pw;
+          T d[4][4];
+          for (int i = 0; i < 4; ++i) {
+            for (int j = 0; j < 4; ++j) {
+              const int64_t iy = y0 + i, ix = x0 + j;
+              d[i][j] = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w
+                  ? xs[(ci * g.h + iy) * g.w + ix]
+                  : T(0);
+            }
+          }
+          T bd[4][4]; // B^T d
+          for (int j = 0; j < 4; ++j) {
+            bd[0][j] = T(d[0][j] - d[2][j]);
+            bd[1][j] = T(d[1][j] + d[2][j]);
+            bd[2][j] = T(d[2][j] - d[1][j]);
+            bd[3][j] = T(d[1][j] - d[3][j]);
+          }
+          for (int i = 0; i < 4; ++i) { // (B^T d) B
+            const T r[4] = {
+                T(bd[i][0] - bd[i][2]),
+                T(bd[i][1] + bd[i][2]),
+                T(bd[i][2] - bd[i][1]),
+                T(bd[i][1] - bd[i][3])};
+            for (int j = 0; j < 4; ++j) {
+              v[size_t(((i * 4 + j) * g.cg + ci) * tiles + t)] = r[j];
+            }
+          }
+        }
+      }
+      for (int64_t xi = 0; xi < 16; ++xi) {
+        gemm<T>(
+            g.og,
+            tiles,
+            g.cg,
+            u.data() + (xi * g.o + gi * g.og) * g.cg,
+            g.cg,
+            1,
+            v.data() + xi * g.cg * tiles,
+            tiles,
+            1,
+            m.data() + xi * g.og * tiles,
+            tiles,
+            false);
+      }
+      for (int64_t oc = 0; oc < g.og; ++oc) {
+        T* os = out + (ni * g.o + gi * g.og + oc) * g.ohw();
+        for (int64_t t = 0; t < tiles; ++t) {
+          T mm[4][4];
+          for (int i = 0; i < 4; ++i) {
+            for (int j = 0; j < 4; ++j) {
+              mm[i][j] = m[size_t(((i * 4 + j) * g.og + oc) * tiles + t)];
+            }
+          }
+          T am[2][4]; // A^T M
+          for (int j = 0; j < 4; ++j) {
+            am[0][j] = T(T(mm[0][j] + mm[1][j]) + mm[2][j]);
+            am[1][j] = T(T(mm[1][j] - mm[2][j]) - mm[3][j]);
+          }
+          const int64_t y0 = (t / tw) * 2, x0 = (t % tw) * 2;
+          for (int i = 0; i < 2; ++i) { // (A^T M) A
+            const T r0 = T(T(am[i][0] + am[i][1]) + am[i][2]);
+            const T r1 = T(T(am[i][1] - am[i][2]) - am[i][3]);
+            if (y0 + i < g.oh) {
+              os[(y0 + i) * g.ow + x0] = r0;
+              if (x0 + 1 < g.ow) {
+                os[(y0 + i) * g.ow + x0 + 1] = r1;
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- backward input: grad_in [n, c, h, w] from grad_out and w.
+
+template <typename T>
+void bwi_col2im(const Geom& g, const T* go, const T* w, T* gi_out) {
+  std::fill(gi_out, gi_out + g.n * g.c * g.h * g.w, T(0));
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    std::vector<T> cols(size_t(g.kk() * g.ohw()));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      // cols = w_g^T [kk, og] x grad_out [og, ohw]
+      gemm<T>(
+          g.kk(),
+          g.ohw(),
+          g.og,
+          w + gi * g.og * g.kk(),
+          1,
+          g.kk(),
+          go + (ni * g.o + gi * g.og) * g.ohw(),
+          g.ohw(),
+          1,
+          cols.data(),
+          g.ohw(),
+          false);
+      col2im(g, cols.data(), gi_out + (ni * g.c + gi * g.cg) * g.h * g.w);
+    }
+  });
+}
+
+// Each input element gathers its terms: one fma chain over (oc, ki, kj).
+template <typename T>
+void bwi_direct(const Geom& g, const T* go, const T* w, T* gi_out) {
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      const T* gos = go + (ni * g.o + gi * g.og) * g.ohw();
+      for (int64_t ci = 0; ci < g.cg; ++ci) {
+        T* xs = gi_out + (ni * g.c + gi * g.cg + ci) * g.h * g.w;
+        for (int64_t iy = 0; iy < g.h; ++iy) {
+          for (int64_t ix = 0; ix < g.w; ++ix) {
+            T acc = 0;
+            for (int64_t oc = 0; oc < g.og; ++oc) {
+              const T* wo = w + ((gi * g.og + oc) * g.cg + ci) * g.kh * g.kw;
+              for (int64_t ki = 0; ki < g.kh; ++ki) {
+                const int64_t ny = iy + g.ph - ki * g.dh;
+                if (ny < 0 || ny % g.sh != 0 || ny / g.sh >= g.oh) {
+                  continue;
+                }
+                for (int64_t kj = 0; kj < g.kw; ++kj) {
+                  const int64_t nx = ix + g.pw - kj * g.dw;
+                  if (nx < 0 || nx % g.sw != 0 || nx / g.sw >= g.ow) {
+                    continue;
+                  }
+                  acc = std::fma(
+                      wo[ki * g.kw + kj],
+                      gos[oc * g.ohw() + (ny / g.sh) * g.ow + nx / g.sw],
+                      acc);
+                }
+              }
+            }
+            xs[iy * g.w + ix] = acc;
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- backward weight: grad_w [o, cg, kh, kw].
+
+// Samples per chunk of the weight gradient (from the shapes only).
+int64_t samples_per_chunk(const Geom& g) {
+  return std::max<int64_t>(1, 4096 / std::max<int64_t>(g.ohw(), 1));
+}
+
+// One chunk's partial gradient: for each sample of the chunk in order and
+// each group, grad_out [og, ohw] x cols^T [ohw, kk], continuing one chain.
+template <typename T>
+void bww_chunk(const Geom& g, const T* go, const T* x, int64_t n0, int64_t n1, T* part) {
+  std::vector<T> cols(size_t(g.kk() * g.ohw()));
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    for (int64_t ni = n0; ni < n1; ++ni) {
+      im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols.data());
+      gemm<T>(
+          g.og,
+          g.kk(),
+          g.ohw(),
+          go + (ni * g.o + gi * g.og) * g.ohw(),
+          g.ohw(),
+          1,
+          cols.data(),
+          1,
+          g.ohw(),
+          part + gi * g.og * g.kk(),
+          g.kk(),
+          ni > n0);
+    }
+  }
+}
+
+// Deterministic: chunk partials kept, then added in chunk order.
+template <typename T>
+void bww_chunked(const Geom& g, const T* go, const T* x, T* gw) {
+  const int64_t per = samples_per_chunk(g);
+  const int64_t chunks = (g.n + per - 1) / per;
+  const int64_t size = g.o * g.kk();
+  if (chunks == 0) {
+    std::fill(gw, gw + size, T(0));
+    return;
+  }
+  std::vector<T> parts(size_t(chunks * size));
+  parallel_chunks(chunks, [&](int64_t ch) {
+    bww_chunk(g, go, x, ch * per, std::min(g.n, (ch + 1) * per), parts.data() + ch * size);
+  });
+  std::copy(parts.begin(), parts.begin() + size, gw);
+  for (int64_t ch = 1; ch < chunks; ++ch) {
+    const T* p = parts.data() + ch * size;
+    for (int64_t e = 0; e < size; ++e) {
+      gw[e] = T(gw[e] + p[e]);
+    }
+  }
+}
+
+// Fast (nondeterministic, registered): each chunk's partial is added into
+// the gradient as soon as its thread finishes, in whatever order that is.
+template <typename T>
+void bww_fast(const Geom& g, const T* go, const T* x, T* gw) {
+  const int64_t per = samples_per_chunk(g);
+  const int64_t chunks = (g.n + per - 1) / per;
+  const int64_t size = g.o * g.kk();
+  std::fill(gw, gw + size, T(0));
+  std::mutex mu;
+  parallel_chunks(chunks, [&](int64_t ch) {
+    std::vector<T> part(static_cast<size_t>(size));
+    bww_chunk(g, go, x, ch * per, std::min(g.n, (ch + 1) * per), part.data());
+    std::lock_guard<std::mutex> lock(mu);
+    for (int64_t e = 0; e < size; ++e) {
+      gw[e] = T(gw[e] + part[e]);
+    }
+  });
+}
+
+// ---- the algorithm tables
+
+enum Dir { kForward, kBackwardInput, kBackwardWeight };
+const char* kDirNames[] = {"forward", "backward_input", "backward_weight"};
+
+// An algorithm: out = f(a, b) with a, b, out contiguous of the direction's
+// layout (forward: x, w -> y; backward input: grad_out, w -> grad_in;
+// backward weight: grad_out, x -> grad_w).
+struct Algo {
+  const char* name;
+  bool deterministic;
+  bool (*applies)(const Geom&);
+  void (*f32)(const Geom&, const float*, const float*, float*);
+  void (*f64)(const Geom&, const double*, const double*, double*);
+};
+
+bool always(const Geom&) {
+  return true;
+}
+
+const std::vector<Algo>& algos(Dir d) {
+  static const std::vector<Algo> fwd = {
+      {"im2col_gemm", true, always, fwd_im2col<float>, fwd_im2col<double>},
+      {"direct", true, always, fwd_direct<float>, fwd_direct<double>},
+      {"winograd_f2x2_3x3",
+       true,
+       winograd_applies,
+       fwd_winograd<float>,
+       fwd_winograd<double>},
+  };
+  static const std::vector<Algo> bwi = {
+      {"gemm_col2im", true, always, bwi_col2im<float>, bwi_col2im<double>},
+      {"direct", true, always, bwi_direct<float>, bwi_direct<double>},
+  };
+  static const std::vector<Algo> bww = {
+      {"gemm_chunked", true, always, bww_chunked<float>, bww_chunked<double>},
+      {"fast", false, always, bww_fast<float>, bww_fast<double>},
+  };
+  return d == kForward ? fwd : d == kBackwardInput ? bwi : bww;
+}
+
+// ---- selection state
+
+struct State {
+  std::mutex mu;
+  bool benchmark = false, deterministic = false, replay_only = false;
+  int limit = 10;
+  std::map<std::string, std::string> timed; // chosen in this process
+  std::map<std::string, std::string> loaded; // from a tuning cache file
+  std::string forced[3];
+  bool warned_benchmark_determinism = false;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+thread_local backends::conv::Choice tls_last;
+
+std::string key_of(Dir d, const Geom& g, bool det) {
+  std::ostringstream k;
+  k << kDirNames[d] << "|" << dtype_name(g.dtype) << "|in=" << g.n << "x" << g.c
+    << "x" << g.h << "x" << g.w << "|w=" << g.o << "x" << g.cg << "x" << g.kh
+    << "x" << g.kw << "|s=" << g.sh << "," << g.sw << "|p=" << g.ph << ","
+    << g.pw << "|d=" << g.dh << "," << g.dw << "|g=" << g.groups
+    << "|t=" << get_num_threads() << "|det=" << (det ? 1 : 0);
+  return k.str();
+}
+
+// The heuristic: from the shapes and dtype only.
+const Algo& heuristic(Dir d, const Geom& g, bool det) {
+  (void)det;
+  const auto& list = algos(d);
+  if (d == kForward) {
+    // Tiny reductions gain nothing from packing.
+    return g.kk() <= 4 ? list[1] : list[0];
+  }
+  return list[0]; // col2im GEMM; chunked (deterministic) weight gradient
+}
+
+template <typename T>
+void run_algo(const Algo& a, const Geom& g, const T* x, const T* y, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    a.f32(g, x, y, out);
+  } else {
+    a.f64(g, x, y, out);
+  }
+}
+
+// Chooses and runs the algorithm for direction d; out is the contiguous
+// result tensor (written by the run).
+void dispatch(Dir d, const Geom& g, const Tensor& a, const Tensor& b, Tensor& out, const char* op) {
+  State& s = state();
+  const bool det = are_deterministic_algorithms_enabled() || backends::conv::deterministic();
+  std::string forced;
+  bool bench, replay;
+  int limit;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    forced = s.forced[d];
+    bench = s.benchmark;
+    replay = s.replay_only;
+    limit = s.limit;
+  }
+  const auto& list = algos(d);
+  auto find = [&](const std::string& name) -> const Algo* {
+    for (const Algo& a : list) {
+      if (name == a.name) {
+        return &a;
+      }
+    }
+    return nullptr;
+  };
+  backends::conv::Choice choice;
+  choice.direction = kDirNames[d];
+  dispatch_dtype(g.dtype, op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* pa = a.data_ptr<T>();
+      const T* pb = b.data_ptr<T>();
+      T* po = out.data_ptr<T>();
+      if (!forced.empty()) {
+        const Algo* al = find(forced);
+        DITTO_CHECK(
+            al->applies(g),
+            ValueError,
+            op,
+            "the forced algorithm ",
+            forced,
+            " does not apply to these shapes");
+        if (!al->deterministic) {
+          alert_not_deterministic(detail::str_cat(op, " (", forced, ")"));
+        }
+        run_algo<T>(*al, g, pa, pb, po);
+        choice.algorithm = al->name;
+        choice.source = backends::conv::ChoiceSource::Heuristic;
+        return;
+      }
+      if (!bench) {
+        const Algo& al = heuristic(d, g, det);
+        run_algo<T>(al, g, pa, pb, po);
+        choice.algorithm = al.name;
+        choice.source = backends::conv::ChoiceSource::Heuristic;
+        return;
+      }
+      const std::string key = key_of(d, g, det);
+      std::string known;
+      backends::conv::ChoiceSource source = backends::conv::ChoiceSource::Cached;
+      {
+        std::lock_guard<std::mutex> lock(s.mu);
+        if (det && !s.warned_benchmark_determinism) {
+          s.warned_benchmark_determinism = true;
+          determinism::warn(
+              "conv (benchmark)",
+              "backends::conv::benchmark is on with deterministic algorithms: "
+              "timing may pick a different deterministic algorithm on the "
+              "next run, which rounds differently. Save the choices with "
+              "backends::conv::save_tuning_cache and replay them "
+              "(load_tuning_cache + replay_only) for the same bits.");
+        }
+        if (replay && s.loaded.count(key)) {
+          known = s.loaded[key];
+          source = backends::conv::ChoiceSource::Replayed;
+        } else if (s.timed.count(key)) {
+          known = s.timed[key];
+        }
+      }
+      if (const Algo* al = known.empty() ? nullptr : find(known)) {
+        run_algo<T>(*al, g, pa, pb, po);
+        choice.algorithm = al->name;
+        choice.source = source;
+        return;
+      }
+      // Time the candidates on this call's data; the fastest's output
+      // stays in out.
+      std::vector<T> best_out;
+      double best = 1e300;
+      const Algo* winner = nullptr;
+      int timed = 0;
+      std::vector<T> scratch(size_t(out.numel()));
+      for (const Algo& al : list) {
+        if ((det && !al.deterministic) || !al.applies(g) || (limit > 0 && timed >= limit)) {
+          continue;
+        }
+        ++timed;
+        auto t0 = std::chrono::steady_clock::now();
+        run_algo<T>(al, g, pa, pb, scratch.data());
+        const double dt =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (dt < best) {
+          best = dt;
+          winner = &al;
+          best_out = scratch;
+        }
+      }
+      std::copy(best_out.begin(), best_out.end(), po);
+      {
+        std::lock_guard<std::mutex> lock(s.mu);
+        s.timed[key] = winner->name;
+      }
+      choice.algorithm = winner->name;
+      choice.source = backends::conv::ChoiceSource::Timed;
+    }
+  });
+  tls_last = choice;
+}
+
+Tensor contiguous_checked(const Tensor& t, const char* what, const char* op) {
+  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
+  return t.contiguous();
+}
+
+void add_bias(Tensor& out, const Tensor& bias, const Geom& g, const char* op) {
+  DITTO_CHECK(
+      bias.dtype() == g.dtype && bias.dim() == 1 && bias.size(0) == g.o,
+      ValueError,
+      op,
+      "bias must be [",
+      g.o,
+      "] of dtype ",
+      g.dtype,
+      ", got ",
+      shape_str(bias.sizes()),
+      " ",
+      bias.dtype());
+  Tensor bc = bias.contiguous();
+  dispatch_dtype(g.dtype, op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T* o = out.data_ptr<T>();
+      const T* bp = bc.data_ptr<T>();
+      parallel_for(0, g.n * g.o, 16, [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          const T v = bp[p % g.o];
+          for (int64_t k = 0; k < g.ohw(); ++k) {
+            o[p * g.ohw() + k] = T(o[p * g.ohw() + k] + v);
+          }
+        }
+      });
+    }
+  });
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  DITTO_CHECK(
+      a.dtype() == b.dtype(),
+      TypeError,
+      op,
+      "expected tensors of one dtype, got ",
+      a.dtype(),
+      " and ",
+      b.dtype());
+}
+
+} // namespace
+
+Tensor conv2d(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op_name = "conv2d";
+  detail::OpScope op(op_name);
+  Tensor x = contiguous_checked(input, "input", op_name);
+  Tensor w = contiguous_checked(weight, "weight", op_name);
+  check_same_dtype(x, w, op_name);
+  Geom g = make_geom(x.sizes(), w.sizes(), stride, padding, dilation, groups, x.dtype(), op_name);
+  Tensor out = detail::new_tensor({g.n, g.o, g.oh, g.ow}, g.dtype);
+  if (out.numel() > 0) {
+    dispatch(kForward, g, x, w, out, op_name);
+  }
+  if (bias.defined()) {
+    add_bias(out, bias, g, op_name);
+  }
+  return op.done(out);
+}
+
+Tensor conv2d_backward_input(
+    const Tensor& grad_out,
+    const Tensor& weight,
+    const Shape& input_sizes,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op_name = "conv2d_backward_input";
+  detail::OpScope op(op_name);
+  Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
+  Tensor w = contiguous_checked(weight, "weight", op_name);
+  check_same_dtype(go, w, op_name);
+  Geom g = make_geom(input_sizes, w.sizes(), stride, padding, dilation, groups, go.dtype(), op_name);
+  DITTO_CHECK(
+      go.sizes() == (Shape{g.n, g.o, g.oh, g.ow}),
+      ValueError,
+      op_name,
+      "grad_out ",
+      shape_str(go.sizes()),
+      " is not the output shape ",
+      shape_str(Shape{g.n, g.o, g.oh, g.ow}));
+  Tensor out = detail::new_tensor(input_sizes, g.dtype);
+  if (out.numel() > 0) {
+    dispatch(kBackwardInput, g, go, w, out, op_name);
+  }
+  return op.done(out);
+}
+
+Tensor conv2d_backward_weight(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& weight_sizes,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op_name = "conv2d_backward_weight";
+  detail::OpScope op(op_name);
+  Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
+  Tensor x = contiguous_checked(input, "input", op_name);
+  check_same_dtype(go, x, op_name);
+  Geom g = make_geom(x.sizes(), weight_sizes, stride, padding, dilation, groups, x.dtype(), op_name);
+  DITTO_CHECK(
+      go.sizes() == (Shape{g.n, g.o, g.oh, g.ow}),
+      ValueError,
+      op_name,
+      "grad_out ",
+      shape_str(go.sizes()),
+      " is not the output shape ",
+      shape_str(Shape{g.n, g.o, g.oh, g.ow}));
+  Tensor out = detail::new_tensor(weight_sizes, g.dtype);
+  dispatch(kBackwardWeight, g, go, x, out, op_name);
+  return op.done(out);
+}
+
+namespace {
+
+// conv1d as conv2d over [N, C, 1, L].
+IntList lift(const IntList& v, int64_t one, const char* what, const char* op) {
+  DITTO_CHECK(
+      v.size() == 1, ValueError, op, what, " must have 1 value, got ", v.size());
+  return {one, v[0]};
+}
+
+Tensor as_2d(const Tensor& t, const char* what, const char* op) {
+  DITTO_CHECK(
+      t.defined() && t.dim() == 3,
+      ValueError,
+      op,
+      "expected a 3-d ",
+      what,
+      ", got ",
+      t.defined() ? shape_str(t.sizes()) : std::string("undefined"));
+  return t.unsqueeze(2);
+}
+
+Shape sizes_2d(const Shape& s, const char* what, const char* op) {
+  DITTO_CHECK(
+      s.size() == 3, ValueError, op, "expected 3 ", what, " sizes, got ", shape_str(s));
+  return {s[0], s[1], 1, s[2]};
+}
+
+} // namespace
+
+Tensor conv1d(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op = "conv1d";
+  return conv2d(
+             as_2d(input, "input", op),
+             as_2d(weight, "weight", op),
+             bias,
+             lift(stride, 1, "stride", op),
+             lift(padding, 0, "padding", op),
+             lift(dilation, 1, "dilation", op),
+             groups)
+      .squeeze(2);
+}
+
+Tensor conv1d_backward_input(
+    const Tensor& grad_out,
+    const Tensor& weight,
+    const Shape& input_sizes,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op = "conv1d_backward_input";
+  return conv2d_backward_input(
+             as_2d(grad_out, "grad_out", op),
+             as_2d(weight, "weight", op),
+             sizes_2d(input_sizes, "input", op),
+             lift(stride, 1, "stride", op),
+             lift(padding, 0, "padding", op),
+             lift(dilation, 1, "dilation", op),
+             groups)
+      .squeeze(2);
+}
+
+Tensor conv1d_backward_weight(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& weight_sizes,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op = "conv1d_backward_weight";
+  return conv2d_backward_weight(
+             as_2d(grad_out, "grad_out", op),
+             as_2d(input, "input", op),
+             sizes_2d(weight_sizes, "weight", op),
+             lift(stride, 1, "stride", op),
+             lift(padding, 0, "padding", op),
+             lift(dilation, 1, "dilation", op),
+             groups)
+      .squeeze(2);
+}
+
+namespace backends::conv {
+
+void benchmark(bool on) {
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().benchmark = on;
+}
+bool benchmark() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().benchmark;
+}
+void deterministic(bool on) {
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().deterministic = on;
+}
+bool deterministic() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().deterministic;
+}
+void benchmark_limit(int limit) {
+  DITTO_CHECK(
+      limit >= 0,
+      ValueError,
+      "backends::conv::benchmark_limit",
+      "expected a limit >= 0, got ",
+      limit);
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().limit = limit;
+}
+int benchmark_limit() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().limit;
+}
+void replay_only(bool on) {
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().replay_only = on;
+}
+bool replay_only() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().replay_only;
+}
+
+Choice last_choice() {
+  return tls_last;
+}
+
+const char* choice_source_name(ChoiceSource s) {
+  switch (s) {
+    case ChoiceSource::Heuristic:
+      return "heuristic";
+    case ChoiceSource::Timed:
+      return "timed";
+    case ChoiceSource::Cached:
+      return "cached";
+    case ChoiceSource::Replayed:
+      return "replayed";
+  }
+  return "?";
+}
+
+void force_algorithm(const std::string& direction, const std::string& algorithm) {
+  const char* op = "backends::conv::force_algorithm";
+  int d = -1;
+  for (int k = 0; k < 3; ++k) {
+    if (direction == kDirNames[k]) {
+      d = k;
+    }
+  }
+  DITTO_CHECK(
+      d >= 0,
+      ValueError,
+      op,
+      "unknown direction '",
+      direction,
+      "' (forward, backward_input, backward_weight)");
+  bool known = algorithm.empty();
+  std::string names;
+  for (const Algo& a : algos(Dir(d))) {
+    known = known || algorithm == a.name;
+    names += std::string(names.empty() ? "" : ", ") + a.name;
+  }
+  DITTO_CHECK(
+      known,
+      ValueError,
+      op,
+      "unknown ",
+      direction,
+      " algorithm '",
+      algorithm,
+      "' (",
+      names,
+      ")");
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().forced[d] = algorithm;
+}
+
+void clear_tuning_cache() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().timed.clear();
+  state().loaded.clear();
+}
+
+void save_tuning_cache(const std::string& path) {
+  nlohmann::json j;
+  j["format"] = "ditto.conv_tuning_cache";
+  j["version"] = 1;
+  j["cpu_capability"] = std::string(cpu_capability_name(get_cpu_capability()));
+  j["threads"] = get_num_threads();
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    std::map<std::string, std::string> all = state().loaded;
+    for (const auto& [k, v] : state().timed) {
+      all[k] = v;
+    }
+    j["entries"] = all;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << j.dump(1) << "\n";
+    DITTO_CHECK(
+        f.good(),
+        ValueError,
+        "backends::conv::save_tuning_cache",
+        "cannot write ",
+        tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  DITTO_CHECK(
+      !ec,
+      ValueError,
+      "backends::conv::save_tuning_cache",
+      "cannot rename ",
+      tmp,
+      " to ",
+      path,
+      ": ",
+      ec.message());
+}
+
+bool load_tuning_cache(const std::string& path) {
+  auto reject = [&](const std::string& why) {
+    determinism::warn(
+        "conv tuning cache",
+        detail::str_cat("[backends::conv::load_tuning_cache] ", path, ": ", why,
+                        "; the cache is unchanged"));
+    return false;
+  };
+  std::ifstream f(path);
+  if (!f.good()) {
+    return reject("cannot open the file");
+  }
+  std::map<std::string, std::string> entries;
+  try {
+    nlohmann::json j = nlohmann::json::parse(f);
+    if (j.value("format", "") != "ditto.conv_tuning_cache") {
+      return reject("not a ditto conv tuning cache");
+    }
+    if (j.value("version", 0) != 1) {
+      return reject("unsupported version " + std::to_string(j.value("version", 0)));
+    }
+    const std::string cap = j.at("cpu_capability").get<std::string>();
+    if (cap != cpu_capability_name(get_cpu_capability())) {
+      return reject(
+          "made for CPU capability " + cap + ", this process runs " +
+          std::string(cpu_capability_name(get_cpu_capability())));
+    }
+    entries = j.at("entries").get<std::map<std::string, std::string>>();
+    for (const auto& [k, v] : entries) {
+      const std::string dir = k.substr(0, k.find('|'));
+      int d = -1;
+      for (int q = 0; q < 3; ++q) {
+        if (dir == kDirNames[q]) {
+          d = q;
+        }
+      }
+      bool known = false;
+      for (const Algo& a : d < 0 ? std::vector<Algo>{} : algos(Dir(d))) {
+        known = known || v == a.name;
+      }
+      if (!known) {
+        return reject("unknown algorithm '" + v + "' for key " + k);
+      }
+    }
+  } catch (const std::exception& e) {
+    return reject(std::string("corrupt: ") + e.what());
+  }
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().loaded = std::move(entries);
+  return true;
+}
+
+} // namespace backends::conv
+
+} // namespace ditto

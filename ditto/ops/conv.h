@@ -1,0 +1,114 @@
+#pragma once
+
+#include <string>
+
+#include "ditto/core/shape.h"
+#include "ditto/core/tensor.h"
+
+namespace ditto {
+
+// Convolutions of float32 or float64 tensors (cross-correlation, as
+// PyTorch): input [N, C, H, W], weight [O, C / groups, KH, KW], bias [O] or
+// undefined, with stride, padding (zeros), dilation and groups. Several
+// algorithms per direction (docs/linalg.md); which one runs is chosen by
+// backends::conv below. Every algorithm is deterministic except the fast
+// weight gradient, and each gives the same bits for any thread count.
+DITTO_API Tensor conv2d(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias = {},
+    const IntList& stride = {1, 1},
+    const IntList& padding = {0, 0},
+    const IntList& dilation = {1, 1},
+    int64_t groups = 1);
+// The gradient of conv2d's output with respect to its input / weight.
+DITTO_API Tensor conv2d_backward_input(
+    const Tensor& grad_out,
+    const Tensor& weight,
+    const Shape& input_sizes,
+    const IntList& stride = {1, 1},
+    const IntList& padding = {0, 0},
+    const IntList& dilation = {1, 1},
+    int64_t groups = 1);
+DITTO_API Tensor conv2d_backward_weight(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& weight_sizes,
+    const IntList& stride = {1, 1},
+    const IntList& padding = {0, 0},
+    const IntList& dilation = {1, 1},
+    int64_t groups = 1);
+
+// The same for [N, C, L] inputs and [O, C / groups, K] weights.
+DITTO_API Tensor conv1d(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias = {},
+    const IntList& stride = {1},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    int64_t groups = 1);
+DITTO_API Tensor conv1d_backward_input(
+    const Tensor& grad_out,
+    const Tensor& weight,
+    const Shape& input_sizes,
+    const IntList& stride = {1},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    int64_t groups = 1);
+DITTO_API Tensor conv1d_backward_weight(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& weight_sizes,
+    const IntList& stride = {1},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    int64_t groups = 1);
+
+// Algorithm selection, like torch.backends.cudnn (see docs/linalg.md).
+namespace backends::conv {
+
+// benchmark off (default): a fixed heuristic picks the algorithm from the
+// shapes and dtype. On: the first call for a key (direction, dtype, shapes,
+// stride, padding, dilation, groups, thread count, determinism) times up to
+// benchmark_limit() candidates and keeps the fastest for later calls.
+DITTO_API void benchmark(bool on);
+DITTO_API bool benchmark();
+// Only deterministic algorithms (also when use_deterministic_algorithms is
+// on). Default false.
+DITTO_API void deterministic(bool on);
+DITTO_API bool deterministic();
+// Candidates timed per key (default 10; 0 means all).
+DITTO_API void benchmark_limit(int limit);
+DITTO_API int benchmark_limit();
+// With benchmark on, keys found in a loaded tuning cache are used without
+// timing anything.
+DITTO_API void replay_only(bool on);
+DITTO_API bool replay_only();
+
+// The tuning cache: every choice timed in this process (and loaded ones),
+// as versioned JSON with the CPU capability and thread count. save writes
+// atomically (ValueError if it cannot); load returns false, reports why
+// through the determinism warning handler and changes nothing when the file
+// is missing, corrupt, of another version or from another CPU capability.
+DITTO_API void save_tuning_cache(const std::string& path);
+DITTO_API bool load_tuning_cache(const std::string& path);
+DITTO_API void clear_tuning_cache();
+
+// What the last convolution on this thread ran and how it was chosen.
+enum class ChoiceSource { Heuristic, Timed, Cached, Replayed };
+struct Choice {
+  std::string direction; // "forward", "backward_input", "backward_weight"
+  std::string algorithm;
+  ChoiceSource source = ChoiceSource::Heuristic;
+};
+DITTO_API Choice last_choice();
+DITTO_API const char* choice_source_name(ChoiceSource s);
+
+// Forces an algorithm by name for a direction (testing and comparisons;
+// "" restores the automatic choice). ValueError for an unknown name.
+DITTO_API void force_algorithm(const std::string& direction, const std::string& algorithm);
+
+} // namespace backends::conv
+
+} // namespace ditto

@@ -1,0 +1,295 @@
+// Convolutions: every algorithm against a float64 reference, bit equality
+// across thread counts and CPU capabilities, the adjoint identities of the
+// gradients and finite differences, algorithm selection and the tuning
+// cache.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+namespace conv = ditto::backends::conv;
+
+namespace {
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) {
+    return false;
+  }
+  Tensor x = a.contiguous(), y = b.contiguous();
+  return std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
+}
+
+struct Cfg {
+  int64_t n, c, h, w, o, kh, kw, s, p, d, g;
+};
+
+// The definition, in float64.
+Tensor reference(const Tensor& x, const Tensor& w, const Cfg& f) {
+  Tensor xd = x.to(kFloat64).contiguous(), wd = w.to(kFloat64).contiguous();
+  const int64_t oh = (f.h + 2 * f.p - f.d * (f.kh - 1) - 1) / f.s + 1;
+  const int64_t ow = (f.w + 2 * f.p - f.d * (f.kw - 1) - 1) / f.s + 1;
+  const int64_t cg = f.c / f.g, og = f.o / f.g;
+  Tensor out = zeros({f.n, f.o, oh, ow}, kFloat64);
+  const double* xp = xd.data_ptr<double>();
+  const double* wp = wd.data_ptr<double>();
+  double* o = out.data_ptr<double>();
+  for (int64_t n = 0; n < f.n; ++n)
+    for (int64_t oc = 0; oc < f.o; ++oc)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xo = 0; xo < ow; ++xo) {
+          double acc = 0;
+          const int64_t gi = oc / og;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t ki = 0; ki < f.kh; ++ki)
+              for (int64_t kj = 0; kj < f.kw; ++kj) {
+                const int64_t iy = y * f.s - f.p + ki * f.d, ix = xo * f.s - f.p + kj * f.d;
+                if (iy >= 0 && iy < f.h && ix >= 0 && ix < f.w) {
+                  acc += wp[((oc * cg + ci) * f.kh + ki) * f.kw + kj] *
+                      xp[((n * f.c + gi * cg + ci) * f.h + iy) * f.w + ix];
+                }
+              }
+          o[((n * f.o + oc) * oh + y) * ow + xo] = acc;
+        }
+  return out;
+}
+
+const std::vector<Cfg> kCfgs = {
+    {2, 3, 9, 8, 4, 3, 3, 1, 1, 1, 1}, // 3x3 padding 1: Winograd applies
+    {3, 4, 11, 7, 6, 3, 2, 2, 1, 1, 2}, // stride 2, groups 2
+    {1, 2, 10, 10, 2, 3, 3, 1, 2, 2, 1}, // dilation 2
+    {2, 8, 5, 5, 8, 1, 1, 1, 0, 1, 4}, // 1x1, groups 4
+    {1, 1, 6, 9, 3, 3, 3, 1, 0, 1, 1}, // one input channel (direct)
+};
+
+class Conv : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    conv::force_algorithm("forward", "");
+    conv::force_algorithm("backward_input", "");
+    conv::force_algorithm("backward_weight", "");
+    conv::benchmark(false);
+    conv::deterministic(false);
+    conv::replay_only(false);
+    conv::clear_tuning_cache();
+    use_deterministic_algorithms(false);
+    set_num_threads(threads_);
+    set_cpu_capability(cap_);
+    determinism::set_warning_handler({});
+  }
+  int threads_ = get_num_threads();
+  CpuCapability cap_ = get_cpu_capability();
+};
+
+} // namespace
+
+TEST_F(Conv, ForwardAlgorithmsMatchTheReferenceAndTheirOwnBits) {
+  Generator gen;
+  gen.manual_seed(1);
+  for (const Cfg& f : kCfgs) {
+    for (Dtype dt : {kFloat32, kFloat64}) {
+      Tensor x = randn({f.n, f.c, f.h, f.w}, dt, gen);
+      Tensor w = randn({f.o, f.c / f.g, f.kh, f.kw}, dt, gen);
+      Tensor bias = randn({f.o}, dt, gen);
+      Tensor want = add(reference(x, w, f), bias.to(kFloat64).view({f.o, 1, 1}));
+      const double tol = dt == kFloat32 ? 1e-4 : 1e-12;
+      Tensor im2col;
+      for (const char* algo : {"im2col_gemm", "direct", "winograd_f2x2_3x3"}) {
+        if (std::string(algo) == "winograd_f2x2_3x3" && !(f.kh == 3 && f.kw == 3 && f.s == 1 && f.d == 1)) {
+          continue;
+        }
+        conv::force_algorithm("forward", algo);
+        Tensor first;
+        for (CpuCapability cap : supported_cpu_capabilities()) {
+          set_cpu_capability(cap);
+          for (int threads : {1, 2, 3, 8}) {
+            set_num_threads(threads);
+            Tensor y = conv2d(x, w, bias, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
+            if (!first.defined()) {
+              first = y;
+              EXPECT_TRUE(allclose(y.to(kFloat64), want, tol, tol)) << algo;
+            } else {
+              EXPECT_TRUE(same_bits(y, first)) << algo << " " << threads;
+            }
+          }
+        }
+        EXPECT_EQ(conv::last_choice().algorithm, algo);
+        if (std::string(algo) == "im2col_gemm") {
+          im2col = first;
+        } else if (std::string(algo) == "direct") {
+          // Note [Direct and im2col agree].
+          EXPECT_TRUE(same_bits(first, im2col));
+        }
+      }
+    }
+  }
+}
+
+// <conv(x, w), go> = <x, backward_input(go, w)> = <w, backward_weight(go, x)>
+// in float64, and finite differences of that bilinear form.
+TEST_F(Conv, GradientsAreTheAdjoints) {
+  Generator gen;
+  gen.manual_seed(2);
+  for (const Cfg& f : kCfgs) {
+    IntList s{f.s, f.s}, p{f.p, f.p}, d{f.d, f.d};
+    Tensor x = randn({f.n, f.c, f.h, f.w}, kFloat64, gen);
+    Tensor w = randn({f.o, f.c / f.g, f.kh, f.kw}, kFloat64, gen);
+    Tensor y = conv2d(x, w, {}, s, p, d, f.g);
+    Tensor go = randn(y.sizes(), kFloat64, gen);
+    const double lhs = sum(mul(y, go)).item<double>();
+    for (const char* algo : {"gemm_col2im", "direct"}) {
+      conv::force_algorithm("backward_input", algo);
+      Tensor gi = conv2d_backward_input(go, w, x.sizes(), s, p, d, f.g);
+      EXPECT_NEAR(sum(mul(x, gi)).item<double>(), lhs, 1e-9 * (1 + std::abs(lhs))) << algo;
+    }
+    for (const char* algo : {"gemm_chunked", "fast"}) {
+      conv::force_algorithm("backward_weight", algo);
+      Tensor gw = conv2d_backward_weight(go, x, w.sizes(), s, p, d, f.g);
+      EXPECT_NEAR(sum(mul(w, gw)).item<double>(), lhs, 1e-9 * (1 + std::abs(lhs))) << algo;
+    }
+    // Finite differences of L(x) = <conv(x, w), go> at one input element.
+    conv::force_algorithm("backward_input", "");
+    Tensor gi = conv2d_backward_input(go, w, x.sizes(), s, p, d, f.g);
+    const double h = 1e-4;
+    Tensor xp = x.clone(), xm = x.clone();
+    const int64_t at = x.numel() / 2;
+    xp.data_ptr<double>()[at] += h;
+    xm.data_ptr<double>()[at] -= h;
+    const double fd = (sum(mul(conv2d(xp, w, {}, s, p, d, f.g), go)).item<double>() -
+                       sum(mul(conv2d(xm, w, {}, s, p, d, f.g), go)).item<double>()) /
+        (2 * h);
+    EXPECT_NEAR(fd, gi.data_ptr<double>()[at], 1e-6);
+  }
+}
+
+TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
+  Generator gen;
+  gen.manual_seed(3);
+  const Cfg f{37, 4, 12, 12, 8, 3, 3, 1, 1, 1, 1}; // several sample chunks
+  Tensor x = randn({f.n, f.c, f.h, f.w}, kFloat32, gen);
+  Tensor w = randn({f.o, f.c, 3, 3}, kFloat32, gen);
+  Tensor go = randn({f.n, f.o, 12, 12}, kFloat32, gen);
+  for (const char* algo : {"gemm_chunked"}) {
+    conv::force_algorithm("backward_weight", algo);
+    Tensor first;
+    for (CpuCapability cap : supported_cpu_capabilities()) {
+      set_cpu_capability(cap);
+      for (int threads : {1, 2, 3, 8}) {
+        set_num_threads(threads);
+        Tensor gw = conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1});
+        if (!first.defined()) {
+          first = gw;
+        }
+        EXPECT_TRUE(same_bits(gw, first)) << threads;
+      }
+    }
+    conv::force_algorithm("backward_weight", "fast");
+    set_num_threads(2);
+    EXPECT_TRUE(allclose(conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}), first, 1e-4, 1e-3));
+  }
+  for (const char* algo : {"gemm_col2im", "direct"}) {
+    conv::force_algorithm("backward_input", algo);
+    Tensor first;
+    for (int threads : {1, 2, 3, 8}) {
+      set_num_threads(threads);
+      Tensor gi = conv2d_backward_input(go, w, x.sizes(), {1, 1}, {1, 1});
+      if (!first.defined()) {
+        first = gi;
+      }
+      EXPECT_TRUE(same_bits(gi, first)) << algo << " " << threads;
+    }
+  }
+  // The fast weight gradient alerts in deterministic mode.
+  use_deterministic_algorithms(true);
+  EXPECT_THROW(conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}), NondeterministicError);
+}
+
+TEST_F(Conv, Conv1dIsConv2dOverOneRow) {
+  Generator gen;
+  gen.manual_seed(4);
+  Tensor x = randn({2, 4, 30}, kFloat32, gen), w = randn({6, 2, 5}, kFloat32, gen);
+  Tensor b = randn({6}, kFloat32, gen);
+  Tensor y = conv1d(x, w, b, {2}, {3}, {2}, 2);
+  Tensor y2 = conv2d(x.unsqueeze(2), w.unsqueeze(2), b, {1, 2}, {0, 3}, {1, 2}, 2).squeeze(2);
+  EXPECT_TRUE(same_bits(y, y2));
+  Tensor go = randn(y.sizes(), kFloat32, gen);
+  EXPECT_TRUE(same_bits(
+      conv1d_backward_input(go, w, x.sizes(), {2}, {3}, {2}, 2),
+      conv2d_backward_input(go.unsqueeze(2), w.unsqueeze(2), {2, 4, 1, 30}, {1, 2}, {0, 3}, {1, 2}, 2).squeeze(2)));
+  EXPECT_TRUE(same_bits(
+      conv1d_backward_weight(go, x, w.sizes(), {2}, {3}, {2}, 2),
+      conv2d_backward_weight(go.unsqueeze(2), x.unsqueeze(2), {6, 2, 1, 5}, {1, 2}, {0, 3}, {1, 2}, 2).squeeze(2)));
+}
+
+TEST_F(Conv, BenchmarkTimesThenCachesAndReplaysFromAFile) {
+  Generator gen;
+  gen.manual_seed(5);
+  Tensor x = randn({4, 8, 14, 14}, kFloat32, gen), w = randn({16, 8, 3, 3}, kFloat32, gen);
+  conv::force_algorithm("forward", "");
+  conv2d(x, w, {}, {1, 1}, {1, 1});
+  EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Heuristic);
+  EXPECT_EQ(conv::last_choice().algorithm, "im2col_gemm");
+  conv::benchmark(true);
+  conv2d(x, w, {}, {1, 1}, {1, 1});
+  const conv::Choice timed = conv::last_choice();
+  EXPECT_EQ(timed.source, conv::ChoiceSource::Timed);
+  conv2d(x, w, {}, {1, 1}, {1, 1});
+  EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Cached);
+  EXPECT_EQ(conv::last_choice().algorithm, timed.algorithm);
+  // Deterministic: the fast weight gradient is never a candidate.
+  conv::deterministic(true);
+  std::vector<std::string> warnings;
+  determinism::set_warning_handler(
+      [&](std::string_view op, std::string_view) { warnings.emplace_back(op); });
+  Tensor go = randn({4, 16, 14, 14}, kFloat32, gen);
+  for (int i = 0; i < 3; ++i) {
+    conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1});
+    EXPECT_EQ(conv::last_choice().algorithm, "gemm_chunked");
+  }
+  EXPECT_EQ(warnings, std::vector<std::string>{"conv (benchmark)"});
+  conv::deterministic(false);
+  // Save, forget, load, replay: nothing is timed.
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ditto_tuning_" + std::to_string(::getpid()) + ".json")).string();
+  conv::save_tuning_cache(path);
+  conv::clear_tuning_cache();
+  ASSERT_TRUE(conv::load_tuning_cache(path));
+  conv::replay_only(true);
+  conv2d(x, w, {}, {1, 1}, {1, 1});
+  EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Replayed);
+  EXPECT_EQ(conv::last_choice().algorithm, timed.algorithm);
+  // A corrupt or foreign file is reported and changes nothing.
+  warnings.clear();
+  std::ofstream(path) << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 1, \"entr";
+  EXPECT_FALSE(conv::load_tuning_cache(path));
+  std::ofstream(path) << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 2}";
+  EXPECT_FALSE(conv::load_tuning_cache(path));
+  std::ofstream(path) << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 1, "
+                         "\"cpu_capability\": \"neon\", \"threads\": 1, \"entries\": {}}";
+  EXPECT_FALSE(conv::load_tuning_cache(path));
+  EXPECT_EQ(warnings.size(), 3u);
+  conv2d(x, w, {}, {1, 1}, {1, 1});
+  EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Replayed);
+  std::filesystem::remove(path);
+  EXPECT_FALSE(conv::load_tuning_cache(path));
+  EXPECT_THROW(conv::force_algorithm("forward", "fft"), ValueError);
+  EXPECT_THROW(conv::benchmark_limit(-1), ValueError);
+}
+
+TEST_F(Conv, BadInput) {
+  Tensor x = zeros({2, 4, 8, 8}), w = zeros({6, 2, 3, 3});
+  EXPECT_THROW(conv2d(x, w), ValueError); // 4 channels, weight wants 2
+  EXPECT_THROW(conv2d(x, w, {}, {1, 1}, {0, 0}, {1, 1}, 3), ValueError);
+  EXPECT_NO_THROW(conv2d(x, w, {}, {1, 1}, {0, 0}, {1, 1}, 2));
+  EXPECT_THROW(conv2d(x.view({8, 8, 8}), w), ValueError);
+  EXPECT_THROW(conv2d(x, w, {}, {0, 1}, {0, 0}, {1, 1}, 2), ValueError);
+  EXPECT_THROW(conv2d(x, w, {}, {1, 1}, {-1, 0}, {1, 1}, 2), ValueError);
+  EXPECT_THROW(conv2d(x, zeros({6, 2, 9, 9}), {}, {1, 1}, {0, 0}, {1, 1}, 2), ValueError);
+  EXPECT_THROW(conv2d(x, w.to(kFloat64), {}, {1, 1}, {0, 0}, {1, 1}, 2), TypeError);
+  EXPECT_THROW(conv2d(x, w, zeros({5}), {1, 1}, {0, 0}, {1, 1}, 2), ValueError);
+  EXPECT_THROW(conv2d_backward_input(zeros({2, 6, 5, 5}), w, {2, 4, 8, 8}, {1, 1}, {0, 0}, {1, 1}, 2), ValueError);
+}
