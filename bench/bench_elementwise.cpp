@@ -85,6 +85,7 @@ void register_random_benchmarks(); // bench_random.cpp
 void register_index_benchmarks(); // bench_index.cpp
 void register_data_benchmarks(); // bench_data.cpp
 void register_linalg_benchmarks(); // bench_linalg.cpp
+void register_conv_benchmarks(); // bench_conv.cpp
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
   register_index_benchmarks();
   register_data_benchmarks();
   register_linalg_benchmarks();
+  register_conv_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -44,7 +44,32 @@ class OpSpec:
     element_size: int = 4  # float32
     setup: str = ""  # Python run before timing, with torch and n defined
     fixed_bytes: int = 0  # bytes per call when they do not scale with n
+    flops: str = ""  # a Python expression in n: the row shows GFLOP/s
 
+
+
+def _conv_spec(name, cin, cout, direction, det=True):
+    """conv2d on the Fashion-MNIST CNN shapes (batch 64, 3x3, padding 1);
+    n is the input's height and width. PyTorch (oneDNN) with
+    use_deterministic_algorithms on, as ditto's deterministic rows."""
+    stmt = {
+        "fwd": "F.conv2d(x, w, padding=1)",
+        "bwd_input": "torch.ops.aten.convolution_backward(go, x, w, None, "
+                     "[1, 1], [1, 1], [1, 1], False, [0, 0], 1, "
+                     "[True, False, False])[0]",
+        "bwd_weight": "torch.ops.aten.convolution_backward(go, x, w, None, "
+                      "[1, 1], [1, 1], [1, 1], False, [0, 0], 1, "
+                      "[False, True, False])[1]",
+    }[direction]
+    setup = ("import torch.nn.functional as F; "
+             f"torch.use_deterministic_algorithms({det}); "
+             f"x = torch.randn(64, {cin}, n, n); "
+             f"w = torch.randn({cout}, {cin}, 3, 3); "
+             f"go = torch.randn(64, {cout}, n, n)")
+    return OpSpec(name, stmt, num_inputs=0, arrays_moved=1,
+                  sizes=(28 if cin == 1 else 14,), threads=(2,),
+                  setup=setup,
+                  flops=f"2 * 64 * {cin} * {cout} * 9 * n * n")
 
 OPS = [
     OpSpec("add", "torch.add(a, b)", num_inputs=2, arrays_moved=3),
@@ -137,6 +162,19 @@ OPS = [
                "loader = torch.utils.data.DataLoader(FMnist(tf),"
                " batch_size=64, shuffle=True, num_workers=2)",
            ])),
+    # float32 mm of n x n matrices against OpenBLAS (OPENBLAS_CORETYPE and
+    # OPENBLAS_L2_SIZE unset for the PyTorch side: its AVX-512 kernels).
+    OpSpec("mm", "torch.mm(A, B)", num_inputs=0, arrays_moved=1,
+           sizes=(512, 1024, 2048), threads=(2,),
+           setup="A = torch.randn(n, n); B = torch.randn(n, n)",
+           flops="2 * n ** 3"),
+    _conv_spec("conv_fwd_c1", 1, 32, "fwd"),
+    _conv_spec("conv_fwd_c32", 32, 64, "fwd"),
+    _conv_spec("conv_fwd_bench_c32", 32, 64, "fwd"),
+    _conv_spec("conv_bwd_input_c32", 32, 64, "bwd_input"),
+    _conv_spec("conv_bwd_weight_c1", 1, 32, "bwd_weight"),
+    _conv_spec("conv_bwd_weight_c32", 32, 64, "bwd_weight"),
+    _conv_spec("conv_bwd_weight_fast_c32", 32, 64, "bwd_weight", det=False),
 ]
 
 # Removed from the environment of the PyTorch subprocess.
@@ -211,10 +249,18 @@ def run_ditto(path, ops, min_time):
 # ---- PyTorch side
 
 
+# --openblas-coretype: forced for the PyTorch side (OpenBLAS's detection can
+# fail under a hypervisor: on the 2026-11 machine it picks Prescott's SSE3
+# kernels, about 70 GFLOP/s, where SkylakeX's reach about 250).
+OPENBLAS_CORETYPE_FOR_TORCH = None
+
+
 def torch_env():
     env = dict(os.environ)
     for var in UNSET_FOR_TORCH:
         env.pop(var, None)
+    if OPENBLAS_CORETYPE_FOR_TORCH:
+        env["OPENBLAS_CORETYPE"] = OPENBLAS_CORETYPE_FOR_TORCH
     return env
 
 
@@ -321,6 +367,8 @@ def format_size(n):
 
 
 def gbps(op, n, seconds):
+    if op.flops:
+        return eval(op.flops, {"n": n}) / seconds / 1e9
     if op.fixed_bytes:
         return op.fixed_bytes / seconds / 1e9
     return op.arrays_moved * n * op.element_size / seconds / 1e9
@@ -339,10 +387,11 @@ def build_table(ops, ditto_times, torch_times):
             sys.exit(f"error: ditto_bench has no case {key}")
         d, p = ditto_times[key], torch_times[key]
         ratios.append(d / p)
+        unit = " GFLOP/s" if op.flops else ""
         lines.append(
             f"| {op.name} | {format_size(n)} | {t} | {format_time(d)} "
-            f"| {format_time(p)} | {d / p:.2f} | {gbps(op, n, d):.1f} "
-            f"| {gbps(op, n, p):.1f} |"
+            f"| {format_time(p)} | {d / p:.2f} | {gbps(op, n, d):.1f}{unit} "
+            f"| {gbps(op, n, p):.1f}{unit} |"
         )
     return lines, statistics.geometric_mean(ratios)
 
@@ -408,12 +457,20 @@ def parse_args():
         + ")",
     )
     p.add_argument("--markdown-out", metavar="FILE", help="also write the table here")
+    p.add_argument(
+        "--openblas-coretype",
+        metavar="CORE",
+        help="set OPENBLAS_CORETYPE for the PyTorch side (default: unset, "
+        "OpenBLAS detects the CPU)",
+    )
     p.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
 def main():
+    global OPENBLAS_CORETYPE_FOR_TORCH
     args = parse_args()
+    OPENBLAS_CORETYPE_FOR_TORCH = args.openblas_coretype
     if args.torch_worker:
         torch_worker()
         return

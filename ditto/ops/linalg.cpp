@@ -14,7 +14,7 @@ namespace ditto {
 namespace {
 
 // Output tiles a thread takes whole (from the shapes only).
-constexpr int64_t kTileM = 96, kTileN = 256;
+constexpr int64_t kTileM = 192, kTileN = 256;
 // Note [Split-K]
 // An output of at most kSplitKMaxTiles tiles with k >= kSplitKMinK (weight
 // gradients: k = batch x spatial) leaves threads idle, so k is cut into

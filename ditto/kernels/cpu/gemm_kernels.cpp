@@ -37,7 +37,7 @@ namespace ditto::kernels::DITTO_KERNEL_NS {
 namespace {
 
 // Values of k per packed panel.
-constexpr int64_t kKC = 256;
+constexpr int64_t kKC = 192;
 
 // ---- register tiles: Micro<T>::MR rows x Micro<T>::NR columns of C.
 
@@ -48,7 +48,7 @@ struct Micro;
 
 template <>
 struct Micro<float> {
-  static constexpr int64_t MR = 8, NR = 32;
+  static constexpr int64_t MR = 12, NR = 32;
   // c[r][0:NR] (row stride ldc) advanced by kc steps of packed a (MR per
   // step) and b (NR per step).
   static void run(
