@@ -19,7 +19,8 @@ void run_mm(benchmark::State& state) {
     benchmark::DoNotOptimize(c.raw_data());
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
-      double(state.iterations()) * 2.0 * double(n) * double(n) * double(n) / 1e9,
+      double(state.iterations()) * 2.0 * double(n) * double(n) * double(n) /
+          1e9,
       benchmark::Counter::kIsRate);
 }
 

@@ -78,8 +78,13 @@ Geom make_geom(
       " and ",
       shape_str(weight));
   DITTO_CHECK(
-      is_floating(dtype), TypeError, op, "expected float32 or float64, got ", dtype);
-  IntList s = pair_of(stride, "stride", op), p = pair_of(padding, "padding", op),
+      is_floating(dtype),
+      TypeError,
+      op,
+      "expected float32 or float64, got ",
+      dtype);
+  IntList s = pair_of(stride, "stride", op),
+          p = pair_of(padding, "padding", op),
           d = pair_of(dilation, "dilation", op);
   DITTO_CHECK(
       s[0] > 0 && s[1] > 0 && d[0] > 0 && d[1] > 0 && p[0] >= 0 && p[1] >= 0,
@@ -92,7 +97,8 @@ Geom make_geom(
       shape_str(p),
       ", dilation ",
       shape_str(d));
-  DITTO_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
+  DITTO_CHECK(
+      groups > 0, ValueError, op, "groups must be positive, got ", groups);
   Geom g{};
   g.n = input[0];
   g.c = input[1];
@@ -110,7 +116,8 @@ Geom make_geom(
   g.groups = groups;
   g.dtype = dtype;
   for (int64_t v : input) {
-    DITTO_CHECK(v >= 0, ValueError, op, "negative input size ", shape_str(input));
+    DITTO_CHECK(
+        v >= 0, ValueError, op, "negative input size ", shape_str(input));
   }
   DITTO_CHECK(
       g.o > 0 && g.kh > 0 && g.kw > 0 && weight[1] > 0,
@@ -198,30 +205,65 @@ void gemm(
 
 // cols [cg * kh * kw, oh * ow] of sample x (one group's channels): row
 // (ci, ki, kj), column (y, x); zeros where the window is in the padding.
+// Rows are ld apart (ld = oh * ow, or more when samples sit side by side).
 template <typename T>
-void im2col(const Geom& g, const T* x, T* cols) {
+void im2col(const Geom& g, const T* x, T* cols, int64_t ld) {
   for (int64_t ci = 0; ci < g.cg; ++ci) {
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       for (int64_t kj = 0; kj < g.kw; ++kj) {
-        T* row = cols + ((ci * g.kh + ki) * g.kw + kj) * g.ohw();
+        T* row = cols + ((ci * g.kh + ki) * g.kw + kj) * ld;
+        // Output columns whose tap is inside the row: ix = xo * sw + off.
+        const int64_t off = kj * g.dw - g.pw;
+        const int64_t x_lo =
+            std::min(g.ow, off >= 0 ? 0 : (-off + g.sw - 1) / g.sw);
+        const int64_t x_hi = g.w - 1 - off < 0
+            ? x_lo
+            : std::max(x_lo, std::min(g.ow, (g.w - 1 - off) / g.sw + 1));
         for (int64_t y = 0; y < g.oh; ++y) {
+          T* dst = row + y * g.ow;
           const int64_t iy = y * g.sh - g.ph + ki * g.dh;
-          for (int64_t xo = 0; xo < g.ow; ++xo) {
-            const int64_t ix = xo * g.sw - g.pw + kj * g.dw;
-            row[y * g.ow + xo] = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w
-                ? x[(ci * g.h + iy) * g.w + ix]
-                : T(0);
+          if (iy < 0 || iy >= g.h) {
+            std::fill(dst, dst + g.ow, T(0));
+            continue;
           }
+          const T* src = x + (ci * g.h + iy) * g.w + off;
+          std::fill(dst, dst + x_lo, T(0));
+          if (g.sw == 1) {
+            std::copy(src + x_lo, src + x_hi, dst + x_lo);
+          } else {
+            for (int64_t xo = x_lo; xo < x_hi; ++xo) {
+              dst[xo] = src[xo * g.sw];
+            }
+          }
+          std::fill(dst + x_hi, dst + g.ow, T(0));
         }
       }
     }
   }
 }
 
+// A per-thread buffer for a block's GEMM output.
+template <typename T>
+std::vector<T>& block_out_buffer() {
+  thread_local std::vector<T> buf;
+  return buf;
+}
+
+// A per-thread buffer of at least n values (not cleared).
+template <typename T>
+T* thread_buffer(size_t n) {
+  thread_local std::vector<T> buf;
+  if (buf.size() < n) {
+    buf.resize(n);
+  }
+  return buf.data();
+}
+
 // The inverse: adds cols into sample x's channels, rows then columns in
 // order.
 template <typename T>
 void col2im(const Geom& g, const T* cols, T* x) {
+  // Rows are oh * ow apart.
   for (int64_t ci = 0; ci < g.cg; ++ci) {
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       for (int64_t kj = 0; kj < g.kw; ++kj) {
@@ -285,24 +327,68 @@ void fwd_direct(const Geom& g, const T* x, const T* w, T* out) {
 
 template <typename T>
 void fwd_im2col(const Geom& g, const T* x, const T* w, T* out) {
-  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
-    std::vector<T> cols(size_t(g.kk() * g.ohw()));
+  // Samples side by side per GEMM: wider products, the weights packed once
+  // per block, and the block's columns (about 256K values) in the cache.
+  // (Short reductions, kk < 64, gain nothing: one sample per GEMM.)
+  const int64_t per = g.kk() < 64
+      ? 1
+      : std::clamp<int64_t>(
+            (int64_t(1) << 18) / std::max<int64_t>(g.kk() * g.ohw(), 1),
+            1,
+            std::max<int64_t>(1, g.n / 8));
+  const int64_t blocks = (g.n + per - 1) / per;
+  parallel_for(0, blocks * g.groups, 1, [&](int64_t b, int64_t e) {
+    T* cols = thread_buffer<T>(size_t(g.kk() * g.ohw() * per));
+    std::vector<T>& tmp = block_out_buffer<T>();
     for (int64_t task = b; task < e; ++task) {
-      const int64_t ni = task / g.groups, gi = task % g.groups;
-      im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols.data());
+      const int64_t blk = task / g.groups, gi = task % g.groups;
+      const int64_t n0 = blk * per, nb = std::min(per, g.n - n0),
+                    ld = nb * g.ohw();
+      for (int64_t s = 0; s < nb; ++s) {
+        im2col(
+            g,
+            x + ((n0 + s) * g.c + gi * g.cg) * g.h * g.w,
+            cols + s * g.ohw(),
+            ld);
+      }
+      if (nb == 1) {
+        gemm<T>(
+            g.og,
+            ld,
+            g.kk(),
+            w + gi * g.og * g.kk(),
+            g.kk(),
+            1,
+            cols,
+            ld,
+            1,
+            out + (n0 * g.o + gi * g.og) * g.ohw(),
+            g.ohw(),
+            false);
+        continue;
+      }
+      tmp.resize(std::max(tmp.size(), size_t(g.og * ld)));
       gemm<T>(
           g.og,
-          g.ohw(),
+          ld,
           g.kk(),
           w + gi * g.og * g.kk(),
           g.kk(),
           1,
-          cols.data(),
-          g.ohw(),
+          cols,
+          ld,
           1,
-          out + (ni * g.o + gi * g.og) * g.ohw(),
-          g.ohw(),
+          tmp.data(),
+          ld,
           false);
+      for (int64_t s = 0; s < nb; ++s) {
+        for (int64_t oc = 0; oc < g.og; ++oc) {
+          std::copy_n(
+              tmp.data() + oc * ld + s * g.ohw(),
+              g.ohw(),
+              out + ((n0 + s) * g.o + gi * g.og + oc) * g.ohw());
+        }
+      }
     }
   });
 }
@@ -430,7 +516,7 @@ template <typename T>
 void bwi_col2im(const Geom& g, const T* go, const T* w, T* gi_out) {
   std::fill(gi_out, gi_out + g.n * g.c * g.h * g.w, T(0));
   parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
-    std::vector<T> cols(size_t(g.kk() * g.ohw()));
+    T* cols = thread_buffer<T>(size_t(g.kk() * g.ohw()));
     for (int64_t task = b; task < e; ++task) {
       const int64_t ni = task / g.groups, gi = task % g.groups;
       // cols = w_g^T [kk, og] x grad_out [og, ohw]
@@ -444,10 +530,10 @@ void bwi_col2im(const Geom& g, const T* go, const T* w, T* gi_out) {
           go + (ni * g.o + gi * g.og) * g.ohw(),
           g.ohw(),
           1,
-          cols.data(),
+          cols,
           g.ohw(),
           false);
-      col2im(g, cols.data(), gi_out + (ni * g.c + gi * g.cg) * g.h * g.w);
+      col2im(g, cols, gi_out + (ni * g.c + gi * g.cg) * g.h * g.w);
     }
   });
 }
@@ -501,11 +587,17 @@ int64_t samples_per_chunk(const Geom& g) {
 // One chunk's partial gradient: for each sample of the chunk in order and
 // each group, grad_out [og, ohw] x cols^T [ohw, kk], continuing one chain.
 template <typename T>
-void bww_chunk(const Geom& g, const T* go, const T* x, int64_t n0, int64_t n1, T* part) {
-  std::vector<T> cols(size_t(g.kk() * g.ohw()));
+void bww_chunk(
+    const Geom& g,
+    const T* go,
+    const T* x,
+    int64_t n0,
+    int64_t n1,
+    T* part) {
+  T* cols = thread_buffer<T>(size_t(g.kk() * g.ohw()));
   for (int64_t gi = 0; gi < g.groups; ++gi) {
     for (int64_t ni = n0; ni < n1; ++ni) {
-      im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols.data());
+      im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols, g.ohw());
       gemm<T>(
           g.og,
           g.kk(),
@@ -513,7 +605,7 @@ void bww_chunk(const Geom& g, const T* go, const T* x, int64_t n0, int64_t n1, T
           go + (ni * g.o + gi * g.og) * g.ohw(),
           g.ohw(),
           1,
-          cols.data(),
+          cols,
           1,
           g.ohw(),
           part + gi * g.og * g.kk(),
@@ -535,7 +627,13 @@ void bww_chunked(const Geom& g, const T* go, const T* x, T* gw) {
   }
   std::vector<T> parts(size_t(chunks * size));
   parallel_chunks(chunks, [&](int64_t ch) {
-    bww_chunk(g, go, x, ch * per, std::min(g.n, (ch + 1) * per), parts.data() + ch * size);
+    bww_chunk(
+        g,
+        go,
+        x,
+        ch * per,
+        std::min(g.n, (ch + 1) * per),
+        parts.data() + ch * size);
   });
   std::copy(parts.begin(), parts.begin() + size, gw);
   for (int64_t ch = 1; ch < chunks; ++ch) {
@@ -657,9 +755,16 @@ void run_algo(const Algo& a, const Geom& g, const T* x, const T* y, T* out) {
 
 // Chooses and runs the algorithm for direction d; out is the contiguous
 // result tensor (written by the run).
-void dispatch(Dir d, const Geom& g, const Tensor& a, const Tensor& b, Tensor& out, const char* op) {
+void dispatch(
+    Dir d,
+    const Geom& g,
+    const Tensor& a,
+    const Tensor& b,
+    Tensor& out,
+    const char* op) {
   State& s = state();
-  const bool det = are_deterministic_algorithms_enabled() || backends::conv::deterministic();
+  const bool det =
+      are_deterministic_algorithms_enabled() || backends::conv::deterministic();
   std::string forced;
   bool bench, replay;
   int limit;
@@ -712,7 +817,8 @@ void dispatch(Dir d, const Geom& g, const Tensor& a, const Tensor& b, Tensor& ou
       }
       const std::string key = key_of(d, g, det);
       std::string known;
-      backends::conv::ChoiceSource source = backends::conv::ChoiceSource::Cached;
+      backends::conv::ChoiceSource source =
+          backends::conv::ChoiceSource::Cached;
       {
         std::lock_guard<std::mutex> lock(s.mu);
         if (det && !s.warned_benchmark_determinism) {
@@ -746,14 +852,16 @@ void dispatch(Dir d, const Geom& g, const Tensor& a, const Tensor& b, Tensor& ou
       int timed = 0;
       std::vector<T> scratch(size_t(out.numel()));
       for (const Algo& al : list) {
-        if ((det && !al.deterministic) || !al.applies(g) || (limit > 0 && timed >= limit)) {
+        if ((det && !al.deterministic) || !al.applies(g) ||
+            (limit > 0 && timed >= limit)) {
           continue;
         }
         ++timed;
         auto t0 = std::chrono::steady_clock::now();
         run_algo<T>(al, g, pa, pb, scratch.data());
         const double dt =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count();
         if (dt < best) {
           best = dt;
           winner = &al;
@@ -833,7 +941,15 @@ Tensor conv2d(
   Tensor x = contiguous_checked(input, "input", op_name);
   Tensor w = contiguous_checked(weight, "weight", op_name);
   check_same_dtype(x, w, op_name);
-  Geom g = make_geom(x.sizes(), w.sizes(), stride, padding, dilation, groups, x.dtype(), op_name);
+  Geom g = make_geom(
+      x.sizes(),
+      w.sizes(),
+      stride,
+      padding,
+      dilation,
+      groups,
+      x.dtype(),
+      op_name);
   Tensor out = detail::new_tensor({g.n, g.o, g.oh, g.ow}, g.dtype);
   if (out.numel() > 0) {
     dispatch(kForward, g, x, w, out, op_name);
@@ -857,7 +973,15 @@ Tensor conv2d_backward_input(
   Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
   Tensor w = contiguous_checked(weight, "weight", op_name);
   check_same_dtype(go, w, op_name);
-  Geom g = make_geom(input_sizes, w.sizes(), stride, padding, dilation, groups, go.dtype(), op_name);
+  Geom g = make_geom(
+      input_sizes,
+      w.sizes(),
+      stride,
+      padding,
+      dilation,
+      groups,
+      go.dtype(),
+      op_name);
   DITTO_CHECK(
       go.sizes() == (Shape{g.n, g.o, g.oh, g.ow}),
       ValueError,
@@ -886,7 +1010,15 @@ Tensor conv2d_backward_weight(
   Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
   Tensor x = contiguous_checked(input, "input", op_name);
   check_same_dtype(go, x, op_name);
-  Geom g = make_geom(x.sizes(), weight_sizes, stride, padding, dilation, groups, x.dtype(), op_name);
+  Geom g = make_geom(
+      x.sizes(),
+      weight_sizes,
+      stride,
+      padding,
+      dilation,
+      groups,
+      x.dtype(),
+      op_name);
   DITTO_CHECK(
       go.sizes() == (Shape{g.n, g.o, g.oh, g.ow}),
       ValueError,
@@ -905,7 +1037,12 @@ namespace {
 // conv1d as conv2d over [N, C, 1, L].
 IntList lift(const IntList& v, int64_t one, const char* what, const char* op) {
   DITTO_CHECK(
-      v.size() == 1, ValueError, op, what, " must have 1 value, got ", v.size());
+      v.size() == 1,
+      ValueError,
+      op,
+      what,
+      " must have 1 value, got ",
+      v.size());
   return {one, v[0]};
 }
 
@@ -923,7 +1060,13 @@ Tensor as_2d(const Tensor& t, const char* what, const char* op) {
 
 Shape sizes_2d(const Shape& s, const char* what, const char* op) {
   DITTO_CHECK(
-      s.size() == 3, ValueError, op, "expected 3 ", what, " sizes, got ", shape_str(s));
+      s.size() == 3,
+      ValueError,
+      op,
+      "expected 3 ",
+      what,
+      " sizes, got ",
+      shape_str(s));
   return {s[0], s[1], 1, s[2]};
 }
 
@@ -1048,7 +1191,9 @@ const char* choice_source_name(ChoiceSource s) {
   return "?";
 }
 
-void force_algorithm(const std::string& direction, const std::string& algorithm) {
+void force_algorithm(
+    const std::string& direction,
+    const std::string& algorithm) {
   const char* op = "backends::conv::force_algorithm";
   int d = -1;
   for (int k = 0; k < 3; ++k) {
@@ -1133,8 +1278,12 @@ bool load_tuning_cache(const std::string& path) {
   auto reject = [&](const std::string& why) {
     determinism::warn(
         "conv tuning cache",
-        detail::str_cat("[backends::conv::load_tuning_cache] ", path, ": ", why,
-                        "; the cache is unchanged"));
+        detail::str_cat(
+            "[backends::conv::load_tuning_cache] ",
+            path,
+            ": ",
+            why,
+            "; the cache is unchanged"));
     return false;
   };
   std::ifstream f(path);
@@ -1148,7 +1297,8 @@ bool load_tuning_cache(const std::string& path) {
       return reject("not a ditto conv tuning cache");
     }
     if (j.value("version", 0) != 1) {
-      return reject("unsupported version " + std::to_string(j.value("version", 0)));
+      return reject(
+          "unsupported version " + std::to_string(j.value("version", 0)));
     }
     const std::string cap = j.at("cpu_capability").get<std::string>();
     if (cap != cpu_capability_name(get_cpu_capability())) {

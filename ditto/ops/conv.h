@@ -107,7 +107,9 @@ DITTO_API const char* choice_source_name(ChoiceSource s);
 
 // Forces an algorithm by name for a direction (testing and comparisons;
 // "" restores the automatic choice). ValueError for an unknown name.
-DITTO_API void force_algorithm(const std::string& direction, const std::string& algorithm);
+DITTO_API void force_algorithm(
+    const std::string& direction,
+    const std::string& algorithm);
 
 } // namespace backends::conv
 

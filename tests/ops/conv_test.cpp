@@ -47,7 +47,8 @@ Tensor reference(const Tensor& x, const Tensor& w, const Cfg& f) {
           for (int64_t ci = 0; ci < cg; ++ci)
             for (int64_t ki = 0; ki < f.kh; ++ki)
               for (int64_t kj = 0; kj < f.kw; ++kj) {
-                const int64_t iy = y * f.s - f.p + ki * f.d, ix = xo * f.s - f.p + kj * f.d;
+                const int64_t iy = y * f.s - f.p + ki * f.d,
+                              ix = xo * f.s - f.p + kj * f.d;
                 if (iy >= 0 && iy < f.h && ix >= 0 && ix < f.w) {
                   acc += wp[((oc * cg + ci) * f.kh + ki) * f.kw + kj] *
                       xp[((n * f.c + gi * cg + ci) * f.h + iy) * f.w + ix];
@@ -95,11 +96,13 @@ TEST_F(Conv, ForwardAlgorithmsMatchTheReferenceAndTheirOwnBits) {
       Tensor x = randn({f.n, f.c, f.h, f.w}, dt, gen);
       Tensor w = randn({f.o, f.c / f.g, f.kh, f.kw}, dt, gen);
       Tensor bias = randn({f.o}, dt, gen);
-      Tensor want = add(reference(x, w, f), bias.to(kFloat64).view({f.o, 1, 1}));
+      Tensor want =
+          add(reference(x, w, f), bias.to(kFloat64).view({f.o, 1, 1}));
       const double tol = dt == kFloat32 ? 1e-4 : 1e-12;
       Tensor im2col;
       for (const char* algo : {"im2col_gemm", "direct", "winograd_f2x2_3x3"}) {
-        if (std::string(algo) == "winograd_f2x2_3x3" && !(f.kh == 3 && f.kw == 3 && f.s == 1 && f.d == 1)) {
+        if (std::string(algo) == "winograd_f2x2_3x3" &&
+            !(f.kh == 3 && f.kw == 3 && f.s == 1 && f.d == 1)) {
           continue;
         }
         conv::force_algorithm("forward", algo);
@@ -108,7 +111,8 @@ TEST_F(Conv, ForwardAlgorithmsMatchTheReferenceAndTheirOwnBits) {
           set_cpu_capability(cap);
           for (int threads : {1, 2, 3, 8}) {
             set_num_threads(threads);
-            Tensor y = conv2d(x, w, bias, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
+            Tensor y =
+                conv2d(x, w, bias, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
             if (!first.defined()) {
               first = y;
               EXPECT_TRUE(allclose(y.to(kFloat64), want, tol, tol)) << algo;
@@ -144,12 +148,16 @@ TEST_F(Conv, GradientsAreTheAdjoints) {
     for (const char* algo : {"gemm_col2im", "direct"}) {
       conv::force_algorithm("backward_input", algo);
       Tensor gi = conv2d_backward_input(go, w, x.sizes(), s, p, d, f.g);
-      EXPECT_NEAR(sum(mul(x, gi)).item<double>(), lhs, 1e-9 * (1 + std::abs(lhs))) << algo;
+      EXPECT_NEAR(
+          sum(mul(x, gi)).item<double>(), lhs, 1e-9 * (1 + std::abs(lhs)))
+          << algo;
     }
     for (const char* algo : {"gemm_chunked", "fast"}) {
       conv::force_algorithm("backward_weight", algo);
       Tensor gw = conv2d_backward_weight(go, x, w.sizes(), s, p, d, f.g);
-      EXPECT_NEAR(sum(mul(w, gw)).item<double>(), lhs, 1e-9 * (1 + std::abs(lhs))) << algo;
+      EXPECT_NEAR(
+          sum(mul(w, gw)).item<double>(), lhs, 1e-9 * (1 + std::abs(lhs)))
+          << algo;
     }
     // Finite differences of L(x) = <conv(x, w), go> at one input element.
     conv::force_algorithm("backward_input", "");
@@ -159,8 +167,9 @@ TEST_F(Conv, GradientsAreTheAdjoints) {
     const int64_t at = x.numel() / 2;
     xp.data_ptr<double>()[at] += h;
     xm.data_ptr<double>()[at] -= h;
-    const double fd = (sum(mul(conv2d(xp, w, {}, s, p, d, f.g), go)).item<double>() -
-                       sum(mul(conv2d(xm, w, {}, s, p, d, f.g), go)).item<double>()) /
+    const double fd =
+        (sum(mul(conv2d(xp, w, {}, s, p, d, f.g), go)).item<double>() -
+         sum(mul(conv2d(xm, w, {}, s, p, d, f.g), go)).item<double>()) /
         (2 * h);
     EXPECT_NEAR(fd, gi.data_ptr<double>()[at], 1e-6);
   }
@@ -189,7 +198,11 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
     }
     conv::force_algorithm("backward_weight", "fast");
     set_num_threads(2);
-    EXPECT_TRUE(allclose(conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}), first, 1e-4, 1e-3));
+    EXPECT_TRUE(allclose(
+        conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}),
+        first,
+        1e-4,
+        1e-3));
   }
   for (const char* algo : {"gemm_col2im", "direct"}) {
     conv::force_algorithm("backward_input", algo);
@@ -205,30 +218,52 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
   }
   // The fast weight gradient alerts in deterministic mode.
   use_deterministic_algorithms(true);
-  EXPECT_THROW(conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}), NondeterministicError);
+  EXPECT_THROW(
+      conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}),
+      NondeterministicError);
 }
 
 TEST_F(Conv, Conv1dIsConv2dOverOneRow) {
   Generator gen;
   gen.manual_seed(4);
-  Tensor x = randn({2, 4, 30}, kFloat32, gen), w = randn({6, 2, 5}, kFloat32, gen);
+  Tensor x = randn({2, 4, 30}, kFloat32, gen),
+         w = randn({6, 2, 5}, kFloat32, gen);
   Tensor b = randn({6}, kFloat32, gen);
   Tensor y = conv1d(x, w, b, {2}, {3}, {2}, 2);
-  Tensor y2 = conv2d(x.unsqueeze(2), w.unsqueeze(2), b, {1, 2}, {0, 3}, {1, 2}, 2).squeeze(2);
+  Tensor y2 =
+      conv2d(x.unsqueeze(2), w.unsqueeze(2), b, {1, 2}, {0, 3}, {1, 2}, 2)
+          .squeeze(2);
   EXPECT_TRUE(same_bits(y, y2));
   Tensor go = randn(y.sizes(), kFloat32, gen);
   EXPECT_TRUE(same_bits(
       conv1d_backward_input(go, w, x.sizes(), {2}, {3}, {2}, 2),
-      conv2d_backward_input(go.unsqueeze(2), w.unsqueeze(2), {2, 4, 1, 30}, {1, 2}, {0, 3}, {1, 2}, 2).squeeze(2)));
+      conv2d_backward_input(
+          go.unsqueeze(2),
+          w.unsqueeze(2),
+          {2, 4, 1, 30},
+          {1, 2},
+          {0, 3},
+          {1, 2},
+          2)
+          .squeeze(2)));
   EXPECT_TRUE(same_bits(
       conv1d_backward_weight(go, x, w.sizes(), {2}, {3}, {2}, 2),
-      conv2d_backward_weight(go.unsqueeze(2), x.unsqueeze(2), {6, 2, 1, 5}, {1, 2}, {0, 3}, {1, 2}, 2).squeeze(2)));
+      conv2d_backward_weight(
+          go.unsqueeze(2),
+          x.unsqueeze(2),
+          {6, 2, 1, 5},
+          {1, 2},
+          {0, 3},
+          {1, 2},
+          2)
+          .squeeze(2)));
 }
 
 TEST_F(Conv, BenchmarkTimesThenCachesAndReplaysFromAFile) {
   Generator gen;
   gen.manual_seed(5);
-  Tensor x = randn({4, 8, 14, 14}, kFloat32, gen), w = randn({16, 8, 3, 3}, kFloat32, gen);
+  Tensor x = randn({4, 8, 14, 14}, kFloat32, gen),
+         w = randn({16, 8, 3, 3}, kFloat32, gen);
   conv::force_algorithm("forward", "");
   conv2d(x, w, {}, {1, 1}, {1, 1});
   EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Heuristic);
@@ -243,8 +278,9 @@ TEST_F(Conv, BenchmarkTimesThenCachesAndReplaysFromAFile) {
   // Deterministic: the fast weight gradient is never a candidate.
   conv::deterministic(true);
   std::vector<std::string> warnings;
-  determinism::set_warning_handler(
-      [&](std::string_view op, std::string_view) { warnings.emplace_back(op); });
+  determinism::set_warning_handler([&](std::string_view op, std::string_view) {
+    warnings.emplace_back(op);
+  });
   Tensor go = randn({4, 16, 14, 14}, kFloat32, gen);
   for (int i = 0; i < 3; ++i) {
     conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1});
@@ -254,7 +290,9 @@ TEST_F(Conv, BenchmarkTimesThenCachesAndReplaysFromAFile) {
   conv::deterministic(false);
   // Save, forget, load, replay: nothing is timed.
   const std::string path =
-      (std::filesystem::temp_directory_path() / ("ditto_tuning_" + std::to_string(::getpid()) + ".json")).string();
+      (std::filesystem::temp_directory_path() /
+       ("ditto_tuning_" + std::to_string(::getpid()) + ".json"))
+          .string();
   conv::save_tuning_cache(path);
   conv::clear_tuning_cache();
   ASSERT_TRUE(conv::load_tuning_cache(path));
@@ -264,12 +302,15 @@ TEST_F(Conv, BenchmarkTimesThenCachesAndReplaysFromAFile) {
   EXPECT_EQ(conv::last_choice().algorithm, timed.algorithm);
   // A corrupt or foreign file is reported and changes nothing.
   warnings.clear();
-  std::ofstream(path) << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 1, \"entr";
+  std::ofstream(path)
+      << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 1, \"entr";
   EXPECT_FALSE(conv::load_tuning_cache(path));
-  std::ofstream(path) << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 2}";
+  std::ofstream(path)
+      << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 2}";
   EXPECT_FALSE(conv::load_tuning_cache(path));
-  std::ofstream(path) << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 1, "
-                         "\"cpu_capability\": \"neon\", \"threads\": 1, \"entries\": {}}";
+  std::ofstream(path)
+      << "{\"format\": \"ditto.conv_tuning_cache\", \"version\": 1, "
+         "\"cpu_capability\": \"neon\", \"threads\": 1, \"entries\": {}}";
   EXPECT_FALSE(conv::load_tuning_cache(path));
   EXPECT_EQ(warnings.size(), 3u);
   conv2d(x, w, {}, {1, 1}, {1, 1});
@@ -288,8 +329,14 @@ TEST_F(Conv, BadInput) {
   EXPECT_THROW(conv2d(x.view({8, 8, 8}), w), ValueError);
   EXPECT_THROW(conv2d(x, w, {}, {0, 1}, {0, 0}, {1, 1}, 2), ValueError);
   EXPECT_THROW(conv2d(x, w, {}, {1, 1}, {-1, 0}, {1, 1}, 2), ValueError);
-  EXPECT_THROW(conv2d(x, zeros({6, 2, 9, 9}), {}, {1, 1}, {0, 0}, {1, 1}, 2), ValueError);
-  EXPECT_THROW(conv2d(x, w.to(kFloat64), {}, {1, 1}, {0, 0}, {1, 1}, 2), TypeError);
+  EXPECT_THROW(
+      conv2d(x, zeros({6, 2, 9, 9}), {}, {1, 1}, {0, 0}, {1, 1}, 2),
+      ValueError);
+  EXPECT_THROW(
+      conv2d(x, w.to(kFloat64), {}, {1, 1}, {0, 0}, {1, 1}, 2), TypeError);
   EXPECT_THROW(conv2d(x, w, zeros({5}), {1, 1}, {0, 0}, {1, 1}, 2), ValueError);
-  EXPECT_THROW(conv2d_backward_input(zeros({2, 6, 5, 5}), w, {2, 4, 8, 8}, {1, 1}, {0, 0}, {1, 1}, 2), ValueError);
+  EXPECT_THROW(
+      conv2d_backward_input(
+          zeros({2, 6, 5, 5}), w, {2, 4, 8, 8}, {1, 1}, {0, 0}, {1, 1}, 2),
+      ValueError);
 }

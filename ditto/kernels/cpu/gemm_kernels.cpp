@@ -283,9 +283,17 @@ void pack_b(
       const T* row = b + (p0 + p) * g.b_rs + (j0 + s) * g.b_cs;
       T* dst = to + p * NR;
       int64_t j = 0;
-      if (g.b_cs == 1) {
-        std::memcpy(dst, row, size_t(cols) * sizeof(T));
-        j = cols;
+      if (g.b_cs == 1 && cols == NR) {
+        // A constant-length copy the compiler turns into vector moves (a
+        // variable-length memcpy here became a slow `rep movsq`).
+        for (int64_t q = 0; q < NR; ++q) {
+          dst[q] = row[q];
+        }
+        j = NR;
+      } else if (g.b_cs == 1) {
+        for (; j < cols; ++j) {
+          dst[j] = row[j];
+        }
       } else {
         for (; j < cols; ++j) {
           dst[j] = row[j * g.b_cs];
