@@ -19,6 +19,7 @@
 #include "ditto/data/transforms.h"
 #include "ditto/determinism/context.h"
 #include "ditto/ops/conv.h"
+#include "ditto/ops/decomp.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
