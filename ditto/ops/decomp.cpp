@@ -16,9 +16,17 @@ namespace {
 void check_matrix(const Tensor& a, const char* op) {
   DITTO_CHECK(a.defined(), ValueError, op, "undefined tensor");
   DITTO_CHECK(
-      a.dim() == 2, ValueError, op, "expected a 2-d matrix, got ", shape_str(a.sizes()));
+      a.dim() == 2,
+      ValueError,
+      op,
+      "expected a 2-d matrix, got ",
+      shape_str(a.sizes()));
   DITTO_CHECK(
-      is_floating(a.dtype()), TypeError, op, "expected float32 or float64, got ", a.dtype());
+      is_floating(a.dtype()),
+      TypeError,
+      op,
+      "expected float32 or float64, got ",
+      a.dtype());
 }
 
 // Householder QR in place on a column-major copy.
@@ -165,7 +173,10 @@ SVD svd_tall(const Tensor& a) {
   std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
     return sv[size_t(x)] > sv[size_t(y)];
   });
-  SVD out{zeros({p, r}, a.dtype()), zeros({r}, a.dtype()), zeros({r, r}, a.dtype())};
+  SVD out{
+      zeros({p, r}, a.dtype()),
+      zeros({r}, a.dtype()),
+      zeros({r, r}, a.dtype())};
   T* U = out.U.data_ptr<T>();
   T* S = out.S.data_ptr<T>();
   T* V = out.V.data_ptr<T>();
@@ -185,7 +196,11 @@ SVD svd_tall(const Tensor& a) {
 
 // get_approximate_basis of torch._lowrank: an [m, q] orthonormal basis of
 // A's range from A R, R = randn(n, q), refined by niter power iterations.
-Tensor approximate_basis(const Tensor& a, int64_t q, int64_t niter, const std::optional<Generator>& gen) {
+Tensor approximate_basis(
+    const Tensor& a,
+    int64_t q,
+    int64_t niter,
+    const std::optional<Generator>& gen) {
   Tensor r = randn({a.size(1), q}, a.dtype(), gen);
   Tensor basis = qr(matmul(a, r)).first;
   Tensor at = a.t();
@@ -232,7 +247,11 @@ SVD svd(const Tensor& a) {
   return out;
 }
 
-SVD svd_lowrank(const Tensor& a, int64_t q, int64_t niter, const std::optional<Generator>& gen) {
+SVD svd_lowrank(
+    const Tensor& a,
+    int64_t q,
+    int64_t niter,
+    const std::optional<Generator>& gen) {
   const char* name = "linalg::svd_lowrank";
   detail::OpScope op(name);
   check_matrix(a, name);

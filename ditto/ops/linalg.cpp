@@ -13,11 +13,15 @@
 namespace ditto {
 namespace {
 
-// Output tiles a thread takes whole (from the shapes only).
-constexpr int64_t kTileM = 192, kTileN = 256;
+// Output tiles a thread takes whole (from the shapes only): 192 rows by 256
+// columns, 512 when n >= 1024 (fewer repacks of A; enough tiles remain).
+constexpr int64_t kTileM = 192;
+int64_t tile_cols(int64_t n) {
+  return n >= 1024 ? 512 : 256;
+}
 // Note [Split-K]
-// An output of at most kSplitKMaxTiles tiles with k >= kSplitKMinK (weight
-// gradients: k = batch x spatial) leaves threads idle, so k is cut into
+// An output of at most kSplitKMaxTiles tiles (192 x 256) with k >= kSplitKMinK
+// (weight gradients: k = batch x spatial) leaves threads idle, so k is cut into
 // chunks of kSplitKChunk values (boundaries from the shapes only) and
 // threads take chunks. Each chunk's partial product is its own fma chain.
 // The deterministic variant keeps the partials in the workspace and adds
@@ -129,6 +133,7 @@ void gemm_batched(
   kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
   const size_t es = a.element_size();
   const int64_t batches = int64_t(off.a.size());
+  const int64_t kTileN = tile_cols(n);
   const int64_t tm = (m + kTileM - 1) / kTileM, tn = (n + kTileN - 1) / kTileN;
   auto args = [&](int64_t bi) {
     kernels::GemmArgs g;
@@ -148,7 +153,8 @@ void gemm_batched(
     g.c_cs = 1;
     return g;
   };
-  if (batches == 1 && tm * tn <= kSplitKMaxTiles && k >= kSplitKMinK) {
+  const int64_t tiles256 = tm * ((n + 255) / 256);
+  if (batches == 1 && tiles256 <= kSplitKMaxTiles && k >= kSplitKMinK) {
     // See Note [Split-K].
     const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
     auto [bytes, accepted] = workspace_state();

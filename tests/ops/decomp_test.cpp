@@ -29,7 +29,8 @@ double max_abs(const Tensor& t) {
 
 bool same_bits(const Tensor& a, const Tensor& b) {
   Tensor x = a.contiguous(), y = b.contiguous();
-  return a.sizes() == b.sizes() && std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
+  return a.sizes() == b.sizes() &&
+      std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
 }
 
 } // namespace
@@ -93,7 +94,8 @@ TEST(Decomp, SvdLowrankSameSeedSameBitsNewDrawDifferent) {
   EXPECT_LT(max_abs(sub(mm(mul(s1.U, s1.S), s1.V.t()), low)), 1e-10);
   a.manual_seed(9);
   linalg::SVD s2 = linalg::svd_lowrank(low, 5, 2, a);
-  EXPECT_TRUE(same_bits(s1.U, s2.U) && same_bits(s1.S, s2.S) && same_bits(s1.V, s2.V));
+  EXPECT_TRUE(
+      same_bits(s1.U, s2.U) && same_bits(s1.S, s2.S) && same_bits(s1.V, s2.V));
   linalg::SVD s3 = linalg::svd_lowrank(low, 5, 2, a); // no reseed
   EXPECT_FALSE(same_bits(s1.U, s3.U));
   EXPECT_THROW(linalg::svd_lowrank(low, 46), ValueError);
