@@ -103,6 +103,10 @@ struct DataLoader::Impl {
   int64_t epoch = 0;
   uint64_t base_seed = 0;
   bool active = false; // an epoch is being iterated
+  bool finished = false; // the current epoch delivered all its batches
+  // After load_state_dict at an epoch boundary with persistent workers: the
+  // next epoch keeps the base seed (as the uninterrupted loader would).
+  bool keep_base_seed = false;
   bool sampler_done = false;
   int64_t dispatched = 0, delivered = 0, delivered_indices = 0;
   SamplerState sampler_state; // captured at the epoch's first batch
@@ -118,7 +122,6 @@ struct DataLoader::Impl {
   std::map<int64_t, Result> results;
   int running = 0; // tasks a worker has taken and not yet posted
   bool stop = false;
-  uint64_t workers_base_seed = 0;
 
   ~Impl() {
     stop_workers();
@@ -179,6 +182,9 @@ struct DataLoader::Impl {
     } catch (const std::exception& e) {
       init_error = std::current_exception();
       init_message = std::string("worker_init_fn: ") + e.what();
+    } catch (...) {
+      init_error = std::current_exception();
+      init_message = "worker_init_fn: unknown exception";
     }
     for (;;) {
       Task task;
@@ -214,7 +220,6 @@ struct DataLoader::Impl {
   void start_workers(const std::vector<std::vector<uint8_t>>& resume) {
     stop = false;
     queues.assign(size_t(num_workers), {});
-    workers_base_seed = base_seed;
     for (int w = 0; w < num_workers; ++w) {
       std::vector<uint8_t> state = size_t(w) < resume.size()
           ? resume[size_t(w)]
@@ -289,6 +294,7 @@ struct DataLoader::Impl {
       }
     }
     active = true;
+    finished = false;
     sampler_done = false;
     current = Batch{};
     std::vector<std::vector<uint8_t>> resume;
@@ -327,19 +333,24 @@ struct DataLoader::Impl {
       }
     } else {
       ++epoch;
-      if (!(opt.persistent_workers && have_workers)) {
+      // Persistent workers keep the base seed and their generators across
+      // epochs, also after load_state_dict at an epoch boundary (the
+      // workers then restart from the generators the state holds).
+      const bool continuing =
+          opt.persistent_workers && (have_workers || keep_base_seed);
+      if (!continuing) {
         base_seed =
             draw_seed(opt.generator ? *opt.generator : default_generator());
+        worker_generators.assign(size_t(num_workers), {});
+      } else if (!have_workers && opt.seed_mode == SeedMode::PyTorch) {
+        worker_generators.resize(size_t(num_workers));
+        resume = worker_generators;
       }
+      keep_base_seed = false;
       batches->reset();
       dispatched = delivered = delivered_indices = 0;
       sampler_state = SamplerState{};
       sampler_state.consumed = -1;
-      if (!(opt.persistent_workers && have_workers)) {
-        // Fresh workers, freshly seeded; persistent ones keep their
-        // generators (and what they last delivered) across epochs.
-        worker_generators.assign(size_t(num_workers), {});
-      }
     }
     if (num_workers > 0) {
       if (threads.empty()) {
@@ -410,6 +421,7 @@ struct DataLoader::Impl {
 
   bool finish_epoch() {
     active = false;
+    finished = true;
     current = Batch{};
     if (!opt.persistent_workers) {
       stop_workers();
@@ -504,10 +516,13 @@ DataLoader::Iterator& DataLoader::Iterator::operator++() {
 
 LoaderState DataLoader::state_dict() const {
   const Impl& m = *impl_;
+  if (m.pending) {
+    return *m.pending; // loaded and not yet continued
+  }
   LoaderState s;
   s.epoch = m.epoch;
   s.batches = m.delivered;
-  s.epoch_done = !m.active && m.epoch > 0;
+  s.epoch_done = m.finished;
   s.base_seed = m.base_seed;
   s.seed_mode = m.opt.seed_mode;
   s.num_workers = m.num_workers;
@@ -543,15 +558,16 @@ void DataLoader::load_state_dict(const LoaderState& state) {
       name,
       "negative counts in the state");
   Impl& m = *impl_;
-  if (m.active) {
-    m.active = false;
-    m.stop_workers();
-  }
+  m.active = false;
+  m.stop_workers(); // workers restart from the state at the next begin()
   if (state.epoch_done || state.epoch == 0) {
     // Between epochs: the next begin() starts epoch + 1 as usual.
     m.pending.reset();
     m.epoch = state.epoch;
     m.base_seed = state.base_seed;
+    m.finished = state.epoch_done;
+    m.keep_base_seed = m.opt.persistent_workers && state.epoch > 0;
+    m.worker_generators = state.worker_generators;
     if (m.opt.generator && !state.generator.empty()) {
       set_generator_bytes(*m.opt.generator, state.generator);
     }

@@ -838,7 +838,11 @@ void dispatch(
           known = s.timed[key];
         }
       }
-      if (const Algo* al = known.empty() ? nullptr : find(known)) {
+      const Algo* cached = known.empty() ? nullptr : find(known);
+      if (cached && (!cached->applies(g) || (det && !cached->deterministic))) {
+        cached = nullptr; // an edited or stale cache entry: time instead
+      }
+      if (const Algo* al = cached) {
         run_algo<T>(*al, g, pa, pb, po);
         choice.algorithm = al->name;
         choice.source = source;

@@ -310,6 +310,7 @@ struct AdvancedIndex {
   Shape broadcast;
   Shape result;
   bool adjacent = true;
+  std::vector<bool> scalar_masks; // 0-d bool indices, in order
 };
 
 AdvancedIndex resolve_indices(
@@ -331,6 +332,12 @@ AdvancedIndex resolve_indices(
   for (const Tensor& t : indices) {
     if (!t.defined()) {
       ++d;
+      continue;
+    }
+    if (t.dtype() == kBool && t.dim() == 0) {
+      // self[True] selects everything, self[False] nothing (PyTorch adds a
+      // leading dim of size 1 or 0; see resolve_indices' caller).
+      r.scalar_masks.push_back(t.item<bool>());
       continue;
     }
     if (t.dtype() == kBool) {
@@ -417,6 +424,9 @@ Tensor& index_put_(
       self.defined() && values.defined(), ValueError, name, "undefined tensor");
   detail::check_same_dtype(self, values, "values", name, accumulate);
   AdvancedIndex ai = resolve_indices(self, indices, name);
+  const bool selects_nothing =
+      std::find(ai.scalar_masks.begin(), ai.scalar_masks.end(), false) !=
+      ai.scalar_masks.end();
   DITTO_CHECK(
       detail::expands_to(values.sizes(), ai.result),
       ValueError,
@@ -426,6 +436,10 @@ Tensor& index_put_(
       " cannot be broadcast to the indexing result of shape ",
       shape_str(ai.result));
   detail::check_no_internal_overlap(self, name);
+  if (selects_nothing) {
+    op.done(self);
+    return self; // a False 0-d mask: nothing is written
+  }
   if (ai.dims.empty()) {
     // self[...] = values (or += values).
     detail::copy_into(self, accumulate ? add(self, values) : values, name);

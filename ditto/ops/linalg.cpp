@@ -73,6 +73,7 @@ int64_t parse_workspace(const std::string& config, const char* op) {
        it != std::sregex_iterator();
        ++it) {
     const std::string size = (*it)[1], count = (*it)[2];
+    // At most 2^40 bytes in all: no overflow on the way.
     DITTO_CHECK(
         size.size() < 10 && count.size() < 10,
         ValueError,
@@ -80,7 +81,16 @@ int64_t parse_workspace(const std::string& config, const char* op) {
         "workspace \"",
         config,
         "\" is too large");
-    total += std::stoll(size) * 1024 * std::stoll(count);
+    const int64_t kib = std::stoll(size), times = std::stoll(count);
+    DITTO_CHECK(
+        kib <= (int64_t(1) << 30) && times <= (int64_t(1) << 30) &&
+            (times == 0 || kib <= ((int64_t(1) << 30) - total / 1024) / times),
+        ValueError,
+        op,
+        "workspace \"",
+        config,
+        "\" is too large (at most 1 TiB)");
+    total += kib * 1024 * times;
   }
   return total;
 }
@@ -154,7 +164,8 @@ void gemm_batched(
     return g;
   };
   const int64_t tiles256 = tm * ((n + 255) / 256);
-  if (batches == 1 && tiles256 <= kSplitKMaxTiles && k >= kSplitKMinK) {
+  if (batches == 1 && m > 0 && n > 0 && tiles256 <= kSplitKMaxTiles &&
+      k >= kSplitKMinK) {
     // See Note [Split-K].
     const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
     auto [bytes, accepted] = workspace_state();

@@ -602,3 +602,60 @@ TEST(DataMnist, RealFashionMnist) {
   EXPECT_EQ(train.get(0).data.sizes(), (Shape{1, 28, 28}));
   EXPECT_EQ(int64_t(sum(train.labels()).item<int64_t>()), 60000 * 9 / 2);
 }
+
+// At an epoch boundary, with persistent workers (which keep the base seed
+// and their generators across epochs), in both seed modes.
+TEST(DataLoaderTest, ResumeBetweenEpochsWithPersistentWorkers) {
+  auto ds = std::make_shared<Probe>(13);
+  for (SeedMode mode : {SeedMode::PerSample, SeedMode::PyTorch}) {
+    auto opts = [&] {
+      DataLoaderOptions o = per_sample(2, 4);
+      o.persistent_workers = true;
+      o.seed_mode = mode;
+      return o;
+    };
+    DataLoader full(ds, opts());
+    std::vector<Batch> want = run_epochs(full, 3);
+    DataLoader first(ds, opts());
+    std::vector<Batch> got = run_epochs(first, 1);
+    LoaderState s = LoaderState::from_json(first.state_dict().to_json());
+    EXPECT_TRUE(s.epoch_done);
+    DataLoader second(ds, opts());
+    second.load_state_dict(s);
+    // Saving again before continuing keeps the loaded state.
+    EXPECT_EQ(second.state_dict().epoch, 1);
+    auto rest = run_epochs(second, 2);
+    got.insert(got.end(), rest.begin(), rest.end());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_TRUE(equal(got[k].data, want[k].data)) << k;
+      EXPECT_TRUE(equal(got[k].target, want[k].target)) << k;
+    }
+  }
+}
+
+TEST(DataLoaderTest, AFailedEpochIsNotReportedDone) {
+  DataLoaderOptions o;
+  o.batch_size = 4;
+  o.num_workers = 2;
+  DataLoader loader(std::make_shared<Slow>(40, 13), o);
+  EXPECT_THROW(
+      [&] {
+        for (const Batch& b : loader) {
+          (void)b;
+        }
+      }(),
+      WorkerError);
+  LoaderState s = loader.state_dict();
+  EXPECT_FALSE(s.epoch_done);
+  EXPECT_EQ(s.batches, 3);
+  o.worker_init_fn = [](int) { throw 42; }; // not a std::exception
+  DataLoader odd(std::make_shared<Slow>(8), o);
+  EXPECT_THROW(
+      [&] {
+        for (const Batch& b : odd) {
+          (void)b;
+        }
+      }(),
+      WorkerError);
+}

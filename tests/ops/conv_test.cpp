@@ -315,6 +315,29 @@ TEST_F(Conv, BenchmarkTimesThenCachesAndReplaysFromAFile) {
   EXPECT_EQ(warnings.size(), 3u);
   conv2d(x, w, {}, {1, 1}, {1, 1});
   EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Replayed);
+  // An entry naming an algorithm that does not apply (Winograd for a 5x5
+  // kernel) is not replayed: the call times its candidates instead.
+  Tensor w5 = randn({16, 8, 5, 5}, kFloat32, gen);
+  conv::benchmark(false);
+  conv2d(x, w5, {}, {1, 1}, {2, 2});
+  conv::benchmark(true);
+  conv::save_tuning_cache(path);
+  {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    // Rewrite this key's choice (timed above? no: add it by hand).
+    const std::string key =
+        "forward|float32|in=4x8x14x14|w=16x8x5x5|s=1,1|p=2,2|d=1,1|g=1|t=" +
+        std::to_string(get_num_threads()) + "|det=0";
+    const size_t at = text.find("\"entries\": {");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.insert(at + 13, "\n  \"" + key + "\": \"winograd_f2x2_3x3\",");
+    std::ofstream(path) << text;
+  }
+  ASSERT_TRUE(conv::load_tuning_cache(path));
+  conv2d(x, w5, {}, {1, 1}, {2, 2});
+  EXPECT_EQ(conv::last_choice().source, conv::ChoiceSource::Timed);
+  EXPECT_NE(conv::last_choice().algorithm, "winograd_f2x2_3x3");
   std::filesystem::remove(path);
   EXPECT_FALSE(conv::load_tuning_cache(path));
   EXPECT_THROW(conv::force_algorithm("forward", "fft"), ValueError);

@@ -110,6 +110,12 @@ TEST_F(Linalg, ShapesFollowPyTorch) {
   EXPECT_TRUE(same_bits(addmm(in, x, w.t(), 0, 2), mul(mm(x, w.t()), 2)));
   EXPECT_TRUE(allclose(
       addmm(bias, x, w.t(), 0.5, 1), add(mm(x, w.t()), mul(bias, 0.5))));
+  // Empty outputs, also where split-K would apply.
+  {
+    backends::gemm::set_workspace_config(":4096:8");
+    DeterministicGuard guard(true);
+    EXPECT_EQ(mm(zeros({0, 20000}), zeros({20000, 4})).sizes(), (Shape{0, 4}));
+  }
   // k = 0: zeros.
   EXPECT_TRUE(equal(mm(zeros({2, 0}), zeros({0, 3})), zeros({2, 3})));
   EXPECT_THROW(mm(x, x), ValueError);

@@ -501,6 +501,12 @@ TEST_F(ScatterFamily, Semantics) {
   scatter_reduce_(
       m, 0, tensor<int64_t>({0, 1}), tensor<int64_t>({0, 0}), "mean");
   EXPECT_TRUE(equal(m, tensor<int64_t>({-4, 3, 9})));
+  // A 0-d bool index selects all (true) or nothing (false).
+  Tensor z = zeros({3});
+  index_put_(z, {scalar_tensor(false, kBool)}, scalar_tensor(5.0, kFloat32));
+  EXPECT_EQ(sum(z).item<float>(), 0.0f);
+  index_put_(z, {scalar_tensor(true, kBool)}, scalar_tensor(5.0, kFloat32));
+  EXPECT_EQ(sum(z).item<float>(), 15.0f);
   // 2-d embedding_bag: one bag per row.
   EXPECT_TRUE(equal(
       embedding_bag(tensor<int64_t>({0, 1, 1, 1}, {2, 2}), eye(2), {}, "sum"),
