@@ -41,162 +41,133 @@ constexpr int64_t kKC = 192;
 
 // ---- register tiles: Micro<T>::MR rows x Micro<T>::NR columns of C.
 
+#if defined(__AVX512F__) || defined(__AVX2__)
+
+// One SIMD register of T, per capability.
+template <typename T>
+struct Vec;
+
 #if defined(__AVX512F__)
+template <>
+struct Vec<float> {
+  using V = __m512;
+  static constexpr int64_t W = 16;
+  static V zero() {
+    return _mm512_setzero_ps();
+  }
+  static V load(const float* p) {
+    return _mm512_loadu_ps(p);
+  }
+  static void store(float* p, V v) {
+    _mm512_storeu_ps(p, v);
+  }
+  static V broadcast(const float* p) {
+    return _mm512_set1_ps(*p);
+  }
+  static V fma(V a, V b, V c) {
+    return _mm512_fmadd_ps(a, b, c);
+  }
+};
+template <>
+struct Vec<double> {
+  using V = __m512d;
+  static constexpr int64_t W = 8;
+  static V zero() {
+    return _mm512_setzero_pd();
+  }
+  static V load(const double* p) {
+    return _mm512_loadu_pd(p);
+  }
+  static void store(double* p, V v) {
+    _mm512_storeu_pd(p, v);
+  }
+  static V broadcast(const double* p) {
+    return _mm512_set1_pd(*p);
+  }
+  static V fma(V a, V b, V c) {
+    return _mm512_fmadd_pd(a, b, c);
+  }
+};
+// Register tiles: 12 x 32 float32 (24 accumulators), 8 x 16 float64.
+constexpr int64_t kRowsF32 = 12, kRowsF64 = 8;
+#else
+template <>
+struct Vec<float> {
+  using V = __m256;
+  static constexpr int64_t W = 8;
+  static V zero() {
+    return _mm256_setzero_ps();
+  }
+  static V load(const float* p) {
+    return _mm256_loadu_ps(p);
+  }
+  static void store(float* p, V v) {
+    _mm256_storeu_ps(p, v);
+  }
+  static V broadcast(const float* p) {
+    return _mm256_broadcast_ss(p);
+  }
+  static V fma(V a, V b, V c) {
+    return _mm256_fmadd_ps(a, b, c);
+  }
+};
+template <>
+struct Vec<double> {
+  using V = __m256d;
+  static constexpr int64_t W = 4;
+  static V zero() {
+    return _mm256_setzero_pd();
+  }
+  static V load(const double* p) {
+    return _mm256_loadu_pd(p);
+  }
+  static void store(double* p, V v) {
+    _mm256_storeu_pd(p, v);
+  }
+  static V broadcast(const double* p) {
+    return _mm256_broadcast_sd(p);
+  }
+  static V fma(V a, V b, V c) {
+    return _mm256_fmadd_pd(a, b, c);
+  }
+};
+// Register tiles: 6 x 16 float32, 6 x 8 float64 (12 accumulators).
+constexpr int64_t kRowsF32 = 6, kRowsF64 = 6;
+#endif
 
+// MR rows x two registers of columns of C (row stride ldc), advanced by kc
+// steps of packed a (MR per step) and b (NR per step): one fma per output
+// and step, the chains of Note [GEMM accumulation order].
 template <typename T>
-struct Micro;
-
-template <>
-struct Micro<float> {
-  static constexpr int64_t MR = 12, NR = 32;
-  // c[r][0:NR] (row stride ldc) advanced by kc steps of packed a (MR per
-  // step) and b (NR per step).
+struct Micro {
+  using X = Vec<T>;
+  static constexpr int64_t MR = std::is_same_v<T, float> ? kRowsF32 : kRowsF64;
+  static constexpr int64_t NR = 2 * X::W;
   static void run(
       int64_t kc,
-      const float* a,
-      const float* b,
-      float* c,
+      const T* a,
+      const T* b,
+      T* c,
       int64_t ldc,
       bool first) {
-    __m512 acc[MR][2];
-    for (int r = 0; r < MR; ++r) {
-      if (first) {
-        acc[r][0] = _mm512_setzero_ps();
-        acc[r][1] = _mm512_setzero_ps();
-      } else {
-        acc[r][0] = _mm512_loadu_ps(c + r * ldc);
-        acc[r][1] = _mm512_loadu_ps(c + r * ldc + 16);
-      }
+    typename X::V acc[MR][2];
+    for (int64_t r = 0; r < MR; ++r) {
+      acc[r][0] = first ? X::zero() : X::load(c + r * ldc);
+      acc[r][1] = first ? X::zero() : X::load(c + r * ldc + X::W);
     }
     for (int64_t p = 0; p < kc; ++p) {
-      const __m512 b0 = _mm512_loadu_ps(b + p * NR);
-      const __m512 b1 = _mm512_loadu_ps(b + p * NR + 16);
-      const float* ap = a + p * MR;
-      for (int r = 0; r < MR; ++r) {
-        const __m512 av = _mm512_set1_ps(ap[r]);
-        acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-        acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+      const typename X::V b0 = X::load(b + p * NR);
+      const typename X::V b1 = X::load(b + p * NR + X::W);
+      const T* ap = a + p * MR;
+      for (int64_t r = 0; r < MR; ++r) {
+        const typename X::V av = X::broadcast(ap + r);
+        acc[r][0] = X::fma(av, b0, acc[r][0]);
+        acc[r][1] = X::fma(av, b1, acc[r][1]);
       }
     }
-    for (int r = 0; r < MR; ++r) {
-      _mm512_storeu_ps(c + r * ldc, acc[r][0]);
-      _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
-    }
-  }
-};
-
-template <>
-struct Micro<double> {
-  static constexpr int64_t MR = 8, NR = 16;
-  static void run(
-      int64_t kc,
-      const double* a,
-      const double* b,
-      double* c,
-      int64_t ldc,
-      bool first) {
-    __m512d acc[MR][2];
-    for (int r = 0; r < MR; ++r) {
-      if (first) {
-        acc[r][0] = _mm512_setzero_pd();
-        acc[r][1] = _mm512_setzero_pd();
-      } else {
-        acc[r][0] = _mm512_loadu_pd(c + r * ldc);
-        acc[r][1] = _mm512_loadu_pd(c + r * ldc + 8);
-      }
-    }
-    for (int64_t p = 0; p < kc; ++p) {
-      const __m512d b0 = _mm512_loadu_pd(b + p * NR);
-      const __m512d b1 = _mm512_loadu_pd(b + p * NR + 8);
-      const double* ap = a + p * MR;
-      for (int r = 0; r < MR; ++r) {
-        const __m512d av = _mm512_set1_pd(ap[r]);
-        acc[r][0] = _mm512_fmadd_pd(av, b0, acc[r][0]);
-        acc[r][1] = _mm512_fmadd_pd(av, b1, acc[r][1]);
-      }
-    }
-    for (int r = 0; r < MR; ++r) {
-      _mm512_storeu_pd(c + r * ldc, acc[r][0]);
-      _mm512_storeu_pd(c + r * ldc + 8, acc[r][1]);
-    }
-  }
-};
-
-#elif defined(__AVX2__)
-
-template <typename T>
-struct Micro;
-
-template <>
-struct Micro<float> {
-  static constexpr int64_t MR = 6, NR = 16;
-  static void run(
-      int64_t kc,
-      const float* a,
-      const float* b,
-      float* c,
-      int64_t ldc,
-      bool first) {
-    __m256 acc[MR][2];
-    for (int r = 0; r < MR; ++r) {
-      if (first) {
-        acc[r][0] = _mm256_setzero_ps();
-        acc[r][1] = _mm256_setzero_ps();
-      } else {
-        acc[r][0] = _mm256_loadu_ps(c + r * ldc);
-        acc[r][1] = _mm256_loadu_ps(c + r * ldc + 8);
-      }
-    }
-    for (int64_t p = 0; p < kc; ++p) {
-      const __m256 b0 = _mm256_loadu_ps(b + p * NR);
-      const __m256 b1 = _mm256_loadu_ps(b + p * NR + 8);
-      const float* ap = a + p * MR;
-      for (int r = 0; r < MR; ++r) {
-        const __m256 av = _mm256_broadcast_ss(ap + r);
-        acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
-        acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
-      }
-    }
-    for (int r = 0; r < MR; ++r) {
-      _mm256_storeu_ps(c + r * ldc, acc[r][0]);
-      _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
-    }
-  }
-};
-
-template <>
-struct Micro<double> {
-  static constexpr int64_t MR = 6, NR = 8;
-  static void run(
-      int64_t kc,
-      const double* a,
-      const double* b,
-      double* c,
-      int64_t ldc,
-      bool first) {
-    __m256d acc[MR][2];
-    for (int r = 0; r < MR; ++r) {
-      if (first) {
-        acc[r][0] = _mm256_setzero_pd();
-        acc[r][1] = _mm256_setzero_pd();
-      } else {
-        acc[r][0] = _mm256_loadu_pd(c + r * ldc);
-        acc[r][1] = _mm256_loadu_pd(c + r * ldc + 4);
-      }
-    }
-    for (int64_t p = 0; p < kc; ++p) {
-      const __m256d b0 = _mm256_loadu_pd(b + p * NR);
-      const __m256d b1 = _mm256_loadu_pd(b + p * NR + 4);
-      const double* ap = a + p * MR;
-      for (int r = 0; r < MR; ++r) {
-        const __m256d av = _mm256_broadcast_sd(ap + r);
-        acc[r][0] = _mm256_fmadd_pd(av, b0, acc[r][0]);
-        acc[r][1] = _mm256_fmadd_pd(av, b1, acc[r][1]);
-      }
-    }
-    for (int r = 0; r < MR; ++r) {
-      _mm256_storeu_pd(c + r * ldc, acc[r][0]);
-      _mm256_storeu_pd(c + r * ldc + 4, acc[r][1]);
+    for (int64_t r = 0; r < MR; ++r) {
+      X::store(c + r * ldc, acc[r][0]);
+      X::store(c + r * ldc + X::W, acc[r][1]);
     }
   }
 };
