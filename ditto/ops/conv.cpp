@@ -184,7 +184,8 @@ void gemm(
     int64_t b_cs,
     T* c,
     int64_t ldc,
-    bool accumulate) {
+    bool accumulate,
+    int64_t c_cs = 1) {
   const auto& t = kernels::kernel_table();
   kernels::GemmArgs g;
   g.m = m;
@@ -198,7 +199,7 @@ void gemm(
   g.b_cs = b_cs;
   g.c = c;
   g.c_rs = ldc;
-  g.c_cs = 1;
+  g.c_cs = c_cs;
   g.accumulate = accumulate;
   (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, m, 0, n);
 }
@@ -598,19 +599,42 @@ void bww_chunk(
   for (int64_t gi = 0; gi < g.groups; ++gi) {
     for (int64_t ni = n0; ni < n1; ++ni) {
       im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols, g.ohw());
-      gemm<T>(
-          g.og,
-          g.kk(),
-          g.ohw(),
-          go + (ni * g.o + gi * g.og) * g.ohw(),
-          g.ohw(),
-          1,
-          cols,
-          1,
-          g.ohw(),
-          part + gi * g.og * g.kk(),
-          g.kk(),
-          ni > n0);
+      const T* gos = go + (ni * g.o + gi * g.og) * g.ohw();
+      T* pg = part + gi * g.og * g.kk();
+      if (g.kk() < g.og) {
+        // Thin gradients (few taps, e.g. one input channel): the transposed
+        // product cols [kk, ohw] x grad_out^T [ohw, og] fills the register
+        // tile's columns with output channels instead of a handful of
+        // taps. fma(a, b, c) = fma(b, a, c): the same chains, the same bits.
+        gemm<T>(
+            g.kk(),
+            g.og,
+            g.ohw(),
+            cols,
+            g.ohw(),
+            1,
+            gos,
+            1,
+            g.ohw(),
+            pg,
+            1,
+            ni > n0,
+            g.kk());
+      } else {
+        gemm<T>(
+            g.og,
+            g.kk(),
+            g.ohw(),
+            gos,
+            g.ohw(),
+            1,
+            cols,
+            1,
+            g.ohw(),
+            pg,
+            g.kk(),
+            ni > n0);
+      }
     }
   }
 }

@@ -65,6 +65,7 @@ const std::vector<Cfg> kCfgs = {
     {1, 2, 10, 10, 2, 3, 3, 1, 2, 2, 1}, // dilation 2
     {2, 8, 5, 5, 8, 1, 1, 1, 0, 1, 4}, // 1x1, groups 4
     {1, 1, 6, 9, 3, 3, 3, 1, 0, 1, 1}, // one input channel (direct)
+    {3, 1, 8, 8, 16, 3, 3, 1, 1, 1, 1}, // thin weight gradient (9 taps < 16)
 };
 
 class Conv : public ::testing::Test {
