@@ -266,9 +266,10 @@ struct DataLoader::Impl {
     }
   }
 
-  // The sampler's replay state, taken once its epoch has started.
+  // The sampler's replay state, taken once its epoch has started (a new
+  // epoch marks it missing with consumed = -1).
   void capture_sampler_state() {
-    if (dispatched == 0 || sampler_state.consumed < 0) {
+    if (sampler_state.consumed < 0) {
       sampler_state = batches->state();
     }
   }

@@ -943,6 +943,19 @@ void add_bias(Tensor& out, const Tensor& bias, const Geom& g, const char* op) {
   });
 }
 
+// grad_out must have the forward output's shape.
+void check_grad_out(const Tensor& go, const Geom& g, const char* op) {
+  const Shape want{g.n, g.o, g.oh, g.ow};
+  DITTO_CHECK(
+      go.sizes() == want,
+      ValueError,
+      op,
+      "grad_out ",
+      shape_str(go.sizes()),
+      " is not the output shape ",
+      shape_str(want));
+}
+
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   DITTO_CHECK(
       a.dtype() == b.dtype(),
@@ -1010,14 +1023,7 @@ Tensor conv2d_backward_input(
       groups,
       go.dtype(),
       op_name);
-  DITTO_CHECK(
-      go.sizes() == (Shape{g.n, g.o, g.oh, g.ow}),
-      ValueError,
-      op_name,
-      "grad_out ",
-      shape_str(go.sizes()),
-      " is not the output shape ",
-      shape_str(Shape{g.n, g.o, g.oh, g.ow}));
+  check_grad_out(go, g, op_name);
   Tensor out = detail::new_tensor(input_sizes, g.dtype);
   if (out.numel() > 0) {
     dispatch(kBackwardInput, g, go, w, out, op_name);
@@ -1047,14 +1053,7 @@ Tensor conv2d_backward_weight(
       groups,
       x.dtype(),
       op_name);
-  DITTO_CHECK(
-      go.sizes() == (Shape{g.n, g.o, g.oh, g.ow}),
-      ValueError,
-      op_name,
-      "grad_out ",
-      shape_str(go.sizes()),
-      " is not the output shape ",
-      shape_str(Shape{g.n, g.o, g.oh, g.ow}));
+  check_grad_out(go, g, op_name);
   Tensor out = detail::new_tensor(weight_sizes, g.dtype);
   dispatch(kBackwardWeight, g, go, x, out, op_name);
   return op.done(out);
@@ -1062,16 +1061,30 @@ Tensor conv2d_backward_weight(
 
 namespace {
 
-// conv1d as conv2d over [N, C, 1, L].
-IntList lift(const IntList& v, int64_t one, const char* what, const char* op) {
-  DITTO_CHECK(
-      v.size() == 1,
-      ValueError,
-      op,
-      what,
-      " must have 1 value, got ",
-      v.size());
-  return {one, v[0]};
+// conv1d as conv2d over [N, C, 1, L]: stride, padding and dilation gain a
+// leading 1, 0, 1 for the height.
+struct Lifted {
+  IntList stride, padding, dilation;
+};
+
+Lifted lift(
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    const char* op) {
+  for (const IntList* v : {&stride, &padding, &dilation}) {
+    DITTO_CHECK(
+        v->size() == 1,
+        ValueError,
+        op,
+        "stride, padding and dilation must have 1 value each, got ",
+        stride.size(),
+        ", ",
+        padding.size(),
+        " and ",
+        dilation.size());
+  }
+  return {{1, stride[0]}, {0, padding[0]}, {1, dilation[0]}};
 }
 
 Tensor as_2d(const Tensor& t, const char* what, const char* op) {
@@ -1109,13 +1122,14 @@ Tensor conv1d(
     const IntList& dilation,
     int64_t groups) {
   const char* op = "conv1d";
+  const Lifted l = lift(stride, padding, dilation, op);
   return conv2d(
              as_2d(input, "input", op),
              as_2d(weight, "weight", op),
              bias,
-             lift(stride, 1, "stride", op),
-             lift(padding, 0, "padding", op),
-             lift(dilation, 1, "dilation", op),
+             l.stride,
+             l.padding,
+             l.dilation,
              groups)
       .squeeze(2);
 }
@@ -1129,13 +1143,14 @@ Tensor conv1d_backward_input(
     const IntList& dilation,
     int64_t groups) {
   const char* op = "conv1d_backward_input";
+  const Lifted l = lift(stride, padding, dilation, op);
   return conv2d_backward_input(
              as_2d(grad_out, "grad_out", op),
              as_2d(weight, "weight", op),
              sizes_2d(input_sizes, "input", op),
-             lift(stride, 1, "stride", op),
-             lift(padding, 0, "padding", op),
-             lift(dilation, 1, "dilation", op),
+             l.stride,
+             l.padding,
+             l.dilation,
              groups)
       .squeeze(2);
 }
@@ -1149,34 +1164,48 @@ Tensor conv1d_backward_weight(
     const IntList& dilation,
     int64_t groups) {
   const char* op = "conv1d_backward_weight";
+  const Lifted l = lift(stride, padding, dilation, op);
   return conv2d_backward_weight(
              as_2d(grad_out, "grad_out", op),
              as_2d(input, "input", op),
              sizes_2d(weight_sizes, "weight", op),
-             lift(stride, 1, "stride", op),
-             lift(padding, 0, "padding", op),
-             lift(dilation, 1, "dilation", op),
+             l.stride,
+             l.padding,
+             l.dilation,
              groups)
       .squeeze(2);
 }
 
 namespace backends::conv {
 
-void benchmark(bool on) {
+namespace {
+
+// The flags live in State, read and written under its mutex.
+template <typename V>
+void set_flag(V State::*field, V value) {
   std::lock_guard<std::mutex> lock(state().mu);
-  state().benchmark = on;
+  state().*field = value;
+}
+
+template <typename V>
+V get_flag(V State::*field) {
+  std::lock_guard<std::mutex> lock(state().mu);
+  return state().*field;
+}
+
+} // namespace
+
+void benchmark(bool on) {
+  set_flag(&State::benchmark, on);
 }
 bool benchmark() {
-  std::lock_guard<std::mutex> lock(state().mu);
-  return state().benchmark;
+  return get_flag(&State::benchmark);
 }
 void deterministic(bool on) {
-  std::lock_guard<std::mutex> lock(state().mu);
-  state().deterministic = on;
+  set_flag(&State::deterministic, on);
 }
 bool deterministic() {
-  std::lock_guard<std::mutex> lock(state().mu);
-  return state().deterministic;
+  return get_flag(&State::deterministic);
 }
 void benchmark_limit(int limit) {
   DITTO_CHECK(
@@ -1185,20 +1214,16 @@ void benchmark_limit(int limit) {
       "backends::conv::benchmark_limit",
       "expected a limit >= 0, got ",
       limit);
-  std::lock_guard<std::mutex> lock(state().mu);
-  state().limit = limit;
+  set_flag(&State::limit, limit);
 }
 int benchmark_limit() {
-  std::lock_guard<std::mutex> lock(state().mu);
-  return state().limit;
+  return get_flag(&State::limit);
 }
 void replay_only(bool on) {
-  std::lock_guard<std::mutex> lock(state().mu);
-  state().replay_only = on;
+  set_flag(&State::replay_only, on);
 }
 bool replay_only() {
-  std::lock_guard<std::mutex> lock(state().mu);
-  return state().replay_only;
+  return get_flag(&State::replay_only);
 }
 
 Choice last_choice() {

@@ -523,9 +523,10 @@ Tensor& index_put_(
   return self;
 }
 
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  const char* name = "masked_fill_";
-  detail::OpScope op(name);
+namespace {
+
+// masked_fill_ and masked_select take a defined bool mask.
+void check_mask(const Tensor& self, const Tensor& mask, const char* name) {
   DITTO_CHECK(
       self.defined() && mask.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(
@@ -534,6 +535,14 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
       name,
       "expected a bool mask but got ",
       mask.dtype());
+}
+
+} // namespace
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  const char* name = "masked_fill_";
+  detail::OpScope op(name);
+  check_mask(self, mask, name);
   DITTO_CHECK(
       detail::expands_to(mask.sizes(), self.sizes()),
       ValueError,
@@ -568,14 +577,7 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const char* name = "masked_select";
   detail::OpScope op(name);
-  DITTO_CHECK(
-      self.defined() && mask.defined(), ValueError, name, "undefined tensor");
-  DITTO_CHECK(
-      mask.dtype() == kBool,
-      TypeError,
-      name,
-      "expected a bool mask but got ",
-      mask.dtype());
+  check_mask(self, mask, name);
   Shape shape = broadcast_shapes(self.sizes(), mask.sizes(), name);
   Tensor s = self.expand(shape).contiguous();
   Tensor m = mask.expand(shape).contiguous();
