@@ -60,22 +60,29 @@ TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
   Generator g;
   g.manual_seed(7);
   for (Dtype dt : {kFloat32, kFloat64}) {
-    // Edge tiles in every direction, k across several panels, and a
-    // transposed (column-major) operand.
+    // Edge tiles in every direction, k across several panels and not a
+    // multiple of the vector width, and every layout of the operands (the
+    // packing transposes row-major A and column-major B).
     for (auto [m, k, n] :
-         {std::tuple{1, 1, 1}, {7, 300, 5}, {97, 513, 259}, {200, 64, 33}}) {
-      Tensor a = randn({m, k}, dt, g);
-      Tensor bt = randn({n, k}, dt, g);
-      Tensor b = bt.t();
-      Tensor want = dt == kFloat32 ? chain_reference<float>(a, b)
-                                   : chain_reference<double>(a, b);
-      for (CpuCapability cap : supported_cpu_capabilities()) {
-        set_cpu_capability(cap);
-        for (int threads : {1, 2, 3, 8}) {
-          set_num_threads(threads);
-          EXPECT_TRUE(same_bits(mm(a, b), want))
-              << dtype_name(dt) << " " << m << "x" << k << "x" << n << " "
-              << cpu_capability_name(cap) << " " << threads;
+         {std::tuple{1, 1, 1},
+          {7, 300, 5},
+          {97, 513, 259},
+          {200, 64, 33},
+          {13, 37, 70}}) {
+      for (int layout = 0; layout < 4; ++layout) {
+        Tensor a = layout & 1 ? randn({k, m}, dt, g).t() : randn({m, k}, dt, g);
+        Tensor b = layout & 2 ? randn({n, k}, dt, g).t() : randn({k, n}, dt, g);
+        Tensor want = dt == kFloat32 ? chain_reference<float>(a, b)
+                                     : chain_reference<double>(a, b);
+        for (CpuCapability cap : supported_cpu_capabilities()) {
+          set_cpu_capability(cap);
+          for (int threads : {1, 2, 3, 8}) {
+            set_num_threads(threads);
+            EXPECT_TRUE(same_bits(mm(a, b), want))
+                << dtype_name(dt) << " " << m << "x" << k << "x" << n
+                << " layout " << layout << " " << cpu_capability_name(cap)
+                << " " << threads;
+          }
         }
       }
     }

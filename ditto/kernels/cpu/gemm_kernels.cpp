@@ -48,6 +48,50 @@ template <typename T>
 struct Vec;
 
 #if defined(__AVX512F__)
+// Note [Butterfly transpose]
+// A W x W block in W registers is transposed by log2(W) stages; the stage
+// of half-width b swaps, inside every 2b x 2b block, the top-right b x b
+// block with the bottom-left one: row i (i & b == 0) takes row i + b's
+// lanes c - b in its lanes c with c & b, and row i + b takes row i's lanes
+// c + b in its lanes c without. One two-source permute per row and stage.
+// The permute indices of one stage: lanes of x are 0..W-1, of y W..2W-1.
+template <int W, typename I>
+struct ButterflyIndex {
+  alignas(64) I lo[W], hi[W];
+  constexpr explicit ButterflyIndex(int b) : lo{}, hi{} {
+    for (int c = 0; c < W; ++c) {
+      lo[c] = I((c & b) ? W + c - b : c);
+      hi[c] = I((c & b) ? W + c : c + b);
+    }
+  }
+};
+
+template <int W, int B, typename V, typename Permute>
+[[gnu::always_inline]] inline void butterfly_stage(V* r, Permute permute) {
+  using I = std::conditional_t<W == 16, int32_t, int64_t>;
+  static constexpr ButterflyIndex<W, I> kIdx(B);
+  const __m512i il = _mm512_load_si512(kIdx.lo);
+  const __m512i ih = _mm512_load_si512(kIdx.hi);
+#pragma GCC unroll 16
+  for (int i = 0; i < W; ++i) {
+    if ((i & B) == 0) {
+      const V x = r[i], y = r[i + B];
+      r[i] = permute(x, il, y);
+      r[i + B] = permute(x, ih, y);
+    }
+  }
+}
+
+template <int W, typename V, typename Permute>
+[[gnu::always_inline]] inline void butterfly(V* r, Permute permute) {
+  if constexpr (W == 16) {
+    butterfly_stage<W, 8>(r, permute);
+  }
+  butterfly_stage<W, 4>(r, permute);
+  butterfly_stage<W, 2>(r, permute);
+  butterfly_stage<W, 1>(r, permute);
+}
+
 template <>
 struct Vec<float> {
   using V = __m512;
@@ -66,6 +110,16 @@ struct Vec<float> {
   }
   static V fma(V a, V b, V c) {
     return _mm512_fmadd_ps(a, b, c);
+  }
+  static void store_first(float* p, V v, int64_t n) {
+    _mm512_mask_storeu_ps(p, __mmask16((1u << n) - 1), v);
+  }
+  // Transposes the 16 x 16 block r[row][lane] in place (Note [Butterfly
+  // transpose]).
+  static constexpr bool kTranspose = true;
+  [[gnu::always_inline]] static void transpose(V* r) {
+    butterfly<16>(
+        r, [](V x, __m512i i, V y) { return _mm512_permutex2var_ps(x, i, y); });
   }
 };
 template <>
@@ -86,6 +140,14 @@ struct Vec<double> {
   }
   static V fma(V a, V b, V c) {
     return _mm512_fmadd_pd(a, b, c);
+  }
+  static void store_first(double* p, V v, int64_t n) {
+    _mm512_mask_storeu_pd(p, __mmask8((1u << n) - 1), v);
+  }
+  static constexpr bool kTranspose = true;
+  [[gnu::always_inline]] static void transpose(V* r) {
+    butterfly<8>(
+        r, [](V x, __m512i i, V y) { return _mm512_permutex2var_pd(x, i, y); });
   }
 };
 // Register tiles: 12 x 32 float32 (24 accumulators), 8 x 16 float64.
@@ -110,6 +172,9 @@ struct Vec<float> {
   static V fma(V a, V b, V c) {
     return _mm256_fmadd_ps(a, b, c);
   }
+  static constexpr bool kTranspose = false;
+  static void store_first(float*, V, int64_t) {}
+  static void transpose(V*) {}
 };
 template <>
 struct Vec<double> {
@@ -130,6 +195,9 @@ struct Vec<double> {
   static V fma(V a, V b, V c) {
     return _mm256_fmadd_pd(a, b, c);
   }
+  static constexpr bool kTranspose = false;
+  static void store_first(double*, V, int64_t) {}
+  static void transpose(V*) {}
 };
 // Register tiles: 6 x 16 float32, 6 x 8 float64 (12 accumulators).
 constexpr int64_t kRowsF32 = 6, kRowsF64 = 6;
@@ -208,6 +276,48 @@ struct Micro {
 
 #endif
 
+// ---- transposing copies, for the operands whose packed order runs across
+// their contiguous direction (a row-major A, a column-major B).
+
+#if defined(__AVX512F__) || defined(__AVX2__)
+template <typename T>
+constexpr bool kTransposes = Vec<T>::kTranspose;
+template <typename T>
+constexpr int64_t kTW = Vec<T>::W;
+
+// dst[p * ld + j] = src[j * stride + p] for p < W and j < rows, zeros for
+// rows <= j < width (width <= W).
+template <typename T>
+[[gnu::always_inline]] inline void transpose_block(
+    const T* src,
+    int64_t stride,
+    int64_t rows,
+    T* dst,
+    int64_t ld,
+    int64_t width) {
+  using X = Vec<T>;
+  typename X::V r[X::W];
+  for (int64_t j = 0; j < X::W; ++j) {
+    r[j] = j < rows ? X::load(src + j * stride) : X::zero();
+  }
+  X::transpose(r);
+  for (int64_t p = 0; p < X::W; ++p) {
+    if (width == X::W) {
+      X::store(dst + p * ld, r[p]);
+    } else {
+      X::store_first(dst + p * ld, r[p], width);
+    }
+  }
+}
+#else
+template <typename T>
+constexpr bool kTransposes = false;
+template <typename T>
+constexpr int64_t kTW = 1;
+template <typename T>
+void transpose_block(const T*, int64_t, int64_t, T*, int64_t, int64_t) {}
+#endif
+
 // Packs rows [i0, i0 + mc) x k [p0, p0 + kc) of A into MR-row slivers,
 // k-major inside a sliver; rows past the end are zeros.
 template <typename T>
@@ -219,10 +329,25 @@ void pack_a(
     int64_t kc,
     T* to) {
   constexpr int64_t MR = Micro<T>::MR;
+  constexpr int64_t W = kTW<T>;
   const T* a = static_cast<const T*>(g.a);
   for (int64_t s = 0; s < mc; s += MR) {
     const int64_t rows = std::min(MR, mc - s);
-    for (int64_t p = 0; p < kc; ++p) {
+    int64_t p = 0;
+    if constexpr (kTransposes<T> && MR <= W) {
+      if (g.a_cs == 1) { // row-major: W values of k per row at a time
+        for (; p + W <= kc; p += W) {
+          transpose_block(
+              a + (p0 + p) + (i0 + s) * g.a_rs,
+              g.a_rs,
+              rows,
+              to + p * MR,
+              MR,
+              MR);
+        }
+      }
+    }
+    for (; p < kc; ++p) {
       const T* col = a + (p0 + p) * g.a_cs + (i0 + s) * g.a_rs;
       int64_t r = 0;
       for (; r < rows; ++r) {
@@ -247,10 +372,27 @@ void pack_b(
     int64_t nc,
     T* to) {
   constexpr int64_t NR = Micro<T>::NR;
+  constexpr int64_t W = kTW<T>;
   const T* b = static_cast<const T*>(g.b);
   for (int64_t s = 0; s < nc; s += NR) {
     const int64_t cols = std::min(NR, nc - s);
-    for (int64_t p = 0; p < kc; ++p) {
+    int64_t p = 0;
+    if constexpr (kTransposes<T> && NR % W == 0) {
+      if (g.b_rs == 1 && g.b_cs != 1) { // column-major: W values of k at once
+        for (; p + W <= kc; p += W) {
+          for (int64_t h = 0; h < NR; h += W) {
+            transpose_block(
+                b + (p0 + p) + (j0 + s + h) * g.b_cs,
+                g.b_cs,
+                std::clamp<int64_t>(cols - h, 0, W),
+                to + p * NR + h,
+                NR,
+                W);
+          }
+        }
+      }
+    }
+    for (; p < kc; ++p) {
       const T* row = b + (p0 + p) * g.b_rs + (j0 + s) * g.b_cs;
       T* dst = to + p * NR;
       int64_t j = 0;
