@@ -204,6 +204,22 @@ void gemm(
   (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, m, 0, n);
 }
 
+// The output columns xo whose tap kj lands inside an input row, [lo, hi),
+// at input column xo * sw + off.
+struct TapColumns {
+  int64_t off, lo, hi;
+};
+
+TapColumns tap_columns(const Geom& g, int64_t kj) {
+  TapColumns t;
+  t.off = kj * g.dw - g.pw;
+  t.lo = std::min(g.ow, t.off >= 0 ? 0 : (-t.off + g.sw - 1) / g.sw);
+  t.hi = g.w - 1 - t.off < 0
+      ? t.lo
+      : std::max(t.lo, std::min(g.ow, (g.w - 1 - t.off) / g.sw + 1));
+  return t;
+}
+
 // cols [cg * kh * kw, oh * ow] of sample x (one group's channels): row
 // (ci, ki, kj), column (y, x); zeros where the window is in the padding.
 // Rows are ld apart (ld = oh * ow, or more when samples sit side by side).
@@ -213,30 +229,34 @@ void im2col(const Geom& g, const T* x, T* cols, int64_t ld) {
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       for (int64_t kj = 0; kj < g.kw; ++kj) {
         T* row = cols + ((ci * g.kh + ki) * g.kw + kj) * ld;
-        // Output columns whose tap is inside the row: ix = xo * sw + off.
-        const int64_t off = kj * g.dw - g.pw;
-        const int64_t x_lo =
-            std::min(g.ow, off >= 0 ? 0 : (-off + g.sw - 1) / g.sw);
-        const int64_t x_hi = g.w - 1 - off < 0
-            ? x_lo
-            : std::max(x_lo, std::min(g.ow, (g.w - 1 - off) / g.sw + 1));
+        const TapColumns t = tap_columns(g, kj);
         for (int64_t y = 0; y < g.oh; ++y) {
-          T* dst = row + y * g.ow;
+          T* __restrict dst = row + y * g.ow;
           const int64_t iy = y * g.sh - g.ph + ki * g.dh;
           if (iy < 0 || iy >= g.h) {
-            std::fill(dst, dst + g.ow, T(0));
+            for (int64_t xo = 0; xo < g.ow; ++xo) {
+              dst[xo] = T(0);
+            }
             continue;
           }
-          const T* src = x + (ci * g.h + iy) * g.w + off;
-          std::fill(dst, dst + x_lo, T(0));
+          const T* __restrict src = x + (ci * g.h + iy) * g.w + t.off;
+          // Plain loops: rows are short, and library calls cost more than
+          // the copy.
+          for (int64_t xo = 0; xo < t.lo; ++xo) {
+            dst[xo] = T(0);
+          }
           if (g.sw == 1) {
-            std::copy(src + x_lo, src + x_hi, dst + x_lo);
+            for (int64_t xo = t.lo; xo < t.hi; ++xo) {
+              dst[xo] = src[xo];
+            }
           } else {
-            for (int64_t xo = x_lo; xo < x_hi; ++xo) {
+            for (int64_t xo = t.lo; xo < t.hi; ++xo) {
               dst[xo] = src[xo * g.sw];
             }
           }
-          std::fill(dst + x_hi, dst + g.ow, T(0));
+          for (int64_t xo = t.hi; xo < g.ow; ++xo) {
+            dst[xo] = T(0);
+          }
         }
       }
     }
@@ -269,16 +289,21 @@ void col2im(const Geom& g, const T* cols, T* x) {
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       for (int64_t kj = 0; kj < g.kw; ++kj) {
         const T* row = cols + ((ci * g.kh + ki) * g.kw + kj) * g.ohw();
+        const TapColumns t = tap_columns(g, kj);
         for (int64_t y = 0; y < g.oh; ++y) {
           const int64_t iy = y * g.sh - g.ph + ki * g.dh;
           if (iy < 0 || iy >= g.h) {
             continue;
           }
-          for (int64_t xo = 0; xo < g.ow; ++xo) {
-            const int64_t ix = xo * g.sw - g.pw + kj * g.dw;
-            if (ix >= 0 && ix < g.w) {
-              T& v = x[(ci * g.h + iy) * g.w + ix];
-              v = T(v + row[y * g.ow + xo]);
+          T* __restrict dst = x + (ci * g.h + iy) * g.w + t.off;
+          const T* __restrict src = row + y * g.ow;
+          if (g.sw == 1) {
+            for (int64_t xo = t.lo; xo < t.hi; ++xo) {
+              dst[xo] = T(dst[xo] + src[xo]);
+            }
+          } else {
+            for (int64_t xo = t.lo; xo < t.hi; ++xo) {
+              dst[xo * g.sw] = T(dst[xo * g.sw] + src[xo]);
             }
           }
         }

@@ -36,10 +36,16 @@
 namespace ditto::kernels::DITTO_KERNEL_NS {
 namespace {
 
-// Values of k per packed panel.
-constexpr int64_t kKC = 192;
+// At most this many values of k per packed panel; k is cut into equal
+// panels (a chain continues across panels, so this never changes bits).
+constexpr int64_t kMaxKC = 256;
 
-// ---- register tiles: Micro<T>::MR rows x Micro<T>::NR columns of C.
+int64_t panel_depth(int64_t k) {
+  const int64_t panels = (k + kMaxKC - 1) / kMaxKC;
+  return (k + panels - 1) / panels;
+}
+
+// ---- register tiles: Micro<T, MR>::MR rows x Micro<T, MR>::NR columns of C.
 
 #if defined(__AVX512F__) || defined(__AVX2__)
 
@@ -150,8 +156,10 @@ struct Vec<double> {
         r, [](V x, __m512i i, V y) { return _mm512_permutex2var_pd(x, i, y); });
   }
 };
-// Register tiles: 12 x 32 float32 (24 accumulators), 8 x 16 float64.
+// Register tiles: 12 x 32 float32 (24 accumulators), 8 x 16 float64; the
+// shorter ones (8 and 4 rows) for row counts the long ones would pad.
 constexpr int64_t kRowsF32 = 12, kRowsF64 = 8;
+constexpr int64_t kShortRowsF32 = 8, kShortRowsF64 = 4;
 #else
 template <>
 struct Vec<float> {
@@ -199,17 +207,25 @@ struct Vec<double> {
   static void store_first(double*, V, int64_t) {}
   static void transpose(V*) {}
 };
-// Register tiles: 6 x 16 float32, 6 x 8 float64 (12 accumulators).
+// Register tiles: 6 x 16 float32, 6 x 8 float64 (12 accumulators), and
+// 4-row ones.
 constexpr int64_t kRowsF32 = 6, kRowsF64 = 6;
+constexpr int64_t kShortRowsF32 = 4, kShortRowsF64 = 4;
 #endif
 
 // MR rows x two registers of columns of C (row stride ldc), advanced by kc
 // steps of packed a (MR per step) and b (NR per step): one fma per output
 // and step, the chains of Note [GEMM accumulation order].
 template <typename T>
+constexpr int64_t kRows = std::is_same_v<T, float> ? kRowsF32 : kRowsF64;
+template <typename T>
+constexpr int64_t kShortRows =
+    std::is_same_v<T, float> ? kShortRowsF32 : kShortRowsF64;
+
+template <typename T, int64_t Rows = kRows<T>>
 struct Micro {
   using X = Vec<T>;
-  static constexpr int64_t MR = std::is_same_v<T, float> ? kRowsF32 : kRowsF64;
+  static constexpr int64_t MR = Rows;
   static constexpr int64_t NR = 2 * X::W;
   static void run(
       int64_t kc,
@@ -244,8 +260,13 @@ struct Micro {
 
 // The scalar reference: the same chains, one std::fma at a time.
 template <typename T>
+constexpr int64_t kRows = 4;
+template <typename T>
+constexpr int64_t kShortRows = 4;
+
+template <typename T, int64_t Rows = 4>
 struct Micro {
-  static constexpr int64_t MR = 4, NR = 4;
+  static constexpr int64_t MR = Rows, NR = 4;
   static void run(
       int64_t kc,
       const T* a,
@@ -320,7 +341,7 @@ void transpose_block(const T*, int64_t, int64_t, T*, int64_t, int64_t) {}
 
 // Packs rows [i0, i0 + mc) x k [p0, p0 + kc) of A into MR-row slivers,
 // k-major inside a sliver; rows past the end are zeros.
-template <typename T>
+template <typename T, int64_t MR>
 void pack_a(
     const GemmArgs& g,
     int64_t i0,
@@ -328,7 +349,6 @@ void pack_a(
     int64_t p0,
     int64_t kc,
     T* to) {
-  constexpr int64_t MR = Micro<T>::MR;
   constexpr int64_t W = kTW<T>;
   const T* a = static_cast<const T*>(g.a);
   for (int64_t s = 0; s < mc; s += MR) {
@@ -429,15 +449,17 @@ T* scratch(std::vector<T>& buf, size_t n) {
   return buf.data();
 }
 
-// C[i0:i1, j0:j1] over all of k (see Note [GEMM accumulation order]).
-template <typename T>
-void gemm_tile(
+// C[i0:i1, j0:j1] over all of k (see Note [GEMM accumulation order]) with
+// register tiles of MR rows.
+template <typename T, int64_t MR>
+void gemm_tile_rows(
     const GemmArgs& g,
     int64_t i0,
     int64_t i1,
     int64_t j0,
     int64_t j1) {
-  constexpr int64_t MR = Micro<T>::MR, NR = Micro<T>::NR;
+  using K = Micro<T, MR>;
+  constexpr int64_t NR = K::NR;
   const int64_t mc = i1 - i0, nc = j1 - j0;
   if (mc <= 0 || nc <= 0) {
     return;
@@ -456,16 +478,17 @@ void gemm_tile(
   thread_local std::vector<T> abuf, bbuf;
   const int64_t mpad = (mc + MR - 1) / MR * MR;
   const int64_t npad = (nc + NR - 1) / NR * NR;
-  T* pa = scratch(abuf, size_t(mpad * std::min(kKC, g.k)));
-  T* pb = scratch(bbuf, size_t(npad * std::min(kKC, g.k)));
+  const int64_t depth = panel_depth(g.k);
+  T* pa = scratch(abuf, size_t(mpad * depth));
+  T* pb = scratch(bbuf, size_t(npad * depth));
   // Edge tiles (and a C that is not row-major with unit column stride) go
   // through a local MR x NR tile.
   T edge[MR * NR];
-  for (int64_t p0 = 0; p0 < g.k; p0 += kKC) {
-    const int64_t kc = std::min(kKC, g.k - p0);
+  for (int64_t p0 = 0; p0 < g.k; p0 += depth) {
+    const int64_t kc = std::min(depth, g.k - p0);
     const bool first = p0 == 0 && !g.accumulate;
     pack_b(g, p0, kc, j0, nc, pb);
-    pack_a(g, i0, mc, p0, kc, pa);
+    pack_a<T, MR>(g, i0, mc, p0, kc, pa);
     for (int64_t js = 0; js < nc; js += NR) {
       const int64_t cols = std::min(NR, nc - js);
       const T* bs = pb + (js / NR) * kc * NR;
@@ -474,7 +497,7 @@ void gemm_tile(
         const T* as = pa + (is / MR) * kc * MR;
         T* ct = c + (i0 + is) * g.c_rs + (j0 + js) * g.c_cs;
         if (rows == MR && cols == NR && g.c_cs == 1) {
-          Micro<T>::run(kc, as, bs, ct, g.c_rs, first);
+          K::run(kc, as, bs, ct, g.c_rs, first);
           continue;
         }
         if (!first) {
@@ -484,7 +507,7 @@ void gemm_tile(
             }
           }
         }
-        Micro<T>::run(kc, as, bs, edge, NR, first);
+        K::run(kc, as, bs, edge, NR, first);
         for (int64_t r = 0; r < rows; ++r) {
           for (int64_t j = 0; j < cols; ++j) {
             ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
@@ -492,6 +515,25 @@ void gemm_tile(
         }
       }
     }
+  }
+}
+
+// The short register tile when the long one would pad more than 1/16 of
+// the rows (64 rows: 8 x 8 instead of 6 x 12 with 8 rows of padding).
+template <typename T>
+void gemm_tile(
+    const GemmArgs& g,
+    int64_t i0,
+    int64_t i1,
+    int64_t j0,
+    int64_t j1) {
+  constexpr int64_t R = kRows<T>, S = kShortRows<T>;
+  const int64_t pad_long = (g.m + R - 1) / R * R - g.m;
+  const int64_t pad_short = (g.m + S - 1) / S * S - g.m;
+  if (S != R && pad_short < pad_long && pad_long * 16 > g.m) {
+    gemm_tile_rows<T, S>(g, i0, i1, j0, j1);
+  } else {
+    gemm_tile_rows<T, R>(g, i0, i1, j0, j1);
   }
 }
 
