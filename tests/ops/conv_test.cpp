@@ -66,6 +66,8 @@ const std::vector<Cfg> kCfgs = {
     {2, 8, 5, 5, 8, 1, 1, 1, 0, 1, 4}, // 1x1, groups 4
     {1, 1, 6, 9, 3, 3, 3, 1, 0, 1, 1}, // one input channel (direct)
     {3, 1, 8, 8, 16, 3, 3, 1, 1, 1, 1}, // thin weight gradient (9 taps < 16)
+    {2, 16, 7, 9, 12, 3, 3, 1, 1, 1, 1}, // 144 taps, stride 1: implicit im2col
+    {1, 32, 9, 8, 6, 3, 2, 1, 2, 2, 2}, // implicit, dilation 2, groups 2
 };
 
 class Conv : public ::testing::Test {

@@ -398,7 +398,8 @@ void pack_b(
     const int64_t cols = std::min(NR, nc - s);
     int64_t p = 0;
     if constexpr (kTransposes<T> && NR % W == 0) {
-      if (g.b_rs == 1 && g.b_cs != 1) { // column-major: W values of k at once
+      if (g.b_rs == 1 && g.b_cs != 1 && !g.b_row_offsets) {
+        // column-major: W values of k at once
         for (; p + W <= kc; p += W) {
           for (int64_t h = 0; h < NR; h += W) {
             transpose_block(
@@ -413,7 +414,9 @@ void pack_b(
       }
     }
     for (; p < kc; ++p) {
-      const T* row = b + (p0 + p) * g.b_rs + (j0 + s) * g.b_cs;
+      const T* row = b +
+          (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs) +
+          (j0 + s) * g.b_cs;
       T* dst = to + p * NR;
       int64_t j = 0;
       if (g.b_cs == 1 && cols == NR) {

@@ -96,6 +96,10 @@ struct GemmArgs {
   int64_t a_rs = 0, a_cs = 0;
   const void* b = nullptr;
   int64_t b_rs = 0, b_cs = 0;
+  // When set, row p of B starts at b + b_row_offsets[p] (b_rs unused): B
+  // as shifted views of one buffer, e.g. the taps of a padded image
+  // (implicit im2col).
+  const int64_t* b_row_offsets = nullptr;
   void* c = nullptr;
   int64_t c_rs = 0, c_cs = 0;
   bool accumulate = false;
