@@ -379,7 +379,8 @@ Padded padded(
     int64_t kh,
     int64_t kw,
     int64_t dh,
-    int64_t dw) {
+    int64_t dw,
+    bool flipped = false) {
   Padded p;
   p.hp = h + 2 * top;
   p.wp = w + 2 * left;
@@ -389,7 +390,10 @@ Padded padded(
   for (int64_t ci = 0; ci < channels; ++ci) {
     for (int64_t ki = 0; ki < kh; ++ki) {
       for (int64_t kj = 0; kj < kw; ++kj) {
-        p.taps.push_back((ci * p.hp + ki * dh) * p.wp + kj * dw);
+        // Flipped: tap (ki, kj) reads the window's (kh-1-ki, kw-1-kj).
+        const int64_t ri = flipped ? kh - 1 - ki : ki;
+        const int64_t rj = flipped ? kw - 1 - kj : kj;
+        p.taps.push_back((ci * p.hp + ri * dh) * p.wp + rj * dw);
       }
     }
   }
@@ -688,9 +692,86 @@ void bwi_col2im(const Geom& g, const T* go, const T* w, T* gi_out) {
   });
 }
 
-// Each input element gathers its terms: one fma chain over (oc, ki, kj).
+// Each input element gathers its terms: one fma chain over (oc, ki, kj),
+// with a zero for each tap that reaches no output (outside grad_out, or
+// between strides), as the forward pads with zeros.
+//
+// With stride 1 and padding within the dilated kernel, this is the forward
+// of grad_out padded by the kernel extent less the padding, with the
+// flipped kernel over the output channels (Note [Implicit im2col]): a GEMM
+// of the weights [cg, og * kh * kw] by the implicit columns of grad_out.
+bool bwi_implicit_applies(const Geom& g) {
+  return g.sh == 1 && g.sw == 1 && g.ph <= (g.kh - 1) * g.dh &&
+      g.pw <= (g.kw - 1) * g.dw;
+}
+
+template <typename T>
+void bwi_implicit(const Geom& g, const T* go, const T* w, T* gi_out) {
+  const int64_t top = (g.kh - 1) * g.dh - g.ph, left = (g.kw - 1) * g.dw - g.pw;
+  const Padded p =
+      padded(g.og, g.oh, g.ow, top, left, g.kh, g.kw, g.dh, g.dw, true);
+  const int64_t taps = g.og * g.kh * g.kw, cols = g.h * p.wp;
+  // Per group: a[ci][(oc, ki, kj)] = w[oc][ci][ki][kj].
+  std::vector<T> a(size_t(g.groups * g.cg * taps));
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    for (int64_t ci = 0; ci < g.cg; ++ci) {
+      for (int64_t oc = 0; oc < g.og; ++oc) {
+        std::copy_n(
+            w + ((gi * g.og + oc) * g.cg + ci) * g.kh * g.kw,
+            g.kh * g.kw,
+            a.data() + ((gi * g.cg + ci) * g.og + oc) * g.kh * g.kw);
+      }
+    }
+  }
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    T* gp = thread_buffer<T>(size_t(p.size));
+    std::vector<T>& tmp = block_out_buffer<T>();
+    tmp.resize(std::max(tmp.size(), size_t(g.cg * cols)));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      pad_planes(
+          p,
+          g.og,
+          g.oh,
+          g.ow,
+          top,
+          left,
+          go + (ni * g.o + gi * g.og) * g.ohw(),
+          gp);
+      gemm<T>(
+          g.cg,
+          cols,
+          taps,
+          a.data() + gi * g.cg * taps,
+          taps,
+          1,
+          gp,
+          0,
+          1,
+          tmp.data(),
+          cols,
+          false,
+          1,
+          p.taps.data());
+      T* xs = gi_out + (ni * g.c + gi * g.cg) * g.h * g.w;
+      for (int64_t ci = 0; ci < g.cg; ++ci) {
+        for (int64_t iy = 0; iy < g.h; ++iy) {
+          std::copy_n(
+              tmp.data() + ci * cols + iy * p.wp,
+              g.w,
+              xs + (ci * g.h + iy) * g.w);
+        }
+      }
+    }
+  });
+}
+
 template <typename T>
 void bwi_direct(const Geom& g, const T* go, const T* w, T* gi_out) {
+  if (bwi_implicit_applies(g)) {
+    bwi_implicit(g, go, w, gi_out);
+    return;
+  }
   parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
     for (int64_t task = b; task < e; ++task) {
       const int64_t ni = task / g.groups, gi = task % g.groups;
@@ -704,18 +785,14 @@ void bwi_direct(const Geom& g, const T* go, const T* w, T* gi_out) {
               const T* wo = w + ((gi * g.og + oc) * g.cg + ci) * g.kh * g.kw;
               for (int64_t ki = 0; ki < g.kh; ++ki) {
                 const int64_t ny = iy + g.ph - ki * g.dh;
-                if (ny < 0 || ny % g.sh != 0 || ny / g.sh >= g.oh) {
-                  continue;
-                }
+                const bool row = ny >= 0 && ny % g.sh == 0 && ny / g.sh < g.oh;
                 for (int64_t kj = 0; kj < g.kw; ++kj) {
                   const int64_t nx = ix + g.pw - kj * g.dw;
-                  if (nx < 0 || nx % g.sw != 0 || nx / g.sw >= g.ow) {
-                    continue;
-                  }
-                  acc = std::fma(
-                      wo[ki * g.kw + kj],
-                      gos[oc * g.ohw() + (ny / g.sh) * g.ow + nx / g.sw],
-                      acc);
+                  const T v =
+                      row && nx >= 0 && nx % g.sw == 0 && nx / g.sw < g.ow
+                      ? gos[oc * g.ohw() + (ny / g.sh) * g.ow + nx / g.sw]
+                      : T(0);
+                  acc = std::fma(wo[ki * g.kw + kj], v, acc);
                 }
               }
             }
@@ -913,6 +990,11 @@ const Algo& heuristic(Dir d, const Geom& g, bool det) {
   if (d == kForward) {
     // Tiny reductions gain nothing from packing.
     return g.kk() <= 4 ? list[1] : list[0];
+  }
+  if (d == kBackwardInput && bwi_implicit_applies(g) && g.cg >= 8) {
+    // The implicit GEMM has cg rows: with a register tile's worth, it beats
+    // the column GEMM and its scatter-add (see docs/benchmarks.md).
+    return list[1];
   }
   return list[0]; // col2im GEMM; chunked (deterministic) weight gradient
 }

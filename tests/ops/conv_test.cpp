@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -224,6 +225,71 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
   EXPECT_THROW(
       conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}),
       NondeterministicError);
+}
+
+// The definition of backward-input "direct": each input element one fma
+// chain over (oc, ki, kj) in order from 0, with a zero for every tap that
+// reaches no output. Its implicit-GEMM path (stride 1, padding within the
+// kernel) and its loops must both give exactly these bits.
+template <typename T>
+Tensor direct_input_chain(const Tensor& go, const Tensor& w, const Cfg& f) {
+  const int64_t oh = go.size(2), ow = go.size(3), cg = f.c / f.g,
+                og = f.o / f.g;
+  Tensor gi = zeros({f.n, f.c, f.h, f.w}, go.dtype());
+  const T* gp = go.data_ptr<T>();
+  const T* wp = w.data_ptr<T>();
+  T* o = gi.data_ptr<T>();
+  for (int64_t n = 0; n < f.n; ++n)
+    for (int64_t c = 0; c < f.c; ++c)
+      for (int64_t iy = 0; iy < f.h; ++iy)
+        for (int64_t ix = 0; ix < f.w; ++ix) {
+          const int64_t gi_ = c / cg, ci = c % cg;
+          T acc = 0;
+          for (int64_t oc = gi_ * og; oc < (gi_ + 1) * og; ++oc)
+            for (int64_t ki = 0; ki < f.kh; ++ki)
+              for (int64_t kj = 0; kj < f.kw; ++kj) {
+                const int64_t ny = iy + f.p - ki * f.d,
+                              nx = ix + f.p - kj * f.d;
+                const bool in = ny >= 0 && nx >= 0 && ny % f.s == 0 &&
+                    nx % f.s == 0 && ny / f.s < oh && nx / f.s < ow;
+                const T v = in
+                    ? gp[((n * f.o + oc) * oh + ny / f.s) * ow + nx / f.s]
+                    : T(0);
+                acc = std::fma(
+                    wp[((oc * cg + ci) * f.kh + ki) * f.kw + kj], v, acc);
+              }
+          o[((n * f.c + c) * f.h + iy) * f.w + ix] = acc;
+        }
+  return gi;
+}
+
+TEST_F(Conv, BackwardInputDirectIsItsChain) {
+  Generator gen;
+  gen.manual_seed(9);
+  conv::force_algorithm("backward_input", "direct");
+  for (const Cfg& f : kCfgs) {
+    for (Dtype dt : {kFloat32, kFloat64}) {
+      Tensor x = randn({f.n, f.c, f.h, f.w}, dt, gen);
+      Tensor w = randn({f.o, f.c / f.g, f.kh, f.kw}, dt, gen);
+      const Tensor y =
+          conv2d(x, w, {}, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
+      Tensor go = randn(y.sizes(), dt, gen);
+      Tensor want = dt == kFloat32 ? direct_input_chain<float>(go, w, f)
+                                   : direct_input_chain<double>(go, w, f);
+      for (CpuCapability cap : supported_cpu_capabilities()) {
+        set_cpu_capability(cap);
+        for (int threads : {1, 3}) {
+          set_num_threads(threads);
+          EXPECT_TRUE(same_bits(
+              conv2d_backward_input(
+                  go, w, x.sizes(), {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g),
+              want))
+              << f.c << "x" << f.h << "x" << f.w << " s" << f.s << " "
+              << dtype_name(dt) << " " << cpu_capability_name(cap);
+        }
+      }
+    }
+  }
 }
 
 TEST_F(Conv, Conv1dIsConv2dOverOneRow) {

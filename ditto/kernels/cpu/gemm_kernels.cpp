@@ -394,6 +394,26 @@ void pack_b(
   constexpr int64_t NR = Micro<T>::NR;
   constexpr int64_t W = kTW<T>;
   const T* b = static_cast<const T*>(g.b);
+  if (g.b_row_offsets && g.b_cs == 1) {
+    // Rows scattered over a buffer: read each row once, left to right,
+    // into every full sliver (then the edge sliver below).
+    const int64_t full = nc / NR * NR;
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* row = b + g.b_row_offsets[p0 + p] + j0;
+      for (int64_t s = 0; s < full; s += NR) {
+        T* dst = to + s * kc + p * NR;
+        for (int64_t q = 0; q < NR; ++q) {
+          dst[q] = row[s + q];
+        }
+      }
+    }
+    if (full == nc) {
+      return;
+    }
+    to += full * kc;
+    j0 += full;
+    nc -= full;
+  }
   for (int64_t s = 0; s < nc; s += NR) {
     const int64_t cols = std::min(NR, nc - s);
     int64_t p = 0;
