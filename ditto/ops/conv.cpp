@@ -186,7 +186,8 @@ void gemm(
     int64_t ldc,
     bool accumulate,
     int64_t c_cs = 1,
-    const int64_t* b_row_offsets = nullptr) {
+    const int64_t* b_row_offsets = nullptr,
+    const int64_t* b_col_offsets = nullptr) {
   const auto& t = kernels::kernel_table();
   kernels::GemmArgs g;
   g.m = m;
@@ -203,6 +204,7 @@ void gemm(
   g.c_cs = c_cs;
   g.accumulate = accumulate;
   g.b_row_offsets = b_row_offsets;
+  g.b_col_offsets = b_col_offsets;
   (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, m, 0, n);
 }
 
@@ -811,6 +813,66 @@ int64_t samples_per_chunk(const Geom& g) {
   return std::max<int64_t>(1, 4096 / std::max<int64_t>(g.ohw(), 1));
 }
 
+// Note [Shifted rows]
+// With stride 1 down the rows, the weight gradient's B [q = y ow + x]
+// [(ci, ki, kj)] is x at (y + ki dh - ph, x sw + kj dw - pw). Copy the image
+// once per kj, shifted by kj dw - pw, cut to ow columns (stride sw) and
+// padded by ph zero rows: [kw][cg][h + 2 ph][ow]. Column (ci, ki, kj) of B
+// is then the run of oh * ow values from ((kj cg + ci) hp + ki dh) ow, read
+// through GemmArgs::b_col_offsets: kw copies of the image instead of the
+// kh kw of im2col, and the same values, so the same bits.
+struct Shifted {
+  int64_t hp, size;
+  std::vector<int64_t> columns; // where column (ci, ki, kj) of B starts
+};
+
+bool shifted_applies(const Geom& g) {
+  return g.sh == 1;
+}
+
+Shifted shifted_layout(const Geom& g) {
+  Shifted s;
+  s.hp = g.h + 2 * g.ph;
+  s.size = g.kw * g.cg * s.hp * g.ow;
+  s.columns.reserve(size_t(g.kk()));
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        s.columns.push_back(((kj * g.cg + ci) * s.hp + ki * g.dh) * g.ow);
+      }
+    }
+  }
+  return s;
+}
+
+// The kw shifted copies of sample x (one group's channels).
+template <typename T>
+void shift_rows(const Geom& g, const Shifted& s, const T* x, T* out) {
+  for (int64_t kj = 0; kj < g.kw; ++kj) {
+    const TapColumns t = tap_columns(g, kj);
+    for (int64_t ci = 0; ci < g.cg; ++ci) {
+      for (int64_t yy = 0; yy < s.hp; ++yy) {
+        T* __restrict dst = out + ((kj * g.cg + ci) * s.hp + yy) * g.ow;
+        const int64_t iy = yy - g.ph;
+        if (iy < 0 || iy >= g.h) {
+          std::fill(dst, dst + g.ow, T(0));
+          continue;
+        }
+        const T* __restrict src = x + (ci * g.h + iy) * g.w + t.off;
+        for (int64_t xo = 0; xo < t.lo; ++xo) {
+          dst[xo] = T(0);
+        }
+        for (int64_t xo = t.lo; xo < t.hi; ++xo) {
+          dst[xo] = src[xo * g.sw];
+        }
+        for (int64_t xo = t.hi; xo < g.ow; ++xo) {
+          dst[xo] = T(0);
+        }
+      }
+    }
+  }
+}
+
 // One chunk's partial gradient: for each sample of the chunk in order and
 // each group, grad_out [og, ohw] x cols^T [ohw, kk], continuing one chain.
 template <typename T>
@@ -821,12 +883,35 @@ void bww_chunk(
     int64_t n0,
     int64_t n1,
     T* part) {
-  T* cols = thread_buffer<T>(size_t(g.kk() * g.ohw()));
+  const bool shifted = g.kk() >= g.og && shifted_applies(g);
+  const Shifted sh = shifted ? shifted_layout(g) : Shifted{};
+  T* cols = thread_buffer<T>(size_t(shifted ? sh.size : g.kk() * g.ohw()));
   for (int64_t gi = 0; gi < g.groups; ++gi) {
     for (int64_t ni = n0; ni < n1; ++ni) {
-      im2col(g, x + (ni * g.c + gi * g.cg) * g.h * g.w, cols, g.ohw());
+      const T* xs = x + (ni * g.c + gi * g.cg) * g.h * g.w;
       const T* gos = go + (ni * g.o + gi * g.og) * g.ohw();
       T* pg = part + gi * g.og * g.kk();
+      if (shifted) { // Note [Shifted rows]
+        shift_rows(g, sh, xs, cols);
+        gemm<T>(
+            g.og,
+            g.kk(),
+            g.ohw(),
+            gos,
+            g.ohw(),
+            1,
+            cols,
+            1,
+            0,
+            pg,
+            g.kk(),
+            ni > n0,
+            1,
+            nullptr,
+            sh.columns.data());
+        continue;
+      }
+      im2col(g, xs, cols, g.ohw());
       if (g.kk() < g.og) {
         // Thin gradients (few taps, e.g. one input channel): the transposed
         // product cols [kk, ohw] x grad_out^T [ohw, og] fills the register

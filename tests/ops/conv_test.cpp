@@ -292,6 +292,76 @@ TEST_F(Conv, BackwardInputDirectIsItsChain) {
   }
 }
 
+// The definition of the deterministic weight gradient "gemm_chunked":
+// samples in chunks of max(1, 4096 / (oh ow)); in each chunk, each weight
+// one fma chain over (sample, y, x) in order from 0, with zeros for taps in
+// the padding; then the chunk partials added in chunk order.
+template <typename T>
+Tensor chunked_weight_chain(const Tensor& go, const Tensor& x, const Cfg& f) {
+  const int64_t oh = go.size(2), ow = go.size(3), cg = f.c / f.g,
+                og = f.o / f.g;
+  const int64_t per = std::max<int64_t>(1, 4096 / (oh * ow));
+  Tensor gw = zeros({f.o, cg, f.kh, f.kw}, go.dtype());
+  const T* gp = go.data_ptr<T>();
+  const T* xp = x.data_ptr<T>();
+  T* o = gw.data_ptr<T>();
+  for (int64_t oc = 0; oc < f.o; ++oc)
+    for (int64_t ci = 0; ci < cg; ++ci)
+      for (int64_t ki = 0; ki < f.kh; ++ki)
+        for (int64_t kj = 0; kj < f.kw; ++kj) {
+          const int64_t c = oc / og * cg + ci;
+          T total = 0;
+          for (int64_t n0 = 0; n0 < f.n; n0 += per) {
+            T acc = 0;
+            for (int64_t n = n0; n < std::min(f.n, n0 + per); ++n)
+              for (int64_t y = 0; y < oh; ++y)
+                for (int64_t xo = 0; xo < ow; ++xo) {
+                  const int64_t iy = y * f.s - f.p + ki * f.d,
+                                ix = xo * f.s - f.p + kj * f.d;
+                  const T v = iy >= 0 && iy < f.h && ix >= 0 && ix < f.w
+                      ? xp[((n * f.c + c) * f.h + iy) * f.w + ix]
+                      : T(0);
+                  acc =
+                      std::fma(gp[((n * f.o + oc) * oh + y) * ow + xo], v, acc);
+                }
+            total = n0 == 0 ? acc : T(total + acc);
+          }
+          o[((oc * cg + ci) * f.kh + ki) * f.kw + kj] = total;
+        }
+  return gw;
+}
+
+TEST_F(Conv, WeightGradientChunkedIsItsChain) {
+  Generator gen;
+  gen.manual_seed(10);
+  conv::force_algorithm("backward_weight", "gemm_chunked");
+  std::vector<Cfg> cfgs = kCfgs;
+  cfgs.push_back({37, 4, 12, 12, 8, 3, 3, 1, 1, 1, 1}); // 2 sample chunks
+  for (const Cfg& f : cfgs) {
+    for (Dtype dt : {kFloat32, kFloat64}) {
+      Tensor x = randn({f.n, f.c, f.h, f.w}, dt, gen);
+      Tensor w = randn({f.o, f.c / f.g, f.kh, f.kw}, dt, gen);
+      const Tensor y =
+          conv2d(x, w, {}, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
+      Tensor go = randn(y.sizes(), dt, gen);
+      Tensor want = dt == kFloat32 ? chunked_weight_chain<float>(go, x, f)
+                                   : chunked_weight_chain<double>(go, x, f);
+      for (CpuCapability cap : supported_cpu_capabilities()) {
+        set_cpu_capability(cap);
+        for (int threads : {1, 3}) {
+          set_num_threads(threads);
+          EXPECT_TRUE(same_bits(
+              conv2d_backward_weight(
+                  go, x, w.sizes(), {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g),
+              want))
+              << f.c << "x" << f.h << "x" << f.w << " s" << f.s << " "
+              << dtype_name(dt) << " " << cpu_capability_name(cap);
+        }
+      }
+    }
+  }
+}
+
 TEST_F(Conv, Conv1dIsConv2dOverOneRow) {
   Generator gen;
   gen.manual_seed(4);

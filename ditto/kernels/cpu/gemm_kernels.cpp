@@ -316,12 +316,11 @@ constexpr bool kTransposes = Vec<T>::kTranspose;
 template <typename T>
 constexpr int64_t kTW = Vec<T>::W;
 
-// dst[p * ld + j] = src[j * stride + p] for p < W and j < rows, zeros for
+// dst[p * ld + j] = src(j)[p] for p < W and j < rows, zeros for
 // rows <= j < width (width <= W).
-template <typename T>
+template <typename T, typename Src>
 [[gnu::always_inline]] inline void transpose_block(
-    const T* src,
-    int64_t stride,
+    Src src,
     int64_t rows,
     T* dst,
     int64_t ld,
@@ -329,7 +328,7 @@ template <typename T>
   using X = Vec<T>;
   typename X::V r[X::W];
   for (int64_t j = 0; j < X::W; ++j) {
-    r[j] = j < rows ? X::load(src + j * stride) : X::zero();
+    r[j] = j < rows ? X::load(src(j)) : X::zero();
   }
   X::transpose(r);
   for (int64_t p = 0; p < X::W; ++p) {
@@ -345,8 +344,8 @@ template <typename T>
 constexpr bool kTransposes = false;
 template <typename T>
 constexpr int64_t kTW = 1;
-template <typename T>
-void transpose_block(const T*, int64_t, int64_t, T*, int64_t, int64_t) {}
+template <typename T, typename Src>
+void transpose_block(Src, int64_t, T*, int64_t, int64_t) {}
 #endif
 
 // Packs rows [i0, i0 + mc) x k [p0, p0 + kc) of A into MR-row slivers,
@@ -367,9 +366,9 @@ void pack_a(
     if constexpr (kTransposes<T> && MR <= W) {
       if (g.a_cs == 1) { // row-major: W values of k per row at a time
         for (; p + W <= kc; p += W) {
+          const T* src = a + (p0 + p) + (i0 + s) * g.a_rs;
           transpose_block(
-              a + (p0 + p) + (i0 + s) * g.a_rs,
-              g.a_rs,
+              [&](int64_t r) { return src + r * g.a_rs; },
               rows,
               to + p * MR,
               MR,
@@ -404,17 +403,21 @@ void pack_b(
   constexpr int64_t NR = Micro<T>::NR;
   constexpr int64_t W = kTW<T>;
   const T* b = static_cast<const T*>(g.b);
+  const int64_t* coff = g.b_col_offsets;
+  // Where column j starts (row 0).
+  auto column = [&](int64_t j) { return coff ? coff[j] : j * g.b_cs; };
   for (int64_t s = 0; s < nc; s += NR) {
     const int64_t cols = std::min(NR, nc - s);
     int64_t p = 0;
     if constexpr (kTransposes<T> && NR % W == 0) {
-      if (g.b_rs == 1 && g.b_cs != 1 && !g.b_row_offsets) {
+      if (g.b_rs == 1 && (g.b_cs != 1 || coff) && !g.b_row_offsets) {
         // column-major: W values of k at once
         for (; p + W <= kc; p += W) {
           for (int64_t h = 0; h < NR; h += W) {
             transpose_block(
-                b + (p0 + p) + (j0 + s + h) * g.b_cs,
-                g.b_cs,
+                [&](int64_t j) {
+                  return b + (p0 + p) + column(j0 + s + h + j);
+                },
                 std::clamp<int64_t>(cols - h, 0, W),
                 to + p * NR + h,
                 NR,
@@ -424,11 +427,20 @@ void pack_b(
       }
     }
     for (; p < kc; ++p) {
+      T* dst = to + p * NR;
+      int64_t j = 0;
+      if (coff) {
+        for (; j < cols; ++j) {
+          dst[j] = b[(p0 + p) * g.b_rs + coff[j0 + s + j]];
+        }
+        for (; j < NR; ++j) {
+          dst[j] = T(0);
+        }
+        continue;
+      }
       const T* row = b +
           (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs) +
           (j0 + s) * g.b_cs;
-      T* dst = to + p * NR;
-      int64_t j = 0;
       if (g.b_cs == 1 && cols == NR) {
         // A constant-length copy the compiler turns into vector moves (a
         // variable-length memcpy here became a slow `rep movsq`).

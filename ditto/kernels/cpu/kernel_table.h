@@ -100,6 +100,9 @@ struct GemmArgs {
   // as shifted views of one buffer, e.g. the taps of a padded image
   // (implicit im2col).
   const int64_t* b_row_offsets = nullptr;
+  // When set, column j of B starts at b + b_col_offsets[j] (b_cs unused).
+  // Not together with b_row_offsets.
+  const int64_t* b_col_offsets = nullptr;
   void* c = nullptr;
   int64_t c_rs = 0, c_cs = 0;
   bool accumulate = false;
