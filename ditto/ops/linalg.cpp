@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 #include <mutex>
-#include <regex>
+#include <string>
 #include <vector>
 
 #include "ditto/determinism/context.h"
@@ -58,22 +58,31 @@ WorkspaceConfig& workspace() {
 
 // Total bytes of a ":SIZE_KiB:COUNT..." string; ValueError if malformed.
 int64_t parse_workspace(const std::string& config, const char* op) {
-  static const std::regex whole("^(:[0-9]+:[0-9]+)+$");
+  // The fields: each a ':' then 1 to 9 digits (at most 2^40 bytes in all,
+  // so no overflow on the way), in pairs.
+  std::vector<std::string> fields;
+  bool well_formed = !config.empty();
+  for (size_t at = 0; well_formed && at < config.size();) {
+    size_t end = at + 1;
+    while (end < config.size() && config[end] >= '0' && config[end] <= '9') {
+      ++end;
+    }
+    well_formed = config[at] == ':' && end > at + 1;
+    fields.push_back(config.substr(at + 1, end - at - 1));
+    at = end;
+  }
   DITTO_CHECK(
-      std::regex_match(config, whole),
+      well_formed && fields.size() % 2 == 0,
       ValueError,
       op,
       "expected \":SIZE_KiB:COUNT[:SIZE_KiB:COUNT...]\" (such as \":4096:8\"), "
       "got \"",
       config,
       "\"");
-  static const std::regex pair(":([0-9]+):([0-9]+)");
   int64_t total = 0;
-  for (auto it = std::sregex_iterator(config.begin(), config.end(), pair);
-       it != std::sregex_iterator();
-       ++it) {
-    const std::string size = (*it)[1], count = (*it)[2];
-    // At most 2^40 bytes in all: no overflow on the way.
+  for (size_t f = 0; f < fields.size(); f += 2) {
+    const std::string& size = fields[f];
+    const std::string& count = fields[f + 1];
     DITTO_CHECK(
         size.size() < 10 && count.size() < 10,
         ValueError,

@@ -184,6 +184,22 @@ TEST_F(Linalg, SplitKDeterministicVariantAndItsWorkspaceCheck) {
   // Bad syntax: ValueError, configuration unchanged.
   EXPECT_THROW(backends::gemm::set_workspace_config("4096:8"), ValueError);
   EXPECT_THROW(backends::gemm::set_workspace_config(":4096:"), ValueError);
+  for (const char* bad :
+       {"",
+        ":",
+        "::8",
+        ":4096",
+        ":4096:8:",
+        ":4096:8:16",
+        ":a:8",
+        ":4096:8 ",
+        ":-1:8",
+        ":1234567890:1"}) {
+    EXPECT_THROW(backends::gemm::set_workspace_config(bad), ValueError) << bad;
+  }
+  backends::gemm::set_workspace_config(":4096:8:16:8");
+  EXPECT_EQ(backends::gemm::workspace_config(), ":4096:8:16:8");
+  backends::gemm::set_workspace_config(":1:1");
   EXPECT_EQ(backends::gemm::workspace_config(), ":1:1");
   EXPECT_EQ(backends::gemm::workspace_bytes(), 1024);
   backends::gemm::set_workspace_config(":16:8");
