@@ -862,8 +862,12 @@ void shift_rows(const Geom& g, const Shifted& s, const T* x, T* out) {
         for (int64_t xo = 0; xo < t.lo; ++xo) {
           dst[xo] = T(0);
         }
-        for (int64_t xo = t.lo; xo < t.hi; ++xo) {
-          dst[xo] = src[xo * g.sw];
+        if (g.sw == 1) {
+          std::copy(src + t.lo, src + t.hi, dst + t.lo);
+        } else {
+          for (int64_t xo = t.lo; xo < t.hi; ++xo) {
+            dst[xo] = src[xo * g.sw];
+          }
         }
         for (int64_t xo = t.hi; xo < g.ow; ++xo) {
           dst[xo] = T(0);

@@ -246,27 +246,38 @@ struct Micro {
   using X = Vec<T>;
   static constexpr int64_t MR = Rows;
   static constexpr int64_t NR = 2 * X::W;
-  template <typename B>
+  // Half: only the first NR / 2 columns (a narrow last sliver).
+  template <bool Half = false, typename B>
   static void run(int64_t kc, const T* a, B b, T* c, int64_t ldc, bool first) {
     typename X::V acc[MR][2];
     for (int64_t r = 0; r < MR; ++r) {
       acc[r][0] = first ? X::zero() : X::load(c + r * ldc);
-      acc[r][1] = first ? X::zero() : X::load(c + r * ldc + X::W);
+      if constexpr (!Half) {
+        acc[r][1] = first ? X::zero() : X::load(c + r * ldc + X::W);
+      }
     }
     for (int64_t p = 0; p < kc; ++p) {
       const T* bp = b.row(p);
       const typename X::V b0 = X::load(bp);
-      const typename X::V b1 = X::load(bp + X::W);
       const T* ap = a + p * MR;
-      for (int64_t r = 0; r < MR; ++r) {
-        const typename X::V av = X::broadcast(ap + r);
-        acc[r][0] = X::fma(av, b0, acc[r][0]);
-        acc[r][1] = X::fma(av, b1, acc[r][1]);
+      if constexpr (Half) {
+        for (int64_t r = 0; r < MR; ++r) {
+          acc[r][0] = X::fma(X::broadcast(ap + r), b0, acc[r][0]);
+        }
+      } else {
+        const typename X::V b1 = X::load(bp + X::W);
+        for (int64_t r = 0; r < MR; ++r) {
+          const typename X::V av = X::broadcast(ap + r);
+          acc[r][0] = X::fma(av, b0, acc[r][0]);
+          acc[r][1] = X::fma(av, b1, acc[r][1]);
+        }
       }
     }
     for (int64_t r = 0; r < MR; ++r) {
       X::store(c + r * ldc, acc[r][0]);
-      X::store(c + r * ldc + X::W, acc[r][1]);
+      if constexpr (!Half) {
+        X::store(c + r * ldc + X::W, acc[r][1]);
+      }
     }
   }
 };
@@ -282,7 +293,7 @@ constexpr int64_t kShortRows = 4;
 template <typename T, int64_t Rows = 4>
 struct Micro {
   static constexpr int64_t MR = Rows, NR = 4;
-  template <typename B>
+  template <bool Half = false, typename B>
   static void run(int64_t kc, const T* a, B b, T* c, int64_t ldc, bool first) {
     T acc[MR][NR];
     for (int r = 0; r < MR; ++r) {
@@ -543,7 +554,11 @@ void gemm_tile_rows(
               }
             }
           }
-          K::run(kc, as, bsrc, edge, NR, first);
+          if (2 * cols <= NR) {
+            K::template run<true>(kc, as, bsrc, edge, NR, first);
+          } else {
+            K::run(kc, as, bsrc, edge, NR, first);
+          }
           for (int64_t r = 0; r < rows; ++r) {
             for (int64_t j = 0; j < cols; ++j) {
               ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
