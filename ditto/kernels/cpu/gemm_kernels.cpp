@@ -246,11 +246,12 @@ struct Micro {
   using X = Vec<T>;
   static constexpr int64_t MR = Rows;
   static constexpr int64_t NR = 2 * X::W;
-  // Half: only the first NR / 2 columns (a narrow last sliver).
-  template <bool Half = false, typename B>
+  // Half: only the first NR / 2 columns (a narrow last sliver). Used: only
+  // the first Used rows of the MR-row packed sliver (a short last one).
+  template <bool Half = false, int64_t Used = MR, typename B>
   static void run(int64_t kc, const T* a, B b, T* c, int64_t ldc, bool first) {
-    typename X::V acc[MR][2];
-    for (int64_t r = 0; r < MR; ++r) {
+    typename X::V acc[Used][2];
+    for (int64_t r = 0; r < Used; ++r) {
       acc[r][0] = first ? X::zero() : X::load(c + r * ldc);
       if constexpr (!Half) {
         acc[r][1] = first ? X::zero() : X::load(c + r * ldc + X::W);
@@ -261,19 +262,19 @@ struct Micro {
       const typename X::V b0 = X::load(bp);
       const T* ap = a + p * MR;
       if constexpr (Half) {
-        for (int64_t r = 0; r < MR; ++r) {
+        for (int64_t r = 0; r < Used; ++r) {
           acc[r][0] = X::fma(X::broadcast(ap + r), b0, acc[r][0]);
         }
       } else {
         const typename X::V b1 = X::load(bp + X::W);
-        for (int64_t r = 0; r < MR; ++r) {
+        for (int64_t r = 0; r < Used; ++r) {
           const typename X::V av = X::broadcast(ap + r);
           acc[r][0] = X::fma(av, b0, acc[r][0]);
           acc[r][1] = X::fma(av, b1, acc[r][1]);
         }
       }
     }
-    for (int64_t r = 0; r < MR; ++r) {
+    for (int64_t r = 0; r < Used; ++r) {
       X::store(c + r * ldc, acc[r][0]);
       if constexpr (!Half) {
         X::store(c + r * ldc + X::W, acc[r][1]);
@@ -293,7 +294,7 @@ constexpr int64_t kShortRows = 4;
 template <typename T, int64_t Rows = 4>
 struct Micro {
   static constexpr int64_t MR = Rows, NR = 4;
-  template <bool Half = false, typename B>
+  template <bool Half = false, int64_t Used = MR, typename B>
   static void run(int64_t kc, const T* a, B b, T* c, int64_t ldc, bool first) {
     T acc[MR][NR];
     for (int r = 0; r < MR; ++r) {
@@ -554,10 +555,21 @@ void gemm_tile_rows(
               }
             }
           }
+          // The narrowest register tile that covers the edge.
+          constexpr int64_t Q = MR % 4 == 0 && MR > 4 ? MR / 4 : MR;
+          auto run = [&]<bool Half>() {
+            if (rows <= Q) {
+              K::template run<Half, Q>(kc, as, bsrc, edge, NR, first);
+            } else if (rows <= 2 * Q) {
+              K::template run<Half, 2 * Q>(kc, as, bsrc, edge, NR, first);
+            } else {
+              K::template run<Half>(kc, as, bsrc, edge, NR, first);
+            }
+          };
           if (2 * cols <= NR) {
-            K::template run<true>(kc, as, bsrc, edge, NR, first);
+            run.template operator()<true>();
           } else {
-            K::run(kc, as, bsrc, edge, NR, first);
+            run.template operator()<false>();
           }
           for (int64_t r = 0; r < rows; ++r) {
             for (int64_t j = 0; j < cols; ++j) {
