@@ -554,6 +554,67 @@ bool winograd_applies(const Geom& g) {
       g.dw == 1;
 }
 
+// V for one tile row of tw tiles: from ev[i][k], od[i][k] (rows i = 0..3
+// of the tiles' input, even and odd columns, tw + 1 each) to
+// v[(i 4 + j) plane + tx], (B^T d B)[i][j] of tile tx.
+template <typename T>
+void winograd_input_row(
+    const T* __restrict ev,
+    const T* __restrict od,
+    int64_t tw,
+    T* __restrict v,
+    int64_t plane) {
+  for (int64_t tx = 0; tx < tw; ++tx) {
+    T d[4][4];
+    for (int i = 0; i < 4; ++i) {
+      d[i][0] = ev[i * (tw + 1) + tx];
+      d[i][1] = od[i * (tw + 1) + tx];
+      d[i][2] = ev[i * (tw + 1) + tx + 1];
+      d[i][3] = od[i * (tw + 1) + tx + 1];
+    }
+    T bd[4][4]; // B^T d
+    for (int j = 0; j < 4; ++j) {
+      bd[0][j] = T(d[0][j] - d[2][j]);
+      bd[1][j] = T(d[1][j] + d[2][j]);
+      bd[2][j] = T(d[2][j] - d[1][j]);
+      bd[3][j] = T(d[1][j] - d[3][j]);
+    }
+    for (int i = 0; i < 4; ++i) { // (B^T d) B
+      v[(i * 4 + 0) * plane + tx] = T(bd[i][0] - bd[i][2]);
+      v[(i * 4 + 1) * plane + tx] = T(bd[i][1] + bd[i][2]);
+      v[(i * 4 + 2) * plane + tx] = T(bd[i][2] - bd[i][1]);
+      v[(i * 4 + 3) * plane + tx] = T(bd[i][1] - bd[i][3]);
+    }
+  }
+}
+
+// Y for one tile row: from m[(i 4 + j) plane + tx] to row[r tw + tx], the
+// output (r / 2, r % 2) of tile tx (A^T M A).
+template <typename T>
+void winograd_output_row(
+    const T* __restrict m,
+    int64_t plane,
+    int64_t tw,
+    T* __restrict row) {
+  for (int64_t tx = 0; tx < tw; ++tx) {
+    T mm[4][4];
+    for (int i = 0; i < 4; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        mm[i][j] = m[(i * 4 + j) * plane + tx];
+      }
+    }
+    T am[2][4]; // A^T M
+    for (int j = 0; j < 4; ++j) {
+      am[0][j] = T(T(mm[0][j] + mm[1][j]) + mm[2][j]);
+      am[1][j] = T(T(mm[1][j] - mm[2][j]) - mm[3][j]);
+    }
+    for (int i = 0; i < 2; ++i) { // (A^T M) A
+      row[(i * 2) * tw + tx] = T(T(am[i][0] + am[i][1]) + am[i][2]);
+      row[(i * 2 + 1) * tw + tx] = T(T(am[i][1] - am[i][2]) - am[i][3]);
+    }
+  }
+}
+
 // Winograd F(2x2, 3x3) (Lavin and Gray): 4x4 input tiles at stride 2,
 // U = G w G^T per (o, c), V = B^T d B per (c, tile), M = sum_c U V as 16
 // GEMMs, Y = A^T M A. Every sum in a fixed order.
@@ -584,79 +645,97 @@ void fwd_winograd(const Geom& g, const T* x, const T* w, T* out) {
       }
     }
   }
-  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
-    std::vector<T> v(size_t(16 * g.cg * tiles)), m(size_t(16 * g.og * tiles));
+  // Samples side by side: GEMMs of about 512 columns (tiles of several
+  // samples), from the shapes only; each output is still one chain over
+  // the channels, so the blocking does not change bits. The transforms run
+  // along a tile row at a time, on the even and odd columns of the padded
+  // input rows, so that each step is one loop over the row's tiles.
+  const int64_t nb = std::clamp<int64_t>(
+      512 / std::max<int64_t>(tiles, 1), 1, std::max<int64_t>(g.n, 1));
+  const int64_t blocks = (g.n + nb - 1) / nb;
+  parallel_for(0, blocks * g.groups, 1, [&](int64_t b, int64_t e) {
+    thread_local std::vector<T> v, m, ev, od, row;
+    v.resize(std::max(v.size(), size_t(16 * g.cg * nb * tiles)));
+    m.resize(std::max(m.size(), size_t(16 * g.og * nb * tiles)));
+    ev.resize(std::max(ev.size(), size_t(4 * (tw + 1))));
+    od.resize(std::max(od.size(), size_t(4 * (tw + 1))));
+    row.resize(std::max(row.size(), size_t(4 * tw))); // a tile row's outputs
     for (int64_t task = b; task < e; ++task) {
-      const int64_t ni = task / g.groups, gi = task % g.groups;
-      const T* xs = x + (ni * g.c + gi * g.cg) * g.h * g.w;
-      for (int64_t ci = 0; ci < g.cg; ++ci) {
-        for (int64_t t = 0; t < tiles; ++t) {
-          const int64_t y0 = (t / tw) * 2 - g.ph, x0 = (t % tw) * 2 - g.pw;
-          T d[4][4];
-          for (int i = 0; i < 4; ++i) {
-            for (int j = 0; j < 4; ++j) {
-              const int64_t iy = y0 + i, ix = x0 + j;
-              d[i][j] = iy >= 0 && iy < g.h && ix >= 0 && ix < g.w
-                  ? xs[(ci * g.h + iy) * g.w + ix]
-                  : T(0);
+      const int64_t blk = task / g.groups, gi = task % g.groups;
+      const int64_t n0 = blk * nb, cnt = std::min(nb, g.n - n0);
+      const int64_t cols = cnt * tiles;
+      for (int64_t s = 0; s < cnt; ++s) {
+        for (int64_t ci = 0; ci < g.cg; ++ci) {
+          const T* xs = x + (((n0 + s) * g.c + gi * g.cg + ci) * g.h) * g.w;
+          for (int64_t ty = 0; ty < th; ++ty) {
+            // ev[i][k], od[i][k]: input row 2 ty - ph + i at columns
+            // 2 k - pw and 2 k + 1 - pw (zeros outside).
+            for (int i = 0; i < 4; ++i) {
+              const int64_t iy = ty * 2 - g.ph + i;
+              T* e = ev.data() + i * (tw + 1);
+              T* o = od.data() + i * (tw + 1);
+              std::fill(e, e + tw + 1, T(0));
+              std::fill(o, o + tw + 1, T(0));
+              if (iy < 0 || iy >= g.h) {
+                continue;
+              }
+              const T* src = xs + iy * g.w;
+              // Even padded columns 2 k hold input column 2 k - pw, odd
+              // ones 2 k + 1 - pw, where inside the row.
+              for (int64_t k = (g.pw + 1) / 2; k <= tw && 2 * k - g.pw < g.w;
+                   ++k) {
+                e[k] = src[2 * k - g.pw];
+              }
+              for (int64_t k = g.pw / 2; k <= tw && 2 * k + 1 - g.pw < g.w;
+                   ++k) {
+                o[k] = src[2 * k + 1 - g.pw];
+              }
             }
-          }
-          T bd[4][4]; // B^T d
-          for (int j = 0; j < 4; ++j) {
-            bd[0][j] = T(d[0][j] - d[2][j]);
-            bd[1][j] = T(d[1][j] + d[2][j]);
-            bd[2][j] = T(d[2][j] - d[1][j]);
-            bd[3][j] = T(d[1][j] - d[3][j]);
-          }
-          for (int i = 0; i < 4; ++i) { // (B^T d) B
-            const T r[4] = {
-                T(bd[i][0] - bd[i][2]),
-                T(bd[i][1] + bd[i][2]),
-                T(bd[i][2] - bd[i][1]),
-                T(bd[i][1] - bd[i][3])};
-            for (int j = 0; j < 4; ++j) {
-              v[size_t(((i * 4 + j) * g.cg + ci) * tiles + t)] = r[j];
-            }
+            winograd_input_row(
+                ev.data(),
+                od.data(),
+                tw,
+                v.data() + ci * cols + s * tiles + ty * tw,
+                g.cg * cols);
           }
         }
       }
       for (int64_t xi = 0; xi < 16; ++xi) {
         gemm<T>(
             g.og,
-            tiles,
+            cols,
             g.cg,
             u.data() + (xi * g.o + gi * g.og) * g.cg,
             g.cg,
             1,
-            v.data() + xi * g.cg * tiles,
-            tiles,
+            v.data() + xi * g.cg * cols,
+            cols,
             1,
-            m.data() + xi * g.og * tiles,
-            tiles,
+            m.data() + xi * g.og * cols,
+            cols,
             false);
       }
-      for (int64_t oc = 0; oc < g.og; ++oc) {
-        T* os = out + (ni * g.o + gi * g.og + oc) * g.ohw();
-        for (int64_t t = 0; t < tiles; ++t) {
-          T mm[4][4];
-          for (int i = 0; i < 4; ++i) {
-            for (int j = 0; j < 4; ++j) {
-              mm[i][j] = m[size_t(((i * 4 + j) * g.og + oc) * tiles + t)];
-            }
-          }
-          T am[2][4]; // A^T M
-          for (int j = 0; j < 4; ++j) {
-            am[0][j] = T(T(mm[0][j] + mm[1][j]) + mm[2][j]);
-            am[1][j] = T(T(mm[1][j] - mm[2][j]) - mm[3][j]);
-          }
-          const int64_t y0 = (t / tw) * 2, x0 = (t % tw) * 2;
-          for (int i = 0; i < 2; ++i) { // (A^T M) A
-            const T r0 = T(T(am[i][0] + am[i][1]) + am[i][2]);
-            const T r1 = T(T(am[i][1] - am[i][2]) - am[i][3]);
-            if (y0 + i < g.oh) {
-              os[(y0 + i) * g.ow + x0] = r0;
-              if (x0 + 1 < g.ow) {
-                os[(y0 + i) * g.ow + x0 + 1] = r1;
+      const int64_t plane = g.og * cols;
+      for (int64_t s = 0; s < cnt; ++s) {
+        for (int64_t oc = 0; oc < g.og; ++oc) {
+          T* os = out + ((n0 + s) * g.o + gi * g.og + oc) * g.ohw();
+          for (int64_t ty = 0; ty < th; ++ty) {
+            winograd_output_row(
+                m.data() + oc * cols + s * tiles + ty * tw,
+                plane,
+                tw,
+                row.data());
+            for (int i = 0; i < 2 && ty * 2 + i < g.oh; ++i) {
+              T* __restrict orow = os + (ty * 2 + i) * g.ow;
+              const T* __restrict r0 = row.data() + (i * 2) * tw;
+              const T* __restrict r1 = r0 + tw;
+              const int64_t pairs = g.ow / 2;
+              for (int64_t tx = 0; tx < pairs; ++tx) {
+                orow[2 * tx] = r0[tx];
+                orow[2 * tx + 1] = r1[tx];
+              }
+              if (g.ow % 2 != 0) {
+                orow[2 * pairs] = r0[pairs];
               }
             }
           }
