@@ -362,6 +362,114 @@ TEST_F(Conv, WeightGradientChunkedIsItsChain) {
   }
 }
 
+// The definition of "winograd_f2x2_3x3", one 4x4 tile at a time: U = G w
+// G^T, V = B^T d B, M = sum over the group's channels in order (one fma
+// chain from 0), Y = A^T M A, each step rounded in the order written.
+template <typename T>
+Tensor winograd_definition(const Tensor& x, const Tensor& w, const Cfg& f) {
+  const int64_t oh = f.h + 2 * f.p - 2, ow = f.w + 2 * f.p - 2;
+  const int64_t cg = f.c / f.g, og = f.o / f.g;
+  Tensor y = zeros({f.n, f.o, oh, ow}, x.dtype());
+  const T* xp = x.data_ptr<T>();
+  const T* wp = w.data_ptr<T>();
+  T* yp = y.data_ptr<T>();
+  std::vector<T> u(size_t(f.o * cg * 16));
+  for (int64_t k = 0; k < f.o * cg; ++k) {
+    const T* g = wp + k * 9;
+    T t[4][3];
+    for (int j = 0; j < 3; ++j) {
+      t[0][j] = g[j];
+      t[1][j] = T((g[j] + g[3 + j] + g[6 + j]) * T(0.5));
+      t[2][j] = T((g[j] - g[3 + j] + g[6 + j]) * T(0.5));
+      t[3][j] = g[6 + j];
+    }
+    for (int i = 0; i < 4; ++i) {
+      u[k * 16 + i * 4 + 0] = t[i][0];
+      u[k * 16 + i * 4 + 1] = T((t[i][0] + t[i][1] + t[i][2]) * T(0.5));
+      u[k * 16 + i * 4 + 2] = T((t[i][0] - t[i][1] + t[i][2]) * T(0.5));
+      u[k * 16 + i * 4 + 3] = t[i][2];
+    }
+  }
+  for (int64_t n = 0; n < f.n; ++n)
+    for (int64_t oc = 0; oc < f.o; ++oc)
+      for (int64_t y0 = 0; y0 < oh; y0 += 2)
+        for (int64_t x0 = 0; x0 < ow; x0 += 2) {
+          T m[16] = {};
+          const int64_t gi = oc / og;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            T d[4][4], bd[4][4], v[16];
+            for (int i = 0; i < 4; ++i)
+              for (int j = 0; j < 4; ++j) {
+                const int64_t iy = y0 - f.p + i, ix = x0 - f.p + j;
+                d[i][j] = iy >= 0 && iy < f.h && ix >= 0 && ix < f.w
+                    ? xp[((n * f.c + gi * cg + ci) * f.h + iy) * f.w + ix]
+                    : T(0);
+              }
+            for (int j = 0; j < 4; ++j) {
+              bd[0][j] = T(d[0][j] - d[2][j]);
+              bd[1][j] = T(d[1][j] + d[2][j]);
+              bd[2][j] = T(d[2][j] - d[1][j]);
+              bd[3][j] = T(d[1][j] - d[3][j]);
+            }
+            for (int i = 0; i < 4; ++i) {
+              v[i * 4 + 0] = T(bd[i][0] - bd[i][2]);
+              v[i * 4 + 1] = T(bd[i][1] + bd[i][2]);
+              v[i * 4 + 2] = T(bd[i][2] - bd[i][1]);
+              v[i * 4 + 3] = T(bd[i][1] - bd[i][3]);
+            }
+            for (int e = 0; e < 16; ++e) {
+              m[e] = std::fma(u[(oc * cg + ci) * 16 + e], v[e], m[e]);
+            }
+          }
+          T am[2][4];
+          for (int j = 0; j < 4; ++j) {
+            am[0][j] = T(T(m[j] + m[4 + j]) + m[8 + j]);
+            am[1][j] = T(T(m[4 + j] - m[8 + j]) - m[12 + j]);
+          }
+          for (int i = 0; i < 2; ++i) {
+            const T r[2] = {
+                T(T(am[i][0] + am[i][1]) + am[i][2]),
+                T(T(am[i][1] - am[i][2]) - am[i][3])};
+            for (int j = 0; j < 2; ++j) {
+              if (y0 + i < oh && x0 + j < ow) {
+                yp[((n * f.o + oc) * oh + y0 + i) * ow + x0 + j] = r[j];
+              }
+            }
+          }
+        }
+  return y;
+}
+
+TEST_F(Conv, WinogradIsItsDefinition) {
+  Generator gen;
+  gen.manual_seed(11);
+  conv::force_algorithm("forward", "winograd_f2x2_3x3");
+  // Odd and even output sizes, padding 0 to 2, groups, several sample
+  // blocks (512 / tiles samples each).
+  for (const Cfg& f : std::vector<Cfg>{
+           {3, 4, 9, 8, 6, 3, 3, 1, 1, 1, 1},
+           {2, 6, 7, 10, 4, 3, 3, 1, 0, 1, 2},
+           {1, 2, 5, 6, 3, 3, 3, 1, 2, 1, 1},
+           {23, 3, 12, 12, 5, 3, 3, 1, 1, 1, 1}}) {
+    for (Dtype dt : {kFloat32, kFloat64}) {
+      Tensor x = randn({f.n, f.c, f.h, f.w}, dt, gen);
+      Tensor w = randn({f.o, f.c / f.g, 3, 3}, dt, gen);
+      Tensor want = dt == kFloat32 ? winograd_definition<float>(x, w, f)
+                                   : winograd_definition<double>(x, w, f);
+      for (CpuCapability cap : supported_cpu_capabilities()) {
+        set_cpu_capability(cap);
+        for (int threads : {1, 3}) {
+          set_num_threads(threads);
+          EXPECT_TRUE(same_bits(
+              conv2d(x, w, {}, {1, 1}, {f.p, f.p}, {1, 1}, f.g), want))
+              << f.c << "x" << f.h << "x" << f.w << " p" << f.p << " g" << f.g
+              << " " << dtype_name(dt) << " " << cpu_capability_name(cap);
+        }
+      }
+    }
+  }
+}
+
 TEST_F(Conv, Conv1dIsConv2dOverOneRow) {
   Generator gen;
   gen.manual_seed(4);
