@@ -427,9 +427,17 @@ bool implicit_applies(const Geom& g) {
   return g.sh == 1 && g.sw == 1;
 }
 
+// The forward with weights a [o, kk] (rows og per group) by the implicit
+// columns, the taps flipped or not (see padded).
 template <typename T>
-void fwd_implicit(const Geom& g, const T* x, const T* w, T* out) {
-  const Padded p = padded(g.cg, g.h, g.w, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw);
+void fwd_implicit(
+    const Geom& g,
+    const T* x,
+    const T* a,
+    T* out,
+    bool flipped = false) {
+  const Padded p =
+      padded(g.cg, g.h, g.w, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw, flipped);
   const int64_t cols = g.oh * p.wp;
   parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
     T* xp = thread_buffer<T>(size_t(p.size));
@@ -450,7 +458,7 @@ void fwd_implicit(const Geom& g, const T* x, const T* w, T* out) {
           g.og,
           cols,
           g.kk(),
-          w + gi * g.og * g.kk(),
+          a + gi * g.og * g.kk(),
           g.kk(),
           1,
           xp,
@@ -788,12 +796,19 @@ bool bwi_implicit_applies(const Geom& g) {
 
 template <typename T>
 void bwi_implicit(const Geom& g, const T* go, const T* w, T* gi_out) {
-  const int64_t top = (g.kh - 1) * g.dh - g.ph, left = (g.kw - 1) * g.dw - g.pw;
-  const Padded p =
-      padded(g.og, g.oh, g.ow, top, left, g.kh, g.kw, g.dh, g.dw, true);
-  const int64_t taps = g.og * g.kh * g.kw, cols = g.h * p.wp;
+  Geom t = g; // grad_out -> grad_in, as a forward
+  t.c = g.o;
+  t.h = g.oh;
+  t.w = g.ow;
+  t.o = g.c;
+  t.ph = (g.kh - 1) * g.dh - g.ph;
+  t.pw = (g.kw - 1) * g.dw - g.pw;
+  t.oh = g.h;
+  t.ow = g.w;
+  t.cg = g.og;
+  t.og = g.cg;
   // Per group: a[ci][(oc, ki, kj)] = w[oc][ci][ki][kj].
-  std::vector<T> a(size_t(g.groups * g.cg * taps));
+  std::vector<T> a(size_t(g.c * t.kk()));
   for (int64_t gi = 0; gi < g.groups; ++gi) {
     for (int64_t ci = 0; ci < g.cg; ++ci) {
       for (int64_t oc = 0; oc < g.og; ++oc) {
@@ -804,47 +819,7 @@ void bwi_implicit(const Geom& g, const T* go, const T* w, T* gi_out) {
       }
     }
   }
-  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
-    T* gp = thread_buffer<T>(size_t(p.size));
-    std::vector<T>& tmp = block_out_buffer<T>();
-    tmp.resize(std::max(tmp.size(), size_t(g.cg * cols)));
-    for (int64_t task = b; task < e; ++task) {
-      const int64_t ni = task / g.groups, gi = task % g.groups;
-      pad_planes(
-          p,
-          g.og,
-          g.oh,
-          g.ow,
-          top,
-          left,
-          go + (ni * g.o + gi * g.og) * g.ohw(),
-          gp);
-      gemm<T>(
-          g.cg,
-          cols,
-          taps,
-          a.data() + gi * g.cg * taps,
-          taps,
-          1,
-          gp,
-          0,
-          1,
-          tmp.data(),
-          cols,
-          false,
-          1,
-          p.taps.data());
-      T* xs = gi_out + (ni * g.c + gi * g.cg) * g.h * g.w;
-      for (int64_t ci = 0; ci < g.cg; ++ci) {
-        for (int64_t iy = 0; iy < g.h; ++iy) {
-          std::copy_n(
-              tmp.data() + ci * cols + iy * p.wp,
-              g.w,
-              xs + (ci * g.h + iy) * g.w);
-        }
-      }
-    }
-  });
+  fwd_implicit(t, go, a.data(), gi_out, true);
 }
 
 template <typename T>
@@ -976,25 +951,9 @@ void bww_chunk(
       T* pg = part + gi * g.og * g.kk();
       if (shifted) { // Note [Shifted rows]
         shift_rows(g, sh, xs, cols);
-        gemm<T>(
-            g.og,
-            g.kk(),
-            g.ohw(),
-            gos,
-            g.ohw(),
-            1,
-            cols,
-            1,
-            0,
-            pg,
-            g.kk(),
-            ni > n0,
-            1,
-            nullptr,
-            sh.columns.data());
-        continue;
+      } else {
+        im2col(g, xs, cols, g.ohw());
       }
-      im2col(g, xs, cols, g.ohw());
       if (g.kk() < g.og) {
         // Thin gradients (few taps, e.g. one input channel): the transposed
         // product cols [kk, ohw] x grad_out^T [ohw, og] fills the register
@@ -1024,10 +983,13 @@ void bww_chunk(
             1,
             cols,
             1,
-            g.ohw(),
+            shifted ? 0 : g.ohw(),
             pg,
             g.kk(),
-            ni > n0);
+            ni > n0,
+            1,
+            nullptr,
+            shifted ? sh.columns.data() : nullptr);
       }
     }
   }

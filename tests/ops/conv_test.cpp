@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "ditto/ditto.h"
 
@@ -227,6 +228,28 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
       NondeterministicError);
 }
 
+// Expects f() to give want's bits under every CPU capability, with 1 and 3
+// threads.
+template <typename F>
+void expect_bits_everywhere(F f, const Tensor& want, const std::string& what) {
+  for (CpuCapability cap : supported_cpu_capabilities()) {
+    set_cpu_capability(cap);
+    for (int threads : {1, 3}) {
+      set_num_threads(threads);
+      EXPECT_TRUE(same_bits(f(), want))
+          << what << " " << cpu_capability_name(cap) << " " << threads;
+    }
+  }
+}
+
+// A configuration's name in failure messages.
+std::string cfg_name(const Cfg& f, Dtype dt) {
+  std::ostringstream o;
+  o << f.c << "x" << f.h << "x" << f.w << " s" << f.s << " p" << f.p << " d"
+    << f.d << " g" << f.g << " " << dtype_name(dt);
+  return o.str();
+}
+
 // The definition of backward-input "direct": each input element one fma
 // chain over (oc, ki, kj) in order from 0, with a zero for every tap that
 // reaches no output. Its implicit-GEMM path (stride 1, padding within the
@@ -261,35 +284,6 @@ Tensor direct_input_chain(const Tensor& go, const Tensor& w, const Cfg& f) {
           o[((n * f.c + c) * f.h + iy) * f.w + ix] = acc;
         }
   return gi;
-}
-
-TEST_F(Conv, BackwardInputDirectIsItsChain) {
-  Generator gen;
-  gen.manual_seed(9);
-  conv::force_algorithm("backward_input", "direct");
-  for (const Cfg& f : kCfgs) {
-    for (Dtype dt : {kFloat32, kFloat64}) {
-      Tensor x = randn({f.n, f.c, f.h, f.w}, dt, gen);
-      Tensor w = randn({f.o, f.c / f.g, f.kh, f.kw}, dt, gen);
-      const Tensor y =
-          conv2d(x, w, {}, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
-      Tensor go = randn(y.sizes(), dt, gen);
-      Tensor want = dt == kFloat32 ? direct_input_chain<float>(go, w, f)
-                                   : direct_input_chain<double>(go, w, f);
-      for (CpuCapability cap : supported_cpu_capabilities()) {
-        set_cpu_capability(cap);
-        for (int threads : {1, 3}) {
-          set_num_threads(threads);
-          EXPECT_TRUE(same_bits(
-              conv2d_backward_input(
-                  go, w, x.sizes(), {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g),
-              want))
-              << f.c << "x" << f.h << "x" << f.w << " s" << f.s << " "
-              << dtype_name(dt) << " " << cpu_capability_name(cap);
-        }
-      }
-    }
-  }
 }
 
 // The definition of the deterministic weight gradient "gemm_chunked":
@@ -331,9 +325,10 @@ Tensor chunked_weight_chain(const Tensor& go, const Tensor& x, const Cfg& f) {
   return gw;
 }
 
-TEST_F(Conv, WeightGradientChunkedIsItsChain) {
+TEST_F(Conv, GradientAlgorithmsAreTheirChains) {
   Generator gen;
   gen.manual_seed(10);
+  conv::force_algorithm("backward_input", "direct");
   conv::force_algorithm("backward_weight", "gemm_chunked");
   std::vector<Cfg> cfgs = kCfgs;
   cfgs.push_back({37, 4, 12, 12, 8, 3, 3, 1, 1, 1, 1}); // 2 sample chunks
@@ -344,20 +339,23 @@ TEST_F(Conv, WeightGradientChunkedIsItsChain) {
       const Tensor y =
           conv2d(x, w, {}, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
       Tensor go = randn(y.sizes(), dt, gen);
-      Tensor want = dt == kFloat32 ? chunked_weight_chain<float>(go, x, f)
-                                   : chunked_weight_chain<double>(go, x, f);
-      for (CpuCapability cap : supported_cpu_capabilities()) {
-        set_cpu_capability(cap);
-        for (int threads : {1, 3}) {
-          set_num_threads(threads);
-          EXPECT_TRUE(same_bits(
-              conv2d_backward_weight(
-                  go, x, w.sizes(), {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g),
-              want))
-              << f.c << "x" << f.h << "x" << f.w << " s" << f.s << " "
-              << dtype_name(dt) << " " << cpu_capability_name(cap);
-        }
-      }
+      const bool f32 = dt == kFloat32;
+      expect_bits_everywhere(
+          [&] {
+            return conv2d_backward_input(
+                go, w, x.sizes(), {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
+          },
+          f32 ? direct_input_chain<float>(go, w, f)
+              : direct_input_chain<double>(go, w, f),
+          "backward input " + cfg_name(f, dt));
+      expect_bits_everywhere(
+          [&] {
+            return conv2d_backward_weight(
+                go, x, w.sizes(), {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
+          },
+          f32 ? chunked_weight_chain<float>(go, x, f)
+              : chunked_weight_chain<double>(go, x, f),
+          "backward weight " + cfg_name(f, dt));
     }
   }
 }
@@ -456,16 +454,12 @@ TEST_F(Conv, WinogradIsItsDefinition) {
       Tensor w = randn({f.o, f.c / f.g, 3, 3}, dt, gen);
       Tensor want = dt == kFloat32 ? winograd_definition<float>(x, w, f)
                                    : winograd_definition<double>(x, w, f);
-      for (CpuCapability cap : supported_cpu_capabilities()) {
-        set_cpu_capability(cap);
-        for (int threads : {1, 3}) {
-          set_num_threads(threads);
-          EXPECT_TRUE(same_bits(
-              conv2d(x, w, {}, {1, 1}, {f.p, f.p}, {1, 1}, f.g), want))
-              << f.c << "x" << f.h << "x" << f.w << " p" << f.p << " g" << f.g
-              << " " << dtype_name(dt) << " " << cpu_capability_name(cap);
-        }
-      }
+      expect_bits_everywhere(
+          [&] {
+            return conv2d(x, w, {}, {1, 1}, {f.p, f.p}, {1, 1}, f.g);
+          },
+          want,
+          cfg_name(f, dt));
     }
   }
 }
