@@ -909,15 +909,19 @@ void shift_rows(const Geom& g, const Shifted& s, const T* x, T* out) {
         T* __restrict dst = out + ((kj * g.cg + ci) * s.hp + yy) * g.ow;
         const int64_t iy = yy - g.ph;
         if (iy < 0 || iy >= g.h) {
-          std::fill(dst, dst + g.ow, T(0));
+          for (int64_t xo = 0; xo < g.ow; ++xo) {
+            dst[xo] = T(0);
+          }
           continue;
         }
         const T* __restrict src = x + (ci * g.h + iy) * g.w + t.off;
         for (int64_t xo = 0; xo < t.lo; ++xo) {
           dst[xo] = T(0);
         }
-        if (g.sw == 1) {
-          std::copy(src + t.lo, src + t.hi, dst + t.lo);
+        if (g.sw == 1) { // a plain loop: a memmove call per short row costs more
+          for (int64_t xo = t.lo; xo < t.hi; ++xo) {
+            dst[xo] = src[xo];
+          }
         } else {
           for (int64_t xo = t.lo; xo < t.hi; ++xo) {
             dst[xo] = src[xo * g.sw];
