@@ -918,7 +918,8 @@ void shift_rows(const Geom& g, const Shifted& s, const T* x, T* out) {
         for (int64_t xo = 0; xo < t.lo; ++xo) {
           dst[xo] = T(0);
         }
-        if (g.sw == 1) { // a plain loop: a memmove call per short row costs more
+        if (g.sw ==
+            1) { // a plain loop: a memmove call per short row costs more
           for (int64_t xo = t.lo; xo < t.hi; ++xo) {
             dst[xo] = src[xo];
           }
