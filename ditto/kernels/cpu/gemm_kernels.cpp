@@ -232,15 +232,15 @@ constexpr int64_t kRowsF32 = 6, kRowsF64 = 6;
 constexpr int64_t kShortRowsF32 = 4, kShortRowsF64 = 4;
 #endif
 
-// MR rows x two registers of columns of C (row stride ldc), advanced by kc
-// steps of packed a (MR per step) and b (NR per step): one fma per output
-// and step, the chains of Note [GEMM accumulation order].
 template <typename T>
 constexpr int64_t kRows = std::is_same_v<T, float> ? kRowsF32 : kRowsF64;
 template <typename T>
 constexpr int64_t kShortRows =
     std::is_same_v<T, float> ? kShortRowsF32 : kShortRowsF64;
 
+// MR rows x two registers of columns of C (row stride ldc), advanced by kc
+// steps of packed a (MR per step) and of b (NR per step, from its source):
+// one fma per output and step, the chains of Note [GEMM accumulation order].
 template <typename T, int64_t Rows = kRows<T>>
 struct Micro {
   using X = Vec<T>;
@@ -291,6 +291,8 @@ constexpr int64_t kRows = 4;
 template <typename T>
 constexpr int64_t kShortRows = 4;
 
+// Half and Used are ignored: the 4 x 4 tile computes all of the packed
+// sliver (the caller stores only what it needs).
 template <typename T, int64_t Rows = 4>
 struct Micro {
   static constexpr int64_t MR = Rows, NR = 4;
