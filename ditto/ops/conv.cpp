@@ -370,8 +370,9 @@ struct Padded {
   std::vector<int64_t> taps; // row offset of tap (ci, ki, kj)
 };
 
-// The buffer of `channels` planes of an image padded by (top, left) and
-// read by kh x kw taps at dilation (dh, dw) over out_h x out_w positions.
+// The layout of `channels` planes of h x w padded by top rows and left
+// columns on each side, and the row offsets of its kh x kw taps at dilation
+// (dh, dw), in (channel, ki, kj) order.
 Padded padded(
     int64_t channels,
     int64_t h,
