@@ -48,6 +48,21 @@ class OpSpec:
 
 
 
+def _accumulate_specs(op, stmt, extra_setup=""):
+    """The deterministic ("_det") and fast ("_fast") rows of an accumulating
+    op: 1M x 64 float32 source rows into n rows, 2 threads. PyTorch runs
+    the same statement for both (ditto's side picks the variant)."""
+    setup = ("g = torch.Generator().manual_seed(1); "
+             "src = torch.randn(1 << 20, 64, generator=g); "
+             "idx = torch.randint(0, n, (1 << 20,), generator=g)")
+    if extra_setup:
+        setup += "; " + extra_setup
+    return [OpSpec(op + variant, stmt, num_inputs=0, arrays_moved=1,
+                   sizes=(100000, 100), threads=(2,),
+                   fixed_bytes=64 * 4 * (1 << 20), setup=setup)
+            for variant in ("_det", "_fast")]
+
+
 def _conv_spec(name, cin, cout, direction, det=True):
     """conv2d on the Fashion-MNIST CNN shapes (batch 64, 3x3, padding 1);
     n is the input's height and width. PyTorch (oneDNN) with
@@ -94,36 +109,12 @@ OPS = [
     # index_add_ of 1M x 64 float32 rows into n rows (100000: low
     # contention, 100: high), deterministic and fast variants, 2 threads.
     # "n" is the number of destination rows; GB/s counts the source read.
-    OpSpec("index_add_det", "torch.zeros(n, 64).index_add_(0, idx, src)",
-           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
-           fixed_bytes=64 * 4 * (1 << 20),
-           setup="g = torch.Generator().manual_seed(1); "
-                 "src = torch.randn(1 << 20, 64, generator=g); "
-                 "idx = torch.randint(0, n, (1 << 20,), generator=g)"),
-    OpSpec("index_add_fast", "torch.zeros(n, 64).index_add_(0, idx, src)",
-           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
-           fixed_bytes=64 * 4 * (1 << 20),
-           setup="g = torch.Generator().manual_seed(1); "
-                 "src = torch.randn(1 << 20, 64, generator=g); "
-                 "idx = torch.randint(0, n, (1 << 20,), generator=g)"),
+    *_accumulate_specs("index_add", "torch.zeros(n, 64).index_add_(0, idx, src)"),
     # scatter_add_ of the same values, the index repeated along the 64
     # columns (a contiguous [1M, 64] int64 tensor on both sides).
-    OpSpec("scatter_add_det",
-           "torch.zeros(n, 64).scatter_add_(0, idx2, src)",
-           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
-           fixed_bytes=64 * 4 * (1 << 20),
-           setup="g = torch.Generator().manual_seed(1); "
-                 "src = torch.randn(1 << 20, 64, generator=g); "
-                 "idx = torch.randint(0, n, (1 << 20,), generator=g); "
-                 "idx2 = idx[:, None].expand(-1, 64).contiguous()"),
-    OpSpec("scatter_add_fast",
-           "torch.zeros(n, 64).scatter_add_(0, idx2, src)",
-           num_inputs=0, arrays_moved=1, sizes=(100000, 100), threads=(2,),
-           fixed_bytes=64 * 4 * (1 << 20),
-           setup="g = torch.Generator().manual_seed(1); "
-                 "src = torch.randn(1 << 20, 64, generator=g); "
-                 "idx = torch.randint(0, n, (1 << 20,), generator=g); "
-                 "idx2 = idx[:, None].expand(-1, 64).contiguous()"),
+    *_accumulate_specs("scatter_add",
+                       "torch.zeros(n, 64).scatter_add_(0, idx2, src)",
+                       "idx2 = idx[:, None].expand(-1, 64).contiguous()"),
     # The cost of filling uninitialized memory in deterministic mode:
     # ditto's empty(n) with the mode off, then on (NaN fill), against
     # torch.empty(n) and the fill PyTorch 2.1+ does in that mode.

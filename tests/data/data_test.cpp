@@ -23,6 +23,13 @@ using nlohmann::json;
 
 namespace {
 
+// Runs the loader through one epoch, ignoring the batches.
+void drain(DataLoader& loader) {
+  for (const Batch& b : loader) {
+    (void)b;
+  }
+}
+
 const json& golden() {
   static const json g = [] {
     std::ifstream f(DITTO_TEST_DATA_DIR "/data/data_golden.json");
@@ -369,9 +376,7 @@ TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
   o.num_workers = 2;
   DataLoader loader(std::make_shared<Slow>(40, 13), o);
   try {
-    for (const Batch& b : loader) {
-      (void)b;
-    }
+    drain(loader);
     FAIL() << "no error";
   } catch (const WorkerError& e) {
     // Sample 13 is in batch 3, which worker 3 % 2 loads.
@@ -381,23 +386,11 @@ TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
         e.what(), "[DataLoader] worker 1 failed on sample 13: bad sample");
   }
   // The loader is usable again: a new epoch fails the same way.
-  EXPECT_THROW(
-      [&] {
-        for (const Batch& b : loader) {
-          (void)b;
-        }
-      }(),
-      WorkerError);
+  EXPECT_THROW(drain(loader), WorkerError);
   // With no workers, the dataset's own exception.
   o.num_workers = 0;
   DataLoader serial(std::make_shared<Slow>(40, 13), o);
-  EXPECT_THROW(
-      [&] {
-        for (const Batch& b : serial) {
-          (void)b;
-        }
-      }(),
-      std::runtime_error);
+  EXPECT_THROW(drain(serial), std::runtime_error);
   // worker_init_fn failures too.
   o.num_workers = 2;
   o.worker_init_fn = [](int id) {
@@ -406,13 +399,7 @@ TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
     }
   };
   DataLoader init_fails(std::make_shared<Slow>(40), o);
-  EXPECT_THROW(
-      [&] {
-        for (const Batch& b : init_fails) {
-          (void)b;
-        }
-      }(),
-      WorkerError);
+  EXPECT_THROW(drain(init_fails), WorkerError);
 }
 
 TEST(DataLoaderTest, DestroyingMidEpochDoesNotHang) {
@@ -453,9 +440,7 @@ TEST(DataLoaderTest, WorkersSeeTheirInfoAndRunInitFirst) {
     inits.insert(id);
   };
   DataLoader loader(std::make_shared<Probe>(6), o);
-  for (const Batch& b : loader) {
-    (void)b;
-  }
+  drain(loader);
   EXPECT_EQ(inits, (std::set<int>{0, 1}));
   EXPECT_FALSE(get_worker_info().has_value());
   EXPECT_EQ(loader.size(), 6);
@@ -639,23 +624,11 @@ TEST(DataLoaderTest, AFailedEpochIsNotReportedDone) {
   o.batch_size = 4;
   o.num_workers = 2;
   DataLoader loader(std::make_shared<Slow>(40, 13), o);
-  EXPECT_THROW(
-      [&] {
-        for (const Batch& b : loader) {
-          (void)b;
-        }
-      }(),
-      WorkerError);
+  EXPECT_THROW(drain(loader), WorkerError);
   LoaderState s = loader.state_dict();
   EXPECT_FALSE(s.epoch_done);
   EXPECT_EQ(s.batches, 3);
   o.worker_init_fn = [](int) { throw 42; }; // not a std::exception
   DataLoader odd(std::make_shared<Slow>(8), o);
-  EXPECT_THROW(
-      [&] {
-        for (const Batch& b : odd) {
-          (void)b;
-        }
-      }(),
-      WorkerError);
+  EXPECT_THROW(drain(odd), WorkerError);
 }

@@ -12,19 +12,14 @@
 #include <sstream>
 
 #include "ditto/ditto.h"
+#include "test_util.h"
 
 using namespace ditto;
 namespace conv = ditto::backends::conv;
 
-namespace {
+using ditto::test::same_bits;
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) {
-    return false;
-  }
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
-}
+namespace {
 
 struct Cfg {
   int64_t n, c, h, w, o, kh, kw, s, p, d, g;

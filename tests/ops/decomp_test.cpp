@@ -8,8 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
+#include "test_util.h"
 
 using namespace ditto;
+
+using ditto::test::same_bits;
 
 namespace {
 
@@ -25,12 +28,6 @@ Tensor golden_matrix(int64_t m, int64_t n) {
 
 double max_abs(const Tensor& t) {
   return max(abs(t)).item<double>();
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return a.sizes() == b.sizes() &&
-      std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
 }
 
 } // namespace

@@ -11,8 +11,11 @@
 #include <string>
 
 #include "ditto/ditto.h"
+#include "test_util.h"
 
 using namespace ditto;
+
+using ditto::test::same_bits;
 
 namespace {
 
@@ -78,14 +81,6 @@ std::map<std::string, Case> load_cases() {
     }
   }
   return cases;
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) {
-    return false;
-  }
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
 }
 
 bool starts(const std::string& s, const std::string& p) {

@@ -8,18 +8,13 @@
 #include <cstring>
 
 #include "ditto/ditto.h"
+#include "test_util.h"
 
 using namespace ditto;
 
-namespace {
+using ditto::test::same_bits;
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) {
-    return false;
-  }
-  Tensor x = a.contiguous(), y = b.contiguous();
-  return std::memcmp(x.raw_data(), y.raw_data(), x.nbytes()) == 0;
-}
+namespace {
 
 // The definition (Note [GEMM accumulation order]): each output one fma
 // chain over k in order, from 0.
