@@ -171,41 +171,11 @@ Geom make_geom(
 
 // ---- GEMM on raw pointers (Note [GEMM accumulation order])
 
+// Runs the whole product g describes, T being its element type.
 template <typename T>
-void gemm(
-    int64_t m,
-    int64_t n,
-    int64_t k,
-    const T* a,
-    int64_t a_rs,
-    int64_t a_cs,
-    const T* b,
-    int64_t b_rs,
-    int64_t b_cs,
-    T* c,
-    int64_t ldc,
-    bool accumulate,
-    int64_t c_cs = 1,
-    const int64_t* b_row_offsets = nullptr,
-    const int64_t* b_col_offsets = nullptr) {
+void gemm(const kernels::GemmArgs& g) {
   const auto& t = kernels::kernel_table();
-  kernels::GemmArgs g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = a;
-  g.a_rs = a_rs;
-  g.a_cs = a_cs;
-  g.b = b;
-  g.b_rs = b_rs;
-  g.b_cs = b_cs;
-  g.c = c;
-  g.c_rs = ldc;
-  g.c_cs = c_cs;
-  g.accumulate = accumulate;
-  g.b_row_offsets = b_row_offsets;
-  g.b_col_offsets = b_col_offsets;
-  (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, m, 0, n);
+  (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, g.m, 0, g.n);
 }
 
 // The output columns xo whose tap kj lands inside an input row, [lo, hi),
@@ -456,20 +426,18 @@ void fwd_implicit(
           x + (ni * g.c + gi * g.cg) * g.h * g.w,
           xp);
       gemm<T>(
-          g.og,
-          cols,
-          g.kk(),
-          a + gi * g.og * g.kk(),
-          g.kk(),
-          1,
-          xp,
-          0,
-          1,
-          tmp.data(),
-          cols,
-          false,
-          1,
-          p.taps.data());
+          {.m = g.og,
+           .n = cols,
+           .k = g.kk(),
+           .a = a + gi * g.og * g.kk(),
+           .a_rs = g.kk(),
+           .a_cs = 1,
+           .b = xp,
+           .b_cs = 1,
+           .b_row_offsets = p.taps.data(),
+           .c = tmp.data(),
+           .c_rs = cols,
+           .c_cs = 1});
       T* os = out + (ni * g.o + gi * g.og) * g.ohw();
       for (int64_t oc = 0; oc < g.og; ++oc) {
         for (int64_t y = 0; y < g.oh; ++y) {
@@ -518,34 +486,34 @@ void fwd_im2col(const Geom& g, const T* x, const T* w, T* out) {
       }
       if (nb == 1) {
         gemm<T>(
-            g.og,
-            ld,
-            g.kk(),
-            w + gi * g.og * g.kk(),
-            g.kk(),
-            1,
-            cols,
-            ld,
-            1,
-            out + (n0 * g.o + gi * g.og) * g.ohw(),
-            g.ohw(),
-            false);
+            {.m = g.og,
+             .n = ld,
+             .k = g.kk(),
+             .a = w + gi * g.og * g.kk(),
+             .a_rs = g.kk(),
+             .a_cs = 1,
+             .b = cols,
+             .b_rs = ld,
+             .b_cs = 1,
+             .c = out + (n0 * g.o + gi * g.og) * g.ohw(),
+             .c_rs = g.ohw(),
+             .c_cs = 1});
         continue;
       }
       tmp.resize(std::max(tmp.size(), size_t(g.og * ld)));
       gemm<T>(
-          g.og,
-          ld,
-          g.kk(),
-          w + gi * g.og * g.kk(),
-          g.kk(),
-          1,
-          cols,
-          ld,
-          1,
-          tmp.data(),
-          ld,
-          false);
+          {.m = g.og,
+           .n = ld,
+           .k = g.kk(),
+           .a = w + gi * g.og * g.kk(),
+           .a_rs = g.kk(),
+           .a_cs = 1,
+           .b = cols,
+           .b_rs = ld,
+           .b_cs = 1,
+           .c = tmp.data(),
+           .c_rs = ld,
+           .c_cs = 1});
       for (int64_t s = 0; s < nb; ++s) {
         for (int64_t oc = 0; oc < g.og; ++oc) {
           std::copy_n(
@@ -711,18 +679,18 @@ void fwd_winograd(const Geom& g, const T* x, const T* w, T* out) {
       }
       for (int64_t xi = 0; xi < 16; ++xi) {
         gemm<T>(
-            g.og,
-            cols,
-            g.cg,
-            u.data() + (xi * g.o + gi * g.og) * g.cg,
-            g.cg,
-            1,
-            v.data() + xi * g.cg * cols,
-            cols,
-            1,
-            m.data() + xi * g.og * cols,
-            cols,
-            false);
+            {.m = g.og,
+             .n = cols,
+             .k = g.cg,
+             .a = u.data() + (xi * g.o + gi * g.og) * g.cg,
+             .a_rs = g.cg,
+             .a_cs = 1,
+             .b = v.data() + xi * g.cg * cols,
+             .b_rs = cols,
+             .b_cs = 1,
+             .c = m.data() + xi * g.og * cols,
+             .c_rs = cols,
+             .c_cs = 1});
       }
       const int64_t plane = g.og * cols;
       for (int64_t s = 0; s < cnt; ++s) {
@@ -765,18 +733,18 @@ void bwi_col2im(const Geom& g, const T* go, const T* w, T* gi_out) {
       const int64_t ni = task / g.groups, gi = task % g.groups;
       // cols = w_g^T [kk, og] x grad_out [og, ohw]
       gemm<T>(
-          g.kk(),
-          g.ohw(),
-          g.og,
-          w + gi * g.og * g.kk(),
-          1,
-          g.kk(),
-          go + (ni * g.o + gi * g.og) * g.ohw(),
-          g.ohw(),
-          1,
-          cols,
-          g.ohw(),
-          false);
+          {.m = g.kk(),
+           .n = g.ohw(),
+           .k = g.og,
+           .a = w + gi * g.og * g.kk(),
+           .a_rs = 1,
+           .a_cs = g.kk(),
+           .b = go + (ni * g.o + gi * g.og) * g.ohw(),
+           .b_rs = g.ohw(),
+           .b_cs = 1,
+           .c = cols,
+           .c_rs = g.ohw(),
+           .c_cs = 1});
       col2im(g, cols, gi_out + (ni * g.c + gi * g.cg) * g.h * g.w);
     }
   });
@@ -966,36 +934,35 @@ void bww_chunk(
         // tile's columns with output channels instead of a handful of
         // taps. fma(a, b, c) = fma(b, a, c): the same chains, the same bits.
         gemm<T>(
-            g.kk(),
-            g.og,
-            g.ohw(),
-            cols,
-            g.ohw(),
-            1,
-            gos,
-            1,
-            g.ohw(),
-            pg,
-            1,
-            ni > n0,
-            g.kk());
+            {.m = g.kk(),
+             .n = g.og,
+             .k = g.ohw(),
+             .a = cols,
+             .a_rs = g.ohw(),
+             .a_cs = 1,
+             .b = gos,
+             .b_rs = 1,
+             .b_cs = g.ohw(),
+             .c = pg,
+             .c_rs = 1,
+             .c_cs = g.kk(),
+             .accumulate = ni > n0});
       } else {
         gemm<T>(
-            g.og,
-            g.kk(),
-            g.ohw(),
-            gos,
-            g.ohw(),
-            1,
-            cols,
-            1,
-            shifted ? 0 : g.ohw(),
-            pg,
-            g.kk(),
-            ni > n0,
-            1,
-            nullptr,
-            shifted ? sh.columns.data() : nullptr);
+            {.m = g.og,
+             .n = g.kk(),
+             .k = g.ohw(),
+             .a = gos,
+             .a_rs = g.ohw(),
+             .a_cs = 1,
+             .b = cols,
+             .b_rs = 1,
+             .b_cs = shifted ? 0 : g.ohw(),
+             .b_col_offsets = shifted ? sh.columns.data() : nullptr,
+             .c = pg,
+             .c_rs = g.kk(),
+             .c_cs = 1,
+             .accumulate = ni > n0});
       }
     }
   }
