@@ -11,6 +11,11 @@ namespace ditto {
 namespace {
 
 bool cpu_supports(CpuCapability c) {
+#if defined(__x86_64__)
+  // Needed when the first call comes from a static initializer that runs
+  // before libgcc's own; it also checks that the OS saves the registers.
+  __builtin_cpu_init();
+#endif
   switch (c) {
     case CpuCapability::Scalar:
       return true;
@@ -140,6 +145,10 @@ std::vector<CpuCapability> compiled_cpu_capabilities() {
     }
   }
   return out;
+}
+
+bool cpu_capability_supported(CpuCapability c) {
+  return compiled(c) && cpu_supports(c);
 }
 
 std::vector<CpuCapability> supported_cpu_capabilities() {

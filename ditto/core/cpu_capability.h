@@ -23,5 +23,7 @@ DITTO_API void set_cpu_capability(std::string_view name);
 // Variants in this build (DITTO_SIMD=all or scalar), and those the CPU runs.
 DITTO_API std::vector<CpuCapability> compiled_cpu_capabilities();
 DITTO_API std::vector<CpuCapability> supported_cpu_capabilities();
+// Whether c is compiled in and this CPU (and its OS) runs it.
+DITTO_API bool cpu_capability_supported(CpuCapability c);
 
 } // namespace ditto

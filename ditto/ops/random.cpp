@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ditto/kernels/cpu/math.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
@@ -85,10 +86,39 @@ T uniform01(GeneratorImpl& g) {
   return T(v & kMask) * scale;
 }
 
+// Note [Whose libm]
+// The mt19937 paths reproduce PyTorch, which calls glibc's log, sin and cos
+// for float64 normals and for exponential_: x86-64 glibc picks an FMA or a
+// non-FMA variant of them by CPU, so those bits vary by CPU exactly as
+// PyTorch's do (docs/numerics.md lists them). Philox generators are
+// ditto's own and promise the same bits on every CPU and architecture, so
+// every draw through one uses ditto's branch-free functions (math.h)
+// instead. Math<true> is ditto's, Math<false> glibc's.
+template <bool kOwn>
+struct Math {
+  static double log(double x) {
+    if constexpr (kOwn) {
+      return kernels::scalar::math::log(x);
+    } else {
+      return std::log(x);
+    }
+  }
+  // sin and cos of 2 pi u.
+  static void sincos_2pi(double u, double& s, double& c) {
+    if constexpr (kOwn) {
+      kernels::scalar::math::sincos_2pi(u, s, c);
+    } else {
+      const double theta = 2.0 * 3.14159265358979323846 * u;
+      s = std::sin(theta);
+      c = std::cos(theta);
+    }
+  }
+};
+
 // PyTorch's scalar Box-Muller (normal_distribution<double>) with the cached
-// second sample; glibc's log/sin/cos, as PyTorch calls them (the one place
-// DESIGN §2 allows libm). Returns the sample scaled by std and shifted by
-// mean with the fused multiply-add of PyTorch's AVX2 build.
+// second sample. Returns the sample scaled by std and shifted by mean with
+// the fused multiply-add of PyTorch's AVX2 build.
+template <bool kOwn>
 double normal_scalar(GeneratorImpl& g, double mean, double std) {
   if (g.next_double_normal) {
     double c = *g.next_double_normal;
@@ -97,38 +127,39 @@ double normal_scalar(GeneratorImpl& g, double mean, double std) {
   }
   double u1 = uniform01<double>(g);
   double u2 = uniform01<double>(g);
-  double r = std::sqrt(-2.0 * std::log(1.0 - u2));
-  double theta = 2.0 * 3.14159265358979323846 * u1;
-  g.next_double_normal = r * std::sin(theta);
-  return std::fma(r * std::cos(theta), std, mean);
+  double r = std::sqrt(-2.0 * Math<kOwn>::log(1.0 - u2));
+  double sn = 0, cs = 0;
+  Math<kOwn>::sincos_2pi(u1, sn, cs);
+  g.next_double_normal = r * sn;
+  return std::fma(r * cs, std, mean);
+}
+
+// One 16-block of PyTorch's float64 normal fill: the first 8 uniforms give
+// the radius, the next 8 the angle.
+template <bool kOwn>
+void normal_block_double(double* d, double mean, double std) {
+  for (int j = 0; j < 8; ++j) {
+    double radius = std::sqrt(-2.0 * Math<kOwn>::log(1.0 - d[j]));
+    double sn = 0, cs = 0;
+    Math<kOwn>::sincos_2pi(d[j + 8], sn, cs);
+    d[j] = std::fma(radius * cs, std, mean);
+    d[j + 8] = std::fma(radius * sn, std, mean);
+  }
 }
 
 // nblocks consecutive 16-blocks of PyTorch's normal fill. The float32
-// transform (PyTorch's AVX2 fill emulated exactly) is a kernel compiled per
-// CPU capability, so std::fma is an instruction where the CPU has one, with
-// the same bits everywhere.
-void normal_block_double(double* d, double mean, double std);
-
-template <typename T>
+// transform (PyTorch's AVX2 fill emulated exactly, no libm) is a kernel
+// compiled per CPU capability, so std::fma is an instruction where the CPU
+// has one, with the same bits everywhere.
+template <bool kOwn, typename T>
 void normal_blocks(T* d, int64_t nblocks, double mean, double std) {
   if constexpr (std::is_same_v<T, float>) {
     kernels::kernel_table().normal_blocks_f32(
         d, nblocks, float(mean), float(std));
   } else {
     for (int64_t k = 0; k < nblocks; ++k) {
-      normal_block_double(d + 16 * k, mean, std);
+      normal_block_double<kOwn>(d + 16 * k, mean, std);
     }
-  }
-}
-
-void normal_block_double(double* d, double mean, double std) {
-  for (int j = 0; j < 8; ++j) {
-    double u1 = 1.0 - d[j];
-    double u2 = d[j + 8];
-    double radius = std::sqrt(-2.0 * std::log(u1));
-    double theta = 2.0 * 3.14159265358979323846 * u2;
-    d[j] = std::fma(radius * std::cos(theta), std, mean);
-    d[j + 8] = std::fma(radius * std::sin(theta), std, mean);
   }
 }
 
@@ -314,14 +345,14 @@ Tensor& Tensor::normal_(
         auto u = [](uint64_t v) { return uniform01_from<T>(v); };
         philox_fill<T, kW>(d, n, *g.philox_key(), first, u);
         parallel_for(0, n / 16, kPhiloxGrain / 16, [&](int64_t b, int64_t e) {
-          normal_blocks(d + 16 * b, e - b, mean, std);
+          normal_blocks<true>(d + 16 * b, e - b, mean, std);
         });
         if (tail) {
           T fresh[16];
           philox_fill<T, kW>(
               fresh, 16, *g.philox_key(), first + uint64_t(n) * kW, u);
           std::copy(fresh, fresh + 16, d + n - 16);
-          normal_blocks(d + n - 16, 1, mean, std);
+          normal_blocks<true>(d + n - 16, 1, mean, std);
         }
       }
     });
@@ -338,21 +369,25 @@ Tensor& Tensor::normal_(
         for (int64_t i = 0; i < n; ++i) {
           d[i] = uniform01<T>(g);
         }
-        normal_blocks(d, n / 16, mean, std);
+        normal_blocks<false>(d, n / 16, mean, std);
         if (n % 16 != 0) {
           T* tail = d + n - 16;
           for (int i = 0; i < 16; ++i) {
             tail[i] = uniform01<T>(g);
           }
-          normal_blocks(tail, 1, mean, std);
+          normal_blocks<false>(tail, 1, mean, std);
         }
       }
     });
   } else {
     dispatch_dtype(dtype(), "normal_", [&]<typename T>() {
       if constexpr (std::is_floating_point_v<T>) {
-        for_each_in_memory_order<T>(
-            *this, [&](T* p) { *p = T(normal_scalar(g, mean, std)); });
+        const bool own = g.philox_key() != nullptr;
+        for_each_in_memory_order<T>(*this, [&](T* p) {
+          *p =
+              T(own ? normal_scalar<true>(g, mean, std)
+                    : normal_scalar<false>(g, mean, std));
+        });
       }
     });
   }
@@ -600,10 +635,13 @@ Tensor& Tensor::exponential_(
   std::lock_guard<std::mutex> lock(g.mutex);
   dispatch_dtype(dtype(), "exponential_", [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      // PyTorch 1.13: (-1/lambda) * log(1 - u) with glibc's log.
+      // PyTorch 1.13: (-1/lambda) * log(1 - u) with glibc's log; ditto's
+      // log for a Philox generator (Note [Whose libm]).
+      const bool own = g.philox_key() != nullptr;
       for_each_in_memory_order<T>(*this, [&](T* p) {
         double u = uniform01<double>(g);
-        *p = T((-1.0 / lambd) * std::log(1.0 - u));
+        double l = own ? Math<true>::log(1.0 - u) : Math<false>::log(1.0 - u);
+        *p = T((-1.0 / lambd) * l);
       });
     }
   });

@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <limits>
 
 #include "ditto/ditto.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 
@@ -170,6 +173,39 @@ TEST(CpuCapability, SetAndRestore) {
   set_cpu_capability(before);
   auto compiled = compiled_cpu_capabilities();
   EXPECT_EQ(compiled.front(), CpuCapability::Scalar);
+}
+
+// The test binary asks the CPU itself (baseline code), so a capability
+// check that wrongly said "no" could not skip every SIMD test into green.
+TEST(CpuCapability, SupportMatchesTheCpu) {
+  for (CpuCapability c : compiled_cpu_capabilities()) {
+    bool has = c == CpuCapability::Scalar;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    const bool avx2 =
+        __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (c == CpuCapability::Avx2) {
+      has = avx2;
+    }
+    if (c == CpuCapability::Avx512) {
+      has = avx2 && __builtin_cpu_supports("avx512f") &&
+          __builtin_cpu_supports("avx512dq") &&
+          __builtin_cpu_supports("avx512bw") &&
+          __builtin_cpu_supports("avx512vl");
+    }
+#endif
+    EXPECT_EQ(cpu_capability_supported(c), has) << cpu_capability_name(c);
+  }
+  // The default is the best one the CPU runs (unless the environment
+  // forces one).
+  if (std::getenv("DITTO_CPU_CAPABILITY") == nullptr) {
+    EXPECT_EQ(get_cpu_capability(), supported_cpu_capabilities().back());
+  }
+  std::cout << "capabilities tested here:";
+  for (CpuCapability c : test::testable_capabilities()) {
+    std::cout << " " << cpu_capability_name(c);
+  }
+  std::cout << "\n";
 }
 
 TEST(Determinism, SwitchesFollowPyTorch) {

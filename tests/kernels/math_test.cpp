@@ -43,6 +43,9 @@ template <class T>
 __attribute__((noinline)) T pow(T x, T y) {
   return dm::pow(x, y);
 }
+__attribute__((noinline)) void sincos_2pi(double u, double& s, double& c) {
+  dm::sincos_2pi(u, s, c);
+}
 } // namespace call
 
 using FLim = std::numeric_limits<float>;
@@ -421,6 +424,53 @@ TEST(MathDoubleTest, LogAccuracy) {
   MaxError<double> err;
   check_samples(err, call::log<double>, log_lref, xs);
   expect_max_ulp(err, 1, "log(double)");
+}
+
+// sin(2 pi u), cos(2 pi u). The reference reduces 4u = n + f exactly in
+// double (as the function does) and evaluates sinl/cosl at f pi/2 in long
+// double, so zeros of the result are not blurred by rounding 2 pi u.
+TEST(MathDoubleTest, Sincos2PiAccuracy) {
+  Sampler smp(21);
+  std::vector<double> us;
+  for (int i = 0; i < kDoubleSamples; ++i) {
+    us.push_back(smp.uniform(0.0, 1.0)); // Box-Muller's domain
+    us.push_back(smp.sign() * smp.log_uniform(0x1p-60, 0x1p40));
+  }
+  for (int k = -16; k <= 16; ++k) {
+    add_around(us, k / 8.0, 200); // zeros, ones and the octants
+  }
+  MaxError<double> err_s, err_c;
+  for (double u : us) {
+    double s = 0, c = 0;
+    call::sincos_2pi(u, s, c);
+    const double t = 4.0 * u;
+    const double n = std::nearbyint(t);
+    const long double a = (long double)(t - n) * (M_PIl / 2);
+    long double rs = sinl(a), rc = cosl(a);
+    switch (int64_t(n) & 3) {
+      case 1:
+        std::swap(rs, rc), rc = -rc;
+        break;
+      case 2:
+        rs = -rs, rc = -rc;
+        break;
+      case 3:
+        std::swap(rs, rc), rs = -rs;
+        break;
+    }
+    err_s.add(s, double(rs), u);
+    err_c.add(c, double(rc), u);
+  }
+  expect_max_ulp(err_s, 1, "sin_2pi(double)");
+  expect_max_ulp(err_c, 1, "cos_2pi(double)");
+  double s = 0, c = 0;
+  for (double bad : {kNanD, kInfD, -kInfD, 0x1p60}) {
+    call::sincos_2pi(bad, s, c);
+    EXPECT_TRUE(std::isnan(s) && std::isnan(c)) << bad;
+  }
+  call::sincos_2pi(0.25, s, c); // exactly 1 and 0
+  EXPECT_EQ(s, 1.0);
+  EXPECT_EQ(c, 0.0);
 }
 
 TEST(MathDoubleTest, Log1pAccuracy) {

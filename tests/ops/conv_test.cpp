@@ -13,6 +13,7 @@
 
 #include "ditto/ditto.h"
 #include "test_util.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 namespace conv = ditto::backends::conv;
@@ -107,7 +108,7 @@ TEST_F(Conv, ForwardAlgorithmsMatchTheReferenceAndTheirOwnBits) {
         }
         conv::force_algorithm("forward", algo);
         Tensor first;
-        for (CpuCapability cap : supported_cpu_capabilities()) {
+        for (CpuCapability cap : test::testable_capabilities()) {
           set_cpu_capability(cap);
           for (int threads : {1, 2, 3, 8}) {
             set_num_threads(threads);
@@ -185,7 +186,7 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
   for (const char* algo : {"gemm_chunked"}) {
     conv::force_algorithm("backward_weight", algo);
     Tensor first;
-    for (CpuCapability cap : supported_cpu_capabilities()) {
+    for (CpuCapability cap : test::testable_capabilities()) {
       set_cpu_capability(cap);
       for (int threads : {1, 2, 3, 8}) {
         set_num_threads(threads);
@@ -227,7 +228,7 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
 // threads.
 template <typename F>
 void expect_bits_everywhere(F f, const Tensor& want, const std::string& what) {
-  for (CpuCapability cap : supported_cpu_capabilities()) {
+  for (CpuCapability cap : test::testable_capabilities()) {
     set_cpu_capability(cap);
     for (int threads : {1, 3}) {
       set_num_threads(threads);

@@ -9,6 +9,7 @@
 
 #include "ditto/ditto.h"
 #include "test_util.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 
@@ -70,7 +71,7 @@ TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
         Tensor b = layout & 2 ? randn({n, k}, dt, g).t() : randn({k, n}, dt, g);
         Tensor want = dt == kFloat32 ? chain_reference<float>(a, b)
                                      : chain_reference<double>(a, b);
-        for (CpuCapability cap : supported_cpu_capabilities()) {
+        for (CpuCapability cap : test::testable_capabilities()) {
           set_cpu_capability(cap);
           for (int threads : {1, 2, 3, 8}) {
             set_num_threads(threads);
@@ -144,7 +145,7 @@ TEST_F(Linalg, SplitKDeterministicVariantAndItsWorkspaceCheck) {
   }
   backends::gemm::set_workspace_config(":4096:8");
   use_deterministic_algorithms(true);
-  for (CpuCapability cap : supported_cpu_capabilities()) {
+  for (CpuCapability cap : test::testable_capabilities()) {
     set_cpu_capability(cap);
     for (int threads : {1, 2, 3, 8}) {
       set_num_threads(threads);

@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "ditto/ditto.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 
@@ -101,7 +103,8 @@ Results run_everything(Dtype dtype) {
   return r;
 }
 
-class Reproducibility : public ::testing::TestWithParam<Dtype> {
+class Reproducibility
+    : public ::testing::TestWithParam<std::tuple<Dtype, CpuCapability>> {
  protected:
   void TearDown() override {
     set_num_threads(saved_threads_);
@@ -113,31 +116,38 @@ class Reproducibility : public ::testing::TestWithParam<Dtype> {
 
 } // namespace
 
+// Every op's fingerprint under the capability of the test's parameter and
+// 1, 2, 3 and 8 threads equals the scalar single-thread one. Capabilities
+// the CPU lacks are skipped with the reason.
 TEST_P(Reproducibility, SameBitsForEveryThreadCountAndCapability) {
+  const auto [dtype, cap] = GetParam();
+  if (!cpu_capability_supported(cap)) {
+    GTEST_SKIP() << "capability " << cpu_capability_name(cap)
+                 << ": this CPU does not support it";
+  }
   set_cpu_capability(CpuCapability::Scalar);
   set_num_threads(1);
-  Results ref = run_everything(GetParam());
-  // `make cross-build-check` compares these between the DITTO_SIMD=all and
-  // DITTO_SIMD=scalar builds.
-  if (const char* dir = std::getenv("DITTO_FINGERPRINT_DIR")) {
+  Results ref = run_everything(dtype);
+  // `make cross-build-check`, `make cpu-check` and `make cross-arch-check`
+  // compare these between builds, emulated CPUs and architectures.
+  const char* dir = std::getenv("DITTO_FINGERPRINT_DIR");
+  if (dir != nullptr && cap == CpuCapability::Scalar) {
     std::ofstream out(
-        std::string(dir) + "/" + std::string(dtype_name(GetParam())) + ".txt");
+        std::string(dir) + "/" + std::string(dtype_name(dtype)) + ".txt");
     for (size_t i = 0; i < ref.prints.size(); ++i) {
       out << ref.names[i] << " " << std::hex << ref.prints[i] << "\n";
     }
     ASSERT_TRUE(out.good());
   }
-  for (CpuCapability cap : supported_cpu_capabilities()) {
-    set_cpu_capability(cap);
-    for (int threads : {1, 2, 3, 8}) {
-      set_num_threads(threads);
-      Results got = run_everything(GetParam());
-      ASSERT_EQ(got.prints.size(), ref.prints.size());
-      for (size_t i = 0; i < ref.prints.size(); ++i) {
-        EXPECT_EQ(got.prints[i], ref.prints[i])
-            << ref.names[i] << " differs with " << cpu_capability_name(cap)
-            << " and " << threads << " threads";
-      }
+  set_cpu_capability(cap);
+  for (int threads : {1, 2, 3, 8}) {
+    set_num_threads(threads);
+    Results got = run_everything(dtype);
+    ASSERT_EQ(got.prints.size(), ref.prints.size());
+    for (size_t i = 0; i < ref.prints.size(); ++i) {
+      EXPECT_EQ(got.prints[i], ref.prints[i])
+          << ref.names[i] << " differs with " << cpu_capability_name(cap)
+          << " and " << threads << " threads";
     }
   }
 }
@@ -145,8 +155,13 @@ TEST_P(Reproducibility, SameBitsForEveryThreadCountAndCapability) {
 INSTANTIATE_TEST_SUITE_P(
     Dtypes,
     Reproducibility,
-    ::testing::Values(kFloat32, kFloat64, kInt64, kInt32, kUInt8),
-    [](const auto& info) { return std::string(dtype_name(info.param)); });
+    ::testing::Combine(
+        ::testing::Values(kFloat32, kFloat64, kInt64, kInt32, kUInt8),
+        ::testing::ValuesIn(compiled_cpu_capabilities())),
+    [](const auto& info) {
+      return std::string(dtype_name(std::get<0>(info.param))) + "_" +
+          std::string(cpu_capability_name(std::get<1>(info.param)));
+    });
 
 TEST(Reproducibility, ConcurrentUserThreadsGetTheSameBits) {
   set_num_threads(2);
@@ -203,7 +218,7 @@ TEST(Reproducibility, TranscendentalsSameBitsOverDenseSweep) {
   Tensor yf = flip(xf, {0});
   CpuCapability saved = get_cpu_capability();
   std::vector<uint64_t> ref;
-  for (CpuCapability cap : supported_cpu_capabilities()) {
+  for (CpuCapability cap : test::testable_capabilities()) {
     set_cpu_capability(cap);
     std::vector<uint64_t> got;
     for (const Tensor& x : {xf, xd}) {

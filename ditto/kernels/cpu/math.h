@@ -31,6 +31,11 @@
 //   sigmoid  e = exp(-|x|) as hi + lo (the exact error of exp's last add);
 //            1/(1 + e) for x >= 0, e/(1 + e) for x < 0 with 1 + e kept
 //            exactly, so the negative tail is accurate down to subnormals.
+//   sincos_2pi  sin(2 pi u) and cos(2 pi u) (Box-Muller's angle): 4u = n + f
+//            exactly (n an integer, |f| <= 1/2), the angle f pi/2 formed as
+//            hi + lo by Dekker's exact product (no FMA), FreeBSD msun's
+//            branch-free __kernel_sin/__kernel_cos, quadrant n mod 4 by
+//            swapping and sign flips. For |u| < 2^48.
 //   pow      float: exp(y log|x|) in double with the double log/exp (error
 //            < 2^-44 relative before the final rounding to float). double:
 //            fdlibm's e_pow.c: log2|x| in extra precision from pieces whose
@@ -804,6 +809,78 @@ DITTO_MATH_INLINE float pow(float x, float y) {
 DITTO_MATH_INLINE double pow(double x, double y) {
   double r = detail::pow_core(detail::abs(x), y);
   return detail::pow_fixup(x, y, r);
+}
+
+// ---------------------------------------------------------------------------
+// sincos_2pi
+
+namespace detail {
+constexpr double kPio2HiD = 0x1.921fb54442d18p+0; // pi/2 rounded
+constexpr double kPio2LoD = 0x1.1a62633145c07p-54; // pi/2 - kPio2HiD
+// FreeBSD msun k_sin.c / k_cos.c (fdlibm), |x| <= pi/4.
+constexpr double kSinS1 = -1.66666666666666324348e-01;
+constexpr double kSinS2 = 8.33333333332248946124e-03;
+constexpr double kSinS3 = -1.98412698298579493134e-04;
+constexpr double kSinS4 = 2.75573137070700676789e-06;
+constexpr double kSinS5 = -2.50507602534068634195e-08;
+constexpr double kSinS6 = 1.58969099521155010221e-10;
+constexpr double kCosC1 = 4.16666666666666019037e-02;
+constexpr double kCosC2 = -1.38888888888741095749e-03;
+constexpr double kCosC3 = 2.48015872894767294178e-05;
+constexpr double kCosC4 = -2.75573143513906633035e-07;
+constexpr double kCosC5 = 2.08757232129817482790e-09;
+constexpr double kCosC6 = -1.13596475577881948265e-11;
+
+// The rounding error of p = a * b (Dekker, Veltkamp's split; exact while
+// nothing overflows or underflows).
+DITTO_MATH_INLINE double two_prod_err(double a, double b, double p) {
+  const double ca = 134217729.0 * a, cb = 134217729.0 * b;
+  const double ah = ca - (ca - a), al = a - ah;
+  const double bh = cb - (cb - b), bl = b - bh;
+  return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+}
+
+// sin(x + y) and cos(x + y) for |x + y| <= pi/4, y a tail below x's ulp.
+DITTO_MATH_INLINE double kernel_sin(double x, double y) {
+  const double z = x * x, w = z * z;
+  const double r =
+      kSinS2 + z * (kSinS3 + z * kSinS4) + z * w * (kSinS5 + z * kSinS6);
+  const double v = z * x;
+  return x - ((z * (0.5 * y - v * r) - y) - v * kSinS1);
+}
+DITTO_MATH_INLINE double kernel_cos(double x, double y) {
+  const double z = x * x, w = z * z;
+  const double r = z * (kCosC1 + z * (kCosC2 + z * kCosC3)) +
+      w * w * (kCosC4 + z * (kCosC5 + z * kCosC6));
+  const double hz = 0.5 * z;
+  const double one_hz = 1.0 - hz;
+  return one_hz + (((1.0 - one_hz) - hz) + (z * r - x * y));
+}
+
+DITTO_MATH_INLINE double flip_sign_if(bool c, double x) {
+  return f64_from_bits(to_bits(x) ^ (static_cast<uint64_t>(c) << 63));
+}
+} // namespace detail
+
+DITTO_MATH_INLINE void sincos_2pi(double u, double& s, double& c) {
+  using namespace detail;
+  const double t = u * 4.0; // exact
+  const double rt = t + kRoundD; // n in the low mantissa bits
+  const uint64_t q = to_bits(rt) & 3u;
+  const double f = t - (rt - kRoundD); // exact, |f| <= 1/2
+  const double p = f * kPio2HiD;
+  const double tl = two_prod_err(f, kPio2HiD, p) + f * kPio2LoD;
+  const double hi = p + tl;
+  const double lo = tl - (hi - p);
+  const double ks = kernel_sin(hi, lo), kc = kernel_cos(hi, lo);
+  // Quadrant q: (sin, cos) = (ks, kc), (kc, -ks), (-ks, -kc), (-kc, ks).
+  const bool odd = (q & 1u) != 0;
+  s = flip_sign_if((q & 2u) != 0, select(odd, kc, ks));
+  c = flip_sign_if(((q + 1u) & 2u) != 0, select(odd, ks, kc));
+  // A NaN or infinite u gives NaN.
+  const bool bad = !(abs(u) < 0x1p48);
+  s = select(bad, kNanD, s);
+  c = select(bad, kNanD, c);
 }
 
 } // namespace math
