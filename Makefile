@@ -8,7 +8,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: docs all setup configure build demo test sanitize tsan scalar-test cross-build-check bench format format-check clean
+.PHONY: docs all setup configure build demo test sanitize tsan scalar-test cross-build-check cpu-check cross-arch-check bench format format-check clean
 
 all: build
 
@@ -58,6 +58,12 @@ cross-build-check:
 	DITTO_FINGERPRINT_DIR=build-scalar/fp-scalar ./build-scalar/tests/test_ops --gtest_filter='Dtypes/Reproducibility.*'
 	diff -r $(BUILD)/fp-all build-scalar/fp-scalar
 	@echo "cross-build-check: the all and scalar-only builds give the same bits"
+
+# The demo, the fingerprint sweep and the bit-equality tests under emulated
+# CPUs this machine may lack (qemu-x86_64 -cpu Nehalem and Haswell-v4): the
+# same bits as the native run (scripts/cpu_check).
+cpu-check: build
+	scripts/cpu_check $(BUILD)
 
 bench:
 	@scripts/setup --bench

@@ -1,0 +1,226 @@
+// ditto_fingerprints: one line per op and dtype, "<op> <dtype> <xxh3-64>",
+// over elementwise ops, transcendentals, reductions, shape ops, random
+// draws (mt19937 and Philox), GEMM, convolutions (every algorithm, forward
+// and both gradients), the deterministic scatter/index family and the
+// decompositions. The sweep runs with 1, 2 and 3 threads and exits 1 if
+// any fingerprint depends on the thread count; the printed lines are then
+// compared across CPU capabilities (DITTO_CPU_CAPABILITY), emulated CPUs
+// (`make cpu-check`) and architectures (`make cross-arch-check`).
+//
+// Lines that end in " libm" come from the PyTorch-compatible mt19937 paths
+// that call glibc's log/sin/cos (Note [Whose libm] in ditto/ops/random.cpp):
+// their bits may differ between glibc's FMA and non-FMA variants and
+// between architectures, exactly as PyTorch's do. The checks list every
+// such difference by name instead of failing on it.
+//
+// Sizes are small (emulated CPUs run this) but cross the chunk sizes of
+// elementwise loops and reductions, the GEMM panels and register tiles.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+namespace {
+
+struct Line {
+  std::string op, dtype;
+  uint64_t print;
+  bool libm;
+};
+
+struct Sweep {
+  std::vector<Line> lines;
+  void add(const std::string& op, const Tensor& t, bool libm = false) {
+    lines.push_back({op, std::string(dtype_name(t.dtype())), fingerprint(t),
+                     libm});
+  }
+};
+
+// Varied values from a fixed integer recurrence (no generator involved).
+Tensor varied(int64_t n, Dtype dtype, double scale, uint64_t seed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  uint64_t s = seed;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x = (double(s >> 11) / double(1ull << 53) - 0.5) * scale;
+  }
+  return tensor(v).to(dtype);
+}
+
+// n indices in [0, mod), each value many times, in a scrambled order.
+Tensor remainder_index(int64_t n, int64_t mod) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    v[size_t(i)] = (i * 37 + i / 7) % mod;
+  }
+  return tensor(v);
+}
+
+void elementwise_and_reductions(Sweep& r, Dtype dt) {
+  const int64_t n = 2 * 32768 + 4321; // two elementwise chunks and a bit
+  Tensor x = varied(n, dt, 40.0, 1), y = varied(n, dt, 6.0, 2);
+  Tensor pos = add(abs(y), 1e-3);
+  Tensor m = x.narrow(0, 0, 211 * 307).view({211, 307});
+  r.add("add", add(x, y));
+  r.add("mul", mul(x, y));
+  r.add("div", div(x, pos));
+  r.add("maximum", maximum(x, y));
+  r.add("clamp", clamp(x, -1.5, 2.5));
+  r.add("where", where(gt(x, y), x, y));
+  r.add("broadcast", add(m, m.select(0, 3)));
+  r.add("to_int32", mul(x, 100.0).to(kInt32));
+  r.add("sum", sum(x));
+  r.add("sum_dim0", sum(m, {0}));
+  r.add("sum_dim1", sum(m, {1}));
+  r.add("max_dim", max(m, 1).first);
+  r.add("argmax", argmax(m, 0));
+  r.add("sort", sort(m, 1).first);
+  r.add("flip_pad", pad(flip(m, {0}), {2, 3, 1, 1}, "reflect"));
+  if (is_floating(dt)) {
+    r.add("exp", exp(x));
+    r.add("log", log(pos));
+    r.add("log1p", log1p(abs(x)));
+    r.add("sqrt", sqrt(pos));
+    r.add("tanh", tanh(x));
+    r.add("sigmoid", sigmoid(x));
+    r.add("pow", pow(pos, y));
+    r.add("mean", mean(x));
+    r.add("prod", prod(add(mul(y, 0.01), 1.0)));
+  }
+}
+
+void random_draws(Sweep& r, Dtype dt) {
+  const bool f64 = dt == kFloat64;
+  manual_seed(7);
+  r.add("rand", rand({40000}, dt));
+  r.add("randn_block", randn({40007}, dt), f64); // glibc in float64
+  r.add("randn_scalar", randn({13}, dt), f64);
+  r.add("exponential", empty({1000}, dt).exponential_(2.0), true);
+  r.add("bernoulli", bernoulli(full({5000}, 0.3, dt)));
+  r.add("dropout", dropout(ones({5000}, dt), 0.25));
+  r.add("multinomial_repl", multinomial(arange(1, 9, 1, dt), 500, true));
+  r.add("multinomial", multinomial(arange(1, 9, 1, dt), 8), true);
+  Generator g = Generator::philox(11);
+  r.add("philox_rand", rand({40000}, dt, g));
+  r.add("philox_randn_block", randn({40007}, dt, g));
+  r.add("philox_randn_scalar", randn({13}, dt, g));
+  r.add("philox_exponential", empty({1000}, dt).exponential_(2.0, g));
+  r.add("philox_bernoulli", bernoulli(full({5000}, 0.3, dt), g));
+}
+
+void integer_draws(Sweep& r) {
+  manual_seed(8);
+  r.add("randint", randint(-50, 1000, {20000}));
+  r.add("randperm", randperm(5000));
+  Generator g = Generator::philox(12);
+  r.add("philox_randint", randint(-50, 1000, {20000}, kInt64, g));
+}
+
+void products(Sweep& r, Dtype dt) {
+  Tensor a = varied(70 * 300, dt, 2.0, 3).view({70, 300});
+  Tensor b = varied(300 * 45, dt, 2.0, 4).view({300, 45});
+  r.add("mm", mm(a, b));
+  r.add("mm_transposed", mm(b.t(), a.t()));
+  r.add("matmul_batched",
+        matmul(a.narrow(1, 0, 60).reshape({3, 70, 20}), b.narrow(0, 0, 20)));
+  r.add("linear", linear(a, b.t(), varied(45, dt, 1.0, 5)));
+  namespace conv = backends::conv;
+  Tensor x = varied(2 * 8 * 12 * 12, dt, 2.0, 6).view({2, 8, 12, 12});
+  Tensor w = varied(16 * 8 * 3 * 3, dt, 1.0, 7).view({16, 8, 3, 3});
+  Tensor bias = varied(16, dt, 1.0, 8);
+  for (const char* algo : {"im2col_gemm", "direct", "winograd_f2x2_3x3"}) {
+    conv::force_algorithm("forward", algo);
+    r.add(std::string("conv2d_") + algo, conv2d(x, w, bias, {1, 1}, {1, 1}));
+  }
+  conv::force_algorithm("forward", "");
+  r.add("conv2d_strided", conv2d(x, w, {}, {2, 2}, {0, 1}, {1, 2}));
+  Tensor go = varied(2 * 16 * 12 * 12, dt, 1.0, 9).view({2, 16, 12, 12});
+  r.add("conv2d_backward_input",
+        conv2d_backward_input(go, w, x.sizes(), {1, 1}, {1, 1}));
+  {
+    DeterministicGuard det(true);
+    r.add("conv2d_backward_weight",
+          conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}));
+  }
+  r.add("conv1d", conv1d(x.view({2, 8, 144}), w.view({16, 8, 9})));
+}
+
+void index_family(Sweep& r, Dtype dt) {
+  DeterministicGuard det(true);
+  Tensor src = varied(3000 * 16, dt, 10.0, 10).view({3000, 16});
+  Tensor idx = remainder_index(3000, 97);
+  Tensor dst = zeros({97, 16}, dt);
+  index_add_(dst, 0, idx, src);
+  r.add("index_add_", dst);
+  Tensor sidx = idx.view({3000, 1}).expand({3000, 16}).contiguous();
+  Tensor sdst = zeros({97, 16}, dt);
+  scatter_add_(sdst, 0, sidx, src);
+  r.add("scatter_add_", sdst);
+  Tensor rdst = full({97, 16}, 1.0, dt);
+  scatter_reduce_(rdst, 0, sidx, src, "amax");
+  r.add("scatter_reduce_amax", rdst);
+  r.add("index_select", index_select(src, 0, idx.narrow(0, 0, 500)));
+  r.add("gather", gather(src, 0, sidx.narrow(0, 0, 40)));
+  r.add("embedding_bag",
+        embedding_bag(idx.narrow(0, 0, 600).view({60, 10}), dst, {}, "mean"));
+}
+
+void decompositions(Sweep& r, Dtype dt) {
+  Tensor a = varied(60 * 40, dt, 2.0, 11).view({60, 40});
+  auto [q, rr] = linalg::qr(a);
+  r.add("qr_q", q);
+  r.add("qr_r", rr);
+  linalg::SVD s = linalg::svd_lowrank(a, 6, 2, Generator::philox(13));
+  r.add("svd_lowrank_s", s.S);
+  r.add("svd_lowrank_u", s.U);
+}
+
+Sweep run() {
+  Sweep r;
+  for (Dtype dt : {kFloat32, kFloat64, kInt64, kInt32}) {
+    elementwise_and_reductions(r, dt);
+  }
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    random_draws(r, dt);
+    products(r, dt);
+    index_family(r, dt);
+    decompositions(r, dt);
+  }
+  integer_draws(r);
+  return r;
+}
+
+} // namespace
+
+int main() {
+  try {
+    set_num_threads(1);
+    const Sweep ref = run();
+    int bad = 0;
+    for (int threads : {2, 3}) {
+      set_num_threads(threads);
+      const Sweep got = run();
+      for (size_t i = 0; i < ref.lines.size(); ++i) {
+        if (got.lines[i].print != ref.lines[i].print) {
+          std::fprintf(stderr, "ditto_fingerprints: %s %s differs with %d "
+                       "threads\n", ref.lines[i].op.c_str(),
+                       ref.lines[i].dtype.c_str(), threads);
+          ++bad;
+        }
+      }
+    }
+    for (const Line& l : ref.lines) {
+      std::printf("%s %s %016llx%s\n", l.op.c_str(), l.dtype.c_str(),
+                  static_cast<unsigned long long>(l.print),
+                  l.libm ? " libm" : "");
+    }
+    return bad == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ditto_fingerprints: %s\n", e.what());
+    return 1;
+  }
+}
