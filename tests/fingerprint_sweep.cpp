@@ -35,8 +35,8 @@ struct Line {
 struct Sweep {
   std::vector<Line> lines;
   void add(const std::string& op, const Tensor& t, bool libm = false) {
-    lines.push_back({op, std::string(dtype_name(t.dtype())), fingerprint(t),
-                     libm});
+    lines.push_back(
+        {op, std::string(dtype_name(t.dtype())), fingerprint(t), libm});
   }
 };
 
@@ -125,8 +125,9 @@ void products(Sweep& r, Dtype dt) {
   Tensor b = varied(300 * 45, dt, 2.0, 4).view({300, 45});
   r.add("mm", mm(a, b));
   r.add("mm_transposed", mm(b.t(), a.t()));
-  r.add("matmul_batched",
-        matmul(a.narrow(1, 0, 60).reshape({3, 70, 20}), b.narrow(0, 0, 20)));
+  r.add(
+      "matmul_batched",
+      matmul(a.narrow(1, 0, 60).reshape({3, 70, 20}), b.narrow(0, 0, 20)));
   r.add("linear", linear(a, b.t(), varied(45, dt, 1.0, 5)));
   namespace conv = backends::conv;
   Tensor x = varied(2 * 8 * 12 * 12, dt, 2.0, 6).view({2, 8, 12, 12});
@@ -139,12 +140,14 @@ void products(Sweep& r, Dtype dt) {
   conv::force_algorithm("forward", "");
   r.add("conv2d_strided", conv2d(x, w, {}, {2, 2}, {0, 1}, {1, 2}));
   Tensor go = varied(2 * 16 * 12 * 12, dt, 1.0, 9).view({2, 16, 12, 12});
-  r.add("conv2d_backward_input",
-        conv2d_backward_input(go, w, x.sizes(), {1, 1}, {1, 1}));
+  r.add(
+      "conv2d_backward_input",
+      conv2d_backward_input(go, w, x.sizes(), {1, 1}, {1, 1}));
   {
     DeterministicGuard det(true);
-    r.add("conv2d_backward_weight",
-          conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}));
+    r.add(
+        "conv2d_backward_weight",
+        conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1}));
   }
   r.add("conv1d", conv1d(x.view({2, 8, 144}), w.view({16, 8, 9})));
 }
@@ -165,8 +168,9 @@ void index_family(Sweep& r, Dtype dt) {
   r.add("scatter_reduce_amax", rdst);
   r.add("index_select", index_select(src, 0, idx.narrow(0, 0, 500)));
   r.add("gather", gather(src, 0, sidx.narrow(0, 0, 40)));
-  r.add("embedding_bag",
-        embedding_bag(idx.narrow(0, 0, 600).view({60, 10}), dst, {}, "mean"));
+  r.add(
+      "embedding_bag",
+      embedding_bag(idx.narrow(0, 0, 600).view({60, 10}), dst, {}, "mean"));
 }
 
 void decompositions(Sweep& r, Dtype dt) {
@@ -206,17 +210,24 @@ int main() {
       const Sweep got = run();
       for (size_t i = 0; i < ref.lines.size(); ++i) {
         if (got.lines[i].print != ref.lines[i].print) {
-          std::fprintf(stderr, "ditto_fingerprints: %s %s differs with %d "
-                       "threads\n", ref.lines[i].op.c_str(),
-                       ref.lines[i].dtype.c_str(), threads);
+          std::fprintf(
+              stderr,
+              "ditto_fingerprints: %s %s differs with %d "
+              "threads\n",
+              ref.lines[i].op.c_str(),
+              ref.lines[i].dtype.c_str(),
+              threads);
           ++bad;
         }
       }
     }
     for (const Line& l : ref.lines) {
-      std::printf("%s %s %016llx%s\n", l.op.c_str(), l.dtype.c_str(),
-                  static_cast<unsigned long long>(l.print),
-                  l.libm ? " libm" : "");
+      std::printf(
+          "%s %s %016llx%s\n",
+          l.op.c_str(),
+          l.dtype.c_str(),
+          static_cast<unsigned long long>(l.print),
+          l.libm ? " libm" : "");
     }
     return bad == 0 ? 0 : 1;
   } catch (const std::exception& e) {

@@ -34,6 +34,13 @@ bool cpu_supports(CpuCapability c) {
 #else
       return false;
 #endif
+    case CpuCapability::Neon:
+      // Advanced SIMD is part of every AArch64 CPU.
+#if defined(__aarch64__)
+      return true;
+#else
+      return false;
+#endif
   }
   return false;
 }
@@ -46,6 +53,8 @@ bool compiled(CpuCapability c) {
       return DITTO_HAVE_AVX2 != 0;
     case CpuCapability::Avx512:
       return DITTO_HAVE_AVX512 != 0;
+    case CpuCapability::Neon:
+      return DITTO_HAVE_NEON != 0;
   }
   return false;
 }
@@ -60,11 +69,14 @@ CpuCapability parse(std::string_view name, const char* op) {
   if (name == "avx512") {
     return CpuCapability::Avx512;
   }
+  if (name == "neon") {
+    return CpuCapability::Neon;
+  }
   detail::throw_error<ValueError>(
       op,
       "unknown CPU capability '",
       name,
-      "'; expected scalar, avx2 or avx512");
+      "'; expected scalar, avx2, avx512 or neon");
 }
 
 void check_usable(CpuCapability c, const char* op) {
@@ -74,7 +86,8 @@ void check_usable(CpuCapability c, const char* op) {
       op,
       "CPU capability ",
       cpu_capability_name(c),
-      " is not compiled into this build (DITTO_SIMD=scalar)");
+      " is not compiled into this build (DITTO_SIMD=scalar or another "
+      "architecture)");
   DITTO_CHECK(
       cpu_supports(c),
       ValueError,
@@ -88,7 +101,8 @@ constexpr int kUnset = -1;
 std::atomic<int> g_capability{kUnset};
 
 CpuCapability best() {
-  for (CpuCapability c : {CpuCapability::Avx512, CpuCapability::Avx2}) {
+  for (CpuCapability c :
+       {CpuCapability::Avx512, CpuCapability::Avx2, CpuCapability::Neon}) {
     if (compiled(c) && cpu_supports(c)) {
       return c;
     }
@@ -106,6 +120,8 @@ std::string_view cpu_capability_name(CpuCapability c) {
       return "avx2";
     case CpuCapability::Avx512:
       return "avx512";
+    case CpuCapability::Neon:
+      return "neon";
   }
   return "unknown";
 }
@@ -139,7 +155,10 @@ void set_cpu_capability(std::string_view name) {
 std::vector<CpuCapability> compiled_cpu_capabilities() {
   std::vector<CpuCapability> out;
   for (CpuCapability c :
-       {CpuCapability::Scalar, CpuCapability::Avx2, CpuCapability::Avx512}) {
+       {CpuCapability::Scalar,
+        CpuCapability::Avx2,
+        CpuCapability::Avx512,
+        CpuCapability::Neon}) {
     if (compiled(c)) {
       out.push_back(c);
     }

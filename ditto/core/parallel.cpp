@@ -15,9 +15,12 @@
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define DITTO_HAS_MXCSR 1
+#elif defined(__aarch64__)
+#define DITTO_HAS_FPCR 1
 #endif
 
 #include "ditto/core/error.h"
+#include "ditto/core/spin.h"
 
 namespace ditto {
 namespace {
@@ -45,12 +48,6 @@ int default_num_threads() {
 // before sleeping: back-to-back ops then do not pay a futex wake-up each.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
-inline void cpu_relax() {
-#if defined(__x86_64__)
-  _mm_pause();
-#endif
-}
-
 // Spins until pred() holds or kSpin passes; returns pred().
 template <typename Pred>
 bool spin_until(Pred pred) {
@@ -59,7 +56,7 @@ bool spin_until(Pred pred) {
     if (pred()) {
       return true;
     }
-    cpu_relax();
+    detail::cpu_relax();
     if ((i & 63) == 63 && std::chrono::steady_clock::now() - start > kSpin) {
       return pred();
     }
@@ -327,6 +324,19 @@ void parallel_for(
 // Rounding control (bits 13-14), flush-to-zero (15), denormals-are-zero (6).
 constexpr unsigned kMxcsrFixedMask = 0x6000u | 0x8000u | 0x0040u;
 #endif
+#ifdef DITTO_HAS_FPCR
+// Rounding mode (bits 22-23), flush-to-zero (24), half-precision
+// flush-to-zero (19).
+constexpr unsigned kFpcrFixedMask = 0xc00000u | 0x1000000u | 0x80000u;
+static unsigned get_fpcr() {
+  uint64_t v = 0;
+  asm volatile("mrs %0, fpcr" : "=r"(v));
+  return unsigned(v);
+}
+static void set_fpcr(unsigned v) {
+  asm volatile("msr fpcr, %0" : : "r"(uint64_t(v)));
+}
+#endif
 
 FpEnvGuard::FpEnvGuard() {
   round_ = std::fegetround();
@@ -339,12 +349,23 @@ FpEnvGuard::FpEnvGuard() {
     _mm_setcsr(csr_ & ~kMxcsrFixedMask);
   }
 #endif
+#ifdef DITTO_HAS_FPCR
+  csr_ = get_fpcr();
+  if (csr_ & kFpcrFixedMask) {
+    set_fpcr(csr_ & ~kFpcrFixedMask);
+  }
+#endif
 }
 
 FpEnvGuard::~FpEnvGuard() {
 #ifdef DITTO_HAS_MXCSR
   if (csr_ & kMxcsrFixedMask) {
     _mm_setcsr(csr_);
+  }
+#endif
+#ifdef DITTO_HAS_FPCR
+  if (csr_ & kFpcrFixedMask) {
+    set_fpcr(csr_);
   }
 #endif
   if (round_ != FE_TONEAREST) {

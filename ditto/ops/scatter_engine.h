@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ditto/core/parallel.h"
+#include "ditto/core/spin.h"
 #include "ditto/determinism/context.h"
 
 namespace ditto::detail {
@@ -164,7 +165,7 @@ class KeyLocks {
     std::atomic<bool>& f = stripe(key);
     while (f.exchange(true, std::memory_order_acquire)) {
       while (f.load(std::memory_order_relaxed)) {
-        __builtin_ia32_pause();
+        detail::cpu_relax();
       }
     }
   }

@@ -257,8 +257,8 @@ void expect_randn_matches_pytorch(Dtype dt) {
     for (int64_t n : sizes) {
       parts.push_back(randn({n}, dt));
     }
-    std::string name = "randn_seed" + std::to_string(seed) + "_" +
-        std::string(dtype_name(dt));
+    std::string name =
+        "randn_seed" + std::to_string(seed) + "_" + std::string(dtype_name(dt));
     EXPECT_EQ(bytes_of(cat(parts)), golden().at(name)) << name;
   }
 }

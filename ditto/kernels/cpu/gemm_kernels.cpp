@@ -23,8 +23,17 @@
 #include <type_traits>
 #include <vector>
 
+// Vector register tiles: AVX2 and AVX-512 on x86-64, NEON on aarch64 (the
+// neon unit defines DITTO_KERNEL_NEON; the scalar unit there has NEON too
+// but stays the one-fma-at-a-time reference).
 #if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
+#define DITTO_GEMM_SIMD 1
+#elif defined(DITTO_KERNEL_NEON)
+#include <arm_neon.h>
+#define DITTO_GEMM_SIMD 1
+#else
+#define DITTO_GEMM_SIMD 0
 #endif
 
 #include "ditto/kernels/cpu/kernel_table.h"
@@ -66,7 +75,7 @@ struct OffsetB {
   }
 };
 
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if DITTO_GEMM_SIMD
 
 // One SIMD register of T, per capability.
 template <typename T>
@@ -179,7 +188,7 @@ struct Vec<double> {
 // shorter ones (8 and 4 rows) for row counts the long ones would pad.
 constexpr int64_t kRowsF32 = 12, kRowsF64 = 8;
 constexpr int64_t kShortRowsF32 = 8, kShortRowsF64 = 4;
-#else
+#elif defined(__AVX2__)
 template <>
 struct Vec<float> {
   using V = __m256;
@@ -229,6 +238,58 @@ struct Vec<double> {
 // Register tiles: 6 x 16 float32, 6 x 8 float64 (12 accumulators), and
 // 4-row ones.
 constexpr int64_t kRowsF32 = 6, kRowsF64 = 6;
+constexpr int64_t kShortRowsF32 = 4, kShortRowsF64 = 4;
+#else
+// NEON: 128-bit registers; vfmaq is the fused multiply-add of the chain.
+template <>
+struct Vec<float> {
+  using V = float32x4_t;
+  static constexpr int64_t W = 4;
+  static V zero() {
+    return vdupq_n_f32(0.0f);
+  }
+  static V load(const float* p) {
+    return vld1q_f32(p);
+  }
+  static void store(float* p, V v) {
+    vst1q_f32(p, v);
+  }
+  static V broadcast(const float* p) {
+    return vld1q_dup_f32(p);
+  }
+  static V fma(V a, V b, V c) {
+    return vfmaq_f32(c, a, b);
+  }
+  static constexpr bool kTranspose = false;
+  static void store_first(float*, V, int64_t) {}
+  static void transpose(V*) {}
+};
+template <>
+struct Vec<double> {
+  using V = float64x2_t;
+  static constexpr int64_t W = 2;
+  static V zero() {
+    return vdupq_n_f64(0.0);
+  }
+  static V load(const double* p) {
+    return vld1q_f64(p);
+  }
+  static void store(double* p, V v) {
+    vst1q_f64(p, v);
+  }
+  static V broadcast(const double* p) {
+    return vld1q_dup_f64(p);
+  }
+  static V fma(V a, V b, V c) {
+    return vfmaq_f64(c, a, b);
+  }
+  static constexpr bool kTranspose = false;
+  static void store_first(double*, V, int64_t) {}
+  static void transpose(V*) {}
+};
+// Register tiles: 8 x 8 float32, 8 x 4 float64 (16 of the 32 registers
+// accumulate), and 4-row ones.
+constexpr int64_t kRowsF32 = 8, kRowsF64 = 8;
 constexpr int64_t kShortRowsF32 = 4, kShortRowsF64 = 4;
 #endif
 
@@ -324,7 +385,7 @@ struct Micro {
 // ---- transposing copies, for the operands whose packed order runs across
 // their contiguous direction (a row-major A, a column-major B).
 
-#if defined(__AVX512F__) || defined(__AVX2__)
+#if DITTO_GEMM_SIMD
 template <typename T>
 constexpr bool kTransposes = Vec<T>::kTranspose;
 template <typename T>

@@ -29,6 +29,11 @@ namespace avx512 {
 void fill_kernel_table(KernelTable& t);
 }
 #endif
+#if DITTO_HAVE_NEON
+namespace neon {
+void fill_kernel_table(KernelTable& t);
+}
+#endif
 
 namespace {
 
@@ -56,6 +61,10 @@ const KernelTable& kernel_table(CpuCapability c) {
 #if DITTO_HAVE_AVX512
     case CpuCapability::Avx512:
       return filled<avx512::fill_kernel_table>(c);
+#endif
+#if DITTO_HAVE_NEON
+    case CpuCapability::Neon:
+      return filled<neon::fill_kernel_table>(c);
 #endif
     default:
       break;
