@@ -63,7 +63,14 @@ cross-build-check:
 # CPUs this machine may lack (qemu-x86_64 -cpu Nehalem and Haswell-v4): the
 # same bits as the native run (scripts/cpu_check).
 cpu-check: build
+	@scripts/setup --emulation
 	scripts/cpu_check $(BUILD)
+
+# The same bits on aarch64: a cross build (Debian's g++-aarch64-linux-gnu)
+# run under qemu-aarch64, compared with this build (scripts/cross_arch_check).
+cross-arch-check: build
+	@scripts/setup --cross
+	scripts/cross_arch_check $(BUILD) build-aarch64
 
 bench:
 	@scripts/setup --bench
@@ -85,4 +92,4 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf build build-asan build-tsan build-scalar build-bench
+	rm -rf build build-asan build-tsan build-scalar build-bench build-aarch64
