@@ -244,6 +244,9 @@ def run_ditto(path, ops, min_time):
 # fail under a hypervisor: on the 2026-11 machine it picks Prescott's SSE3
 # kernels, about 70 GFLOP/s, where SkylakeX's reach about 250).
 OPENBLAS_CORETYPE_FOR_TORCH = None
+# --cpu-capability: DITTO_CPU_CAPABILITY for ditto, ATEN_CPU_CAPABILITY
+# for PyTorch (e.g. both on AVX2 on an AVX-512 machine).
+CPU_CAPABILITY = None
 
 
 def torch_env():
@@ -252,6 +255,8 @@ def torch_env():
         env.pop(var, None)
     if OPENBLAS_CORETYPE_FOR_TORCH:
         env["OPENBLAS_CORETYPE"] = OPENBLAS_CORETYPE_FOR_TORCH
+    if CPU_CAPABILITY:
+        env["ATEN_CPU_CAPABILITY"] = CPU_CAPABILITY
     return env
 
 
@@ -454,14 +459,24 @@ def parse_args():
         help="set OPENBLAS_CORETYPE for the PyTorch side (default: unset, "
         "OpenBLAS detects the CPU)",
     )
+    p.add_argument(
+        "--cpu-capability",
+        choices=("avx2", "avx512"),
+        help="run ditto with DITTO_CPU_CAPABILITY and PyTorch with "
+        "ATEN_CPU_CAPABILITY set to this (AVX2 on an AVX-512 machine: "
+        "avx2, with --openblas-coretype Haswell)",
+    )
     p.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()
 
 
 def main():
-    global OPENBLAS_CORETYPE_FOR_TORCH
+    global OPENBLAS_CORETYPE_FOR_TORCH, CPU_CAPABILITY
     args = parse_args()
     OPENBLAS_CORETYPE_FOR_TORCH = args.openblas_coretype
+    if args.cpu_capability:
+        CPU_CAPABILITY = args.cpu_capability
+        os.environ["DITTO_CPU_CAPABILITY"] = args.cpu_capability
     if args.torch_worker:
         torch_worker()
         return
