@@ -245,8 +245,13 @@ def run_ditto(path, ops, min_time):
 # kernels, about 70 GFLOP/s, where SkylakeX's reach about 250).
 OPENBLAS_CORETYPE_FOR_TORCH = None
 # --cpu-capability: DITTO_CPU_CAPABILITY for ditto, ATEN_CPU_CAPABILITY
-# for PyTorch (e.g. both on AVX2 on an AVX-512 machine).
+# for PyTorch (e.g. both on AVX2 on an AVX-512 machine), and for oneDNN,
+# which picks its ISA on its own and serves PyTorch's convolutions, the
+# matching ONEDNN_MAX_CPU_ISA (without it, PyTorch's conv rows ran
+# jit:avx512_core against ditto's AVX2).
 CPU_CAPABILITY = None
+ONEDNN_ISA = {"avx2": "AVX2", "avx512": "AVX512_CORE"}
+TORCH_ISA_VARS = ("OPENBLAS_CORETYPE", "ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")
 
 
 def torch_env():
@@ -257,6 +262,7 @@ def torch_env():
         env["OPENBLAS_CORETYPE"] = OPENBLAS_CORETYPE_FOR_TORCH
     if CPU_CAPABILITY:
         env["ATEN_CPU_CAPABILITY"] = CPU_CAPABILITY
+        env["ONEDNN_MAX_CPU_ISA"] = ONEDNN_ISA[CPU_CAPABILITY]
     return env
 
 
@@ -405,7 +411,10 @@ def build_header(args, machine, context, torch_info):
         f"{context.get('ditto_cpu_capability', '?')} (compiled: "
         f"{context.get('ditto_compiled_capabilities', '?')}); "
         f"PyTorch {torch_info['version']} ({args.python}, parallel backend "
-        f"{torch_info['backend']}).",
+        f"{torch_info['backend']}); its environment: "
+        + (", ".join(f"{v}={torch_env()[v]}" for v in TORCH_ISA_VARS
+                     if v in torch_env()) or "no ISA overrides")
+        + ".",
         f"Times are the {args.stat} of {args.rounds} alternating rounds of "
         f"at least {args.min_time} s per case on each side; float32, "
         "contiguous, out-of-place.",
@@ -463,8 +472,8 @@ def parse_args():
         "--cpu-capability",
         choices=("avx2", "avx512"),
         help="run ditto with DITTO_CPU_CAPABILITY and PyTorch with "
-        "ATEN_CPU_CAPABILITY set to this (AVX2 on an AVX-512 machine: "
-        "avx2, with --openblas-coretype Haswell)",
+        "ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA set to this (AVX2 on an "
+        "AVX-512 machine: avx2, with --openblas-coretype Haswell)",
     )
     p.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args()

@@ -1,10 +1,12 @@
 #include "ditto/ops/linalg.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/elementwise.h"
@@ -13,11 +15,21 @@
 namespace ditto {
 namespace {
 
-// Output tiles a thread takes whole (from the shapes only): 192 rows by 256
-// columns, 512 when n >= 1024 (fewer repacks of A; enough tiles remain).
+// Output tiles a thread takes whole: 192 rows by 256 columns, 512 when
+// n >= 1024 (fewer repacks of A; enough tiles remain). Tiles are the unit
+// of the split-K rule; which thread runs which rows never changes bits.
 constexpr int64_t kTileM = 192;
 int64_t tile_cols(int64_t n) {
   return n >= 1024 ? 512 : 256;
+}
+// Row tiles one task runs together (the kernel packs each panel of B once
+// for all of them): up to 4 while every thread still gets about 3 tasks.
+// B's columns are repacked once per task, so with one row tile per task a
+// 2048^3 product spent 15% of its time in packing B on AVX2.
+int64_t tiles_per_task(int64_t tm, int64_t tn) {
+  const int64_t threads = std::max(1, get_num_threads());
+  const int64_t most = std::clamp<int64_t>(tm, 1, 4); // tm is 0 when m is
+  return std::clamp<int64_t>(tm * tn / (3 * threads), 1, most);
 }
 // Note [Split-K]
 // An output of at most kSplitKMaxTiles tiles (192 x 256) with k >= kSplitKMinK
@@ -254,13 +266,15 @@ void gemm_batched(
     });
     return;
   }
-  const int64_t tasks = batches * tm * tn;
+  const int64_t rows = kTileM * tiles_per_task(tm, tn);
+  const int64_t tr = (m + rows - 1) / rows;
+  const int64_t tasks = batches * tr * tn;
   parallel_for(0, tasks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
-      const int64_t bi = task / (tm * tn), r = task % (tm * tn);
-      const int64_t i0 = (r / tn) * kTileM, j0 = (r % tn) * kTileN;
+      const int64_t bi = task / (tr * tn), r = task % (tr * tn);
+      const int64_t i0 = (r / tn) * rows, j0 = (r % tn) * kTileN;
       kernels::GemmArgs g = args(bi);
-      tile(g, i0, std::min(m, i0 + kTileM), j0, std::min(n, j0 + kTileN));
+      tile(g, i0, std::min(m, i0 + rows), j0, std::min(n, j0 + kTileN));
     }
   });
 }

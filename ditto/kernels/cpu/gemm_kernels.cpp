@@ -208,9 +208,46 @@ struct Vec<float> {
   static V fma(V a, V b, V c) {
     return _mm256_fmadd_ps(a, b, c);
   }
-  static constexpr bool kTranspose = false;
-  static void store_first(float*, V, int64_t) {}
-  static void transpose(V*) {}
+  // Stores lanes below n < 8: plain 16-, 8- and 4-byte stores (a masked
+  // store, vmaskmovps, is slow on AMD CPUs).
+  static void store_first(float* p, V v, int64_t n) {
+    __m128 part = _mm256_castps256_ps128(v);
+    if (n >= 4) {
+      _mm_storeu_ps(p, part);
+      part = _mm256_extractf128_ps(v, 1);
+      p += 4;
+      n -= 4;
+    }
+    if (n >= 2) {
+      _mm_storel_pi(reinterpret_cast<__m64*>(p), part);
+      part = _mm_movehl_ps(part, part);
+      p += 2;
+      n -= 2;
+    }
+    if (n >= 1) {
+      _mm_store_ss(p, part);
+    }
+  }
+  // Transposes the 8 x 8 block r[row][lane] in place: pairs of rows
+  // interleaved, then pairs of pairs, then the 128-bit halves swapped.
+  static constexpr bool kTranspose = true;
+  [[gnu::always_inline]] static void transpose(V* r) {
+    V t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+      u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+      u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+      u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+      u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; ++i) {
+      r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+      r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+  }
 };
 template <>
 struct Vec<double> {
@@ -231,9 +268,31 @@ struct Vec<double> {
   static V fma(V a, V b, V c) {
     return _mm256_fmadd_pd(a, b, c);
   }
-  static constexpr bool kTranspose = false;
-  static void store_first(double*, V, int64_t) {}
-  static void transpose(V*) {}
+  static void store_first(double* p, V v, int64_t n) { // n < 4
+    __m128d part = _mm256_castpd256_pd128(v);
+    if (n >= 2) {
+      _mm_storeu_pd(p, part);
+      part = _mm256_extractf128_pd(v, 1);
+      p += 2;
+      n -= 2;
+    }
+    if (n >= 1) {
+      _mm_store_sd(p, part);
+    }
+  }
+  // Transposes the 4 x 4 block: pairs of rows interleaved, then the
+  // 128-bit halves swapped.
+  static constexpr bool kTranspose = true;
+  [[gnu::always_inline]] static void transpose(V* r) {
+    const V t0 = _mm256_unpacklo_pd(r[0], r[1]);
+    const V t1 = _mm256_unpackhi_pd(r[0], r[1]);
+    const V t2 = _mm256_unpacklo_pd(r[2], r[3]);
+    const V t3 = _mm256_unpackhi_pd(r[2], r[3]);
+    r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+  }
 };
 // Register tiles: 6 x 16 float32, 6 x 8 float64 (12 accumulators), and
 // 4-row ones.
@@ -438,16 +497,19 @@ void pack_a(
   for (int64_t s = 0; s < mc; s += MR) {
     const int64_t rows = std::min(MR, mc - s);
     int64_t p = 0;
-    if constexpr (kTransposes<T> && MR <= W) {
+    if constexpr (kTransposes<T>) {
       if (g.a_cs == 1) { // row-major: W values of k per row at a time
         for (; p + W <= kc; p += W) {
-          const T* src = a + (p0 + p) + (i0 + s) * g.a_rs;
-          transpose_block(
-              [&](int64_t r) { return src + r * g.a_rs; },
-              rows,
-              to + p * MR,
-              MR,
-              MR);
+          // W rows at a time (MR = 6 with W = 4: rows 0-3, then 4-5).
+          for (int64_t h = 0; h < MR; h += W) {
+            const T* src = a + (p0 + p) + (i0 + s + h) * g.a_rs;
+            transpose_block(
+                [&](int64_t r) { return src + r * g.a_rs; },
+                std::clamp<int64_t>(rows - h, 0, W),
+                to + p * MR + h,
+                MR,
+                std::min(W, MR - h));
+          }
         }
       }
     }
@@ -465,6 +527,16 @@ void pack_a(
   }
 }
 
+// Asks for the cache lines of n values from p on (a hint: no fault, no
+// effect on results).
+template <typename T>
+void prefetch_span(const T* p, int64_t n) {
+  const char* c = reinterpret_cast<const char*>(p);
+  for (int64_t at = 0; at < n * int64_t(sizeof(T)); at += 64) {
+    __builtin_prefetch(c + at);
+  }
+}
+
 // Packs k [p0, p0 + kc) x columns [j0, j0 + nc) of B into NR-column
 // slivers, k-major inside a sliver; columns past the end are zeros.
 template <typename T>
@@ -479,6 +551,44 @@ void pack_b(
   constexpr int64_t W = kTW<T>;
   const T* b = static_cast<const T*>(g.b);
   const int64_t* coff = g.b_col_offsets;
+  if (g.b_cs == 1 && !coff) {
+    // Rows with unit column stride: row by row, each read front to back
+    // once and cut into the slivers (sliver by sliver, every row start
+    // was a cache miss the prefetchers could not see coming: 26% of a
+    // 2048^3 product on AVX2).
+    const int64_t whole = nc / NR * NR;
+    auto row_at = [&](int64_t p) {
+      return b +
+          (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs) + j0;
+    };
+    // Rows far apart in memory each start in a page of their own, where
+    // the prefetchers have no history: fetch kAhead rows ahead.
+    constexpr int64_t kAhead = 4;
+    for (int64_t p = 0; p < std::min(kAhead, kc); ++p) {
+      prefetch_span(row_at(p), nc);
+    }
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* row = row_at(p);
+      if (p + kAhead < kc) {
+        prefetch_span(row_at(p + kAhead), nc);
+      }
+      T* dst = to + p * NR;
+      int64_t j = 0;
+      for (; j < whole; j += NR, dst += kc * NR) {
+        std::memcpy(dst, row + j, NR * sizeof(T));
+      }
+      if (j < nc) {
+        int64_t q = 0;
+        for (; j + q < nc; ++q) {
+          dst[q] = row[j + q];
+        }
+        for (; q < NR; ++q) {
+          dst[q] = T(0);
+        }
+      }
+    }
+    return;
+  }
   // Where column j starts (row 0).
   auto column = [&](int64_t j) { return coff ? coff[j] : j * g.b_cs; };
   for (int64_t s = 0; s < nc; s += NR) {
@@ -516,21 +626,8 @@ void pack_b(
       const T* row = b +
           (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs) +
           (j0 + s) * g.b_cs;
-      if (g.b_cs == 1 && cols == NR) {
-        // A constant-length copy the compiler turns into vector moves (a
-        // variable-length memcpy here became a slow `rep movsq`).
-        for (int64_t q = 0; q < NR; ++q) {
-          dst[q] = row[q];
-        }
-        j = NR;
-      } else if (g.b_cs == 1) {
-        for (; j < cols; ++j) {
-          dst[j] = row[j];
-        }
-      } else {
-        for (; j < cols; ++j) {
-          dst[j] = row[j * g.b_cs];
-        }
+      for (; j < cols; ++j) {
+        dst[j] = row[j * g.b_cs];
       }
       for (; j < NR; ++j) {
         dst[j] = T(0);
@@ -549,8 +646,14 @@ T* scratch(std::vector<T>& buf, size_t n) {
   return buf.data();
 }
 
+// Rows of A packed at a time: the packed block (kBlockRows x kMaxKC, 192
+// KiB of float32) stays in L2 while the slivers of B stream past it. A
+// multiple of every register tile's MR.
+constexpr int64_t kBlockRows = 192;
+
 // C[i0:i1, j0:j1] over all of k (see Note [GEMM accumulation order]) with
-// register tiles of MR rows.
+// register tiles of MR rows. Per panel of k, B is packed once for all the
+// rows (a tile of several row blocks reuses it), then each row block of A.
 template <typename T, int64_t MR>
 void gemm_tile_rows(
     const GemmArgs& g,
@@ -558,6 +661,7 @@ void gemm_tile_rows(
     int64_t i1,
     int64_t j0,
     int64_t j1) {
+  static_assert(kBlockRows % MR == 0);
   using K = Micro<T, MR>;
   constexpr int64_t NR = K::NR;
   const int64_t mc = i1 - i0, nc = j1 - j0;
@@ -576,7 +680,8 @@ void gemm_tile_rows(
     return;
   }
   thread_local std::vector<T> abuf, bbuf;
-  const int64_t mpad = (mc + MR - 1) / MR * MR;
+  const int64_t mblock = std::min(mc, kBlockRows);
+  const int64_t mpad = (mblock + MR - 1) / MR * MR;
   const int64_t npad = (nc + NR - 1) / NR * NR;
   const int64_t depth = panel_depth(g.k);
   T* pa = scratch(abuf, size_t(mpad * depth));
@@ -598,52 +703,55 @@ void gemm_tile_rows(
     if (full < nc) {
       pack_b(g, p0, kc, j0 + full, nc - full, pb);
     }
-    pack_a<T, MR>(g, i0, mc, p0, kc, pa);
-    for (int64_t js = 0; js < nc; js += NR) {
-      const int64_t cols = std::min(NR, nc - js);
-      const T* bs = pb + ((js - full) / NR) * kc * NR;
-      for (int64_t is = 0; is < mc; is += MR) {
-        const int64_t rows = std::min(MR, mc - is);
-        const T* as = pa + (is / MR) * kc * MR;
-        T* ct = c + (i0 + is) * g.c_rs + (j0 + js) * g.c_cs;
-        auto tile = [&](auto bsrc) {
-          if (rows == MR && cols == NR && g.c_cs == 1) {
-            K::run(kc, as, bsrc, ct, g.c_rs, first);
-            return;
-          }
-          if (!first) {
-            for (int64_t r = 0; r < rows; ++r) {
-              for (int64_t j = 0; j < cols; ++j) {
-                edge[r * NR + j] = ct[r * g.c_rs + j * g.c_cs];
+    for (int64_t ib = i0; ib < i1; ib += kBlockRows) {
+      const int64_t mb = std::min(kBlockRows, i1 - ib);
+      pack_a<T, MR>(g, ib, mb, p0, kc, pa);
+      for (int64_t js = 0; js < nc; js += NR) {
+        const int64_t cols = std::min(NR, nc - js);
+        const T* bs = pb + ((js - full) / NR) * kc * NR;
+        for (int64_t is = 0; is < mb; is += MR) {
+          const int64_t rows = std::min(MR, mb - is);
+          const T* as = pa + (is / MR) * kc * MR;
+          T* ct = c + (ib + is) * g.c_rs + (j0 + js) * g.c_cs;
+          auto tile = [&](auto bsrc) {
+            if (rows == MR && cols == NR && g.c_cs == 1) {
+              K::run(kc, as, bsrc, ct, g.c_rs, first);
+              return;
+            }
+            if (!first) {
+              for (int64_t r = 0; r < rows; ++r) {
+                for (int64_t j = 0; j < cols; ++j) {
+                  edge[r * NR + j] = ct[r * g.c_rs + j * g.c_cs];
+                }
               }
             }
-          }
-          // The narrowest register tile that covers the edge.
-          constexpr int64_t Q = MR % 4 == 0 && MR > 4 ? MR / 4 : MR;
-          auto run = [&]<bool Half>() {
-            if (rows <= Q) {
-              K::template run<Half, Q>(kc, as, bsrc, edge, NR, first);
-            } else if (rows <= 2 * Q) {
-              K::template run<Half, 2 * Q>(kc, as, bsrc, edge, NR, first);
+            // The narrowest register tile that covers the edge.
+            constexpr int64_t Q = MR % 4 == 0 && MR > 4 ? MR / 4 : MR;
+            auto run = [&]<bool Half>() {
+              if (rows <= Q) {
+                K::template run<Half, Q>(kc, as, bsrc, edge, NR, first);
+              } else if (rows <= 2 * Q) {
+                K::template run<Half, 2 * Q>(kc, as, bsrc, edge, NR, first);
+              } else {
+                K::template run<Half>(kc, as, bsrc, edge, NR, first);
+              }
+            };
+            if (2 * cols <= NR) {
+              run.template operator()<true>();
             } else {
-              K::template run<Half>(kc, as, bsrc, edge, NR, first);
+              run.template operator()<false>();
+            }
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t j = 0; j < cols; ++j) {
+                ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
+              }
             }
           };
-          if (2 * cols <= NR) {
-            run.template operator()<true>();
+          if (js < full) {
+            tile(OffsetB<T>{b + j0 + js, g.b_row_offsets + p0});
           } else {
-            run.template operator()<false>();
+            tile(PackedB<T, NR>{bs});
           }
-          for (int64_t r = 0; r < rows; ++r) {
-            for (int64_t j = 0; j < cols; ++j) {
-              ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
-            }
-          }
-        };
-        if (js < full) {
-          tile(OffsetB<T>{b + j0 + js, g.b_row_offsets + p0});
-        } else {
-          tile(PackedB<T, NR>{bs});
         }
       }
     }
