@@ -1,8 +1,8 @@
 # Cross-building ditto for aarch64 with Debian's g++-aarch64-linux-gnu and
 # the arm64 packages of its dependencies (multiarch: zlib1g-dev:arm64,
-# libgtest-dev:arm64, libstdc++6:arm64, installed by `scripts/setup
-# --cross`). Programs run
-# under qemu-aarch64 with the arm64 libc6 and libstdc++6 (multiarch).
+# libgtest-dev:arm64, libxxhash-dev:arm64, libstdc++6:arm64, installed by
+# `scripts/setup --cross`). Programs run under qemu-aarch64 with the arm64
+# libc6 and libstdc++6 (multiarch).
 #   cmake -S . -B build-aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
