@@ -402,6 +402,7 @@ def build_header(args, machine, context, torch_info):
     now = datetime.datetime.now().astimezone()
     load = machine["load_average"]
     load_text = ", ".join(f"{x:.2f}" for x in load) if load else "unknown"
+    env = torch_env()
     return [
         f"Run {now:%Y-%m-%d %H:%M %Z} on {machine['cpu']}, "
         f"{machine['logical_cpus']} logical CPUs "
@@ -412,8 +413,8 @@ def build_header(args, machine, context, torch_info):
         f"{context.get('ditto_compiled_capabilities', '?')}); "
         f"PyTorch {torch_info['version']} ({args.python}, parallel backend "
         f"{torch_info['backend']}); its environment: "
-        + (", ".join(f"{v}={torch_env()[v]}" for v in TORCH_ISA_VARS
-                     if v in torch_env()) or "no ISA overrides")
+        + (", ".join(f"{v}={env[v]}" for v in TORCH_ISA_VARS if v in env)
+           or "no ISA overrides")
         + ".",
         f"Times are the {args.stat} of {args.rounds} alternating rounds of "
         f"at least {args.min_time} s per case on each side; float32, "

@@ -28,7 +28,7 @@ int64_t tile_cols(int64_t n) {
 // 2048^3 product spent 15% of its time in packing B on AVX2.
 int64_t tiles_per_task(int64_t tm, int64_t tn) {
   const int64_t threads = std::max(1, get_num_threads());
-  const int64_t most = std::clamp<int64_t>(tm, 1, 4); // tm is 0 when m is
+  const int64_t most = std::clamp<int64_t>(tm, 1, 4); // tm = 0 when m = 0
   return std::clamp<int64_t>(tm * tn / (3 * threads), 1, most);
 }
 // Note [Split-K]

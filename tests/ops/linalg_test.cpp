@@ -66,8 +66,8 @@ TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
           {200, 64, 33},
           {13, 37, 70},
           {290, 40, 9}, // short last row and column slivers
-          {600, 70, 300}}) { // on 1 thread, tasks of 2 row tiles of 192
-                             // sharing a pack of B, and a short third
+          {600, 70, 300}}) { // on 1 thread, tasks of 384 rows sharing a
+                             // pack of B: 192 + 192, then 192 + 24
       for (int layout = 0; layout < 4; ++layout) {
         Tensor a = layout & 1 ? randn({k, m}, dt, g).t() : randn({m, k}, dt, g);
         Tensor b = layout & 2 ? randn({n, k}, dt, g).t() : randn({k, n}, dt, g);

@@ -558,26 +558,26 @@ void pack_b(
   constexpr int64_t W = kTW<T>;
   const T* b = static_cast<const T*>(g.b);
   const int64_t* coff = g.b_col_offsets;
+  // Where row p0 + p starts (column 0); rows only (no column offsets).
+  auto row_at = [&](int64_t p) {
+    return b + (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs);
+  };
   if (g.b_cs == 1 && !coff) {
     // Rows with unit column stride: row by row, each read front to back
     // once and cut into the slivers (sliver by sliver, every row start
     // was a cache miss the prefetchers could not see coming: 26% of a
     // 2048^3 product on AVX2).
     const int64_t whole = nc / NR * NR;
-    auto row_at = [&](int64_t p) {
-      return b +
-          (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs) + j0;
-    };
     // Rows far apart in memory each start in a page of their own, where
     // the prefetchers have no history: fetch kAhead rows ahead.
     constexpr int64_t kAhead = 4;
     for (int64_t p = 0; p < std::min(kAhead, kc); ++p) {
-      prefetch_span(row_at(p), nc);
+      prefetch_span(row_at(p) + j0, nc);
     }
     for (int64_t p = 0; p < kc; ++p) {
-      const T* row = row_at(p);
+      const T* row = row_at(p) + j0;
       if (p + kAhead < kc) {
-        prefetch_span(row_at(p + kAhead), nc);
+        prefetch_span(row_at(p + kAhead) + j0, nc);
       }
       T* dst = to + p * NR;
       int64_t j = 0;
@@ -630,9 +630,7 @@ void pack_b(
         }
         continue;
       }
-      const T* row = b +
-          (g.b_row_offsets ? g.b_row_offsets[p0 + p] : (p0 + p) * g.b_rs) +
-          (j0 + s) * g.b_cs;
+      const T* row = row_at(p) + (j0 + s) * g.b_cs;
       for (; j < cols; ++j) {
         dst[j] = row[j * g.b_cs];
       }
