@@ -2,11 +2,14 @@
 
 // The whole public API of ditto.
 
+#include "ditto/autograd/engine.h"
+#include "ditto/autograd/graph.h"
 #include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/device.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/error.h"
+#include "ditto/core/generator.h"
 #include "ditto/core/parallel.h"
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"

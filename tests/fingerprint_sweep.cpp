@@ -157,14 +157,14 @@ void index_family(Sweep& r, Dtype dt) {
   Tensor src = varied(3000 * 16, dt, 10.0, 10).view({3000, 16});
   Tensor idx = remainder_index(3000, 97);
   Tensor dst = zeros({97, 16}, dt);
-  index_add_(dst, 0, idx, src);
+  dst.index_add_(0, idx, src);
   r.add("index_add_", dst);
   Tensor sidx = idx.view({3000, 1}).expand({3000, 16}).contiguous();
   Tensor sdst = zeros({97, 16}, dt);
-  scatter_add_(sdst, 0, sidx, src);
+  sdst.scatter_add_(0, sidx, src);
   r.add("scatter_add_", sdst);
   Tensor rdst = full({97, 16}, 1.0, dt);
-  scatter_reduce_(rdst, 0, sidx, src, "amax");
+  rdst.scatter_reduce_(0, sidx, src, "amax");
   r.add("scatter_reduce_amax", rdst);
   r.add("index_select", index_select(src, 0, idx.narrow(0, 0, 500)));
   r.add("gather", gather(src, 0, sidx.narrow(0, 0, 40)));

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
-#include "ditto/ops/op_util.h"
 
 namespace ditto {
 namespace {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -44,12 +46,24 @@ class DITTO_API Storage {
   // memory (from_blob).
   void grow(size_t nbytes);
 
+  // The version counter that every in-place op bumps (PyTorch keeps it per
+  // tensor and shares it among views; views share the storage here, so it
+  // lives with the bytes). Autograd compares it with the version a saved
+  // tensor had when its node was recorded.
+  uint64_t version() const {
+    return version_.load(std::memory_order_relaxed);
+  }
+  void bump_version() {
+    version_.fetch_add(1, std::memory_order_relaxed);
+  }
+
  private:
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   Device device_;
   bool owned_ = true;
   std::function<void(void*)> deleter_;
+  std::atomic<uint64_t> version_{0};
 };
 
 } // namespace ditto

@@ -1,4 +1,5 @@
 #include "ditto/core/tensor.h"
+#include "ditto/core/view.h"
 
 #include <algorithm>
 #include <optional>
@@ -6,20 +7,26 @@
 namespace ditto {
 namespace {
 
+void require_defined(const Tensor& self, const char* op) {
+  DITTO_CHECK(self.defined(), ValueError, op, "the tensor is undefined");
+}
+
 Tensor make_view(
     const Tensor& base,
     Shape sizes,
     Shape strides,
     int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = base.storage();
-  impl->sizes = std::move(sizes);
-  impl->strides = std::move(strides);
-  impl->offset = offset;
-  impl->dtype = base.dtype();
-  return Tensor(std::move(impl));
+  return Tensor(std::make_shared<TensorImpl>(
+      base.storage(),
+      std::move(sizes),
+      std::move(strides),
+      offset,
+      base.dtype()));
 }
 
+} // namespace
+
+namespace detail {
 // Resolves one -1 in a requested shape against numel.
 Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   Shape out = shape;
@@ -64,6 +71,9 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
   return out;
 }
 
+} // namespace detail
+
+namespace {
 // Strides that let a tensor of old sizes/strides be viewed with new sizes,
 // or nothing when a dimension would span two non-contiguous chunks (the same
 // rule as PyTorch's computeStride).
@@ -120,6 +130,23 @@ std::optional<Shape> view_strides(
 
 } // namespace
 
+void TensorImpl::set_sizes_contiguous(Shape sizes) {
+  strides_ = contiguous_strides(sizes);
+  sizes_ = std::move(sizes);
+}
+
+namespace detail {
+Tensor new_tensor(const Shape& sizes, Dtype dtype) {
+  int64_t n = checked_numel(sizes, "empty");
+  return Tensor(std::make_shared<TensorImpl>(
+      std::make_shared<Storage>(checked_nbytes(n, dtype, "empty")),
+      sizes,
+      contiguous_strides(sizes),
+      0,
+      dtype));
+}
+} // namespace detail
+
 void Tensor::check_defined(const char* op) const {
   DITTO_CHECK(impl_ != nullptr, ValueError, op, "the tensor is undefined");
 }
@@ -127,33 +154,33 @@ void Tensor::check_defined(const char* op) const {
 void Tensor::check_dtype_access(Dtype requested, const char* op) const {
   check_defined(op);
   DITTO_CHECK(
-      requested == impl_->dtype,
+      requested == impl_->dtype(),
       TypeError,
       op,
       "expected a ",
-      impl_->dtype,
+      impl_->dtype(),
       " pointer type but got ",
       requested);
 }
 
 Dtype Tensor::dtype() const {
   check_defined("dtype");
-  return impl_->dtype;
+  return impl_->dtype();
 }
 
 Device Tensor::device() const {
   check_defined("device");
-  return impl_->storage->device();
+  return impl_->storage()->device();
 }
 
 const Shape& Tensor::sizes() const {
   check_defined("sizes");
-  return impl_->sizes;
+  return impl_->sizes();
 }
 
 const Shape& Tensor::strides() const {
   check_defined("strides");
-  return impl_->strides;
+  return impl_->strides();
 }
 
 int64_t Tensor::size(int64_t d) const {
@@ -168,7 +195,7 @@ int64_t Tensor::stride(int64_t d) const {
 
 int64_t Tensor::storage_offset() const {
   check_defined("storage_offset");
-  return impl_->offset;
+  return impl_->offset();
 }
 
 int64_t Tensor::dim() const {
@@ -193,7 +220,7 @@ size_t Tensor::nbytes() const {
 
 bool Tensor::is_contiguous() const {
   const Shape& sz = sizes();
-  const Shape& st = impl_->strides;
+  const Shape& st = impl_->strides();
   for (int64_t s : sz) {
     if (s == 0) {
       return true; // empty tensors are contiguous, as in PyTorch
@@ -211,13 +238,13 @@ bool Tensor::is_contiguous() const {
 
 const std::shared_ptr<Storage>& Tensor::storage() const {
   check_defined("storage");
-  return impl_->storage;
+  return impl_->storage();
 }
 
 void* Tensor::raw_data() const {
   check_defined("data_ptr");
-  return static_cast<char*>(impl_->storage->data()) +
-      impl_->offset * int64_t(ditto::element_size(impl_->dtype));
+  return static_cast<char*>(impl_->storage()->data()) +
+      impl_->offset() * int64_t(ditto::element_size(impl_->dtype()));
 }
 
 Scalar Tensor::item_scalar() const {
@@ -234,16 +261,19 @@ Scalar Tensor::item_scalar() const {
   });
 }
 
-Tensor Tensor::as_strided(
+namespace detail {
+
+Tensor as_strided_view(
+    const Tensor& self,
     const Shape& sizes,
     const Shape& strides,
-    int64_t offset) const {
-  check_defined("as_strided");
+    int64_t offset) {
+  require_defined(self, "as_strided");
   const char* op = "as_strided";
   DITTO_CHECK(offset >= 0, ValueError, op, "negative offset ", offset);
   int64_t extent = strided_extent(sizes, strides, op);
-  int64_t capacity =
-      int64_t(impl_->storage->nbytes() / ditto::element_size(dtype()));
+  int64_t capacity = int64_t(
+      self.impl()->storage()->nbytes() / ditto::element_size(self.dtype()));
   DITTO_CHECK(
       extent == 0 || (extent <= capacity && offset <= capacity - extent),
       ValueError,
@@ -258,13 +288,14 @@ Tensor Tensor::as_strided(
       extent,
       " elements past the offset, but the storage has ",
       capacity);
-  return make_view(*this, sizes, strides, offset);
+  return make_view(self, sizes, strides, offset);
 }
 
-Tensor Tensor::view(const Shape& shape) const {
-  check_defined("view");
-  Shape sizes = infer_size(shape, numel(), "view");
-  auto strides = view_strides(impl_->sizes, impl_->strides, sizes);
+Tensor shape_view(const Tensor& self, const Shape& shape) {
+  require_defined(self, "view");
+  Shape sizes = infer_size(shape, self.numel(), "view");
+  auto strides =
+      view_strides(self.impl()->sizes(), self.impl()->strides(), sizes);
   DITTO_CHECK(
       strides.has_value(),
       ValueError,
@@ -272,26 +303,17 @@ Tensor Tensor::view(const Shape& shape) const {
       "view size ",
       shape_str(shape),
       " is not compatible with input tensor's size ",
-      shape_str(impl_->sizes),
+      shape_str(self.impl()->sizes()),
       " and stride ",
-      shape_str(impl_->strides),
+      shape_str(self.impl()->strides()),
       " (at least one dimension spans across two contiguous subspaces); "
       "use reshape instead");
-  return make_view(*this, sizes, *strides, impl_->offset);
+  return make_view(self, sizes, *strides, self.impl()->offset());
 }
 
-Tensor Tensor::reshape(const Shape& shape) const {
-  check_defined("reshape");
-  Shape sizes = infer_size(shape, numel(), "reshape");
-  if (auto strides = view_strides(impl_->sizes, impl_->strides, sizes)) {
-    return make_view(*this, sizes, *strides, impl_->offset);
-  }
-  return contiguous().view(sizes);
-}
-
-Tensor Tensor::permute(const IntList& dims) const {
-  check_defined("permute");
-  int64_t n = dim();
+Tensor permute_view(const Tensor& self, const IntList& dims) {
+  require_defined(self, "permute");
+  int64_t n = self.dim();
   DITTO_CHECK(
       int64_t(dims.size()) == n,
       ValueError,
@@ -307,45 +329,38 @@ Tensor Tensor::permute(const IntList& dims) const {
     int64_t d = wrap_dim(dims[i], n, "permute");
     DITTO_CHECK(!seen[d], ValueError, "permute", "repeated dim ", dims[i]);
     seen[d] = true;
-    sizes[i] = impl_->sizes[d];
-    strides[i] = impl_->strides[d];
+    sizes[i] = self.impl()->sizes()[d];
+    strides[i] = self.impl()->strides()[d];
   }
-  return make_view(*this, sizes, strides, impl_->offset);
+  return make_view(self, sizes, strides, self.impl()->offset());
 }
 
-Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
-  check_defined("transpose");
-  int64_t n = dim();
+Tensor transpose_view(const Tensor& self, int64_t dim0, int64_t dim1) {
+  require_defined(self, "transpose");
+  int64_t n = self.dim();
   if (n == 0) {
     wrap_dim(dim0, n, "transpose");
     wrap_dim(dim1, n, "transpose");
-    return make_view(*this, {}, {}, impl_->offset);
+    return make_view(self, {}, {}, self.impl()->offset());
   }
   int64_t a = wrap_dim(dim0, n, "transpose");
   int64_t b = wrap_dim(dim1, n, "transpose");
-  Shape sizes = impl_->sizes, strides = impl_->strides;
+  Shape sizes = self.impl()->sizes(), strides = self.impl()->strides();
   std::swap(sizes[a], sizes[b]);
   std::swap(strides[a], strides[b]);
-  return make_view(*this, sizes, strides, impl_->offset);
+  return make_view(self, sizes, strides, self.impl()->offset());
 }
 
-Tensor Tensor::t() const {
-  check_defined("t");
+Tensor narrow_view(
+    const Tensor& self,
+    int64_t d,
+    int64_t start,
+    int64_t length) {
+  require_defined(self, "narrow");
   DITTO_CHECK(
-      dim() <= 2,
-      ValueError,
-      "t",
-      "expects a tensor with <= 2 dimensions, but self is ",
-      dim(),
-      "D");
-  return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
-}
-
-Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
-  check_defined("narrow");
-  DITTO_CHECK(dim() > 0, IndexError, "narrow", "cannot narrow a 0-d tensor");
-  d = wrap_dim(d, dim(), "narrow");
-  int64_t size = impl_->sizes[d];
+      self.dim() > 0, IndexError, "narrow", "cannot narrow a 0-d tensor");
+  d = wrap_dim(d, self.dim(), "narrow");
+  int64_t size = self.impl()->sizes()[d];
   if (start < 0) {
     start += size;
   }
@@ -370,15 +385,15 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
       ") exceeds dimension size (",
       size,
       ")");
-  return slice(d, start, start + length, 1);
+  return slice_view(self, d, start, start + length, 1);
 }
 
-Tensor Tensor::select(int64_t d, int64_t index) const {
-  check_defined("select");
+Tensor select_view(const Tensor& self, int64_t d, int64_t index) {
+  require_defined(self, "select");
   DITTO_CHECK(
-      dim() > 0, IndexError, "select", "cannot select from a 0-d tensor");
-  d = wrap_dim(d, dim(), "select");
-  int64_t size = impl_->sizes[d];
+      self.dim() > 0, IndexError, "select", "cannot select from a 0-d tensor");
+  d = wrap_dim(d, self.dim(), "select");
+  int64_t size = self.impl()->sizes()[d];
   DITTO_CHECK(
       index >= -size && index < size,
       IndexError,
@@ -392,21 +407,25 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   if (index < 0) {
     index += size;
   }
-  Shape sizes = impl_->sizes, strides = impl_->strides;
-  int64_t offset = impl_->offset + index * strides[d];
+  Shape sizes = self.impl()->sizes(), strides = self.impl()->strides();
+  int64_t offset = self.impl()->offset() + index * strides[d];
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
-  return make_view(*this, sizes, strides, offset);
+  return make_view(self, sizes, strides, offset);
 }
 
-Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step)
-    const {
-  check_defined("slice");
-  DITTO_CHECK(dim() > 0, IndexError, "slice", "cannot slice a 0-d tensor");
-  d = wrap_dim(d, dim(), "slice");
+Tensor slice_view(
+    const Tensor& self,
+    int64_t d,
+    int64_t start,
+    int64_t end,
+    int64_t step) {
+  require_defined(self, "slice");
+  DITTO_CHECK(self.dim() > 0, IndexError, "slice", "cannot slice a 0-d tensor");
+  d = wrap_dim(d, self.dim(), "slice");
   DITTO_CHECK(
       step > 0, ValueError, "slice", "step must be positive, got ", step);
-  int64_t size = impl_->sizes[d];
+  int64_t size = self.impl()->sizes()[d];
   // Python slice semantics: negative bounds count from the end, then clamp.
   if (start < 0) {
     start = start + size < 0 ? 0 : start + size;
@@ -416,8 +435,8 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step)
   }
   start = std::min(start, size);
   end = std::clamp(end, start, size);
-  Shape sizes = impl_->sizes, strides = impl_->strides;
-  int64_t offset = impl_->offset + start * strides[d];
+  Shape sizes = self.impl()->sizes(), strides = self.impl()->strides();
+  int64_t offset = self.impl()->offset() + start * strides[d];
   sizes[d] = end > start ? (end - start - 1) / step + 1 : 0;
   DITTO_CHECK(
       !__builtin_mul_overflow(strides[d], step, &strides[d]),
@@ -426,58 +445,58 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step)
       "step ",
       step,
       " is too large for stride ",
-      impl_->strides[d]);
-  return make_view(*this, sizes, strides, offset);
+      self.impl()->strides()[d]);
+  return make_view(self, sizes, strides, offset);
 }
 
-Tensor Tensor::unsqueeze(int64_t d) const {
-  check_defined("unsqueeze");
-  d = wrap_dim(d, dim() + 1, "unsqueeze");
-  Shape sizes = impl_->sizes, strides = impl_->strides;
-  int64_t st = d < dim() ? sizes[d] * strides[d] : 1;
+Tensor unsqueeze_view(const Tensor& self, int64_t d) {
+  require_defined(self, "unsqueeze");
+  d = wrap_dim(d, self.dim() + 1, "unsqueeze");
+  Shape sizes = self.impl()->sizes(), strides = self.impl()->strides();
+  int64_t st = d < self.dim() ? sizes[d] * strides[d] : 1;
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, st);
-  return make_view(*this, sizes, strides, impl_->offset);
+  return make_view(self, sizes, strides, self.impl()->offset());
 }
 
-Tensor Tensor::squeeze() const {
-  check_defined("squeeze");
+Tensor squeeze_view(const Tensor& self) {
+  require_defined(self, "squeeze");
   Shape sizes, strides;
-  for (int64_t i = 0; i < dim(); ++i) {
-    if (impl_->sizes[i] != 1) {
-      sizes.push_back(impl_->sizes[i]);
-      strides.push_back(impl_->strides[i]);
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (self.impl()->sizes()[i] != 1) {
+      sizes.push_back(self.impl()->sizes()[i]);
+      strides.push_back(self.impl()->strides()[i]);
     }
   }
-  return make_view(*this, sizes, strides, impl_->offset);
+  return make_view(self, sizes, strides, self.impl()->offset());
 }
 
-Tensor Tensor::squeeze(int64_t d) const {
-  check_defined("squeeze");
-  d = wrap_dim(d, dim(), "squeeze");
-  Shape sizes = impl_->sizes, strides = impl_->strides;
-  if (dim() > 0 && sizes[d] == 1) {
+Tensor squeeze_view(const Tensor& self, int64_t d) {
+  require_defined(self, "squeeze");
+  d = wrap_dim(d, self.dim(), "squeeze");
+  Shape sizes = self.impl()->sizes(), strides = self.impl()->strides();
+  if (self.dim() > 0 && sizes[d] == 1) {
     sizes.erase(sizes.begin() + d);
     strides.erase(strides.begin() + d);
   }
-  return make_view(*this, sizes, strides, impl_->offset);
+  return make_view(self, sizes, strides, self.impl()->offset());
 }
 
-Tensor Tensor::expand(const Shape& shape) const {
-  check_defined("expand");
+Tensor expand_view(const Tensor& self, const Shape& shape) {
+  require_defined(self, "expand");
   int64_t n = int64_t(shape.size());
   DITTO_CHECK(
-      n >= dim(),
+      n >= self.dim(),
       ValueError,
       "expand",
       "the number of sizes provided (",
       n,
       ") must be greater or equal to the number of dimensions in the tensor (",
-      dim(),
+      self.dim(),
       ")");
   Shape sizes(n), strides(n);
   for (int64_t i = n - 1; i >= 0; --i) {
-    int64_t j = i - (n - dim());
+    int64_t j = i - (n - self.dim());
     int64_t want = shape[i];
     if (j < 0) {
       DITTO_CHECK(
@@ -490,7 +509,7 @@ Tensor Tensor::expand(const Shape& shape) const {
       strides[i] = 0;
       continue;
     }
-    int64_t have = impl_->sizes[j];
+    int64_t have = self.impl()->sizes()[j];
     if (want == -1) {
       want = have;
     }
@@ -517,21 +536,21 @@ Tensor Tensor::expand(const Shape& shape) const {
         ".  Target sizes: ",
         shape_str(shape),
         ".  Tensor sizes: ",
-        shape_str(impl_->sizes));
+        shape_str(self.impl()->sizes()));
     sizes[i] = want;
-    strides[i] = have == want ? impl_->strides[j] : 0;
+    strides[i] = have == want ? self.impl()->strides()[j] : 0;
   }
   checked_numel(sizes, "expand");
-  return make_view(*this, sizes, strides, impl_->offset);
+  return make_view(self, sizes, strides, self.impl()->offset());
 }
 
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  check_defined("flatten");
-  if (dim() == 0) {
-    return reshape({1});
+Shape flatten_shape(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  require_defined(self, "flatten");
+  if (self.dim() == 0) {
+    return {1};
   }
-  int64_t s = wrap_dim(start_dim, dim(), "flatten");
-  int64_t e = wrap_dim(end_dim, dim(), "flatten");
+  int64_t s = wrap_dim(start_dim, self.dim(), "flatten");
+  int64_t e = wrap_dim(end_dim, self.dim(), "flatten");
   DITTO_CHECK(
       s <= e,
       ValueError,
@@ -542,18 +561,28 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
       end_dim);
   Shape sizes;
   int64_t merged = 1;
-  for (int64_t i = 0; i < dim(); ++i) {
+  for (int64_t i = 0; i < self.dim(); ++i) {
     if (i < s || i > e) {
-      sizes.push_back(impl_->sizes[i]);
+      sizes.push_back(self.impl()->sizes()[i]);
     } else {
-      merged *= impl_->sizes[i];
+      merged *= self.impl()->sizes()[i];
       if (i == e) {
         sizes.push_back(merged);
       }
     }
   }
-  return reshape(sizes);
+  return sizes;
 }
+
+std::optional<Tensor> try_shape_view(const Tensor& self, const Shape& sizes) {
+  auto strides = view_strides(self.sizes(), self.strides(), sizes);
+  if (!strides) {
+    return std::nullopt;
+  }
+  return make_view(self, sizes, *strides, self.storage_offset());
+}
+
+} // namespace detail
 
 void Scalar::throw_overflow(const char* op, Dtype d) const {
   detail::throw_error<ValueError>(

@@ -5,25 +5,77 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ditto/core/api.h"
 #include "ditto/core/device.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/error.h"
+#include "ditto/core/generator.h"
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"
 #include "ditto/core/storage.h"
-#include "ditto/random/generator.h"
 
 namespace ditto {
 
-// What a Tensor handle points at: a storage and how to read it.
-struct TensorImpl {
-  std::shared_ptr<Storage> storage;
-  Shape sizes;
-  Shape strides; // in elements
-  int64_t offset = 0; // in elements
-  Dtype dtype = kFloat32;
+namespace autograd {
+// What autograd keeps for a tensor (ditto/autograd/); core only holds it.
+struct AutogradMeta;
+class Node;
+} // namespace autograd
+
+// What a Tensor handle points at: a storage, how to read it, and an
+// autograd slot (empty for tensors that never took part in autograd).
+// Geometry is fixed at construction; only resize_ changes it.
+class DITTO_API TensorImpl {
+ public:
+  TensorImpl(
+      std::shared_ptr<Storage> storage,
+      Shape sizes,
+      Shape strides,
+      int64_t offset,
+      Dtype dtype)
+      : storage_(std::move(storage)),
+        sizes_(std::move(sizes)),
+        strides_(std::move(strides)),
+        offset_(offset),
+        dtype_(dtype) {}
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  const std::shared_ptr<Storage>& storage() const {
+    return storage_;
+  }
+  const Shape& sizes() const {
+    return sizes_;
+  }
+  const Shape& strides() const {
+    return strides_; // in elements
+  }
+  int64_t offset() const {
+    return offset_; // in elements
+  }
+  Dtype dtype() const {
+    return dtype_;
+  }
+  // For resize_: new sizes, contiguous strides, the offset kept.
+  void set_sizes_contiguous(Shape sizes);
+
+  autograd::AutogradMeta* autograd_meta() const {
+    return autograd_.get();
+  }
+  void set_autograd_meta(std::shared_ptr<autograd::AutogradMeta> meta) {
+    autograd_ = std::move(meta);
+  }
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  Shape sizes_;
+  Shape strides_;
+  int64_t offset_;
+  Dtype dtype_;
+  std::shared_ptr<autograd::AutogradMeta> autograd_;
 };
 
 // A cheap handle: copying a Tensor shares the data (as torch.Tensor does).
@@ -117,6 +169,47 @@ class DITTO_API Tensor {
       const std::optional<Scalar>& min,
       const std::optional<Scalar>& max);
 
+  // ---- the in-place scatter/index family (ditto/ops/index.h explains the
+  // deterministic and fast variants; indices are validated before anything
+  // is written).
+  // self[index[i]] += alpha * source[i] along dim.
+  Tensor& index_add_(
+      int64_t dim,
+      const Tensor& index,
+      const Tensor& source,
+      const Scalar& alpha = 1);
+  // self[index[i]] = source[i] along dim.
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  // self[index[i][j]][j] += src[i][j] along dim.
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  // self[index[i][j]][j] = src[i][j] (or value) along dim.
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  // Reduces src into self at index along dim with reduce "sum", "prod",
+  // "mean", "amax" or "amin"; include_self = false leaves self's value out
+  // at scattered positions; integer means use floor division, as PyTorch.
+  Tensor& scatter_reduce_(
+      int64_t dim,
+      const Tensor& index,
+      const Tensor& src,
+      std::string_view reduce,
+      bool include_self = true);
+  // self[indices] = values (or += with accumulate), with PyTorch's advanced
+  // indexing: an undefined Tensor in indices is a full slice (":"), int64 or
+  // int32 tensors broadcast together, bool masks select their true
+  // positions; negative indices count from the end.
+  Tensor& index_put_(
+      const std::vector<Tensor>& indices,
+      const Tensor& values,
+      bool accumulate = false);
+  // self.flatten()[index] = source (or += with accumulate).
+  Tensor& put_(
+      const Tensor& index,
+      const Tensor& source,
+      bool accumulate = false);
+  // self[mask] = value, mask (bool) broadcast to self's shape.
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+
   // ---- random fills (ditto/ops/random.h); without a generator they use
   // the current thread's default one.
   // Uniform on [from, to): PyTorch's exact values for mt19937 generators.
@@ -139,6 +232,30 @@ class DITTO_API Tensor {
       double lambd = 1.0,
       const std::optional<Generator>& gen = {});
 
+  // ---- autograd (ditto/autograd/engine.h, docs/autograd.md)
+  // True for a leaf that requires grad and for what ops computed from one
+  // while grad mode was on.
+  bool requires_grad() const;
+  // Marks a leaf (floating dtype) as requiring grad; returns *this.
+  Tensor& requires_grad_(bool requires_grad = true);
+  // The accumulated gradient: undefined until a backward reaches this leaf
+  // (or a non-leaf that called retain_grad()).
+  Tensor grad() const;
+  Tensor& mutable_grad();
+  // The node that computed this tensor (null for a leaf).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  // The same data (and version counter) without the graph.
+  Tensor detach() const;
+  // Keeps this non-leaf's gradient in grad() after a backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // autograd::backward({*this}, {gradient}, retain_graph, create_graph).
+  void backward(
+      const Tensor& gradient = {},
+      std::optional<bool> retain_graph = std::nullopt,
+      bool create_graph = false) const;
+
   // PyTorch's repr: "tensor([0.4963, 0.7682, 0.0885])".
   std::string to_string() const;
 
@@ -154,6 +271,12 @@ class DITTO_API Tensor {
 };
 
 DITTO_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+namespace detail {
+// A new contiguous tensor whose contents are unspecified; not an op (no
+// frame, never traced). Ops that write every element use it.
+DITTO_API Tensor new_tensor(const Shape& sizes, Dtype dtype);
+} // namespace detail
 
 // xxh3-64 (seed 0) of the dtype code, the number of dims and each size (int64
 // little-endian), then the values in logical row-major order with NaNs

@@ -14,6 +14,19 @@ namespace {
 std::atomic<bool> g_mode{false};
 std::atomic<bool> g_warn_only{false};
 std::atomic<bool> g_fill{true};
+// Set by a PolicyGuard (the autograd engine running a node): the settings
+// this thread's ops see instead of the process-wide ones.
+thread_local const determinism::Policy* tls_policy = nullptr;
+
+bool mode_now() {
+  return tls_policy ? tls_policy->deterministic : g_mode.load();
+}
+bool warn_only_now() {
+  return tls_policy ? tls_policy->warn_only : g_warn_only.load();
+}
+bool fill_now() {
+  return tls_policy ? tls_policy->fill_uninitialized_memory : g_fill.load();
+}
 } // namespace
 
 void use_deterministic_algorithms(bool mode, bool warn_only) {
@@ -22,11 +35,11 @@ void use_deterministic_algorithms(bool mode, bool warn_only) {
 }
 
 bool are_deterministic_algorithms_enabled() {
-  return g_mode.load();
+  return mode_now();
 }
 
 bool is_deterministic_algorithms_warn_only_enabled() {
-  return g_warn_only.load();
+  return warn_only_now();
 }
 
 void set_deterministic_debug_mode(int mode) {
@@ -56,10 +69,10 @@ void set_deterministic_debug_mode(std::string_view mode) {
 }
 
 int get_deterministic_debug_mode() {
-  if (!g_mode.load()) {
+  if (!mode_now()) {
     return 0;
   }
-  return g_warn_only.load() ? 1 : 2;
+  return warn_only_now() ? 1 : 2;
 }
 
 DeterministicGuard::DeterministicGuard(bool mode, bool warn_only)
@@ -142,7 +155,7 @@ std::string registry_markdown() {
 } // namespace determinism
 
 void alert_not_deterministic(std::string_view op) {
-  if (!g_mode.load()) {
+  if (!mode_now()) {
     return;
   }
   determinism::alert(
@@ -179,10 +192,10 @@ void alert(
     std::string_view op,
     const std::string& error_text,
     const std::string& warning_text) {
-  if (!g_mode.load()) {
+  if (!mode_now()) {
     return;
   }
-  if (!g_warn_only.load()) {
+  if (!warn_only_now()) {
     throw NondeterministicError(error_text);
   }
   warn(op, warning_text);
@@ -193,7 +206,7 @@ void alert(
 namespace determinism {
 
 bool fill_uninitialized_memory() {
-  return g_fill.load();
+  return fill_now();
 }
 
 void set_fill_uninitialized_memory(bool fill) {
@@ -201,7 +214,16 @@ void set_fill_uninitialized_memory(bool fill) {
 }
 
 Policy current_policy() {
-  return Policy{g_mode.load(), g_warn_only.load(), g_fill.load()};
+  return Policy{mode_now(), warn_only_now(), fill_now()};
+}
+
+PolicyGuard::PolicyGuard(const Policy& policy)
+    : policy_(policy), previous_(tls_policy) {
+  tls_policy = &policy_;
+}
+
+PolicyGuard::~PolicyGuard() {
+  tls_policy = previous_;
 }
 
 } // namespace determinism

@@ -99,7 +99,25 @@ struct Policy {
   bool fill_uninitialized_memory = true;
   bool operator==(const Policy&) const = default;
 };
+// The settings this thread's ops see: the process-wide switches, or a
+// PolicyGuard's.
 DITTO_API Policy current_policy();
+
+// Within its scope, this thread's ops see policy instead of the
+// process-wide switches (the autograd engine runs each node's backward
+// under the policy recorded with it). The switches themselves are
+// unchanged, and other threads are unaffected.
+class DITTO_API PolicyGuard {
+ public:
+  explicit PolicyGuard(const Policy& policy);
+  ~PolicyGuard();
+  PolicyGuard(const PolicyGuard&) = delete;
+  PolicyGuard& operator=(const PolicyGuard&) = delete;
+
+ private:
+  Policy policy_;
+  const Policy* previous_;
+};
 
 } // namespace determinism
 } // namespace ditto

@@ -17,6 +17,7 @@
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
 
 namespace ditto {
 namespace {
@@ -1312,7 +1313,7 @@ Tensor conv2d(
     const IntList& dilation,
     int64_t groups) {
   const char* op_name = "conv2d";
-  detail::OpScope op(op_name);
+  detail::OpScope op(op_name, {input, weight, bias});
   Tensor x = contiguous_checked(input, "input", op_name);
   Tensor w = contiguous_checked(weight, "weight", op_name);
   check_same_dtype(x, w, op_name);
@@ -1332,7 +1333,26 @@ Tensor conv2d(
   if (bias.defined()) {
     add_bias(out, bias, g, op_name);
   }
-  return op.done(out);
+  // The backward directions go through the same algorithm selection (and
+  // tuning cache) as the forward, under the node's determinism policy.
+  return op.done(
+      out,
+      [sx = op.save(x),
+       sw = op.save(w),
+       has_bias = bias.defined(),
+       stride,
+       padding,
+       dilation,
+       groups](const autograd::GradList& grads) {
+        Tensor x = sx.unpack(), w = sw.unpack();
+        Tensor go = grads[0];
+        return autograd::GradList{
+            conv2d_backward_input(
+                go, w, x.sizes(), stride, padding, dilation, groups),
+            conv2d_backward_weight(
+                go, x, w.sizes(), stride, padding, dilation, groups),
+            has_bias ? sum(go, {0, 2, 3}) : Tensor()};
+      });
 }
 
 Tensor conv2d_backward_input(
@@ -1344,7 +1364,7 @@ Tensor conv2d_backward_input(
     const IntList& dilation,
     int64_t groups) {
   const char* op_name = "conv2d_backward_input";
-  detail::OpScope op(op_name);
+  detail::OpScope op(op_name, {grad_out, weight});
   Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
   Tensor w = contiguous_checked(weight, "weight", op_name);
   check_same_dtype(go, w, op_name);
@@ -1374,7 +1394,7 @@ Tensor conv2d_backward_weight(
     const IntList& dilation,
     int64_t groups) {
   const char* op_name = "conv2d_backward_weight";
-  detail::OpScope op(op_name);
+  detail::OpScope op(op_name, {grad_out, input});
   Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
   Tensor x = contiguous_checked(input, "input", op_name);
   check_same_dtype(go, x, op_name);
@@ -1456,16 +1476,19 @@ Tensor conv1d(
     const IntList& dilation,
     int64_t groups) {
   const char* op = "conv1d";
+  // Composite: its own frame (the trace shows conv1d), the lifted conv2d
+  // and the views record the gradient.
+  detail::OpScope scope(op, {input, weight, bias}, detail::OpScope::kComposite);
   const Lifted l = lift(stride, padding, dilation, op);
-  return conv2d(
-             as_2d(input, "input", op),
-             as_2d(weight, "weight", op),
-             bias,
-             l.stride,
-             l.padding,
-             l.dilation,
-             groups)
-      .squeeze(2);
+  return scope.done(conv2d(
+                        as_2d(input, "input", op),
+                        as_2d(weight, "weight", op),
+                        bias,
+                        l.stride,
+                        l.padding,
+                        l.dilation,
+                        groups)
+                        .squeeze(2));
 }
 
 Tensor conv1d_backward_input(
@@ -1477,16 +1500,17 @@ Tensor conv1d_backward_input(
     const IntList& dilation,
     int64_t groups) {
   const char* op = "conv1d_backward_input";
+  detail::OpScope scope(op, {grad_out, weight});
   const Lifted l = lift(stride, padding, dilation, op);
-  return conv2d_backward_input(
-             as_2d(grad_out, "grad_out", op),
-             as_2d(weight, "weight", op),
-             sizes_2d(input_sizes, "input", op),
-             l.stride,
-             l.padding,
-             l.dilation,
-             groups)
-      .squeeze(2);
+  return scope.done(conv2d_backward_input(
+                        as_2d(grad_out, "grad_out", op),
+                        as_2d(weight, "weight", op),
+                        sizes_2d(input_sizes, "input", op),
+                        l.stride,
+                        l.padding,
+                        l.dilation,
+                        groups)
+                        .squeeze(2));
 }
 
 Tensor conv1d_backward_weight(
@@ -1498,16 +1522,17 @@ Tensor conv1d_backward_weight(
     const IntList& dilation,
     int64_t groups) {
   const char* op = "conv1d_backward_weight";
+  detail::OpScope scope(op, {grad_out, input});
   const Lifted l = lift(stride, padding, dilation, op);
-  return conv2d_backward_weight(
-             as_2d(grad_out, "grad_out", op),
-             as_2d(input, "input", op),
-             sizes_2d(weight_sizes, "weight", op),
-             l.stride,
-             l.padding,
-             l.dilation,
-             groups)
-      .squeeze(2);
+  return scope.done(conv2d_backward_weight(
+                        as_2d(grad_out, "grad_out", op),
+                        as_2d(input, "input", op),
+                        sizes_2d(weight_sizes, "weight", op),
+                        l.stride,
+                        l.padding,
+                        l.dilation,
+                        groups)
+                        .squeeze(2));
 }
 
 namespace backends::conv {

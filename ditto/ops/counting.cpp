@@ -38,7 +38,7 @@ const bool kRegistered = [] {
 
 Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   const char* name = "bincount";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {input, weights});
   DITTO_CHECK(input.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(
       input.dim() == 1 && is_integral(input.dtype()),
@@ -121,7 +121,7 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
 
 Tensor histc(const Tensor& input, int64_t bins, double min, double max) {
   const char* name = "histc";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {input});
   DITTO_CHECK(input.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(
       is_floating(input.dtype()),
@@ -212,7 +212,7 @@ Tensor embedding_bag(
     bool include_last_offset,
     std::optional<int64_t> padding_idx) {
   const char* name = "embedding_bag";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {input, weight, offsets, per_sample_weights});
   DITTO_CHECK(
       input.defined() && weight.defined(),
       ValueError,

@@ -214,7 +214,7 @@ Tensor approximate_basis(
 } // namespace
 
 std::pair<Tensor, Tensor> qr(const Tensor& a) {
-  detail::OpScope op("linalg::qr");
+  detail::OpScope op("linalg::qr", {a});
   check_matrix(a, "linalg::qr");
   DITTO_CHECK(
       a.size(0) >= a.size(1),
@@ -228,11 +228,12 @@ std::pair<Tensor, Tensor> qr(const Tensor& a) {
       out = qr_impl<T>(a);
     }
   });
+  op.done({out.first, out.second});
   return out;
 }
 
 SVD svd(const Tensor& a) {
-  detail::OpScope op("linalg::svd");
+  detail::OpScope op("linalg::svd", {a});
   check_matrix(a, "linalg::svd");
   SVD out;
   const bool wide = a.size(0) < a.size(1);
@@ -244,6 +245,7 @@ SVD svd(const Tensor& a) {
   if (wide) {
     std::swap(out.U, out.V); // A^T = U S V^T  =>  A = V S U^T
   }
+  op.done({out.U, out.S, out.V});
   return out;
 }
 
@@ -253,7 +255,7 @@ SVD svd_lowrank(
     int64_t niter,
     const std::optional<Generator>& gen) {
   const char* name = "linalg::svd_lowrank";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {a});
   check_matrix(a, name);
   const int64_t m = a.size(0), n = a.size(1);
   DITTO_CHECK(
@@ -269,11 +271,15 @@ SVD svd_lowrank(
     // PyTorch's first branch: the basis of A^T keeps B small.
     Tensor basis = approximate_basis(a.t(), q, niter, gen); // [n, q]
     SVD s = svd(matmul(a, basis)); // [m, q]
-    return {s.U, s.S, matmul(basis, s.V)};
+    SVD r{s.U, s.S, matmul(basis, s.V)};
+    op.done({r.U, r.S, r.V});
+    return r;
   }
   Tensor basis = approximate_basis(a, q, niter, gen); // [m, q]
   SVD s = svd(matmul(basis.t(), a)); // [q, n]
-  return {matmul(basis, s.U), s.S, s.V};
+  SVD r{matmul(basis, s.U), s.S, s.V};
+  op.done({r.U, r.S, r.V});
+  return r;
 }
 
 } // namespace ditto::linalg

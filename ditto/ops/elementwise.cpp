@@ -125,6 +125,94 @@ void check_binary_args(
   }
 }
 
+// True where both are (for clamp's mask).
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return mul(a, b).to(kBool);
+}
+
+Tensor ones_like_bool(const Tensor& x) {
+  return full(x.sizes(), true, kBool);
+}
+
+// Gradients of a binary op at the broadcast shape (the engine sums them
+// back to each input's shape and casts them to its dtype). PyTorch's
+// formulas (derivatives.yaml, 1.13), so results agree to rounding.
+autograd::GradList binary_backward(
+    BinaryOp op,
+    const Tensor& g,
+    const autograd::SavedTensor& saved_a,
+    const autograd::SavedTensor& saved_b) {
+  switch (op) {
+    case BinaryOp::Add:
+      return {g, g};
+    case BinaryOp::Sub:
+      return {g, neg(g)};
+    default:
+      break;
+  }
+  Tensor a = saved_a.unpack();
+  Tensor b = saved_b.unpack();
+  switch (op) {
+    case BinaryOp::Mul:
+      return {mul(g, b), mul(g, a)};
+    case BinaryOp::Div:
+      return {div(g, b), mul(neg(g), div(div(a, b), b))};
+    case BinaryOp::Pow: {
+      // d/da: b * a^(b-1), 0 where b == 0; d/db: a^b * log(a), 0 where
+      // a == 0 and b >= 0.
+      Tensor ga = where(eq(b, 0.0), 0.0, mul(g, mul(b, pow(a, sub(b, 1.0)))));
+      Tensor y = pow(a, b);
+      Tensor zero_base = logical_and(eq(a, 0.0), ge(b, 0.0));
+      Tensor gb = mul(g, where(zero_base, 0.0, mul(y, log(a))));
+      return {ga, gb};
+    }
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      // Ties split the gradient in halves, as PyTorch.
+      Tensor shared = where(eq(a, b), div(g, 2.0), g);
+      Tensor a_wins = op == BinaryOp::Maximum ? gt(a, b) : lt(a, b);
+      Tensor b_wins = op == BinaryOp::Maximum ? lt(a, b) : gt(a, b);
+      return {where(b_wins, 0.0, shared), where(a_wins, 0.0, shared)};
+    }
+    default:
+      return {Tensor(), Tensor()}; // comparisons: no gradient
+  }
+}
+
+Tensor unary_backward(
+    UnaryOp op,
+    const Tensor& g,
+    const autograd::SavedTensor& saved_x,
+    const autograd::SavedTensor& saved_y) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return neg(g);
+    case UnaryOp::Abs: {
+      Tensor x = saved_x.unpack();
+      return where(gt(x, 0.0), g, where(lt(x, 0.0), neg(g), 0.0));
+    }
+    case UnaryOp::Exp:
+      return mul(g, saved_y.unpack());
+    case UnaryOp::Log:
+      return div(g, saved_x.unpack());
+    case UnaryOp::Log1p:
+      return div(g, add(saved_x.unpack(), 1.0));
+    case UnaryOp::Sqrt:
+      return div(g, mul(saved_y.unpack(), 2.0));
+    case UnaryOp::Tanh: {
+      Tensor y = saved_y.unpack();
+      return mul(g, (1.0 - mul(y, y)));
+    }
+    case UnaryOp::Sigmoid: {
+      Tensor y = saved_y.unpack();
+      return mul(mul(g, 1.0 - y), y);
+    }
+    case UnaryOp::Relu:
+      return where(le(saved_y.unpack(), 0.0), 0.0, g);
+  }
+  return {};
+}
+
 // The core of every binary op: validate, promote, broadcast, run the loop.
 // With out given (in-place), the result is written there.
 Tensor binary(
@@ -135,7 +223,10 @@ Tensor binary(
     const Tensor* out) {
   const bool inplace = out != nullptr;
   const char* name = binary_name(op, inplace);
-  detail::OpScope scope(name);
+  detail::OpScope scope(
+      name,
+      {a, b_in},
+      inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
   if (op == BinaryOp::Div && !is_floating(compute)) {
     compute = kFloat32;
   }
@@ -175,6 +266,12 @@ Tensor binary(
     }
     return c.expand(shape);
   };
+  // What the backward needs, before an in-place op overwrites a.
+  autograd::SavedTensor saved_a, saved_b;
+  if (scope.needs_grad() && op != BinaryOp::Add && op != BinaryOp::Sub) {
+    saved_a = scope.save(inplace ? a.clone() : a);
+    saved_b = scope.save(b_in);
+  }
   Tensor x = prepare(a);
   Tensor y = prepare(b_in);
   auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
@@ -193,7 +290,13 @@ Tensor binary(
     detail::copy_into(*out, dst, name);
     dst = *out;
   }
-  return scope.done(dst);
+  auto backward = [op, saved_a, saved_b](const autograd::GradList& g) {
+    return binary_backward(op, g[0], saved_a, saved_b);
+  };
+  if (inplace) {
+    return scope.done_inplace(dst, backward);
+  }
+  return scope.done(dst, backward);
 }
 
 Tensor binary_tt(BinaryOp op, const Tensor& a, const Tensor& b) {
@@ -226,7 +329,7 @@ const char* unary_name(UnaryOp op) {
 
 Tensor unary(UnaryOp op, const Tensor& a) {
   const char* name = unary_name(op);
-  detail::OpScope scope(name);
+  detail::OpScope scope(name, {a});
   DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
   bool floating_op =
       op != UnaryOp::Neg && op != UnaryOp::Abs && op != UnaryOp::Relu;
@@ -259,7 +362,12 @@ Tensor unary(UnaryOp op, const Tensor& a) {
       [loop](char* const* p, const int64_t* s, int64_t n) {
         loop(n, p[0], p[1], s[0], s[1]);
       });
-  return scope.done(out);
+  return scope.done(
+      out,
+      [op, sa = scope.save(a), sy = scope.save(out)](
+          const autograd::GradList& g) {
+        return autograd::GradList{unary_backward(op, g[0], sa, sy)};
+      });
 }
 
 // clamp into dst (a fresh tensor, or a in place).
@@ -269,7 +377,14 @@ void clamp_into(
     const Tensor& src,
     const std::optional<Scalar>& lo,
     const std::optional<Scalar>& hi) {
-  detail::OpScope scope(name);
+  const bool inplace = dst.is_same(src);
+  detail::OpScope scope(
+      name,
+      {src},
+      inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+  // The gradient passes where lo <= x <= hi (x before the op).
+  autograd::SavedTensor saved_x =
+      scope.save(inplace && scope.needs_grad() ? src.clone() : src);
   DITTO_CHECK(
       lo || hi,
       ValueError,
@@ -298,7 +413,23 @@ void clamp_into(
               hi ? &hi_v : nullptr);
         });
   });
-  scope.done(dst);
+  auto backward = [saved_x, lo, hi](const autograd::GradList& g) {
+    Tensor x = saved_x.unpack();
+    Tensor keep = ones_like_bool(x);
+    if (lo) {
+      keep = logical_and(keep, ge(x, *lo));
+    }
+    if (hi) {
+      keep = logical_and(keep, le(x, *hi));
+    }
+    return autograd::GradList{where(keep, g[0], 0.0)};
+  };
+  Tensor result = dst;
+  if (inplace) {
+    scope.done_inplace(result, backward);
+  } else {
+    scope.done(result, backward);
+  }
 }
 
 } // namespace
@@ -391,7 +522,7 @@ Tensor clamp(
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  detail::OpScope scope("where");
+  detail::OpScope scope("where", {cond, a, b});
   DITTO_CHECK(
       cond.defined() && a.defined() && b.defined(),
       ValueError,
@@ -421,7 +552,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
       [loop](char* const* p, const int64_t* s, int64_t n) {
         loop(n, p[0], p[1], p[2], p[3], s);
       });
-  return scope.done(out);
+  return scope.done(out, [sc = scope.save(cond)](const autograd::GradList& g) {
+    Tensor c = sc.unpack();
+    return autograd::GradList{
+        Tensor(), where(c, g[0], 0.0), where(c, 0.0, g[0])};
+  });
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {

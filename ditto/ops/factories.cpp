@@ -251,12 +251,12 @@ Tensor from_blob(
       "-byte ",
       dtype,
       " elements");
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(data, nbytes, std::move(deleter));
-  impl->sizes = sizes;
-  impl->strides = strides;
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
+  return Tensor(std::make_shared<TensorImpl>(
+      std::make_shared<Storage>(data, nbytes, std::move(deleter)),
+      sizes,
+      strides,
+      0,
+      dtype));
 }
 
 namespace detail {
@@ -303,51 +303,60 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::clone() const {
-  detail::OpScope op("clone");
+  detail::OpScope op("clone", {*this});
   Tensor out = detail::new_tensor(sizes(), dtype());
   detail::copy_into(out, *this, "clone");
-  return op.done(out);
+  return op.done(out, [](const autograd::GradList& g) { return g; });
 }
 
 Tensor Tensor::to(Dtype d) const {
   if (d == dtype()) {
     return *this;
   }
-  detail::OpScope op("to");
+  detail::OpScope op("to", {*this});
   Tensor out = detail::new_tensor(sizes(), d);
   detail::copy_into(out, *this, "to");
-  return op.done(out);
+  // The engine casts the gradient back to this tensor's dtype.
+  return op.done(out, [](const autograd::GradList& g) { return g; });
 }
 
 Tensor& Tensor::copy_(const Tensor& src) {
-  detail::OpScope op("copy_");
   check_defined("copy_");
   DITTO_CHECK(src.defined(), ValueError, "copy_", "the source is undefined");
+  detail::OpScope op("copy_", {*this, src}, detail::OpScope::kInplace);
   detail::copy_into(*this, src, "copy_");
-  op.done(*this);
-  return *this;
+  // The old values are overwritten: no gradient to them. The engine sums a
+  // broadcast source's gradient back to its shape.
+  return op.done_inplace(*this, [](const autograd::GradList& g) {
+    return autograd::GradList{Tensor(), g[0]};
+  });
 }
 
 Tensor& Tensor::fill_(const Scalar& value) {
-  detail::OpScope op("fill_");
   check_defined("fill_");
+  detail::OpScope op("fill_", {*this}, detail::OpScope::kInplace);
   detail::check_no_internal_overlap(*this, "fill_");
   dispatch_dtype(dtype(), "fill_", [&]<typename T>() {
     T v = value.to_checked<T>("fill_");
     Tensor src = from_blob(&v, {}, dtype());
     detail::copy_into(*this, src, "fill_");
   });
-  op.done(*this);
-  return *this;
+  return op.done_inplace(
+      *this, [](const autograd::GradList&) { return autograd::GradList{{}}; });
 }
 
 Tensor& Tensor::resize_(const Shape& shape) {
-  detail::OpScope op("resize_");
   check_defined("resize_");
+  DITTO_CHECK(
+      !autograd::requires_grad(*this),
+      ValueError,
+      "resize_",
+      "cannot resize variables that require grad");
+  detail::OpScope op("resize_", {*this}, detail::OpScope::kInplace);
   int64_t n = checked_numel(shape, "resize_");
-  const int64_t offset = impl_->offset;
+  const int64_t offset = impl_->offset();
   size_t need = checked_nbytes(offset + n, dtype(), "resize_");
-  Storage& st = *impl_->storage;
+  Storage& st = *impl_->storage();
   const size_t old_bytes = st.nbytes();
   if (need > old_bytes) {
     st.grow(need);
@@ -360,10 +369,8 @@ Tensor& Tensor::resize_(const Shape& shape) {
       fresh.fill_(uninitialized_fill_value(dtype()));
     }
   }
-  impl_->sizes = shape;
-  impl_->strides = contiguous_strides(shape);
-  op.done(*this);
-  return *this;
+  impl_->set_sizes_contiguous(shape);
+  return op.done_inplace(*this);
 }
 
 Tensor& Tensor::zero_() {

@@ -5,6 +5,7 @@
 
 #include "ditto/determinism/context.h"
 #include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
 #include "ditto/ops/index_util.h"
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/scatter_engine.h"
@@ -45,7 +46,7 @@ const bool kRegistered = [] {
 } // namespace
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
-  detail::OpScope op("index_select");
+  detail::OpScope op("index_select", {self, index});
   DITTO_CHECK(self.defined(), ValueError, "index_select", "undefined tensor");
   DITTO_CHECK(
       index.dim() <= 1,
@@ -77,12 +78,19 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
           row_bytes);
     }
   });
-  return op.done(detail::moved_back(out, self.dim(), d).contiguous());
+  return op.done(
+      detail::moved_back(out, self.dim(), d).contiguous(),
+      [d, si = op.save(index), in = self.sizes()](const autograd::GradList& g) {
+        // The node's policy picks index_add_'s variant.
+        Tensor gi = zeros(in, g[0].dtype());
+        gi.index_add_(d, si.unpack(), g[0]);
+        return autograd::GradList{gi, Tensor()};
+      });
 }
 
 Tensor take(const Tensor& self, const Tensor& index) {
   const char* name = "take";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, index});
   DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
   Tensor idx = detail::checked_index(index, 0, self.numel(), name, true);
   Tensor flat = self.contiguous();
@@ -96,7 +104,13 @@ Tensor take(const Tensor& self, const Tensor& index) {
       std::memcpy(to + size_t(i) * es, from + size_t(ip[i]) * es, es);
     }
   });
-  return op.done(out);
+  return op.done(
+      out,
+      [si = op.save(index), in = self.sizes()](const autograd::GradList& g) {
+        Tensor gi = zeros(in, g[0].dtype());
+        gi.put_(si.unpack(), g[0], /*accumulate=*/true);
+        return autograd::GradList{gi, Tensor()};
+      });
 }
 
 namespace {
@@ -111,7 +125,7 @@ Tensor& index_rows_(
     const Tensor& source,
     const Scalar& alpha,
     const char* name) {
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, source, index}, detail::OpScope::kInplace);
   DITTO_CHECK(
       self.defined() && source.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(
@@ -197,38 +211,50 @@ Tensor& index_rows_(
     }
   });
   detail::write_back(W0, W, name);
-  op.done(self);
-  return self;
+  return op.done_inplace(
+      self,
+      [dim, alpha, si = op.save(index), src_sizes = source.sizes()](
+          const autograd::GradList& g) {
+        Tensor idx = si.unpack();
+        Tensor gsrc = index_select(g[0], dim, idx).reshape(src_sizes);
+        if (C == Combine::kAdd) {
+          return autograd::GradList{g[0], mul(gsrc, alpha), Tensor()};
+        }
+        // Overwritten rows pass no gradient to self's old values.
+        Tensor gself = g[0].clone();
+        gself.index_copy_(dim, idx, zeros_like(gsrc).reshape(src_sizes));
+        return autograd::GradList{gself, gsrc, Tensor()};
+      });
 }
 
 } // namespace
 
-Tensor& index_add_(
-    Tensor& self,
+Tensor& Tensor::index_add_(
     int64_t dim,
     const Tensor& index,
     const Tensor& source,
     const Scalar& alpha) {
+  Tensor& self = *this;
   return index_rows_<Combine::kAdd>(
       self, dim, index, source, alpha, "index_add_");
 }
 
-Tensor& index_copy_(
-    Tensor& self,
+Tensor& Tensor::index_copy_(
     int64_t dim,
     const Tensor& index,
     const Tensor& source) {
+  Tensor& self = *this;
   return index_rows_<Combine::kAssign>(
       self, dim, index, source, Scalar(int64_t(1)), "index_copy_");
 }
 
-Tensor& put_(
-    Tensor& self,
+Tensor& Tensor::put_(
     const Tensor& index,
     const Tensor& source,
     bool accumulate) {
+  Tensor& self = *this;
   const char* name = "put_";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, source, index}, detail::OpScope::kInplace);
   DITTO_CHECK(
       self.defined() && source.defined(), ValueError, name, "undefined tensor");
   detail::check_same_dtype(self, source, "source", name, accumulate);
@@ -266,8 +292,19 @@ Tensor& put_(
   };
   detail::with_accumulate(accumulate, run);
   detail::write_back(self, W, name);
-  op.done(self);
-  return self;
+  return op.done_inplace(
+      self,
+      [accumulate, si = op.save(index), src_sizes = source.sizes()](
+          const autograd::GradList& g) {
+        Tensor idx = si.unpack();
+        Tensor gsrc = take(g[0], idx).reshape(src_sizes);
+        if (accumulate) {
+          return autograd::GradList{g[0], gsrc, Tensor()};
+        }
+        Tensor gself = g[0].clone();
+        gself.put_(idx, zeros_like(gsrc), false);
+        return autograd::GradList{gself, gsrc, Tensor()};
+      });
 }
 
 namespace {
@@ -413,13 +450,13 @@ AdvancedIndex resolve_indices(
 
 } // namespace
 
-Tensor& index_put_(
-    Tensor& self,
+Tensor& Tensor::index_put_(
     const std::vector<Tensor>& indices,
     const Tensor& values,
     bool accumulate) {
+  Tensor& self = *this;
   const char* name = "index_put_";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, values}, detail::OpScope::kInplace);
   DITTO_CHECK(
       self.defined() && values.defined(), ValueError, name, "undefined tensor");
   detail::check_same_dtype(self, values, "values", name, accumulate);
@@ -436,15 +473,39 @@ Tensor& index_put_(
       " cannot be broadcast to the indexing result of shape ",
       shape_str(ai.result));
   detail::check_no_internal_overlap(self, name);
+  // Overwritten positions pass no gradient to self's old values. The
+  // gradient of values needs advanced-index reads, not written yet.
+  auto backward =
+      [accumulate, values_grad = autograd::requires_grad(values), saved = [&] {
+        std::vector<autograd::SavedTensor> v;
+        for (const Tensor& t : indices) {
+          v.push_back(op.save(t));
+        }
+        return v;
+      }()](const autograd::GradList& g) {
+        DITTO_CHECK(
+            !values_grad,
+            ValueError,
+            "index_put__backward",
+            "the derivative of index_put_ for 'values' is not implemented");
+        if (accumulate) {
+          return autograd::GradList{g[0], Tensor()};
+        }
+        std::vector<Tensor> idx;
+        for (const auto& t : saved) {
+          idx.push_back(t.unpack());
+        }
+        Tensor gself = g[0].clone();
+        gself.index_put_(idx, zeros({}, g[0].dtype()), false);
+        return autograd::GradList{gself, Tensor()};
+      };
   if (selects_nothing) {
-    op.done(self);
-    return self; // a False 0-d mask: nothing is written
+    return op.done_inplace(self, backward); // a False 0-d mask: no write
   }
   if (ai.dims.empty()) {
     // self[...] = values (or += values).
     detail::copy_into(self, accumulate ? add(self, values) : values, name);
-    op.done(self);
-    return self;
+    return op.done_inplace(self, backward);
   }
   Tensor W = detail::working_copy(self);
   // W with the indexed dims first: update p writes the rest dims' slice at
@@ -519,8 +580,7 @@ Tensor& index_put_(
   };
   detail::with_accumulate(accumulate, run);
   detail::write_back(self, W, name);
-  op.done(self);
-  return self;
+  return op.done_inplace(self, backward);
 }
 
 namespace {
@@ -539,9 +599,10 @@ void check_mask(const Tensor& self, const Tensor& mask, const char* name) {
 
 } // namespace
 
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  Tensor& self = *this;
   const char* name = "masked_fill_";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, mask}, detail::OpScope::kInplace);
   check_mask(self, mask, name);
   DITTO_CHECK(
       detail::expands_to(mask.sizes(), self.sizes()),
@@ -570,13 +631,15 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
           }
         });
   });
-  op.done(self);
-  return self;
+  return op.done_inplace(
+      self, [sm = op.save(mask)](const autograd::GradList& g) {
+        return autograd::GradList{where(sm.unpack(), 0.0, g[0]), Tensor()};
+      });
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const char* name = "masked_select";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, mask});
   check_mask(self, mask, name);
   Shape shape = broadcast_shapes(self.sizes(), mask.sizes(), name);
   Tensor s = self.expand(shape).contiguous();
@@ -609,7 +672,12 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
       }
     }
   });
-  return op.done(out);
+  return op.done(out, [sm = op.save(m), shape](const autograd::GradList& g) {
+    // The engine sums the broadcast gradient back to self's shape.
+    Tensor gi = zeros(shape, g[0].dtype());
+    gi.index_put_({sm.unpack()}, g[0], /*accumulate=*/true);
+    return autograd::GradList{gi, Tensor()};
+  });
 }
 
 } // namespace ditto

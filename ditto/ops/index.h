@@ -19,7 +19,8 @@ namespace ditto {
 // winner (index_copy_, scatter_ with a tensor src, index_put_ and put_
 // without accumulate) keep the last occurrence in index order in the
 // deterministic variant. Indices are validated before anything is written:
-// after an error, self is unchanged.
+// after an error, self is unchanged. The in-place members of the family are
+// Tensor methods (ditto/core/tensor.h): t.index_add_(0, idx, src).
 
 // self.index_select(dim, index): rows of self along dim, in index order.
 DITTO_API Tensor
@@ -31,76 +32,6 @@ DITTO_API Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 // self.flatten()[index], shaped like index; negative indices count from the
 // end (torch.take).
 DITTO_API Tensor take(const Tensor& self, const Tensor& index);
-
-// self[index[i]] += alpha * source[i] along dim.
-DITTO_API Tensor& index_add_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& source,
-    const Scalar& alpha = 1);
-
-// self[index[i]] = source[i] along dim.
-DITTO_API Tensor& index_copy_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& source);
-
-// self[index[i][j]][j] += src[i][j] along dim (torch.Tensor.scatter_add_).
-DITTO_API Tensor& scatter_add_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& src);
-
-// self[index[i][j]][j] = src[i][j] along dim.
-DITTO_API Tensor& scatter_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& src);
-// self[index[i][j]][j] = value.
-DITTO_API Tensor& scatter_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Scalar& value);
-
-// Reduces src into self at index along dim with reduce "sum", "prod",
-// "mean", "amax" or "amin" (torch.Tensor.scatter_reduce_). include_self =
-// false leaves self's value out of the reduction at scattered positions;
-// integer means use floor division, as PyTorch.
-DITTO_API Tensor& scatter_reduce_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& src,
-    std::string_view reduce,
-    bool include_self = true);
-
-// self[indices] = values (or += with accumulate), with PyTorch's advanced
-// indexing: an undefined Tensor in indices is a full slice (":"), int64 or
-// int32 tensors broadcast together, bool masks select their true positions;
-// negative indices count from the end.
-DITTO_API Tensor& index_put_(
-    Tensor& self,
-    const std::vector<Tensor>& indices,
-    const Tensor& values,
-    bool accumulate = false);
-
-// self.flatten()[index] = source (or += with accumulate).
-DITTO_API Tensor& put_(
-    Tensor& self,
-    const Tensor& index,
-    const Tensor& source,
-    bool accumulate = false);
-
-// self[mask] = value, mask (bool) broadcast to self's shape.
-DITTO_API Tensor& masked_fill_(
-    Tensor& self,
-    const Tensor& mask,
-    const Scalar& value);
 
 // The elements of self where mask (broadcast together) is true, 1-d, in
 // row-major order.

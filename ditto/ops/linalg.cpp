@@ -11,6 +11,7 @@
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
 
 namespace ditto {
 namespace {
@@ -315,7 +316,7 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
 } // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  detail::OpScope op("mm");
+  detail::OpScope op("mm", {a, b});
   check_float_pair(a, b, "mm");
   DITTO_CHECK(
       a.dim() == 2 && b.dim() == 2,
@@ -339,11 +340,16 @@ Tensor mm(const Tensor& a, const Tensor& b) {
       " != ",
       b.size(0),
       ")");
-  return op.done(mm_impl(a, b, "mm"));
+  return op.done(
+      mm_impl(a, b, "mm"),
+      [sa = op.save(a), sb = op.save(b)](const autograd::GradList& g) {
+        return autograd::GradList{
+            mm(g[0], sb.unpack().t()), mm(sa.unpack().t(), g[0])};
+      });
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  detail::OpScope op("bmm");
+  detail::OpScope op("bmm", {a, b});
   check_float_pair(a, b, "bmm");
   DITTO_CHECK(
       a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0) &&
@@ -375,12 +381,17 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
       n,
       out,
       "bmm");
-  return op.done(out);
+  return op.done(
+      out, [sa = op.save(a), sb = op.save(b)](const autograd::GradList& g) {
+        return autograd::GradList{
+            bmm(g[0], sb.unpack().transpose(1, 2)),
+            bmm(sa.unpack().transpose(1, 2), g[0])};
+      });
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   const char* name = "matmul";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {a, b});
   check_float_pair(a, b, name);
   DITTO_CHECK(
       a.dim() >= 1 && b.dim() >= 1,
@@ -456,7 +467,26 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (b.dim() == 1) {
     out = out.squeeze(int64_t(out.dim()) - 1);
   }
-  return op.done(out);
+  // Products at the broadcast batch shape, summed back to each operand's
+  // (fixed order), then the 1-d operands' dims dropped again.
+  return op.done(
+      out, [sa = op.save(a), sb = op.save(b)](const autograd::GradList& grads) {
+        Tensor a = sa.unpack(), b = sb.unpack();
+        Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+        Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+        Tensor g = grads[0];
+        if (a.dim() == 1) {
+          g = g.unsqueeze(b.dim() == 1 ? g.dim() : g.dim() - 1);
+        }
+        if (b.dim() == 1) {
+          g = g.unsqueeze(g.dim());
+        }
+        Tensor ga = matmul(g, b2.transpose(-1, -2));
+        Tensor gb = matmul(a2.transpose(-1, -2), g);
+        return autograd::GradList{
+            sum_to_size(ga, a2.sizes()).reshape(a.sizes()),
+            sum_to_size(gb, b2.sizes()).reshape(b.sizes())};
+      });
 }
 
 Tensor addmm(
@@ -466,7 +496,7 @@ Tensor addmm(
     const Scalar& beta,
     const Scalar& alpha) {
   const char* name = "addmm";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {input, a, b});
   check_float_pair(a, b, name);
   DITTO_CHECK(
       input.defined() && input.dtype() == a.dtype(),
@@ -499,15 +529,29 @@ Tensor addmm(
   if (!alpha_one) {
     ab = mul(ab, alpha);
   }
-  if (beta_v == 0.0) {
-    return op.done(ab);
-  }
-  return op.done(add(ab, beta_v == 1.0 ? input : mul(input, beta)));
+  Tensor out =
+      beta_v == 0.0 ? ab : add(ab, beta_v == 1.0 ? input : mul(input, beta));
+  return op.done(
+      out,
+      [sa = op.save(a), sb = op.save(b), alpha, beta, beta_v](
+          const autograd::GradList& g) {
+        Tensor ga = mm(g[0], sb.unpack().t());
+        Tensor gb = mm(sa.unpack().t(), g[0]);
+        if (alpha.to<double>() != 1.0) {
+          ga = mul(ga, alpha);
+          gb = mul(gb, alpha);
+        }
+        Tensor gi = beta_v == 0.0 ? Tensor()
+            : beta_v == 1.0       ? g[0]
+                                  : mul(g[0], beta);
+        return autograd::GradList{gi, ga, gb};
+      });
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const char* name = "linear";
-  detail::OpScope op(name);
+  // Composite: matmul, t and add record the gradient.
+  detail::OpScope op(name, {x, weight, bias}, detail::OpScope::kComposite);
   check_float_pair(x, weight, name);
   DITTO_CHECK(
       weight.dim() == 2,

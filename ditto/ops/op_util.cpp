@@ -4,14 +4,47 @@
 
 namespace ditto::detail {
 
-Tensor new_tensor(const Shape& sizes, Dtype dtype) {
-  int64_t n = checked_numel(sizes, "empty");
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(checked_nbytes(n, dtype, "empty"));
-  impl->sizes = sizes;
-  impl->strides = contiguous_strides(sizes);
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
+void OpScope::finish(
+    std::span<const Tensor> outs,
+    autograd::BackwardFn backward,
+    bool view) {
+  if (kind_ == kInplace) {
+    outs[0].storage()->bump_version();
+  }
+  if (needs_grad_) {
+    if (!backward) {
+      std::string op = name_;
+      backward = [op](const autograd::GradList&) -> autograd::GradList {
+        detail::throw_error<ValueError>(
+            op.c_str(), "the derivative for '", op, "' is not implemented");
+      };
+    }
+    autograd::NodeBuilder::record(
+        name_,
+        inputs_,
+        outs,
+        std::move(backward),
+        has_saved_,
+        kind_ == kInplace);
+    if (view && outs[0].defined()) {
+      autograd::AutogradMeta& m = autograd::ensure_meta(outs[0]);
+      m.is_view = true;
+      m.view_version = outs[0].storage()->version();
+    }
+  }
+  if (traced_ && trace::enabled()) {
+    std::vector<Tensor> ins;
+    ins.reserve(inputs_.size());
+    for (const Tensor* t : inputs_) {
+      ins.push_back(*t);
+    }
+    std::vector<Tensor> results(outs.begin(), outs.end());
+    trace::record(
+        {name_,
+         in_backward() ? trace::Phase::kBackward : trace::Phase::kForward,
+         ins,
+         results});
+  }
 }
 
 bool shares_storage(const Tensor& a, const Tensor& b) {

@@ -4,8 +4,11 @@
 // output allocation and the strided loop driver. Not installed.
 
 #include <functional>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
+#include "ditto/autograd/graph.h"
 #include "ditto/core/parallel.h"
 #include "ditto/core/tensor.h"
 #include "ditto/kernels/cpu/kernel_table.h"
@@ -13,52 +16,176 @@
 
 namespace ditto::detail {
 
-// Every public op runs inside one OpScope: it fixes the floating-point
-// environment for the kernels and reports the outputs to the trace hook.
-// Later the determinism context is consulted here to pick kernel variants.
-// Ops called by another op (a conversion inside add, say) are not reported:
-// the trace shows what the user called.
+// Every public op runs inside one OpScope, the one dispatch point: it is
+// told the op's inputs, fixes the floating-point environment for the
+// kernels, records the op's backward on the autograd graph when an input
+// requires grad, bumps the version of a tensor written in place, and reports
+// inputs and outputs to the trace hook.
+//
+// Ops called by another op (a conversion inside add, say) are neither
+// traced nor recorded: the trace shows what the user called and the graph
+// holds the outer op's backward. A composite op (kComposite) records nothing
+// itself and lets the ops it calls record, so its gradient comes from its
+// parts. An op that returns a floating result from inputs that require grad
+// without giving a backward records a node that raises "not implemented" if
+// a backward reaches it: a gradient is never lost silently.
 class OpScope {
  public:
-  explicit OpScope(const char* name) : name_(name) {
-    ++depth();
+  enum Kind { kPlain, kInplace, kComposite };
+  using Inputs = std::initializer_list<std::reference_wrapper<const Tensor>>;
+
+  // kInplace: inputs[0] is the tensor the op writes.
+  OpScope(const char* name, Inputs inputs = {}, Kind kind = kPlain)
+      : name_(name), kind_(kind) {
+    enter(inputs.begin(), inputs.end(), [](auto it) { return &it->get(); });
+  }
+  OpScope(
+      const char* name,
+      const std::vector<Tensor>& inputs,
+      Kind kind = kPlain)
+      : name_(name), kind_(kind) {
+    enter(inputs.begin(), inputs.end(), [](auto it) { return &*it; });
   }
   ~OpScope() {
     --depth();
+    if (kind_ != kComposite) {
+      --opaque_depth();
+    }
   }
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
+
   const char* name() const {
     return name_;
-  }
-  // Reports t and returns it.
-  const Tensor& done(const Tensor& t) const {
-    if (trace::enabled() && depth() == 1) {
-      trace::record(name_, {t});
-    }
-    return t;
-  }
-  void done(const std::vector<Tensor>& outs) const {
-    if (trace::enabled() && depth() == 1) {
-      trace::record(name_, outs);
-    }
   }
   const kernels::KernelTable& kernels() const {
     return kernels::kernel_table();
   }
+  // True when this op will record a node (grad mode on, an input requires
+  // grad, not called from inside another op).
+  bool needs_grad() const {
+    return needs_grad_;
+  }
+  // What a backward closure keeps of t: empty unless the op records.
+  autograd::SavedTensor save(const Tensor& t) {
+    if (!needs_grad_) {
+      return {};
+    }
+    has_saved_ = true;
+    return autograd::SavedTensor(t);
+  }
+
+  // The op's result(s), with the backward that maps the outputs' gradients
+  // to one gradient per input (undefined: none). Returns the output.
+  const Tensor& done(const Tensor& out) {
+    finish({&out, 1}, nullptr, false);
+    return out;
+  }
+  template <typename F>
+  const Tensor& done(const Tensor& out, F&& backward) {
+    finish(
+        {&out, 1},
+        needs_grad_ ? autograd::BackwardFn(backward) : nullptr,
+        false);
+    return out;
+  }
+  void done(const std::vector<Tensor>& outs) {
+    finish(outs, nullptr, false);
+  }
+  template <typename F>
+  void done(const std::vector<Tensor>& outs, F&& backward) {
+    finish(outs, needs_grad_ ? autograd::BackwardFn(backward) : nullptr, false);
+  }
+  // A view of inputs[0]: as done, and marks out as a differentiable view.
+  template <typename F>
+  Tensor done_view(const Tensor& out, F&& backward) {
+    finish(
+        {&out, 1},
+        needs_grad_ ? autograd::BackwardFn(backward) : nullptr,
+        true);
+    return out;
+  }
+  // inputs[0] (self) was written: bumps its version and, when recording,
+  // rebases its history onto this op's node.
+  Tensor& done_inplace(Tensor& self) {
+    finish({&self, 1}, nullptr, false);
+    return self;
+  }
+  template <typename F>
+  Tensor& done_inplace(Tensor& self, F&& backward) {
+    finish(
+        {&self, 1},
+        needs_grad_ ? autograd::BackwardFn(backward) : nullptr,
+        false);
+    return self;
+  }
+
+  // The engine marks the frames of backward ops.
+  static bool& in_backward() {
+    static thread_local bool b = false;
+    return b;
+  }
 
  private:
+  template <typename It, typename Get>
+  void enter(It first, It last, Get get) {
+    const bool outermost = opaque_depth() == 0;
+    traced_ = depth() == 0;
+    ++depth();
+    if (kind_ != kComposite) {
+      ++opaque_depth();
+    }
+    if (!outermost || kind_ == kComposite) {
+      if (traced_ && trace::enabled()) {
+        for (It it = first; it != last; ++it) {
+          inputs_.push_back(get(it));
+        }
+      }
+      return;
+    }
+    bool any = false;
+    if (autograd::GradMode::is_enabled()) {
+      for (It it = first; it != last; ++it) {
+        any = any || autograd::requires_grad(*get(it));
+      }
+    }
+    needs_grad_ = any;
+    if (any || (traced_ && trace::enabled())) {
+      for (It it = first; it != last; ++it) {
+        inputs_.push_back(get(it));
+      }
+    }
+    if (any) {
+      for (size_t k = 0; k < inputs_.size(); ++k) {
+        if (kind_ == kInplace && k == 0) {
+          autograd::check_inplace(*inputs_[0], name_);
+        } else {
+          autograd::check_view_fresh(*inputs_[k], name_);
+        }
+      }
+    }
+  }
+  void finish(
+      std::span<const Tensor> outs,
+      autograd::BackwardFn backward,
+      bool view);
+
   static int& depth() {
     static thread_local int d = 0;
     return d;
   }
+  static int& opaque_depth() {
+    static thread_local int d = 0;
+    return d;
+  }
   const char* name_;
+  Kind kind_;
+  bool traced_ = false;
+  bool needs_grad_ = false;
+  bool has_saved_ = false;
+  std::vector<const Tensor*> inputs_;
   FpEnvGuard fp_;
 };
-
-// A contiguous tensor whose contents are unspecified. Ops that write every
-// element use it; it is never filled (unlike the public empty()).
-Tensor new_tensor(const Shape& sizes, Dtype dtype);
 
 // True when a and b read the same elements in the same layout.
 bool same_view(const Tensor& a, const Tensor& b);

@@ -207,6 +207,12 @@ T uniform01_from(uint64_t v) {
   return T(v & kMask) * (T(1) / T(uint64_t(1) << kDigits));
 }
 
+// A tensor overwritten by random draws passes no gradient to its old
+// values.
+autograd::GradList draws_have_no_gradient(const autograd::GradList&) {
+  return {Tensor()};
+}
+
 template <typename T>
 constexpr int kUniformWords = std::is_same_v<T, double> ? 2 : 1;
 
@@ -216,7 +222,7 @@ Tensor& Tensor::uniform_(
     double from,
     double to,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("uniform_");
+  detail::OpScope op("uniform_", {*this}, detail::OpScope::kInplace);
   check_defined("uniform_");
   DITTO_CHECK(
       is_floating(dtype()),
@@ -273,7 +279,7 @@ Tensor& Tensor::uniform_(
       });
     }
   });
-  op.done(*this);
+  op.done_inplace(*this, draws_have_no_gradient);
   return *this;
 }
 
@@ -314,7 +320,7 @@ Tensor& Tensor::normal_(
     double mean,
     double std,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("normal_");
+  detail::OpScope op("normal_", {*this}, detail::OpScope::kInplace);
   check_defined("normal_");
   DITTO_CHECK(
       is_floating(dtype()),
@@ -356,7 +362,7 @@ Tensor& Tensor::normal_(
         }
       }
     });
-    op.done(*this);
+    op.done_inplace(*this, draws_have_no_gradient);
     return *this;
   }
   if (n >= 16 && is_contiguous()) {
@@ -391,7 +397,7 @@ Tensor& Tensor::normal_(
       }
     });
   }
-  op.done(*this);
+  op.done_inplace(*this, draws_have_no_gradient);
   return *this;
 }
 
@@ -411,7 +417,7 @@ Tensor& Tensor::random_(
     int64_t from,
     int64_t to,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("random_");
+  detail::OpScope op("random_", {*this}, detail::OpScope::kInplace);
   check_defined("random_");
   DITTO_CHECK(
       from < to,
@@ -475,7 +481,7 @@ Tensor& Tensor::random_(
       *p = static_cast<T>(int64_t(v % range + uint64_t(from)));
     });
   });
-  op.done(*this);
+  op.done_inplace(*this, draws_have_no_gradient);
   return *this;
 }
 
@@ -536,7 +542,7 @@ Tensor randperm(int64_t n, Dtype dtype, const std::optional<Generator>& gen) {
 }
 
 Tensor& Tensor::bernoulli_(double p, const std::optional<Generator>& gen) {
-  detail::OpScope op("bernoulli_");
+  detail::OpScope op("bernoulli_", {*this}, detail::OpScope::kInplace);
   check_defined("bernoulli_");
   DITTO_CHECK(
       p >= 0.0 && p <= 1.0,
@@ -560,14 +566,14 @@ Tensor& Tensor::bernoulli_(double p, const std::optional<Generator>& gen) {
     for_each_in_memory_order<T>(
         *this, [&](T* q) { *q = uniform01<double>(g) < p ? T(1) : T(0); });
   });
-  op.done(*this);
+  op.done_inplace(*this, draws_have_no_gradient);
   return *this;
 }
 
 Tensor& Tensor::bernoulli_(
     const Tensor& p_in,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("bernoulli_");
+  detail::OpScope op("bernoulli_", {*this, p_in}, detail::OpScope::kInplace);
   check_defined("bernoulli_");
   DITTO_CHECK(p_in.defined(), ValueError, "bernoulli_", "undefined p");
   DITTO_CHECK(
@@ -600,12 +606,14 @@ Tensor& Tensor::bernoulli_(
       });
     }
   });
-  op.done(*this);
+  op.done_inplace(*this, [](const autograd::GradList&) {
+    return autograd::GradList{Tensor(), Tensor()}; // draws: no gradient
+  });
   return *this;
 }
 
 Tensor bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
-  detail::OpScope op("bernoulli");
+  detail::OpScope op("bernoulli", {p});
   DITTO_CHECK(p.defined(), ValueError, "bernoulli", "undefined p");
   Tensor t = detail::new_tensor(p.sizes(), p.dtype());
   t.bernoulli_(p, gen);
@@ -615,7 +623,7 @@ Tensor bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
 Tensor& Tensor::exponential_(
     double lambd,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("exponential_");
+  detail::OpScope op("exponential_", {*this}, detail::OpScope::kInplace);
   check_defined("exponential_");
   DITTO_CHECK(
       is_floating(dtype()),
@@ -645,7 +653,7 @@ Tensor& Tensor::exponential_(
       });
     }
   });
-  op.done(*this);
+  op.done_inplace(*this, draws_have_no_gradient);
   return *this;
 }
 
@@ -654,7 +662,7 @@ Tensor dropout(
     double p,
     bool train,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("dropout");
+  detail::OpScope op("dropout", {x});
   DITTO_CHECK(x.defined(), ValueError, "dropout", "undefined tensor");
   DITTO_CHECK(
       p >= 0.0 && p <= 1.0,
@@ -666,14 +674,20 @@ Tensor dropout(
     return x;
   }
   if (p == 1.0) {
-    return op.done(mul(x, 0));
+    return op.done(mul(x, 0), [](const autograd::GradList& g) {
+      return autograd::GradList{mul(g[0], 0)};
+    });
   }
   // PyTorch's CPU path: a Bernoulli(1 - p) mask of x's dtype, divided by
   // 1 - p in that dtype, times x.
   Tensor noise = detail::new_tensor(x.sizes(), x.dtype());
   noise.bernoulli_(1.0 - p, gen);
   noise.div_(1.0 - p);
-  return op.done(mul(x, noise));
+  // The backward multiplies by the saved mask: it never draws again.
+  return op.done(
+      mul(x, noise), [mask = op.save(noise)](const autograd::GradList& g) {
+        return autograd::GradList{mul(g[0], mask.unpack())};
+      });
 }
 
 } // namespace ditto
@@ -685,7 +699,7 @@ Tensor multinomial(
     int64_t n,
     bool replacement,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("multinomial");
+  detail::OpScope op("multinomial", {probs});
   const char* name = "multinomial";
   DITTO_CHECK(probs.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(

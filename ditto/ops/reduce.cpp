@@ -5,6 +5,9 @@
 #include <limits>
 #include <memory>
 
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/index_util.h"
 #include "ditto/ops/op_util.h"
 
 namespace ditto {
@@ -129,6 +132,45 @@ void reduce_rows(
   });
 }
 
+// g (the gradient of a reduction over dims) with the reduced dims back as
+// size 1, so that it broadcasts against the input's shape.
+Tensor unreduce(
+    const Tensor& g,
+    const Shape& in,
+    const IntList& dims,
+    bool keepdim) {
+  const int64_t nd = int64_t(in.size());
+  if (keepdim || nd == 0) {
+    return g.reshape(keepdim ? g.sizes() : Shape(size_t(nd), 1));
+  }
+  std::vector<bool> reduced(size_t(nd), dims.empty());
+  for (int64_t d : dims) {
+    reduced[size_t(wrap_dim(d, nd, "sum"))] = true;
+  }
+  Shape shape;
+  int64_t k = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    shape.push_back(reduced[size_t(d)] ? 1 : g.sizes()[size_t(k++)]);
+  }
+  return g.reshape(shape);
+}
+
+IntList all_dims(int64_t nd) {
+  IntList d(static_cast<size_t>(nd));
+  for (int64_t i = 0; i < nd; ++i) {
+    d[size_t(i)] = i;
+  }
+  return d;
+}
+
+// The product over dims, keeping them (prod takes one dim at a time).
+Tensor prod_over(Tensor x, const IntList& dims) {
+  for (int64_t d : dims) {
+    x = prod(x, d, true);
+  }
+  return x;
+}
+
 Tensor sum_impl(
     const Tensor& a,
     const IntList& dims,
@@ -136,7 +178,7 @@ Tensor sum_impl(
     const char* name,
     bool is_mean,
     bool is_prod) {
-  detail::OpScope scope(name);
+  detail::OpScope scope(name, {a});
   Plan p = make_plan(a, dims, keepdim, name);
   Dtype in = a.dtype();
   if (is_mean) {
@@ -195,7 +237,35 @@ Tensor sum_impl(
       }
     }
   });
-  return scope.done(out);
+  return scope.done(
+      out,
+      [in = a.sizes(),
+       dims,
+       keepdim,
+       is_mean,
+       is_prod,
+       n = p.inner,
+       sa = is_prod ? scope.save(a) : autograd::SavedTensor(),
+       sy = is_prod ? scope.save(out)
+                    : autograd::SavedTensor()](const autograd::GradList& g) {
+        Tensor gk = unreduce(g[0], in, dims, keepdim);
+        if (is_mean) {
+          return autograd::GradList{div(gk.expand(in), double(n))};
+        }
+        if (!is_prod) {
+          return autograd::GradList{gk.expand(in)};
+        }
+        // d prod / d x_i = product of the others: out / x_i where x_i != 0;
+        // at a row's only zero, the product of the rest; else 0 (PyTorch).
+        Tensor x = sa.unpack();
+        Tensor y = unreduce(sy.unpack(), in, dims, keepdim);
+        Tensor zero = eq(x, 0.0);
+        IntList rd = dims.empty() ? all_dims(int64_t(in.size())) : dims;
+        Tensor zeros_per_row = sum(zero, rd, true);
+        Tensor rest = prod_over(where(zero, 1.0, x), rd);
+        Tensor at_zero = where(eq(zeros_per_row, 1), mul(gk, rest), 0.0);
+        return autograd::GradList{where(zero, at_zero, div(mul(gk, y), x))};
+      });
 }
 
 struct ArgResult {
@@ -312,6 +382,32 @@ Tensor sum(const Tensor& a) {
 Tensor sum(const Tensor& a, const IntList& dims, bool keepdim) {
   return sum_impl(a, dims, keepdim, "sum", false, false);
 }
+Tensor sum_to_size(const Tensor& a, const Shape& shape) {
+  DITTO_CHECK(a.defined(), ValueError, "sum_to_size", "undefined tensor");
+  if (a.sizes() == shape) {
+    return a;
+  }
+  DITTO_CHECK(
+      detail::expands_to(shape, a.sizes()),
+      ValueError,
+      "sum_to_size",
+      "size ",
+      shape_str(shape),
+      " is not expandable to size ",
+      shape_str(a.sizes()));
+  // Composite: the sum and the view record the gradient.
+  detail::OpScope scope("sum_to_size", {a}, detail::OpScope::kComposite);
+  const int64_t lead = a.dim() - int64_t(shape.size());
+  IntList dims;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (d < lead || (shape[size_t(d - lead)] == 1 && a.sizes()[d] != 1)) {
+      dims.push_back(d);
+    }
+  }
+  Tensor r = dims.empty() ? a : sum(a, dims, true);
+  return scope.done(lead > 0 || r.sizes() != shape ? r.view(shape) : r);
+}
+
 Tensor mean(const Tensor& a) {
   return sum_impl(a, {}, false, "mean", true, false);
 }
@@ -325,40 +421,85 @@ Tensor prod(const Tensor& a, int64_t dim, bool keepdim) {
   return sum_impl(a, {dim}, keepdim, "prod", false, true);
 }
 
+namespace {
+
+// max()/min() over everything: as PyTorch 1.13, the gradient is shared
+// evenly by every element equal to the result (every NaN if it is NaN).
+Tensor extremum_all(const Tensor& a, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  detail::OpScope scope(name, {a});
+  Tensor v = arg_impl(a, std::nullopt, false, is_max, name).values;
+  return scope.done(
+      v, [sa = scope.save(a), sv = scope.save(v)](const autograd::GradList& g) {
+        Tensor x = sa.unpack();
+        Tensor value = sv.unpack();
+        Tensor mask = value.item<double>() != value.item<double>()
+            ? ne(x, x)
+            : eq(x, value);
+        Tensor share = div(g[0], sum(mask));
+        return autograd::GradList{where(mask, share, 0.0)};
+      });
+}
+
+// max(dim)/min(dim): the gradient goes to the index each row reported.
+std::pair<Tensor, Tensor> extremum_dim(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim,
+    bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  detail::OpScope scope(name, {a});
+  auto r = arg_impl(a, dim, keepdim, is_max, name);
+  scope.done(
+      {r.values, r.indices},
+      [in = a.sizes(), dim, keepdim, si = scope.save(r.indices)](
+          const autograd::GradList& g) {
+        const int64_t nd = int64_t(in.size());
+        if (nd == 0) {
+          return autograd::GradList{g[0]};
+        }
+        const int64_t d = wrap_dim(dim, nd, "max");
+        Tensor idx = si.unpack();
+        Tensor gv = g[0];
+        if (!keepdim) {
+          idx = idx.unsqueeze(d);
+          gv = gv.unsqueeze(d);
+        }
+        Tensor gi = zeros(in, gv.dtype());
+        gi.scatter_(d, idx, gv);
+        return autograd::GradList{gi};
+      });
+  return {r.values, r.indices};
+}
+
+} // namespace
+
 Tensor max(const Tensor& a) {
-  detail::OpScope scope("max");
-  return scope.done(arg_impl(a, std::nullopt, false, true, "max").values);
+  return extremum_all(a, true);
 }
 Tensor min(const Tensor& a) {
-  detail::OpScope scope("min");
-  return scope.done(arg_impl(a, std::nullopt, false, false, "min").values);
+  return extremum_all(a, false);
 }
 std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
-  detail::OpScope scope("max");
-  auto r = arg_impl(a, dim, keepdim, true, "max");
-  scope.done({r.values, r.indices});
-  return {r.values, r.indices};
+  return extremum_dim(a, dim, keepdim, true);
 }
 std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
-  detail::OpScope scope("min");
-  auto r = arg_impl(a, dim, keepdim, false, "min");
-  scope.done({r.values, r.indices});
-  return {r.values, r.indices};
+  return extremum_dim(a, dim, keepdim, false);
 }
 Tensor argmax(const Tensor& a) {
-  detail::OpScope scope("argmax");
+  detail::OpScope scope("argmax", {a});
   return scope.done(arg_impl(a, std::nullopt, false, true, "argmax").indices);
 }
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
-  detail::OpScope scope("argmax");
+  detail::OpScope scope("argmax", {a});
   return scope.done(arg_impl(a, dim, keepdim, true, "argmax").indices);
 }
 Tensor argmin(const Tensor& a) {
-  detail::OpScope scope("argmin");
+  detail::OpScope scope("argmin", {a});
   return scope.done(arg_impl(a, std::nullopt, false, false, "argmin").indices);
 }
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
-  detail::OpScope scope("argmin");
+  detail::OpScope scope("argmin", {a});
   return scope.done(arg_impl(a, dim, keepdim, false, "argmin").indices);
 }
 

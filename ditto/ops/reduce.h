@@ -12,6 +12,10 @@ namespace ditto {
 DITTO_API Tensor sum(const Tensor& a);
 DITTO_API Tensor
 sum(const Tensor& a, const IntList& dims, bool keepdim = false);
+// Sums a (broadcast from shape) back to shape: leading dims, and dims where
+// shape has size 1 (torch.Tensor.sum_to_size). a itself when the sizes
+// match.
+DITTO_API Tensor sum_to_size(const Tensor& a, const Shape& shape);
 DITTO_API Tensor mean(const Tensor& a);
 DITTO_API Tensor
 mean(const Tensor& a, const IntList& dims, bool keepdim = false);

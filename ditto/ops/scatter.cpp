@@ -246,7 +246,7 @@ void check_scatter_args(
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* name = "gather";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, index});
   check_scatter_args(self, index, nullptr, name);
   int64_t d = wrap_dim(dim, self.dim(), name);
   check_scatter_shapes(self, d, index, nullptr, name);
@@ -269,7 +269,14 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
       }
     });
   });
-  return op.done(detail::moved_back(out, self.dim(), d).contiguous());
+  return op.done(
+      detail::moved_back(out, self.dim(), d).contiguous(),
+      [d, si = op.save(index), in = self.sizes()](const autograd::GradList& g) {
+        // The node's policy picks scatter_add_'s variant.
+        Tensor gi = zeros(in, g[0].dtype());
+        gi.scatter_add_(d, si.unpack(), g[0]);
+        return autograd::GradList{gi, Tensor()};
+      });
 }
 
 namespace {
@@ -283,7 +290,7 @@ Tensor& scatter_src_(
     const Tensor& index,
     const Tensor& src,
     const char* name) {
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, src, index}, detail::OpScope::kInplace);
   check_scatter_args(self, index, &src, name);
   detail::check_same_dtype(self, src, "src", name, C != Combine::kAssign);
   int64_t d = wrap_dim(dim, self.dim(), name);
@@ -292,35 +299,42 @@ Tensor& scatter_src_(
   ScatterGeometry g = scatter_geometry(self, d, index, name);
   scatter_tensor<C>(g, detail::moved(detail::unaliased(src, self), d), name);
   detail::write_back(g.W0, g.W, name);
-  op.done(self);
-  return self;
+  return op.done_inplace(
+      self, [d, si = op.save(index)](const autograd::GradList& grads) {
+        Tensor idx = si.unpack();
+        Tensor gsrc = gather(grads[0], d, idx);
+        if (C == Combine::kAdd) {
+          return autograd::GradList{grads[0], gsrc, Tensor()};
+        }
+        // Overwritten positions pass no gradient to self's old values.
+        Tensor gself = grads[0].clone();
+        gself.scatter_(d, idx, 0);
+        return autograd::GradList{gself, gsrc, Tensor()};
+      });
 }
 
 } // namespace
 
-Tensor& scatter_add_(
-    Tensor& self,
+Tensor& Tensor::scatter_add_(
     int64_t dim,
     const Tensor& index,
     const Tensor& src) {
+  Tensor& self = *this;
   return scatter_src_<Combine::kAdd>(self, dim, index, src, "scatter_add_");
 }
 
-Tensor& scatter_(
-    Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& src) {
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor& self = *this;
   return scatter_src_<Combine::kAssign>(self, dim, index, src, "scatter_");
 }
 
-Tensor& scatter_(
-    Tensor& self,
+Tensor& Tensor::scatter_(
     int64_t dim,
     const Tensor& index,
     const Scalar& value) {
+  Tensor& self = *this;
   const char* name = "scatter_";
-  detail::OpScope op(name);
+  detail::OpScope op(name, {self, index}, detail::OpScope::kInplace);
   check_scatter_args(self, index, nullptr, name);
   int64_t d = wrap_dim(dim, self.dim(), name);
   check_scatter_shapes(self, d, index, nullptr, name);
@@ -331,8 +345,12 @@ Tensor& scatter_(
     scatter_value<T>(g, v);
     detail::write_back(g.W0, g.W, name);
   });
-  op.done(self);
-  return self;
+  return op.done_inplace(
+      self, [d, si = op.save(index)](const autograd::GradList& grads) {
+        Tensor gself = grads[0].clone();
+        gself.scatter_(d, si.unpack(), 0);
+        return autograd::GradList{gself, Tensor()};
+      });
 }
 
 namespace {
@@ -396,15 +414,16 @@ T floor_div(T a, T b) {
 
 } // namespace
 
-Tensor& scatter_reduce_(
-    Tensor& self,
+Tensor& Tensor::scatter_reduce_(
     int64_t dim,
     const Tensor& index,
     const Tensor& src,
     std::string_view reduce,
     bool include_self) {
+  Tensor& self = *this;
   const char* name = "scatter_reduce_";
-  detail::OpScope op(name);
+  // No backward yet: a gradient reaching it raises "not implemented".
+  detail::OpScope op(name, {self, src, index}, detail::OpScope::kInplace);
   const Reduce r = parse_reduce(reduce, name);
   check_scatter_args(self, index, &src, name);
   detail::check_same_dtype(self, src, "src", name, true);
@@ -463,8 +482,7 @@ Tensor& scatter_reduce_(
     });
   }
   detail::write_back(g.W0, g.W, name);
-  op.done(self);
-  return self;
+  return op.done_inplace(self);
 }
 
 } // namespace ditto

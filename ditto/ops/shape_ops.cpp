@@ -11,9 +11,67 @@
 #include "ditto/ops/reduce.h"
 
 namespace ditto {
+namespace {
+
+// The gradient of pad: constant padding passes the gradient of the region
+// the input landed in; reflect padding also adds the mirrored positions'
+// (summed by index_add_, whose variant the node's policy picks).
+Tensor pad_backward(
+    const Tensor& g,
+    const Shape& in,
+    const Shape& out_shape,
+    const std::vector<int64_t>& lo,
+    bool reflect) {
+  const int64_t nd = int64_t(in.size());
+  if (!reflect) {
+    Tensor gi = zeros(in, g.dtype());
+    Tensor dst = gi, src = g;
+    for (int64_t d = 0; d < nd; ++d) {
+      int64_t l = lo[size_t(d)];
+      int64_t s0 = std::max<int64_t>(0, -l);
+      int64_t d0 = std::max<int64_t>(0, l);
+      int64_t len = std::min(in[size_t(d)] - s0, out_shape[size_t(d)] - d0);
+      if (len <= 0) {
+        return gi;
+      }
+      dst = dst.narrow(d, s0, len);
+      src = src.narrow(d, d0, len);
+    }
+    dst.copy_(src);
+    return gi;
+  }
+  const Shape ost = contiguous_strides(out_shape);
+  const Shape ist = contiguous_strides(in);
+  int64_t total = 1;
+  for (int64_t s : out_shape) {
+    total *= s;
+  }
+  Tensor map = detail::new_tensor({total}, kInt64);
+  int64_t* mp = map.data_ptr<int64_t>();
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rem = i, j = 0;
+    for (int64_t d = 0; d < nd; ++d) {
+      int64_t idx = rem / ost[size_t(d)] - lo[size_t(d)];
+      rem %= ost[size_t(d)];
+      const int64_t size = in[size_t(d)];
+      idx = idx < 0 ? -idx : (idx >= size ? 2 * (size - 1) - idx : idx);
+      j += idx * ist[size_t(d)];
+    }
+    mp[i] = j;
+  }
+  int64_t n = 1;
+  for (int64_t s : in) {
+    n *= s;
+  }
+  Tensor gi = zeros({n}, g.dtype());
+  gi.index_add_(0, map, g.contiguous().reshape({-1}));
+  return gi.view(in);
+}
+
+} // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  detail::OpScope scope("cat");
+  detail::OpScope scope("cat", tensors);
   DITTO_CHECK(
       !tensors.empty(),
       ValueError,
@@ -31,7 +89,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
   }
   if (ref == nullptr) {
-    return scope.done(detail::new_tensor({0}, dtype));
+    return scope.done(
+        detail::new_tensor({0}, dtype),
+        [n = tensors.size()](const autograd::GradList&) {
+          return autograd::GradList(n);
+        });
   }
   DITTO_CHECK(
       ref->dim() > 0,
@@ -80,11 +142,25 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     detail::copy_into(out.narrow(d, pos, t.sizes()[d]), t, "cat");
     pos += t.sizes()[d];
   }
-  return scope.done(out);
+  // Each input's gradient is its slice of the output's.
+  std::vector<int64_t> lengths;
+  for (const Tensor& t : tensors) {
+    lengths.push_back(t.dim() == 1 && t.numel() == 0 ? -1 : t.sizes()[d]);
+  }
+  return scope.done(out, [d, lengths](const autograd::GradList& g) {
+    autograd::GradList grads;
+    int64_t at = 0;
+    for (int64_t len : lengths) {
+      grads.push_back(len < 0 ? Tensor() : g[0].narrow(d, at, len));
+      at += std::max<int64_t>(len, 0);
+    }
+    return grads;
+  });
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  detail::OpScope scope("stack");
+  // Composite: the unsqueezes and the cat record the gradient.
+  detail::OpScope scope("stack", tensors, detail::OpScope::kComposite);
   DITTO_CHECK(
       !tensors.empty(),
       ValueError,
@@ -109,7 +185,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor flip(const Tensor& a, const IntList& dims) {
-  detail::OpScope scope("flip");
+  detail::OpScope scope("flip", {a});
   DITTO_CHECK(a.defined(), ValueError, "flip", "undefined tensor");
   // A view with negative strides is not representable, so flip copies by
   // walking the source backwards along the flipped dims.
@@ -122,7 +198,9 @@ Tensor flip(const Tensor& a, const IntList& dims) {
   }
   Tensor out = detail::new_tensor(a.sizes(), a.dtype());
   if (a.numel() == 0) {
-    return scope.done(out);
+    return scope.done(out, [dims](const autograd::GradList& g) {
+      return autograd::GradList{flip(g[0], dims)};
+    });
   }
   Tensor src = a.contiguous();
   const int64_t n = a.numel();
@@ -143,7 +221,9 @@ Tensor flip(const Tensor& a, const IntList& dims) {
       std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
     }
   });
-  return scope.done(out);
+  return scope.done(out, [dims](const autograd::GradList& g) {
+    return autograd::GradList{flip(g[0], dims)};
+  });
 }
 
 Tensor pad(
@@ -151,7 +231,7 @@ Tensor pad(
     const IntList& pads,
     std::string_view mode,
     double value) {
-  detail::OpScope scope("pad");
+  detail::OpScope scope("pad", {a});
   DITTO_CHECK(a.defined(), ValueError, "pad", "undefined tensor");
   DITTO_CHECK(
       pads.size() % 2 == 0 && int64_t(pads.size()) / 2 <= a.dim(),
@@ -205,6 +285,10 @@ Tensor pad(
     lo[d] = l;
   }
   Tensor out = detail::new_tensor(out_shape, a.dtype());
+  auto backward = [in = a.sizes(), out_shape, lo, reflect](
+                      const autograd::GradList& g) {
+    return autograd::GradList{pad_backward(g[0], in, out_shape, lo, reflect)};
+  };
   if (!reflect) {
     out.fill_(value);
     // Negative pads crop: copy the overlapping region only.
@@ -216,13 +300,13 @@ Tensor pad(
       int64_t d0 = std::max<int64_t>(0, l);
       int64_t len = std::min(size - s0, out_shape[d] - d0);
       if (len <= 0) {
-        return scope.done(out);
+        return scope.done(out, backward);
       }
       src = src.narrow(d, s0, len);
       dst = dst.narrow(d, d0, len);
     }
     detail::copy_into(dst, src, "pad");
-    return scope.done(out);
+    return scope.done(out, backward);
   }
   // Reflect: each output index maps to one input index per dim.
   Tensor src = a.contiguous();
@@ -250,11 +334,11 @@ Tensor pad(
           std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
         }
       });
-  return scope.done(out);
+  return scope.done(out, backward);
 }
 
 std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
-  detail::OpScope scope("sort");
+  detail::OpScope scope("sort", {a});
   DITTO_CHECK(a.defined(), ValueError, "sort", "undefined tensor");
   int64_t d = wrap_dim(dim, a.dim(), "sort");
   // Move the sorted dim last, sort each contiguous row, move it back.
@@ -298,7 +382,17 @@ std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
     values = values.transpose(d, -1).contiguous();
     indices = indices.transpose(d, -1).contiguous();
   }
-  scope.done({values, indices});
+  scope.done(
+      {values, indices},
+      [d, in = a.sizes(), si = scope.save(indices)](
+          const autograd::GradList& g) {
+        if (in.empty()) {
+          return autograd::GradList{g[0]};
+        }
+        Tensor gi = zeros(in, g[0].dtype());
+        gi.scatter_(d, si.unpack(), g[0]);
+        return autograd::GradList{gi};
+      });
   return {values, indices};
 }
 

@@ -9,7 +9,6 @@
 
 #include "ditto/core/error.h"
 #include "ditto/core/tensor.h"
-#include "ditto/ops/factories.h"
 #include "ditto/random/generator_impl.h"
 
 namespace ditto {
@@ -233,7 +232,9 @@ Tensor Generator::get_state() const {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     b = impl_->state_bytes();
   }
-  return tensor(b);
+  Tensor t = detail::new_tensor({int64_t(b.size())}, kUInt8);
+  std::memcpy(t.data_ptr<uint8_t>(), b.data(), b.size());
+  return t;
 }
 
 Generator& Generator::set_state(const Tensor& state) {

@@ -23,7 +23,7 @@ bool enabled() {
   return g_enabled.load(std::memory_order_relaxed);
 }
 
-void record(std::string_view op, const std::vector<Tensor>& outs) {
+void record(const Event& event) {
   if (tls_in_hook) {
     return;
   }
@@ -37,7 +37,7 @@ void record(std::string_view op, const std::vector<Tensor>& outs) {
   }
   tls_in_hook = true;
   try {
-    (*hook)(op, outs);
+    (*hook)(event);
   } catch (...) {
     tls_in_hook = false;
     throw;

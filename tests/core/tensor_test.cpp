@@ -230,11 +230,17 @@ TEST(Determinism, SwitchesFollowPyTorch) {
 
 TEST(Trace, HookSeesUserOpsOnly) {
   std::vector<std::string> seen;
-  trace::set_hook([&](std::string_view op, const std::vector<Tensor>& outs) {
-    seen.emplace_back(op);
-    EXPECT_FALSE(outs.empty());
+  Tensor a;
+  trace::set_hook([&](const trace::Event& e) {
+    seen.emplace_back(e.op);
+    EXPECT_FALSE(e.outputs.empty());
+    EXPECT_EQ(e.phase, trace::Phase::kForward);
+    if (e.op == "add") {
+      ASSERT_EQ(e.inputs.size(), 2u); // the tensor and the wrapped scalar
+      EXPECT_TRUE(e.inputs[0].is_same(a));
+    }
   });
-  Tensor a = ones({3}, kInt32);
+  a = ones({3}, kInt32);
   Tensor b = add(a, 1.5); // converts a internally: not reported
   trace::set_hook({});
   Tensor c = mul(b, 2.0);

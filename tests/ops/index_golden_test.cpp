@@ -97,53 +97,53 @@ Tensor run_case(const std::string& name, Case& c) {
     const std::string reduce = rest.substr(0, rest.find('_'));
     const bool include_self = rest[reduce.size() + 1] == '1';
     Tensor t = self();
-    scatter_reduce_(
-        t, dim1 ? 1 : 0, c.at("index"), c.at("src"), reduce, include_self);
+    t.scatter_reduce_(
+        dim1 ? 1 : 0, c.at("index"), c.at("src"), reduce, include_self);
     return t;
   }
   Tensor t = self.operator()();
   if (name == "scatter_src") {
-    return scatter_(t, 0, c.at("index"), c.at("src"));
+    return t.scatter_(0, c.at("index"), c.at("src"));
   }
   if (name == "scatter_value") {
-    return scatter_(t, 0, c.at("index"), Scalar(2.5));
+    return t.scatter_(0, c.at("index"), Scalar(2.5));
   }
   if (name == "scatter_add") {
-    return scatter_add_(t, 0, c.at("index"), c.at("src"));
+    return t.scatter_add_(0, c.at("index"), c.at("src"));
   }
   if (name == "index_put_acc_dim0" || name == "index_put_acc_int") {
-    return index_put_(t, {c.at("i0")}, c.at("values"), true);
+    return t.index_put_({c.at("i0")}, c.at("values"), true);
   }
   if (name == "index_put_acc_dim1") {
-    return index_put_(t, {Tensor(), c.at("i1")}, c.at("values"), true);
+    return t.index_put_({Tensor(), c.at("i1")}, c.at("values"), true);
   }
   if (name == "index_put_acc_two") {
-    return index_put_(t, {c.at("ia"), c.at("ib")}, c.at("values"), true);
+    return t.index_put_({c.at("ia"), c.at("ib")}, c.at("values"), true);
   }
   if (name == "index_put_acc_apart") {
-    return index_put_(
-        t, {c.at("ia"), Tensor(), c.at("ic")}, c.at("values"), true);
+    return t.index_put_(
+        {c.at("ia"), Tensor(), c.at("ic")}, c.at("values"), true);
   }
   if (name == "index_put_mask") {
-    return index_put_(t, {c.at("mask")}, c.at("values"));
+    return t.index_put_({c.at("mask")}, c.at("values"));
   }
   if (name == "put_acc") {
-    return put_(t, c.at("index"), c.at("source"), true);
+    return t.put_(c.at("index"), c.at("source"), true);
   }
   if (name == "take") {
     return take(c.at("self"), c.at("index"));
   }
   if (name == "masked_fill") {
-    return masked_fill_(t, c.at("mask"), -1.25);
+    return t.masked_fill_(c.at("mask"), -1.25);
   }
   if (name == "masked_select") {
     return masked_select(c.at("self"), c.at("mask"));
   }
   if (name == "index_add_alpha_int") {
-    return index_add_(t, 0, c.at("index"), c.at("source"), 3);
+    return t.index_add_(0, c.at("index"), c.at("source"), 3);
   }
   if (name == "index_copy") {
-    return index_copy_(t, 0, c.at("index"), c.at("source"));
+    return t.index_copy_(0, c.at("index"), c.at("source"));
   }
   throw std::runtime_error("unknown case " + name);
 }

@@ -43,14 +43,14 @@ TEST_P(IndexOps, IndexAddDeterministicEqualsSerialForEveryThreadCount) {
   for (int threads : {1, 2, 3, 8}) {
     set_num_threads(threads);
     Tensor t = base.clone();
-    index_add_(t, 0, index, src);
+    t.index_add_(0, index, src);
     EXPECT_TRUE(equal(t, expected)) << threads << " threads";
   }
   // The fast variant is correct up to rounding.
   use_deterministic_algorithms(false);
   set_num_threads(2);
   Tensor fast = base.clone();
-  index_add_(fast, 0, index, src);
+  fast.index_add_(0, index, src);
   EXPECT_TRUE(allclose(fast, expected, 1e-4, 1e-3));
 }
 
@@ -60,10 +60,10 @@ TEST(IndexOps2, IndexAddAlongAnotherDimAndIntegers) {
   use_deterministic_algorithms(true);
   Tensor t = zeros({2, 4});
   Tensor src = tensor<float>({1, 2, 3, 4, 5, 6}, {2, 3});
-  index_add_(t, 1, tensor<int64_t>({3, 0, 3}), src);
+  t.index_add_(1, tensor<int64_t>({3, 0, 3}), src);
   EXPECT_TRUE(equal(t, tensor<float>({2, 0, 0, 4, 5, 0, 0, 10}, {2, 4})));
   Tensor i = zeros({3}, kInt64);
-  index_add_(i, 0, tensor<int32_t>({0, 0, 2}), tensor<int64_t>({5, 6, 7}));
+  i.index_add_(0, tensor<int32_t>({0, 0, 2}), tensor<int64_t>({5, 6, 7}));
   EXPECT_TRUE(equal(i, tensor<int64_t>({11, 0, 7})));
   use_deterministic_algorithms(false);
 }
@@ -72,22 +72,22 @@ TEST(IndexOps2, IndexAddBadInputChangesNothing) {
   Tensor t = zeros({5, 2});
   Tensor src = ones({3, 2});
   try {
-    index_add_(t, 0, tensor<int64_t>({0, 7, 1}), src);
+    t.index_add_(0, tensor<int64_t>({0, 7, 1}), src);
     FAIL();
   } catch (const IndexError& e) {
     EXPECT_STREQ(
         e.what(),
         "[index_add_] index 7 is out of bounds for dimension 0 with size 5");
   }
-  EXPECT_THROW(index_add_(t, 0, tensor<int64_t>({0, -1, 1}), src), IndexError);
-  EXPECT_THROW(index_add_(t, 0, tensor<float>({0, 1, 1}), src), TypeError);
-  EXPECT_THROW(index_add_(t, 0, tensor<int64_t>({0, 1}), src), ValueError);
+  EXPECT_THROW(t.index_add_(0, tensor<int64_t>({0, -1, 1}), src), IndexError);
+  EXPECT_THROW(t.index_add_(0, tensor<float>({0, 1, 1}), src), TypeError);
+  EXPECT_THROW(t.index_add_(0, tensor<int64_t>({0, 1}), src), ValueError);
   EXPECT_THROW(
-      index_add_(t, 0, tensor<int64_t>({0, 1, 2}), ones({3, 3})), ValueError);
+      t.index_add_(0, tensor<int64_t>({0, 1, 2}), ones({3, 3})), ValueError);
   EXPECT_THROW(
-      index_add_(t, 0, tensor<int64_t>({0, 1, 2}), ones({3, 2}, kFloat64)),
+      t.index_add_(0, tensor<int64_t>({0, 1, 2}), ones({3, 2}, kFloat64)),
       TypeError);
-  EXPECT_THROW(index_add_(t, 2, tensor<int64_t>({0}), src), IndexError);
+  EXPECT_THROW(t.index_add_(2, tensor<int64_t>({0}), src), IndexError);
   EXPECT_EQ(sum(t).item<float>(), 0.0f);
 }
 
@@ -111,22 +111,22 @@ TEST(IndexOps2, ScatterAddDeterministicEqualsSerial) {
   for (int threads : {1, 2, 3, 8}) {
     set_num_threads(threads);
     Tensor t = base.clone();
-    scatter_add_(t, 0, index, src);
+    t.scatter_add_(0, index, src);
     EXPECT_TRUE(equal(t, expected)) << threads << " threads";
   }
   use_deterministic_algorithms(false);
   Tensor fast = base.clone();
-  scatter_add_(fast, 0, index, src);
+  fast.scatter_add_(0, index, src);
   EXPECT_TRUE(allclose(fast, expected, 1e-4, 1e-3));
   // Along dim 1, against PyTorch's documented example.
   Tensor z = zeros({3, 5});
-  scatter_add_(z, 1, tensor<int64_t>({0, 1, 2, 0}, {1, 4}), ones({2, 5}));
+  z.scatter_add_(1, tensor<int64_t>({0, 1, 2, 0}, {1, 4}), ones({2, 5}));
   EXPECT_TRUE(equal(z.select(0, 0), tensor<float>({2, 1, 1, 0, 0})));
   EXPECT_THROW(
-      scatter_add_(z, 1, tensor<int64_t>({5}, {1, 1}), ones({1, 1})),
+      z.scatter_add_(1, tensor<int64_t>({5}, {1, 1}), ones({1, 1})),
       IndexError);
   EXPECT_THROW(
-      scatter_add_(z, 0, tensor<int64_t>({0, 0, 0, 0}, {4, 1}), ones({2, 5})),
+      z.scatter_add_(0, tensor<int64_t>({0, 0, 0, 0}, {4, 1}), ones({2, 5})),
       ValueError);
 }
 

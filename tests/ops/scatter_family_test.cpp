@@ -118,7 +118,7 @@ TEST_F(ScatterFamily, ScatterReduceEveryReduction) {
           check(
               [&] {
                 Tensor t = self.clone();
-                return scatter_reduce_(t, 0, index, s, r, include_self);
+                return t.scatter_reduce_(0, index, s, r, include_self);
               },
               expected);
         }
@@ -143,12 +143,12 @@ TEST_F(ScatterFamily, ScatterWithDuplicatesKeepsTheLastInIndexOrder) {
     for (int threads : {1, 2, 3, 8}) {
       set_num_threads(threads);
       Tensor t = self.clone();
-      EXPECT_TRUE(same_bits(scatter_(t, 0, index, src), expected));
+      EXPECT_TRUE(same_bits(t.scatter_(0, index, src), expected));
     }
     // The fast variant writes one of the duplicates' values.
     use_deterministic_algorithms(false);
     Tensor t = self.clone();
-    scatter_(t, 0, index, src);
+    t.scatter_(0, index, src);
     std::vector<std::vector<float>> written(size_t(self.numel()));
     for (int64_t k = 0; k < index.numel(); ++k) {
       written[size_t(index.data_ptr<int64_t>()[k] * 2 + k % 2)].push_back(
@@ -186,17 +186,17 @@ TEST_F(ScatterFamily, IndexPutPutIndexCopy) {
     check(
         [&] {
           Tensor t = self.clone();
-          return index_put_(t, {idx}, vals, true);
+          return t.index_put_({idx}, vals, true);
         },
         acc);
     use_deterministic_algorithms(true);
     for (int threads : {1, 2, 3, 8}) {
       set_num_threads(threads);
       Tensor t = self.clone();
-      EXPECT_TRUE(same_bits(index_put_(t, {idx}, vals), last));
+      EXPECT_TRUE(same_bits(t.index_put_({idx}, vals), last));
       Tensor nonneg = where(lt(idx, 0), add(idx, rows), idx);
       Tensor u = self.clone();
-      EXPECT_TRUE(same_bits(index_copy_(u, 0, nonneg, vals), last));
+      EXPECT_TRUE(same_bits(u.index_copy_(0, nonneg, vals), last));
     }
     use_deterministic_algorithms(false);
 
@@ -206,7 +206,7 @@ TEST_F(ScatterFamily, IndexPutPutIndexCopy) {
     check(
         [&] {
           Tensor t = selfT.clone();
-          return index_put_(t, {Tensor(), idx}, valsT, true);
+          return t.index_put_({Tensor(), idx}, valsT, true);
         },
         acc.t().contiguous());
 
@@ -222,7 +222,7 @@ TEST_F(ScatterFamily, IndexPutPutIndexCopy) {
     check(
         [&] {
           Tensor t = self.clone();
-          return put_(t, flat_idx, flat_vals, true);
+          return t.put_(flat_idx, flat_vals, true);
         },
         pexp);
   }
@@ -314,11 +314,11 @@ TEST_F(ScatterFamily, IntegersAreExactAndNothingAlerts) {
   {
     DeterministicGuard guard(true);
     Tensor d0 = self.clone();
-    det = scatter_add_(d0, 0, index, src);
+    det = d0.scatter_add_(0, index, src);
   }
   set_num_threads(2);
   Tensor t = self.clone();
-  fast = scatter_add_(t, 0, index, src);
+  fast = t.scatter_add_(0, index, src);
   EXPECT_TRUE(same_bits(det, fast));
   std::vector<std::string> warned;
   determinism::set_warning_handler(
@@ -327,12 +327,12 @@ TEST_F(ScatterFamily, IntegersAreExactAndNothingAlerts) {
   Tensor f = randn({100, 4}, kFloat32, g);
   Tensor i100 = randint(0, 10, {100}, kInt64, g);
   Tensor d = zeros({10, 4});
-  index_add_(d, 0, i100, f);
-  index_copy_(d, 0, i100, f);
-  index_put_(d, {i100}, f, true);
-  put_(d, i100, f.select(1, 0).contiguous(), true);
-  scatter_reduce_(
-      d, 0, i100.view({100, 1}).expand({100, 4}).contiguous(), f, "prod");
+  d.index_add_(0, i100, f);
+  d.index_copy_(0, i100, f);
+  d.index_put_({i100}, f, true);
+  d.put_(i100, f.select(1, 0).contiguous(), true);
+  d.scatter_reduce_(
+      0, i100.view({100, 1}).expand({100, 4}).contiguous(), f, "prod");
   bincount(i100, f.select(1, 0).contiguous());
   embedding_bag(i100, f, tensor<int64_t>({0, 50}, {2}), "sum");
   histc(f);
@@ -357,92 +357,90 @@ TEST_F(ScatterFamily, BadInputChangesNothing) {
   const Tensor i2 = tensor<int64_t>({0, 1, 0, 3, 2, 1, 0, 0}, {2, 4});
   expect_error(
       [&] {
-        scatter_reduce_(t, 0, i2, ones({2, 4}), "median");
+        t.scatter_reduce_(0, i2, ones({2, 4}), "median");
       },
       "[scatter_reduce_] reduce must be one of sum, prod, mean, amax, amin, "
       "got 'median'");
   expect_error(
       [&] {
-        scatter_reduce_(t, 0, i2, ones({2, 4}), "sum");
+        t.scatter_reduce_(0, i2, ones({2, 4}), "sum");
       },
       "[scatter_reduce_] index 3 is out of bounds for dimension 0 with size 3");
   expect_error(
       [&] {
-        scatter_(t, 1, tensor<int64_t>({0, -1}, {1, 2}), ones({1, 2}));
+        t.scatter_(1, tensor<int64_t>({0, -1}, {1, 2}), ones({1, 2}));
       },
       "[scatter_] index -1 is out of bounds for dimension 1 with size 4");
   expect_error(
       [&] {
-        scatter_(t, 0, tensor<float>({0}, {1, 1}), ones({1, 1}));
+        t.scatter_(0, tensor<float>({0}, {1, 1}), ones({1, 1}));
       },
       "[scatter_] expected an int64 or int32 index but got float32");
   expect_error(
       [&] {
-        scatter_(t, 0, tensor<int64_t>({0}, {1, 1}), Scalar(1e300));
+        t.scatter_(0, tensor<int64_t>({0}, {1, 1}), Scalar(1e300));
       },
       "[scatter_]");
   expect_error(
       [&] {
-        index_copy_(t, 0, tensor<int64_t>({0, 5}), ones({2, 4}));
+        t.index_copy_(0, tensor<int64_t>({0, 5}), ones({2, 4}));
       },
       "[index_copy_] index 5 is out of bounds for dimension 0 with size 3");
   expect_error(
       [&] {
-        index_put_(t, {tensor<int64_t>({1, -4})}, ones({4}), true);
+        t.index_put_({tensor<int64_t>({1, -4})}, ones({4}), true);
       },
       "[index_put_] index -4 is out of bounds for dimension 0 with size 3");
   expect_error(
       [&] {
-        index_put_(
-            t,
-            {tensor<int64_t>({0, 1}), tensor<int64_t>({0, 1, 2})},
-            ones({1}));
+        t.index_put_(
+            {tensor<int64_t>({0, 1}), tensor<int64_t>({0, 1, 2})}, ones({1}));
       },
       "[index_put_]");
   expect_error(
       [&] {
-        index_put_(t, {tensor<int64_t>({0, 1})}, ones({3, 4}));
+        t.index_put_({tensor<int64_t>({0, 1})}, ones({3, 4}));
       },
       "[index_put_] shape mismatch: values of shape {3, 4} cannot be "
       "broadcast to the indexing result of shape {2, 4}");
   expect_error(
       [&] {
-        index_put_(t, {ones({3, 3}, kBool)}, ones({1}));
+        t.index_put_({ones({3, 3}, kBool)}, ones({1}));
       },
       "[index_put_] the shape of the mask {3, 3} at index 1 does not match "
       "the shape of the indexed tensor {3, 4} at index 1");
   expect_error(
       [&] {
-        index_put_(t, {Tensor(), Tensor(), tensor<int64_t>({0})}, ones({1}));
+        t.index_put_({Tensor(), Tensor(), tensor<int64_t>({0})}, ones({1}));
       },
       "[index_put_] too many indices for a tensor of dimension 2 (got 3)");
   expect_error(
       [&] {
-        put_(t, tensor<int64_t>({0, 12}), ones({2}));
+        t.put_(tensor<int64_t>({0, 12}), ones({2}));
       },
       "[put_] index 12 is out of bounds for dimension 0 with size 12");
   expect_error(
       [&] {
-        put_(t, tensor<int64_t>({0, 1}), ones({3}));
+        t.put_(tensor<int64_t>({0, 1}), ones({3}));
       },
       "[put_] index has 2 elements but source has 3");
   expect_error(
-      [&] { put_(t, tensor<int64_t>({0}), ones({1}, kFloat64)); },
+      [&] { t.put_(tensor<int64_t>({0}), ones({1}, kFloat64)); },
       "[put_] self (float32) and source (float64) must have the same dtype");
   expect_error(
       [&] {
-        masked_fill_(t, ones({4, 4}, kBool), 1.0);
+        t.masked_fill_(ones({4, 4}, kBool), 1.0);
       },
       "[masked_fill_]");
   expect_error(
-      [&] { masked_fill_(t, ones({4}), 1.0); },
+      [&] { t.masked_fill_(ones({4}), 1.0); },
       "[masked_fill_] expected a bool mask but got float32");
   expect_error(
       [&] { take(t, tensor<int64_t>({-13})); },
       "[take] index -13 is out of bounds for dimension 0 with size 12");
   Tensor it = zeros({3}, kInt64);
   EXPECT_THROW(
-      index_add_(it, 0, tensor<int64_t>({0}), ones({1}, kInt64), 0.5),
+      it.index_add_(0, tensor<int64_t>({0}), ones({1}, kInt64), 0.5),
       TypeError);
   EXPECT_EQ(sum(it).item<int64_t>(), 0);
   EXPECT_THROW(bincount(tensor<int64_t>({1, -2})), ValueError);
@@ -483,24 +481,24 @@ TEST_F(ScatterFamily, Semantics) {
   // masked_fill_ on a strided view writes only masked elements of the view.
   Tensor a = zeros({4, 4});
   Tensor col = a.select(1, 2);
-  masked_fill_(col, tensor<bool>({true, false, true, false}), 3.0);
+  col.masked_fill_(tensor<bool>({true, false, true, false}), 3.0);
   EXPECT_EQ(sum(a).item<float>(), 6.0f);
   EXPECT_EQ(a.data_ptr<float>()[2], 3.0f);
   EXPECT_EQ(a.data_ptr<float>()[10], 3.0f);
   // index_put_ on a strided self and a broadcast value.
   Tensor b = zeros({3, 4}).t();
-  index_put_(b, {tensor<int64_t>({0, 3})}, scalar_tensor(2.0, kFloat32));
+  b.index_put_({tensor<int64_t>({0, 3})}, scalar_tensor(2.0, kFloat32));
   EXPECT_TRUE(equal(sum(b, {1}), tensor<float>({6, 0, 0, 6})));
   // scatter_reduce_ mean of integers floors.
   Tensor m = tensor<int64_t>({-7, 7, 9});
-  scatter_reduce_(
-      m, 0, tensor<int64_t>({0, 1}), tensor<int64_t>({0, 0}), "mean");
+  m.scatter_reduce_(
+      0, tensor<int64_t>({0, 1}), tensor<int64_t>({0, 0}), "mean");
   EXPECT_TRUE(equal(m, tensor<int64_t>({-4, 3, 9})));
   // A 0-d bool index selects all (true) or nothing (false).
   Tensor z = zeros({3});
-  index_put_(z, {scalar_tensor(false, kBool)}, scalar_tensor(5.0, kFloat32));
+  z.index_put_({scalar_tensor(false, kBool)}, scalar_tensor(5.0, kFloat32));
   EXPECT_EQ(sum(z).item<float>(), 0.0f);
-  index_put_(z, {scalar_tensor(true, kBool)}, scalar_tensor(5.0, kFloat32));
+  z.index_put_({scalar_tensor(true, kBool)}, scalar_tensor(5.0, kFloat32));
   EXPECT_EQ(sum(z).item<float>(), 15.0f);
   // 2-d embedding_bag: one bag per row.
   EXPECT_TRUE(equal(

@@ -1,0 +1,236 @@
+#include "ditto/autograd/graph.h"
+
+#include <atomic>
+#include <sstream>
+
+#include "ditto/core/error.h"
+
+namespace ditto::autograd {
+namespace {
+
+std::atomic<uint64_t> g_next_sequence_nr{0};
+thread_local bool tls_grad_enabled = true;
+
+const char* legacy_type_name(Dtype d) {
+  switch (d) {
+    case kFloat32:
+      return "FloatTensor";
+    case kFloat64:
+      return "DoubleTensor";
+    case kInt64:
+      return "LongTensor";
+    case kInt32:
+      return "IntTensor";
+    case kUInt8:
+      return "ByteTensor";
+    case kBool:
+      return "BoolTensor";
+    default:
+      return "Tensor";
+  }
+}
+
+} // namespace
+
+Node::Node(std::string name, std::string forward_name)
+    : name_(std::move(name)),
+      forward_name_(std::move(forward_name)),
+      sequence_nr_(g_next_sequence_nr.fetch_add(1)),
+      policy_(determinism::current_policy()) {}
+
+FunctionNode::FunctionNode(
+    std::string name,
+    std::string forward_name,
+    BackwardFn fn)
+    : Node(std::move(name), std::move(forward_name)), fn_(std::move(fn)) {}
+
+GradList FunctionNode::apply(const GradList& grad_outputs) {
+  DITTO_CHECK(
+      !released_,
+      ValueError,
+      name().c_str(),
+      "Trying to backward through the graph a second time (or directly "
+      "access saved tensors after they have already been freed). Saved "
+      "intermediate values of the graph are freed when you call backward() "
+      "or autograd::grad(). Specify retain_graph=true if you need to "
+      "backward through the graph a second time or if you need to access "
+      "saved tensors after calling backward.");
+  return fn_(grad_outputs);
+}
+
+void FunctionNode::release() {
+  if (has_saved_) {
+    fn_ = nullptr;
+    released_ = true;
+  }
+}
+
+AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf)
+    : Node("AccumulateGrad", ""), leaf_(std::move(leaf)) {}
+
+AutogradMeta* meta(const Tensor& t) {
+  return t.defined() ? t.impl()->autograd_meta() : nullptr;
+}
+
+AutogradMeta& ensure_meta(const Tensor& t) {
+  DITTO_ASSERT(t.defined());
+  if (t.impl()->autograd_meta() == nullptr) {
+    t.impl()->set_autograd_meta(std::make_shared<AutogradMeta>());
+  }
+  return *t.impl()->autograd_meta();
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = meta(t);
+  if (m == nullptr) {
+    return {};
+  }
+  if (m->grad_fn) {
+    return {m->grad_fn, m->output_nr};
+  }
+  if (!m->requires_grad) {
+    return {};
+  }
+  auto acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl());
+    m->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+std::string describe(const Tensor& t) {
+  std::ostringstream os;
+  os << "[torch." << legacy_type_name(t.dtype()) << " [";
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    os << (i ? ", " : "") << t.sizes()[i];
+  }
+  os << "]]";
+  return os.str();
+}
+
+bool GradMode::is_enabled() {
+  return tls_grad_enabled;
+}
+
+void GradMode::set_enabled(bool enabled) {
+  tls_grad_enabled = enabled;
+}
+
+SavedTensor::SavedTensor(const Tensor& t) {
+  if (!t.defined()) {
+    return;
+  }
+  // An alias without autograd metadata: the node keeps the values, not the
+  // tensor's graph (which may lead back to this very node).
+  data_ = Tensor(std::make_shared<TensorImpl>(
+      t.storage(), t.sizes(), t.strides(), t.storage_offset(), t.dtype()));
+  version_ = t.storage()->version();
+  if (AutogradMeta* m = meta(t); m != nullptr && m->grad_fn) {
+    producer_ = detail::str_cat(
+        ", which is output ", m->output_nr, " of ", m->grad_fn->name(), ",");
+  }
+}
+
+Tensor SavedTensor::unpack() const {
+  if (data_.defined()) {
+    uint64_t now = data_.storage()->version();
+    DITTO_CHECK(
+        now == version_,
+        ValueError,
+        "backward",
+        "one of the variables needed for gradient computation has been "
+        "modified by an inplace operation: ",
+        describe(data_),
+        producer_,
+        " is at version ",
+        now,
+        "; expected version ",
+        version_,
+        " instead. Hint: the backtrace further above shows the operation "
+        "that failed to compute its gradient. The variable in question was "
+        "changed in there or anywhere later. Good luck!");
+  }
+  return data_;
+}
+
+void NodeBuilder::record(
+    const char* forward_name,
+    const std::vector<const Tensor*>& inputs,
+    std::span<const Tensor> outputs,
+    BackwardFn fn,
+    bool has_saved,
+    bool inplace_self) {
+  auto node = std::make_shared<FunctionNode>(
+      detail::str_cat(forward_name, "_backward"), forward_name, std::move(fn));
+  node->set_has_saved(has_saved);
+  node->next_.reserve(inputs.size());
+  node->input_metas_.reserve(inputs.size());
+  for (const Tensor* in : inputs) {
+    if (in != nullptr && in->defined()) {
+      node->next_.push_back(gradient_edge(*in));
+      node->input_metas_.push_back({in->sizes(), in->dtype()});
+    } else {
+      node->next_.push_back({});
+      node->input_metas_.push_back({});
+    }
+  }
+  node->output_metas_.reserve(outputs.size());
+  node->retained().resize(outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const Tensor& out = outputs[k];
+    if (!out.defined()) {
+      node->output_metas_.push_back({});
+      continue;
+    }
+    node->output_metas_.push_back({out.sizes(), out.dtype()});
+    if (!is_floating(out.dtype())) {
+      continue; // integer outputs (indices) carry no gradient
+    }
+    AutogradMeta& m = ensure_meta(out);
+    m.grad_fn = node;
+    m.output_nr = uint32_t(k);
+    m.requires_grad = false;
+    if (k == 0 && inplace_self && m.retains_grad) {
+      node->retained()[0] = out.impl();
+    }
+  }
+}
+
+void check_inplace(const Tensor& t, const char* op) {
+  AutogradMeta* m = meta(t);
+  if (m == nullptr) {
+    return;
+  }
+  DITTO_CHECK(
+      !(m->requires_grad && !m->grad_fn),
+      ValueError,
+      op,
+      "a leaf Variable that requires grad is being used in an in-place "
+      "operation.");
+  DITTO_CHECK(
+      !m->is_view,
+      ValueError,
+      op,
+      "an in-place operation on a view of a tensor that requires grad is not "
+      "supported yet; clone() the view, or change the base tensor instead");
+}
+
+void check_view_fresh(const Tensor& t, const char* op) {
+  AutogradMeta* m = meta(t);
+  if (m == nullptr || !m->is_view) {
+    return;
+  }
+  DITTO_CHECK(
+      t.storage()->version() == m->view_version,
+      ValueError,
+      op,
+      "a view of a tensor that requires grad is used after its base was "
+      "modified in place (version ",
+      t.storage()->version(),
+      ", the view was taken at version ",
+      m->view_version,
+      "); take the view again after the in-place operation");
+}
+
+} // namespace ditto::autograd
