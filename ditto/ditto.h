@@ -3,6 +3,7 @@
 // The whole public API of ditto.
 
 #include "ditto/autograd/engine.h"
+#include "ditto/autograd/gradcheck.h"
 #include "ditto/autograd/graph.h"
 #include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"

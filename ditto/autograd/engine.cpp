@@ -119,7 +119,8 @@ class Engine {
             ValueError,
             "backward",
             "grad can be implicitly created only for scalar outputs");
-        g = ones_like(out);
+        // Made in run(), as part of the backward phase.
+        implicit_.push_back(roots_.size());
       } else {
         DITTO_CHECK(
             g.sizes() == out.sizes(),
@@ -136,6 +137,7 @@ class Engine {
             ".");
       }
       roots_.push_back({gradient_edge(out), g});
+      out_metas_.push_back({out.sizes(), out.dtype()});
     }
   }
 
@@ -147,9 +149,6 @@ class Engine {
   std::vector<Tensor> run(size_t n_captured) {
     collect();
     captured_.assign(n_captured, Tensor());
-    for (auto& [edge, g] : roots_) {
-      add_into(buffers_[edge.node.get()], edge.input_nr, g);
-    }
     detail::OpScope::in_backward() = true;
     struct Reset {
       ~Reset() {
@@ -157,6 +156,12 @@ class Engine {
       }
     } reset;
     NoGradGuard no_grad;
+    for (size_t r : implicit_) {
+      roots_[r].second = ones(out_metas_[r].sizes, out_metas_[r].dtype);
+    }
+    for (auto& [edge, g] : roots_) {
+      add_into(buffers_[edge.node.get()], edge.input_nr, g);
+    }
     for (const auto& node : order_) {
       run_node(*node);
     }
@@ -221,8 +226,10 @@ class Engine {
       buffers_.erase(found);
     }
     grads.resize(slots_of(node));
-    const bool any = std::any_of(
-        grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+    const bool any =
+        std::any_of(grads.begin(), grads.end(), [](const Tensor& g) {
+          return g.defined();
+        });
     auto* fn = dynamic_cast<FunctionNode*>(&node);
     if (auto c = captures_.find(&node); c != captures_.end()) {
       for (const Capture& cap : c->second) {
@@ -324,6 +331,8 @@ class Engine {
 
   bool retain_graph_;
   std::vector<std::pair<Edge, Tensor>> roots_;
+  std::vector<TensorMeta> out_metas_;
+  std::vector<size_t> implicit_; // roots whose gradient is ones
   std::vector<std::shared_ptr<Node>> order_;
   std::unordered_map<Node*, Buffer> buffers_;
   std::unordered_map<Node*, std::vector<Capture>> captures_;
@@ -350,8 +359,7 @@ std::vector<Tensor> grad(
     std::optional<bool> retain_graph,
     bool create_graph,
     bool allow_unused) {
-  DITTO_CHECK(
-      !inputs.empty(), ValueError, "grad", "inputs must not be empty");
+  DITTO_CHECK(!inputs.empty(), ValueError, "grad", "inputs must not be empty");
   Engine engine(
       outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph);
   for (size_t k = 0; k < inputs.size(); ++k) {

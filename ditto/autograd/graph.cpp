@@ -126,15 +126,29 @@ SavedTensor::SavedTensor(const Tensor& t) {
   data_ = Tensor(std::make_shared<TensorImpl>(
       t.storage(), t.sizes(), t.strides(), t.storage_offset(), t.dtype()));
   version_ = t.storage()->version();
-  if (AutogradMeta* m = meta(t); m != nullptr && m->grad_fn) {
-    producer_ = detail::str_cat(
-        ", which is output ", m->output_nr, " of ", m->grad_fn->name(), ",");
-  }
+  original_ = t.impl();
+  output_of_ = std::make_shared<std::string>();
 }
 
 Tensor SavedTensor::unpack() const {
   if (data_.defined()) {
     uint64_t now = data_.storage()->version();
+    // Which node produced the tensor, if it still exists (an op's own
+    // output gets its grad_fn after being saved, so it is looked up now).
+    std::string producer;
+    if (!output_of_->empty()) {
+      producer = detail::str_cat(", which is ", *output_of_, ",");
+    } else if (auto impl = original_.lock()) {
+      AutogradMeta* m = impl->autograd_meta();
+      if (m != nullptr && m->grad_fn) {
+        producer = detail::str_cat(
+            ", which is output ",
+            m->output_nr,
+            " of ",
+            m->grad_fn->name(),
+            ",");
+      }
+    }
     DITTO_CHECK(
         now == version_,
         ValueError,
@@ -142,14 +156,14 @@ Tensor SavedTensor::unpack() const {
         "one of the variables needed for gradient computation has been "
         "modified by an inplace operation: ",
         describe(data_),
-        producer_,
+        producer,
         " is at version ",
         now,
         "; expected version ",
         version_,
-        " instead. Hint: the backtrace further above shows the operation "
-        "that failed to compute its gradient. The variable in question was "
-        "changed in there or anywhere later. Good luck!");
+        " instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with "
+        "autograd::DetectAnomalyGuard.");
   }
   return data_;
 }
@@ -159,22 +173,28 @@ void NodeBuilder::record(
     const std::vector<const Tensor*>& inputs,
     std::span<const Tensor> outputs,
     BackwardFn fn,
-    bool has_saved,
+    const std::vector<SavedTensor>& saved,
     bool inplace_self) {
-  auto node = std::make_shared<FunctionNode>(
-      detail::str_cat(forward_name, "_backward"), forward_name, std::move(fn));
-  node->set_has_saved(has_saved);
-  node->next_.reserve(inputs.size());
-  node->input_metas_.reserve(inputs.size());
+  // The edges first: a leaf's accumulator made here must get a lower
+  // sequence number than the node that feeds it.
+  std::vector<Edge> next;
+  std::vector<TensorMeta> input_metas;
+  next.reserve(inputs.size());
+  input_metas.reserve(inputs.size());
   for (const Tensor* in : inputs) {
     if (in != nullptr && in->defined()) {
-      node->next_.push_back(gradient_edge(*in));
-      node->input_metas_.push_back({in->sizes(), in->dtype()});
+      next.push_back(gradient_edge(*in));
+      input_metas.push_back({in->sizes(), in->dtype()});
     } else {
-      node->next_.push_back({});
-      node->input_metas_.push_back({});
+      next.push_back({});
+      input_metas.push_back({});
     }
   }
+  auto node = std::make_shared<FunctionNode>(
+      detail::str_cat(forward_name, "_backward"), forward_name, std::move(fn));
+  node->set_has_saved(!saved.empty());
+  node->next_ = std::move(next);
+  node->input_metas_ = std::move(input_metas);
   node->output_metas_.reserve(outputs.size());
   node->retained().resize(outputs.size());
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -193,6 +213,11 @@ void NodeBuilder::record(
     m.requires_grad = false;
     if (k == 0 && inplace_self && m.retains_grad) {
       node->retained()[0] = out.impl();
+    }
+    for (const SavedTensor& st : saved) {
+      if (st.original_.lock() == out.impl()) {
+        *st.output_of_ = detail::str_cat("output ", k, " of ", node->name());
+      }
     }
   }
 }

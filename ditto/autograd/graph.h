@@ -217,9 +217,14 @@ class DITTO_API SavedTensor {
   }
 
  private:
+  friend class NodeBuilder;
   Tensor data_;
   uint64_t version_ = 0;
-  std::string producer_; // "output 0 of exp_backward", or empty for a leaf
+  // For the error message only: the tensor saved, and for an op's own
+  // output the node that produced it ("output 0 of exp_backward"), filled
+  // in when the node is recorded.
+  std::weak_ptr<TensorImpl> original_;
+  std::shared_ptr<std::string> output_of_;
 };
 
 // Builds the node of one recorded op; used by the op frame.
@@ -234,7 +239,7 @@ class DITTO_API NodeBuilder {
       const std::vector<const Tensor*>& inputs,
       std::span<const Tensor> outputs,
       BackwardFn fn,
-      bool has_saved,
+      const std::vector<SavedTensor>& saved,
       bool inplace_self);
 };
 

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ditto/core/api.h"
@@ -231,6 +232,15 @@ class DITTO_API Tensor {
   Tensor& exponential_(
       double lambd = 1.0,
       const std::optional<Generator>& gen = {});
+
+  // ---- the ops' method forms: x.sum(), x.matmul(w), x.exp_() (one list,
+  // ditto/core/tensor_methods.def; each calls the free function).
+  using TensorPair = std::pair<Tensor, Tensor>;
+#define DITTO_METHOD(ret, name, decl, def, body) ret name decl;
+#define DITTO_INPLACE_METHOD(name, params, expr) Tensor& name params;
+#include "ditto/core/tensor_methods.def"
+#undef DITTO_METHOD
+#undef DITTO_INPLACE_METHOD
 
   // ---- autograd (ditto/autograd/engine.h, docs/autograd.md)
   // True for a leaf that requires grad and for what ops computed from one

@@ -209,8 +209,9 @@ Tensor unary_backward(
     }
     case UnaryOp::Relu:
       return where(le(saved_y.unpack(), 0.0), 0.0, g);
+    default:
+      return {};
   }
-  return {};
 }
 
 // The core of every binary op: validate, promote, broadcast, run the loop.

@@ -297,7 +297,7 @@ Tensor& Tensor::put_(
       [accumulate, si = op.save(index), src_sizes = source.sizes()](
           const autograd::GradList& g) {
         Tensor idx = si.unpack();
-        Tensor gsrc = take(g[0], idx).reshape(src_sizes);
+        Tensor gsrc = ::ditto::take(g[0], idx).reshape(src_sizes);
         if (accumulate) {
           return autograd::GradList{g[0], gsrc, Tensor()};
         }
@@ -504,7 +504,8 @@ Tensor& Tensor::index_put_(
   }
   if (ai.dims.empty()) {
     // self[...] = values (or += values).
-    detail::copy_into(self, accumulate ? add(self, values) : values, name);
+    detail::copy_into(
+        self, accumulate ? ::ditto::add(self, values) : values, name);
     return op.done_inplace(self, backward);
   }
   Tensor W = detail::working_copy(self);
@@ -633,7 +634,8 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   });
   return op.done_inplace(
       self, [sm = op.save(mask)](const autograd::GradList& g) {
-        return autograd::GradList{where(sm.unpack(), 0.0, g[0]), Tensor()};
+        return autograd::GradList{
+            ::ditto::where(sm.unpack(), 0.0, g[0]), Tensor()};
       });
 }
 

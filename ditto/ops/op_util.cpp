@@ -20,12 +20,7 @@ void OpScope::finish(
       };
     }
     autograd::NodeBuilder::record(
-        name_,
-        inputs_,
-        outs,
-        std::move(backward),
-        has_saved_,
-        kind_ == kInplace);
+        name_, inputs_, outs, std::move(backward), saved_, kind_ == kInplace);
     if (view && outs[0].defined()) {
       autograd::AutogradMeta& m = autograd::ensure_meta(outs[0]);
       m.is_view = true;

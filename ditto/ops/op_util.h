@@ -71,8 +71,8 @@ class OpScope {
     if (!needs_grad_) {
       return {};
     }
-    has_saved_ = true;
-    return autograd::SavedTensor(t);
+    saved_.emplace_back(t);
+    return saved_.back();
   }
 
   // The op's result(s), with the backward that maps the outputs' gradients
@@ -127,35 +127,24 @@ class OpScope {
   }
 
  private:
+  // Raises (before counting this frame, so an error leaves the thread's
+  // frame depth as it was) if autograd cannot take an in-place op.
   template <typename It, typename Get>
   void enter(It first, It last, Get get) {
     const bool outermost = opaque_depth() == 0;
     traced_ = depth() == 0;
-    ++depth();
-    if (kind_ != kComposite) {
-      ++opaque_depth();
-    }
-    if (!outermost || kind_ == kComposite) {
-      if (traced_ && trace::enabled()) {
-        for (It it = first; it != last; ++it) {
-          inputs_.push_back(get(it));
-        }
-      }
-      return;
-    }
-    bool any = false;
-    if (autograd::GradMode::is_enabled()) {
-      for (It it = first; it != last; ++it) {
-        any = any || autograd::requires_grad(*get(it));
+    const bool tracing = traced_ && trace::enabled();
+    if (outermost && kind_ != kComposite && autograd::GradMode::is_enabled()) {
+      for (It it = first; it != last && !needs_grad_; ++it) {
+        needs_grad_ = autograd::requires_grad(*get(it));
       }
     }
-    needs_grad_ = any;
-    if (any || (traced_ && trace::enabled())) {
+    if (needs_grad_ || tracing) {
       for (It it = first; it != last; ++it) {
         inputs_.push_back(get(it));
       }
     }
-    if (any) {
+    if (needs_grad_) {
       for (size_t k = 0; k < inputs_.size(); ++k) {
         if (kind_ == kInplace && k == 0) {
           autograd::check_inplace(*inputs_[0], name_);
@@ -163,6 +152,10 @@ class OpScope {
           autograd::check_view_fresh(*inputs_[k], name_);
         }
       }
+    }
+    ++depth();
+    if (kind_ != kComposite) {
+      ++opaque_depth();
     }
   }
   void finish(
@@ -182,7 +175,7 @@ class OpScope {
   Kind kind_;
   bool traced_ = false;
   bool needs_grad_ = false;
-  bool has_saved_ = false;
+  std::vector<autograd::SavedTensor> saved_;
   std::vector<const Tensor*> inputs_;
   FpEnvGuard fp_;
 };

@@ -587,7 +587,8 @@ Tensor& Tensor::bernoulli_(
   // Validate every probability before drawing or writing anything.
   DITTO_CHECK(
       p.numel() == 0 ||
-          (min(p).item<double>() >= 0.0 && max(p).item<double>() <= 1.0),
+          (::ditto::min(p).item<double>() >= 0.0 &&
+           ::ditto::max(p).item<double>() <= 1.0),
       ValueError,
       "bernoulli_",
       "expects all probabilities in [0, 1]");

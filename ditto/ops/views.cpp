@@ -36,9 +36,12 @@ Tensor Tensor::as_strided(
   // node's policy picks); the input then reads its own elements back.
   return op.done_view(
       out,
-      [sizes, strides, offset, in_sizes = this->sizes(),
-       in_strides = this->strides(), in_offset = storage_offset()](
-          const GradList& g) {
+      [sizes,
+       strides,
+       offset,
+       in_sizes = this->sizes(),
+       in_strides = this->strides(),
+       in_offset = storage_offset()](const GradList& g) {
         int64_t extent = offset + 1;
         for (size_t d = 0; d < sizes.size(); ++d) {
           extent += (sizes[d] - 1) * strides[d];
@@ -52,9 +55,10 @@ Tensor Tensor::as_strided(
         for (size_t d = 0; d < sizes.size(); ++d) {
           Shape shape(sizes.size(), 1);
           shape[d] = sizes[d];
-          positions = add(
+          positions = ::ditto::add(
               positions,
-              mul(arange(0, sizes[d], 1, kInt64).view(shape), strides[d]));
+              ::ditto::mul(
+                  arange(0, sizes[d], 1, kInt64).view(shape), strides[d]));
         }
         Tensor buffer = zeros({n}, g[0].dtype());
         buffer.index_add_(
@@ -123,13 +127,11 @@ Tensor Tensor::t() const {
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   detail::OpScope op("narrow", {*this});
   Tensor out = detail::narrow_view(*this, d, start, length);
-  return op.done_view(
-      out,
-      [in = sizes(), d, start, length](const GradList& g) {
-        return GradList{scatter_into_zeros(g[0], in, [&](const Tensor& z) {
-          return detail::narrow_view(z, d, start, length);
-        })};
-      });
+  return op.done_view(out, [in = sizes(), d, start, length](const GradList& g) {
+    return GradList{scatter_into_zeros(g[0], in, [&](const Tensor& z) {
+      return detail::narrow_view(z, d, start, length);
+    })};
+  });
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {

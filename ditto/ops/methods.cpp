@@ -1,0 +1,67 @@
+// The definitions of Tensor's method forms, expanded from the one list in
+// ditto/core/tensor_methods.def.
+
+#include "ditto/ops/conv.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
+#include "ditto/ops/linalg.h"
+#include "ditto/ops/op_util.h"
+#include "ditto/ops/random.h"
+#include "ditto/ops/reduce.h"
+#include "ditto/ops/shape_ops.h"
+
+namespace ditto::detail {
+namespace {
+
+// The out-of-place form of an in-place op: a copy of self, changed. A
+// composite frame: the clone and the in-place op record the gradient.
+template <typename F>
+Tensor on_copy(const Tensor& self, const char* name, F change) {
+  OpScope op(name, {self}, OpScope::kComposite);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  Tensor t = self.clone();
+  change(t);
+  return op.done(t);
+}
+
+// self = fn(self) in place. Under autograd fn reads a copy of self, so what
+// fn saves for its backward is not the tensor being overwritten.
+template <typename F>
+Tensor& inplace_from(Tensor& self, const char* name, F fn) {
+  OpScope op(name, {self}, OpScope::kComposite);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  const bool recording =
+      autograd::GradMode::is_enabled() && autograd::requires_grad(self);
+  Tensor result = fn(recording ? self.clone() : self);
+  DITTO_CHECK(
+      result.dtype() == self.dtype(),
+      TypeError,
+      name,
+      "result type ",
+      result.dtype(),
+      " can't be cast to the desired output type ",
+      self.dtype());
+  self.copy_(result);
+  return op.done_inplace(self);
+}
+
+} // namespace
+} // namespace ditto::detail
+
+namespace ditto {
+
+#define DITTO_METHOD(ret, name, decl, def, body) \
+  ret Tensor::name def {                         \
+    return ::ditto::body;                        \
+  }
+#define DITTO_INPLACE_METHOD(name, params, expr)        \
+  Tensor& Tensor::name params {                         \
+    return detail::inplace_from(                        \
+        *this, #name, [&](const Tensor& x) { return ::ditto::expr; }); \
+  }
+#include "ditto/core/tensor_methods.def"
+#undef DITTO_METHOD
+#undef DITTO_INPLACE_METHOD
+
+} // namespace ditto
