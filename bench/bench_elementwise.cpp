@@ -86,6 +86,7 @@ void register_index_benchmarks(); // bench_index.cpp
 void register_data_benchmarks(); // bench_data.cpp
 void register_linalg_benchmarks(); // bench_linalg.cpp
 void register_conv_benchmarks(); // bench_conv.cpp
+void register_autograd_benchmarks(); // bench_autograd.cpp
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
   register_data_benchmarks();
   register_linalg_benchmarks();
   register_conv_benchmarks();
+  register_autograd_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -40,9 +40,9 @@ void run(benchmark::State& state, bool scatter, bool deterministic) {
   const Inputs& in = inputs(rows);
   auto op = [&](Tensor& out) {
     if (scatter) {
-      ditto::scatter_add_(out, 0, in.index2d, in.src);
+      out.scatter_add_(0, in.index2d, in.src);
     } else {
-      ditto::index_add_(out, 0, in.index, in.src);
+      out.index_add_(0, in.index, in.src);
     }
   };
   ditto::use_deterministic_algorithms(deterministic);

@@ -102,8 +102,8 @@ GradcheckResult gradcheck(
           os.precision(10);
           os << "Jacobian mismatch for output element " << r
              << " with respect to input " << wrt_index[k] << ", element " << j
-             << ": numerical " << num << ", analytical " << ana
-             << " (error " << err << ", allowed " << allowed << ")";
+             << ": numerical " << num << ", analytical " << ana << " (error "
+             << err << ", allowed " << allowed << ")";
           result.report = os.str();
         }
       }

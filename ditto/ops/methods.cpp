@@ -55,9 +55,9 @@ namespace ditto {
   ret Tensor::name def {                         \
     return ::ditto::body;                        \
   }
-#define DITTO_INPLACE_METHOD(name, params, expr)        \
-  Tensor& Tensor::name params {                         \
-    return detail::inplace_from(                        \
+#define DITTO_INPLACE_METHOD(name, params, expr)                       \
+  Tensor& Tensor::name params {                                        \
+    return detail::inplace_from(                                       \
         *this, #name, [&](const Tensor& x) { return ::ditto::expr; }); \
   }
 #include "ditto/core/tensor_methods.def"

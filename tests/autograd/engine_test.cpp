@@ -43,8 +43,8 @@ Grads example_grads() {
     e = index_select(table, 0, idx);
   }
   e.sum().backward();
-  return {fingerprint(w.grad()), fingerprint(b.grad()),
-          fingerprint(table.grad())};
+  return {
+      fingerprint(w.grad()), fingerprint(b.grad()), fingerprint(table.grad())};
 }
 
 TEST(Autograd, IssueExampleRuns) {
@@ -109,9 +109,8 @@ TEST(Autograd, NodesRunUnderThePolicyTheirForwardSaw) {
     DeterministicGuard det(true);
     recorded_det = conv2d(x, w).sum();
   }
-  EXPECT_TRUE(recorded_det.grad_fn()->next_functions()[0]
-                  .node->policy()
-                  .deterministic);
+  EXPECT_TRUE(
+      recorded_det.grad_fn()->next_functions()[0].node->policy().deterministic);
   expect_error<NondeterministicError>(
       [&] { recorded_det.backward(); }, "conv2d_backward_weight (fast)");
   Tensor recorded_free = conv2d(x, w).sum();
@@ -151,8 +150,7 @@ TEST(Autograd, VersionCounterCatchesInPlaceChangesOfSavedTensors) {
     x.add_(1.0);
   }
   expect_error<ValueError>(
-      [&] { p.backward(); },
-      "[torch.FloatTensor [3]] is at version ");
+      [&] { p.backward(); }, "[torch.FloatTensor [3]] is at version ");
 }
 
 TEST(Autograd, InPlaceOnALeafThatRequiresGradRaises) {

@@ -21,8 +21,8 @@ struct Case {
 };
 
 Case load(const std::string& name) {
-  std::ifstream in(std::string(DITTO_TEST_DATA_DIR) +
-                   "/autograd/autograd_golden.json");
+  std::ifstream in(
+      std::string(DITTO_TEST_DATA_DIR) + "/autograd/autograd_golden.json");
   nlohmann::json j = nlohmann::json::parse(in);
   for (const auto& c : j["cases"]) {
     if (c["name"] != name) {
@@ -33,9 +33,11 @@ Case load(const std::string& name) {
     for (const auto& [k, v] : c["tensors"].items()) {
       Shape shape = v["shape"].get<Shape>();
       if (v["dtype"] == "torch.float64") {
-        out.tensors[k] = tensor(v["values"].get<std::vector<double>>()).view(shape);
+        out.tensors[k] =
+            tensor(v["values"].get<std::vector<double>>()).view(shape);
       } else {
-        out.tensors[k] = tensor(v["values"].get<std::vector<int64_t>>()).view(shape);
+        out.tensors[k] =
+            tensor(v["values"].get<std::vector<int64_t>>()).view(shape);
       }
     }
     for (const auto& [k, v] : c["grads"].items()) {

@@ -33,9 +33,7 @@ TEST(Gradcheck, CanFail) {
   // so the analytical gradient misses a term.
   Tensor x = leaf({3}, 1);
   autograd::GradcheckResult r = autograd::gradcheck(
-      [](const std::vector<Tensor>& in) {
-        return mul(in[0], in[0].detach());
-      },
+      [](const std::vector<Tensor>& in) { return mul(in[0], in[0].detach()); },
       {x});
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.report.find("Jacobian mismatch"), std::string::npos);
@@ -68,17 +66,19 @@ TEST(Gradcheck, MixedDtypesGiveEachInputItsOwnDtype) {
 
 TEST(Gradcheck, UnaryOps) {
   Tensor a = leaf({2, 3}, 7), p = positive({4}, 8);
-  for (auto f : {+[](const Tensor& t) { return neg(t); },
-                 +[](const Tensor& t) { return abs(t); },
-                 +[](const Tensor& t) { return exp(t); },
-                 +[](const Tensor& t) { return tanh(t); },
-                 +[](const Tensor& t) { return sigmoid(t); },
-                 +[](const Tensor& t) { return relu(t); }}) {
+  for (auto f :
+       {+[](const Tensor& t) { return neg(t); },
+        +[](const Tensor& t) { return abs(t); },
+        +[](const Tensor& t) { return exp(t); },
+        +[](const Tensor& t) { return tanh(t); },
+        +[](const Tensor& t) { return sigmoid(t); },
+        +[](const Tensor& t) { return relu(t); }}) {
     expect_gradcheck([f](auto& in) { return f(in[0]); }, {a});
   }
-  for (auto f : {+[](const Tensor& t) { return log(t); },
-                 +[](const Tensor& t) { return log1p(t); },
-                 +[](const Tensor& t) { return sqrt(t); }}) {
+  for (auto f :
+       {+[](const Tensor& t) { return log(t); },
+        +[](const Tensor& t) { return log1p(t); },
+        +[](const Tensor& t) { return sqrt(t); }}) {
     expect_gradcheck([f](auto& in) { return f(in[0]); }, {p});
   }
   expect_gradcheck(
@@ -100,10 +100,8 @@ TEST(Gradcheck, Reductions) {
   expect_gradcheck([](auto& in) { return prod(in[0], 1); }, {a});
   expect_gradcheck([](auto& in) { return max(in[0]); }, {a});
   expect_gradcheck([](auto& in) { return min(in[0], 2).first; }, {a});
-  expect_gradcheck(
-      [](auto& in) { return max(in[0], 0, true).first; }, {a});
-  expect_gradcheck(
-      [](auto& in) { return sum_to_size(in[0], {3, 1}); }, {a});
+  expect_gradcheck([](auto& in) { return max(in[0], 0, true).first; }, {a});
+  expect_gradcheck([](auto& in) { return sum_to_size(in[0], {3, 1}); }, {a});
 }
 
 TEST(Gradcheck, ProdWithZeros) {
@@ -124,36 +122,41 @@ TEST(Gradcheck, ViewsAndShapes) {
   expect_gradcheck([](auto& in) { return in[0].select(2, -1); }, {a});
   expect_gradcheck([](auto& in) { return in[0].slice(2, 0, 4, 2); }, {a});
   expect_gradcheck([](auto& in) { return in[0].unsqueeze(1); }, {a});
-  expect_gradcheck(
-      [](auto& in) { return in[0].unsqueeze(0).squeeze(); }, {a});
-  expect_gradcheck(
-      [](auto& in) { return in[0].expand({5, 2, 3, 4}); }, {a});
+  expect_gradcheck([](auto& in) { return in[0].unsqueeze(0).squeeze(); }, {a});
+  expect_gradcheck([](auto& in) { return in[0].expand({5, 2, 3, 4}); }, {a});
   expect_gradcheck([](auto& in) { return in[0].flatten(1); }, {a});
   expect_gradcheck(
-      [](auto& in) { return in[0].as_strided({3, 3}, {1, 2}, 1); }, {a});
+      [](auto& in) {
+        return in[0].as_strided({3, 3}, {1, 2}, 1);
+      },
+      {a});
   expect_gradcheck([](auto& in) { return flip(in[0], {0, 2}); }, {a});
   expect_gradcheck(
-      [](auto& in) { return cat({in[0], in[1]}, 1); }, {a, leaf({2, 1, 4}, 14)});
+      [](auto& in) {
+        return cat({in[0], in[1]}, 1);
+      },
+      {a, leaf({2, 1, 4}, 14)});
   expect_gradcheck(
-      [](auto& in) { return stack({in[0], in[1]}, 1); }, {a, leaf({2, 3, 4}, 15)});
+      [](auto& in) {
+        return stack({in[0], in[1]}, 1);
+      },
+      {a, leaf({2, 3, 4}, 15)});
+  expect_gradcheck([](auto& in) { return pad(in[0], {1, 2, 0, 1}); }, {a});
+  expect_gradcheck([](auto& in) { return pad(in[0], {-1, 1}); }, {a});
   expect_gradcheck(
-      [](auto& in) { return pad(in[0], {1, 2, 0, 1}); }, {a});
-  expect_gradcheck(
-      [](auto& in) { return pad(in[0], {-1, 1}); }, {a});
-  expect_gradcheck(
-      [](auto& in) { return pad(in[0], {2, 1, 1, 2}, "reflect"); }, {a});
-  expect_gradcheck(
-      [](auto& in) { return sort(in[0], 1, true).first; }, {a});
+      [](auto& in) {
+        return pad(in[0], {2, 1, 1, 2}, "reflect");
+      },
+      {a});
+  expect_gradcheck([](auto& in) { return sort(in[0], 1, true).first; }, {a});
   expect_gradcheck(
       [](auto& in) { return in[0].t().contiguous(); }, {leaf({3, 2}, 16)});
 }
 
 TEST(Gradcheck, NonContiguousAndZeroSizeInputs) {
   Tensor a = leaf({4, 3}, 17);
-  expect_gradcheck(
-      [](auto& in) { return mul(in[0].t(), in[0].t()); }, {a});
-  expect_gradcheck(
-      [](auto& in) { return exp(in[0].slice(0, 0, 4, 2)); }, {a});
+  expect_gradcheck([](auto& in) { return mul(in[0].t(), in[0].t()); }, {a});
+  expect_gradcheck([](auto& in) { return exp(in[0].slice(0, 0, 4, 2)); }, {a});
   Tensor empty = leaf({0, 3}, 18);
   Tensor s = sum(mul(empty, 2.0));
   s.backward();
@@ -168,10 +171,13 @@ TEST(Gradcheck, IndexFamily) {
   Tensor gidx = tensor<int64_t>({0, 2, 1, 1, 0, 2}).view({2, 3});
   expect_gradcheck([gidx](auto& in) { return gather(in[0], 1, gidx); }, {a});
   expect_gradcheck(
-      [](auto& in) { return take(in[0], tensor<int64_t>({14, 0, -1, 3})); },
+      [](auto& in) {
+        return take(in[0], tensor<int64_t>({14, 0, -1, 3}));
+      },
       {a});
   Tensor mask = gt(rand({5, 3}), 0.4);
-  expect_gradcheck([mask](auto& in) { return masked_select(in[0], mask); }, {a});
+  expect_gradcheck(
+      [mask](auto& in) { return masked_select(in[0], mask); }, {a});
   // In-place ops on a non-leaf: self's and source's gradients.
   Tensor src = leaf({4, 3}, 20);
   expect_gradcheck(
