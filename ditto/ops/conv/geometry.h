@@ -1,0 +1,44 @@
+#pragma once
+
+// Internal to the convolutions (ditto/ops/conv/): the geometry of one
+// convolution, checked, and the three directions. Not installed.
+
+#include "ditto/core/tensor.h"
+
+namespace ditto::detail::conv {
+
+struct Geom {
+  int64_t n, c, h, w; // input
+  int64_t o, kh, kw; // weight [o, c / groups, kh, kw]
+  int64_t sh, sw, ph, pw, dh, dw, groups;
+  int64_t oh, ow; // output
+  int64_t cg, og; // channels per group
+  Dtype dtype;
+  int64_t kk() const {
+    return cg * kh * kw;
+  }
+  int64_t ohw() const {
+    return oh * ow;
+  }
+};
+
+// The geometry of a convolution of an input of in_sizes with a weight of
+// w_sizes; ValueError naming op for anything inconsistent.
+Geom make_geom(
+    const Shape& input,
+    const Shape& weight,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups,
+    Dtype dtype,
+    const char* op);
+
+// The three directions, each with its own algorithms.
+enum Dir { kForward, kBackwardInput, kBackwardWeight };
+inline constexpr const char* kDirNames[] = {
+    "forward",
+    "backward_input",
+    "backward_weight"};
+
+} // namespace ditto::detail::conv

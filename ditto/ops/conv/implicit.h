@@ -1,0 +1,140 @@
+#pragma once
+
+// Internal to the convolutions: the implicit GEMM (stride 1, no im2col
+// copy), used by the forward and, with the kernel flipped, by the input
+// gradient. Not installed.
+
+#include <vector>
+
+#include "ditto/core/parallel.h"
+#include "ditto/ops/conv/lowering.h"
+
+namespace ditto::detail::conv {
+
+// Note [Implicit im2col]
+// With stride 1, the im2col matrix needs no copy: pad the image into a
+// buffer with rows wp = w + 2 pw apart, and the row of tap (ci, ki, kj) is
+// that buffer shifted by ((ci hp + ki dh) wp + kj dw) at the output
+// position y wp + x. The GEMM reads B through those row offsets
+// (GemmArgs::b_row_offsets) over oh * wp columns, of which the last
+// wp - ow of each row are thrown away. Each kept output is the same fma
+// chain over (ci, ki, kj), with the same zeros for the padding, as with
+// explicit columns: the same bits, without writing and re-reading
+// kk * oh * ow values per sample.
+struct Padded {
+  int64_t hp, wp, size; // rows, row length, values (with slack)
+  std::vector<int64_t> taps; // row offset of tap (ci, ki, kj)
+};
+
+// The layout of `channels` planes of h x w padded by top rows and left
+// columns on each side, and the row offsets of its kh x kw taps at dilation
+// (dh, dw), in (channel, ki, kj) order.
+inline Padded padded(
+    int64_t channels,
+    int64_t h,
+    int64_t w,
+    int64_t top,
+    int64_t left,
+    int64_t kh,
+    int64_t kw,
+    int64_t dh,
+    int64_t dw,
+    bool flipped = false) {
+  Padded p;
+  p.hp = h + 2 * top;
+  p.wp = w + 2 * left;
+  // The last tap's junk columns read up to (kw - 1) dw past the last plane.
+  p.size = channels * p.hp * p.wp + (kw - 1) * dw;
+  p.taps.reserve(size_t(channels * kh * kw));
+  for (int64_t ci = 0; ci < channels; ++ci) {
+    for (int64_t ki = 0; ki < kh; ++ki) {
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        // Flipped: tap (ki, kj) reads the window's (kh-1-ki, kw-1-kj).
+        const int64_t ri = flipped ? kh - 1 - ki : ki;
+        const int64_t rj = flipped ? kw - 1 - kj : kj;
+        p.taps.push_back((ci * p.hp + ri * dh) * p.wp + rj * dw);
+      }
+    }
+  }
+  return p;
+}
+
+// Copies `channels` planes of h x w at src into the padded buffer dst, at
+// (top, left), zeros around.
+template <typename T>
+void pad_planes(
+    const Padded& p,
+    int64_t channels,
+    int64_t h,
+    int64_t w,
+    int64_t top,
+    int64_t left,
+    const T* src,
+    T* dst) {
+  std::fill(dst, dst + p.size, T(0));
+  for (int64_t ci = 0; ci < channels; ++ci) {
+    for (int64_t y = 0; y < h; ++y) {
+      std::copy_n(
+          src + (ci * h + y) * w, w, dst + (ci * p.hp + y + top) * p.wp + left);
+    }
+  }
+}
+
+inline bool implicit_applies(const Geom& g) {
+  return g.sh == 1 && g.sw == 1;
+}
+
+// The forward with weights a [o, kk] (rows og per group) by the implicit
+// columns, the taps flipped or not (see padded).
+template <typename T>
+void fwd_implicit(
+    const Geom& g,
+    const T* x,
+    const T* a,
+    T* out,
+    bool flipped = false) {
+  const Padded p =
+      padded(g.cg, g.h, g.w, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw, flipped);
+  const int64_t cols = g.oh * p.wp;
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    T* xp = thread_buffer<T>(size_t(p.size));
+    std::vector<T>& tmp = block_out_buffer<T>();
+    tmp.resize(std::max(tmp.size(), size_t(g.og * cols)));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      pad_planes(
+          p,
+          g.cg,
+          g.h,
+          g.w,
+          g.ph,
+          g.pw,
+          x + (ni * g.c + gi * g.cg) * g.h * g.w,
+          xp);
+      gemm<T>(
+          {.m = g.og,
+           .n = cols,
+           .k = g.kk(),
+           .a = a + gi * g.og * g.kk(),
+           .a_rs = g.kk(),
+           .a_cs = 1,
+           .b = xp,
+           .b_cs = 1,
+           .b_row_offsets = p.taps.data(),
+           .c = tmp.data(),
+           .c_rs = cols,
+           .c_cs = 1});
+      T* os = out + (ni * g.o + gi * g.og) * g.ohw();
+      for (int64_t oc = 0; oc < g.og; ++oc) {
+        for (int64_t y = 0; y < g.oh; ++y) {
+          std::copy_n(
+              tmp.data() + oc * cols + y * p.wp,
+              g.ow,
+              os + oc * g.ohw() + y * g.ow);
+        }
+      }
+    }
+  });
+}
+
+} // namespace ditto::detail::conv

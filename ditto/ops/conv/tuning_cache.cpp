@@ -1,0 +1,124 @@
+// The tuning cache: the algorithms benchmarking chose, saved as versioned
+// JSON (atomically) and loaded for replay.
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "ditto/config.h"
+#include "ditto/core/cpu_capability.h"
+#include "ditto/core/parallel.h"
+#include "ditto/determinism/context.h"
+#include "ditto/ops/conv/algorithms.h"
+
+namespace ditto::backends::conv {
+
+using detail::conv::Dir;
+using detail::conv::kDirNames;
+using detail::conv::state;
+
+void clear_tuning_cache() {
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().timed.clear();
+  state().loaded.clear();
+}
+
+void save_tuning_cache(const std::string& path) {
+  nlohmann::json j;
+  j["format"] = "ditto.conv_tuning_cache";
+  j["version"] = 1;
+  j["cpu_capability"] = std::string(cpu_capability_name(get_cpu_capability()));
+  j["threads"] = get_num_threads();
+  {
+    std::lock_guard<std::mutex> lock(state().mu);
+    std::map<std::string, std::string> all = state().loaded;
+    for (const auto& [k, v] : state().timed) {
+      all[k] = v;
+    }
+    j["entries"] = all;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << j.dump(1) << "\n";
+    DITTO_CHECK(
+        f.good(),
+        ValueError,
+        "backends::conv::save_tuning_cache",
+        "cannot write ",
+        tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  DITTO_CHECK(
+      !ec,
+      ValueError,
+      "backends::conv::save_tuning_cache",
+      "cannot rename ",
+      tmp,
+      " to ",
+      path,
+      ": ",
+      ec.message());
+}
+
+bool load_tuning_cache(const std::string& path) {
+  auto reject = [&](const std::string& why) {
+    determinism::warn(
+        "conv tuning cache",
+        detail::str_cat(
+            "[backends::conv::load_tuning_cache] ",
+            path,
+            ": ",
+            why,
+            "; the cache is unchanged"));
+    return false;
+  };
+  std::ifstream f(path);
+  if (!f.good()) {
+    return reject("cannot open the file");
+  }
+  std::map<std::string, std::string> entries;
+  try {
+    nlohmann::json j = nlohmann::json::parse(f);
+    if (j.value("format", "") != "ditto.conv_tuning_cache") {
+      return reject("not a ditto conv tuning cache");
+    }
+    if (j.value("version", 0) != 1) {
+      return reject(
+          "unsupported version " + std::to_string(j.value("version", 0)));
+    }
+    const std::string cap = j.at("cpu_capability").get<std::string>();
+    if (cap != cpu_capability_name(get_cpu_capability())) {
+      return reject(
+          "made for CPU capability " + cap + ", this process runs " +
+          std::string(cpu_capability_name(get_cpu_capability())));
+    }
+    entries = j.at("entries").get<std::map<std::string, std::string>>();
+    for (const auto& [k, v] : entries) {
+      const std::string dir = k.substr(0, k.find('|'));
+      int d = -1;
+      for (int q = 0; q < 3; ++q) {
+        if (dir == kDirNames[q]) {
+          d = q;
+        }
+      }
+      const bool known =
+          d >= 0 && detail::conv::find_algorithm(Dir(d), v) != nullptr;
+      if (!known) {
+        return reject("unknown algorithm '" + v + "' for key " + k);
+      }
+    }
+  } catch (const std::exception& e) {
+    return reject(std::string("corrupt: ") + e.what());
+  }
+  std::lock_guard<std::mutex> lock(state().mu);
+  state().loaded = std::move(entries);
+  return true;
+}
+
+} // namespace ditto::backends::conv
