@@ -125,9 +125,19 @@ SavedTensor::SavedTensor(const Tensor& t) {
   // tensor's graph (which may lead back to this very node).
   data_ = Tensor(std::make_shared<TensorImpl>(
       t.storage(), t.sizes(), t.strides(), t.storage_offset(), t.dtype()));
-  version_ = t.storage()->version();
-  original_ = t.impl();
-  output_of_ = std::make_shared<std::string>();
+  info_ = std::make_shared<Info>();
+  info_->version = t.storage()->version();
+  info_->original = t.impl();
+}
+
+void SavedTensor::restamp() const {
+  if (data_.defined()) {
+    info_->version = data_.storage()->version();
+  }
+}
+
+bool SavedTensor::is_of(const Tensor& t) const {
+  return data_.defined() && t.defined() && info_->original.lock() == t.impl();
 }
 
 Tensor SavedTensor::unpack() const {
@@ -136,9 +146,9 @@ Tensor SavedTensor::unpack() const {
     // Which node produced the tensor, if it still exists (an op's own
     // output gets its grad_fn after being saved, so it is looked up now).
     std::string producer;
-    if (!output_of_->empty()) {
-      producer = detail::str_cat(", which is ", *output_of_, ",");
-    } else if (auto impl = original_.lock()) {
+    if (!info_->output_of.empty()) {
+      producer = detail::str_cat(", which is ", info_->output_of, ",");
+    } else if (auto impl = info_->original.lock()) {
       AutogradMeta* m = impl->autograd_meta();
       if (m != nullptr && m->grad_fn) {
         producer = detail::str_cat(
@@ -150,7 +160,7 @@ Tensor SavedTensor::unpack() const {
       }
     }
     DITTO_CHECK(
-        now == version_,
+        now == info_->version,
         ValueError,
         "backward",
         "one of the variables needed for gradient computation has been "
@@ -160,7 +170,7 @@ Tensor SavedTensor::unpack() const {
         " is at version ",
         now,
         "; expected version ",
-        version_,
+        info_->version,
         " instead. Hint: enable anomaly detection to find the operation that "
         "failed to compute its gradient, with "
         "autograd::DetectAnomalyGuard.");
@@ -215,8 +225,9 @@ void NodeBuilder::record(
       node->retained()[0] = out.impl();
     }
     for (const SavedTensor& st : saved) {
-      if (st.original_.lock() == out.impl()) {
-        *st.output_of_ = detail::str_cat("output ", k, " of ", node->name());
+      if (st.is_of(out)) {
+        st.info_->output_of =
+            detail::str_cat("output ", k, " of ", node->name());
       }
     }
   }

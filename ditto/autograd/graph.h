@@ -216,15 +216,23 @@ class DITTO_API SavedTensor {
     return data_.defined();
   }
 
+  // An in-place op that saves the tensor it writes takes the version after
+  // its own bump (the op frame calls this).
+  void restamp() const;
+  bool is_of(const Tensor& t) const;
+
  private:
   friend class NodeBuilder;
+  struct Info {
+    uint64_t version = 0;
+    // For the error message only: the tensor saved, and for an op's own
+    // output the node that produced it ("output 0 of exp_backward"),
+    // filled in when the node is recorded.
+    std::weak_ptr<TensorImpl> original;
+    std::string output_of;
+  };
   Tensor data_;
-  uint64_t version_ = 0;
-  // For the error message only: the tensor saved, and for an op's own
-  // output the node that produced it ("output 0 of exp_backward"), filled
-  // in when the node is recorded.
-  std::weak_ptr<TensorImpl> original_;
-  std::shared_ptr<std::string> output_of_;
+  std::shared_ptr<Info> info_; // shared by the copies a closure holds
 };
 
 // Builds the node of one recorded op; used by the op frame.

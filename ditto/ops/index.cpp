@@ -473,32 +473,28 @@ Tensor& Tensor::index_put_(
       " cannot be broadcast to the indexing result of shape ",
       shape_str(ai.result));
   detail::check_no_internal_overlap(self, name);
-  // Overwritten positions pass no gradient to self's old values. The
-  // gradient of values needs advanced-index reads, not written yet.
-  auto backward =
-      [accumulate, values_grad = autograd::requires_grad(values), saved = [&] {
-        std::vector<autograd::SavedTensor> v;
-        for (const Tensor& t : indices) {
-          v.push_back(op.save(t));
-        }
-        return v;
-      }()](const autograd::GradList& g) {
-        DITTO_CHECK(
-            !values_grad,
-            ValueError,
-            "index_put__backward",
-            "the derivative of index_put_ for 'values' is not implemented");
-        if (accumulate) {
-          return autograd::GradList{g[0], Tensor()};
-        }
-        std::vector<Tensor> idx;
-        for (const auto& t : saved) {
-          idx.push_back(t.unpack());
-        }
-        Tensor gself = g[0].clone();
-        gself.index_put_(idx, zeros({}, g[0].dtype()), false);
-        return autograd::GradList{gself, Tensor()};
-      };
+  // values receive the gradient at the positions they were written to
+  // (every one, duplicates included, as PyTorch; the engine sums it back to
+  // values' shape); overwritten positions pass none to self's old values.
+  auto backward = [accumulate, saved = [&] {
+    std::vector<autograd::SavedTensor> v;
+    for (const Tensor& t : indices) {
+      v.push_back(op.save(t));
+    }
+    return v;
+  }()](const autograd::GradList& g) {
+    std::vector<Tensor> idx;
+    for (const auto& t : saved) {
+      idx.push_back(t.unpack());
+    }
+    Tensor gvalues = ::ditto::index(g[0], idx);
+    if (accumulate) {
+      return autograd::GradList{g[0], gvalues};
+    }
+    Tensor gself = g[0].clone();
+    gself.index_put_(idx, zeros({}, g[0].dtype()), false);
+    return autograd::GradList{gself, gvalues};
+  };
   if (selects_nothing) {
     return op.done_inplace(self, backward); // a False 0-d mask: no write
   }
@@ -582,6 +578,104 @@ Tensor& Tensor::index_put_(
   detail::with_accumulate(accumulate, run);
   detail::write_back(self, W, name);
   return op.done_inplace(self, backward);
+}
+
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
+  const char* name = "index";
+  std::vector<Tensor> inputs{self};
+  inputs.insert(inputs.end(), indices.begin(), indices.end());
+  detail::OpScope op(name, inputs);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  AdvancedIndex ai = resolve_indices(self, indices, name);
+  auto backward = [n = indices.size(), in = self.sizes(), saved = [&] {
+    std::vector<autograd::SavedTensor> v;
+    for (const Tensor& t : indices) {
+      v.push_back(op.save(t));
+    }
+    return v;
+  }()](const autograd::GradList& g) {
+    std::vector<Tensor> idx;
+    for (const auto& t : saved) {
+      idx.push_back(t.unpack());
+    }
+    // Summed in index order by the deterministic variant (or not, by the
+    // node's policy), as index_put_ with accumulate.
+    Tensor gi = zeros(in, g[0].dtype());
+    gi.index_put_(idx, g[0], /*accumulate=*/true);
+    autograd::GradList grads(n + 1);
+    grads[0] = gi;
+    return grads;
+  };
+  // A 0-d True adds a leading dim of 1, a False one of 0 (as PyTorch).
+  auto lead = [&](Tensor t) {
+    for (bool m : ai.scalar_masks) {
+      t = m ? t.unsqueeze(0) : t.unsqueeze(0).narrow(0, 0, 0);
+    }
+    return t.contiguous();
+  };
+  if (ai.dims.empty()) {
+    return op.done(lead(self.clone()), backward);
+  }
+  // Indexed dims first: element p of the broadcast index reads the rest
+  // dims' slice at base[p].
+  IntList perm = ai.dims;
+  Shape rest_extent;
+  for (int64_t k = 0; k < self.dim(); ++k) {
+    if (std::find(ai.dims.begin(), ai.dims.end(), k) == ai.dims.end()) {
+      perm.push_back(k);
+      rest_extent.push_back(self.size(k));
+    }
+  }
+  std::vector<int64_t> rest =
+      detail::rest_offsets(self.permute(perm), rest_extent, ai.dims.size());
+  const int64_t len = int64_t(rest.size());
+  const int64_t n = checked_numel(ai.broadcast, name);
+  std::vector<int64_t> base(static_cast<size_t>(n), 0);
+  for (size_t k = 0; k < ai.dims.size(); ++k) {
+    const int64_t* ip = ai.index[k].data_ptr<int64_t>();
+    const int64_t stride = self.strides()[size_t(ai.dims[k])];
+    for (int64_t p = 0; p < n; ++p) {
+      base[size_t(p)] += ip[p] * stride;
+    }
+  }
+  Shape gathered = ai.broadcast;
+  gathered.insert(gathered.end(), rest_extent.begin(), rest_extent.end());
+  Tensor out = detail::new_tensor(gathered, self.dtype());
+  const size_t es = self.element_size();
+  const char* from = static_cast<const char*>(self.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  parallel_for(
+      0,
+      n,
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(len, 1)),
+      [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) {
+          for (int64_t r = 0; r < len; ++r) {
+            std::memcpy(
+                to + size_t(p * len + r) * es,
+                from + size_t(base[size_t(p)] + rest[size_t(r)]) * es,
+                es);
+          }
+        }
+      });
+  // Adjacent indexed dims put the broadcast dims where the first of them
+  // was; otherwise they lead (ai.result), as gathered already is.
+  if (ai.adjacent && ai.dims.front() > 0) {
+    const int64_t first = ai.dims.front();
+    const int64_t nb = int64_t(ai.broadcast.size());
+    IntList order;
+    for (int64_t k = 0; k < first; ++k) {
+      order.push_back(nb + k);
+    }
+    for (int64_t k = 0; k < nb; ++k) {
+      order.push_back(k);
+    }
+    for (int64_t k = nb + first; k < int64_t(gathered.size()); ++k) {
+      order.push_back(k);
+    }
+    out = out.permute(order);
+  }
+  return op.done(lead(out), backward);
 }
 
 namespace {

@@ -33,6 +33,11 @@ DITTO_API Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
 // end (torch.take).
 DITTO_API Tensor take(const Tensor& self, const Tensor& index);
 
+// self[indices] (torch's advanced indexing read, at::index): indices as
+// index_put_ takes them (an undefined Tensor is a full slice, int64/int32
+// tensors broadcast together, bool masks select their true positions).
+DITTO_API Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+
 // The elements of self where mask (broadcast together) is true, 1-d, in
 // row-major order.
 DITTO_API Tensor masked_select(const Tensor& self, const Tensor& mask);

@@ -10,6 +10,12 @@ void OpScope::finish(
     bool view) {
   if (kind_ == kInplace) {
     outs[0].storage()->bump_version();
+    // What the backward saved of the written tensor is its new value.
+    for (const autograd::SavedTensor& st : saved_) {
+      if (st.is_of(outs[0])) {
+        st.restamp();
+      }
+    }
   }
   if (needs_grad_) {
     if (!backward) {

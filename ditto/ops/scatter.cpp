@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ditto/determinism/context.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/index_util.h"
@@ -244,6 +245,25 @@ void check_scatter_args(
 
 } // namespace
 
+namespace {
+
+// g (index-shaped) as the gradient of a src that may be larger than the
+// index: zeros outside the index's extent.
+Tensor fit_to(const Tensor& g, const Shape& shape) {
+  if (g.sizes() == shape) {
+    return g;
+  }
+  Tensor out = zeros(shape, g.dtype());
+  Tensor region = out;
+  for (int64_t k = 0; k < g.dim(); ++k) {
+    region = region.narrow(k, 0, g.size(k));
+  }
+  region.copy_(g);
+  return out;
+}
+
+} // namespace
+
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* name = "gather";
   detail::OpScope op(name, {self, index});
@@ -300,9 +320,11 @@ Tensor& scatter_src_(
   scatter_tensor<C>(g, detail::moved(detail::unaliased(src, self), d), name);
   detail::write_back(g.W0, g.W, name);
   return op.done_inplace(
-      self, [d, si = op.save(index)](const autograd::GradList& grads) {
+      self,
+      [d, si = op.save(index), src_sizes = src.sizes()](
+          const autograd::GradList& grads) {
         Tensor idx = si.unpack();
-        Tensor gsrc = gather(grads[0], d, idx);
+        Tensor gsrc = fit_to(gather(grads[0], d, idx), src_sizes);
         if (C == Combine::kAdd) {
           return autograd::GradList{grads[0], gsrc, Tensor()};
         }
@@ -414,6 +436,77 @@ T floor_div(T a, T b) {
 
 } // namespace
 
+namespace {
+
+// PyTorch 1.13's scatter_reduce_backward (FunctionsManual.cpp): the
+// gradients of self (before the write) and src (index-shaped).
+std::pair<Tensor, Tensor> scatter_reduce_backward(
+    Reduce r,
+    int64_t d,
+    bool include_self,
+    const Tensor& grad,
+    const Tensor& self,
+    const Tensor& src,
+    const Tensor& index,
+    const Tensor& result) {
+  Tensor grad_self, grad_src;
+  switch (r) {
+    case Reduce::kSum:
+      grad_self = grad;
+      grad_src = gather(grad, d, index);
+      break;
+    case Reduce::kMean: {
+      Tensor n = include_self ? ones_like(self) : zeros_like(self);
+      n = n.scatter_add(d, index, ones_like(src));
+      n = n.masked_fill(eq(n, 0), 1);
+      grad_self = div(grad, n);
+      grad_src = gather(grad_self, d, index);
+      break;
+    }
+    case Reduce::kProd: {
+      // Zeros get the product of the others explicitly.
+      Tensor masked_self = self.masked_fill(eq(self, 0), 1);
+      Tensor masked_self_result =
+          masked_self.scatter_reduce(d, index, src, "prod", include_self);
+      grad_self = div(mul(grad, masked_self_result), masked_self);
+      Tensor src_zero = eq(src, 0);
+      Tensor src_num_zeros =
+          zeros_like(self)
+              .scatter_add(d, index, src_zero.to(self.dtype()))
+              .gather(d, index);
+      Tensor src_single_zero = mul(src_zero, eq(src_num_zeros, 1)).to(kBool);
+      Tensor masked_src = src.masked_fill(src_single_zero, 1);
+      Tensor masked_src_result =
+          self.scatter_reduce(d, index, masked_src, "prod", include_self);
+      grad_src = where(
+          src_single_zero,
+          gather(mul(grad, masked_src_result), d, index),
+          div(gather(mul(grad, result), d, index),
+              src.masked_fill(src_zero, 1)));
+      break;
+    }
+    case Reduce::kAmax:
+    case Reduce::kAmin: {
+      // Ties share the gradient evenly among self and the src values equal
+      // to the result.
+      Tensor value = gather(result, d, index);
+      Tensor self_is_result = eq(self, result).to(self.dtype());
+      Tensor src_is_result = eq(src, value).to(self.dtype());
+      Tensor n = self_is_result.scatter_add(d, index, src_is_result);
+      Tensor distributed = div(grad, n);
+      grad_self = mul(self_is_result, distributed);
+      grad_src = mul(src_is_result, gather(distributed, d, index));
+      break;
+    }
+  }
+  if (!include_self) {
+    grad_self = grad_self.scatter(d, index, 0);
+  }
+  return {grad_self, grad_src};
+}
+
+} // namespace
+
 Tensor& Tensor::scatter_reduce_(
     int64_t dim,
     const Tensor& index,
@@ -422,9 +515,14 @@ Tensor& Tensor::scatter_reduce_(
     bool include_self) {
   Tensor& self = *this;
   const char* name = "scatter_reduce_";
-  // No backward yet: a gradient reaching it raises "not implemented".
   detail::OpScope op(name, {self, src, index}, detail::OpScope::kInplace);
   const Reduce r = parse_reduce(reduce, name);
+  // The backward needs self before the write, src and the result.
+  autograd::SavedTensor saved_self =
+      op.needs_grad() ? op.save(self.clone()) : autograd::SavedTensor();
+  autograd::SavedTensor saved_src = op.save(src);
+  autograd::SavedTensor saved_index = op.save(index);
+  autograd::SavedTensor saved_result = op.save(self);
   check_scatter_args(self, index, &src, name);
   detail::check_same_dtype(self, src, "src", name, true);
   int64_t d = wrap_dim(dim, self.dim(), name);
@@ -482,7 +580,22 @@ Tensor& Tensor::scatter_reduce_(
     });
   }
   detail::write_back(g.W0, g.W, name);
-  return op.done_inplace(self);
+  return op.done_inplace(
+      self,
+      [r, d, include_self, saved_self, saved_src, saved_index, saved_result](
+          const autograd::GradList& grads) {
+        auto [gself, gsrc] = scatter_reduce_backward(
+            r,
+            d,
+            include_self,
+            grads[0],
+            saved_self.unpack(),
+            saved_src.unpack(),
+            saved_index.unpack(),
+            saved_result.unpack());
+        return autograd::GradList{
+            gself, fit_to(gsrc, saved_src.unpack().sizes()), Tensor()};
+      });
 }
 
 } // namespace ditto

@@ -81,6 +81,33 @@ cases.append(case("index_chain",
                        tidx=tidx, aidx=aidx, weights=weights, mask=mask.to(torch.int64)),
                   ["table", "src"], loss))
 
+# scatter_reduce with every reduction, with and without self, with ties
+# (amax/amin share the gradient) and zeros (prod); index with advanced
+# indices and index_put's values.
+base, src2 = leaf(4, 3), leaf(5, 3)
+with torch.no_grad():
+    base[1, 2] = 0.0
+    src2[0, 0] = base[0, 0]      # a tie between self and src
+    src2[3, 1] = src2[1, 1]      # a tie between two src values
+    src2[2, 2] = 0.0             # a zero in prod
+ridx = torch.tensor([[0, 1, 2], [0, 1, 1], [3, 3, 1], [0, 1, 3], [2, 0, 1]])
+weights2 = t(4, 3)
+loss = 0
+for reduce in ["sum", "prod", "mean", "amax", "amin"]:
+    for include_self in [True, False]:
+        r = (base * 1.0).scatter_reduce(0, ridx, src2, reduce, include_self=include_self)
+        loss = loss + (r * weights2).sum()
+ii = [torch.tensor([0, 2, 2]), None, torch.tensor([1])]
+vals = leaf(3, 3)
+cube = leaf(3, 3, 2)
+w3 = t(3, 3)
+loss = loss + (cube[ii[0], :, ii[2]] * w3).sum()
+loss = loss + ((cube * 1.0).index_put((torch.tensor([0, 2, 0]),), vals.unsqueeze(-1).expand(3, 3, 2)) ** 2).sum()
+cases.append(case("scatter_reduce_index",
+                  dict(base=base, src2=src2, ridx=ridx, weights2=weights2, vals=vals,
+                       cube=cube, w3=w3),
+                  ["base", "src2", "vals", "cube"], loss))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "autograd_golden.json")
 with open(path, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)

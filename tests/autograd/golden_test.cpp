@@ -100,5 +100,32 @@ TEST(AutogradGolden, IndexChain) {
   expect_grads(c, loss);
 }
 
+// Every reduction of scatter_reduce with and without self (ties share the
+// gradient, zeros in prod), advanced-index reads and index_put's values.
+TEST(AutogradGolden, ScatterReduceAndIndex) {
+  Case c = load("scatter_reduce_index");
+  auto& t = c.tensors;
+  DeterministicGuard det(true); // index_put_ with duplicates: last wins
+  Tensor loss = zeros({}, kFloat64);
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      Tensor r =
+          (t["base"] * 1.0)
+              .scatter_reduce(0, t["ridx"], t["src2"], reduce, include_self);
+      loss = loss + (r * t["weights2"]).sum();
+    }
+  }
+  Tensor picked = t["cube"].index(
+      {tensor<int64_t>({0, 2, 2}), Tensor(), tensor<int64_t>({1})});
+  loss = loss + (picked * t["w3"]).sum();
+  Tensor put = (t["cube"] * 1.0)
+                   .index_put(
+                       {tensor<int64_t>({0, 2, 0})},
+                       t["vals"].unsqueeze(-1).expand({3, 3, 2}));
+  loss = loss + put.pow(2).sum();
+  loss.backward();
+  expect_grads(c, loss);
+}
+
 } // namespace
 } // namespace ditto

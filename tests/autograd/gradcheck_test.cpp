@@ -227,6 +227,39 @@ TEST(Gradcheck, IndexFamily) {
       {a});
 }
 
+TEST(Gradcheck, AdvancedIndexAndScatterReduce) {
+  Tensor a = leaf({4, 3, 2}, 50);
+  expect_gradcheck(
+      [](auto& in) {
+        return in[0].index({tensor<int64_t>({3, 0, 3}), tensor<int64_t>({1})});
+      },
+      {a});
+  expect_gradcheck(
+      [](auto& in) {
+        return in[0].index({Tensor(), gt(in[0].detach().sum({0, 2}), -9.0)});
+      },
+      {a});
+  // src larger than the index: the rest of src gets no gradient.
+  Tensor idx = tensor<int64_t>({1, 0, 2}).view({1, 3});
+  expect_gradcheck(
+      [idx](auto& in) {
+        return zeros({3, 3}, kFloat64).scatter_add(0, idx, in[0]);
+      },
+      {leaf({2, 4}, 51)});
+  Tensor ridx = tensor<int64_t>({0, 1, 0, 1, 1, 0}).view({3, 2});
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      autograd::GradcheckResult r = autograd::gradcheck(
+          [&](const std::vector<Tensor>& in) {
+            return in[0].scatter_reduce(0, ridx, in[1], reduce, include_self);
+          },
+          {leaf({2, 2}, 52), leaf({3, 2}, 53)});
+      EXPECT_TRUE(r.ok) << reduce << " include_self " << include_self << ": "
+                        << r.report;
+    }
+  }
+}
+
 TEST(Gradcheck, MatrixProducts) {
   Tensor a = leaf({3, 4}, 25), b = leaf({4, 2}, 26);
   expect_gradcheck([](auto& in) { return mm(in[0], in[1]); }, {a, b});
