@@ -448,6 +448,63 @@ AdvancedIndex resolve_indices(
   return r;
 }
 
+// Where the rows of t[indices] are: t with the indexed dims first, row p
+// of the broadcast index starts at base[p] and its elements (the other
+// dims) sit at rest[r] from there (element offsets in t's storage layout).
+struct IndexRows {
+  std::vector<int64_t> base;
+  std::vector<int64_t> rest;
+  Shape rest_extent;
+  int64_t n = 0;
+};
+
+IndexRows index_rows(
+    const Tensor& t,
+    const AdvancedIndex& ai,
+    const char* name) {
+  IndexRows r;
+  IntList perm = ai.dims;
+  for (int64_t k = 0; k < t.dim(); ++k) {
+    if (std::find(ai.dims.begin(), ai.dims.end(), k) == ai.dims.end()) {
+      perm.push_back(k);
+      r.rest_extent.push_back(t.size(k));
+    }
+  }
+  r.rest = detail::rest_offsets(t.permute(perm), r.rest_extent, ai.dims.size());
+  r.n = checked_numel(ai.broadcast, name);
+  r.base.assign(static_cast<size_t>(r.n), 0);
+  for (size_t k = 0; k < ai.dims.size(); ++k) {
+    const int64_t* ip = ai.index[k].data_ptr<int64_t>();
+    const int64_t stride = t.strides()[size_t(ai.dims[k])];
+    for (int64_t p = 0; p < r.n; ++p) {
+      r.base[size_t(p)] += ip[p] * stride;
+    }
+  }
+  return r;
+}
+
+// An index list as a backward keeps it.
+struct SavedIndices {
+  std::vector<autograd::SavedTensor> saved;
+  std::vector<Tensor> unpack() const {
+    std::vector<Tensor> out;
+    for (const auto& t : saved) {
+      out.push_back(t.unpack());
+    }
+    return out;
+  }
+};
+
+SavedIndices save_indices(
+    detail::OpScope& op,
+    const std::vector<Tensor>& indices) {
+  SavedIndices s;
+  for (const Tensor& t : indices) {
+    s.saved.push_back(op.save(t));
+  }
+  return s;
+}
+
 } // namespace
 
 Tensor& Tensor::index_put_(
@@ -476,17 +533,9 @@ Tensor& Tensor::index_put_(
   // values receive the gradient at the positions they were written to
   // (every one, duplicates included, as PyTorch; the engine sums it back to
   // values' shape); overwritten positions pass none to self's old values.
-  auto backward = [accumulate, saved = [&] {
-    std::vector<autograd::SavedTensor> v;
-    for (const Tensor& t : indices) {
-      v.push_back(op.save(t));
-    }
-    return v;
-  }()](const autograd::GradList& g) {
-    std::vector<Tensor> idx;
-    for (const auto& t : saved) {
-      idx.push_back(t.unpack());
-    }
+  auto backward = [accumulate, saved = save_indices(op, indices)](
+                      const autograd::GradList& g) {
+    std::vector<Tensor> idx = saved.unpack();
     Tensor gvalues = ::ditto::index(g[0], idx);
     if (accumulate) {
       return autograd::GradList{g[0], gvalues};
@@ -507,32 +556,22 @@ Tensor& Tensor::index_put_(
   Tensor W = detail::working_copy(self);
   // W with the indexed dims first: update p writes the rest dims' slice at
   // base[p], with the rest dims' offsets.
-  IntList perm = ai.dims;
-  Shape rest_extent;
-  for (int64_t k = 0; k < self.dim(); ++k) {
-    if (std::find(ai.dims.begin(), ai.dims.end(), k) == ai.dims.end()) {
-      perm.push_back(k);
-      rest_extent.push_back(self.size(k));
-    }
-  }
-  Tensor Wp = W.permute(perm);
-  std::vector<int64_t> rest =
-      detail::rest_offsets(Wp, rest_extent, ai.dims.size());
+  const IndexRows rows = index_rows(W, ai, name);
+  const std::vector<int64_t>& base = rows.base;
+  const std::vector<int64_t>& rest = rows.rest;
   bool rest_contiguous = true;
   for (size_t k = 0; k < rest.size(); ++k) {
     rest_contiguous = rest_contiguous && rest[k] == int64_t(k);
   }
   const int64_t len = int64_t(rest.size());
-  const int64_t n = checked_numel(ai.broadcast, name);
-  std::vector<int64_t> base(static_cast<size_t>(n), 0);
+  const int64_t n = rows.n;
+  // Updates to one position share a key (its index tuple).
   std::vector<int64_t> key(static_cast<size_t>(n), 0);
   int64_t keys = 1;
   for (size_t k = 0; k < ai.dims.size(); ++k) {
     const int64_t* ip = ai.index[k].data_ptr<int64_t>();
-    const int64_t stride = W.strides()[size_t(ai.dims[k])];
     const int64_t size = self.size(ai.dims[k]);
     for (int64_t p = 0; p < n; ++p) {
-      base[size_t(p)] += ip[p] * stride;
       key[size_t(p)] = key[size_t(p)] * size + ip[p];
     }
     keys *= size;
@@ -587,17 +626,11 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   detail::OpScope op(name, inputs);
   DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
   AdvancedIndex ai = resolve_indices(self, indices, name);
-  auto backward = [n = indices.size(), in = self.sizes(), saved = [&] {
-    std::vector<autograd::SavedTensor> v;
-    for (const Tensor& t : indices) {
-      v.push_back(op.save(t));
-    }
-    return v;
-  }()](const autograd::GradList& g) {
-    std::vector<Tensor> idx;
-    for (const auto& t : saved) {
-      idx.push_back(t.unpack());
-    }
+  auto backward = [n = indices.size(),
+                   in = self.sizes(),
+                   saved =
+                       save_indices(op, indices)](const autograd::GradList& g) {
+    std::vector<Tensor> idx = saved.unpack();
     // Summed in index order by the deterministic variant (or not, by the
     // node's policy), as index_put_ with accumulate.
     Tensor gi = zeros(in, g[0].dtype());
@@ -616,28 +649,13 @@ Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   if (ai.dims.empty()) {
     return op.done(lead(self.clone()), backward);
   }
-  // Indexed dims first: element p of the broadcast index reads the rest
-  // dims' slice at base[p].
-  IntList perm = ai.dims;
-  Shape rest_extent;
-  for (int64_t k = 0; k < self.dim(); ++k) {
-    if (std::find(ai.dims.begin(), ai.dims.end(), k) == ai.dims.end()) {
-      perm.push_back(k);
-      rest_extent.push_back(self.size(k));
-    }
-  }
-  std::vector<int64_t> rest =
-      detail::rest_offsets(self.permute(perm), rest_extent, ai.dims.size());
+  // Row p of the broadcast index reads the rest dims' slice at base[p].
+  const IndexRows rows = index_rows(self, ai, name);
+  const std::vector<int64_t>& base = rows.base;
+  const std::vector<int64_t>& rest = rows.rest;
+  const Shape& rest_extent = rows.rest_extent;
   const int64_t len = int64_t(rest.size());
-  const int64_t n = checked_numel(ai.broadcast, name);
-  std::vector<int64_t> base(static_cast<size_t>(n), 0);
-  for (size_t k = 0; k < ai.dims.size(); ++k) {
-    const int64_t* ip = ai.index[k].data_ptr<int64_t>();
-    const int64_t stride = self.strides()[size_t(ai.dims[k])];
-    for (int64_t p = 0; p < n; ++p) {
-      base[size_t(p)] += ip[p] * stride;
-    }
-  }
+  const int64_t n = rows.n;
   Shape gathered = ai.broadcast;
   gathered.insert(gathered.end(), rest_extent.begin(), rest_extent.end());
   Tensor out = detail::new_tensor(gathered, self.dtype());
