@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "ditto/determinism/context.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/index_util.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
 #include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
@@ -415,7 +417,95 @@ Tensor embedding_bag(
       }
     }
   });
-  return op.done(out);
+  if (!op.needs_grad()) {
+    return op.done(out);
+  }
+  // For the backward: the entries that count (in a bag, not padding), their
+  // bag, their scale (1, the per-sample weight, or 1 / the bag's count),
+  // and in max mode the entry each (bag, column) took its value from (the
+  // same first-strictly-greater rule as the forward).
+  std::vector<int64_t> entries, entry_bag;
+  std::vector<double> scale;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t b = bag[size_t(i)];
+    if (b >= 0 && ip[i] != pad) {
+      entries.push_back(i);
+      entry_bag.push_back(b);
+      scale.push_back(mode == "mean" ? 1.0 / double(count[size_t(b)]) : 1.0);
+    }
+  }
+  Tensor winner_rows, winner_cols, winner_bags;
+  if (max_mode) {
+    std::vector<int64_t> rows_v, cols_v, bags_v;
+    dispatch_dtype(weight.dtype(), name, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        const T* w = wt.data_ptr<T>();
+        std::vector<int64_t> best(size_t(bags * dims), -1);
+        for (size_t e = 0; e < entries.size(); ++e) {
+          const int64_t i = entries[e], b = entry_bag[e];
+          for (int64_t c = 0; c < dims; ++c) {
+            int64_t& k = best[size_t(b * dims + c)];
+            if (k < 0 || w[ip[i] * dims + c] > w[ip[k] * dims + c]) {
+              k = i;
+            }
+          }
+        }
+        for (int64_t b = 0; b < bags; ++b) {
+          for (int64_t c = 0; c < dims; ++c) {
+            const int64_t k = best[size_t(b * dims + c)];
+            if (k >= 0) {
+              rows_v.push_back(ip[k]);
+              cols_v.push_back(c);
+              bags_v.push_back(b);
+            }
+          }
+        }
+      }
+    });
+    winner_rows = tensor(rows_v);
+    winner_cols = tensor(cols_v);
+    winner_bags = tensor(bags_v);
+  }
+  Tensor entry_rows = index_select(idx, 0, tensor(entries));
+  return op.done(
+      out,
+      [max_mode,
+       n,
+       input_sizes = input.sizes(),
+       weight_sizes = weight.sizes(),
+       entries = tensor(entries),
+       entry_bag = tensor(entry_bag),
+       scale = tensor(scale),
+       entry_rows,
+       winner_rows,
+       winner_cols,
+       winner_bags,
+       sw = op.save(weight),
+       has_psw = per_sample_weights.defined(),
+       spsw = op.save(per_sample_weights)](const autograd::GradList& g) {
+        // Summed into the weight's rows by index_add_ / index_put_, whose
+        // variant the node's policy picks.
+        Tensor gw = zeros(weight_sizes, g[0].dtype());
+        Tensor gpsw;
+        if (max_mode) {
+          Tensor picked = g[0].index({winner_bags, winner_cols});
+          gw.index_put_({winner_rows, winner_cols}, picked, true);
+        } else {
+          Tensor rows = g[0].index_select(0, entry_bag);
+          Tensor s = scale.to(g[0].dtype()).unsqueeze(1);
+          if (has_psw) {
+            Tensor psw = spsw.unpack().reshape({-1}).index_select(0, entries);
+            s = psw.unsqueeze(1);
+            Tensor dots =
+                (rows * sw.unpack().index_select(0, entry_rows)).sum({1});
+            gpsw = zeros({n}, g[0].dtype());
+            gpsw.index_copy_(0, entries, dots);
+            gpsw = gpsw.view(input_sizes);
+          }
+          gw.index_add_(0, entry_rows, rows * s);
+        }
+        return autograd::GradList{Tensor(), gw, Tensor(), gpsw};
+      });
 }
 
 } // namespace ditto

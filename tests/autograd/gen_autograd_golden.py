@@ -108,6 +108,27 @@ cases.append(case("scatter_reduce_index",
                        cube=cube, w3=w3),
                   ["base", "src2", "vals", "cube"], loss))
 
+# embedding_bag: sum (with per-sample weights), mean with padding_idx, max
+# (ties: the first), 1-d input with offsets and 2-d input.
+emb = leaf(6, 3)
+psw = leaf(7)
+with torch.no_grad():
+    emb[4, 1] = emb[2, 1]        # a tie for max
+einput = torch.tensor([1, 2, 4, 4, 0, 5, 2])
+eoffsets = torch.tensor([0, 3, 3, 5])
+e2 = torch.tensor([[2, 4, 1], [5, 5, 3]])
+ew = t(4, 3)
+ew2 = t(2, 3)
+F = torch.nn.functional
+loss = (F.embedding_bag(einput, emb, eoffsets, mode="sum", per_sample_weights=psw) * ew).sum()
+loss = loss + (F.embedding_bag(einput, emb, eoffsets, mode="mean", padding_idx=4) * ew).sum()
+loss = loss + (F.embedding_bag(einput, emb, eoffsets, mode="max") * ew).sum()
+loss = loss + (F.embedding_bag(e2, emb, mode="max") * ew2).sum()
+cases.append(case("embedding_bag",
+                  dict(emb=emb, psw=psw, einput=einput, eoffsets=eoffsets, e2=e2,
+                       ew=ew, ew2=ew2),
+                  ["emb", "psw"], loss))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "autograd_golden.json")
 with open(path, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)

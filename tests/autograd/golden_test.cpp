@@ -127,5 +127,25 @@ TEST(AutogradGolden, ScatterReduceAndIndex) {
   expect_grads(c, loss);
 }
 
+TEST(AutogradGolden, EmbeddingBag) {
+  Case c = load("embedding_bag");
+  auto& t = c.tensors;
+  Tensor loss =
+      (embedding_bag(t["einput"], t["emb"], t["eoffsets"], "sum", t["psw"]) *
+       t["ew"])
+          .sum();
+  loss = loss +
+      (embedding_bag(
+           t["einput"], t["emb"], t["eoffsets"], "mean", {}, false, 4) *
+       t["ew"])
+          .sum();
+  loss = loss +
+      (embedding_bag(t["einput"], t["emb"], t["eoffsets"], "max") * t["ew"])
+          .sum();
+  loss = loss + (embedding_bag(t["e2"], t["emb"], {}, "max") * t["ew2"]).sum();
+  loss.backward();
+  expect_grads(c, loss);
+}
+
 } // namespace
 } // namespace ditto
