@@ -2,9 +2,10 @@
 // over elementwise ops, transcendentals, reductions, shape ops, random
 // draws (mt19937 and Philox), GEMM, convolutions (every algorithm, forward
 // and both gradients), the deterministic scatter/index family and the
-// decompositions. The sweep runs with 1, 2 and 3 threads and exits 1 if
-// any fingerprint depends on the thread count; the printed lines are then
-// compared across CPU capabilities (DITTO_CPU_CAPABILITY), emulated CPUs
+// decompositions, and gradients (an MLP, a conv net, an index/scatter
+// chain, recorded deterministic). The sweep runs with 1, 2 and 3 threads and
+// exits 1 if any fingerprint depends on the thread count; the printed lines are
+// then compared across CPU capabilities (DITTO_CPU_CAPABILITY), emulated CPUs
 // (`make cpu-check`) and architectures (`make cross-arch-check`).
 //
 // Lines that end in " libm" come from the PyTorch-compatible mt19937 paths
@@ -183,6 +184,37 @@ void decompositions(Sweep& r, Dtype dt) {
   r.add("svd_lowrank_u", s.U);
 }
 
+// Gradients through autograd: each node's backward runs under the policy
+// recorded with it (deterministic here).
+void gradients(Sweep& r, Dtype dt) {
+  DeterministicGuard det(true);
+  Tensor x = varied(32 * 48, dt, 2.0, 20).view({32, 48});
+  Tensor w1 = varied(40 * 48, dt, 0.3, 21).view({40, 48}).requires_grad_();
+  Tensor b1 = varied(40, dt, 0.1, 22).requires_grad_();
+  Tensor w2 = varied(10 * 40, dt, 0.3, 23).view({10, 40}).requires_grad_();
+  Tensor out = linear(linear(x, w1, b1).tanh(), w2).sigmoid();
+  (out * out).mean().backward();
+  r.add("grad_mlp_w1", w1.grad());
+  r.add("grad_mlp_b1", b1.grad());
+  r.add("grad_mlp_w2", w2.grad());
+  Tensor img = varied(2 * 3 * 12 * 12, dt, 2.0, 24).view({2, 3, 12, 12});
+  Tensor cw = varied(8 * 3 * 3 * 3, dt, 0.4, 25).view({8, 3, 3, 3});
+  cw.requires_grad_();
+  Tensor cw2 = varied(4 * 8 * 3 * 3, dt, 0.2, 27).view({4, 8, 3, 3});
+  cw2.requires_grad_();
+  Tensor y = conv2d(img, cw, {}, {1, 1}, {1, 1}).relu();
+  y = conv2d(y, cw2, {}, {2, 2}, {0, 0});
+  y.pow(2).sum().backward();
+  r.add("grad_conv_w", cw.grad());
+  r.add("grad_conv_w2", cw2.grad());
+  Tensor table = varied(50 * 8, dt, 1.0, 26).view({50, 8}).requires_grad_();
+  Tensor idx = remainder_index(400, 50);
+  Tensor e = index_select(table, 0, idx);
+  Tensor s = zeros({50, 8}, dt).index_add(0, idx, e.exp());
+  (s.log1p() * e.sum({0}, true)).sum().backward();
+  r.add("grad_index_chain", table.grad());
+}
+
 Sweep run() {
   Sweep r;
   for (Dtype dt : {kFloat32, kFloat64, kInt64, kInt32}) {
@@ -193,6 +225,7 @@ Sweep run() {
     products(r, dt);
     index_family(r, dt);
     decompositions(r, dt);
+    gradients(r, dt);
   }
   integer_draws(r);
   return r;
