@@ -618,7 +618,10 @@ Tensor bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
   DITTO_CHECK(p.defined(), ValueError, "bernoulli", "undefined p");
   Tensor t = detail::new_tensor(p.sizes(), p.dtype());
   t.bernoulli_(p, gen);
-  return op.done(t);
+  // As PyTorch: draws pass no gradient to the probabilities.
+  return op.done(t, [](const autograd::GradList&) {
+    return autograd::GradList{Tensor()};
+  });
 }
 
 Tensor& Tensor::exponential_(
