@@ -4,11 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "ditto/ops/elementwise.h"
-#include "ditto/ops/factories.h"
-#include "ditto/ops/index_util.h"
-#include "ditto/ops/op_util.h"
-#include "ditto/ops/reduce.h"
+#include "ditto/trace/trace.h"
 
 namespace ditto::autograd {
 namespace {
@@ -23,7 +19,7 @@ void add_into(Buffer& buffer, size_t slot, Tensor g) {
     buffer.resize(slot + 1);
   }
   Tensor& have = buffer[slot];
-  have = have.defined() ? add(have, g) : std::move(g);
+  have = have.defined() ? have.add(g) : std::move(g);
 }
 
 size_t slots_of(const Node& node) {
@@ -32,7 +28,7 @@ size_t slots_of(const Node& node) {
 
 bool has_nan(const Tensor& g) {
   return is_floating(g.dtype()) && g.numel() > 0 &&
-      sum(ne(g, g)).item<int64_t>() > 0;
+      g.ne(g).sum().item<int64_t>() > 0;
 }
 
 // Adds g to a leaf's .grad: the first gradient is kept (copied unless the
@@ -60,7 +56,7 @@ Tensor fit_gradient(
     const TensorMeta& meta) {
   if (g.sizes() != meta.sizes) {
     DITTO_CHECK(
-        detail::expands_to(meta.sizes, g.sizes()),
+        expands_to(meta.sizes, g.sizes()),
         ValueError,
         "backward",
         "Function ",
@@ -71,7 +67,7 @@ Tensor fit_gradient(
         shape_str(g.sizes()),
         " but expected shape compatible with ",
         shape_str(meta.sizes));
-    g = sum_to_size(g, meta.sizes);
+    g = g.sum_to_size(meta.sizes);
   }
   if (g.dtype() != meta.dtype) {
     g = g.to(meta.dtype);
@@ -137,7 +133,7 @@ class Engine {
             ".");
       }
       roots_.push_back({gradient_edge(out), g});
-      out_metas_.push_back({out.sizes(), out.dtype()});
+      outputs_.push_back(out);
     }
   }
 
@@ -149,15 +145,10 @@ class Engine {
   std::vector<Tensor> run(size_t n_captured) {
     collect();
     captured_.assign(n_captured, Tensor());
-    detail::OpScope::in_backward() = true;
-    struct Reset {
-      ~Reset() {
-        detail::OpScope::in_backward() = false;
-      }
-    } reset;
+    trace::PhaseGuard phase(trace::Phase::kBackward);
     NoGradGuard no_grad;
     for (size_t r : implicit_) {
-      roots_[r].second = ones(out_metas_[r].sizes, out_metas_[r].dtype);
+      roots_[r].second = outputs_[r].new_ones(outputs_[r].sizes());
     }
     for (auto& [edge, g] : roots_) {
       add_into(buffers_[edge.node.get()], edge.input_nr, g);
@@ -251,17 +242,19 @@ class Engine {
     if (!functional) {
       retain_grads(*fn, grads);
     }
-    // Missing gradients of floating outputs are zeros.
-    for (size_t k = 0; k < grads.size(); ++k) {
-      const TensorMeta& m = node.output_metas()[k];
-      if (!grads[k].defined() && is_floating(m.dtype)) {
-        grads[k] = zeros(m.sizes, m.dtype);
-      }
-    }
     std::vector<Tensor> results;
     {
       determinism::PolicyGuard policy(node.policy());
-      detail::OpScope frame(node.name().c_str(), grads);
+      // The node's ops are nested in its frame: the trace shows the node
+      // (mul_backward), not the ops it runs.
+      trace::Frame frame;
+      // Missing gradients of floating outputs are zeros.
+      for (size_t k = 0; k < grads.size(); ++k) {
+        const TensorMeta& m = node.output_metas()[k];
+        if (!grads[k].defined() && is_floating(m.dtype)) {
+          grads[k] = detail::new_tensor(m.sizes, m.dtype).zero_();
+        }
+      }
       results = fn->apply(grads);
       DITTO_CHECK(
           results.size() == node.next_functions().size(),
@@ -280,7 +273,9 @@ class Engine {
           results[i] = Tensor();
         }
       }
-      frame.done(results);
+      if (frame.outermost() && trace::enabled()) {
+        trace::record({node.name(), trace::Phase::kBackward, grads, results});
+      }
     }
     release(fn);
     if (tls_anomaly) {
@@ -298,6 +293,8 @@ class Engine {
             "').");
       }
     }
+    // Summing contributions is the engine's own work, not an op to report.
+    trace::Frame summing;
     for (size_t i = 0; i < results.size(); ++i) {
       if (results[i].defined()) {
         const Edge& e = node.next_functions()[i];
@@ -319,7 +316,7 @@ class Engine {
       if (!m.retains_grad) {
         continue;
       }
-      m.grad = m.grad.defined() ? add(m.grad, grads[k]) : grads[k].clone();
+      m.grad = m.grad.defined() ? m.grad.add(grads[k]) : grads[k].clone();
     }
   }
 
@@ -331,7 +328,7 @@ class Engine {
 
   bool retain_graph_;
   std::vector<std::pair<Edge, Tensor>> roots_;
-  std::vector<TensorMeta> out_metas_;
+  std::vector<Tensor> outputs_;
   std::vector<size_t> implicit_; // roots whose gradient is ones
   std::vector<std::shared_ptr<Node>> order_;
   std::unordered_map<Node*, Buffer> buffers_;

@@ -5,7 +5,6 @@
 
 #include "ditto/autograd/engine.h"
 #include "ditto/core/error.h"
-#include "ditto/ops/factories.h"
 
 namespace ditto::autograd {
 namespace {
@@ -58,7 +57,7 @@ GradcheckResult gradcheck(
     analytical[k].assign(size_t(n_out * wrt[k].numel()), 0.0);
   }
   for (int64_t r = 0; r < n_out; ++r) {
-    Tensor seed = zeros(out.sizes(), out.dtype());
+    Tensor seed = out.new_zeros(out.sizes());
     seed.view({-1}).select(0, r).fill_(1.0);
     std::vector<Tensor> g = grad({out}, wrt, {seed}, true, false, true);
     for (size_t k = 0; k < wrt.size(); ++k) {

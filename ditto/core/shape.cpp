@@ -120,4 +120,17 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return out;
 }
 
+bool expands_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) {
+    return false;
+  }
+  const size_t lead = to.size() - from.size();
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (from[k] != 1 && from[k] != to[lead + k]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace ditto

@@ -36,4 +36,8 @@ DITTO_API int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 DITTO_API Shape
 broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 
+// True when a tensor of shape `from` broadcasts to shape `to` (to
+// unchanged).
+DITTO_API bool expands_to(const Shape& from, const Shape& to);
+
 } // namespace ditto

@@ -522,7 +522,7 @@ Tensor& Tensor::index_put_(
       std::find(ai.scalar_masks.begin(), ai.scalar_masks.end(), false) !=
       ai.scalar_masks.end();
   DITTO_CHECK(
-      detail::expands_to(values.sizes(), ai.result),
+      expands_to(values.sizes(), ai.result),
       ValueError,
       name,
       "shape mismatch: values of shape ",
@@ -718,7 +718,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   detail::OpScope op(name, {self, mask}, detail::OpScope::kInplace);
   check_mask(self, mask, name);
   DITTO_CHECK(
-      detail::expands_to(mask.sizes(), self.sizes()),
+      expands_to(mask.sizes(), self.sizes()),
       ValueError,
       name,
       "mask ",

@@ -161,17 +161,4 @@ std::vector<int64_t> rest_offsets(
   return off;
 }
 
-bool expands_to(const Shape& from, const Shape& to) {
-  if (from.size() > to.size()) {
-    return false;
-  }
-  const size_t lead = to.size() - from.size();
-  for (size_t k = 0; k < from.size(); ++k) {
-    if (from[k] != 1 && from[k] != to[lead + k]) {
-      return false;
-    }
-  }
-  return true;
-}
-
 } // namespace ditto::detail

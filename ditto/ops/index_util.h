@@ -55,7 +55,4 @@ std::vector<int64_t> rest_offsets(
     const Shape& extent,
     size_t first = 1);
 
-// True when a tensor of shape from broadcasts to shape to (to unchanged).
-bool expands_to(const Shape& from, const Shape& to);
-
 } // namespace ditto::detail

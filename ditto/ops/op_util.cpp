@@ -33,18 +33,14 @@ void OpScope::finish(
       m.view_version = outs[0].storage()->version();
     }
   }
-  if (traced_ && trace::enabled()) {
+  if (frame_.outermost() && trace::enabled()) {
     std::vector<Tensor> ins;
     ins.reserve(inputs_.size());
     for (const Tensor* t : inputs_) {
       ins.push_back(*t);
     }
     std::vector<Tensor> results(outs.begin(), outs.end());
-    trace::record(
-        {name_,
-         in_backward() ? trace::Phase::kBackward : trace::Phase::kForward,
-         ins,
-         results});
+    trace::record({name_, trace::current_phase(), ins, results});
   }
 }
 

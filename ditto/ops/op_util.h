@@ -47,7 +47,6 @@ class OpScope {
     enter(inputs.begin(), inputs.end(), [](auto it) { return &*it; });
   }
   ~OpScope() {
-    --depth();
     if (kind_ != kComposite) {
       --opaque_depth();
     }
@@ -120,20 +119,13 @@ class OpScope {
     return self;
   }
 
-  // The engine marks the frames of backward ops.
-  static bool& in_backward() {
-    static thread_local bool b = false;
-    return b;
-  }
-
  private:
-  // Raises (before counting this frame, so an error leaves the thread's
-  // frame depth as it was) if autograd cannot take an in-place op.
+  // Raises (before counting this frame as opaque, so an error leaves the
+  // thread's state as it was) if autograd cannot take an in-place op.
   template <typename It, typename Get>
   void enter(It first, It last, Get get) {
     const bool outermost = opaque_depth() == 0;
-    traced_ = depth() == 0;
-    const bool tracing = traced_ && trace::enabled();
+    const bool tracing = frame_.outermost() && trace::enabled();
     if (outermost && kind_ != kComposite && autograd::GradMode::is_enabled()) {
       for (It it = first; it != last && !needs_grad_; ++it) {
         needs_grad_ = autograd::requires_grad(*get(it));
@@ -153,7 +145,6 @@ class OpScope {
         }
       }
     }
-    ++depth();
     if (kind_ != kComposite) {
       ++opaque_depth();
     }
@@ -163,20 +154,16 @@ class OpScope {
       autograd::BackwardFn backward,
       bool view);
 
-  static int& depth() {
-    static thread_local int d = 0;
-    return d;
-  }
   static int& opaque_depth() {
     static thread_local int d = 0;
     return d;
   }
   const char* name_;
   Kind kind_;
-  bool traced_ = false;
   bool needs_grad_ = false;
   std::vector<autograd::SavedTensor> saved_;
   std::vector<const Tensor*> inputs_;
+  trace::Frame frame_; // before anything that can raise in the constructor
   FpEnvGuard fp_;
 };
 

@@ -388,7 +388,7 @@ Tensor sum_to_size(const Tensor& a, const Shape& shape) {
     return a;
   }
   DITTO_CHECK(
-      detail::expands_to(shape, a.sizes()),
+      expands_to(shape, a.sizes()),
       ValueError,
       "sum_to_size",
       "size ",

@@ -11,7 +11,29 @@ std::mutex g_mu;
 std::shared_ptr<const Hook> g_hook;
 // Ops run by the hook itself (fingerprinting, printing) are not reported.
 thread_local bool tls_in_hook = false;
+thread_local int tls_depth = 0;
+thread_local Phase tls_phase = Phase::kForward;
 } // namespace
+
+Frame::Frame() : outermost_(tls_depth == 0) {
+  ++tls_depth;
+}
+
+Frame::~Frame() {
+  --tls_depth;
+}
+
+Phase current_phase() {
+  return tls_phase;
+}
+
+PhaseGuard::PhaseGuard(Phase phase) : previous_(tls_phase) {
+  tls_phase = phase;
+}
+
+PhaseGuard::~PhaseGuard() {
+  tls_phase = previous_;
+}
 
 void set_hook(Hook hook) {
   std::lock_guard<std::mutex> lock(g_mu);
