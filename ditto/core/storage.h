@@ -46,10 +46,11 @@ class DITTO_API Storage {
   // memory (from_blob).
   void grow(size_t nbytes);
 
-  // The version counter that every in-place op bumps (PyTorch keeps it per
-  // tensor and shares it among views; views share the storage here, so it
-  // lives with the bytes). Autograd compares it with the version a saved
-  // tensor had when its node was recorded.
+  // The version counter that in-place ops bump (PyTorch keeps it per tensor
+  // and shares it among views; views share the storage here, so it lives
+  // with the bytes). Autograd compares it with the version a saved tensor
+  // had when its node was recorded. See OpScope::finish for when a write is
+  // counted.
   uint64_t version() const {
     return version_.load(std::memory_order_relaxed);
   }

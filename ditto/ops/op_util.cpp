@@ -8,7 +8,11 @@ void OpScope::finish(
     std::span<const Tensor> outs,
     autograd::BackwardFn backward,
     bool view) {
-  if (kind_ == kInplace) {
+  // A write is counted when anyone else can see the storage (a view, a
+  // tensor saved for backward): a tensor nobody shares cannot be checked
+  // against, so fresh tensors start at version 0 after their factory's
+  // fill, as in PyTorch. Counting more often is always safe.
+  if (kind_ == kInplace && outs[0].storage().use_count() > 1) {
     outs[0].storage()->bump_version();
     // What the backward saved of the written tensor is its new value.
     for (const autograd::SavedTensor& st : saved_) {
