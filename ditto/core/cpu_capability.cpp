@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 
+#include "ditto/core/env.h"
 #include "ditto/core/error.h"
 
 namespace ditto {
@@ -132,10 +133,10 @@ CpuCapability get_cpu_capability() {
     return CpuCapability(c);
   }
   // The environment is read once; a bad value is an error every time.
-  const char* env = std::getenv("DITTO_CPU_CAPABILITY");
+  auto env = detail::env_text("DITTO_CPU_CAPABILITY");
   CpuCapability chosen = best();
-  if (env != nullptr && *env != '\0') {
-    chosen = parse(env, "DITTO_CPU_CAPABILITY");
+  if (env) {
+    chosen = parse(*env, "DITTO_CPU_CAPABILITY");
     check_usable(chosen, "DITTO_CPU_CAPABILITY");
   }
   int expected = kUnset;

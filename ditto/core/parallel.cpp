@@ -19,6 +19,7 @@
 #define DITTO_HAS_FPCR 1
 #endif
 
+#include "ditto/core/env.h"
 #include "ditto/core/error.h"
 #include "ditto/core/spin.h"
 
@@ -29,16 +30,8 @@ thread_local bool tls_in_parallel = false;
 thread_local bool tls_serial = false;
 
 int default_num_threads() {
-  if (const char* env = std::getenv("DITTO_NUM_THREADS")) {
-    char* end = nullptr;
-    long v = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && v >= 1 && v <= 1024) {
-      return int(v);
-    }
-    throw ValueError(detail::str_cat(
-        "[DITTO_NUM_THREADS] expected an integer in [1, 1024] but got '",
-        env,
-        "'"));
+  if (auto n = detail::env_int("DITTO_NUM_THREADS", 1, 1024)) {
+    return int(*n);
   }
   unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : int(hw);

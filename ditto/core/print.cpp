@@ -143,11 +143,14 @@ Layout make_layout(const Shape& sizes, bool summarize) {
   Layout l;
   for (int64_t n : sizes) {
     bool elide = summarize && n > 2 * kEdgeItems;
+    // O(shown elements): an elided dim lists only its edges (a huge
+    // expanded tensor prints at once).
     std::vector<int64_t> idx;
     for (int64_t i = 0; i < n; ++i) {
-      if (!elide || i < kEdgeItems || i >= n - kEdgeItems) {
-        idx.push_back(i);
+      if (elide && i == kEdgeItems) {
+        i = n - kEdgeItems;
       }
+      idx.push_back(i);
     }
     l.shown.push_back(std::move(idx));
     l.elided.push_back(elide);

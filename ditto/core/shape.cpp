@@ -16,6 +16,36 @@ std::string shape_str(const IntList& s) {
   return os.str();
 }
 
+int64_t checked_mul(int64_t a, int64_t b, const char* op, const char* what) {
+  int64_t r = 0;
+  DITTO_CHECK(
+      !__builtin_mul_overflow(a, b, &r),
+      ValueError,
+      op,
+      what,
+      " overflows int64 (",
+      a,
+      " * ",
+      b,
+      ")");
+  return r;
+}
+
+int64_t checked_add(int64_t a, int64_t b, const char* op, const char* what) {
+  int64_t r = 0;
+  DITTO_CHECK(
+      !__builtin_add_overflow(a, b, &r),
+      ValueError,
+      op,
+      what,
+      " overflows int64 (",
+      a,
+      " + ",
+      b,
+      ")");
+  return r;
+}
+
 int64_t checked_numel(const Shape& sizes, const char* op) {
   int64_t n = 1;
   for (int64_t s : sizes) {

@@ -16,6 +16,14 @@ using IntList = std::vector<int64_t>;
 // "{2, 3}", as error messages print shapes.
 DITTO_API std::string shape_str(const IntList& s);
 
+// a * b and a + b for shape arithmetic (sizes, strides, padding, dilation):
+// ValueError naming op and what was being computed on int64 overflow. The
+// one checked-arithmetic helper every shape computation uses.
+DITTO_API int64_t
+checked_mul(int64_t a, int64_t b, const char* op, const char* what);
+DITTO_API int64_t
+checked_add(int64_t a, int64_t b, const char* op, const char* what);
+
 // Product of sizes; throws ValueError naming op on a negative size or on
 // overflow.
 DITTO_API int64_t checked_numel(const Shape& sizes, const char* op);

@@ -80,6 +80,15 @@ Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
         ip[i],
         " at position ",
         i);
+    DITTO_CHECK(
+        ip[i] < INT64_MAX,
+        ValueError,
+        name,
+        "value ",
+        ip[i],
+        " at position ",
+        i,
+        " needs more bins than an int64 can count");
     bins = std::max(bins, ip[i] + 1);
   }
   if (!weights.defined()) {

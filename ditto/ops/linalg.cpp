@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ditto/core/env.h"
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/kernel_table.h"
@@ -121,11 +122,15 @@ void load_workspace_locked(WorkspaceConfig& w) {
   if (w.loaded) {
     return;
   }
-  w.loaded = true;
-  if (const char* env = std::getenv("DITTO_GEMM_WORKSPACE_CONFIG")) {
-    w.bytes = parse_workspace(env, "DITTO_GEMM_WORKSPACE_CONFIG");
-    w.config = env;
+  // Marked loaded only once it parsed: a bad setting raises the same
+  // ValueError for every product that needs it, until it is fixed (here or
+  // with set_workspace_config), instead of silently becoming the default.
+  if (auto env = detail::env_text("DITTO_GEMM_WORKSPACE_CONFIG")) {
+    const int64_t bytes = parse_workspace(*env, "DITTO_GEMM_WORKSPACE_CONFIG");
+    w.bytes = bytes;
+    w.config = *env;
   }
+  w.loaded = true;
 }
 
 // (bytes, whether the configuration is one deterministic mode accepts).

@@ -231,7 +231,7 @@ Tensor& Tensor::uniform_(
       "not implemented for ",
       dtype());
   DITTO_CHECK(
-      from <= to,
+      !(from > to), // a NaN bound fails the bounds check below instead
       ValueError,
       "uniform_",
       "expects to return a [from, to) range, but found from=",
@@ -243,12 +243,25 @@ Tensor& Tensor::uniform_(
   GeneratorImpl& g = resolve(gen, hold);
   dispatch_dtype(dtype(), "uniform_", [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      // PyTorch clamps the bounds into T's range, casts them to T, and
-      // checks the width.
+      // As PyTorch: each bound must lie in T's range (not infinite, not
+      // NaN), then the width must be finite in T.
       const double lo = double(std::numeric_limits<T>::lowest());
       const double hi = double(std::numeric_limits<T>::max());
-      const T f = T(std::clamp(from, lo, hi));
-      const T t = T(std::clamp(to, lo, hi));
+      const char* type = std::is_same_v<T, float> ? "float" : "double";
+      DITTO_CHECK(
+          from >= lo && from <= hi,
+          ValueError,
+          "uniform_",
+          "from is out of bounds for ",
+          type);
+      DITTO_CHECK(
+          to >= lo && to <= hi,
+          ValueError,
+          "uniform_",
+          "to is out of bounds for ",
+          type);
+      const T f = T(from);
+      const T t = T(to);
       DITTO_CHECK(
           double(t) - double(f) <= hi,
           ValueError,

@@ -272,7 +272,11 @@ Tensor pad(
           d,
           " in reflect mode");
     }
-    out_shape[d] = size + l + r;
+    out_shape[d] = checked_add(
+        checked_add(size, l, "pad", "the padded size"),
+        r,
+        "pad",
+        "the padded size");
     DITTO_CHECK(
         out_shape[d] >= 0,
         ValueError,

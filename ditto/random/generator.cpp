@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "ditto/core/env.h"
 #include "ditto/core/error.h"
 #include "ditto/core/tensor.h"
 #include "ditto/random/generator_impl.h"
@@ -53,31 +54,11 @@ uint64_t os_random64() {
   return (uint64_t(rd()) << 32) | rd();
 }
 
-// DITTO_SEED: a decimal integer in [-2^63, 2^64); negative values are taken
-// as their two's-complement bits, as manual_seed does.
-uint64_t parse_seed_env(const char* s) {
-  errno = 0;
-  char* end = nullptr;
-  uint64_t v;
-  if (s[0] == '-') {
-    long long i = std::strtoll(s, &end, 10);
-    v = uint64_t(i);
-  } else {
-    v = std::strtoull(s, &end, 10);
-  }
-  DITTO_CHECK(
-      end != s && *end == '\0' && errno == 0,
-      ValueError,
-      "DITTO_SEED",
-      "expected an integer seed but got '",
-      s,
-      "'");
-  return v;
-}
-
 std::shared_ptr<GeneratorImpl> make_process_default() {
-  const char* env = std::getenv("DITTO_SEED");
-  uint64_t s = env && *env ? parse_seed_env(env) : os_random64();
+  // DITTO_SEED: a decimal integer in [-2^63, 2^64); negative values are
+  // taken as their two's-complement bits, as manual_seed does.
+  auto env = detail::env_u64_bits("DITTO_SEED");
+  uint64_t s = env ? *env : os_random64();
   return std::make_shared<CPUGeneratorImpl>(s);
 }
 

@@ -50,8 +50,15 @@ MT19937::State MT19937::state() const {
 }
 
 void MT19937::set_state(const State& s, const char* op) {
+  // Every state the engine reaches has left + next == kN + 1 (a draw takes
+  // one from left and adds one to next; a twist restarts at kN and 0),
+  // except a fresh seed's (left 1, next 0). Anything else would read past
+  // the words before the next twist.
+  const bool consistent = s.left >= 1 && s.left <= kN &&
+      (int64_t(s.left) + int64_t(s.next) == kN + 1 ||
+       (s.left == 1 && s.next == 0));
   DITTO_CHECK(
-      s.seeded && s.left > 0 && s.left <= kN && s.next <= uint32_t(kN),
+      s.seeded && consistent,
       ValueError,
       op,
       "invalid mt19937 state (seeded ",

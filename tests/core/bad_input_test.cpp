@@ -6,6 +6,9 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <string>
+#include <tuple>
 
 #include "ditto/ditto.h"
 
@@ -156,4 +159,89 @@ TEST(Reduce, TiesAcrossChunkBoundariesTakeTheFirstIndex) {
     auto [v, i] = max(a.view({2, 35000}), 1);
     EXPECT_TRUE(equal(i, tensor<int64_t>({16383, 15000})));
   }
+}
+
+// Issue 17, defect 1: a value of INT64_MAX needs INT64_MAX + 1 bins; the
+// count overflowed and bincount wrote before its buffer.
+TEST(BadInput, BincountOfTheLargestValueIsRejected) {
+  try {
+    bincount(tensor<int64_t>({3, INT64_MAX}));
+    ADD_FAILURE() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("[bincount] value 9223372036854775807 at "
+                                   "position 1 needs more bins"),
+        std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(
+      equal(bincount(tensor<int64_t>({0, 2, 2})), tensor<int64_t>({1, 0, 2})));
+}
+
+// Defect 2: an mt19937 state whose left/next are each in range but
+// inconsistent read past the 624 words; it is refused and the generator
+// keeps its state.
+TEST(BadInput, InconsistentMt19937StateIsRefused) {
+  Generator g;
+  g.manual_seed(7);
+  g.set_state(g.get_state()); // a fresh state (left 1, next 0) is valid
+  Tensor good = g.get_state();
+  Tensor bad = good.clone();
+  uint8_t* p = bad.data_ptr<uint8_t>();
+  // PyTorch's layout: left (int32) at byte 8, next (uint64) at 16.
+  const int32_t left = 624;
+  const uint64_t next = 624;
+  std::memcpy(p + 8, &left, sizeof left);
+  std::memcpy(p + 16, &next, sizeof next);
+  EXPECT_THROW(g.set_state(bad), ValueError);
+  EXPECT_TRUE(equal(g.get_state(), good));
+  // Two generators set to one valid mid-stream state draw the same numbers.
+  Generator a, b;
+  a.manual_seed(3);
+  rand({100}, kFloat32, a);
+  b.set_state(a.get_state());
+  EXPECT_TRUE(equal(rand({700}, kFloat32, a), rand({700}, kFloat32, b)));
+}
+
+// Defect 3: a huge dilation (or stride, padding) wrapped around into a
+// plausible output shape; the matching weight gradient read out of bounds.
+TEST(BadInput, ConvGeometryOverflowIsRejected) {
+  Tensor x = ones({1, 2, 5, 5}), w = ones({3, 2, 3, 3});
+  EXPECT_THROW(conv2d(x, w, {}, {1, 1}, {0, 0}, {INT64_MAX, 1}), ValueError);
+  EXPECT_THROW(conv2d(x, w, {}, {1, 1}, {INT64_MAX, 0}, {1, 1}), ValueError);
+  EXPECT_THROW(
+      conv2d_backward_weight(
+          ones({1, 3, 7, 3}), x, w.sizes(), {1, 1}, {0, 0}, {INT64_MAX, 1}),
+      ValueError);
+  EXPECT_THROW(pad(x, {INT64_MAX, 1}), ValueError);
+}
+
+// Defect 7: printing a huge expanded tensor walked every index.
+TEST(BadInput, PrintingAHugeExpandedTensorIsSummarized) {
+  std::string s = ones({1}).expand({int64_t(1) << 62}).to_string();
+  EXPECT_EQ(s, "tensor([1., 1., 1.,  ..., 1., 1., 1.])");
+}
+
+// PyTorch refuses bounds outside the dtype's range, infinities and NaN.
+TEST(BadInput, UniformBoundsMustBeFinite) {
+  Tensor t = zeros({3});
+  Tensor before = t.clone();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [from, to, message] :
+       {std::tuple{0.0, inf, "[uniform_] to is out of bounds for float"},
+        std::tuple{-inf, 0.0, "[uniform_] from is out of bounds for float"},
+        std::tuple{
+            0.0, std::nan(""), "[uniform_] to is out of bounds for float"},
+        std::tuple{0.0, 1e39, "[uniform_] to is out of bounds for float"}}) {
+    try {
+      t.uniform_(from, to);
+      ADD_FAILURE() << "accepted " << from << ", " << to;
+    } catch (const ValueError& e) {
+      EXPECT_STREQ(e.what(), message);
+    }
+  }
+  EXPECT_TRUE(equal(t, before));
+  Tensor d = zeros({2}, kFloat64);
+  d.uniform_(0.0, 1e39); // in range for double
+  EXPECT_THROW(d.uniform_(0.0, inf), ValueError);
 }

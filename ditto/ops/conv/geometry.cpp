@@ -107,22 +107,51 @@ Geom make_geom(
       groups,
       ", but the input has ",
       g.c);
-  const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
+  // Every size the algorithms compute, checked (a huge stride, padding or
+  // dilation must not wrap around into a plausible shape).
+  const int64_t eh = checked_add(
+      checked_mul(g.dh, g.kh - 1, op, "the dilated kernel height"),
+      1,
+      op,
+      "the dilated kernel height");
+  const int64_t ew = checked_add(
+      checked_mul(g.dw, g.kw - 1, op, "the dilated kernel width"),
+      1,
+      op,
+      "the dilated kernel width");
+  const int64_t hp = checked_add(
+      g.h,
+      checked_mul(2, g.ph, op, "the padded height"),
+      op,
+      "the padded height");
+  const int64_t wp = checked_add(
+      g.w,
+      checked_mul(2, g.pw, op, "the padded width"),
+      op,
+      "the padded width");
   DITTO_CHECK(
-      g.h + 2 * g.ph >= eh && g.w + 2 * g.pw >= ew,
+      hp >= eh && wp >= ew,
       ValueError,
       op,
       "the padded input (",
-      g.h + 2 * g.ph,
+      hp,
       " x ",
-      g.w + 2 * g.pw,
+      wp,
       ") is smaller than the dilated kernel (",
       eh,
       " x ",
       ew,
       ")");
-  g.oh = (g.h + 2 * g.ph - eh) / g.sh + 1;
-  g.ow = (g.w + 2 * g.pw - ew) / g.sw + 1;
+  g.oh = (hp - eh) / g.sh + 1;
+  g.ow = (wp - ew) / g.sw + 1;
+  // The output, the padded planes and the im2col matrix must be countable.
+  checked_numel({g.n, g.o, g.oh, g.ow}, op);
+  checked_numel({g.n, g.c, hp, wp}, op);
+  checked_mul(
+      checked_numel({g.cg, g.kh, g.kw}, op),
+      checked_mul(g.oh, g.ow, op, "the output plane"),
+      op,
+      "the im2col matrix");
   return g;
 }
 

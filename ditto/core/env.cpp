@@ -1,0 +1,80 @@
+#include "ditto/core/env.h"
+
+#include <cstdlib>
+
+#include "ditto/core/error.h"
+
+namespace ditto::detail {
+namespace {
+
+// Digits only after an optional '-': the magnitude, or nothing on any other
+// character or on overflow of uint64.
+std::optional<uint64_t> magnitude(const std::string& s, bool* negative) {
+  size_t at = 0;
+  *negative = !s.empty() && s[0] == '-';
+  at = *negative ? 1 : 0;
+  if (at == s.size()) {
+    return std::nullopt;
+  }
+  uint64_t v = 0;
+  for (; at < s.size(); ++at) {
+    const char c = s[at];
+    if (c < '0' || c > '9' ||
+        __builtin_mul_overflow(v, uint64_t(10), &v) ||
+        __builtin_add_overflow(v, uint64_t(c - '0'), &v)) {
+      return std::nullopt;
+    }
+  }
+  return v;
+}
+
+} // namespace
+
+std::optional<std::string> env_text(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') {
+    return std::nullopt;
+  }
+  return std::string(v);
+}
+
+std::optional<int64_t> env_int(const char* name, int64_t lo, int64_t hi) {
+  auto text = env_text(name);
+  if (!text) {
+    return std::nullopt;
+  }
+  bool negative = false;
+  auto m = magnitude(*text, &negative);
+  const __int128 v = m ? (negative ? -__int128(*m) : __int128(*m)) : 0;
+  DITTO_CHECK(
+      m && v >= lo && v <= hi,
+      ValueError,
+      name,
+      "expected an integer in [",
+      lo,
+      ", ",
+      hi,
+      "] but got '",
+      *text,
+      "'");
+  return int64_t(v);
+}
+
+std::optional<uint64_t> env_u64_bits(const char* name) {
+  auto text = env_text(name);
+  if (!text) {
+    return std::nullopt;
+  }
+  bool negative = false;
+  auto m = magnitude(*text, &negative);
+  DITTO_CHECK(
+      m && (!negative || *m <= (uint64_t(1) << 63)),
+      ValueError,
+      name,
+      "expected an integer in [-2^63, 2^64) but got '",
+      *text,
+      "'");
+  return negative ? uint64_t(0) - *m : *m;
+}
+
+} // namespace ditto::detail
