@@ -19,8 +19,7 @@ std::optional<uint64_t> magnitude(const std::string& s, bool* negative) {
   uint64_t v = 0;
   for (; at < s.size(); ++at) {
     const char c = s[at];
-    if (c < '0' || c > '9' ||
-        __builtin_mul_overflow(v, uint64_t(10), &v) ||
+    if (c < '0' || c > '9' || __builtin_mul_overflow(v, uint64_t(10), &v) ||
         __builtin_add_overflow(v, uint64_t(c - '0'), &v)) {
       return std::nullopt;
     }

@@ -30,6 +30,12 @@ class DITTO_API IndexError : public Error {
   using Error::Error;
 };
 
+// An allocation failed (torch.cuda.OutOfMemoryError's role, for CPU memory).
+class DITTO_API OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 class DITTO_API NondeterministicError : public Error {
  public:
   using Error::Error;

@@ -25,7 +25,7 @@ Storage::Storage(size_t nbytes, Device device)
   }
   data_ = std::aligned_alloc(kStorageAlignment, rounded);
   if (data_ == nullptr) {
-    throw Error(
+    throw OutOfMemoryError(
         detail::str_cat("[empty] out of memory allocating ", nbytes, " bytes"));
   }
 }

@@ -6,9 +6,13 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
+
+#include <unistd.h>
 
 #include "ditto/ditto.h"
 
@@ -244,4 +248,33 @@ TEST(BadInput, UniformBoundsMustBeFinite) {
   Tensor d = zeros({2}, kFloat64);
   d.uniform_(0.0, 1e39); // in range for double
   EXPECT_THROW(d.uniform_(0.0, inf), ValueError);
+}
+
+// Out of memory has its own type, so callers can catch it.
+TEST(BadInput, OutOfMemoryHasItsOwnType) {
+  // 16 TiB: a valid size that no allocator here can give.
+  EXPECT_THROW(empty({int64_t(1) << 42}, kFloat32), OutOfMemoryError);
+}
+
+// A failed save of the tuning cache leaves no temporary file behind.
+TEST(BadInput, FailedTuningCacheSaveLeavesNothing) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() /
+      ("ditto_cache_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "target_is_a_directory");
+  // The rename onto a directory fails after the temporary was written.
+  EXPECT_THROW(
+      backends::conv::save_tuning_cache(
+          (dir / "target_is_a_directory").string()),
+      ValueError);
+  // A directory that does not exist: the temporary cannot be written.
+  EXPECT_THROW(
+      backends::conv::save_tuning_cache((dir / "missing" / "c.json").string()),
+      ValueError);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    left.push_back(e.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"target_is_a_directory"});
+  fs::remove_all(dir);
 }

@@ -14,7 +14,8 @@ int main() {
   for (int attempt = 0; attempt < 3; ++attempt) {
     try {
       backends::gemm::workspace_bytes();
-      std::fprintf(stderr, "attempt %d: the bad setting was accepted\n", attempt);
+      std::fprintf(
+          stderr, "attempt %d: the bad setting was accepted\n", attempt);
       return 1;
     } catch (const ValueError& e) {
       if (attempt == 0) {
@@ -26,7 +27,8 @@ int main() {
     }
   }
   if (first.find("[DITTO_GEMM_WORKSPACE_CONFIG]") == std::string::npos) {
-    std::fprintf(stderr, "the error does not name the variable: %s\n", first.c_str());
+    std::fprintf(
+        stderr, "the error does not name the variable: %s\n", first.c_str());
     return 1;
   }
   backends::gemm::set_workspace_config(":4096:8");
@@ -34,6 +36,7 @@ int main() {
     std::fprintf(stderr, "set_workspace_config did not fix it\n");
     return 1;
   }
-  std::printf("workspace_env: the bad setting raised every time: %s\n", first.c_str());
+  std::printf(
+      "workspace_env: the bad setting raised every time: %s\n", first.c_str());
   return 0;
 }

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,29 +44,38 @@ void save_tuning_cache(const std::string& path) {
     }
     j["entries"] = all;
   }
-  const std::string tmp = path + ".tmp";
+  // Written to a temporary beside the file, then renamed over it: readers
+  // see the old file or the new one, never a part. The temporary's name is
+  // unique to this process and call, and it is removed on any failure.
+  static std::atomic<uint64_t> serial{0};
+  const std::string tmp =
+      detail::str_cat(path, ".tmp.", ::getpid(), ".", serial.fetch_add(1));
+  std::error_code ec;
+  bool written = false;
   {
     std::ofstream f(tmp, std::ios::trunc);
     f << j.dump(1) << "\n";
-    DITTO_CHECK(
-        f.good(),
-        ValueError,
-        "backends::conv::save_tuning_cache",
-        "cannot write ",
-        tmp);
+    f.close();
+    written = !f.fail();
   }
-  std::error_code ec;
+  if (!written) {
+    std::filesystem::remove(tmp, ec);
+    detail::throw_error<ValueError>(
+        "backends::conv::save_tuning_cache", "cannot write ", tmp);
+  }
   std::filesystem::rename(tmp, path, ec);
-  DITTO_CHECK(
-      !ec,
-      ValueError,
-      "backends::conv::save_tuning_cache",
-      "cannot rename ",
-      tmp,
-      " to ",
-      path,
-      ": ",
-      ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    detail::throw_error<ValueError>(
+        "backends::conv::save_tuning_cache",
+        "cannot rename ",
+        tmp,
+        " to ",
+        path,
+        ": ",
+        why);
+  }
 }
 
 bool load_tuning_cache(const std::string& path) {
