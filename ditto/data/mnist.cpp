@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "ditto/core/error.h"
 #include "ditto/ops/op_util.h"
@@ -55,17 +56,19 @@ std::string find_file(
     const std::string& name,
     const char* op) {
   const std::string base = (std::filesystem::path(root) / name).string();
-  if (std::filesystem::exists(base + ".gz")) {
+  // The non-throwing checks: a path the OS refuses (too long, a file where a
+  // directory should be) is a ValueError naming it, not a filesystem_error.
+  auto exists = [&](const std::string& p) {
+    std::error_code ec;
+    const bool there = std::filesystem::exists(p, ec);
+    DITTO_CHECK(!ec, ValueError, op, "cannot look for ", p, ": ", ec.message());
+    return there;
+  };
+  if (exists(base + ".gz")) {
     return base + ".gz";
   }
   DITTO_CHECK(
-      std::filesystem::exists(base),
-      ValueError,
-      op,
-      "cannot find ",
-      base,
-      ".gz or ",
-      base);
+      exists(base), ValueError, op, "cannot find ", base, ".gz or ", base);
   return base;
 }
 
@@ -112,17 +115,30 @@ Tensor read_idx(
         path,
         ": truncated: the header ends before its sizes");
     sizes.push_back(int64_t(big_endian(b)));
-    total *= sizes.back();
     DITTO_CHECK(
-        total <= (int64_t(1) << 36),
+        !__builtin_mul_overflow(total, sizes.back(), &total) &&
+            total <= (int64_t(1) << 36),
         ValueError,
         op,
         path,
         ": implausible sizes ",
         shape_str(sizes));
   }
-  Tensor out = detail::new_tensor(sizes, kUInt8);
-  const int64_t got = read_some(f.get(), out.raw_data(), total, path, op);
+  // The data is read in chunks and memory grows with what the file really
+  // holds: a short file whose header promises gigabytes fails as truncated
+  // without allocating them.
+  constexpr int64_t kChunk = int64_t(1) << 24;
+  std::vector<unsigned char> data;
+  int64_t got = 0;
+  while (got < total) {
+    const int64_t want = std::min(kChunk, total - got);
+    data.resize(size_t(got + want));
+    const int64_t r = read_some(f.get(), data.data() + got, want, path, op);
+    got += r;
+    if (r < want) {
+      break;
+    }
+  }
   DITTO_CHECK(
       got == total,
       ValueError,
@@ -142,6 +158,10 @@ Tensor read_idx(
       path,
       ": more data than the header's sizes ",
       shape_str(sizes));
+  Tensor out = detail::new_tensor(sizes, kUInt8);
+  if (total > 0) {
+    std::memcpy(out.raw_data(), data.data(), size_t(total));
+  }
   return out;
 }
 

@@ -574,6 +574,32 @@ TEST(DataMnist, BadFilesNameTheFileAndTheProblem) {
   EXPECT_NE(e.find("cannot find"), std::string::npos) << e;
 }
 
+// Issue 17, defect 4: hostile headers and paths are ValueErrors naming the
+// file, found before anything large is allocated.
+TEST(DataMnist, HostileHeadersAndPathsAreValueErrors) {
+  TempDir d;
+  auto images = d.path / "train-images-idx3-ubyte";
+  write_file(
+      d.path / "train-labels-idx1-ubyte", idx_bytes(1, {4}, 4, 0), false);
+  // A 16-byte file whose header promises 47 GB: truncated, not allocated.
+  write_file(images, idx_bytes(3, {60000000, 28, 28}, 0, 0), false);
+  std::string e = error_of([&] { MNIST(d.path.string()); });
+  EXPECT_NE(
+      e.find(
+          images.string() +
+          ": truncated: the header promises 47040000000 bytes"),
+      std::string::npos)
+      << e;
+  // Sizes whose product overflows int64.
+  write_file(images, idx_bytes(3, {4294967295u, 4294967295u, 4}, 0, 0), false);
+  e = error_of([&] { MNIST(d.path.string()); });
+  EXPECT_NE(e.find(images.string() + ": implausible sizes"), std::string::npos)
+      << e;
+  // A root path the OS refuses.
+  e = error_of([&] { MNIST(std::string(5000, 'a')); });
+  EXPECT_NE(e.find("[MNIST] cannot look for"), std::string::npos) << e;
+}
+
 // The real data from Debian's dataset-fashion-mnist (scripts/setup).
 TEST(DataMnist, RealFashionMnist) {
   FashionMNIST train;
