@@ -554,11 +554,43 @@ void DataLoader::load_state_dict(const LoaderState& state) {
       impl_->num_workers,
       "); PerSample mode resumes with any");
   DITTO_CHECK(
-      state.batches >= 0 && state.epoch >= 0,
+      state.batches >= 0 && state.epoch >= 0 && state.num_workers >= 0 &&
+          state.sampler.consumed >= 0 && state.sampler.epoch >= 0,
       ValueError,
       name,
       "negative counts in the state");
   Impl& m = *impl_;
+  // Every generator blob is checked now, on scratch generators, so that a
+  // bad state fails here and leaves the loader as it was (not at the next
+  // begin(), after the resume position is gone).
+  auto check_blob = [&](const std::vector<uint8_t>& blob,
+                        Generator scratch,
+                        const char* what) {
+    try {
+      set_generator_bytes(std::move(scratch), blob);
+    } catch (const ValueError& e) {
+      detail::throw_error<ValueError>(
+          name, "invalid ", what, " in the state: ", e.what());
+    }
+  };
+  auto kind_of = [](const std::vector<uint8_t>& blob) {
+    // A CPU (mt19937) state has PyTorch's 5056 bytes; Philox's are others.
+    return blob.size() == 5056 ? Generator() : Generator::philox(0);
+  };
+  if (m.opt.generator && !state.generator.empty()) {
+    check_blob(state.generator, m.opt.generator->clone(), "loader generator");
+  }
+  if (!state.sampler.generator_state.empty()) {
+    check_blob(
+        state.sampler.generator_state,
+        kind_of(state.sampler.generator_state),
+        "sampler generator");
+  }
+  for (const auto& g : state.worker_generators) {
+    if (!g.empty()) {
+      check_blob(g, Generator(), "worker generator");
+    }
+  }
   m.active = false;
   m.stop_workers(); // workers restart from the state at the next begin()
   if (state.epoch_done || state.epoch == 0) {

@@ -323,6 +323,64 @@ TEST(DataLoaderTest, ResumePyTorchModeWithTheSameWorkers) {
   EXPECT_THROW(LoaderState::from_json("not json"), ValueError);
 }
 
+// Issue 17, defect 5: a state with an invalid generator blob is refused by
+// load_state_dict itself, and the loader keeps its own position.
+TEST(DataLoaderTest, CorruptStateIsRefusedAtLoadAndChangesNothing) {
+  auto ds = std::make_shared<Probe>(19);
+  auto opts = [] {
+    DataLoaderOptions o = per_sample(2, 2);
+    o.seed_mode = SeedMode::PyTorch;
+    return o;
+  };
+  DataLoader full(ds, opts());
+  std::vector<Batch> want = run_epochs(full, 1);
+  DataLoader loader(ds, opts());
+  std::vector<Batch> got;
+  for (const Batch& b : loader) {
+    got.push_back(b);
+    if (got.size() == 3) {
+      break;
+    }
+  }
+  LoaderState good = loader.state_dict();
+  ASSERT_FALSE(good.worker_generators.empty());
+  for (int which = 0; which < 2; ++which) {
+    LoaderState bad = good;
+    // An mt19937 blob whose left/next are inconsistent.
+    std::vector<uint8_t>& blob =
+        which == 0 ? bad.worker_generators[0] : bad.sampler.generator_state;
+    if (blob.empty()) {
+      blob = good.worker_generators[0];
+    }
+    blob[8] = 0x70; // left = 624 + ...
+    blob[9] = 0x02;
+    blob[16] = 0x70;
+    blob[17] = 0x02;
+    try {
+      loader.load_state_dict(LoaderState::from_json(bad.to_json()));
+      ADD_FAILURE() << "accepted a corrupt state";
+    } catch (const ValueError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("[DataLoader.load_state_dict] "
+                                     "invalid"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+  // Nothing changed: the loader's state is the one before the attempts,
+  // and a good state still resumes exactly.
+  EXPECT_EQ(loader.state_dict().to_json(), good.to_json());
+  DataLoader second(ds, opts());
+  second.load_state_dict(LoaderState::from_json(good.to_json()));
+  for (const Batch& b : second) {
+    got.push_back(b);
+  }
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    EXPECT_TRUE(equal(got[k].data, want[k].data)) << k;
+  }
+}
+
 namespace {
 
 // Sleeps a random time before returning, so workers finish out of order.
