@@ -8,7 +8,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: docs all setup configure build demo test sanitize tsan scalar-test cross-build-check cpu-check cross-arch-check bench format format-check clean
+.PHONY: docs all setup configure build demo test sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench format format-check clean
 
 all: build
 
@@ -43,6 +43,16 @@ tsan: setup
 	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -L 'test_parallel|test_ops|test_random|test_data'
+
+# The libFuzzer targets (fuzz/) under ASan+UBSan, FUZZ_SECONDS each (the
+# corpora grow in build-fuzz/corpus across runs).
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@scripts/setup --fuzz
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DDITTO_SANITIZE=fuzz -DDITTO_BUILD_TESTS=OFF -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j $(JOBS) --target fuzz_targets
+	scripts/run_fuzz build-fuzz $(FUZZ_SECONDS)
 
 # The scalar-only build (DITTO_SIMD=scalar) and the whole suite.
 scalar-test: setup

@@ -109,7 +109,15 @@ Shape contiguous_strides(const Shape& sizes) {
   int64_t s = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = s;
-    s *= sizes[i] > 0 ? sizes[i] : 1;
+    // An empty tensor's dims still need strides: {0, 2^40, 2^40} has none
+    // that fit in int64.
+    DITTO_CHECK(
+        i == 0 || !__builtin_mul_overflow(s, sizes[i] > 0 ? sizes[i] : 1, &s),
+        ValueError,
+        "empty",
+        "shape ",
+        shape_str(sizes),
+        " has strides that overflow int64");
   }
   return strides;
 }

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -106,6 +107,7 @@ Tensor read_idx(
       ")");
   Shape sizes;
   int64_t total = 1;
+  int64_t span = 1; // the same with empty dims counted as 1 (the strides)
   for (int64_t d = 0; d < expected_dims; ++d) {
     unsigned char b[4];
     DITTO_CHECK(
@@ -117,7 +119,9 @@ Tensor read_idx(
     sizes.push_back(int64_t(big_endian(b)));
     DITTO_CHECK(
         !__builtin_mul_overflow(total, sizes.back(), &total) &&
-            total <= (int64_t(1) << 36),
+            !__builtin_mul_overflow(
+                span, std::max<int64_t>(sizes.back(), 1), &span) &&
+            span <= (int64_t(1) << 36),
         ValueError,
         op,
         path,

@@ -195,7 +195,10 @@ void gemm_batched(
       k >= kSplitKMinK) {
     // See Note [Split-K].
     const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
-    auto [bytes, accepted] = workspace_state();
+    // Not a structured binding: clang 14 cannot capture one in a lambda.
+    const std::pair<int64_t, bool> workspace = workspace_state();
+    const int64_t bytes = workspace.first;
+    const bool accepted = workspace.second;
     bool deterministic = are_deterministic_algorithms_enabled();
     if (deterministic && !accepted) {
       determinism::alert(

@@ -25,6 +25,8 @@ TEST(BadInput, HugeAllocationsAreRejected) {
   EXPECT_THROW(arange(0.0, 0x1p61, 1.0, kFloat64), ValueError);
   EXPECT_THROW(arange(0.0, 1e30, 1e-10), ValueError);
   EXPECT_THROW(zeros({int64_t(1) << 40, int64_t(1) << 40}), ValueError);
+  // Empty, but its strides overflow (found by fuzz/fuzz_idx).
+  EXPECT_THROW(zeros({0, int64_t(1) << 40, int64_t(1) << 40}), ValueError);
 }
 
 TEST(BadInput, InvalidDtypeCode) {

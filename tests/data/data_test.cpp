@@ -653,6 +653,12 @@ TEST(DataMnist, HostileHeadersAndPathsAreValueErrors) {
   e = error_of([&] { MNIST(d.path.string()); });
   EXPECT_NE(e.find(images.string() + ": implausible sizes"), std::string::npos)
       << e;
+  // Found by fuzz/fuzz_idx: an empty dim before sizes whose product
+  // overflows (the strides of an empty tensor).
+  write_file(images, idx_bytes(3, {0, 4194828290u, 3657564160u}, 0, 0), false);
+  e = error_of([&] { MNIST(d.path.string()); });
+  EXPECT_NE(e.find(images.string() + ": implausible sizes"), std::string::npos)
+      << e;
   // A root path the OS refuses.
   e = error_of([&] { MNIST(std::string(5000, 'a')); });
   EXPECT_NE(e.find("[MNIST] cannot look for"), std::string::npos) << e;
