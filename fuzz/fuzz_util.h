@@ -49,8 +49,8 @@ inline std::string scratch_file(
     const char* tmp = std::getenv("TMPDIR");
     return std::string(tmp ? tmp : "/tmp");
   }();
-  const std::string path = dir + "/ditto_fuzz_" + std::to_string(::getpid()) +
-      suffix;
+  const std::string path =
+      dir + "/ditto_fuzz_" + std::to_string(::getpid()) + suffix;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(reinterpret_cast<const char*>(data), std::streamsize(size));
   return path;

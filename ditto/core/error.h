@@ -56,9 +56,22 @@ std::string str_cat(const Args&... args) {
   return os.str();
 }
 
+// The names of the op frames open on this thread, outermost first (every
+// op's frame, ditto/ops/op_util.h, holds an OpNameFrame). An error raised
+// under the name of an inner frame (fill_ inside full, conv2d inside
+// conv1d) is reported under the outermost one: the op the user called.
+class DITTO_API OpNameFrame {
+ public:
+  explicit OpNameFrame(const char* name);
+  ~OpNameFrame();
+  OpNameFrame(const OpNameFrame&) = delete;
+  OpNameFrame& operator=(const OpNameFrame&) = delete;
+};
+DITTO_API const char* reported_op(const char* op);
+
 template <typename E, typename... Args>
 [[noreturn]] void throw_error(const char* op, const Args&... args) {
-  throw E(str_cat("[", op, "] ", args...));
+  throw E(str_cat("[", reported_op(op), "] ", args...));
 }
 
 } // namespace detail

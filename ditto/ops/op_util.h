@@ -36,14 +36,14 @@ class OpScope {
 
   // kInplace: inputs[0] is the tensor the op writes.
   OpScope(const char* name, Inputs inputs = {}, Kind kind = kPlain)
-      : name_(name), kind_(kind) {
+      : name_(name), kind_(kind), error_name_(name) {
     enter(inputs.begin(), inputs.end(), [](auto it) { return &it->get(); });
   }
   OpScope(
       const char* name,
       const std::vector<Tensor>& inputs,
       Kind kind = kPlain)
-      : name_(name), kind_(kind) {
+      : name_(name), kind_(kind), error_name_(name) {
     enter(inputs.begin(), inputs.end(), [](auto it) { return &*it; });
   }
   ~OpScope() {
@@ -164,6 +164,7 @@ class OpScope {
   std::vector<autograd::SavedTensor> saved_;
   std::vector<const Tensor*> inputs_;
   trace::Frame frame_; // before anything that can raise in the constructor
+  detail::OpNameFrame error_name_;
   FpEnvGuard fp_;
 };
 

@@ -280,3 +280,32 @@ TEST(BadInput, FailedTuningCacheSaveLeavesNothing) {
   EXPECT_EQ(left, std::vector<std::string>{"target_is_a_directory"});
   fs::remove_all(dir);
 }
+
+// An error raised inside the ops an op calls is reported under the op the
+// user called (issue 17: randint said [random_], full [fill_], conv1d
+// [conv2d]).
+TEST(BadInput, ErrorsNameTheOpTheUserCalled) {
+  auto message = [](auto f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { randint(5, 3, {2}); }).rfind("[randint] ", 0), 0u)
+      << message([] { randint(5, 3, {2}); });
+  EXPECT_EQ(message([] { full({2}, 300, kUInt8); }).rfind("[full] ", 0), 0u)
+      << message([] { full({2}, 300, kUInt8); });
+  EXPECT_EQ(
+      message([] {
+        conv1d(ones({1, 2, 5}), ones({3, 4, 3}));
+      }).rfind("[conv1d] ", 0),
+      0u)
+      << message([] {
+           conv1d(ones({1, 2, 5}), ones({3, 4, 3}));
+         });
+  // A direct call keeps its own name.
+  Tensor t = zeros({2}, kUInt8);
+  EXPECT_EQ(message([&] { t.fill_(300); }).rfind("[fill_] ", 0), 0u);
+}
