@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -15,13 +17,58 @@ namespace {
 
 using kernels::kReduceGrain;
 
-// A reduction laid out as rows: `rows` is contiguous [outer, inner] and each
-// output element reduces one row of `inner` elements.
+// Views larger than this are not copied into rows: each chunk is gathered
+// when it is reduced (a sum over a 2^30-element expanded view must not
+// allocate 4 GiB). The arithmetic, and so the bits, are the same.
+constexpr int64_t kCopyLimitBytes = int64_t(64) << 20;
+
+// A reduction laid out as rows [outer, inner] of the input permuted so the
+// reduced dims come last: each output element reduces one row of `inner`
+// elements. `rows` is that layout made contiguous, or, for a large view
+// that is not, undefined: chunk() then gathers what it needs.
 struct Plan {
+  Tensor view; // the permuted input
   Tensor rows;
   int64_t outer = 1;
   int64_t inner = 1;
   Shape out_shape;
+
+  // The n elements of row r starting at element b, contiguous: a pointer
+  // into rows, or into scratch (this thread's, at least n elements) after
+  // gathering them from the view in row-major order.
+  const char* chunk(int64_t r, int64_t b, int64_t n) const {
+    const int64_t es = int64_t(view.element_size());
+    if (rows.defined()) {
+      return static_cast<const char*>(rows.raw_data()) + (r * inner + b) * es;
+    }
+    thread_local std::vector<char> scratch;
+    scratch.resize(size_t(n * es));
+    const int64_t nd = view.dim();
+    const Shape& sizes = view.sizes();
+    const Shape& strides = view.strides();
+    // The multi-index of the first element, then an odometer.
+    std::vector<int64_t> idx(size_t(nd), 0);
+    int64_t rem = r * inner + b;
+    int64_t off = 0;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      idx[size_t(d)] = rem % sizes[size_t(d)];
+      rem /= sizes[size_t(d)];
+      off += idx[size_t(d)] * strides[size_t(d)];
+    }
+    const char* base = static_cast<const char*>(view.raw_data());
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(scratch.data() + i * es, base + off * es, size_t(es));
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        off += strides[size_t(d)];
+        if (++idx[size_t(d)] < sizes[size_t(d)]) {
+          break;
+        }
+        off -= sizes[size_t(d)] * strides[size_t(d)];
+        idx[size_t(d)] = 0;
+      }
+    }
+    return scratch.data();
+  }
 };
 
 Plan make_plan(
@@ -67,8 +114,14 @@ Plan make_plan(
       p.inner *= a.sizes()[d];
     }
   }
-  Tensor t = nd > 0 ? a.permute(perm) : a;
-  p.rows = t.contiguous();
+  p.view = nd > 0 ? a.permute(perm) : a;
+  const bool large =
+      checked_mul(
+          a.numel(), int64_t(a.element_size()), op, "the input's bytes") >
+      kCopyLimitBytes;
+  if (p.view.is_contiguous() || !large) {
+    p.rows = p.view.contiguous();
+  }
   return p;
 }
 
@@ -95,11 +148,8 @@ void reduce_rows(
     Acc identity,
     F combine,
     Acc* out) {
-  const char* base = static_cast<const char*>(p.rows.raw_data());
-  const int64_t esize = int64_t(p.rows.element_size());
   const int64_t chunks = (p.inner + kReduceGrain - 1) / kReduceGrain;
   auto row = [&](int64_t r, bool parallel) {
-    const char* x = base + r * p.inner * esize;
     if (p.inner == 0) {
       out[r] = identity;
       return;
@@ -108,7 +158,7 @@ void reduce_rows(
     auto chunk = [&](int64_t c) {
       int64_t b = c * kReduceGrain;
       int64_t n = std::min(kReduceGrain, p.inner - b);
-      loop(x + b * esize, n, &partial[size_t(c)]);
+      loop(p.chunk(r, b, n), n, &partial[size_t(c)]);
     };
     if (parallel) {
       parallel_chunks(chunks, chunk);
@@ -314,7 +364,6 @@ ArgResult arg_impl(
   dispatch_dtype(d, name, [&]<typename T>() {
     T* vo = values.data_ptr<T>();
     int64_t* io = indices.data_ptr<int64_t>();
-    const char* base = static_cast<const char*>(p.rows.raw_data());
     const int64_t chunks = (p.inner + kReduceGrain - 1) / kReduceGrain;
     auto better = [&](T cand, T best) {
       if constexpr (std::is_floating_point_v<T>) {
@@ -327,18 +376,13 @@ ArgResult arg_impl(
       }
     };
     auto row = [&](int64_t r, bool parallel) {
-      const T* x = reinterpret_cast<const T*>(base) + r * p.inner;
       // unique_ptr, not vector: vector<bool> has no addressable elements.
       std::unique_ptr<T[]> cv(new T[size_t(chunks)]);
       std::unique_ptr<int64_t[]> ci(new int64_t[size_t(chunks)]);
       auto chunk = [&](int64_t c) {
         int64_t b = c * kReduceGrain;
         int64_t n = std::min(kReduceGrain, p.inner - b);
-        loop(
-            reinterpret_cast<const char*>(x + b),
-            n,
-            &cv[size_t(c)],
-            &ci[size_t(c)]);
+        loop(p.chunk(r, b, n), n, &cv[size_t(c)], &ci[size_t(c)]);
         ci[size_t(c)] += b;
       };
       if (parallel) {

@@ -309,3 +309,25 @@ TEST(BadInput, ErrorsNameTheOpTheUserCalled) {
   Tensor t = zeros({2}, kUInt8);
   EXPECT_EQ(message([&] { t.fill_(300); }).rfind("[fill_] ", 0), 0u);
 }
+
+// A reduction over a large view that is not contiguous gathers each chunk
+// instead of copying the view (a sum over a 2^30-element expanded view
+// allocated 4 GiB); the bits are those of the copy's.
+TEST(BadInput, ReductionsOfLargeViewsDoNotCopyThemAndKeepTheirBits) {
+  Generator g = Generator::philox(5);
+  Tensor row = randn({1, 4096}, kFloat32, g);
+  Tensor expanded = row.expand({8192, 4096}); // 128 MiB, stride 0
+  Tensor wide = randn({4096, 8192}, kFloat32, g).t(); // 128 MiB, transposed
+  for (const Tensor& v : {expanded, wide}) {
+    Tensor copy = v.contiguous();
+    EXPECT_EQ(fingerprint(sum(v)), fingerprint(sum(copy)));
+    EXPECT_EQ(fingerprint(sum(v, {0})), fingerprint(sum(copy, {0})));
+    EXPECT_EQ(fingerprint(mean(v, {1})), fingerprint(mean(copy, {1})));
+    EXPECT_EQ(fingerprint(max(v, 0).first), fingerprint(max(copy, 0).first));
+    EXPECT_EQ(fingerprint(argmin(v, 1)), fingerprint(argmin(copy, 1)));
+  }
+  // 2^28 elements of one value: 1 GiB if copied, a few chunk buffers
+  // gathered (the 2^30 case, measured in its note: no 4 GiB peak).
+  Tensor ones_view = ones({1}).expand({int64_t(1) << 28});
+  EXPECT_EQ(sum(ones_view).item<float>(), float(int64_t(1) << 28));
+}
