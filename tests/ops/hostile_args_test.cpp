@@ -1,0 +1,240 @@
+// Hostile arguments for the public ops (issue 17): dims and sizes at the
+// int64 edges, negative values, zero-size inputs, mismatched dtypes and
+// aliasing outputs. Each call succeeds or raises a typed ditto error; either
+// way every input keeps its fingerprint (in-place ops: unchanged on error).
+
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ditto/ditto.h"
+
+namespace ditto {
+namespace {
+
+const std::vector<int64_t> kDims = {INT64_MIN, -100, -3, -1, 0, 1, 2, 100,
+                                     INT64_MAX};
+const std::vector<int64_t> kSizes = {INT64_MIN, -2, -1, 0, 1, 7,
+                                      int64_t(1) << 40, int64_t(1) << 62,
+                                      INT64_MAX};
+
+struct Inputs {
+  Tensor a = arange(0, 12, 1, kFloat32).view({3, 4});
+  Tensor b = arange(0, 12, 1, kInt64).view({3, 4});
+  Tensor empty = zeros({0, 4});
+  Tensor scalar = full({}, 2.5);
+  Tensor idx = tensor<int64_t>({2, 0, 1});
+  Tensor probs = tensor<float>({0.1f, 0.2f, 0.7f});
+  std::vector<Tensor> all() const {
+    return {a, b, empty, scalar, idx, probs};
+  }
+};
+
+std::vector<uint64_t> prints(const Inputs& in) {
+  std::vector<uint64_t> p;
+  for (const Tensor& t : in.all()) {
+    p.push_back(fingerprint(t));
+  }
+  return p;
+}
+
+// Runs f; fails the test on any exception that is not a ditto::Error, and
+// if an input changed.
+void hostile(const std::string& what, const std::function<void(Inputs&)>& f) {
+  Inputs in;
+  const std::vector<uint64_t> before = prints(in);
+  try {
+    f(in);
+  } catch (const Error&) {
+    // A typed error: fine.
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": an untyped exception: " << e.what();
+  }
+  EXPECT_EQ(prints(in), before) << what << " changed an input";
+}
+
+TEST(HostileArgs, DimsAtTheEdges) {
+  for (int64_t d : kDims) {
+    const std::string at = " dim " + std::to_string(d);
+    hostile("sum" + at, [d](Inputs& in) { sum(in.a, {d}); });
+    hostile("mean" + at, [d](Inputs& in) { mean(in.a, {d, d}); });
+    hostile("prod" + at, [d](Inputs& in) { prod(in.b, d); });
+    hostile("max" + at, [d](Inputs& in) { max(in.a, d, true); });
+    hostile("argmin" + at, [d](Inputs& in) { argmin(in.empty, d); });
+    hostile("sort" + at, [d](Inputs& in) { sort(in.a, d); });
+    hostile("flip" + at, [d](Inputs& in) { flip(in.a, {d}); });
+    hostile("cat" + at, [d](Inputs& in) { cat({in.a, in.a}, d); });
+    hostile("stack" + at, [d](Inputs& in) { stack({in.a, in.a}, d); });
+    hostile("index_select" + at, [d](Inputs& in) {
+      index_select(in.a, d, in.idx);
+    });
+    hostile("gather" + at, [d](Inputs& in) {
+      gather(in.a, d, in.idx.view({3, 1}));
+    });
+    hostile("narrow" + at, [d](Inputs& in) { in.a.narrow(d, 0, 1); });
+    hostile("select" + at, [d](Inputs& in) { in.a.select(d, d); });
+    hostile("slice" + at, [d](Inputs& in) {
+      in.a.slice(d, d, d == INT64_MIN ? INT64_MAX : -d, 1);
+    });
+    hostile("unsqueeze" + at, [d](Inputs& in) { in.scalar.unsqueeze(d); });
+    hostile("squeeze" + at, [d](Inputs& in) { in.a.squeeze(d); });
+    hostile("transpose" + at, [d](Inputs& in) { in.a.transpose(d, 0); });
+    hostile("flatten" + at, [d](Inputs& in) { in.a.flatten(d, -1); });
+    hostile("permute" + at, [d](Inputs& in) { in.a.permute({d, 0}); });
+    hostile("index_add_" + at, [d](Inputs& in) {
+      Tensor t = in.a.clone();
+      t.index_add_(d, in.idx, in.a);
+    });
+    hostile("scatter_add_" + at, [d](Inputs& in) {
+      Tensor t = in.a.clone();
+      t.scatter_add_(d, in.idx.view({3, 1}), in.a);
+    });
+    hostile("scatter_reduce_" + at, [d](Inputs& in) {
+      Tensor t = in.a.clone();
+      t.scatter_reduce_(d, in.idx.view({3, 1}), in.a, "amax");
+    });
+    hostile("index_copy_" + at, [d](Inputs& in) {
+      Tensor t = in.a.clone();
+      t.index_copy_(d, in.idx, in.a);
+    });
+  }
+}
+
+TEST(HostileArgs, SizesAtTheEdges) {
+  for (int64_t n : kSizes) {
+    const std::string at = " size " + std::to_string(n);
+    hostile("zeros" + at, [n](Inputs&) { zeros({n, n}); });
+    hostile("full" + at, [n](Inputs&) { full({n}, 1.0); });
+    hostile("empty" + at, [n](Inputs&) { empty({2, n}); });
+    hostile("arange" + at, [n](Inputs&) { arange(0, n, 1, kInt64); });
+    hostile("linspace" + at, [n](Inputs&) { linspace(0, 1, n); });
+    hostile("eye" + at, [n](Inputs&) { eye(n, n); });
+    hostile("randn" + at, [n](Inputs&) { randn({n}); });
+    hostile("randint" + at, [n](Inputs&) { randint(0, n, {3}); });
+    hostile("randperm" + at, [n](Inputs&) { randperm(n); });
+    hostile("multinomial" + at, [n](Inputs& in) {
+      multinomial(in.probs, n, true);
+    });
+    hostile("expand" + at, [n](Inputs& in) { in.a.expand({n, 3, 4}); });
+    hostile("view" + at, [n](Inputs& in) { in.a.view({n, -1}); });
+    hostile("reshape" + at, [n](Inputs& in) { in.empty.reshape({n, -1}); });
+    hostile("as_strided" + at, [n](Inputs& in) {
+      in.a.as_strided({n, 2}, {n, 1}, n);
+    });
+    hostile("pad" + at, [n](Inputs& in) { pad(in.a, {n, n}); });
+    hostile("pad_reflect" + at, [n](Inputs& in) {
+      pad(in.a, {n, 1}, "reflect");
+    });
+    hostile("bincount" + at, [n](Inputs& in) { bincount(in.idx, {}, n); });
+    hostile("histc" + at, [n](Inputs& in) { histc(in.a, n); });
+    hostile("conv2d stride" + at, [n](Inputs&) {
+      conv2d(ones({1, 1, 4, 4}), ones({1, 1, 2, 2}), {}, {n, 1});
+    });
+    hostile("conv2d padding" + at, [n](Inputs&) {
+      conv2d(ones({1, 1, 4, 4}), ones({1, 1, 2, 2}), {}, {1, 1}, {n, 0});
+    });
+    hostile("conv1d dilation" + at, [n](Inputs&) {
+      conv1d(ones({1, 1, 4}), ones({1, 1, 2}), {}, {1}, {0}, {n});
+    });
+    hostile("svd_lowrank" + at, [n](Inputs& in) {
+      linalg::svd_lowrank(in.a, n, 1);
+    });
+    hostile("embedding_bag offsets" + at, [n](Inputs& in) {
+      embedding_bag(in.idx, in.a, tensor<int64_t>({0, n}), "sum");
+    });
+    hostile("take" + at, [n](Inputs& in) {
+      take(in.a, tensor<int64_t>({n}));
+    });
+    hostile("put_" + at, [n](Inputs& in) {
+      Tensor t = in.a.clone();
+      t.put_(tensor<int64_t>({n}), tensor<float>({1.0f}));
+    });
+    hostile("index_put_" + at, [n](Inputs& in) {
+      Tensor t = in.a.clone();
+      t.index_put_({tensor<int64_t>({n})}, tensor<float>({1.0f}));
+    });
+  }
+}
+
+TEST(HostileArgs, ZeroSizeInputs) {
+  hostile("reductions of empty", [](Inputs& in) {
+    EXPECT_EQ(sum(in.empty).item<float>(), 0.0f);
+    EXPECT_EQ(prod(in.empty).item<float>(), 1.0f);
+    EXPECT_THROW(max(in.empty), Error);
+    EXPECT_EQ(mean(in.empty, {0}).sizes(), Shape({4}));
+  });
+  hostile("ops on empty", [](Inputs& in) {
+    EXPECT_EQ(mm(in.empty, ones({4, 2})).sizes(), Shape({0, 2}));
+    EXPECT_EQ(exp(in.empty).numel(), 0);
+    EXPECT_EQ(cat({in.empty, in.empty}).sizes(), Shape({0, 4}));
+    EXPECT_EQ(index_select(in.empty, 1, in.idx).sizes(), Shape({0, 3}));
+    EXPECT_EQ(sort(in.empty, 0).first.numel(), 0);
+    EXPECT_EQ(conv2d(zeros({0, 1, 3, 3}), ones({2, 1, 2, 2})).sizes(),
+              Shape({0, 2, 2, 2}));
+  });
+}
+
+TEST(HostileArgs, MismatchedDtypes) {
+  hostile("mm int", [](Inputs& in) { mm(in.a, in.b.t()); });
+  hostile("matmul bool", [](Inputs& in) { matmul(in.a, ne(in.b, 0).t()); });
+  hostile("index float", [](Inputs& in) {
+    index_select(in.a, 0, in.idx.to(kFloat32));
+  });
+  hostile("conv int", [](Inputs&) {
+    conv2d(ones({1, 1, 3, 3}, kInt64), ones({1, 1, 2, 2}, kInt64));
+  });
+  hostile("where float cond", [](Inputs& in) { where(in.a, in.a, in.a); });
+  hostile("index_add_ int into float", [](Inputs& in) {
+    Tensor t = in.a.clone();
+    t.index_add_(0, in.idx, in.b);
+  });
+  hostile("masked_fill_ int mask", [](Inputs& in) {
+    Tensor t = in.a.clone();
+    t.masked_fill_(in.b, 1.0);
+  });
+  hostile("bincount float", [](Inputs& in) { bincount(in.a.flatten()); });
+  hostile("requires_grad on ints", [](Inputs& in) {
+    Tensor t = in.b.clone();
+    t.requires_grad_();
+  });
+}
+
+// Outputs aliasing inputs: the result is as if the inputs were copied first.
+TEST(HostileArgs, AliasingOutputs) {
+  Tensor a = arange(0, 12, 1, kFloat32).view({3, 4});
+  Tensor idx = tensor<int64_t>({2, 0, 1});
+  {
+    Tensor t = a.clone(), want = a.clone();
+    want.index_add_(0, idx, a.clone());
+    t.index_add_(0, idx, t);
+    EXPECT_TRUE(equal(t, want));
+  }
+  {
+    Tensor t = a.clone(), want = a.clone();
+    want.scatter_(1, idx.view({3, 1}), a.clone());
+    t.scatter_(1, idx.view({3, 1}), t);
+    EXPECT_TRUE(equal(t, want));
+  }
+  {
+    Tensor t = a.clone(), want = a.clone();
+    want.copy_(a.clone().t().contiguous().view({3, 4}));
+    t.copy_(t.t().contiguous().view({3, 4}));
+    EXPECT_TRUE(equal(t, want));
+  }
+  {
+    Tensor t = a.clone(), want = a.clone();
+    want.add_(a.clone().flip({0}));
+    t.add_(t.flip({0}));
+    EXPECT_TRUE(equal(t, want));
+  }
+  // An expanded output cannot be written.
+  Tensor e = zeros({1, 4}).expand({3, 4});
+  EXPECT_THROW(e.add_(1.0), ValueError);
+  EXPECT_THROW(e.index_add_(0, idx, a), ValueError);
+}
+
+} // namespace
+} // namespace ditto
