@@ -15,11 +15,10 @@
 namespace ditto {
 namespace {
 
-const std::vector<int64_t> kDims = {INT64_MIN, -100, -3, -1, 0, 1, 2, 100,
-                                     INT64_MAX};
-const std::vector<int64_t> kSizes = {INT64_MIN, -2, -1, 0, 1, 7,
-                                      int64_t(1) << 40, int64_t(1) << 62,
-                                      INT64_MAX};
+const std::vector<int64_t> kDims =
+    {INT64_MIN, -100, -3, -1, 0, 1, 2, 100, INT64_MAX};
+const std::vector<int64_t> kSizes =
+    {INT64_MIN, -2, -1, 0, 1, 7, int64_t(1) << 40, int64_t(1) << 62, INT64_MAX};
 
 struct Inputs {
   Tensor a = arange(0, 12, 1, kFloat32).view({3, 4});
@@ -145,9 +144,7 @@ TEST(HostileArgs, SizesAtTheEdges) {
     hostile("embedding_bag offsets" + at, [n](Inputs& in) {
       embedding_bag(in.idx, in.a, tensor<int64_t>({0, n}), "sum");
     });
-    hostile("take" + at, [n](Inputs& in) {
-      take(in.a, tensor<int64_t>({n}));
-    });
+    hostile("take" + at, [n](Inputs& in) { take(in.a, tensor<int64_t>({n})); });
     hostile("put_" + at, [n](Inputs& in) {
       Tensor t = in.a.clone();
       t.put_(tensor<int64_t>({n}), tensor<float>({1.0f}));
@@ -172,8 +169,9 @@ TEST(HostileArgs, ZeroSizeInputs) {
     EXPECT_EQ(cat({in.empty, in.empty}).sizes(), Shape({0, 4}));
     EXPECT_EQ(index_select(in.empty, 1, in.idx).sizes(), Shape({0, 3}));
     EXPECT_EQ(sort(in.empty, 0).first.numel(), 0);
-    EXPECT_EQ(conv2d(zeros({0, 1, 3, 3}), ones({2, 1, 2, 2})).sizes(),
-              Shape({0, 2, 2, 2}));
+    EXPECT_EQ(
+        conv2d(zeros({0, 1, 3, 3}), ones({2, 1, 2, 2})).sizes(),
+        Shape({0, 2, 2, 2}));
   });
 }
 
