@@ -30,6 +30,12 @@ class DITTO_API IndexError : public Error {
   using Error::Error;
 };
 
+// A name that is not there: a module's child, a state_dict key.
+class DITTO_API KeyError : public IndexError {
+ public:
+  using IndexError::IndexError;
+};
+
 // An allocation failed (torch.cuda.OutOfMemoryError's role, for CPU memory).
 class DITTO_API OutOfMemoryError : public Error {
  public:

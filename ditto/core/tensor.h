@@ -62,6 +62,16 @@ class DITTO_API TensorImpl {
   }
   // For resize_: new sizes, contiguous strides, the offset kept.
   void set_sizes_contiguous(Shape sizes);
+  // Points this impl at src's data and geometry, keeping its autograd
+  // slot (PyTorch's `t.data = src`): how Module::to converts parameters
+  // that other handles still refer to.
+  void set_data(const TensorImpl& src) {
+    storage_ = src.storage_;
+    sizes_ = src.sizes_;
+    strides_ = src.strides_;
+    offset_ = src.offset_;
+    dtype_ = src.dtype_;
+  }
 
   autograd::AutogradMeta* autograd_meta() const {
     return autograd_.get();
@@ -137,6 +147,10 @@ class DITTO_API Tensor {
   Tensor t() const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor select(int64_t dim, int64_t index) const;
+  // x[i]: select(0, i), as LibTorch.
+  Tensor operator[](int64_t index) const {
+    return select(0, index);
+  }
   Tensor slice(
       int64_t dim,
       int64_t start = 0,
@@ -162,6 +176,11 @@ class DITTO_API Tensor {
   Tensor& add_(const Scalar& other);
   Tensor& sub_(const Tensor& other);
   Tensor& sub_(const Scalar& other);
+  // self += alpha*other, self -= alpha*other (fused, as add(a, b, alpha)).
+  Tensor& add_(const Tensor& other, const Scalar& alpha);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha);
+  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
   Tensor& mul_(const Tensor& other);
   Tensor& mul_(const Scalar& other);
   Tensor& div_(const Tensor& other);

@@ -1,5 +1,6 @@
 #include "ditto/ops/elementwise.h"
 
+#include <cmath>
 #include <optional>
 
 #include "ditto/ops/factories.h"
@@ -10,6 +11,7 @@ namespace ditto {
 namespace {
 
 using kernels::BinaryOp;
+using kernels::FusedOp;
 using kernels::UnaryOp;
 
 // c10's combine_categories: a lower-priority operand only changes the
@@ -320,6 +322,158 @@ Tensor binary_ts(BinaryOp op, const Tensor& a, const Scalar& b) {
 Tensor binary_st(BinaryOp op, const Scalar& a, const Tensor& b) {
   Dtype compute = result_type(b, a);
   return binary(op, wrap(a, compute), b, compute, nullptr);
+}
+
+// add(a, b, alpha), addcmul, addcdiv: one loop with PyTorch's roundings
+// (kernel_table.h, FusedOp). Floating types only; c is null for AddScaled.
+// With out given (in-place), the result is written there.
+Tensor fused(
+    FusedOp op,
+    const char* name,
+    const Tensor& a,
+    const Tensor& b,
+    const Tensor* c,
+    double s,
+    const Tensor* out) {
+  const bool inplace = out != nullptr;
+  detail::OpScope scope(
+      name,
+      c ? detail::OpScope::Inputs{a, b, *c} : detail::OpScope::Inputs{a, b},
+      inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+  DITTO_CHECK(
+      a.defined() && b.defined() && (!c || c->defined()),
+      ValueError,
+      name,
+      "undefined tensor");
+  DITTO_CHECK(
+      std::isfinite(s) || op == FusedOp::AddScaled,
+      ValueError,
+      name,
+      "value must be finite, got ",
+      s);
+  ResultTypeState rt;
+  rt.add(a);
+  rt.add(b);
+  if (c) {
+    rt.add(*c);
+  }
+  const Dtype compute = rt.result();
+  DITTO_CHECK(
+      is_floating(compute),
+      TypeError,
+      name,
+      "needs floating tensors, got ",
+      compute);
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  if (c) {
+    shape = broadcast_shapes(shape, c->sizes(), name);
+  }
+  Tensor dst;
+  if (inplace) {
+    DITTO_CHECK(
+        shape == out->sizes(),
+        ValueError,
+        name,
+        "output with shape ",
+        shape_str(out->sizes()),
+        " doesn't match the broadcast shape ",
+        shape_str(shape));
+    DITTO_CHECK(
+        can_cast(compute, out->dtype()),
+        TypeError,
+        name,
+        "result type ",
+        compute,
+        " can't be cast to the desired output type ",
+        out->dtype());
+    detail::check_no_internal_overlap(*out, name);
+    dst = out->dtype() == compute ? *out : detail::new_tensor(shape, compute);
+  } else {
+    dst = detail::new_tensor(shape, compute);
+  }
+  auto prepare = [&](const Tensor& t) {
+    Tensor p = t.to(compute);
+    if (inplace && detail::shares_storage(p, dst) &&
+        !detail::same_view(p, dst)) {
+      p = p.clone();
+    }
+    return p.expand(shape);
+  };
+  autograd::SavedTensor saved_b, saved_c;
+  if (scope.needs_grad() && op != FusedOp::AddScaled) {
+    saved_b = scope.save(b);
+    saved_c = scope.save(*c);
+  }
+  Tensor x = prepare(a);
+  Tensor y = prepare(b);
+  Tensor z = c ? prepare(*c) : y;
+  auto loop = scope.kernels().fused[int(op)][dtype_index(compute)];
+  DITTO_ASSERT(loop != nullptr);
+  detail::run_loop(
+      shape,
+      {{static_cast<char*>(dst.raw_data()), dst.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()},
+       {static_cast<char*>(y.raw_data()), y.strides()},
+       {static_cast<char*>(z.raw_data()), z.strides()}},
+      {dst.element_size(),
+       x.element_size(),
+       y.element_size(),
+       z.element_size()},
+      [loop, s](char* const* p, const int64_t* st, int64_t n) {
+        loop(n, p[0], p[1], p[2], p[3], st, s);
+      });
+  if (inplace && !dst.is_same(*out)) {
+    detail::copy_into(*out, dst, name);
+    dst = *out;
+  }
+  auto backward = [op, s, saved_b, saved_c](const autograd::GradList& g) {
+    const Tensor& go = g[0];
+    if (op == FusedOp::AddScaled) {
+      return autograd::GradList{go, mul(go, s)};
+    }
+    Tensor bv = saved_b.unpack();
+    Tensor cv = saved_c.unpack();
+    Tensor gs = mul(go, s);
+    if (op == FusedOp::Addcmul) {
+      return autograd::GradList{go, mul(gs, cv), mul(gs, bv)};
+    }
+    return autograd::GradList{
+        go, div(gs, cv), neg(div(mul(gs, bv), mul(cv, cv)))};
+  };
+  if (inplace) {
+    return scope.done_inplace(const_cast<Tensor&>(*out), backward);
+  }
+  return scope.done(dst, backward);
+}
+
+Scalar negated(const Scalar& s) {
+  return s.is_integral() ? Scalar(-s.to<int64_t>()) : Scalar(-s.to<double>());
+}
+
+// add/sub with alpha: floating operands take the fused loop; integer ones
+// compute a + alpha*b exactly as PyTorch does for them.
+Tensor add_scaled(
+    const char* name,
+    const Tensor& a,
+    const Tensor& b,
+    const Scalar& alpha,
+    const Tensor* out) {
+  if (is_floating(result_type(a, b))) {
+    return fused(
+        FusedOp::AddScaled, name, a, b, nullptr, alpha.to<double>(), out);
+  }
+  DITTO_CHECK(
+      alpha.is_integral(),
+      TypeError,
+      name,
+      "for integral input tensors, argument alpha must not be a floating "
+      "point number.");
+  Tensor r = add(a, mul(b, alpha));
+  if (out) {
+    const_cast<Tensor&>(*out).copy_(r);
+    return *out;
+  }
+  return r;
 }
 
 const char* unary_name(UnaryOp op) {
@@ -641,6 +795,56 @@ DITTO_INPLACE_DEFS(sub_, Sub)
 DITTO_INPLACE_DEFS(mul_, Mul)
 DITTO_INPLACE_DEFS(div_, Div)
 #undef DITTO_INPLACE_DEFS
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return add_scaled("add", a, b, alpha, nullptr);
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return add_scaled("sub", a, b, negated(alpha), nullptr);
+}
+Tensor addcmul(
+    const Tensor& self,
+    const Tensor& t1,
+    const Tensor& t2,
+    const Scalar& value) {
+  return fused(
+      FusedOp::Addcmul, "addcmul", self, t1, &t2, value.to<double>(), nullptr);
+}
+Tensor addcdiv(
+    const Tensor& self,
+    const Tensor& t1,
+    const Tensor& t2,
+    const Scalar& value) {
+  return fused(
+      FusedOp::Addcdiv, "addcdiv", self, t1, &t2, value.to<double>(), nullptr);
+}
+
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  check_defined("add_");
+  add_scaled("add_", *this, other, alpha, this);
+  return *this;
+}
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  check_defined("sub_");
+  add_scaled("sub_", *this, other, negated(alpha), this);
+  return *this;
+}
+Tensor& Tensor::addcmul_(
+    const Tensor& t1,
+    const Tensor& t2,
+    const Scalar& value) {
+  check_defined("addcmul_");
+  fused(FusedOp::Addcmul, "addcmul_", *this, t1, &t2, value.to<double>(), this);
+  return *this;
+}
+Tensor& Tensor::addcdiv_(
+    const Tensor& t1,
+    const Tensor& t2,
+    const Scalar& value) {
+  check_defined("addcdiv_");
+  fused(FusedOp::Addcdiv, "addcdiv_", *this, t1, &t2, value.to<double>(), this);
+  return *this;
+}
 
 Tensor& Tensor::clamp_(
     const std::optional<Scalar>& min,

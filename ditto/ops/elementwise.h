@@ -23,6 +23,23 @@ DITTO_API Tensor pow(const Tensor& a, const Scalar& b);
 DITTO_API Tensor maximum(const Tensor& a, const Tensor& b);
 DITTO_API Tensor minimum(const Tensor& a, const Tensor& b);
 
+// a + alpha*b and a - alpha*b. Floating types round as PyTorch's x86-64
+// kernels: one fused multiply-add (docs/numerics.md).
+DITTO_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
+DITTO_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
+// self + value*t1*t2 (value*t1 rounded, then one fused multiply-add) and
+// self + (value*t1)/t2, with broadcasting; floating types only.
+DITTO_API Tensor addcmul(
+    const Tensor& self,
+    const Tensor& t1,
+    const Tensor& t2,
+    const Scalar& value = 1);
+DITTO_API Tensor addcdiv(
+    const Tensor& self,
+    const Tensor& t1,
+    const Tensor& t2,
+    const Scalar& value = 1);
+
 // Comparisons give bool tensors.
 DITTO_API Tensor eq(const Tensor& a, const Tensor& b);
 DITTO_API Tensor eq(const Tensor& a, const Scalar& b);

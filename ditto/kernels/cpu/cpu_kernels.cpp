@@ -217,6 +217,51 @@ void binary_loop(
   }
 }
 
+template <FusedOp op, typename T>
+void fused_loop(
+    int64_t n,
+    char* out,
+    const char* a,
+    const char* b,
+    const char* c,
+    const int64_t* st,
+    double s_in) {
+  T* o = reinterpret_cast<T*>(out);
+  const T* x = reinterpret_cast<const T*>(a);
+  const T* y = reinterpret_cast<const T*>(b);
+  const T* z = reinterpret_cast<const T*>(c);
+  const T s = static_cast<T>(s_in);
+  auto f = [s](T xv, T yv, T zv) {
+    if constexpr (op == FusedOp::AddScaled) {
+      return std::fma(s, yv, xv);
+    } else if constexpr (op == FusedOp::Addcmul) {
+      return std::fma(T(s * yv), zv, xv);
+    } else {
+      return T(xv + T(T(s * yv) / zv));
+    }
+  };
+  const bool dense = st[0] == 1 && st[1] == 1 && st[2] == 1 &&
+      (op == FusedOp::AddScaled || st[3] == 1);
+  if (dense) {
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = f(x[i], y[i], op == FusedOp::AddScaled ? T(0) : z[i]);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    o[i * st[0]] =
+        f(x[i * st[1]],
+          y[i * st[2]],
+          op == FusedOp::AddScaled ? T(0) : z[i * st[3]]);
+  }
+}
+
+template <FusedOp op>
+void fill_fused(KernelTable& t) {
+  t.fused[int(op)][dtype_index(kFloat32)] = &fused_loop<op, float>;
+  t.fused[int(op)][dtype_index(kFloat64)] = &fused_loop<op, double>;
+}
+
 #define DITTO_UNARY_FUNCTOR(Name, expr) \
   struct Name {                         \
     template <typename T>               \
@@ -548,6 +593,10 @@ void fill_kernel_table(KernelTable& t) {
       &binary_loop<DivF, float>;
   t.binary[int(BinaryOp::Div)][dtype_index(kFloat64)] =
       &binary_loop<DivF, double>;
+
+  fill_fused<FusedOp::AddScaled>(t);
+  fill_fused<FusedOp::Addcmul>(t);
+  fill_fused<FusedOp::Addcdiv>(t);
 
   fill_unary<NegF, false>(t, UnaryOp::Neg);
   fill_unary<AbsF, false>(t, UnaryOp::Abs);

@@ -39,6 +39,13 @@ enum class UnaryOp : int {
   Count
 };
 
+// Fused arithmetic with a scalar s, one loop per op (floating types):
+//   AddScaled  out = fma(s, b, a)            (add(a, b, alpha=s))
+//   Addcmul    out = fma(s*b, c, a)          (s*b rounded, then fused)
+//   Addcdiv    out = a + (s*b)/c             (each step rounded)
+// the roundings of PyTorch's x86-64 (AVX2) kernels, in every capability.
+enum class FusedOp : int { AddScaled, Addcmul, Addcdiv, Count };
+
 // 1-D loops over n elements; strides are in elements and may be 0
 // (broadcast). out may alias an input with the same stride.
 using BinaryLoop = void (*)(
@@ -67,6 +74,15 @@ using WhereLoop = void (*)(
     const char* a,
     const char* b,
     const int64_t* strides); // out, cond, a, b
+// strides: out, a, b, c (c unused by AddScaled); s converted to the dtype.
+using FusedLoop = void (*)(
+    int64_t n,
+    char* out,
+    const char* a,
+    const char* b,
+    const char* c,
+    const int64_t* strides,
+    double s);
 // Reduces n contiguous elements to one value of the accumulation type
 // (the dtype itself for floating types, int64 for the others).
 using ReduceLoop = void (*)(const char* x, int64_t n, void* out);
@@ -114,6 +130,7 @@ using GemmTile =
 struct KernelTable {
   BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
   UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
+  FusedLoop fused[int(FusedOp::Count)][kNumDtypes] = {};
   UnaryLoop cast[kNumDtypes][kNumDtypes] = {}; // [to][from]
   ClampLoop clamp[kNumDtypes] = {};
   WhereLoop where[kNumDtypes] = {};

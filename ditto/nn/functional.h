@@ -1,0 +1,108 @@
+#pragma once
+
+// nn::functional: PyTorch's torch.nn.functional for ditto tensors. Losses
+// take LibTorch-style options; every function records its gradient.
+
+#include <optional>
+
+#include "ditto/core/generator.h"
+#include "ditto/core/tensor.h"
+#include "ditto/nn/options.h"
+#include "ditto/ops/nn_ops.h"
+
+namespace ditto::nn::functional {
+
+using ::ditto::Reduction;
+
+// ---- activations
+DITTO_API Tensor relu(const Tensor& x);
+DITTO_API Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+DITTO_API Tensor silu(const Tensor& x);
+DITTO_API Tensor sigmoid(const Tensor& x);
+DITTO_API Tensor tanh(const Tensor& x);
+DITTO_API Tensor softmax(const Tensor& x, int64_t dim);
+DITTO_API Tensor log_softmax(const Tensor& x, int64_t dim);
+
+// ---- layers as functions
+DITTO_API Tensor
+linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
+// Zeroes elements with probability p while training (PyTorch's mask bits).
+DITTO_API Tensor dropout(
+    const Tensor& x,
+    double p = 0.5,
+    bool training = true,
+    const std::optional<Generator>& gen = {});
+DITTO_API Tensor max_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    bool ceil_mode = false);
+// int64 class indices -> (..., num_classes) int64 one-hot; num_classes -1
+// means max + 1.
+DITTO_API Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+
+// ---- losses
+struct DITTO_API CrossEntropyOptions {
+  // Per-class weights (C).
+  DITTO_NN_ARG(Tensor, weight);
+  DITTO_NN_ARG(int64_t, ignore_index) = -100;
+  DITTO_NN_ARG(Reduction, reduction) = Reduction::Mean;
+  DITTO_NN_ARG(double, label_smoothing) = 0.0;
+};
+// Class indices (int64, N or N x d...) or class probabilities (the shape
+// of input) as target; PyTorch's formulas, including label smoothing and
+// the weighted mean.
+DITTO_API Tensor cross_entropy(
+    const Tensor& input,
+    const Tensor& target,
+    const CrossEntropyOptions& options = {});
+
+struct DITTO_API NLLLossOptions {
+  DITTO_NN_ARG(Tensor, weight);
+  DITTO_NN_ARG(int64_t, ignore_index) = -100;
+  DITTO_NN_ARG(Reduction, reduction) = Reduction::Mean;
+};
+DITTO_API Tensor nll_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const NLLLossOptions& options = {});
+
+DITTO_API Tensor mse_loss(
+    const Tensor& input,
+    const Tensor& target,
+    Reduction reduction = Reduction::Mean);
+DITTO_API Tensor l1_loss(
+    const Tensor& input,
+    const Tensor& target,
+    Reduction reduction = Reduction::Mean);
+// 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta 0: l1).
+DITTO_API Tensor smooth_l1_loss(
+    const Tensor& input,
+    const Tensor& target,
+    Reduction reduction = Reduction::Mean,
+    double beta = 1.0);
+
+struct DITTO_API BCEWithLogitsOptions {
+  DITTO_NN_ARG(Tensor, weight);
+  DITTO_NN_ARG(Tensor, pos_weight);
+  DITTO_NN_ARG(Reduction, reduction) = Reduction::Mean;
+};
+// PyTorch's stable form, op for op (bit-exact with PyTorch in float32).
+DITTO_API Tensor binary_cross_entropy_with_logits(
+    const Tensor& input,
+    const Tensor& target,
+    const BCEWithLogitsOptions& options = {});
+
+// KL divergence with input as log-probabilities. batchmean divides the sum
+// by the batch size (what the math means); Mean divides by the number of
+// elements, as PyTorch's 'mean'.
+enum class KLDivReduction { None, BatchMean, Sum, Mean };
+DITTO_API Tensor kl_div(
+    const Tensor& input,
+    const Tensor& target,
+    KLDivReduction reduction = KLDivReduction::Mean,
+    bool log_target = false);
+
+} // namespace ditto::nn::functional

@@ -1,0 +1,438 @@
+#include "ditto/nn/layers.h"
+
+#include <charconv>
+#include <cmath>
+
+#include "ditto/autograd/graph.h"
+#include "ditto/core/error.h"
+#include "ditto/nn/init.h"
+#include "ditto/ops/conv.h"
+#include "ditto/ops/factories.h"
+
+namespace ditto::nn {
+namespace {
+
+// Python's repr of a float: the shortest digits that read back, with ".0"
+// on integral values.
+std::string py_float(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".en") == std::string::npos) {
+    s += ".0";
+  }
+  return s;
+}
+
+std::string py_bool(bool b) {
+  return b ? "True" : "False";
+}
+
+// "(3, 3)" for a tuple of n dims from one or n values; "(3,)" for n = 1.
+std::string py_tuple(const IntList& v, size_t n) {
+  std::string s = "(";
+  for (size_t i = 0; i < n; ++i) {
+    s += (i ? ", " : "") + std::to_string(v.size() == 1 ? v[0] : v[i]);
+  }
+  return s + (n == 1 ? ",)" : ")");
+}
+
+// What PyTorch prints for a pooling argument: the int as given, or the
+// tuple.
+std::string py_int_or_tuple(const IntList& v) {
+  return v.size() == 1 ? std::to_string(v[0]) : py_tuple(v, v.size());
+}
+
+IntList two(const IntList& v, const char* layer, const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 2,
+      ValueError,
+      layer,
+      what,
+      " must be one int or two ints, got ",
+      v.size(),
+      " values");
+  return v.size() == 2 ? v : IntList{v[0], v[0]};
+}
+
+// weight kaiming_uniform_(a = sqrt(5)), then bias uniform(+-1/sqrt(fan_in))
+// (skipped when fan_in is 0): PyTorch's Linear and Conv reset_parameters.
+void reset_weight_and_bias(const Tensor& weight, const Tensor& bias) {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    if (fan_in > 0) {
+      const double bound = 1 / std::sqrt(double(fan_in));
+      init::uniform_(bias, -bound, bound);
+    }
+  }
+}
+
+void check_positive(int64_t v, const char* layer, const char* what) {
+  DITTO_CHECK(v > 0, ValueError, layer, what, " must be positive, got ", v);
+}
+
+void check_groups(int64_t in, int64_t out, int64_t groups, const char* layer) {
+  DITTO_CHECK(
+      groups > 0, ValueError, layer, "groups must be a positive integer");
+  DITTO_CHECK(
+      in % groups == 0,
+      ValueError,
+      layer,
+      "in_channels must be divisible by groups");
+  DITTO_CHECK(
+      out % groups == 0,
+      ValueError,
+      layer,
+      "out_channels must be divisible by groups");
+}
+
+// The rank and channel count a conv layer takes, checked with the layer's
+// own words before the op runs.
+void check_conv_input(
+    const Tensor& x,
+    int64_t spatial,
+    int64_t in_channels,
+    const char* layer) {
+  DITTO_CHECK(x.defined(), ValueError, layer, "undefined input");
+  const int64_t batched = spatial + 2;
+  DITTO_CHECK(
+      x.dim() == batched || x.dim() == batched - 1,
+      ValueError,
+      layer,
+      "Expected ",
+      batched - 1,
+      "D (unbatched) or ",
+      batched,
+      "D (batched) input, but got input of size: ",
+      shape_str(x.sizes()));
+  const int64_t c = x.size(x.dim() == batched ? 1 : 0);
+  DITTO_CHECK(
+      c == in_channels,
+      ValueError,
+      layer,
+      "expected input of size ",
+      shape_str(x.sizes()),
+      " to have ",
+      in_channels,
+      " channels, but got ",
+      c,
+      " channels instead");
+}
+
+} // namespace
+
+// ---- Linear
+
+Linear::Linear(const LinearOptions& o) : Module("Linear"), options(o) {
+  DITTO_CHECK(
+      o.in_features() >= 0 && o.out_features() >= 0,
+      ValueError,
+      "Linear",
+      "in_features and out_features must be non-negative, got ",
+      o.in_features(),
+      " and ",
+      o.out_features());
+  weight =
+      register_parameter("weight", empty({o.out_features(), o.in_features()}));
+  if (o.bias()) {
+    bias = register_parameter("bias", empty({o.out_features()}));
+  }
+  reset_parameters();
+}
+
+void Linear::reset_parameters() {
+  reset_weight_and_bias(weight, bias);
+}
+
+Tensor Linear::forward(const Tensor& x) const {
+  DITTO_CHECK(x.defined(), ValueError, "Linear", "undefined input");
+  DITTO_CHECK(
+      x.dim() >= 1 && x.size(-1) == options.in_features(),
+      ValueError,
+      "Linear",
+      "mat1 and mat2 shapes cannot be multiplied: input of size ",
+      shape_str(x.sizes()),
+      " for in_features=",
+      options.in_features());
+  return functional::linear(x, weight, bias);
+}
+
+std::string Linear::extra_repr() const {
+  return "in_features=" + std::to_string(options.in_features()) +
+      ", out_features=" + std::to_string(options.out_features()) +
+      ", bias=" + py_bool(bias.defined());
+}
+
+// ---- Conv2d
+
+Conv2d::Conv2d(const Conv2dOptions& o) : Module("Conv2d"), options(o) {
+  check_positive(o.in_channels(), "Conv2d", "in_channels");
+  check_positive(o.out_channels(), "Conv2d", "out_channels");
+  check_groups(o.in_channels(), o.out_channels(), o.groups(), "Conv2d");
+  const IntList k = two(o.kernel_size(), "Conv2d", "kernel_size");
+  two(o.stride(), "Conv2d", "stride");
+  two(o.padding(), "Conv2d", "padding");
+  two(o.dilation(), "Conv2d", "dilation");
+  weight = register_parameter(
+      "weight",
+      empty({o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}));
+  if (o.bias()) {
+    bias = register_parameter("bias", empty({o.out_channels()}));
+  }
+  reset_parameters();
+}
+
+void Conv2d::reset_parameters() {
+  reset_weight_and_bias(weight, bias);
+}
+
+Tensor Conv2d::forward(const Tensor& x) const {
+  check_conv_input(x, 2, options.in_channels(), "Conv2d");
+  const bool batched = x.dim() == 4;
+  Tensor y = conv2d(
+      batched ? x : x.unsqueeze(0),
+      weight,
+      bias,
+      two(options.stride(), "Conv2d", "stride"),
+      two(options.padding(), "Conv2d", "padding"),
+      two(options.dilation(), "Conv2d", "dilation"),
+      options.groups());
+  return batched ? y : y.squeeze(0);
+}
+
+std::string Conv2d::extra_repr() const {
+  const auto& o = options;
+  std::string s = std::to_string(o.in_channels()) + ", " +
+      std::to_string(o.out_channels()) +
+      ", kernel_size=" + py_tuple(o.kernel_size(), 2) +
+      ", stride=" + py_tuple(o.stride(), 2);
+  if (two(o.padding(), "Conv2d", "padding") != IntList{0, 0}) {
+    s += ", padding=" + py_tuple(o.padding(), 2);
+  }
+  if (two(o.dilation(), "Conv2d", "dilation") != IntList{1, 1}) {
+    s += ", dilation=" + py_tuple(o.dilation(), 2);
+  }
+  if (o.groups() != 1) {
+    s += ", groups=" + std::to_string(o.groups());
+  }
+  if (!bias.defined()) {
+    s += ", bias=False";
+  }
+  return s;
+}
+
+// ---- Conv1d
+
+Conv1d::Conv1d(const Conv1dOptions& o) : Module("Conv1d"), options(o) {
+  check_positive(o.in_channels(), "Conv1d", "in_channels");
+  check_positive(o.out_channels(), "Conv1d", "out_channels");
+  check_positive(o.kernel_size(), "Conv1d", "kernel_size");
+  check_groups(o.in_channels(), o.out_channels(), o.groups(), "Conv1d");
+  weight = register_parameter(
+      "weight",
+      empty({o.out_channels(), o.in_channels() / o.groups(), o.kernel_size()}));
+  if (o.bias()) {
+    bias = register_parameter("bias", empty({o.out_channels()}));
+  }
+  reset_parameters();
+}
+
+void Conv1d::reset_parameters() {
+  reset_weight_and_bias(weight, bias);
+}
+
+Tensor Conv1d::forward(const Tensor& x) const {
+  check_conv_input(x, 1, options.in_channels(), "Conv1d");
+  const bool batched = x.dim() == 3;
+  Tensor y = conv1d(
+      batched ? x : x.unsqueeze(0),
+      weight,
+      bias,
+      {options.stride()},
+      {options.padding()},
+      {options.dilation()},
+      options.groups());
+  return batched ? y : y.squeeze(0);
+}
+
+std::string Conv1d::extra_repr() const {
+  const auto& o = options;
+  std::string s = std::to_string(o.in_channels()) + ", " +
+      std::to_string(o.out_channels()) + ", kernel_size=(" +
+      std::to_string(o.kernel_size()) + ",), stride=(" +
+      std::to_string(o.stride()) + ",)";
+  if (o.padding() != 0) {
+    s += ", padding=(" + std::to_string(o.padding()) + ",)";
+  }
+  if (o.dilation() != 1) {
+    s += ", dilation=(" + std::to_string(o.dilation()) + ",)";
+  }
+  if (o.groups() != 1) {
+    s += ", groups=" + std::to_string(o.groups());
+  }
+  if (!bias.defined()) {
+    s += ", bias=False";
+  }
+  return s;
+}
+
+// ---- MaxPool2d
+
+MaxPool2d::MaxPool2d(const MaxPool2dOptions& o)
+    : Module("MaxPool2d"), options(o) {
+  two(o.kernel_size(), "MaxPool2d", "kernel_size");
+}
+
+std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(
+    const Tensor& x) const {
+  return max_pool2d_with_indices(
+      x,
+      options.kernel_size(),
+      options.stride(),
+      options.padding(),
+      options.dilation(),
+      options.ceil_mode());
+}
+
+Tensor MaxPool2d::forward(const Tensor& x) const {
+  return functional::max_pool2d(
+      x,
+      options.kernel_size(),
+      options.stride(),
+      options.padding(),
+      options.dilation(),
+      options.ceil_mode());
+}
+
+std::string MaxPool2d::extra_repr() const {
+  const auto& o = options;
+  return "kernel_size=" + py_int_or_tuple(o.kernel_size()) + ", stride=" +
+      py_int_or_tuple(o.stride().empty() ? o.kernel_size() : o.stride()) +
+      ", padding=" + py_int_or_tuple(o.padding()) +
+      ", dilation=" + py_int_or_tuple(o.dilation()) +
+      ", ceil_mode=" + py_bool(o.ceil_mode());
+}
+
+// ---- activations and shape layers
+
+Tensor ReLU::forward(const Tensor& x) const {
+  return functional::relu(x);
+}
+
+Tensor LeakyReLU::forward(const Tensor& x) const {
+  return functional::leaky_relu(x, negative_slope);
+}
+
+std::string LeakyReLU::extra_repr() const {
+  return "negative_slope=" + py_float(negative_slope);
+}
+
+Tensor SiLU::forward(const Tensor& x) const {
+  return functional::silu(x);
+}
+
+Tensor Tanh::forward(const Tensor& x) const {
+  return functional::tanh(x);
+}
+
+Tensor Sigmoid::forward(const Tensor& x) const {
+  return functional::sigmoid(x);
+}
+
+Tensor Softmax::forward(const Tensor& x) const {
+  return functional::softmax(x, dim);
+}
+
+std::string Softmax::extra_repr() const {
+  return "dim=" + std::to_string(dim);
+}
+
+Tensor LogSoftmax::forward(const Tensor& x) const {
+  return functional::log_softmax(x, dim);
+}
+
+std::string LogSoftmax::extra_repr() const {
+  return "dim=" + std::to_string(dim);
+}
+
+Tensor Flatten::forward(const Tensor& x) const {
+  return x.flatten(start_dim, end_dim);
+}
+
+std::string Flatten::extra_repr() const {
+  return "start_dim=" + std::to_string(start_dim) +
+      ", end_dim=" + std::to_string(end_dim);
+}
+
+Tensor Unflatten::forward(const Tensor& x) const {
+  DITTO_CHECK(x.defined(), ValueError, "Unflatten", "undefined input");
+  const int64_t d = wrap_dim(dim, x.dim(), "Unflatten");
+  Shape s(x.sizes().begin(), x.sizes().begin() + d);
+  s.insert(s.end(), sizes.begin(), sizes.end());
+  s.insert(s.end(), x.sizes().begin() + d + 1, x.sizes().end());
+  return x.reshape(s);
+}
+
+std::string Unflatten::extra_repr() const {
+  return "dim=" + std::to_string(dim) +
+      ", unflattened_size=" + py_tuple(sizes, sizes.size());
+}
+
+// ---- Dropout
+
+Dropout::Dropout(const DropoutOptions& o) : Module("Dropout"), options(o) {
+  DITTO_CHECK(
+      o.p() >= 0 && o.p() <= 1,
+      ValueError,
+      "Dropout",
+      "dropout probability has to be between 0 and 1, but got ",
+      o.p());
+}
+
+Tensor Dropout::forward(const Tensor& x) const {
+  return functional::dropout(
+      x, options.p(), is_training(), options.generator());
+}
+
+std::string Dropout::extra_repr() const {
+  return "p=" + py_float(options.p()) + ", inplace=False";
+}
+
+// ---- containers
+
+Tensor Sequential::forward(const Tensor& x) const {
+  Tensor y = x;
+  for (const auto& step : steps_) {
+    y = step(y);
+  }
+  return y;
+}
+
+Module& Sequential::operator[](size_t i) const {
+  DITTO_CHECK(
+      i < steps_.size(),
+      IndexError,
+      "Sequential",
+      "index ",
+      i,
+      " is out of range for ",
+      steps_.size(),
+      " modules");
+  return *children()[i];
+}
+
+Module& ModuleList::operator[](size_t i) const {
+  DITTO_CHECK(
+      i < items_.size(),
+      IndexError,
+      "ModuleList",
+      "index ",
+      i,
+      " is out of range for ",
+      items_.size(),
+      " modules");
+  return *items_[i];
+}
+
+} // namespace ditto::nn

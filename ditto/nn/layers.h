@@ -1,0 +1,317 @@
+#pragma once
+
+// PyTorch's layers as ditto modules: the same parameter names, shapes,
+// default initialization (the same draws, so the same bits after the same
+// seed) and printed form. Each has a plain forward method.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ditto/core/generator.h"
+#include "ditto/nn/functional.h"
+#include "ditto/nn/module.h"
+#include "ditto/nn/options.h"
+
+namespace ditto::nn {
+
+// ---- Linear
+
+struct DITTO_API LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features)
+      : in_features_(in_features), out_features_(out_features) {}
+  DITTO_NN_ARG(int64_t, in_features);
+  DITTO_NN_ARG(int64_t, out_features);
+  DITTO_NN_ARG(bool, bias) = true;
+};
+
+// y = x W^T + b; W (out, in) kaiming_uniform_(a = sqrt(5)), then b
+// uniform(+-1/sqrt(in)).
+class DITTO_API Linear : public Module {
+ public:
+  Linear(int64_t in_features, int64_t out_features, bool bias = true)
+      : Linear(LinearOptions(in_features, out_features).bias(bias)) {}
+  explicit Linear(const LinearOptions& options);
+  Tensor forward(const Tensor& x) const;
+  // Draws the initial values again (PyTorch's reset_parameters).
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  LinearOptions options;
+  Tensor weight;
+  Tensor bias; // undefined without bias
+};
+
+// ---- convolutions
+
+struct DITTO_API Conv2dOptions {
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, IntList kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  // One value for both dims, or (h, w); the same for the others.
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride) = {1};
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+};
+
+// weight (out, in / groups, kh, kw): kaiming_uniform_(a = sqrt(5)), then
+// bias uniform(+-1/sqrt(fan_in)).
+class DITTO_API Conv2d : public Module {
+ public:
+  // PyTorch's positional form: Conv2d(1, 32, 3, 1, 1).
+  Conv2d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t dilation = 1,
+      int64_t groups = 1,
+      bool bias = true)
+      : Conv2d(Conv2dOptions(in_channels, out_channels, {kernel_size})
+                   .stride({stride})
+                   .padding({padding})
+                   .dilation({dilation})
+                   .groups(groups)
+                   .bias(bias)) {}
+  explicit Conv2d(const Conv2dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  Conv2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+struct DITTO_API Conv1dOptions {
+  Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(kernel_size) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  DITTO_NN_ARG(int64_t, kernel_size);
+  DITTO_NN_ARG(int64_t, stride) = 1;
+  DITTO_NN_ARG(int64_t, padding) = 0;
+  DITTO_NN_ARG(int64_t, dilation) = 1;
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+};
+
+class DITTO_API Conv1d : public Module {
+ public:
+  Conv1d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t dilation = 1,
+      int64_t groups = 1,
+      bool bias = true)
+      : Conv1d(Conv1dOptions(in_channels, out_channels, kernel_size)
+                   .stride(stride)
+                   .padding(padding)
+                   .dilation(dilation)
+                   .groups(groups)
+                   .bias(bias)) {}
+  explicit Conv1d(const Conv1dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  Conv1dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+// ---- pooling
+
+struct DITTO_API MaxPool2dOptions {
+  MaxPool2dOptions(IntList kernel_size)
+      : kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride); // empty: the kernel size
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(bool, ceil_mode) = false;
+};
+
+class DITTO_API MaxPool2d : public Module {
+ public:
+  MaxPool2d(int64_t kernel_size) : MaxPool2d(MaxPool2dOptions({kernel_size})) {}
+  explicit MaxPool2d(const MaxPool2dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  // The output and the flat h * W + w index of each maximum.
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
+  std::string extra_repr() const override;
+
+  MaxPool2dOptions options;
+};
+
+// ---- activations and shape layers (no parameters)
+
+class DITTO_API ReLU : public Module {
+ public:
+  ReLU() : Module("ReLU") {}
+  Tensor forward(const Tensor& x) const;
+};
+
+class DITTO_API LeakyReLU : public Module {
+ public:
+  explicit LeakyReLU(double negative_slope = 0.01)
+      : Module("LeakyReLU"), negative_slope(negative_slope) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  double negative_slope;
+};
+
+class DITTO_API SiLU : public Module {
+ public:
+  SiLU() : Module("SiLU") {}
+  Tensor forward(const Tensor& x) const;
+};
+
+class DITTO_API Tanh : public Module {
+ public:
+  Tanh() : Module("Tanh") {}
+  Tensor forward(const Tensor& x) const;
+};
+
+class DITTO_API Sigmoid : public Module {
+ public:
+  Sigmoid() : Module("Sigmoid") {}
+  Tensor forward(const Tensor& x) const;
+};
+
+class DITTO_API Softmax : public Module {
+ public:
+  explicit Softmax(int64_t dim) : Module("Softmax"), dim(dim) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+
+class DITTO_API LogSoftmax : public Module {
+ public:
+  explicit LogSoftmax(int64_t dim) : Module("LogSoftmax"), dim(dim) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+
+class DITTO_API Identity : public Module {
+ public:
+  Identity() : Module("Identity") {}
+  Tensor forward(const Tensor& x) const {
+    return x;
+  }
+};
+
+class DITTO_API Flatten : public Module {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : Module("Flatten"), start_dim(start_dim), end_dim(end_dim) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  int64_t start_dim, end_dim;
+};
+
+class DITTO_API Unflatten : public Module {
+ public:
+  Unflatten(int64_t dim, Shape sizes)
+      : Module("Unflatten"), dim(dim), sizes(std::move(sizes)) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  int64_t dim;
+  Shape sizes;
+};
+
+// ---- dropout
+
+struct DITTO_API DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}
+  DITTO_NN_ARG(double, p);
+  // Draw the mask from this generator (e.g. ditto::stream("dropout"))
+  // instead of the default one.
+  DITTO_NN_ARG(std::optional<Generator>, generator);
+};
+
+// Zeroes elements with probability p while training (PyTorch's mask, drawn
+// from the default generator unless one is given); identity in eval mode.
+class DITTO_API Dropout : public Module {
+ public:
+  Dropout(double p = 0.5) : Dropout(DropoutOptions(p)) {}
+  explicit Dropout(const DropoutOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  DropoutOptions options;
+};
+
+// ---- containers
+
+// Children named "0", "1", ... applied in order. Every child needs a
+// `Tensor forward(const Tensor&)`.
+class DITTO_API Sequential : public Module {
+ public:
+  Sequential() : Module("Sequential") {}
+  template <typename... Ms>
+  explicit Sequential(Ms&&... modules) : Module("Sequential") {
+    (push_back(std::forward<Ms>(modules)), ...);
+  }
+  template <typename M>
+  std::decay_t<M>& push_back(M&& module) {
+    auto& m =
+        register_module(std::to_string(steps_.size()), std::forward<M>(module));
+    steps_.push_back([p = &m](const Tensor& x) { return p->forward(x); });
+    return m;
+  }
+  Tensor forward(const Tensor& x) const;
+  size_t size() const {
+    return steps_.size();
+  }
+  Module& operator[](size_t i) const;
+
+ private:
+  std::vector<std::function<Tensor(const Tensor&)>> steps_;
+};
+
+// Modules held in a list (named "0", "1", ...), without a forward.
+class DITTO_API ModuleList : public Module {
+ public:
+  ModuleList() : Module("ModuleList") {}
+  template <typename... Ms>
+  explicit ModuleList(Ms&&... modules) : Module("ModuleList") {
+    (push_back(std::forward<Ms>(modules)), ...);
+  }
+  template <typename M>
+  std::decay_t<M>& push_back(M&& module) {
+    auto& m =
+        register_module(std::to_string(items_.size()), std::forward<M>(module));
+    items_.push_back(&m);
+    return m;
+  }
+  size_t size() const {
+    return items_.size();
+  }
+  Module& operator[](size_t i) const;
+  std::vector<Module*>::const_iterator begin() const {
+    return items_.begin();
+  }
+  std::vector<Module*>::const_iterator end() const {
+    return items_.end();
+  }
+
+ private:
+  std::vector<Module*> items_;
+};
+
+} // namespace ditto::nn

@@ -1,0 +1,522 @@
+#include "ditto/nn/module.h"
+
+#include <algorithm>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "ditto/autograd/graph.h"
+#include "ditto/core/error.h"
+
+namespace ditto::nn {
+namespace {
+
+// "torch.Size([3, 2])", as PyTorch's state_dict errors print shapes.
+std::string torch_size(const Shape& s) {
+  std::string out = "torch.Size([";
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += (i ? ", " : "") + std::to_string(s[i]);
+  }
+  return out + "])";
+}
+
+std::string quoted_list(const std::vector<std::string>& keys) {
+  std::string out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out += (i ? ", \"" : "\"") + keys[i] + "\"";
+  }
+  return out;
+}
+
+// Every line after the first indented by n spaces (PyTorch's _addindent).
+std::string add_indent(const std::string& s, int n) {
+  std::string out;
+  for (char c : s) {
+    out += c;
+    if (c == '\n') {
+      out.append(size_t(n), ' ');
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+// ---- StateDict
+
+StateDict::StateDict(NamedTensors items) {
+  for (auto& [name, t] : items) {
+    insert(name, t);
+  }
+}
+
+void StateDict::insert(const std::string& name, const Tensor& t) {
+  for (auto& item : items_) {
+    if (item.first == name) {
+      item.second = t;
+      return;
+    }
+  }
+  items_.emplace_back(name, t);
+}
+
+const Tensor* StateDict::find(std::string_view name) const {
+  for (const auto& item : items_) {
+    if (item.first == name) {
+      return &item.second;
+    }
+  }
+  return nullptr;
+}
+
+const Tensor& StateDict::at(std::string_view name) const {
+  const Tensor* t = find(name);
+  DITTO_CHECK(
+      t != nullptr,
+      KeyError,
+      "StateDict",
+      "no key \"",
+      std::string(name),
+      "\"");
+  return *t;
+}
+
+std::vector<std::string> StateDict::keys() const {
+  std::vector<std::string> out;
+  for (const auto& item : items_) {
+    out.push_back(item.first);
+  }
+  return out;
+}
+
+// ---- Module
+
+Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
+Module::~Module() = default;
+
+void Module::check_new_name(const std::string& name, const char* what) const {
+  DITTO_CHECK(
+      !name.empty() && name.find('.') == std::string::npos,
+      ValueError,
+      type_name_.c_str(),
+      what,
+      " name can't be empty or contain \".\", got \"",
+      name,
+      "\"");
+  auto taken = [&](const auto& v) {
+    return std::any_of(
+        v.begin(), v.end(), [&](const auto& e) { return e.first == name; });
+  };
+  auto taken_entry = [&](const std::vector<Entry>& v) {
+    return std::any_of(
+        v.begin(), v.end(), [&](const Entry& e) { return e.name == name; });
+  };
+  DITTO_CHECK(
+      !taken(children_) && !taken_entry(params_) && !taken_entry(buffers_),
+      ValueError,
+      type_name_.c_str(),
+      "attribute \"",
+      name,
+      "\" already exists");
+}
+
+Tensor Module::register_parameter(
+    const std::string& name,
+    const Tensor& t,
+    bool requires_grad) {
+  check_new_name(name, "parameter");
+  Tensor p;
+  if (t.defined()) {
+    p = t.detach();
+    if (requires_grad) {
+      p.requires_grad_(true);
+    }
+  }
+  params_.push_back({name, p, true});
+  return p;
+}
+
+Tensor Module::register_buffer(
+    const std::string& name,
+    const Tensor& t,
+    bool persistent) {
+  check_new_name(name, "buffer");
+  Tensor b = t.defined() ? t.detach() : Tensor();
+  buffers_.push_back({name, b, persistent});
+  return b;
+}
+
+void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
+  check_new_name(name, "child module");
+  DITTO_CHECK(child != nullptr, ValueError, type_name_.c_str(), "null module");
+  children_.emplace_back(name, std::move(child));
+}
+
+void Module::replace_tensor(const std::string& name, const Tensor& t) {
+  for (auto* v : {&params_, &buffers_}) {
+    for (Entry& e : *v) {
+      if (e.name == name) {
+        e.tensor = t;
+        return;
+      }
+    }
+  }
+  detail::throw_error<KeyError>(
+      type_name_.c_str(), "no parameter or buffer named \"", name, "\"");
+}
+
+// visit(prefix, module) over this module and every descendant, each once,
+// depth first in registration order.
+template <typename Visit>
+void Module::walk(const std::string& prefix, Visit&& visit) const {
+  std::set<const Module*> seen;
+  std::function<void(const std::string&, const Module&)> go =
+      [&](const std::string& p, const Module& m) {
+        if (!seen.insert(&m).second) {
+          return;
+        }
+        visit(p, m);
+        for (const auto& [name, child] : m.children_) {
+          go(p + name + ".", *child);
+        }
+      };
+  go(prefix, *this);
+}
+
+namespace {
+
+NamedTensors unique_entries(
+    const Module& root,
+    bool recurse,
+    const std::function<void(
+        const Module&,
+        const std::function<void(const std::string&, const Tensor&)>&)>& list) {
+  NamedTensors out;
+  std::set<const TensorImpl*> seen;
+  auto add = [&](const std::string& prefix, const Module& m) {
+    list(m, [&](const std::string& name, const Tensor& t) {
+      if (t.defined() && seen.insert(t.impl().get()).second) {
+        out.emplace_back(prefix + name, t);
+      }
+    });
+  };
+  if (!recurse) {
+    add("", root);
+    return out;
+  }
+  std::set<const Module*> seen_modules;
+  std::function<void(const std::string&, const Module&)> go =
+      [&](const std::string& p, const Module& m) {
+        if (!seen_modules.insert(&m).second) {
+          return;
+        }
+        add(p, m);
+        for (const auto& [name, child] : m.named_children()) {
+          go(p + name + ".", *child);
+        }
+      };
+  go("", root);
+  return out;
+}
+
+} // namespace
+
+NamedTensors Module::named_parameters(bool recurse) const {
+  return unique_entries(*this, recurse, [](const Module& m, const auto& emit) {
+    for (const Entry& e : m.params_) {
+      emit(e.name, e.tensor);
+    }
+  });
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [name, t] : named_parameters(recurse)) {
+    out.push_back(t);
+  }
+  return out;
+}
+
+NamedTensors Module::named_buffers(bool recurse) const {
+  return unique_entries(*this, recurse, [](const Module& m, const auto& emit) {
+    for (const Entry& e : m.buffers_) {
+      emit(e.name, e.tensor);
+    }
+  });
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [name, t] : named_buffers(recurse)) {
+    out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, Module*>> Module::named_children() const {
+  std::vector<std::pair<std::string, Module*>> out;
+  std::set<const Module*> seen;
+  for (const auto& [name, child] : children_) {
+    if (seen.insert(child.get()).second) {
+      out.emplace_back(name, child.get());
+    }
+  }
+  return out;
+}
+
+std::vector<Module*> Module::children() const {
+  std::vector<Module*> out;
+  for (auto& [name, m] : named_children()) {
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, Module*>> Module::named_modules() {
+  std::vector<std::pair<std::string, Module*>> out;
+  walk("", [&](const std::string& prefix, const Module& m) {
+    std::string name =
+        prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1);
+    out.emplace_back(name, const_cast<Module*>(&m));
+  });
+  return out;
+}
+
+std::vector<Module*> Module::modules() {
+  std::vector<Module*> out;
+  for (auto& [name, m] : named_modules()) {
+    out.push_back(m);
+  }
+  return out;
+}
+
+Module& Module::get_submodule(std::string_view path) {
+  Module* m = this;
+  while (!path.empty()) {
+    const size_t dot = path.find('.');
+    const std::string_view head = path.substr(0, dot);
+    Module* next = nullptr;
+    for (auto& [name, child] : m->children_) {
+      if (name == head) {
+        next = child.get();
+      }
+    }
+    DITTO_CHECK(
+        next != nullptr,
+        KeyError,
+        m->type_name_.c_str(),
+        "has no attribute `",
+        std::string(head),
+        "`");
+    m = next;
+    path = dot == std::string_view::npos ? std::string_view()
+                                         : path.substr(dot + 1);
+  }
+  return *m;
+}
+
+void Module::train(bool on) {
+  training_ = on;
+  for (auto& [name, child] : children_) {
+    child->train(on);
+  }
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& p : parameters()) {
+    Tensor& g = p.mutable_grad();
+    if (!g.defined()) {
+      continue;
+    }
+    if (set_to_none) {
+      g = Tensor();
+    } else {
+      autograd::NoGradGuard no_grad;
+      g = g.detach();
+      g.zero_();
+    }
+  }
+}
+
+void Module::apply(const std::function<void(Module&)>& fn) {
+  for (auto& [name, child] : children_) {
+    child->apply(fn);
+  }
+  fn(*this);
+}
+
+Module& Module::to(Dtype dtype) {
+  DITTO_CHECK(
+      is_floating(dtype),
+      TypeError,
+      "Module.to",
+      "nn.Module.to only accepts floating point dtypes, but got desired "
+      "dtype=",
+      dtype);
+  autograd::NoGradGuard no_grad;
+  auto convert = [dtype](const Tensor& t) {
+    if (t.defined() && is_floating(t.dtype()) && t.dtype() != dtype) {
+      Tensor c = t.detach().to(dtype);
+      t.impl()->set_data(*c.impl());
+    }
+  };
+  for (Module* m : modules()) {
+    for (Entry& e : m->params_) {
+      convert(e.tensor);
+      if (e.tensor.defined()) {
+        convert(e.tensor.grad());
+      }
+    }
+    for (Entry& e : m->buffers_) {
+      convert(e.tensor);
+    }
+  }
+  return *this;
+}
+
+void Module::collect_state(const std::string& prefix, StateDict& out) const {
+  for (const Entry& e : params_) {
+    if (e.tensor.defined()) {
+      out.insert(prefix + e.name, e.tensor.detach());
+    }
+  }
+  for (const Entry& e : buffers_) {
+    if (e.tensor.defined() && e.persistent) {
+      out.insert(prefix + e.name, e.tensor.detach());
+    }
+  }
+  for (const auto& [name, child] : children_) {
+    child->collect_state(prefix + name + ".", out);
+  }
+}
+
+StateDict Module::state_dict() const {
+  StateDict out;
+  collect_state("", out);
+  return out;
+}
+
+IncompatibleKeys Module::load_state_dict(const StateDict& sd, bool strict) {
+  IncompatibleKeys result;
+  std::vector<std::string> mismatches;
+  std::vector<std::pair<Tensor, Tensor>> copies; // (destination, source)
+  std::set<std::string> consumed;
+  walk("", [&](const std::string& prefix, const Module& m) {
+    std::set<std::string> local;
+    auto check = [&](const Entry& e) {
+      if (!e.tensor.defined() || !e.persistent) {
+        return;
+      }
+      local.insert(e.name);
+      const std::string key = prefix + e.name;
+      const Tensor* src = sd.find(key);
+      if (src == nullptr) {
+        result.missing_keys.push_back(key);
+        return;
+      }
+      consumed.insert(key);
+      const Shape& want = e.tensor.sizes();
+      const Shape& got = src->sizes();
+      const bool scalar_ok = want.empty() && got == Shape{1};
+      if (want != got && !scalar_ok) {
+        mismatches.push_back(
+            "size mismatch for " + key + ": copying a param with shape " +
+            torch_size(got) +
+            " from checkpoint, the shape in current model is " +
+            torch_size(want) + ".");
+        return;
+      }
+      copies.emplace_back(e.tensor, src->reshape(want));
+    };
+    for (const Entry& e : m.params_) {
+      check(e);
+    }
+    for (const Entry& e : m.buffers_) {
+      check(e);
+    }
+    // PyTorch's rule: a key under this prefix whose next component names
+    // neither a child nor a local entry is unexpected.
+    for (const auto& [key, t] : sd) {
+      if (key.compare(0, prefix.size(), prefix) != 0) {
+        continue;
+      }
+      const std::string head = key.substr(
+          prefix.size(), key.find('.', prefix.size()) - prefix.size());
+      bool is_child = std::any_of(
+          m.children_.begin(), m.children_.end(), [&](const auto& c) {
+            return c.first == head;
+          });
+      if (!is_child && !local.count(head)) {
+        result.unexpected_keys.push_back(key);
+      }
+    }
+  });
+  std::vector<std::string> lines;
+  if (strict && !result.missing_keys.empty()) {
+    lines.push_back(
+        "Missing key(s) in state_dict: " + quoted_list(result.missing_keys) +
+        ". ");
+  }
+  if (strict && !result.unexpected_keys.empty()) {
+    lines.push_back(
+        "Unexpected key(s) in state_dict: " +
+        quoted_list(result.unexpected_keys) + ". ");
+  }
+  lines.insert(lines.end(), mismatches.begin(), mismatches.end());
+  if (!lines.empty()) {
+    std::string msg = "Error(s) in loading state_dict for " + type_name_ + ":";
+    for (const std::string& l : lines) {
+      msg += "\n\t" + l;
+    }
+    detail::throw_error<ValueError>("load_state_dict", msg);
+  }
+  autograd::NoGradGuard no_grad;
+  for (auto& [dst, src] : copies) {
+    Tensor d = dst;
+    d.copy_(src);
+  }
+  return result;
+}
+
+void Module::repr_into(std::string& out, int) const {
+  std::vector<std::string> lines;
+  const std::string extra = extra_repr();
+  std::vector<std::string> extra_lines;
+  if (!extra.empty()) {
+    std::stringstream ss(extra);
+    for (std::string l; std::getline(ss, l);) {
+      extra_lines.push_back(l);
+    }
+  }
+  lines = extra_lines;
+  for (const auto& [name, child] : children_) {
+    std::string c;
+    child->repr_into(c, 0);
+    lines.push_back("(" + name + "): " + add_indent(c, 2));
+  }
+  out += type_name_ + "(";
+  if (!lines.empty()) {
+    if (extra_lines.size() == 1 && children_.empty()) {
+      out += extra_lines[0];
+    } else {
+      out += "\n  ";
+      for (size_t i = 0; i < lines.size(); ++i) {
+        out += (i ? "\n  " : "") + lines[i];
+      }
+      out += "\n";
+    }
+  }
+  out += ")";
+}
+
+std::string Module::repr() const {
+  std::string out;
+  repr_into(out, 0);
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) {
+  return os << m.repr();
+}
+
+} // namespace ditto::nn

@@ -1,0 +1,311 @@
+#include "ditto/optim/optimizer.h"
+
+#include <cmath>
+
+#include "ditto/autograd/graph.h"
+#include "ditto/core/error.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+
+namespace ditto::optim {
+namespace {
+
+void check_params(const std::vector<Tensor>& params, const char* opt) {
+  for (const Tensor& p : params) {
+    DITTO_CHECK(p.defined(), ValueError, opt, "an undefined parameter");
+    DITTO_CHECK(
+        is_floating(p.dtype()),
+        TypeError,
+        opt,
+        "can only optimize floating tensors, got ",
+        p.dtype());
+    DITTO_CHECK(
+        p.is_leaf(), ValueError, opt, "can't optimize a non-leaf Tensor");
+  }
+}
+
+void check_nonneg(double v, const char* opt, const char* what) {
+  DITTO_CHECK(v >= 0.0, ValueError, opt, "Invalid ", what, " value: ", v);
+}
+
+// The gradient as the update reads it: negated for maximize.
+Tensor grad_of(const Tensor& p, bool maximize) {
+  Tensor g = p.grad();
+  return maximize ? neg(g) : g;
+}
+
+template <typename Group>
+std::vector<Group> one_group(std::vector<Tensor> params, const auto& options) {
+  return {Group{std::move(params), options}};
+}
+
+} // namespace
+
+Optimizer::~Optimizer() = default;
+
+void Optimizer::zero_grad(bool set_to_none) {
+  for (size_t g = 0; g < num_groups(); ++g) {
+    for (const Tensor& p : group_params(g)) {
+      Tensor handle = p;
+      Tensor& grad = handle.mutable_grad();
+      if (!grad.defined()) {
+        continue;
+      }
+      if (set_to_none) {
+        grad = Tensor();
+      } else {
+        autograd::NoGradGuard no_grad;
+        grad = grad.detach();
+        grad.zero_();
+      }
+    }
+  }
+}
+
+std::vector<Tensor> Optimizer::parameters() const {
+  std::vector<Tensor> out;
+  for (size_t g = 0; g < num_groups(); ++g) {
+    const auto& ps = group_params(g);
+    out.insert(out.end(), ps.begin(), ps.end());
+  }
+  return out;
+}
+
+// ---- SGD
+
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)
+    : SGD(one_group<ParamGroup>(std::move(params), o)) {}
+
+SGD::SGD(std::vector<ParamGroup> groups) : OptimizerWith(std::move(groups)) {
+  for (const auto& g : groups_) {
+    const auto& o = g.options;
+    check_params(g.params, "SGD");
+    check_nonneg(o.lr(), "SGD", "learning rate");
+    check_nonneg(o.momentum(), "SGD", "momentum");
+    check_nonneg(o.weight_decay(), "SGD", "weight_decay");
+    DITTO_CHECK(
+        !o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
+        ValueError,
+        "SGD",
+        "Nesterov momentum requires a momentum and zero dampening");
+  }
+}
+
+void SGD::step() {
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor d = grad_of(p, o.maximize());
+      if (o.weight_decay() != 0) {
+        d = add(d, p, o.weight_decay());
+      }
+      if (o.momentum() != 0) {
+        auto& st = state_[p.impl().get()];
+        auto it = st.find("momentum_buffer");
+        Tensor buf;
+        if (it == st.end()) {
+          buf = d.clone();
+          st["momentum_buffer"] = buf;
+        } else {
+          buf = it->second;
+          buf.mul_(o.momentum()).add_(d, 1 - o.dampening());
+        }
+        d = o.nesterov() ? add(d, buf, o.momentum()) : buf;
+      }
+      p.add_(d, -o.lr());
+    }
+  }
+}
+
+// ---- Adam / AdamW
+
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& o)
+    : Adam(one_group<ParamGroup>(std::move(params), o)) {}
+
+Adam::Adam(std::vector<ParamGroup> groups) : OptimizerWith(std::move(groups)) {
+  for (const auto& g : groups_) {
+    const auto& o = g.options;
+    check_params(g.params, "Adam");
+    check_nonneg(o.lr(), "Adam", "learning rate");
+    check_nonneg(o.eps(), "Adam", "epsilon");
+    check_nonneg(o.weight_decay(), "Adam", "weight_decay");
+    DITTO_CHECK(
+        o.beta1() >= 0 && o.beta1() < 1,
+        ValueError,
+        "Adam",
+        "Invalid beta parameter at index 0: ",
+        o.beta1());
+    DITTO_CHECK(
+        o.beta2() >= 0 && o.beta2() < 1,
+        ValueError,
+        "Adam",
+        "Invalid beta parameter at index 1: ",
+        o.beta2());
+  }
+}
+
+void Adam::step() {
+  adam_step(false);
+}
+
+void Adam::adam_step(bool decoupled) {
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize());
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["step"] = scalar_tensor(0.0, kFloat32);
+        st["exp_avg"] = zeros_like(p);
+        st["exp_avg_sq"] = zeros_like(p);
+        if (o.amsgrad()) {
+          st["max_exp_avg_sq"] = zeros_like(p);
+        }
+      }
+      Tensor& step_t = st["step"];
+      step_t.add_(1.0);
+      if (decoupled) {
+        p.mul_(1 - o.lr() * o.weight_decay());
+      } else if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      Tensor& m = st["exp_avg"];
+      Tensor& v = st["exp_avg_sq"];
+      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+      v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
+      // PyTorch keeps step as a float32 tensor and reads it back.
+      const double step = step_t.item<float>();
+      const double bc1 = 1 - std::pow(o.beta1(), step);
+      const double bc2 = 1 - std::pow(o.beta2(), step);
+      const double step_size = o.lr() / bc1;
+      const double bc2_sqrt = std::sqrt(bc2);
+      Tensor denom;
+      if (o.amsgrad()) {
+        Tensor& vmax = st["max_exp_avg_sq"];
+        vmax.copy_(maximum(vmax, v));
+        denom = div(sqrt(vmax), bc2_sqrt).add_(o.eps());
+      } else {
+        denom = div(sqrt(v), bc2_sqrt).add_(o.eps());
+      }
+      p.addcdiv_(m, denom, -step_size);
+    }
+  }
+}
+
+AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& o)
+    : Adam(std::move(params), o) {}
+
+AdamW::AdamW(std::vector<ParamGroup> groups) : Adam(std::move(groups)) {}
+
+void AdamW::step() {
+  adam_step(true);
+}
+
+// ---- RMSprop
+
+RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o)
+    : OptimizerWith(one_group<ParamGroup>(std::move(params), o)) {
+  check_params(groups_[0].params, "RMSprop");
+  check_nonneg(o.lr(), "RMSprop", "learning rate");
+  check_nonneg(o.eps(), "RMSprop", "epsilon");
+  check_nonneg(o.momentum(), "RMSprop", "momentum");
+  check_nonneg(o.weight_decay(), "RMSprop", "weight_decay");
+  check_nonneg(o.alpha(), "RMSprop", "alpha");
+}
+
+void RMSprop::step() {
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize());
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["square_avg"] = zeros_like(p);
+        if (o.momentum() > 0) {
+          st["momentum_buffer"] = zeros_like(p);
+        }
+        if (o.centered()) {
+          st["grad_avg"] = zeros_like(p);
+        }
+      }
+      if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      Tensor& sq = st["square_avg"];
+      sq.mul_(o.alpha()).addcmul_(g, g, 1 - o.alpha());
+      Tensor avg;
+      if (o.centered()) {
+        Tensor& ga = st["grad_avg"];
+        ga.mul_(o.alpha()).add_(g, 1 - o.alpha());
+        avg = sqrt(addcmul(sq, ga, ga, -1.0));
+      } else {
+        avg = sqrt(sq);
+      }
+      avg.add_(o.eps());
+      if (o.momentum() > 0) {
+        Tensor& buf = st["momentum_buffer"];
+        buf.mul_(o.momentum()).addcdiv_(g, avg);
+        p.add_(buf, -o.lr());
+      } else {
+        p.addcdiv_(g, avg, -o.lr());
+      }
+    }
+  }
+}
+
+// ---- Adagrad
+
+Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o)
+    : OptimizerWith(one_group<ParamGroup>(std::move(params), o)) {
+  check_params(groups_[0].params, "Adagrad");
+  check_nonneg(o.lr(), "Adagrad", "learning rate");
+  check_nonneg(o.lr_decay(), "Adagrad", "lr_decay");
+  check_nonneg(o.weight_decay(), "Adagrad", "weight_decay");
+  check_nonneg(
+      o.initial_accumulator_value(), "Adagrad", "initial_accumulator_value");
+  check_nonneg(o.eps(), "Adagrad", "epsilon");
+  for (const Tensor& p : groups_[0].params) {
+    auto& st = state_[p.impl().get()];
+    st["step"] = scalar_tensor(0.0, kFloat32);
+    st["sum"] = full_like(p, o.initial_accumulator_value());
+  }
+}
+
+void Adagrad::step() {
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize());
+      auto& st = state_[p.impl().get()];
+      Tensor& step_t = st["step"];
+      step_t.add_(1.0);
+      const double step = step_t.item<float>();
+      if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      const double clr = o.lr() / (1 + (step - 1) * o.lr_decay());
+      Tensor& sum = st["sum"];
+      sum.addcmul_(g, g, 1.0);
+      Tensor std = sqrt(sum).add_(o.eps());
+      p.addcdiv_(g, std, -clr);
+    }
+  }
+}
+
+} // namespace ditto::optim

@@ -1,0 +1,205 @@
+// nn::Module mechanics: PyTorch's names and order, state_dict round trips
+// and errors, printing, modes, conversion, user-defined modules.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ditto/ditto.h"
+
+namespace ditto {
+namespace {
+
+namespace nn = ditto::nn;
+
+// The registration-order example of pytorch-training.md section 1: child
+// a, then parameter p, then child b.
+struct Mixed : nn::Module {
+  Mixed() : Module("Mixed") {}
+  nn::Linear& a = register_module("a", nn::Linear(2, 3));
+  Tensor p = register_parameter("p", zeros({4}));
+  nn::Sequential& b = register_module(
+      "b",
+      nn::Sequential(nn::Linear(3, 3), nn::ReLU(), nn::Linear(3, 1)));
+  Tensor running = register_buffer("running", ones({2}));
+  Tensor scratch = register_buffer("scratch", ones({1}), false);
+  Tensor forward(const Tensor& x) const {
+    return b.forward(a.forward(x));
+  }
+};
+
+std::vector<std::string> names(const nn::NamedTensors& v) {
+  std::vector<std::string> out;
+  for (auto& [n, t] : v) {
+    out.push_back(n);
+  }
+  return out;
+}
+
+TEST(NnModule, NamesAndOrderArePyTorchs) {
+  Mixed m;
+  EXPECT_EQ(
+      names(m.named_parameters()),
+      (std::vector<std::string>{
+          "p",
+          "a.weight",
+          "a.bias",
+          "b.0.weight",
+          "b.0.bias",
+          "b.2.weight",
+          "b.2.bias"}));
+  EXPECT_EQ(
+      names(m.named_buffers()),
+      (std::vector<std::string>{"running", "scratch"}));
+  EXPECT_EQ(
+      m.state_dict().keys(),
+      (std::vector<std::string>{
+          "p",
+          "running",
+          "a.weight",
+          "a.bias",
+          "b.0.weight",
+          "b.0.bias",
+          "b.2.weight",
+          "b.2.bias"}));
+  EXPECT_EQ(m.modules().size(), 6u);
+  EXPECT_EQ(m.named_modules()[3].first, "b.0");
+  EXPECT_EQ(&m.get_submodule("b.2"), &m.b[2]);
+  EXPECT_THROW(m.get_submodule("b.7"), KeyError);
+  EXPECT_THROW(m.register_parameter("p", zeros({1})), ValueError);
+  EXPECT_THROW(m.register_buffer("x.y", zeros({1})), ValueError);
+  // Moving the model keeps the references its members hold valid.
+  Mixed moved = std::move(m);
+  EXPECT_EQ(moved.a.weight.sizes(), (Shape{3, 2}));
+  EXPECT_EQ(moved.forward(ones({5, 2})).sizes(), (Shape{5, 1}));
+}
+
+TEST(NnModule, PrintsAsPyTorch) {
+  std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/nn_golden.json");
+  auto j = nlohmann::json::parse(in)["extra"];
+  nn::Sequential cnn(
+      nn::Conv2d(1, 32, 3, 1, 1),
+      nn::ReLU(),
+      nn::MaxPool2d(2),
+      nn::Conv2d(32, 64, 3, 1, 1),
+      nn::ReLU(),
+      nn::MaxPool2d(2),
+      nn::Flatten(),
+      nn::Linear(3136, 128),
+      nn::ReLU(),
+      nn::Dropout(0.25),
+      nn::Linear(128, 10));
+  EXPECT_EQ(cnn.repr(), j["repr_cnn"].get<std::string>());
+  nn::Sequential misc(
+      nn::Conv2d(8, 8, 3, 2, 1, 2, 2, false),
+      nn::LeakyReLU(0.2),
+      nn::Conv1d(4, 6, 3),
+      nn::Softmax(1),
+      nn::Unflatten(1, {2, 5}),
+      nn::Sequential(nn::Linear(3, 2, false), nn::Tanh()));
+  EXPECT_EQ(misc.repr(), j["repr_misc"].get<std::string>());
+}
+
+TEST(NnModule, StateDictRoundTripAndErrorsChangeNothing) {
+  manual_seed(1);
+  Mixed src;
+  manual_seed(2);
+  Mixed dst;
+  dst.load_state_dict(src.state_dict());
+  for (auto& [name, t] : src.state_dict()) {
+    EXPECT_EQ(fingerprint(t), fingerprint(dst.state_dict().at(name))) << name;
+  }
+  // Missing, unexpected and mismatched keys in one error, nothing copied.
+  manual_seed(3);
+  Mixed other;
+  const uint64_t before = fingerprint(other.a.weight);
+  nn::StateDict bad = src.state_dict();
+  nn::StateDict broken;
+  for (auto& [name, t] : bad) {
+    if (name == "b.0.bias") {
+      continue; // missing
+    }
+    broken.insert(name, name == "a.weight" ? zeros({2, 2}) : t);
+  }
+  broken.insert("b.5.weight", zeros({1}));
+  broken.insert("extra", zeros({1}));
+  try {
+    other.load_state_dict(broken);
+    ADD_FAILURE();
+  } catch (const ValueError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(
+        msg.find("Error(s) in loading state_dict for Mixed:\n\tMissing "
+                 "key(s) in state_dict: \"b.0.bias\". \n\tUnexpected key(s) "
+                 "in state_dict: \"extra\", \"b.5.weight\". \n\tsize mismatch "
+                 "for a.weight: copying a param with shape torch.Size([2, "
+                 "2]) from checkpoint, the shape in current model is "
+                 "torch.Size([3, 2])."),
+        std::string::npos)
+        << msg;
+  }
+  EXPECT_EQ(fingerprint(other.a.weight), before);
+  // Non-strict: reports the keys, still refuses a shape mismatch.
+  EXPECT_THROW(other.load_state_dict(broken, false), ValueError);
+  nn::StateDict partial;
+  partial.insert("p", full({4}, 5.0f));
+  partial.insert("nope", zeros({1}));
+  auto r = other.load_state_dict(partial, false);
+  EXPECT_EQ(r.unexpected_keys, std::vector<std::string>{"nope"});
+  EXPECT_EQ(r.missing_keys.size(), 7u);
+  EXPECT_EQ(other.p[0].item<float>(), 5.0f);
+}
+
+TEST(NnModule, ModesGradsAndDtype) {
+  manual_seed(0);
+  nn::Sequential m(nn::Linear(4, 4), nn::Dropout(0.5));
+  Tensor x = ones({2, 4});
+  EXPECT_TRUE(m.is_training());
+  m.eval();
+  EXPECT_FALSE(m[1].is_training());
+  const uint64_t a = fingerprint(m.forward(x)), b = fingerprint(m.forward(x));
+  EXPECT_EQ(a, b); // no dropout in eval
+  m.train();
+  EXPECT_TRUE(m[1].is_training());
+  m.forward(x).sum().backward();
+  Tensor w = m.parameters()[0];
+  ASSERT_TRUE(w.grad().defined());
+  m.zero_grad(false);
+  EXPECT_EQ(w.grad().abs().sum().item<float>(), 0.0f);
+  m.zero_grad();
+  EXPECT_FALSE(w.grad().defined());
+  // to(float64) converts in place: the handle taken before sees it.
+  m.to(kFloat64);
+  EXPECT_EQ(w.dtype(), kFloat64);
+  EXPECT_TRUE(w.requires_grad());
+  EXPECT_EQ(m.forward(x.to(kFloat64)).dtype(), kFloat64);
+  int visited = 0;
+  m.apply([&](nn::Module&) { ++visited; });
+  EXPECT_EQ(visited, 3);
+}
+
+TEST(NnModule, OptimizerSkipsParametersWithoutGradAndValidates) {
+  manual_seed(0);
+  nn::Linear a(3, 2), b(3, 2);
+  optim::SGD opt(
+      {{a.parameters(), optim::SGDOptions(0.1)},
+       {b.parameters(), optim::SGDOptions(0.5).weight_decay(0.1)}});
+  const uint64_t bw = fingerprint(b.weight);
+  a.forward(ones({1, 3})).sum().backward();
+  opt.step();
+  EXPECT_EQ(fingerprint(b.weight), bw); // no grad: no decay either
+  EXPECT_EQ(opt.lr(1), 0.5);
+  EXPECT_THROW(optim::SGD({a.weight}, optim::SGDOptions(-1)), ValueError);
+  EXPECT_THROW(
+      optim::SGD({a.weight}, optim::SGDOptions(0.1).nesterov(true)),
+      ValueError);
+  EXPECT_THROW(
+      optim::Adam({a.weight}, optim::AdamOptions().betas(1.0, 0.9)),
+      ValueError);
+  Tensor nonleaf = a.weight.mul(2.0);
+  EXPECT_THROW(optim::SGD({nonleaf}, optim::SGDOptions(0.1)), ValueError);
+}
+
+} // namespace
+} // namespace ditto

@@ -1,0 +1,324 @@
+// The ops under nn: losses, softmax and pooling against PyTorch's values
+// (tests/nn/gen_nn_golden.py, "extra"), their gradients by gradcheck, the
+// fused optimizer arithmetic, and the determinism contract of the pooling
+// backward and of training.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ditto/ditto.h"
+
+namespace ditto {
+namespace {
+
+namespace F = ditto::nn::functional;
+using nlohmann::json;
+
+const json& extra() {
+  static const json j = [] {
+    std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/nn_golden.json");
+    return json::parse(in)["extra"];
+  }();
+  return j;
+}
+
+// null stands for NaN (JSON has none).
+std::vector<double> doubles(const json& v) {
+  std::vector<double> out;
+  for (const auto& e : v) {
+    out.push_back(e.is_null() ? std::nan("") : e.get<double>());
+  }
+  return out;
+}
+
+Tensor f64(const json& v, const Shape& shape) {
+  return tensor(doubles(v)).view(shape);
+}
+Tensor i64(const json& v, const Shape& shape) {
+  return tensor(v.get<std::vector<int64_t>>()).view(shape);
+}
+
+void expect_close(const Tensor& got, const json& want, double tol = 1e-12) {
+  auto w = doubles(want);
+  Tensor g = got.contiguous().flatten();
+  ASSERT_EQ(g.numel(), int64_t(w.size()));
+  for (size_t i = 0; i < w.size(); ++i) {
+    const double gv = g[int64_t(i)].item<double>();
+    if (std::isnan(w[i])) {
+      EXPECT_TRUE(std::isnan(gv)) << i;
+    } else {
+      EXPECT_NEAR(gv, w[i], tol * std::max(1.0, std::abs(w[i]))) << i;
+    }
+  }
+}
+
+TEST(NnOps, LossesArePyTorchs) {
+  const json& in = extra()["loss_inputs"];
+  const json& want = extra()["losses"];
+  Tensor x = f64(in["x"], {6, 5}), w = f64(in["w"], {5}),
+         p = f64(in["p"], {6, 5}), z = f64(in["z"], {6, 5}),
+         y = f64(in["y"], {6, 5}), pw = f64(in["pw"], {5}),
+         x4 = f64(in["x4"], {2, 3, 4, 5});
+  Tensor t = i64(in["t"], {6}), t4 = i64(in["t4"], {2, 4, 5});
+  using CE = F::CrossEntropyOptions;
+  expect_close(F::cross_entropy(x, t), want["ce"]);
+  expect_close(
+      F::cross_entropy(x, t, CE().weight(w).reduction(Reduction::Sum)),
+      want["ce_w_sum"]);
+  expect_close(
+      F::cross_entropy(x, t, CE().weight(w).label_smoothing(0.1)),
+      want["ce_w_smooth"]);
+  expect_close(
+      F::cross_entropy(x, t, CE().label_smoothing(0.3)), want["ce_smooth"]);
+  expect_close(F::cross_entropy(x, p), want["ce_prob"]);
+  expect_close(
+      F::cross_entropy(x, p, CE().weight(w).label_smoothing(0.2)),
+      want["ce_prob_w_smooth"]);
+  expect_close(F::cross_entropy(x4, t4), want["ce_4d"]);
+  expect_close(
+      F::nll_loss(
+          F::log_softmax(x, 1),
+          t,
+          F::NLLLossOptions().reduction(Reduction::None)),
+      want["nll_none"]);
+  expect_close(F::mse_loss(z, y), want["mse"]);
+  expect_close(F::l1_loss(z, y, Reduction::Sum), want["l1_sum"]);
+  expect_close(
+      F::smooth_l1_loss(z, y, Reduction::Mean, 0.5), want["smooth_l1_05"]);
+  expect_close(F::binary_cross_entropy_with_logits(z, y), want["bce_logits"]);
+  expect_close(
+      F::binary_cross_entropy_with_logits(
+          z, y, F::BCEWithLogitsOptions().pos_weight(pw)),
+      want["bce_logits_pw"]);
+  expect_close(
+      F::kl_div(F::log_softmax(z, 1), p, F::KLDivReduction::BatchMean),
+      want["kl_batchmean"]);
+  expect_close(
+      F::kl_div(F::log_softmax(z, 1), log(p), F::KLDivReduction::Sum, true),
+      want["kl_log_target_sum"]);
+  expect_close(F::log_softmax(x, 1), want["log_softmax"]);
+  expect_close(F::softmax(x, 0), want["softmax0"]);
+}
+
+TEST(NnOps, MaxPoolIsPyTorchsIncludingTiesAndNaN) {
+  Tensor x = f64(extra()["pool_input"], {2, 3, 7, 9});
+  for (const auto& c : extra()["pool"]) {
+    const json& a = c["args"];
+    auto list = [&](const char* k, IntList d) {
+      if (!a.contains(k)) {
+        return d;
+      }
+      return a[k].is_array() ? a[k].get<IntList>()
+                             : IntList{a[k].get<int64_t>()};
+    };
+    auto [out, idx] = max_pool2d_with_indices(
+        x,
+        list("kernel_size", {}),
+        list("stride", {}),
+        list("padding", {0}),
+        list("dilation", {1}),
+        a.value("ceil_mode", false));
+    SCOPED_TRACE(a.dump());
+    EXPECT_EQ(out.sizes(), c["shape"].get<Shape>());
+    expect_close(out, c["values"], 0);
+    EXPECT_EQ(
+        idx.contiguous().flatten().to(kInt64).data_ptr<int64_t>()[0],
+        c["indices"][0].get<int64_t>());
+    auto want_idx = c["indices"].get<std::vector<int64_t>>();
+    Tensor flat = idx.contiguous().flatten();
+    for (size_t i = 0; i < want_idx.size(); ++i) {
+      ASSERT_EQ(flat.data_ptr<int64_t>()[i], want_idx[i]) << i;
+    }
+  }
+}
+
+TEST(NnOps, GradientsPassGradcheck) {
+  manual_seed(3);
+  Tensor x = randn({4, 5}, kFloat64).requires_grad_();
+  Tensor t = tensor(std::vector<int64_t>{1, -100, 4, 0});
+  Tensor w = rand({5}, kFloat64).add(0.5);
+  Tensor y = rand({4, 5}, kFloat64);
+  auto check = [](const char* name, auto fn, std::vector<Tensor> in) {
+    auto r = autograd::gradcheck(fn, in);
+    EXPECT_TRUE(r.ok) << name << ": " << r.report;
+  };
+  check(
+      "log_softmax",
+      [](auto& v) { return log_softmax(v[0], 1).mul(v[0]).sum(); },
+      {x});
+  check(
+      "softmax", [](auto& v) { return softmax(v[0], 0).mul(v[0]).sum(); }, {x});
+  check(
+      "cross_entropy",
+      [&](auto& v) {
+        return F::cross_entropy(
+            v[0], t, F::CrossEntropyOptions().weight(w).label_smoothing(0.2));
+      },
+      {x});
+  check(
+      "cross_entropy_prob",
+      [&](auto& v) { return F::cross_entropy(v[0], y); },
+      {x});
+  check("mse", [&](auto& v) { return F::mse_loss(v[0], y); }, {x});
+  check(
+      "smooth_l1",
+      [&](auto& v) { return F::smooth_l1_loss(v[0], y, Reduction::Sum, 0.7); },
+      {x});
+  check(
+      "bce_logits",
+      [&](auto& v) {
+        return F::binary_cross_entropy_with_logits(
+            v[0], y, F::BCEWithLogitsOptions().pos_weight(w));
+      },
+      {x});
+  check(
+      "kl_div",
+      [&](auto& v) { return F::kl_div(F::log_softmax(v[0], 1), y); },
+      {x});
+  check(
+      "leaky_relu",
+      [](auto& v) { return F::leaky_relu(v[0], 0.1).sum(); },
+      {x});
+  check("silu", [](auto& v) { return F::silu(v[0]).sum(); }, {x});
+  Tensor img = randn({2, 3, 6, 7}, kFloat64).requires_grad_();
+  check(
+      "max_pool2d",
+      [](auto& v) {
+        return max_pool2d(v[0], {3, 2}, {2, 1}, {1, 1}, {1, 1}, true)
+            .pow(2.0)
+            .sum();
+      },
+      {img});
+  Tensor a = randn({3, 4}, kFloat64).requires_grad_();
+  Tensor b = randn({3, 4}, kFloat64).requires_grad_();
+  Tensor c = rand({4}, kFloat64).add(1.0).requires_grad_();
+  check(
+      "add_alpha",
+      [](auto& v) { return add(v[0], v[1], 0.3).pow(2.0).sum(); },
+      {a, b});
+  check(
+      "addcmul",
+      [](auto& v) { return addcmul(v[0], v[1], v[2], -0.7).pow(2.0).sum(); },
+      {a, b, c});
+  check(
+      "addcdiv",
+      [](auto& v) { return addcdiv(v[0], v[1], v[2], 0.4).pow(2.0).sum(); },
+      {a, b, c});
+}
+
+TEST(NnOps, FusedArithmeticRoundsAsPyTorch) {
+  // add(alpha) is one fused multiply-add; addcmul rounds value*t1 first;
+  // addcdiv rounds every step (pytorch-training.md section 5).
+  const float a = 1.0f, b = 1e-8f, c = 3.0f;
+  const double s = 1.0 / 3;
+  Tensor ta = full({1}, a), tb = full({1}, b), tc = full({1}, c);
+  EXPECT_EQ(add(ta, tb, s).item<float>(), std::fma(float(s), b, a));
+  EXPECT_EQ(
+      addcmul(ta, tb, tc, s).item<float>(),
+      std::fma(float(float(s) * b), c, a));
+  EXPECT_EQ(
+      addcdiv(ta, tb, tc, s).item<float>(), a + float(float(float(s) * b) / c));
+  Tensor t = full({5}, 2.0f);
+  t.add_(full({5}, 1.0f), -0.5).addcmul_(full({5}, 2.0f), full({5}, 3.0f), 0.5);
+  EXPECT_EQ(t[4].item<float>(), 4.5f);
+  EXPECT_THROW(addcmul(ta, tb, tc, std::nan("")), ValueError);
+  EXPECT_THROW(add(ones({2}), ones({3}), 2.0), ValueError);
+  Tensor ints = tensor(std::vector<int64_t>{1, 2});
+  EXPECT_EQ(add(ints, ints, 3)[1].item<int64_t>(), 8);
+  EXPECT_THROW(add(ints, ints, 0.5), TypeError);
+}
+
+TEST(NnOps, BadInputGetsClearErrorsAndChangesNothing) {
+  Tensor x = randn({4, 5});
+  EXPECT_THROW(
+      F::cross_entropy(x, tensor(std::vector<int64_t>{0, 1, 5, 2})),
+      IndexError);
+  try {
+    F::cross_entropy(x, tensor(std::vector<int64_t>{0, 1, 7, 2}));
+  } catch (const IndexError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("Target 7 is out of bounds"),
+        std::string::npos);
+  }
+  EXPECT_THROW(
+      F::cross_entropy(x, tensor(std::vector<int64_t>{0, 1})), ValueError);
+  EXPECT_THROW(F::cross_entropy(x, x.to(kInt32)), TypeError);
+  EXPECT_THROW(max_pool2d(randn({2, 3}), {2}), ValueError);
+  EXPECT_THROW(max_pool2d(randn({1, 1, 4, 4}), {2}, {}, {2}), ValueError);
+  EXPECT_THROW(max_pool2d(randn({1, 1, 2, 2}), {3}), ValueError);
+  EXPECT_THROW(max_pool2d(randn({1, 1, 4, 4}), {INT64_MAX}), ValueError);
+  nn::Conv2d conv(3, 4, 3);
+  try {
+    conv.forward(randn({1, 2, 8, 8}));
+    ADD_FAILURE();
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("to have 3 channels, but got 2"),
+        std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(conv.forward(randn({8, 8})), ValueError);
+  nn::Linear lin(5, 2);
+  EXPECT_THROW(lin.forward(randn({3, 4})), ValueError);
+}
+
+TEST(NnOps, MaxPoolBackwardSameBitsForAnyThreadCount) {
+  manual_seed(11);
+  Tensor x = randn({3, 5, 33, 31}).requires_grad_();
+  Tensor g = randn({3, 5, 17, 16});
+  std::string want;
+  for (int threads : {1, 2, 3, 8}) {
+    set_num_threads(threads);
+    x.mutable_grad() = Tensor();
+    max_pool2d(x, {3}, {2}, {1}).backward(g);
+    const std::string fp = std::to_string(fingerprint(x.grad()));
+    if (want.empty()) {
+      want = fp;
+    }
+    EXPECT_EQ(fp, want) << threads << " threads";
+  }
+  set_num_threads(2);
+}
+
+// R1 and R2 for training: the CNN with dropout and SGD+momentum gives the
+// same weights on two runs and for 1, 2 and 3 threads.
+std::string train_fingerprint(int threads) {
+  set_num_threads(threads);
+  DeterministicGuard det(true);
+  manual_seed(7);
+  nn::Sequential model{
+      nn::Conv2d(1, 8, 3, 1, 1),
+      nn::ReLU(),
+      nn::MaxPool2d(2),
+      nn::Flatten(),
+      nn::Dropout(0.25),
+      nn::Linear(8 * 14 * 14, 10)};
+  optim::SGD opt(model.parameters(), optim::SGDOptions(0.05).momentum(0.9));
+  for (int step = 0; step < 8; ++step) {
+    Tensor x = randn({16, 1, 28, 28});
+    Tensor y = randint(0, 10, {16});
+    Tensor loss = F::cross_entropy(model.forward(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+  std::string fp;
+  for (auto& [name, p] : model.named_parameters()) {
+    fp += name + "=" + std::to_string(fingerprint(p)) + " ";
+  }
+  return fp;
+}
+
+TEST(NnOps, TrainingIsReproducibleAcrossRunsAndThreadCounts) {
+  const std::string first = train_fingerprint(1);
+  EXPECT_EQ(train_fingerprint(1), first);
+  EXPECT_EQ(train_fingerprint(2), first);
+  EXPECT_EQ(train_fingerprint(3), first);
+  set_num_threads(2);
+}
+
+} // namespace
+} // namespace ditto
