@@ -1,4 +1,6 @@
 #include "ditto/core/tensor.h"
+
+#include "ditto/core/deferred.h"
 #include "ditto/core/view.h"
 
 #include <algorithm>
@@ -243,6 +245,7 @@ const std::shared_ptr<Storage>& Tensor::storage() const {
 
 void* Tensor::raw_data() const {
   check_defined("data_ptr");
+  detail::run_deferred();
   return static_cast<char*>(impl_->storage()->data()) +
       impl_->offset() * int64_t(ditto::element_size(impl_->dtype()));
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ditto/autograd/graph.h"
+#include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
 #include "ditto/nn/init.h"
 #include "ditto/ops/conv.h"
@@ -66,6 +67,12 @@ void reset_weight_and_bias(const Tensor& weight, const Tensor& bias) {
       init::uniform_(bias, -bound, bound);
     }
   }
+}
+
+// A parameter's storage before its initial draws: allocated outside any
+// op frame, which would run the draws already queued (deferred.h).
+Tensor uninitialized(const Shape& sizes) {
+  return detail::new_tensor(sizes, kFloat32);
 }
 
 void check_positive(int64_t v, const char* layer, const char* what) {
@@ -133,15 +140,16 @@ Linear::Linear(const LinearOptions& o) : Module("Linear"), options(o) {
       o.in_features(),
       " and ",
       o.out_features());
-  weight =
-      register_parameter("weight", empty({o.out_features(), o.in_features()}));
+  weight = register_parameter(
+      "weight", uninitialized({o.out_features(), o.in_features()}));
   if (o.bias()) {
-    bias = register_parameter("bias", empty({o.out_features()}));
+    bias = register_parameter("bias", uninitialized({o.out_features()}));
   }
-  reset_parameters();
+  defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
 void Linear::reset_parameters() {
+  detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
@@ -176,14 +184,16 @@ Conv2d::Conv2d(const Conv2dOptions& o) : Module("Conv2d"), options(o) {
   two(o.dilation(), "Conv2d", "dilation");
   weight = register_parameter(
       "weight",
-      empty({o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}));
+      uninitialized(
+          {o.out_channels(), o.in_channels() / o.groups(), k[0], k[1]}));
   if (o.bias()) {
-    bias = register_parameter("bias", empty({o.out_channels()}));
+    bias = register_parameter("bias", uninitialized({o.out_channels()}));
   }
-  reset_parameters();
+  defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
 void Conv2d::reset_parameters() {
+  detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
@@ -231,14 +241,16 @@ Conv1d::Conv1d(const Conv1dOptions& o) : Module("Conv1d"), options(o) {
   check_groups(o.in_channels(), o.out_channels(), o.groups(), "Conv1d");
   weight = register_parameter(
       "weight",
-      empty({o.out_channels(), o.in_channels() / o.groups(), o.kernel_size()}));
+      uninitialized(
+          {o.out_channels(), o.in_channels() / o.groups(), o.kernel_size()}));
   if (o.bias()) {
-    bias = register_parameter("bias", empty({o.out_channels()}));
+    bias = register_parameter("bias", uninitialized({o.out_channels()}));
   }
-  reset_parameters();
+  defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
 void Conv1d::reset_parameters() {
+  detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 

@@ -34,7 +34,8 @@ class DITTO_API Linear : public Module {
       : Linear(LinearOptions(in_features, out_features).bias(bias)) {}
   explicit Linear(const LinearOptions& options);
   Tensor forward(const Tensor& x) const;
-  // Draws the initial values again (PyTorch's reset_parameters).
+  // Draws the initial values again (PyTorch's reset_parameters). The
+  // constructor queues the same draws (ditto/core/deferred.h).
   void reset_parameters();
   std::string extra_repr() const override;
 
@@ -265,7 +266,11 @@ class DITTO_API Sequential : public Module {
   Sequential() : Module("Sequential") {}
   template <typename... Ms>
   explicit Sequential(Ms&&... modules) : Module("Sequential") {
-    (push_back(std::forward<Ms>(modules)), ...);
+    // The arguments' initial draws, taken in source order (C++ builds the
+    // arguments in an unspecified order): see ditto/core/deferred.h.
+    std::vector<std::function<void()>> draws;
+    (draws.push_back(take_reset(push_back(std::forward<Ms>(modules)))), ...);
+    defer_resets(std::move(draws));
   }
   template <typename M>
   std::decay_t<M>& push_back(M&& module) {
@@ -290,7 +295,11 @@ class DITTO_API ModuleList : public Module {
   ModuleList() : Module("ModuleList") {}
   template <typename... Ms>
   explicit ModuleList(Ms&&... modules) : Module("ModuleList") {
-    (push_back(std::forward<Ms>(modules)), ...);
+    // The arguments' initial draws, taken in source order (C++ builds the
+    // arguments in an unspecified order): see ditto/core/deferred.h.
+    std::vector<std::function<void()>> draws;
+    (draws.push_back(take_reset(push_back(std::forward<Ms>(modules)))), ...);
+    defer_resets(std::move(draws));
   }
   template <typename M>
   std::decay_t<M>& push_back(M&& module) {

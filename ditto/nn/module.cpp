@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ditto/autograd/graph.h"
+#include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
 
 namespace ditto::nn {
@@ -313,6 +314,27 @@ Module& Module::get_submodule(std::string_view path) {
                                          : path.substr(dot + 1);
   }
   return *m;
+}
+
+void Module::defer_reset(std::function<void()> draws) {
+  init_ticket_ = detail::defer_init(std::move(draws));
+}
+
+std::function<void()> Module::take_reset(Module& m) {
+  std::function<void()> fn = detail::take_deferred(m.init_ticket_);
+  m.init_ticket_ = 0;
+  return fn;
+}
+
+void Module::defer_resets(std::vector<std::function<void()>> draws) {
+  std::erase_if(draws, [](const auto& f) { return !f; });
+  if (!draws.empty()) {
+    defer_reset([fns = std::move(draws)] {
+      for (const auto& f : fns) {
+        f();
+      }
+    });
+  }
 }
 
 void Module::train(bool on) {

@@ -172,6 +172,17 @@ class DITTO_API Module {
     return {};
   }
 
+ protected:
+  // Queues this module's initial draws: they run before anything can
+  // observe them, in queue order (ditto/core/deferred.h). Layers call it
+  // in their constructors instead of drawing.
+  void defer_reset(std::function<void()> draws);
+  // Takes m's queued draws (with those m adopted) out of the queue; empty
+  // if they already ran. Containers take their arguments' draws in source
+  // order and queue them again as their own (defer_resets).
+  static std::function<void()> take_reset(Module& m);
+  void defer_resets(std::vector<std::function<void()>> draws);
+
  private:
   struct Entry {
     std::string name;
@@ -187,6 +198,7 @@ class DITTO_API Module {
 
   std::string type_name_;
   bool training_ = true;
+  uint64_t init_ticket_ = 0;
   std::vector<Entry> params_;
   std::vector<Entry> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

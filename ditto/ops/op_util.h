@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ditto/autograd/graph.h"
+#include "ditto/core/deferred.h"
 #include "ditto/core/parallel.h"
 #include "ditto/core/tensor.h"
 #include "ditto/kernels/cpu/kernel_table.h"
@@ -124,6 +125,7 @@ class OpScope {
   // thread's state as it was) if autograd cannot take an in-place op.
   template <typename It, typename Get>
   void enter(It first, It last, Get get) {
+    run_deferred(); // layers' pending initial draws come first
     const bool outermost = opaque_depth() == 0;
     const bool tracing = frame_.outermost() && trace::enabled();
     if (outermost && kind_ != kComposite && autograd::GradMode::is_enabled()) {

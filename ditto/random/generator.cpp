@@ -1,5 +1,7 @@
 #include "ditto/random/generator.h"
 
+#include "ditto/core/deferred.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -191,6 +193,7 @@ bool Generator::is_philox() const {
 }
 
 Generator& Generator::manual_seed(uint64_t s) {
+  detail::run_deferred();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->set_current_seed(s);
   return *this;
@@ -208,6 +211,7 @@ uint64_t Generator::seed() {
 }
 
 Tensor Generator::get_state() const {
+  detail::run_deferred();
   std::vector<uint8_t> b;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
@@ -227,12 +231,14 @@ Generator& Generator::set_state(const Tensor& state) {
       "expected a uint8 tensor but got ",
       state.dtype());
   Tensor c = state.contiguous();
+  detail::run_deferred();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->set_state_bytes(c.data_ptr<uint8_t>(), size_t(c.numel()));
   return *this;
 }
 
 Generator Generator::clone() const {
+  detail::run_deferred();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return Generator(impl_->clone());
 }

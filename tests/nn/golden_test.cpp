@@ -61,7 +61,7 @@ uint32_t rng_crc() {
 
 // The models of the fixture, built in PyTorch's construction order.
 nn::Sequential make_cnn() {
-  return nn::Sequential{
+  return nn::Sequential(
       nn::Conv2d(1, 32, 3, 1, 1),
       nn::ReLU(),
       nn::MaxPool2d(2),
@@ -72,12 +72,12 @@ nn::Sequential make_cnn() {
       nn::Linear(3136, 128),
       nn::ReLU(),
       nn::Dropout(0.25),
-      nn::Linear(128, 10)};
+      nn::Linear(128, 10));
 }
 
 nn::Sequential make_mlp() {
-  return nn::Sequential{
-      nn::Flatten(), nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 10)};
+  return nn::Sequential(
+      nn::Flatten(), nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 10));
 }
 
 std::unique_ptr<nn::Module> make_module(const std::string& name) {

@@ -75,6 +75,69 @@ TEST(NnModule, NamesAndOrderArePyTorchs) {
   EXPECT_EQ(moved.forward(ones({5, 2})).sizes(), (Shape{5, 1}));
 }
 
+std::vector<uint64_t> prints(const nn::Module& m) {
+  std::vector<uint64_t> out;
+  for (auto& [name, p] : m.named_parameters()) {
+    out.push_back(fingerprint(p));
+  }
+  return out;
+}
+
+// C++ builds function arguments in an unspecified order (GCC: right to
+// left); the layers' draws are queued and Sequential takes them in source
+// order, so the parenthesized form draws as statement-by-statement
+// construction (and as PyTorch) does.
+TEST(NnModule, ArgumentsDrawInSourceOrder) {
+  manual_seed(0);
+  nn::Linear a(4, 3);
+  nn::Linear b(3, 3);
+  nn::Linear c(3, 2);
+  std::vector<uint64_t> want = prints(a);
+  for (auto v : {prints(b), prints(c)}) {
+    want.insert(want.end(), v.begin(), v.end());
+  }
+  const Tensor state = default_generator().get_state();
+  manual_seed(0);
+  nn::Sequential paren(
+      nn::Linear(4, 3),
+      nn::Sequential(nn::Linear(3, 3), nn::ReLU()),
+      nn::Linear(3, 2));
+  EXPECT_EQ(prints(paren), want);
+  EXPECT_TRUE(equal(default_generator().get_state(), state));
+  manual_seed(0);
+  nn::ModuleList list(
+      nn::Linear(4, 3), nn::ModuleList(nn::Linear(3, 3)), nn::Linear(3, 2));
+  EXPECT_EQ(prints(list), want);
+}
+
+TEST(NnModule, QueuedDrawsHappenBeforeAnythingObservesThem) {
+  // Reading the data, seeding, reading the generator or running any op
+  // runs the queued draws first.
+  manual_seed(0);
+  nn::Linear l(3, 2);
+  EXPECT_EQ(l.weight.data_ptr<float>()[0], -0.004322517663240433f);
+  manual_seed(0);
+  nn::Linear l2(3, 2);
+  manual_seed(0); // the draws of l2 happen before this reseeds
+  nn::Linear l3(3, 2);
+  EXPECT_EQ(prints(l2), prints(l3));
+  manual_seed(0);
+  nn::Linear l4(3, 2);
+  Tensor r = rand({1}); // drawn after l4's parameters
+  manual_seed(0);
+  nn::Linear l5(3, 2);
+  EXPECT_EQ(prints(l4), prints(l5));
+  EXPECT_TRUE(equal(rand({1}), r));
+  // reset_parameters draws again, after the queued draws.
+  manual_seed(0);
+  nn::Linear l6(3, 2);
+  l6.reset_parameters();
+  manual_seed(0);
+  nn::Linear l7(3, 2);
+  nn::Linear l8(3, 2);
+  EXPECT_EQ(prints(l6), prints(l8));
+}
+
 TEST(NnModule, PrintsAsPyTorch) {
   std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/nn_golden.json");
   auto j = nlohmann::json::parse(in)["extra"];
