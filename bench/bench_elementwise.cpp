@@ -87,6 +87,7 @@ void register_data_benchmarks(); // bench_data.cpp
 void register_linalg_benchmarks(); // bench_linalg.cpp
 void register_conv_benchmarks(); // bench_conv.cpp
 void register_autograd_benchmarks(); // bench_autograd.cpp
+void register_train_benchmarks(); // bench_train.cpp
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
   register_linalg_benchmarks();
   register_conv_benchmarks();
   register_autograd_benchmarks();
+  register_train_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,5 +1,6 @@
 // LibTorch 1.13's side of bench_autograd.cpp: the same benchmarks, the same
-// names, for C++-to-C++ comparisons (bench/compare_autograd.py).
+// names, for C++-to-C++ comparisons (bench/compare_autograd.py); and of
+// bench_train.cpp's train_step_det / train_step_fast (bench/compare_train.py).
 
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
@@ -65,9 +66,61 @@ void cnn_step(benchmark::State& state) {
   }
 }
 
+// One training step of the CNN of bench/train_cnn.h, built after
+// manual_seed(0) one layer per statement (GCC builds a call's arguments
+// right to left); gradients set to none as in ditto's zero_grad().
+void train_step(benchmark::State& state, bool deterministic) {
+  namespace nn = torch::nn;
+  at::set_num_threads(2);
+  at::globalContext().setDeterministicAlgorithms(deterministic, false);
+  torch::manual_seed(0);
+  nn::Sequential model;
+  model->push_back(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)));
+  model->push_back(nn::ReLU());
+  model->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+  model->push_back(nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)));
+  model->push_back(nn::ReLU());
+  model->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+  model->push_back(nn::Flatten());
+  model->push_back(nn::Linear(3136, 128));
+  model->push_back(nn::ReLU());
+  model->push_back(nn::Dropout(0.25));
+  model->push_back(nn::Linear(128, 10));
+  std::vector<torch::Tensor> params = model->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.01).momentum(0.9));
+  torch::Tensor x = torch::randn({64, 1, 28, 28});
+  torch::Tensor y = torch::randint(0, 10, {64}, torch::kLong);
+  auto step = [&] {
+    for (torch::Tensor& p : params) {
+      p.mutable_grad() = torch::Tensor();
+    }
+    torch::Tensor loss =
+        torch::nn::functional::cross_entropy(model->forward(x), y);
+    loss.backward();
+    opt.step();
+    return loss;
+  };
+  step(); // warm-up: the momentum buffers are made at the first step
+  for (auto _ : state) {
+    torch::Tensor loss = step();
+    benchmark::DoNotOptimize(loss.data_ptr());
+  }
+  at::globalContext().setDeterministicAlgorithms(false, false);
+}
+
+void train_step_det(benchmark::State& state) {
+  train_step(state, true);
+}
+
+void train_step_fast(benchmark::State& state) {
+  train_step(state, false);
+}
+
 } // namespace
 
 BENCHMARK(autograd_chain)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(mlp_step)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(cnn_step)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(train_step_det)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(train_step_fast)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_MAIN();

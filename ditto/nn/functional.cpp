@@ -8,6 +8,7 @@
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
+#include "ditto/ops/shape_ops.h"
 
 namespace ditto::nn::functional {
 namespace {
@@ -98,6 +99,115 @@ Tensor max_pool2d(
     bool ceil_mode) {
   return ::ditto::max_pool2d(
       x, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+Tensor dropout2d(
+    const Tensor& x,
+    double p,
+    bool training,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("dropout2d", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, "dropout2d", "undefined input");
+  DITTO_CHECK(
+      p >= 0.0 && p <= 1.0,
+      ValueError,
+      "dropout2d",
+      "dropout probability has to be between 0 and 1, but got ",
+      p);
+  DITTO_CHECK(
+      x.dim() == 3 || x.dim() == 4,
+      ValueError,
+      "dropout2d",
+      "expected a 3D or 4D input, got sizes ",
+      shape_str(x.sizes()));
+  if (!training || p == 0.0 || x.numel() == 0) {
+    return op.done(x);
+  }
+  if (p == 1.0) {
+    return op.done(mul(x, 0.0));
+  }
+  Shape noise_sizes(size_t(x.dim()), 1);
+  noise_sizes[0] = x.size(0);
+  noise_sizes[1] = x.size(1);
+  Tensor noise = zeros(noise_sizes, x.dtype());
+  noise.bernoulli_(1.0 - p, gen);
+  noise.div_(1.0 - p);
+  return op.done(mul(x, noise));
+}
+
+Tensor avg_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    bool ceil_mode,
+    bool count_include_pad,
+    std::optional<int64_t> divisor_override) {
+  return ::ditto::avg_pool2d(
+      x,
+      kernel_size,
+      stride,
+      padding,
+      ceil_mode,
+      count_include_pad,
+      divisor_override);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
+  return ::ditto::adaptive_avg_pool2d(x, output_size);
+}
+
+Tensor embedding(
+    const Tensor& indices,
+    const Tensor& weight,
+    std::optional<int64_t> padding_idx) {
+  return ::ditto::embedding(weight, indices, padding_idx);
+}
+
+Tensor batch_norm(
+    const Tensor& x,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& weight,
+    const Tensor& bias,
+    bool training,
+    double momentum,
+    double eps) {
+  return ::ditto::batch_norm(
+      x, running_mean, running_var, weight, bias, training, momentum, eps);
+}
+
+Tensor layer_norm(
+    const Tensor& x,
+    const Shape& normalized_shape,
+    const Tensor& weight,
+    const Tensor& bias,
+    double eps) {
+  return ::ditto::layer_norm(x, normalized_shape, weight, bias, eps);
+}
+
+Tensor group_norm(
+    const Tensor& x,
+    int64_t num_groups,
+    const Tensor& weight,
+    const Tensor& bias,
+    double eps) {
+  return ::ditto::group_norm(x, num_groups, weight, bias, eps);
+}
+
+Tensor pad(
+    const Tensor& x,
+    const IntList& pads,
+    std::string_view mode,
+    double value) {
+  return ::ditto::pad(x, pads, mode, value);
+}
+
+Tensor normalize(const Tensor& x, int64_t dim, double eps) {
+  detail::OpScope op("normalize", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, "normalize", "undefined input");
+  Tensor norm = sqrt(mul(x, x).sum({dim}, true));
+  return op.done(div(x, clamp(norm, eps, std::nullopt)));
 }
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {

@@ -4,6 +4,7 @@
 // take LibTorch-style options; every function records its gradient.
 
 #include <optional>
+#include <string_view>
 
 #include "ditto/core/generator.h"
 #include "ditto/core/tensor.h"
@@ -39,6 +40,59 @@ DITTO_API Tensor max_pool2d(
     const IntList& padding = {0},
     const IntList& dilation = {1},
     bool ceil_mode = false);
+// Zeroes whole channels of (N, C, H, W) with probability p while training
+// (one Bernoulli draw per channel). A 3-D input is taken as (N, C, L), as
+// PyTorch 1.13 does.
+DITTO_API Tensor dropout2d(
+    const Tensor& x,
+    double p = 0.5,
+    bool training = true,
+    const std::optional<Generator>& gen = {});
+DITTO_API Tensor avg_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    bool ceil_mode = false,
+    bool count_include_pad = true,
+    std::optional<int64_t> divisor_override = std::nullopt);
+DITTO_API Tensor
+adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
+DITTO_API Tensor embedding(
+    const Tensor& indices,
+    const Tensor& weight,
+    std::optional<int64_t> padding_idx = std::nullopt);
+DITTO_API Tensor batch_norm(
+    const Tensor& x,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& weight = {},
+    const Tensor& bias = {},
+    bool training = false,
+    double momentum = 0.1,
+    double eps = 1e-5);
+DITTO_API Tensor layer_norm(
+    const Tensor& x,
+    const Shape& normalized_shape,
+    const Tensor& weight = {},
+    const Tensor& bias = {},
+    double eps = 1e-5);
+DITTO_API Tensor group_norm(
+    const Tensor& x,
+    int64_t num_groups,
+    const Tensor& weight = {},
+    const Tensor& bias = {},
+    double eps = 1e-5);
+// Pads the last dims, {left, right} of the last dim first; mode
+// "constant", "reflect" or "replicate".
+DITTO_API Tensor
+pad(const Tensor& x,
+    const IntList& pads,
+    std::string_view mode = "constant",
+    double value = 0.0);
+// x / max(||x||_2 along dim, eps).
+DITTO_API Tensor
+normalize(const Tensor& x, int64_t dim = 1, double eps = 1e-12);
 // int64 class indices -> (..., num_classes) int64 one-hot; num_classes -1
 // means max + 1.
 DITTO_API Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);

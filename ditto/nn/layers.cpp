@@ -9,6 +9,7 @@
 #include "ditto/nn/init.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
 
 namespace ditto::nn {
 namespace {
@@ -326,6 +327,139 @@ std::string MaxPool2d::extra_repr() const {
       ", ceil_mode=" + py_bool(o.ceil_mode());
 }
 
+// ---- normalization
+
+BatchNorm::BatchNorm(const char* name, const BatchNormOptions& o, IntList ranks)
+    : Module(name), options(o), ranks_(std::move(ranks)) {
+  check_positive(o.num_features(), name, "num_features");
+  const int64_t c = o.num_features();
+  if (o.affine()) {
+    weight = register_parameter("weight", ones({c}));
+    bias = register_parameter("bias", zeros({c}));
+  }
+  if (o.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({c}));
+    running_var = register_buffer("running_var", ones({c}));
+    num_batches_tracked =
+        register_buffer("num_batches_tracked", scalar_tensor(0, kInt64));
+  }
+}
+
+Tensor BatchNorm::forward(const Tensor& x) {
+  const char* name = type_name().c_str();
+  DITTO_CHECK(x.defined(), ValueError, name, "undefined input");
+  bool rank_ok = false;
+  for (int64_t r : ranks_) {
+    rank_ok = rank_ok || x.dim() == r;
+  }
+  DITTO_CHECK(
+      rank_ok,
+      ValueError,
+      name,
+      "expected ",
+      ranks_.size() == 1 ? "4D" : "2D or 3D",
+      " input (got ",
+      x.dim(),
+      "D input)");
+  DITTO_CHECK(
+      x.size(1) == options.num_features(),
+      ValueError,
+      name,
+      "running_mean should contain ",
+      x.size(1),
+      " elements not ",
+      options.num_features());
+  double factor = options.momentum().value_or(0.0);
+  if (is_training() && options.track_running_stats()) {
+    DITTO_CHECK(
+        !(x.numel() / x.size(1) <= 1),
+        ValueError,
+        name,
+        "Expected more than 1 value per channel when training, got input "
+        "size ",
+        shape_str(x.sizes()));
+    autograd::NoGradGuard no_grad;
+    num_batches_tracked.add_(int64_t(1));
+    if (!options.momentum()) {
+      factor = 1.0 / double(num_batches_tracked.item<int64_t>());
+    }
+  }
+  const bool use_running = !is_training() && running_mean.defined();
+  return batch_norm(
+      x,
+      running_mean,
+      running_var,
+      weight,
+      bias,
+      !use_running,
+      factor,
+      options.eps());
+}
+
+std::string BatchNorm::extra_repr() const {
+  const auto& o = options;
+  return std::to_string(o.num_features()) + ", eps=" + py_float(o.eps()) +
+      ", momentum=" + (o.momentum() ? py_float(*o.momentum()) : "None") +
+      ", affine=" + py_bool(o.affine()) +
+      ", track_running_stats=" + py_bool(o.track_running_stats());
+}
+
+LayerNorm::LayerNorm(const LayerNormOptions& o)
+    : Module("LayerNorm"), options(o) {
+  DITTO_CHECK(
+      !o.normalized_shape().empty(),
+      ValueError,
+      "LayerNorm",
+      "normalized_shape must have at least one size");
+  if (o.elementwise_affine()) {
+    weight = register_parameter("weight", ones(o.normalized_shape()));
+    bias = register_parameter("bias", zeros(o.normalized_shape()));
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& x) const {
+  return layer_norm(x, options.normalized_shape(), weight, bias, options.eps());
+}
+
+std::string LayerNorm::extra_repr() const {
+  return py_tuple(
+             options.normalized_shape(), options.normalized_shape().size()) +
+      ", eps=" + py_float(options.eps()) +
+      ", elementwise_affine=" + py_bool(options.elementwise_affine());
+}
+
+GroupNorm::GroupNorm(const GroupNormOptions& o)
+    : Module("GroupNorm"), options(o) {
+  DITTO_CHECK(
+      o.num_groups() > 0 && o.num_channels() % o.num_groups() == 0,
+      ValueError,
+      "GroupNorm",
+      "num_channels must be divisible by num_groups");
+  if (o.affine()) {
+    weight = register_parameter("weight", ones({o.num_channels()}));
+    bias = register_parameter("bias", zeros({o.num_channels()}));
+  }
+}
+
+Tensor GroupNorm::forward(const Tensor& x) const {
+  DITTO_CHECK(
+      x.defined() && x.dim() >= 2 && x.size(1) == options.num_channels(),
+      ValueError,
+      "GroupNorm",
+      "expected an input (N, ",
+      options.num_channels(),
+      ", ...), got sizes ",
+      shape_str(x.defined() ? x.sizes() : Shape{}));
+  return group_norm(x, options.num_groups(), weight, bias, options.eps());
+}
+
+std::string GroupNorm::extra_repr() const {
+  return std::to_string(options.num_groups()) + ", " +
+      std::to_string(options.num_channels()) +
+      ", eps=" + py_float(options.eps()) +
+      ", affine=" + py_bool(options.affine());
+}
+
 // ---- activations and shape layers
 
 Tensor ReLU::forward(const Tensor& x) const {
@@ -409,6 +543,142 @@ Tensor Dropout::forward(const Tensor& x) const {
 
 std::string Dropout::extra_repr() const {
   return "p=" + py_float(options.p()) + ", inplace=False";
+}
+
+// ---- more pooling, padding, embeddings
+
+Tensor AvgPool2d::forward(const Tensor& x) const {
+  const auto& o = options;
+  return functional::avg_pool2d(
+      x,
+      o.kernel_size(),
+      o.stride(),
+      o.padding(),
+      o.ceil_mode(),
+      o.count_include_pad(),
+      o.divisor_override());
+}
+
+std::string AvgPool2d::extra_repr() const {
+  const auto& o = options;
+  return "kernel_size=" + py_int_or_tuple(o.kernel_size()) + ", stride=" +
+      py_int_or_tuple(o.stride().empty() ? o.kernel_size() : o.stride()) +
+      ", padding=" + py_int_or_tuple(o.padding());
+}
+
+Tensor AdaptiveAvgPool2d::forward(const Tensor& x) const {
+  return functional::adaptive_avg_pool2d(x, output_size);
+}
+
+std::string AdaptiveAvgPool2d::extra_repr() const {
+  return "output_size=" + py_int_or_tuple(output_size);
+}
+
+ZeroPad2d::ZeroPad2d(const char* name, const char* mode, IntList p)
+    : Module(name), mode_(mode) {
+  DITTO_CHECK(
+      p.size() == 1 || p.size() == 4,
+      ValueError,
+      name,
+      "padding must be one int or four ints (left, right, top, bottom), got ",
+      p.size(),
+      " values");
+  padding = p.size() == 4 ? p : IntList{p[0], p[0], p[0], p[0]};
+}
+
+Tensor ZeroPad2d::forward(const Tensor& x) const {
+  return functional::pad(x, padding, mode_);
+}
+
+std::string ZeroPad2d::extra_repr() const {
+  return py_tuple(padding, 4);
+}
+
+Dropout2d::Dropout2d(const DropoutOptions& o)
+    : Module("Dropout2d"), options(o) {
+  DITTO_CHECK(
+      o.p() >= 0 && o.p() <= 1,
+      ValueError,
+      "Dropout2d",
+      "dropout probability has to be between 0 and 1, but got ",
+      o.p());
+}
+
+Tensor Dropout2d::forward(const Tensor& x) const {
+  return functional::dropout2d(
+      x, options.p(), is_training(), options.generator());
+}
+
+std::string Dropout2d::extra_repr() const {
+  return "p=" + py_float(options.p()) + ", inplace=False";
+}
+
+Embedding::Embedding(const EmbeddingOptions& o) : Embedding("Embedding", o) {}
+
+Embedding::Embedding(const char* name, const EmbeddingOptions& o)
+    : Module(name), options(o) {
+  const int64_t n = o.num_embeddings();
+  check_positive(n, name, "num_embeddings");
+  check_positive(o.embedding_dim(), name, "embedding_dim");
+  if (o.padding_idx()) {
+    const int64_t p = *o.padding_idx();
+    DITTO_CHECK(
+        p < n && p >= -n,
+        ValueError,
+        name,
+        "Padding_idx must be within num_embeddings, got ",
+        p);
+    options.padding_idx(p < 0 ? p + n : p);
+  }
+  weight = register_parameter("weight", uninitialized({n, o.embedding_dim()}));
+  defer_reset([w = weight, pad = options.padding_idx()] {
+    init::normal_(w);
+    if (pad) {
+      autograd::NoGradGuard no_grad;
+      w.select(0, *pad).fill_(0.0);
+    }
+  });
+}
+
+Tensor Embedding::forward(const Tensor& indices) const {
+  return functional::embedding(indices, weight, options.padding_idx());
+}
+
+std::string Embedding::extra_repr() const {
+  std::string s = std::to_string(options.num_embeddings()) + ", " +
+      std::to_string(options.embedding_dim());
+  if (options.padding_idx()) {
+    s += ", padding_idx=" + std::to_string(*options.padding_idx());
+  }
+  return s;
+}
+
+EmbeddingBag::EmbeddingBag(const EmbeddingOptions& o, std::string m)
+    : Embedding("EmbeddingBag", o), mode(std::move(m)) {
+  DITTO_CHECK(
+      mode == "sum" || mode == "mean" || mode == "max",
+      ValueError,
+      "EmbeddingBag",
+      "mode has to be one of sum, mean or max, got ",
+      mode);
+}
+
+Tensor EmbeddingBag::forward(
+    const Tensor& input,
+    const Tensor& offsets,
+    const Tensor& per_sample_weights) const {
+  return embedding_bag(
+      input,
+      weight,
+      offsets,
+      mode,
+      per_sample_weights,
+      false,
+      options.padding_idx());
+}
+
+std::string EmbeddingBag::extra_repr() const {
+  return Embedding::extra_repr() + ", mode='" + mode + "'";
 }
 
 // ---- containers

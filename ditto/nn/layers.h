@@ -158,6 +158,93 @@ class DITTO_API MaxPool2d : public Module {
   MaxPool2dOptions options;
 };
 
+// ---- normalization
+
+struct DITTO_API BatchNormOptions {
+  BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  DITTO_NN_ARG(int64_t, num_features);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  // Empty: the cumulative average (1 / num_batches_tracked).
+  DITTO_NN_ARG(std::optional<double>, momentum) = 0.1;
+  DITTO_NN_ARG(bool, affine) = true;
+  DITTO_NN_ARG(bool, track_running_stats) = true;
+};
+
+// weight (ones), bias (zeros), buffers running_mean (zeros), running_var
+// (ones), num_batches_tracked (int64, 0-dim). Training uses the batch's
+// statistics and updates the running ones; eval uses the running ones.
+class DITTO_API BatchNorm : public Module {
+ public:
+  Tensor forward(const Tensor& x);
+  std::string extra_repr() const override;
+
+  BatchNormOptions options;
+  Tensor weight, bias;
+  Tensor running_mean, running_var, num_batches_tracked;
+
+ protected:
+  BatchNorm(const char* name, const BatchNormOptions& options, IntList ranks);
+
+ private:
+  IntList ranks_; // accepted input ranks
+};
+
+// Over (N, C) or (N, C, L).
+class DITTO_API BatchNorm1d : public BatchNorm {
+ public:
+  BatchNorm1d(int64_t num_features)
+      : BatchNorm1d(BatchNormOptions(num_features)) {}
+  explicit BatchNorm1d(const BatchNormOptions& options)
+      : BatchNorm("BatchNorm1d", options, {2, 3}) {}
+};
+
+// Over (N, C, H, W).
+class DITTO_API BatchNorm2d : public BatchNorm {
+ public:
+  BatchNorm2d(int64_t num_features)
+      : BatchNorm2d(BatchNormOptions(num_features)) {}
+  explicit BatchNorm2d(const BatchNormOptions& options)
+      : BatchNorm("BatchNorm2d", options, {4}) {}
+};
+
+struct DITTO_API LayerNormOptions {
+  LayerNormOptions(Shape normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  DITTO_NN_ARG(Shape, normalized_shape);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  DITTO_NN_ARG(bool, elementwise_affine) = true;
+};
+
+class DITTO_API LayerNorm : public Module {
+ public:
+  LayerNorm(int64_t size) : LayerNorm(LayerNormOptions({size})) {}
+  explicit LayerNorm(const LayerNormOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  LayerNormOptions options;
+  Tensor weight, bias;
+};
+
+struct DITTO_API GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  DITTO_NN_ARG(int64_t, num_groups);
+  DITTO_NN_ARG(int64_t, num_channels);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  DITTO_NN_ARG(bool, affine) = true;
+};
+
+class DITTO_API GroupNorm : public Module {
+ public:
+  GroupNorm(int64_t num_groups, int64_t num_channels)
+      : GroupNorm(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNorm(const GroupNormOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  GroupNormOptions options;
+  Tensor weight, bias;
+};
+
 // ---- activations and shape layers (no parameters)
 
 class DITTO_API ReLU : public Module {
@@ -255,6 +342,126 @@ class DITTO_API Dropout : public Module {
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   DropoutOptions options;
+};
+
+// ---- more pooling, padding, embeddings
+
+struct DITTO_API AvgPool2dOptions {
+  AvgPool2dOptions(IntList kernel_size)
+      : kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride); // empty: the kernel size
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(bool, ceil_mode) = false;
+  DITTO_NN_ARG(bool, count_include_pad) = true;
+  DITTO_NN_ARG(std::optional<int64_t>, divisor_override);
+};
+
+class DITTO_API AvgPool2d : public Module {
+ public:
+  AvgPool2d(int64_t kernel_size) : AvgPool2d(AvgPool2dOptions({kernel_size})) {}
+  explicit AvgPool2d(const AvgPool2dOptions& options)
+      : Module("AvgPool2d"), options(options) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  AvgPool2dOptions options;
+};
+
+class DITTO_API AdaptiveAvgPool2d : public Module {
+ public:
+  explicit AdaptiveAvgPool2d(IntList output_size)
+      : Module("AdaptiveAvgPool2d"), output_size(std::move(output_size)) {}
+  AdaptiveAvgPool2d(int64_t size) : AdaptiveAvgPool2d(IntList{size}) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  IntList output_size;
+};
+
+// Pads the last two dims: padding (left, right, top, bottom), or one value
+// for all four.
+class DITTO_API ZeroPad2d : public Module {
+ public:
+  ZeroPad2d(IntList padding)
+      : ZeroPad2d("ZeroPad2d", "constant", std::move(padding)) {}
+  ZeroPad2d(int64_t padding) : ZeroPad2d(IntList{padding}) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  IntList padding; // always four values
+
+ protected:
+  ZeroPad2d(const char* name, const char* mode, IntList padding);
+  const char* mode_;
+};
+
+class DITTO_API ReflectionPad2d : public ZeroPad2d {
+ public:
+  ReflectionPad2d(IntList padding)
+      : ZeroPad2d("ReflectionPad2d", "reflect", std::move(padding)) {}
+  ReflectionPad2d(int64_t padding) : ReflectionPad2d(IntList{padding}) {}
+};
+
+class DITTO_API ReplicationPad2d : public ZeroPad2d {
+ public:
+  ReplicationPad2d(IntList padding)
+      : ZeroPad2d("ReplicationPad2d", "replicate", std::move(padding)) {}
+  ReplicationPad2d(int64_t padding) : ReplicationPad2d(IntList{padding}) {}
+};
+
+class DITTO_API Dropout2d : public Module {
+ public:
+  Dropout2d(double p = 0.5) : Dropout2d(DropoutOptions(p)) {}
+  explicit Dropout2d(const DropoutOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  DropoutOptions options;
+};
+
+struct DITTO_API EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  DITTO_NN_ARG(int64_t, num_embeddings);
+  DITTO_NN_ARG(int64_t, embedding_dim);
+  // Negative counts from the end; the row starts at zero and gets no
+  // gradient.
+  DITTO_NN_ARG(std::optional<int64_t>, padding_idx);
+};
+
+// weight (num, dim) normal_(0, 1), then the padding row zeroed. The
+// backward adds into the weight gradient with index_add_ (deterministic or
+// fast variant, as the determinism policy says).
+class DITTO_API Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim)
+      : Embedding(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  explicit Embedding(const EmbeddingOptions& options);
+  Tensor forward(const Tensor& indices) const;
+  std::string extra_repr() const override;
+  EmbeddingOptions options;
+  Tensor weight;
+
+ protected:
+  Embedding(const char* name, const EmbeddingOptions& options);
+};
+
+// Sums, means or maxima of bags of rows (embedding_bag); mode "mean" by
+// default. forward(input, offsets) for 1-D input, forward(input) for a bag
+// per row of a 2-D input.
+class DITTO_API EmbeddingBag : public Embedding {
+ public:
+  EmbeddingBag(
+      int64_t num_embeddings,
+      int64_t embedding_dim,
+      std::string mode = "mean")
+      : EmbeddingBag(
+            EmbeddingOptions(num_embeddings, embedding_dim),
+            std::move(mode)) {}
+  EmbeddingBag(const EmbeddingOptions& options, std::string mode = "mean");
+  Tensor forward(
+      const Tensor& input,
+      const Tensor& offsets = {},
+      const Tensor& per_sample_weights = {}) const;
+  std::string extra_repr() const override;
+  std::string mode;
 };
 
 // ---- containers

@@ -3,6 +3,7 @@
 // The ops behind ditto::nn: softmax, losses and pooling, each with its
 // backward. ditto/nn/functional.h has PyTorch's functional forms on top.
 
+#include <optional>
 #include <utility>
 
 #include "ditto/core/tensor.h"
@@ -70,5 +71,78 @@ DITTO_API int64_t pooling_output_size(
     int64_t dilation,
     bool ceil_mode,
     const char* op);
+
+} // namespace ditto
+
+namespace ditto {
+
+// Batch normalization over dim 1 of x (N, C, ...): PyTorch 1.13's CPU
+// arithmetic (docs/nn.md): per channel, the mean and the biased variance
+// summed in double in memory order, invstd = 1/sqrt(var + eps), and
+// y = fma(x, a, fma(-mean, a, b)) with a = invstd * weight. With training
+// (or no running statistics) the batch's statistics are used, and defined
+// running_mean/running_var are updated in place with momentum (the
+// unbiased variance); otherwise the running statistics are used. weight
+// and bias may be undefined (1 and 0). Each channel is reduced by one task:
+// the same bits for any thread count.
+DITTO_API Tensor batch_norm(
+    const Tensor& x,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& weight,
+    const Tensor& bias,
+    bool training,
+    double momentum,
+    double eps);
+
+// (x - mean) / sqrt(var + eps) * weight + bias over the trailing dims of
+// normalized_shape (biased variance).
+DITTO_API Tensor layer_norm(
+    const Tensor& x,
+    const Shape& normalized_shape,
+    const Tensor& weight = {},
+    const Tensor& bias = {},
+    double eps = 1e-5);
+
+// Normalizes each of num_groups channel groups of x (N, C, ...) per sample,
+// then applies the per-channel weight and bias.
+DITTO_API Tensor group_norm(
+    const Tensor& x,
+    int64_t num_groups,
+    const Tensor& weight = {},
+    const Tensor& bias = {},
+    double eps = 1e-5);
+
+} // namespace ditto
+
+namespace ditto {
+
+// Rows of weight (num, dim) at int64 indices: output indices.sizes + {dim}.
+// The backward adds each gradient row into its weight row with index_add_
+// (its deterministic or fast variant, as the policy says); rows at
+// padding_idx get no gradient.
+DITTO_API Tensor embedding(
+    const Tensor& weight,
+    const Tensor& indices,
+    std::optional<int64_t> padding_idx = std::nullopt);
+
+// Average pooling over the last two dims of (N, C, H, W) or (C, H, W): each
+// window's sum divided by divisor_override if given, else by the window
+// clipped to the padded input (count_include_pad) or by its cells inside
+// the input. The backward spreads each output gradient over its window,
+// plane by plane in output order: the same bits for any thread count.
+DITTO_API Tensor avg_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    bool ceil_mode = false,
+    bool count_include_pad = true,
+    std::optional<int64_t> divisor_override = std::nullopt);
+
+// Mean over the bin [floor(i * In / Out), ceil((i + 1) * In / Out)) of each
+// output cell, per dim (bins may overlap). output_size one or two values.
+DITTO_API Tensor
+adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
 
 } // namespace ditto

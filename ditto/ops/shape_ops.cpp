@@ -16,14 +16,24 @@ namespace {
 // The gradient of pad: constant padding passes the gradient of the region
 // the input landed in; reflect padding also adds the mirrored positions'
 // (summed by index_add_, whose variant the node's policy picks).
+// Where output index idx (already shifted by the left pad) of a padded dim
+// of size `size` reads: reflect (edge not repeated) or replicate (clamp).
+int64_t source_index(int64_t idx, int64_t size, bool reflect) {
+  if (reflect) {
+    return idx < 0 ? -idx : (idx >= size ? 2 * (size - 1) - idx : idx);
+  }
+  return idx < 0 ? 0 : (idx >= size ? size - 1 : idx);
+}
+
 Tensor pad_backward(
     const Tensor& g,
     const Shape& in,
     const Shape& out_shape,
     const std::vector<int64_t>& lo,
+    bool constant,
     bool reflect) {
   const int64_t nd = int64_t(in.size());
-  if (!reflect) {
+  if (constant) {
     Tensor gi = zeros(in, g.dtype());
     Tensor dst = gi, src = g;
     for (int64_t d = 0; d < nd; ++d) {
@@ -54,8 +64,7 @@ Tensor pad_backward(
       int64_t idx = rem / ost[size_t(d)] - lo[size_t(d)];
       rem %= ost[size_t(d)];
       const int64_t size = in[size_t(d)];
-      idx = idx < 0 ? -idx : (idx >= size ? 2 * (size - 1) - idx : idx);
-      j += idx * ist[size_t(d)];
+      j += source_index(idx, size, reflect) * ist[size_t(d)];
     }
     mp[i] = j;
   }
@@ -244,19 +253,33 @@ Tensor pad(
       a.dim(),
       "-d tensor");
   const bool reflect = mode == "reflect";
+  const bool constant = mode == "constant";
   DITTO_CHECK(
-      reflect || mode == "constant",
+      reflect || constant || mode == "replicate",
       ValueError,
       "pad",
       "unsupported padding mode '",
       mode,
-      "'; expected 'constant' or 'reflect'");
+      "'; expected 'constant', 'reflect' or 'replicate'");
   Shape out_shape = a.sizes();
   std::vector<int64_t> lo(size_t(a.dim()), 0);
   for (size_t i = 0; i < pads.size() / 2; ++i) {
     int64_t d = a.dim() - 1 - int64_t(i);
     int64_t l = pads[2 * i], r = pads[2 * i + 1];
     int64_t size = a.sizes()[d];
+    DITTO_CHECK(
+        constant || (l >= 0 && r >= 0 && size > 0),
+        ValueError,
+        "pad",
+        "padding (",
+        l,
+        ", ",
+        r,
+        ") of dim ",
+        d,
+        " must be non-negative, and the dim non-empty, in ",
+        mode,
+        " mode");
     if (reflect) {
       DITTO_CHECK(
           l >= 0 && r >= 0 && l < size && r < size,
@@ -289,11 +312,12 @@ Tensor pad(
     lo[d] = l;
   }
   Tensor out = detail::new_tensor(out_shape, a.dtype());
-  auto backward = [in = a.sizes(), out_shape, lo, reflect](
+  auto backward = [in = a.sizes(), out_shape, lo, constant, reflect](
                       const autograd::GradList& g) {
-    return autograd::GradList{pad_backward(g[0], in, out_shape, lo, reflect)};
+    return autograd::GradList{
+        pad_backward(g[0], in, out_shape, lo, constant, reflect)};
   };
-  if (!reflect) {
+  if (constant) {
     out.fill_(value);
     // Negative pads crop: copy the overlapping region only.
     Tensor dst = out, src = a;
@@ -312,7 +336,8 @@ Tensor pad(
     detail::copy_into(dst, src, "pad");
     return scope.done(out, backward);
   }
-  // Reflect: each output index maps to one input index per dim.
+  // Reflect and replicate: each output index maps to one input index per
+  // dim.
   Tensor src = a.contiguous();
   const int64_t nd = a.dim();
   const Shape ost = contiguous_strides(out_shape);
@@ -327,13 +352,7 @@ Tensor pad(
           for (int64_t d = 0; d < nd; ++d) {
             int64_t idx = rem / ost[d] - lo[d];
             rem %= ost[d];
-            int64_t size = a.sizes()[d];
-            if (idx < 0) {
-              idx = -idx;
-            } else if (idx >= size) {
-              idx = 2 * (size - 1) - idx;
-            }
-            j += idx * ist[d];
+            j += source_index(idx, a.sizes()[d], reflect) * ist[d];
           }
           std::memcpy(o + i * int64_t(es), in + j * int64_t(es), es);
         }

@@ -13,8 +13,11 @@ DITTO_API Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 DITTO_API Tensor flip(const Tensor& a, const IntList& dims);
 
 // Pads the last dims: {left, right} for the last dim, then {left, right} for
-// the one before, as torch.nn.functional.pad. mode is "constant" or
-// "reflect".
+// the one before, as torch.nn.functional.pad. mode is "constant",
+// "reflect" (the edge not repeated; pads below the size) or "replicate"
+// (the edge repeated). The backward of reflect and replicate adds into the
+// input gradient with index_add_, whose variant the determinism policy
+// picks.
 DITTO_API Tensor
 pad(const Tensor& a,
     const IntList& pads,

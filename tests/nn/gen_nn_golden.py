@@ -339,11 +339,121 @@ def main():
     out["train"] = gen_train()
     out["sched"] = gen_sched()
     out["extra"] = extra()
+    out["layers"] = layers()
     with open(OUT, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
     print(f"wrote {OUT} ({os.path.getsize(OUT)} bytes) in "
           f"{time.time() - t0:.1f} s")
+
+
+def flat(t):
+    return t.detach().flatten().tolist()
+
+
+def layers():
+    """Normalization, pooling, padding, embedding and dropout2d: outputs
+    and gradients of (out * r).sum() for fixed inputs (float32 unless
+    noted). "crc" fields are bit-exact claims."""
+    g = torch.Generator().manual_seed(21)
+    out = {}
+
+    def grads_of(fn, *inputs):
+        ins = [t.clone().requires_grad_(True) for t in inputs]
+        y = fn(*ins)
+        r = torch.randn(y.shape, generator=g, dtype=y.dtype)
+        (y * r).sum().backward()
+        return y, r, [i.grad for i in ins]
+
+    # BatchNorm2d: two training steps, then eval.
+    x = torch.randn(4, 3, 5, 5, generator=g)
+    x2 = torch.randn(4, 3, 5, 5, generator=g)
+    w = torch.randn(3, generator=g)
+    b = torch.randn(3, generator=g)
+    bn = nn.BatchNorm2d(3)
+    with torch.no_grad():
+        bn.weight.copy_(w)
+        bn.bias.copy_(b)
+    y1 = bn(x)
+    y2 = bn(x2)
+    bn.eval()
+    y3 = bn(x)
+    out["bn2d"] = {"x": flat(x), "x2": flat(x2), "w": flat(w), "b": flat(b),
+                   "y1_crc": crc(y1), "y1": flat(y1), "y2_crc": crc(y2),
+                   "y3": flat(y3), "running_mean": flat(bn.running_mean),
+                   "running_var": flat(bn.running_var),
+                   "running_mean_crc": crc(bn.running_mean),
+                   "running_var_crc": crc(bn.running_var)}
+    bn_t = nn.BatchNorm2d(3)
+    with torch.no_grad():
+        bn_t.weight.copy_(w)
+        bn_t.bias.copy_(b)
+    y, r, (gx,) = grads_of(bn_t, x)
+    out["bn2d"]["r"] = flat(r)
+    out["bn2d"]["grad_x"] = flat(gx)
+    out["bn2d"]["grad_w"] = flat(bn_t.weight.grad)
+    out["bn2d"]["grad_b"] = flat(bn_t.bias.grad)
+    # BatchNorm1d with the cumulative average (momentum None).
+    z = torch.randn(8, 4, generator=g)
+    z2 = torch.randn(8, 4, generator=g)
+    bn1 = nn.BatchNorm1d(4, momentum=None)
+    bn1(z)
+    bn1(z2)
+    out["bn1d_cumulative"] = {"z": flat(z), "z2": flat(z2),
+                              "running_mean": flat(bn1.running_mean),
+                              "running_var": flat(bn1.running_var),
+                              "num_batches_tracked": int(bn1.num_batches_tracked)}
+    # LayerNorm and GroupNorm.
+    xl = torch.randn(3, 4, 5, generator=g)
+    ln = nn.LayerNorm(5)
+    with torch.no_grad():
+        ln.weight.copy_(torch.randn(5, generator=g))
+        ln.bias.copy_(torch.randn(5, generator=g))
+    y, r, (gx,) = grads_of(ln, xl)
+    out["layernorm"] = {"x": flat(xl), "w": flat(ln.weight), "b": flat(ln.bias),
+                        "y": flat(y), "r": flat(r), "grad_x": flat(gx),
+                        "grad_w": flat(ln.weight.grad)}
+    xg = torch.randn(2, 6, 3, 3, generator=g)
+    gn = nn.GroupNorm(2, 6)
+    with torch.no_grad():
+        gn.weight.copy_(torch.randn(6, generator=g))
+        gn.bias.copy_(torch.randn(6, generator=g))
+    y, r, (gx,) = grads_of(gn, xg)
+    out["groupnorm"] = {"x": flat(xg), "w": flat(gn.weight), "b": flat(gn.bias),
+                        "y": flat(y), "r": flat(r), "grad_x": flat(gx),
+                        "grad_w": flat(gn.weight.grad)}
+    # Average pooling, adaptive pooling, padding (float64).
+    xp = torch.randn(2, 3, 7, 9, generator=g, dtype=torch.float64)
+    cases = []
+    for name, fn in [
+        ("avg_k2", lambda t: F.avg_pool2d(t, 2)),
+        ("avg_k3_s2_p1_ceil_nopad", lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True,
+                                                           count_include_pad=False)),
+        ("avg_k3_s2_p1_ceil", lambda t: F.avg_pool2d(t, 3, 2, 1, ceil_mode=True)),
+        ("avg_k32_div5", lambda t: F.avg_pool2d(t, (3, 2), (1, 2), divisor_override=5)),
+        ("adaptive_3_4", lambda t: F.adaptive_avg_pool2d(t, (3, 4))),
+        ("adaptive_5_6", lambda t: F.adaptive_avg_pool2d(t, (5, 6))),
+        ("pad_reflect", lambda t: F.pad(t, (2, 1, 3, 0), mode="reflect")),
+        ("pad_replicate", lambda t: F.pad(t, (2, 4, 1, 3), mode="replicate")),
+        ("pad_constant", lambda t: F.pad(t, (1, 2, 0, 1), value=0.5)),
+    ]:
+        y, r, (gx,) = grads_of(fn, xp)
+        cases.append({"name": name, "shape": list(y.shape), "y": flat(y),
+                      "r": flat(r), "grad_x": flat(gx)})
+    out["pool_input"] = flat(xp)
+    out["pool_cases"] = cases
+    # Embedding with a padding row: the gradient skips it.
+    we = torch.randn(10, 3, generator=g, dtype=torch.float64)
+    idx = torch.tensor([[1, 8, 3], [8, 8, 0]])
+    y, r, (gw,) = grads_of(lambda t: F.embedding(idx, t, padding_idx=8), we)
+    out["embedding"] = {"w": flat(we), "idx": flat(idx), "y": flat(y), "r": flat(r),
+                        "grad_w": flat(gw)}
+    # Dropout2d draws one Bernoulli per channel from the default generator.
+    torch.manual_seed(5)
+    xd = torch.ones(3, 4, 2, 2)
+    yd = F.dropout2d(xd, 0.3)
+    out["dropout2d"] = {"y_crc": crc(yd), "y": flat(yd), "rng_crc": rng_crc()}
+    return out
 
 
 def nan_to_none(values):

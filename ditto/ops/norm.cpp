@@ -1,0 +1,324 @@
+// Normalization ops: batch_norm with PyTorch's CPU arithmetic and its
+// backward, layer_norm and group_norm composed of recorded ops.
+
+#include <cmath>
+
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/op_util.h"
+#include "ditto/ops/reduce.h"
+
+namespace ditto {
+namespace {
+
+// x as (N, C, S), contiguous.
+struct NormGeom {
+  int64_t n, c, s;
+};
+
+template <typename T>
+struct ChannelStats {
+  T mean, invstd;
+};
+
+} // namespace
+
+Tensor batch_norm(
+    const Tensor& input,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& weight,
+    const Tensor& bias,
+    bool training,
+    double momentum,
+    double eps) {
+  const char* op = "batch_norm";
+  detail::OpScope scope(op, {input, weight, bias});
+  DITTO_CHECK(input.defined(), ValueError, op, "undefined input");
+  DITTO_CHECK(
+      is_floating(input.dtype()),
+      TypeError,
+      op,
+      "expected a floating input, got ",
+      input.dtype());
+  DITTO_CHECK(
+      input.dim() >= 2,
+      ValueError,
+      op,
+      "expected an input with at least 2 dims (N, C, ...), got sizes ",
+      shape_str(input.sizes()));
+  NormGeom g{input.size(0), input.size(1), 1};
+  for (int64_t d = 2; d < input.dim(); ++d) {
+    g.s *= input.size(d);
+  }
+  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias}) {
+    DITTO_CHECK(
+        !t->defined() || (t->dim() == 1 && t->size(0) == g.c),
+        ValueError,
+        op,
+        "expected running statistics, weight and bias of size {",
+        g.c,
+        "}, got ",
+        shape_str(t->sizes()));
+  }
+  for (const Tensor* t : {&running_mean, &running_var}) {
+    DITTO_CHECK(
+        !t->defined() || t->dtype() == input.dtype(),
+        TypeError,
+        op,
+        "running statistics of dtype ",
+        t->dtype(),
+        " for an input of dtype ",
+        input.dtype());
+  }
+  DITTO_CHECK(
+      running_mean.defined() == running_var.defined(),
+      ValueError,
+      op,
+      "running_mean and running_var must both be given or both be absent");
+  const bool use_batch = training || !running_mean.defined();
+  const int64_t m = g.n * g.s;
+  DITTO_CHECK(
+      !(training && m <= 1),
+      ValueError,
+      op,
+      "Expected more than 1 value per channel when training, got input size ",
+      shape_str(input.sizes()));
+  const Tensor x = input.contiguous();
+  Tensor y = detail::new_tensor(input.sizes(), input.dtype());
+  Tensor save_mean = detail::new_tensor({g.c}, input.dtype());
+  Tensor save_invstd = detail::new_tensor({g.c}, input.dtype());
+  dispatch_dtype(input.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* xp = x.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      Tensor w =
+          weight.defined() ? weight.to(input.dtype()).contiguous() : Tensor();
+      Tensor b =
+          bias.defined() ? bias.to(input.dtype()).contiguous() : Tensor();
+      const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
+      const T* bp = b.defined() ? b.data_ptr<T>() : nullptr;
+      Tensor rm = running_mean.defined() ? running_mean.contiguous() : Tensor();
+      Tensor rv = running_var.defined() ? running_var.contiguous() : Tensor();
+      T* rmp = rm.defined() ? rm.data_ptr<T>() : nullptr;
+      T* rvp = rv.defined() ? rv.data_ptr<T>() : nullptr;
+      T* smp = save_mean.data_ptr<T>();
+      T* sip = save_invstd.data_ptr<T>();
+      const T mom = T(momentum), one_minus = T(1.0 - momentum);
+      parallel_for(0, g.c, 1, [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          T mean, invstd;
+          if (use_batch) {
+            double sum = 0;
+            for (int64_t n = 0; n < g.n; ++n) {
+              const T* row = xp + (n * g.c + c) * g.s;
+              for (int64_t i = 0; i < g.s; ++i) {
+                sum += double(row[i]);
+              }
+            }
+            mean = T(sum / double(m));
+            double var_acc = 0;
+            for (int64_t n = 0; n < g.n; ++n) {
+              const T* row = xp + (n * g.c + c) * g.s;
+              for (int64_t i = 0; i < g.s; ++i) {
+                const T d = row[i] - mean;
+                var_acc += double(T(d * d));
+              }
+            }
+            const T var_sum = T(var_acc);
+            invstd = T(1.0 / std::sqrt(double(T(var_sum / T(m))) + eps));
+            if (training && rmp) {
+              rmp[c] = T(mom * mean) + T(one_minus * rmp[c]);
+              const T unbiased = T(var_sum / T(m - 1));
+              rvp[c] = std::fma(mom, unbiased, T(one_minus * rvp[c]));
+            }
+          } else {
+            mean = rmp[c];
+            invstd = T(1.0 / std::sqrt(double(rvp[c]) + eps));
+          }
+          smp[c] = mean;
+          sip[c] = invstd;
+          const T a = T(invstd * (wp ? wp[c] : T(1)));
+          const T shift = std::fma(-mean, a, bp ? bp[c] : T(0));
+          for (int64_t n = 0; n < g.n; ++n) {
+            const int64_t base = (n * g.c + c) * g.s;
+            for (int64_t i = 0; i < g.s; ++i) {
+              yp[base + i] = std::fma(xp[base + i], a, shift);
+            }
+          }
+        }
+      });
+      // Written back only now, after everything that can fail.
+      if (rm.defined() && training) {
+        if (!rm.is_same(running_mean)) {
+          Tensor(running_mean).copy_(rm);
+        }
+        if (!rv.is_same(running_var)) {
+          Tensor(running_var).copy_(rv);
+        }
+      }
+    }
+  });
+  if (training && running_mean.defined()) {
+    running_mean.impl()->storage()->bump_version();
+    running_var.impl()->storage()->bump_version();
+  }
+  return scope.done(
+      y,
+      [g,
+       use_batch,
+       sx = scope.save(input),
+       sw = scope.save(weight),
+       smean = save_mean,
+       sinv = save_invstd,
+       has_w = weight.defined(),
+       has_b = bias.defined()](const autograd::GradList& grads) {
+        // xhat = (x - mean) * invstd; dw = sum(g xhat), db = sum(g);
+        // batch statistics: dx = a/M (M g - sum g - xhat sum(g xhat)),
+        // running statistics: dx = a g; with a = invstd * w.
+        Tensor xv = sx.unpack().contiguous();
+        Tensor go = grads[0].contiguous();
+        Tensor wv = has_w ? sw.unpack().contiguous() : Tensor();
+        Tensor gx = detail::new_tensor(xv.sizes(), xv.dtype());
+        Tensor gw = detail::new_tensor({g.c}, xv.dtype());
+        Tensor gb = detail::new_tensor({g.c}, xv.dtype());
+        dispatch_dtype(xv.dtype(), "batch_norm_backward", [&]<typename T>() {
+          if constexpr (std::is_floating_point_v<T>) {
+            const T* xp = xv.data_ptr<T>();
+            const T* gp = go.data_ptr<T>();
+            const T* wp = wv.defined() ? wv.data_ptr<T>() : nullptr;
+            const T* mp = smean.data_ptr<T>();
+            const T* ip = sinv.data_ptr<T>();
+            T* gxp = gx.data_ptr<T>();
+            T* gwp = gw.data_ptr<T>();
+            T* gbp = gb.data_ptr<T>();
+            const double m = double(g.n * g.s);
+            parallel_for(0, g.c, 1, [&](int64_t c0, int64_t c1) {
+              for (int64_t c = c0; c < c1; ++c) {
+                double sum_g = 0, sum_gx = 0;
+                for (int64_t n = 0; n < g.n; ++n) {
+                  const int64_t base = (n * g.c + c) * g.s;
+                  for (int64_t i = 0; i < g.s; ++i) {
+                    const double xhat =
+                        (double(xp[base + i]) - double(mp[c])) * double(ip[c]);
+                    sum_g += double(gp[base + i]);
+                    sum_gx += double(gp[base + i]) * xhat;
+                  }
+                }
+                gwp[c] = T(sum_gx);
+                gbp[c] = T(sum_g);
+                const double a = double(ip[c]) * (wp ? double(wp[c]) : 1.0);
+                for (int64_t n = 0; n < g.n; ++n) {
+                  const int64_t base = (n * g.c + c) * g.s;
+                  for (int64_t i = 0; i < g.s; ++i) {
+                    const double gv = double(gp[base + i]);
+                    if (use_batch) {
+                      const double xhat =
+                          (double(xp[base + i]) - double(mp[c])) *
+                          double(ip[c]);
+                      gxp[base + i] =
+                          T(a / m * (m * gv - sum_g - xhat * sum_gx));
+                    } else {
+                      gxp[base + i] = T(a * gv);
+                    }
+                  }
+                }
+              }
+            });
+          }
+        });
+        return autograd::GradList{
+            gx, has_w ? gw : Tensor(), has_b ? gb : Tensor()};
+      });
+}
+
+Tensor layer_norm(
+    const Tensor& x,
+    const Shape& normalized_shape,
+    const Tensor& weight,
+    const Tensor& bias,
+    double eps) {
+  const char* op = "layer_norm";
+  detail::OpScope scope(op, {x, weight, bias}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
+  const int64_t k = int64_t(normalized_shape.size());
+  const bool fits = k >= 1 && x.dim() >= k &&
+      Shape(x.sizes().end() - k, x.sizes().end()) == normalized_shape;
+  DITTO_CHECK(
+      fits,
+      ValueError,
+      op,
+      "Given normalized_shape=",
+      shape_str(normalized_shape),
+      ", expected input with shape [*, ",
+      shape_str(normalized_shape),
+      "], but got input of size",
+      shape_str(x.sizes()));
+  for (const Tensor* t : {&weight, &bias}) {
+    DITTO_CHECK(
+        !t->defined() || t->sizes() == normalized_shape,
+        ValueError,
+        op,
+        "weight and bias must have the normalized shape ",
+        shape_str(normalized_shape),
+        ", got ",
+        shape_str(t->sizes()));
+  }
+  IntList dims;
+  for (int64_t d = x.dim() - k; d < x.dim(); ++d) {
+    dims.push_back(d);
+  }
+  Tensor centered = sub(x, mean(x, dims, true));
+  Tensor var = mean(mul(centered, centered), dims, true);
+  Tensor y = div(centered, sqrt(add(var, eps)));
+  if (weight.defined()) {
+    y = mul(y, weight);
+  }
+  if (bias.defined()) {
+    y = add(y, bias);
+  }
+  return scope.done(y);
+}
+
+Tensor group_norm(
+    const Tensor& x,
+    int64_t num_groups,
+    const Tensor& weight,
+    const Tensor& bias,
+    double eps) {
+  const char* op = "group_norm";
+  detail::OpScope scope(op, {x, weight, bias}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
+  DITTO_CHECK(
+      x.dim() >= 2,
+      ValueError,
+      op,
+      "Expected at least 2 dimensions for input tensor but received ",
+      x.dim());
+  const int64_t c = x.size(1);
+  DITTO_CHECK(
+      num_groups > 0 && c % num_groups == 0,
+      ValueError,
+      op,
+      "Expected number of channels in input to be divisible by num_groups, "
+      "but got input of shape ",
+      shape_str(x.sizes()),
+      " and num_groups=",
+      num_groups);
+  Tensor grouped = x.reshape({x.size(0), num_groups, -1});
+  Tensor centered = sub(grouped, mean(grouped, {2}, true));
+  Tensor var = mean(mul(centered, centered), {2}, true);
+  Tensor y = div(centered, sqrt(add(var, eps))).reshape(x.sizes());
+  Shape affine(size_t(x.dim()), 1);
+  affine[1] = c;
+  if (weight.defined()) {
+    y = mul(y, weight.reshape(affine));
+  }
+  if (bias.defined()) {
+    y = add(y, bias.reshape(affine));
+  }
+  return scope.done(y);
+}
+
+} // namespace ditto

@@ -1,0 +1,263 @@
+// Average pooling (fixed and adaptive windows) and embedding lookups.
+
+#include <cmath>
+
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
+#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+// One window per output cell along one dim: [start, end) in the input,
+// and the divisor.
+struct Window {
+  int64_t start, end;
+  int64_t pad_start, pad_end; // the window clipped to the padded input
+};
+
+std::pair<int64_t, int64_t> two_of(
+    const IntList& v,
+    const char* op,
+    const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 2,
+      ValueError,
+      op,
+      what,
+      " must be one int or two ints, got ",
+      v.size(),
+      " values");
+  return {v[0], v.size() == 2 ? v[1] : v[0]};
+}
+
+std::vector<Window> fixed_windows(
+    int64_t in,
+    int64_t out,
+    int64_t k,
+    int64_t s,
+    int64_t p) {
+  std::vector<Window> w(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t a = i * s - p;
+    int64_t b = std::min(a + k, in + p);
+    w[size_t(i)].pad_start = a;
+    w[size_t(i)].pad_end = b;
+    w[size_t(i)].start = std::max<int64_t>(a, 0);
+    w[size_t(i)].end = std::min(b, in);
+  }
+  return w;
+}
+
+std::vector<Window> adaptive_windows(int64_t in, int64_t out) {
+  std::vector<Window> w(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t a = (i * in) / out;
+    const int64_t b = ((i + 1) * in + out - 1) / out;
+    w[size_t(i)] = {a, b, a, b};
+  }
+  return w;
+}
+
+// Average pooling with the windows given per dim: forward and backward on
+// (planes, H, W) contiguous. divisor(i, j) gives each cell's divisor.
+template <typename Div>
+Tensor pool_avg(
+    const char* op,
+    detail::OpScope& scope,
+    const Tensor& x,
+    const std::vector<Window>& wh,
+    const std::vector<Window>& ww,
+    Div divisor) {
+  const int64_t h = x.size(-2), w = x.size(-1);
+  const int64_t oh = int64_t(wh.size()), ow = int64_t(ww.size());
+  const int64_t planes = x.numel() / (h * w);
+  Shape out_sizes = x.sizes();
+  out_sizes[out_sizes.size() - 2] = oh;
+  out_sizes[out_sizes.size() - 1] = ow;
+  const Tensor in = x.contiguous();
+  Tensor out = detail::new_tensor(out_sizes, x.dtype());
+  dispatch_dtype(x.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* ip = in.data_ptr<T>();
+      T* opp = out.data_ptr<T>();
+      parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          const T* plane = ip + p * h * w;
+          for (int64_t i = 0; i < oh; ++i) {
+            for (int64_t j = 0; j < ow; ++j) {
+              T sum = 0;
+              for (int64_t a = wh[size_t(i)].start; a < wh[size_t(i)].end;
+                   ++a) {
+                for (int64_t b = ww[size_t(j)].start; b < ww[size_t(j)].end;
+                     ++b) {
+                  sum += plane[a * w + b];
+                }
+              }
+              opp[(p * oh + i) * ow + j] = sum / T(divisor(i, j));
+            }
+          }
+        }
+      });
+    }
+  });
+  Shape in_sizes = x.sizes();
+  return scope.done(out, [=](const autograd::GradList& g) {
+    Tensor go = g[0].contiguous();
+    Tensor gi = zeros(in_sizes, go.dtype());
+    dispatch_dtype(go.dtype(), op, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        const T* gp = go.data_ptr<T>();
+        T* dp = gi.data_ptr<T>();
+        parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; ++p) {
+            T* plane = dp + p * h * w;
+            for (int64_t i = 0; i < oh; ++i) {
+              for (int64_t j = 0; j < ow; ++j) {
+                const T v = gp[(p * oh + i) * ow + j] / T(divisor(i, j));
+                for (int64_t a = wh[size_t(i)].start; a < wh[size_t(i)].end;
+                     ++a) {
+                  for (int64_t b = ww[size_t(j)].start; b < ww[size_t(j)].end;
+                       ++b) {
+                    plane[a * w + b] += v;
+                  }
+                }
+              }
+            }
+          }
+        });
+      }
+    });
+    return autograd::GradList{gi};
+  });
+}
+
+void check_pool_input(const Tensor& x, const char* op) {
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
+  DITTO_CHECK(
+      is_floating(x.dtype()),
+      TypeError,
+      op,
+      "expected a floating tensor, got ",
+      x.dtype());
+  DITTO_CHECK(
+      (x.dim() == 3 || x.dim() == 4) && x.numel() > 0,
+      ValueError,
+      op,
+      "expected a non-empty 3D or 4D (batch mode) tensor, got sizes ",
+      shape_str(x.sizes()));
+}
+
+} // namespace
+
+Tensor avg_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    bool ceil_mode,
+    bool count_include_pad,
+    std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d";
+  detail::OpScope scope(op, {x});
+  check_pool_input(x, op);
+  auto [kh, kw] = two_of(kernel_size, op, "kernel_size");
+  auto [sh, sw] =
+      stride.empty() ? std::pair{kh, kw} : two_of(stride, op, "stride");
+  auto [ph, pw] = two_of(padding, op, "padding");
+  DITTO_CHECK(
+      kh > 0 && kw > 0 && sh > 0 && sw > 0,
+      ValueError,
+      op,
+      "kernel size and stride must be greater than zero");
+  DITTO_CHECK(
+      ph >= 0 && pw >= 0 && ph <= kh / 2 && pw <= kw / 2,
+      ValueError,
+      op,
+      "pad should be at most half of kernel size, but got pad=",
+      ph > kh / 2 || ph < 0 ? ph : pw,
+      " and kernel_size=",
+      ph > kh / 2 || ph < 0 ? kh : kw);
+  DITTO_CHECK(
+      !divisor_override || *divisor_override != 0,
+      ValueError,
+      op,
+      "divisor must be not zero");
+  const int64_t h = x.size(-2), w = x.size(-1);
+  const int64_t oh = pooling_output_size(h, kh, sh, ph, 1, ceil_mode, op);
+  const int64_t ow = pooling_output_size(w, kw, sw, pw, 1, ceil_mode, op);
+  auto wh = fixed_windows(h, oh, kh, sh, ph);
+  auto ww = fixed_windows(w, ow, kw, sw, pw);
+  auto divisor = [wh, ww, count_include_pad, divisor_override](
+                     int64_t i, int64_t j) -> int64_t {
+    if (divisor_override) {
+      return *divisor_override;
+    }
+    const Window& a = wh[size_t(i)];
+    const Window& b = ww[size_t(j)];
+    return count_include_pad
+        ? (a.pad_end - a.pad_start) * (b.pad_end - b.pad_start)
+        : (a.end - a.start) * (b.end - b.start);
+  };
+  return pool_avg(op, scope, x, wh, ww, divisor);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  detail::OpScope scope(op, {x});
+  check_pool_input(x, op);
+  auto [oh, ow] = two_of(output_size, op, "output_size");
+  DITTO_CHECK(
+      oh > 0 && ow > 0,
+      ValueError,
+      op,
+      "output size must be positive, got ",
+      shape_str(output_size));
+  auto wh = adaptive_windows(x.size(-2), oh);
+  auto ww = adaptive_windows(x.size(-1), ow);
+  auto divisor = [wh, ww](int64_t i, int64_t j) {
+    return (wh[size_t(i)].end - wh[size_t(i)].start) *
+        (ww[size_t(j)].end - ww[size_t(j)].start);
+  };
+  return pool_avg(op, scope, x, wh, ww, divisor);
+}
+
+Tensor embedding(
+    const Tensor& weight,
+    const Tensor& indices,
+    std::optional<int64_t> padding_idx) {
+  const char* op = "embedding";
+  detail::OpScope scope(op, {weight});
+  DITTO_CHECK(
+      weight.defined() && weight.dim() == 2,
+      ValueError,
+      op,
+      "'weight' must be 2-D");
+  DITTO_CHECK(
+      indices.defined() && indices.dtype() == kInt64,
+      TypeError,
+      op,
+      "Expected tensor for argument #1 'indices' to have scalar type Long");
+  Tensor flat = indices.reshape({-1});
+  Tensor rows = ::ditto::index_select(weight, 0, flat);
+  Shape out_sizes = indices.sizes();
+  out_sizes.push_back(weight.size(1));
+  Tensor out = rows.reshape(out_sizes);
+  const int64_t num = weight.size(0);
+  return scope.done(out, [flat, num, padding_idx](const autograd::GradList& g) {
+    Tensor go = g[0].reshape({flat.numel(), -1});
+    Tensor idx = flat;
+    if (padding_idx) {
+      Tensor keep = ne(flat, *padding_idx);
+      idx = masked_select(flat, keep);
+      go = index_select(go, 0, masked_select(arange(flat.numel()), keep));
+    }
+    Tensor gw = zeros({num, go.size(1)}, go.dtype());
+    gw.index_add_(0, idx, go);
+    return autograd::GradList{gw};
+  });
+}
+
+} // namespace ditto
