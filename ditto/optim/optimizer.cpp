@@ -71,6 +71,124 @@ std::vector<Tensor> Optimizer::parameters() const {
   return out;
 }
 
+nn::StateDict Optimizer::state_dict() const {
+  nn::StateDict sd;
+  const std::vector<Tensor> params = parameters();
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto it = state_.find(params[i].impl().get());
+    if (it == state_.end()) {
+      continue;
+    }
+    for (const auto& [name, t] : it->second) {
+      sd.insert("state." + std::to_string(i) + "." + name, t.detach().clone());
+    }
+  }
+  for (size_t g = 0; g < num_groups(); ++g) {
+    const std::string p = "param_groups." + std::to_string(g) + ".";
+    sd.insert(p + "lr", scalar_tensor(lr(g), kFloat64));
+    if (auto m = momentum(g)) {
+      sd.insert(p + "momentum", scalar_tensor(*m, kFloat64));
+    }
+    if (auto i = initial_lr(g)) {
+      sd.insert(p + "initial_lr", scalar_tensor(*i, kFloat64));
+    }
+  }
+  return sd;
+}
+
+void Optimizer::load_state_dict(const nn::StateDict& sd) {
+  const char* op = "Optimizer.load_state_dict";
+  const std::vector<Tensor> params = parameters();
+  // Parse and check everything first.
+  std::map<size_t, std::map<std::string, Tensor>> state;
+  std::map<size_t, std::map<std::string, double>> groups;
+  for (const auto& [key, t] : sd) {
+    DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor at ", key);
+    const size_t dot1 = key.find('.');
+    const size_t dot2 =
+        dot1 == std::string::npos ? dot1 : key.find('.', dot1 + 1);
+    DITTO_CHECK(
+        dot2 != std::string::npos,
+        ValueError,
+        op,
+        "unexpected key \"",
+        key,
+        "\"");
+    const std::string kind = key.substr(0, dot1);
+    const std::string index = key.substr(dot1 + 1, dot2 - dot1 - 1);
+    const std::string name = key.substr(dot2 + 1);
+    size_t n = 0;
+    bool numeric = !index.empty() && index.size() < 10;
+    for (char ch : index) {
+      numeric = numeric && ch >= '0' && ch <= '9';
+    }
+    DITTO_CHECK(
+        numeric && (kind == "state" || kind == "param_groups"),
+        ValueError,
+        op,
+        "unexpected key \"",
+        key,
+        "\"");
+    n = size_t(std::stoul(index));
+    if (kind == "state") {
+      DITTO_CHECK(
+          n < params.size(),
+          ValueError,
+          op,
+          "state for parameter ",
+          n,
+          " but the optimizer has ",
+          params.size(),
+          " parameters");
+      DITTO_CHECK(
+          t.dim() == 0 || t.sizes() == params[n].sizes(),
+          ValueError,
+          op,
+          "size mismatch for ",
+          key,
+          ": ",
+          shape_str(t.sizes()),
+          " for a parameter of shape ",
+          shape_str(params[n].sizes()));
+      state[n][name] = t;
+    } else {
+      DITTO_CHECK(
+          n < num_groups() &&
+              (name == "lr" || name == "momentum" || name == "initial_lr") &&
+              t.numel() == 1,
+          ValueError,
+          op,
+          "unexpected key \"",
+          key,
+          "\" (the optimizer has ",
+          num_groups(),
+          " groups)");
+      groups[n][name] = t.item<double>();
+    }
+  }
+  // Apply.
+  autograd::NoGradGuard no_grad;
+  state_.clear();
+  for (auto& [i, entries] : state) {
+    auto& dst = state_[params[i].impl().get()];
+    for (auto& [name, t] : entries) {
+      dst[name] =
+          t.detach().clone().to(t.dim() == 0 ? t.dtype() : params[i].dtype());
+    }
+  }
+  for (auto& [g, values] : groups) {
+    for (auto& [name, v] : values) {
+      if (name == "lr") {
+        set_lr(g, v);
+      } else if (name == "momentum") {
+        set_momentum(g, v);
+      } else {
+        set_initial_lr(g, v);
+      }
+    }
+  }
+}
+
 // ---- SGD
 
 SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)

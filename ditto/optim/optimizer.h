@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/nn/module.h"
 #include "ditto/nn/options.h"
 
 namespace ditto::optim {
@@ -52,6 +53,20 @@ class DITTO_API Optimizer {
     initial_lr_[group] = lr;
   }
 
+  // What a checkpoint needs to resume exactly: every parameter's state as
+  // "state.<i>.<name>" (i numbers the parameters across groups, in order;
+  // copies) and each group's "param_groups.<g>.lr", ".momentum" and
+  // ".initial_lr" (float64 scalars; the schedulers change them). The other
+  // options come from the constructor, as when the optimizer was built.
+  nn::StateDict state_dict() const;
+  // Checks every key, index and shape first; on error (ValueError naming
+  // the key) nothing changes.
+  void load_state_dict(const nn::StateDict& sd);
+
+ protected:
+  // Per-parameter state, by tensor identity.
+  std::map<const TensorImpl*, std::map<std::string, Tensor>> state_;
+
  private:
   std::vector<std::optional<double>> initial_lr_;
 };
@@ -90,8 +105,6 @@ class OptimizerWith : public Optimizer {
 
  protected:
   std::vector<ParamGroup> groups_;
-  // Per-parameter state, by tensor identity.
-  std::map<const TensorImpl*, std::map<std::string, Tensor>> state_;
 };
 
 // ---- SGD

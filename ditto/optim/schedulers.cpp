@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "ditto/core/error.h"
+#include "ditto/ops/factories.h"
 
 namespace ditto::optim {
 namespace {
@@ -47,6 +48,65 @@ void LRScheduler::apply(const std::vector<double>& lrs) {
 void LRScheduler::step() {
   ++last_epoch_;
   apply(get_lr());
+}
+
+namespace {
+
+Tensor doubles_tensor(const std::vector<double>& v) {
+  return tensor(v);
+}
+
+const Tensor& need(const nn::StateDict& sd, const std::string& key) {
+  const Tensor* t = sd.find(key);
+  DITTO_CHECK(
+      t != nullptr && t->defined(),
+      ValueError,
+      "LRScheduler.load_state_dict",
+      "missing key \"",
+      key,
+      "\"");
+  return *t;
+}
+
+std::vector<double> need_doubles(
+    const nn::StateDict& sd,
+    const std::string& key,
+    size_t n) {
+  Tensor t = need(sd, key).to(kFloat64).contiguous();
+  DITTO_CHECK(
+      t.dim() == 1 && size_t(t.numel()) == n,
+      ValueError,
+      "LRScheduler.load_state_dict",
+      key,
+      " must hold ",
+      n,
+      " values, got sizes ",
+      shape_str(t.sizes()));
+  return std::vector<double>(t.data_ptr<double>(), t.data_ptr<double>() + n);
+}
+
+} // namespace
+
+nn::StateDict LRScheduler::state_dict() const {
+  nn::StateDict sd;
+  sd.insert("last_epoch", scalar_tensor(last_epoch_, kInt64));
+  sd.insert("base_lrs", doubles_tensor(base_lrs_));
+  sd.insert("last_lr", doubles_tensor(last_lr_));
+  return sd;
+}
+
+void LRScheduler::load_state_dict(const nn::StateDict& sd) {
+  const Tensor& e = need(sd, "last_epoch");
+  DITTO_CHECK(
+      e.numel() == 1,
+      ValueError,
+      "LRScheduler.load_state_dict",
+      "last_epoch must be one value");
+  auto base = need_doubles(sd, "base_lrs", base_lrs_.size());
+  auto last = need_doubles(sd, "last_lr", base_lrs_.size());
+  last_epoch_ = e.to(kInt64).item<int64_t>();
+  base_lrs_ = std::move(base);
+  last_lr_ = std::move(last);
 }
 
 // ---- StepLR
@@ -361,6 +421,37 @@ SequentialLR::SequentialLR(
   schedulers_[0]->initial_step();
   last_epoch_ = 0;
   last_lr_ = schedulers_[0]->get_last_lr();
+}
+
+nn::StateDict SequentialLR::state_dict() const {
+  nn::StateDict sd = LRScheduler::state_dict();
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    for (const auto& [k, t] : schedulers_[i]->state_dict()) {
+      sd.insert("schedulers." + std::to_string(i) + "." + k, t);
+    }
+  }
+  return sd;
+}
+
+void SequentialLR::load_state_dict(const nn::StateDict& sd) {
+  // Every part is checked (on scratch copies of the state) before any
+  // scheduler changes.
+  std::vector<nn::StateDict> parts(schedulers_.size());
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    const std::string prefix = "schedulers." + std::to_string(i) + ".";
+    for (const auto& [k, t] : sd) {
+      if (k.rfind(prefix, 0) == 0) {
+        parts[i].insert(k.substr(prefix.size()), t);
+      }
+    }
+    need(parts[i], "last_epoch");
+    need_doubles(parts[i], "base_lrs", base_lrs_.size());
+    need_doubles(parts[i], "last_lr", base_lrs_.size());
+  }
+  LRScheduler::load_state_dict(sd);
+  for (size_t i = 0; i < schedulers_.size(); ++i) {
+    schedulers_[i]->load_state_dict(parts[i]);
+  }
 }
 
 std::vector<double> SequentialLR::get_lr() {

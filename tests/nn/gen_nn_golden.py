@@ -453,6 +453,20 @@ def layers():
     xd = torch.ones(3, 4, 2, 2)
     yd = F.dropout2d(xd, 0.3)
     out["dropout2d"] = {"y_crc": crc(yd), "y": flat(yd), "rng_crc": rng_crc()}
+    # Gradient clipping (float32): 2-norm and inf-norm.
+    grads = [torch.randn(4, 5, generator=g), torch.randn(7, generator=g),
+             torch.randn(2, 3, 3, generator=g)]
+    clip = {"grads": [flat(t) for t in grads], "shapes": [list(t.shape) for t in grads]}
+    for name, kwargs in [("norm2_05", dict(max_norm=0.5)),
+                         ("norm_inf_03", dict(max_norm=0.3, norm_type=float("inf"))),
+                         ("norm2_big", dict(max_norm=100.0))]:
+        ps = [torch.zeros(t.shape, requires_grad=True) for t in grads]
+        for p_, t in zip(ps, grads):
+            p_.grad = t.clone()
+        total = torch.nn.utils.clip_grad_norm_(ps, **kwargs)
+        clip[name] = {"total": float(total), "total_crc": crc(total.reshape(1)),
+                      "grads_crc": [crc(p_.grad) for p_ in ps]}
+    out["clip"] = clip
     return out
 
 

@@ -237,3 +237,141 @@ TEST(NnLayers, Dropout2dDrawsAsPyTorch) {
 
 } // namespace
 } // namespace ditto
+
+namespace ditto {
+namespace {
+
+uint32_t crc32_of(const Tensor& t) {
+  Tensor c = t.contiguous();
+  uint32_t crc = 0xFFFFFFFFu;
+  const auto* p = static_cast<const uint8_t*>(c.raw_data());
+  for (int64_t i = 0; i < c.numel() * int64_t(c.element_size()); ++i) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; ++k) {
+      crc = crc & 1 ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+TEST(NnUtils, ClipGradNormIsPyTorchsBits) {
+  const json& c = layers()["clip"];
+  struct Case {
+    const char* name;
+    double max_norm, norm_type;
+  };
+  for (Case k :
+       {Case{"norm2_05", 0.5, 2.0},
+        Case{"norm_inf_03", 0.3, INFINITY},
+        Case{"norm2_big", 100.0, 2.0}}) {
+    SCOPED_TRACE(k.name);
+    std::vector<Tensor> ps;
+    for (size_t i = 0; i < c["grads"].size(); ++i) {
+      Shape s = c["shapes"][i].get<Shape>();
+      Tensor p = zeros(s).requires_grad_();
+      p.mutable_grad() = f32(c["grads"][i], s);
+      ps.push_back(p);
+    }
+    Tensor total = nn::utils::clip_grad_norm_(ps, k.max_norm, k.norm_type);
+    EXPECT_EQ(
+        crc32_of(total.reshape({1})), c[k.name]["total_crc"].get<uint32_t>());
+    for (size_t i = 0; i < ps.size(); ++i) {
+      EXPECT_EQ(
+          crc32_of(ps[i].grad()), c[k.name]["grads_crc"][i].get<uint32_t>())
+          << i;
+    }
+  }
+  Tensor p = zeros({2}).requires_grad_();
+  p.mutable_grad() = tensor(std::vector<float>{INFINITY, 1.0f});
+  EXPECT_THROW(nn::utils::clip_grad_norm_({p}, 1.0, 2.0, true), ValueError);
+  EXPECT_EQ(p.grad()[1].item<float>(), 1.0f); // unchanged
+  nn::utils::clip_grad_value_({p}, 0.5);
+  EXPECT_EQ(p.grad()[0].item<float>(), 0.5f);
+  EXPECT_EQ(nn::utils::clip_grad_norm_({zeros({1})}, 1.0).item<float>(), 0.0f);
+}
+
+TEST(NnUtils, ParameterVectorsRoundTrip) {
+  manual_seed(0);
+  nn::Linear l(3, 2);
+  Tensor v = nn::utils::parameters_to_vector(l.parameters());
+  EXPECT_EQ(v.sizes(), (Shape{8}));
+  nn::utils::vector_to_parameters(v.mul(2.0), l.parameters());
+  EXPECT_TRUE(
+      allclose(nn::utils::parameters_to_vector(l.parameters()), v.mul(2.0)));
+  EXPECT_THROW(
+      nn::utils::vector_to_parameters(zeros({7}), l.parameters()), ValueError);
+}
+
+// R4 for the optimizer and scheduler: stop after k steps, restore model,
+// optimizer, scheduler and generator from their state dicts into fresh
+// objects, continue: the same bits as never stopping.
+struct TrainRun {
+  nn::Sequential model;
+  optim::AdamW opt;
+  optim::OneCycleLR sched;
+  explicit TrainRun(nn::Sequential m)
+      : model(std::move(m)),
+        opt(model.parameters(), optim::AdamOptions(1e-3).weight_decay(0.01)),
+        sched(opt, optim::OneCycleLROptions(0.01, 40)) {}
+  void steps(int n) {
+    for (int i = 0; i < n; ++i) {
+      Tensor x = randn({8, 6});
+      Tensor y = randint(0, 3, {8});
+      Tensor loss = F::cross_entropy(model.forward(x), y);
+      opt.zero_grad();
+      loss.backward();
+      nn::utils::clip_grad_norm_(model.parameters(), 1.0);
+      opt.step();
+      sched.step();
+    }
+  }
+};
+
+nn::Sequential small_model() {
+  return nn::Sequential(
+      nn::Linear(6, 16),
+      nn::BatchNorm1d(16),
+      nn::ReLU(),
+      nn::Dropout(0.2),
+      nn::Linear(16, 3));
+}
+
+TEST(NnUtils, ResumeFromStateDictsIsBitExact) {
+  manual_seed(3);
+  TrainRun straight(small_model());
+  straight.steps(20);
+  manual_seed(3);
+  TrainRun first(small_model());
+  first.steps(10);
+  const nn::StateDict model_sd = first.model.state_dict();
+  const nn::StateDict opt_sd = first.opt.state_dict();
+  const nn::StateDict sched_sd = first.sched.state_dict();
+  const Tensor rng = default_generator().get_state();
+  manual_seed(99); // a different start, all overwritten below
+  TrainRun resumed(small_model());
+  resumed.model.load_state_dict(model_sd);
+  resumed.opt.load_state_dict(opt_sd);
+  resumed.sched.load_state_dict(sched_sd);
+  default_generator().set_state(rng);
+  resumed.steps(10);
+  auto a = straight.model.state_dict(), b = resumed.model.state_dict();
+  for (const auto& [name, t] : a) {
+    EXPECT_EQ(fingerprint(t), fingerprint(b.at(name))) << name;
+  }
+  EXPECT_EQ(straight.opt.lr(0), resumed.opt.lr(0));
+  // Bad state: nothing changes.
+  nn::StateDict bad = opt_sd;
+  bad.insert("state.0.exp_avg", zeros({5, 5}));
+  const uint64_t before =
+      fingerprint(resumed.opt.state_dict().at("state.0.exp_avg"));
+  EXPECT_THROW(resumed.opt.load_state_dict(bad), ValueError);
+  EXPECT_EQ(
+      fingerprint(resumed.opt.state_dict().at("state.0.exp_avg")), before);
+  nn::StateDict unknown;
+  unknown.insert("state.99.exp_avg", zeros({1}));
+  EXPECT_THROW(resumed.opt.load_state_dict(unknown), ValueError);
+  EXPECT_THROW(resumed.sched.load_state_dict(nn::StateDict()), ValueError);
+}
+
+} // namespace
+} // namespace ditto
