@@ -290,6 +290,74 @@ std::string Conv1d::extra_repr() const {
   return s;
 }
 
+// ---- ConvTranspose2d
+
+ConvTranspose2d::ConvTranspose2d(const ConvTranspose2dOptions& o)
+    : Module("ConvTranspose2d"), options(o) {
+  const char* name = "ConvTranspose2d";
+  check_positive(o.in_channels(), name, "in_channels");
+  check_positive(o.out_channels(), name, "out_channels");
+  check_groups(o.in_channels(), o.out_channels(), o.groups(), name);
+  const IntList k = two(o.kernel_size(), name, "kernel_size");
+  two(o.stride(), name, "stride");
+  two(o.padding(), name, "padding");
+  two(o.output_padding(), name, "output_padding");
+  two(o.dilation(), name, "dilation");
+  weight = register_parameter(
+      "weight",
+      uninitialized(
+          {o.in_channels(), o.out_channels() / o.groups(), k[0], k[1]}));
+  if (o.bias()) {
+    bias = register_parameter("bias", uninitialized({o.out_channels()}));
+  }
+  defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
+}
+
+void ConvTranspose2d::reset_parameters() {
+  detail::run_deferred();
+  reset_weight_and_bias(weight, bias);
+}
+
+Tensor ConvTranspose2d::forward(const Tensor& x) const {
+  check_conv_input(x, 2, options.in_channels(), "ConvTranspose2d");
+  const bool batched = x.dim() == 4;
+  Tensor y = conv_transpose2d(
+      batched ? x : x.unsqueeze(0),
+      weight,
+      bias,
+      options.stride(),
+      options.padding(),
+      options.output_padding(),
+      options.groups(),
+      options.dilation());
+  return batched ? y : y.squeeze(0);
+}
+
+std::string ConvTranspose2d::extra_repr() const {
+  const auto& o = options;
+  const char* name = "ConvTranspose2d";
+  std::string s = std::to_string(o.in_channels()) + ", " +
+      std::to_string(o.out_channels()) +
+      ", kernel_size=" + py_tuple(o.kernel_size(), 2) +
+      ", stride=" + py_tuple(o.stride(), 2);
+  if (two(o.padding(), name, "padding") != IntList{0, 0}) {
+    s += ", padding=" + py_tuple(o.padding(), 2);
+  }
+  if (two(o.dilation(), name, "dilation") != IntList{1, 1}) {
+    s += ", dilation=" + py_tuple(o.dilation(), 2);
+  }
+  if (two(o.output_padding(), name, "output_padding") != IntList{0, 0}) {
+    s += ", output_padding=" + py_tuple(o.output_padding(), 2);
+  }
+  if (o.groups() != 1) {
+    s += ", groups=" + std::to_string(o.groups());
+  }
+  if (!bias.defined()) {
+    s += ", bias=False";
+  }
+  return s;
+}
+
 // ---- MaxPool2d
 
 MaxPool2d::MaxPool2d(const MaxPool2dOptions& o)

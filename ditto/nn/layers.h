@@ -134,6 +134,57 @@ class DITTO_API Conv1d : public Module {
   Tensor bias;
 };
 
+struct DITTO_API ConvTranspose2dOptions {
+  ConvTranspose2dOptions(
+      int64_t in_channels,
+      int64_t out_channels,
+      IntList kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride) = {1};
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, output_padding) = {0};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+  DITTO_NN_ARG(IntList, dilation) = {1};
+};
+
+// weight (in, out / groups, kh, kw): PyTorch's init, whose fan_in is
+// therefore (out / groups) * kh * kw.
+class DITTO_API ConvTranspose2d : public Module {
+ public:
+  ConvTranspose2d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t output_padding = 0,
+      int64_t groups = 1,
+      bool bias = true,
+      int64_t dilation = 1)
+      : ConvTranspose2d(
+            ConvTranspose2dOptions(in_channels, out_channels, {kernel_size})
+                .stride({stride})
+                .padding({padding})
+                .output_padding({output_padding})
+                .groups(groups)
+                .bias(bias)
+                .dilation({dilation})) {}
+  explicit ConvTranspose2d(const ConvTranspose2dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  ConvTranspose2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
 // ---- pooling
 
 struct DITTO_API MaxPool2dOptions {

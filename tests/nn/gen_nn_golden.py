@@ -91,6 +91,9 @@ INIT_CASES = [
     ("mlp", make_mlp),
     ("seq_small", lambda: nn.Sequential(nn.Linear(4, 3), nn.ReLU(),
                                         nn.Linear(3, 2))),
+    ("convtranspose2d_6_4_3_s2", lambda: nn.ConvTranspose2d(6, 4, 3, stride=2, padding=1,
+                                                            output_padding=1)),
+    ("convtranspose2d_4_6_2_g2", lambda: nn.ConvTranspose2d(4, 6, 2, groups=2, bias=False)),
     ("embedding_10_4", lambda: nn.Embedding(10, 4)),
     ("embedding_10_4_pad", lambda: nn.Embedding(10, 4, padding_idx=-2)),
     ("layernorm_6", lambda: nn.LayerNorm(6)),
@@ -453,6 +456,16 @@ def layers():
     xd = torch.ones(3, 4, 2, 2)
     yd = F.dropout2d(xd, 0.3)
     out["dropout2d"] = {"y_crc": crc(yd), "y": flat(yd), "rng_crc": rng_crc()}
+    # ConvTranspose2d (float64): output and gradients.
+    ct = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2,
+                            dilation=1).double()
+    xc = torch.randn(2, 4, 5, 4, generator=g, dtype=torch.float64)
+    y, r, (gx,) = grads_of(ct, xc)
+    out["conv_transpose"] = {"x": flat(xc), "w": flat(ct.weight), "b": flat(ct.bias),
+                             "w_shape": list(ct.weight.shape), "shape": list(y.shape),
+                             "y": flat(y), "r": flat(r), "grad_x": flat(gx),
+                             "grad_w": flat(ct.weight.grad), "grad_b": flat(ct.bias.grad),
+                             "repr": repr(ct)}
     # Gradient clipping (float32): 2-norm and inf-norm.
     grads = [torch.randn(4, 5, generator=g), torch.randn(7, generator=g),
              torch.randn(2, 3, 3, generator=g)]
@@ -464,8 +477,7 @@ def layers():
         for p_, t in zip(ps, grads):
             p_.grad = t.clone()
         total = torch.nn.utils.clip_grad_norm_(ps, **kwargs)
-        clip[name] = {"total": float(total), "total_crc": crc(total.reshape(1)),
-                      "grads_crc": [crc(p_.grad) for p_ in ps]}
+        clip[name] = {"total": float(total), "grads": [flat(p_.grad) for p_ in ps]}
     out["clip"] = clip
     return out
 

@@ -99,6 +99,10 @@ std::unique_ptr<nn::Module> make_module(const std::string& name) {
          return P(new nn::Sequential{
              nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)});
        }},
+      {"convtranspose2d_6_4_3_s2",
+       [] { return P(new nn::ConvTranspose2d(6, 4, 3, 2, 1, 1)); }},
+      {"convtranspose2d_4_6_2_g2",
+       [] { return P(new nn::ConvTranspose2d(4, 6, 2, 1, 0, 0, 2, false)); }},
       {"embedding_10_4", [] { return P(new nn::Embedding(10, 4)); }},
       {"embedding_10_4_pad",
        [] {
@@ -142,7 +146,7 @@ TEST(NnGolden, DefaultInitIsPyTorchsBits) {
     EXPECT_EQ(rng_crc(), c["rng_crc"].get<uint32_t>());
     ++checked;
   }
-  EXPECT_EQ(checked, 30);
+  EXPECT_EQ(checked, 34);
 }
 
 TEST(NnGolden, InitFunctionsArePyTorchsBits) {
