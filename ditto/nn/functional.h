@@ -90,6 +90,22 @@ pad(const Tensor& x,
     const IntList& pads,
     std::string_view mode = "constant",
     double value = 0.0);
+using ::ditto::InterpolateMode;
+struct DITTO_API InterpolateOptions {
+  // Exactly one of size (one or two values) and scale_factor.
+  DITTO_NN_ARG(IntList, size);
+  DITTO_NN_ARG(std::vector<double>, scale_factor);
+  DITTO_NN_ARG(InterpolateMode, mode) = InterpolateMode::Nearest;
+  // Bilinear only; false when unset.
+  DITTO_NN_ARG(std::optional<bool>, align_corners);
+  // Map indices with in / out instead of 1 / scale_factor.
+  DITTO_NN_ARG(bool, recompute_scale_factor) = false;
+};
+// Resizes the last two dims of (N, C, H, W): output size from size, or
+// floor(in * scale_factor).
+DITTO_API Tensor
+interpolate(const Tensor& x, const InterpolateOptions& options);
+
 // x / max(||x||_2 along dim, eps).
 DITTO_API Tensor
 normalize(const Tensor& x, int64_t dim = 1, double eps = 1e-12);

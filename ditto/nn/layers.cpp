@@ -749,6 +749,26 @@ std::string EmbeddingBag::extra_repr() const {
   return Embedding::extra_repr() + ", mode='" + mode + "'";
 }
 
+std::string Upsample::extra_repr() const {
+  const auto& o = options;
+  std::string s;
+  if (!o.size().empty()) {
+    s = "size=" + py_int_or_tuple(o.size());
+  } else {
+    const auto& f = o.scale_factor();
+    s = "scale_factor=";
+    if (f.size() == 1) {
+      s += py_float(f[0]);
+    } else {
+      s += "(" + py_float(f[0]) + ", " + py_float(f[1]) + ")";
+    }
+  }
+  const char* mode = o.mode() == InterpolateMode::Bilinear ? "bilinear"
+      : o.mode() == InterpolateMode::NearestExact          ? "nearest-exact"
+                                                           : "nearest";
+  return s + ", mode=" + mode;
+}
+
 // ---- containers
 
 Tensor Sequential::forward(const Tensor& x) const {

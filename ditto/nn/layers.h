@@ -515,6 +515,18 @@ class DITTO_API EmbeddingBag : public Embedding {
   std::string mode;
 };
 
+// Resizes (N, C, H, W) inputs: functional::interpolate with fixed options.
+class DITTO_API Upsample : public Module {
+ public:
+  explicit Upsample(const functional::InterpolateOptions& options)
+      : Module("Upsample"), options(options) {}
+  Tensor forward(const Tensor& x) const {
+    return functional::interpolate(x, options);
+  }
+  std::string extra_repr() const override;
+  functional::InterpolateOptions options;
+};
+
 // ---- containers
 
 // Children named "0", "1", ... applied in order. Every child needs a

@@ -165,3 +165,24 @@ DITTO_API Tensor conv_transpose2d(
     const IntList& dilation = {1});
 
 } // namespace ditto
+
+namespace ditto {
+
+enum class InterpolateMode { Nearest, NearestExact, Bilinear };
+
+// Resizes the last two dims of (N, C, H, W) to (out_h, out_w): PyTorch's
+// index mapping (docs/nn.md). scale_h/scale_w, when given, are the scale
+// factors the user passed (PyTorch maps indices with 1/scale then);
+// align_corners only for Bilinear. The backward adds each output gradient
+// into its source cells, plane by plane in output order: the same bits
+// for any thread count.
+DITTO_API Tensor upsample2d(
+    const Tensor& x,
+    int64_t out_h,
+    int64_t out_w,
+    InterpolateMode mode,
+    bool align_corners = false,
+    std::optional<double> scale_h = std::nullopt,
+    std::optional<double> scale_w = std::nullopt);
+
+} // namespace ditto

@@ -466,6 +466,32 @@ def layers():
                              "y": flat(y), "r": flat(r), "grad_x": flat(gx),
                              "grad_w": flat(ct.weight.grad), "grad_b": flat(ct.bias.grad),
                              "repr": repr(ct)}
+    # interpolate (float64 values and gradients; the nearest index pitfall
+    # of pytorch-training.md 3.5 included: 2 -> 82).
+    xi = torch.randn(2, 3, 5, 7, generator=g, dtype=torch.float64)
+    # float32: PyTorch 1.13's float64 nearest kernel with several channels
+    # maps indices in double, unlike every other case (ditto: float32 rule).
+    xn = torch.randn(1, 2, 2, 3, generator=g)
+    icases = []
+    for name, inp, kw in [
+        ("nearest_size", xi, dict(size=(8, 11))),
+        ("nearest_scale", xi, dict(scale_factor=1.7)),
+        ("nearest_82", xn, dict(size=(82, 5))),
+        ("nearest_exact", xi, dict(size=(9, 4), mode="nearest-exact")),
+        ("bilinear", xi, dict(size=(9, 13), mode="bilinear")),
+        ("bilinear_ac", xi, dict(size=(9, 13), mode="bilinear", align_corners=True)),
+        ("bilinear_scale", xi, dict(scale_factor=(2.5, 0.6), mode="bilinear")),
+        ("bilinear_recompute", xi, dict(scale_factor=0.35, mode="bilinear",
+                                        recompute_scale_factor=True)),
+    ]:
+        y, r, (gx,) = grads_of(lambda t: F.interpolate(t, **kw), inp)
+        icases.append({"name": name, "in_shape": list(inp.shape), "x": flat(inp),
+                       "float32": inp.dtype == torch.float32,
+                       "shape": list(y.shape), "y": flat(y), "r": flat(r),
+                       "grad_x": flat(gx)})
+    out["interpolate"] = icases
+    out["upsample_repr"] = [repr(nn.Upsample(scale_factor=2.0)),
+                            repr(nn.Upsample(size=(4, 5), mode="bilinear"))]
     # Gradient clipping (float32): 2-norm and inf-norm.
     grads = [torch.randn(4, 5, generator=g), torch.randn(7, generator=g),
              torch.randn(2, 3, 3, generator=g)]

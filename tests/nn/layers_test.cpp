@@ -252,6 +252,64 @@ TEST(NnLayers, ConvTranspose2dIsPyTorchs) {
       conv_transpose2d(x, ct.weight, {}, {2}, {1}, {2}, 2), ValueError);
 }
 
+TEST(NnLayers, InterpolateIsPyTorchs) {
+  using IO = F::InterpolateOptions;
+  using M = InterpolateMode;
+  std::map<std::string, IO> opts = {
+      {"nearest_size", IO().size({8, 11})},
+      {"nearest_scale", IO().scale_factor({1.7})},
+      {"nearest_82", IO().size({82, 5})},
+      {"nearest_exact", IO().size({9, 4}).mode(M::NearestExact)},
+      {"bilinear", IO().size({9, 13}).mode(M::Bilinear)},
+      {"bilinear_ac", IO().size({9, 13}).mode(M::Bilinear).align_corners(true)},
+      {"bilinear_scale", IO().scale_factor({2.5, 0.6}).mode(M::Bilinear)},
+      {"bilinear_recompute",
+       IO().scale_factor({0.35})
+           .mode(M::Bilinear)
+           .recompute_scale_factor(true)},
+  };
+  int checked = 0;
+  for (const auto& c : layers()["interpolate"]) {
+    const std::string name = c["name"];
+    SCOPED_TRACE(name);
+    const IO& o = opts.at(name);
+    Tensor x = f64(c["x"], c["in_shape"].get<Shape>());
+    if (c["float32"].get<bool>()) {
+      x = x.to(kFloat32);
+    }
+    auto fn = [&](const Tensor& t) { return F::interpolate(t, o); };
+    Tensor y = fn(x);
+    EXPECT_EQ(y.sizes(), c["shape"].get<Shape>());
+    const double tol = x.dtype() == kFloat32 ? 1e-6 : 1e-12;
+    expect_close(y, c["y"], tol);
+    expect_close(
+        grad_of(fn, x, f64(c["r"], y.sizes()).to(x.dtype())), c["grad_x"], tol);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);
+  nn::Upsample up(IO().scale_factor({2.0}));
+  EXPECT_EQ(up.repr(), layers()["upsample_repr"][0].get<std::string>());
+  nn::Upsample up2(IO().size({4, 5}).mode(M::Bilinear));
+  EXPECT_EQ(up2.repr(), layers()["upsample_repr"][1].get<std::string>());
+  EXPECT_THROW(F::interpolate(randn({1, 1, 4, 4}), IO()), ValueError);
+  EXPECT_THROW(
+      F::interpolate(randn({1, 1, 4, 4}), IO().size({2}).align_corners(true)),
+      ValueError);
+  // Same bits for any thread count (the backward adds plane by plane).
+  Tensor x = randn({2, 3, 17, 19});
+  Tensor r = randn({2, 3, 40, 33});
+  auto fn = [](const Tensor& t) {
+    return F::interpolate(
+        t, IO().size({40, 33}).mode(InterpolateMode::Bilinear));
+  };
+  const uint64_t want = fingerprint(grad_of(fn, x, r));
+  for (int threads : {1, 3, 8}) {
+    set_num_threads(threads);
+    EXPECT_EQ(fingerprint(grad_of(fn, x, r)), want) << threads;
+  }
+  set_num_threads(2);
+}
+
 TEST(NnLayers, Dropout2dDrawsAsPyTorch) {
   const json& c = layers()["dropout2d"];
   manual_seed(5);
