@@ -259,6 +259,18 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
       x, oh, ow, o.mode(), o.align_corners().value_or(false), sh, sw);
 }
 
+Tensor grid_sample(
+    const Tensor& input,
+    const Tensor& grid,
+    const GridSampleOptions& o) {
+  return ::ditto::grid_sample(
+      input, grid, o.mode(), o.padding_mode(), o.align_corners());
+}
+
+Tensor affine_grid(const Tensor& theta, const Shape& size, bool align_corners) {
+  return ::ditto::affine_grid(theta, size, align_corners);
+}
+
 Tensor normalize(const Tensor& x, int64_t dim, double eps) {
   detail::OpScope op("normalize", {x}, detail::OpScope::kComposite);
   DITTO_CHECK(x.defined(), ValueError, "normalize", "undefined input");

@@ -106,6 +106,20 @@ struct DITTO_API InterpolateOptions {
 DITTO_API Tensor
 interpolate(const Tensor& x, const InterpolateOptions& options);
 
+using ::ditto::GridSampleMode;
+using ::ditto::GridSamplePadding;
+struct DITTO_API GridSampleOptions {
+  DITTO_NN_ARG(GridSampleMode, mode) = GridSampleMode::Bilinear;
+  DITTO_NN_ARG(GridSamplePadding, padding_mode) = GridSamplePadding::Zeros;
+  DITTO_NN_ARG(bool, align_corners) = false;
+};
+DITTO_API Tensor grid_sample(
+    const Tensor& input,
+    const Tensor& grid,
+    const GridSampleOptions& options = {});
+DITTO_API Tensor
+affine_grid(const Tensor& theta, const Shape& size, bool align_corners = false);
+
 // x / max(||x||_2 along dim, eps).
 DITTO_API Tensor
 normalize(const Tensor& x, int64_t dim = 1, double eps = 1e-12);

@@ -805,4 +805,30 @@ Module& ModuleList::operator[](size_t i) const {
   return *items_[i];
 }
 
+Module& ModuleDict::operator[](const std::string& name) const {
+  for (const auto& [k, m] : items_) {
+    if (k == name) {
+      return *m;
+    }
+  }
+  detail::throw_error<KeyError>("ModuleDict", "no module named \"", name, "\"");
+}
+
+bool ModuleDict::contains(const std::string& name) const {
+  for (const auto& item : items_) {
+    if (item.first == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> ModuleDict::keys() const {
+  std::vector<std::string> out;
+  for (const auto& item : items_) {
+    out.push_back(item.first);
+  }
+  return out;
+}
+
 } // namespace ditto::nn

@@ -593,4 +593,26 @@ class DITTO_API ModuleList : public Module {
   std::vector<Module*> items_;
 };
 
+// Modules by name, in insertion order, without a forward.
+class DITTO_API ModuleDict : public Module {
+ public:
+  ModuleDict() : Module("ModuleDict") {}
+  template <typename M>
+  std::decay_t<M>& insert(const std::string& name, M&& module) {
+    auto& m = register_module(name, std::forward<M>(module));
+    items_.emplace_back(name, &m);
+    return m;
+  }
+  // KeyError if absent.
+  Module& operator[](const std::string& name) const;
+  bool contains(const std::string& name) const;
+  std::vector<std::string> keys() const;
+  size_t size() const {
+    return items_.size();
+  }
+
+ private:
+  std::vector<std::pair<std::string, Module*>> items_;
+};
+
 } // namespace ditto::nn

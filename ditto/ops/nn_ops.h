@@ -186,3 +186,27 @@ DITTO_API Tensor upsample2d(
     std::optional<double> scale_w = std::nullopt);
 
 } // namespace ditto
+
+namespace ditto {
+
+enum class GridSampleMode { Bilinear, Nearest };
+enum class GridSamplePadding { Zeros, Border, Reflection };
+
+// Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) points (x, y) in
+// [-1, 1]: PyTorch's unnormalization, padding and weights. Gradients for
+// input and grid (bilinear); the input gradient is summed per plane in
+// output order, the grid gradient per point over channels in order: the
+// same bits for any thread count.
+DITTO_API Tensor grid_sample(
+    const Tensor& input,
+    const Tensor& grid,
+    GridSampleMode mode = GridSampleMode::Bilinear,
+    GridSamplePadding padding = GridSamplePadding::Zeros,
+    bool align_corners = false);
+
+// The sampling grid (N, H, W, 2) of the affine maps theta (N, 2, 3) for an
+// output of size (N, C, H, W).
+DITTO_API Tensor
+affine_grid(const Tensor& theta, const Shape& size, bool align_corners = false);
+
+} // namespace ditto

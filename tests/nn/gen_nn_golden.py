@@ -492,6 +492,33 @@ def layers():
     out["interpolate"] = icases
     out["upsample_repr"] = [repr(nn.Upsample(scale_factor=2.0)),
                             repr(nn.Upsample(size=(4, 5), mode="bilinear"))]
+    # affine_grid and grid_sample (float64): values, input and grid gradients.
+    xs = torch.randn(2, 3, 5, 6, generator=g, dtype=torch.float64)
+    theta = torch.randn(2, 2, 3, generator=g, dtype=torch.float64) * 0.6
+    theta[:, 0, 0] += 1.0
+    theta[:, 1, 1] += 1.0
+    gcases = []
+    for ac in (False, True):
+        grid = F.affine_grid(theta, (2, 3, 4, 7), align_corners=ac) * 1.3
+        for mode, pad in [("bilinear", "zeros"), ("bilinear", "border"),
+                          ("bilinear", "reflection"), ("nearest", "zeros"),
+                          ("nearest", "reflection")]:
+            xi_ = xs.clone().requires_grad_(True)
+            gi_ = grid.clone().requires_grad_(True)
+            y = F.grid_sample(xi_, gi_, mode=mode, padding_mode=pad, align_corners=ac)
+            r = torch.randn(y.shape, generator=g, dtype=torch.float64)
+            (y * r).sum().backward()
+            gcases.append({"mode": mode, "padding": pad, "align_corners": ac,
+                           "grid": flat(grid), "y": flat(y), "r": flat(r),
+                           "grad_x": flat(xi_.grad),
+                           "grad_grid": flat(gi_.grad) if gi_.grad is not None else None})
+    th = theta.clone().requires_grad_(True)
+    ag = F.affine_grid(th, (2, 3, 4, 7), align_corners=False)
+    ra = torch.randn(ag.shape, generator=g, dtype=torch.float64)
+    (ag * ra).sum().backward()
+    out["grid_sample"] = {"x": flat(xs), "theta": flat(theta), "cases": gcases,
+                          "affine": flat(ag), "affine_r": flat(ra),
+                          "affine_grad": flat(th.grad)}
     # Gradient clipping (float32): 2-norm and inf-norm.
     grads = [torch.randn(4, 5, generator=g), torch.randn(7, generator=g),
              torch.randn(2, 3, 3, generator=g)]

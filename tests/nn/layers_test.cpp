@@ -310,6 +310,51 @@ TEST(NnLayers, InterpolateIsPyTorchs) {
   set_num_threads(2);
 }
 
+TEST(NnLayers, GridSampleAndAffineGridArePyTorchs) {
+  const json& c = layers()["grid_sample"];
+  Tensor x = f64(c["x"], {2, 3, 5, 6});
+  Tensor theta = f64(c["theta"], {2, 2, 3});
+  Tensor ag = F::affine_grid(theta, {2, 3, 4, 7});
+  expect_close(ag, c["affine"], 1e-12);
+  expect_close(
+      grad_of(
+          [](const Tensor& t) {
+            return F::affine_grid(t, {2, 3, 4, 7});
+          },
+          theta,
+          f64(c["affine_r"], {2, 4, 7, 2})),
+      c["affine_grad"],
+      1e-12);
+  int checked = 0;
+  for (const auto& k : c["cases"]) {
+    const std::string mode = k["mode"], pad = k["padding"];
+    const bool ac = k["align_corners"];
+    SCOPED_TRACE(mode + " " + pad + (ac ? " align_corners" : ""));
+    F::GridSampleOptions o;
+    o.mode(
+         mode == "nearest" ? GridSampleMode::Nearest : GridSampleMode::Bilinear)
+        .padding_mode(
+            pad == "zeros"        ? GridSamplePadding::Zeros
+                : pad == "border" ? GridSamplePadding::Border
+                                  : GridSamplePadding::Reflection)
+        .align_corners(ac);
+    Tensor grid = f64(k["grid"], {2, 4, 7, 2});
+    Tensor xl = x.clone().requires_grad_();
+    Tensor gl = grid.clone().requires_grad_();
+    Tensor y = F::grid_sample(xl, gl, o);
+    expect_close(y, k["y"], 1e-12);
+    y.mul(f64(k["r"], y.sizes())).sum().backward();
+    expect_close(xl.grad(), k["grad_x"], 1e-12);
+    if (mode == "bilinear") {
+      expect_close(gl.grad(), k["grad_grid"], 1e-10);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 10);
+  EXPECT_THROW(F::grid_sample(x, randn({2, 4, 7, 3}, kFloat64)), ValueError);
+  EXPECT_THROW(F::grid_sample(x, randn({2, 4, 7, 2})), TypeError);
+}
+
 TEST(NnLayers, Dropout2dDrawsAsPyTorch) {
   const json& c = layers()["dropout2d"];
   manual_seed(5);

@@ -214,6 +214,23 @@ TEST(NnModule, StateDictRoundTripAndErrorsChangeNothing) {
   EXPECT_EQ(other.p[0].item<float>(), 5.0f);
 }
 
+TEST(NnModule, ModuleDictKeepsInsertionOrder) {
+  manual_seed(0);
+  nn::ModuleDict d;
+  d.insert("enc", nn::Linear(4, 3));
+  d.insert("act", nn::ReLU());
+  d.insert("dec", nn::Linear(3, 4));
+  EXPECT_EQ(d.keys(), (std::vector<std::string>{"enc", "act", "dec"}));
+  EXPECT_TRUE(d.contains("dec"));
+  EXPECT_EQ(
+      names(d.named_parameters()),
+      (std::vector<std::string>{
+          "enc.weight", "enc.bias", "dec.weight", "dec.bias"}));
+  EXPECT_EQ(d["act"].type_name(), "ReLU");
+  EXPECT_THROW(d["nope"], KeyError);
+  EXPECT_THROW(d.insert("enc", nn::ReLU()), ValueError);
+}
+
 TEST(NnModule, ModesGradsAndDtype) {
   manual_seed(0);
   nn::Sequential m(nn::Linear(4, 4), nn::Dropout(0.5));
