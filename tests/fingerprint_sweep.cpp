@@ -3,9 +3,10 @@
 // draws (mt19937 and Philox), GEMM, convolutions (every algorithm, forward
 // and both gradients), the deterministic scatter/index family and the
 // decompositions, and gradients (an MLP, a conv net, an index/scatter
-// chain, recorded deterministic). The sweep runs with 1, 2 and 3 threads and
-// exits 1 if any fingerprint depends on the thread count; the printed lines are
-// then compared across CPU capabilities (DITTO_CPU_CAPABILITY), emulated CPUs
+// chain, recorded deterministic), and nn layers and training steps. The sweep
+// runs with 1, 2 and 3 threads and exits 1 if any fingerprint depends on the
+// thread count; the printed lines are then compared across CPU capabilities
+// (DITTO_CPU_CAPABILITY), emulated CPUs
 // (`make cpu-check`) and architectures (`make cross-arch-check`).
 //
 // Lines that end in " libm" come from the PyTorch-compatible mt19937 paths
@@ -18,6 +19,8 @@
 // elementwise loops and reductions, the GEMM panels and register tiles.
 
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -215,6 +218,96 @@ void gradients(Sweep& r, Dtype dt) {
   r.add("grad_index_chain", table.grad());
 }
 
+// nn layers and optimizers: a few training steps of a small conv net with
+// batch norm, pooling and dropout, and the backward of the layers whose
+// gradient scatters. The AdamW/OneCycleLR run is marked libm: Adam's
+// beta^step and the scheduler's cosine are glibc's pow and cos, as in
+// PyTorch.
+void nn_layers(Sweep& r, Dtype dt) {
+  namespace F = nn::functional;
+  DeterministicGuard det(true);
+  Tensor x = varied(4 * 3 * 12 * 12, dt, 2.0, 30).view({4, 3, 12, 12});
+  Tensor y = remainder_index(4, 10);
+  for (bool adam : {false, true}) {
+    manual_seed(7);
+    nn::Sequential model(
+        nn::Conv2d(3, 6, 3, 1, 1),
+        nn::BatchNorm2d(6),
+        nn::ReLU(),
+        nn::MaxPool2d(2),
+        nn::Conv2d(6, 4, 3),
+        nn::Flatten(),
+        nn::Dropout(0.2),
+        nn::Linear(64, 10));
+    model.to(dt);
+    std::unique_ptr<optim::Optimizer> opt;
+    std::unique_ptr<optim::LRScheduler> sched;
+    if (adam) {
+      opt = std::make_unique<optim::AdamW>(model.parameters());
+      sched = std::make_unique<optim::OneCycleLR>(
+          *opt, optim::OneCycleLROptions(0.01, 10));
+    } else {
+      opt = std::make_unique<optim::SGD>(
+          model.parameters(), optim::SGDOptions(0.05).momentum(0.9));
+      sched = std::make_unique<optim::StepLR>(*opt, 2, 0.5);
+    }
+    Tensor loss;
+    for (int step = 0; step < 3; ++step) {
+      loss = F::cross_entropy(model.forward(x), y);
+      opt->zero_grad();
+      loss.backward();
+      nn::utils::clip_grad_norm_(model.parameters(), 1.0);
+      opt->step();
+      sched->step();
+    }
+    const std::string name = adam ? "nn_train_adamw" : "nn_train_sgd";
+    r.add(
+        name + "_params",
+        nn::utils::parameters_to_vector(model.parameters()),
+        adam);
+    r.add(name + "_loss", loss.detach(), adam);
+  }
+  Tensor img = varied(2 * 3 * 9 * 11, dt, 2.0, 31).view({2, 3, 9, 11});
+  auto grad_of = [&](const std::function<Tensor(const Tensor&)>& fn) {
+    Tensor leaf = img.clone().requires_grad_();
+    Tensor out = fn(leaf);
+    out.mul(varied(out.numel(), dt, 1.0, 32).view(out.sizes()))
+        .sum()
+        .backward();
+    return leaf.grad();
+  };
+  r.add("grad_upsample_bilinear", grad_of([](const Tensor& t) {
+          return F::interpolate(
+              t,
+              F::InterpolateOptions().size({20, 17}).mode(
+                  InterpolateMode::Bilinear));
+        }));
+  r.add("grad_avg_pool", grad_of([](const Tensor& t) {
+          return F::avg_pool2d(t, {3}, {2}, {1}, true, false);
+        }));
+  r.add("grad_adaptive_pool", grad_of([](const Tensor& t) {
+          return F::adaptive_avg_pool2d(t, {4, 5});
+        }));
+  r.add("grad_max_pool", grad_of([](const Tensor& t) {
+          return F::max_pool2d(t, {3}, {2}, {1});
+        }));
+  r.add("grad_pad_reflect", grad_of([](const Tensor& t) {
+          return F::pad(t, {3, 2, 1, 4}, "reflect");
+        }));
+  Tensor grid = varied(2 * 6 * 7 * 2, dt, 2.4, 33).view({2, 6, 7, 2});
+  r.add(
+      "grad_grid_sample", grad_of([&](const Tensor& t) {
+        return F::grid_sample(
+            t,
+            grid,
+            F::GridSampleOptions().padding_mode(GridSamplePadding::Reflection));
+      }));
+  Tensor ctw = varied(3 * 2 * 3 * 3, dt, 0.5, 34).view({3, 2, 3, 3});
+  r.add("grad_conv_transpose", grad_of([&](const Tensor& t) {
+          return conv_transpose2d(t, ctw, {}, {2}, {1}, {1});
+        }));
+}
+
 Sweep run() {
   Sweep r;
   for (Dtype dt : {kFloat32, kFloat64, kInt64, kInt32}) {
@@ -226,6 +319,7 @@ Sweep run() {
     index_family(r, dt);
     decompositions(r, dt);
     gradients(r, dt);
+    nn_layers(r, dt);
   }
   integer_draws(r);
   return r;
