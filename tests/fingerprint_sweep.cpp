@@ -267,6 +267,10 @@ void nn_layers(Sweep& r, Dtype dt) {
         adam);
     r.add(name + "_loss", loss.detach(), adam);
   }
+  Tensor wide = varied(20000, dt, 16.0, 35);
+  r.add("erf", erf(wide));
+  r.add("gelu", F::gelu(wide));
+  r.add("gelu_tanh", F::gelu(wide, "tanh"));
   Tensor img = varied(2 * 3 * 9 * 11, dt, 2.0, 31).view({2, 3, 9, 11});
   auto grad_of = [&](const std::function<Tensor(const Tensor&)>& fn) {
     Tensor leaf = img.clone().requires_grad_();

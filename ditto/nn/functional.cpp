@@ -64,6 +64,26 @@ Tensor silu(const Tensor& x) {
   return op.done(mul(x, ::ditto::sigmoid(x)));
 }
 
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  const bool tanh_form = approximate == "tanh";
+  DITTO_CHECK(
+      tanh_form || approximate == "none",
+      ValueError,
+      "gelu",
+      "approximate argument must be either none or tanh, got ",
+      approximate);
+  detail::OpScope op("gelu", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, "gelu", "undefined input");
+  if (tanh_form) {
+    // PyTorch's grouping: 0.5 x (1 + tanh(kBeta (x + kKappa x^3))).
+    const double beta = 0.7978845608028654; // sqrt(2) * 2/sqrt(pi) / 2
+    Tensor inner = mul(add(x, mul(mul(mul(x, x), x), 0.044715)), beta);
+    return op.done(mul(mul(x, 0.5), add(::ditto::tanh(inner), 1.0)));
+  }
+  return op.done(
+      mul(mul(x, 0.5), add(::ditto::erf(mul(x, 0.7071067811865476)), 1.0)));
+}
+
 Tensor sigmoid(const Tensor& x) {
   return ::ditto::sigmoid(x);
 }

@@ -19,6 +19,9 @@ using ::ditto::Reduction;
 DITTO_API Tensor relu(const Tensor& x);
 DITTO_API Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
 DITTO_API Tensor silu(const Tensor& x);
+// x/2 (1 + erf(x/sqrt(2))), or with approximate "tanh"
+// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as PyTorch.
+DITTO_API Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 DITTO_API Tensor sigmoid(const Tensor& x);
 DITTO_API Tensor tanh(const Tensor& x);
 DITTO_API Tensor softmax(const Tensor& x, int64_t dim);

@@ -542,6 +542,23 @@ std::string LeakyReLU::extra_repr() const {
   return "negative_slope=" + py_float(negative_slope);
 }
 
+GELU::GELU(std::string a) : Module("GELU"), approximate(std::move(a)) {
+  DITTO_CHECK(
+      approximate == "none" || approximate == "tanh",
+      ValueError,
+      "GELU",
+      "approximate argument must be either none or tanh, got ",
+      approximate);
+}
+
+Tensor GELU::forward(const Tensor& x) const {
+  return functional::gelu(x, approximate);
+}
+
+std::string GELU::extra_repr() const {
+  return "approximate='" + approximate + "'";
+}
+
 Tensor SiLU::forward(const Tensor& x) const {
   return functional::silu(x);
 }

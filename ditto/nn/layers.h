@@ -313,6 +313,15 @@ class DITTO_API LeakyReLU : public Module {
   double negative_slope;
 };
 
+class DITTO_API GELU : public Module {
+ public:
+  // approximate: "none" (erf) or "tanh".
+  explicit GELU(std::string approximate = "none");
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  std::string approximate;
+};
+
 class DITTO_API SiLU : public Module {
  public:
   SiLU() : Module("SiLU") {}

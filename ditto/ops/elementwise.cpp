@@ -211,6 +211,11 @@ Tensor unary_backward(
     }
     case UnaryOp::Relu:
       return where(le(saved_y.unpack(), 0.0), 0.0, g);
+    case UnaryOp::Erf: {
+      // 2 / sqrt(pi) e^(-x^2)
+      Tensor x = saved_x.unpack();
+      return mul(g, mul(exp(neg(mul(x, x))), 1.1283791670955126));
+    }
     default:
       return {};
   }
@@ -478,7 +483,16 @@ Tensor add_scaled(
 
 const char* unary_name(UnaryOp op) {
   static const char* names[] = {
-      "neg", "abs", "exp", "log", "log1p", "sqrt", "tanh", "sigmoid", "relu"};
+      "neg",
+      "abs",
+      "exp",
+      "log",
+      "log1p",
+      "sqrt",
+      "tanh",
+      "sigmoid",
+      "relu",
+      "erf"};
   return names[int(op)];
 }
 
@@ -650,6 +664,9 @@ Tensor sqrt(const Tensor& a) {
 }
 Tensor tanh(const Tensor& a) {
   return unary(UnaryOp::Tanh, a);
+}
+Tensor erf(const Tensor& a) {
+  return unary(UnaryOp::Erf, a);
 }
 Tensor sigmoid(const Tensor& a) {
   return unary(UnaryOp::Sigmoid, a);

@@ -64,6 +64,8 @@ DITTO_API Tensor log1p(const Tensor& a);
 DITTO_API Tensor sqrt(const Tensor& a);
 DITTO_API Tensor tanh(const Tensor& a);
 DITTO_API Tensor sigmoid(const Tensor& a);
+// The error function, ditto's own (Note [erf] in cpu_kernels.cpp).
+DITTO_API Tensor erf(const Tensor& a);
 DITTO_API Tensor relu(const Tensor& a);
 DITTO_API Tensor clamp(
     const Tensor& a,

@@ -519,6 +519,15 @@ def layers():
     out["grid_sample"] = {"x": flat(xs), "theta": flat(theta), "cases": gcases,
                           "affine": flat(ag), "affine_r": flat(ra),
                           "affine_grad": flat(th.grad)}
+    # GELU (exact and tanh) in float64 and float32; erf values.
+    xe = torch.linspace(-7, 7, 141, dtype=torch.float64)
+    gel = {"x": flat(xe), "erf": flat(torch.erf(xe)), "repr": repr(nn.GELU()),
+           "repr_tanh": repr(nn.GELU(approximate="tanh"))}
+    for ap in ("none", "tanh"):
+        y, r, (gx,) = grads_of(lambda t: F.gelu(t, approximate=ap), xe)
+        gel[ap] = {"y": flat(y), "r": flat(r), "grad_x": flat(gx),
+                   "y32": flat(F.gelu(xe.float(), approximate=ap))}
+    out["gelu"] = gel
     # Gradient clipping (float32): 2-norm and inf-norm.
     grads = [torch.randn(4, 5, generator=g), torch.randn(7, generator=g),
              torch.randn(2, 3, 3, generator=g)]

@@ -355,6 +355,35 @@ TEST(NnLayers, GridSampleAndAffineGridArePyTorchs) {
   EXPECT_THROW(F::grid_sample(x, randn({2, 4, 7, 2})), TypeError);
 }
 
+TEST(NnLayers, GeluAndErfArePyTorchs) {
+  const json& c = layers()["gelu"];
+  Tensor x = f64(c["x"], {141});
+  expect_close(erf(x), c["erf"], 1e-15);
+  for (const char* ap : {"none", "tanh"}) {
+    SCOPED_TRACE(ap);
+    auto fn = [&](const Tensor& t) { return F::gelu(t, ap); };
+    expect_close(fn(x), c[ap]["y"], 1e-14);
+    expect_close(
+        grad_of(fn, x, f64(c[ap]["r"], {141})), c[ap]["grad_x"], 1e-13);
+    expect_close(fn(x.to(kFloat32)), c[ap]["y32"], 1e-6);
+  }
+  EXPECT_EQ(nn::GELU().repr(), c["repr"].get<std::string>());
+  EXPECT_EQ(nn::GELU("tanh").repr(), c["repr_tanh"].get<std::string>());
+  EXPECT_THROW(nn::GELU("fast"), ValueError);
+  // erf against glibc's over a dense sweep (ditto's own, docs/numerics.md).
+  double worst = 0;
+  for (int i = -60000; i <= 60000; ++i) {
+    const double v = i * 1e-4;
+    const double got = erf(scalar_tensor(v, kFloat64)).item<double>();
+    const double want = std::erf(v);
+    worst = std::max(
+        worst, std::abs(got - want) / std::max(std::abs(want), 1e-300));
+  }
+  EXPECT_LT(worst, 2e-15); // about 7 ulp; docs/numerics.md
+  std::cout << "erf: worst relative difference from glibc over [-6, 6]: "
+            << worst << "\n";
+}
+
 TEST(NnLayers, Dropout2dDrawsAsPyTorch) {
   const json& c = layers()["dropout2d"];
   manual_seed(5);

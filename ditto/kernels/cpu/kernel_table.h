@@ -36,6 +36,7 @@ enum class UnaryOp : int {
   Tanh,
   Sigmoid,
   Relu,
+  Erf,
   Count
 };
 
