@@ -1,10 +1,15 @@
 #include "ditto/nn/init.h"
 
 #include <cmath>
+#include <vector>
 
 #include "ditto/autograd/graph.h"
 #include "ditto/core/error.h"
 #include "ditto/determinism/context.h"
+#include "ditto/ops/decomp.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/nn_ops.h"
 
 namespace ditto::nn::init {
 namespace {
@@ -157,6 +162,80 @@ Tensor xavier_normal_(const Tensor& t, double gain, const OptGen& gen) {
   auto [in, out] = calculate_fan_in_and_fan_out(t);
   const double std = gain * std::sqrt(2.0 / double(in + out));
   return normal_(t, 0.0, std, gen);
+}
+
+Tensor trunc_normal_(
+    const Tensor& t,
+    double mean,
+    double std,
+    double a,
+    double b,
+    const OptGen& gen) {
+  check_tensor(t, "trunc_normal_");
+  DITTO_CHECK(
+      a < b && std > 0,
+      ValueError,
+      "trunc_normal_",
+      "expected a < b and std > 0, got a=",
+      a,
+      ", b=",
+      b,
+      ", std=",
+      std);
+  if (mean < a - 2 * std || mean > b + 2 * std) {
+    determinism::warn(
+        "trunc_normal_",
+        "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+        "distribution of values may be incorrect.");
+  }
+  // In this order, in double, as torch.nn.init._no_grad_trunc_normal_.
+  auto cdf = [](double x) { return (1. + std::erf(x / std::sqrt(2.))) / 2.; };
+  const double l = cdf((a - mean) / std);
+  const double u = cdf((b - mean) / std);
+  return fill(t, "trunc_normal_", [&](Tensor& h) {
+    h.uniform_(2 * l - 1, 2 * u - 1, gen);
+    h.copy_(erfinv(h));
+    h.mul_(std * std::sqrt(2.));
+    h.add_(mean);
+    h.clamp_(a, b);
+  });
+}
+
+Tensor orthogonal_(const Tensor& t, double gain, const OptGen& gen) {
+  check_tensor(t, "orthogonal_");
+  DITTO_CHECK(
+      t.dim() >= 2,
+      ValueError,
+      "orthogonal_",
+      "Only tensors with 2 or more dimensions are supported");
+  if (t.numel() == 0) {
+    return t;
+  }
+  const int64_t rows = t.size(0);
+  const int64_t cols = t.numel() / rows;
+  return fill(t, "orthogonal_", [&](Tensor& h) {
+    Tensor f = empty({rows, cols}, h.dtype());
+    f.normal_(0.0, 1.0, gen);
+    if (rows < cols) {
+      f = f.t().contiguous();
+    }
+    auto qr = linalg::qr(f);
+    Tensor q = qr.first;
+    const Tensor& r = qr.second;
+    // q *= sign(diag(r)), column by column (a zero diagonal gives 0).
+    const int64_t k = std::min(r.size(0), r.size(1));
+    std::vector<double> signs(static_cast<size_t>(k));
+    for (int64_t i = 0; i < k; ++i) {
+      const double v = r.select(0, i).select(0, i).item_scalar().to<double>();
+      signs[size_t(i)] = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
+    }
+    q = mul(q, tensor(signs).to(q.dtype()));
+    if (rows < cols) {
+      q = q.t();
+    }
+    h.copy_(q.reshape(h.sizes()));
+    h.mul_(gain);
+  });
 }
 
 } // namespace ditto::nn::init

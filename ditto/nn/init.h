@@ -77,4 +77,21 @@ xavier_uniform_(const Tensor& t, double gain = 1.0, const OptGen& gen = {});
 DITTO_API Tensor
 xavier_normal_(const Tensor& t, double gain = 1.0, const OptGen& gen = {});
 
+// A normal(mean, std) truncated to [a, b], as PyTorch 1.13: one uniform
+// fill between the bounds' CDF values, then erfinv (PyTorch's, with glibc:
+// docs/numerics.md), scaled, shifted and clamped.
+DITTO_API Tensor trunc_normal_(
+    const Tensor& t,
+    double mean = 0.0,
+    double std = 1.0,
+    double a = -2.0,
+    double b = 2.0,
+    const OptGen& gen = {});
+// A (semi-)orthogonal matrix from the QR decomposition of one normal
+// fill, signs fixed by R's diagonal, times gain (tensors of 2+ dims are
+// viewed as rows x the rest). Equals PyTorch's to rounding (its QR is
+// LAPACK's); the generator ends in PyTorch's state.
+DITTO_API Tensor
+orthogonal_(const Tensor& t, double gain = 1.0, const OptGen& gen = {});
+
 } // namespace ditto::nn::init

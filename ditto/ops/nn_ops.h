@@ -210,3 +210,12 @@ DITTO_API Tensor
 affine_grid(const Tensor& theta, const Shape& size, bool align_corners = false);
 
 } // namespace ditto
+
+namespace ditto {
+
+// The inverse error function with PyTorch 1.13's algorithm (a rational
+// first guess, two Newton steps), PyTorch's bits: it calls glibc's erf, exp,
+// log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
+DITTO_API Tensor erfinv(const Tensor& x);
+
+} // namespace ditto

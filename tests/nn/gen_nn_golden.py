@@ -528,6 +528,22 @@ def layers():
         gel[ap] = {"y": flat(y), "r": flat(r), "grad_x": flat(gx),
                    "y32": flat(F.gelu(xe.float(), approximate=ap))}
     out["gelu"] = gel
+    # trunc_normal_ (bit-exact claim: crc) and orthogonal_ (to rounding),
+    # both with the generator's state after them.
+    ext = []
+    for name, shape, fn in [
+        ("trunc_normal_default", [50, 7], lambda t: init.trunc_normal_(t)),
+        ("trunc_normal_shifted", [33, 3], lambda t: init.trunc_normal_(t, 0.5, 0.3, -0.2, 0.9)),
+        ("trunc_normal_wide", [4, 5], lambda t: init.trunc_normal_(t, 0.0, 2.0, -3.0, 3.0)),
+        ("orthogonal_tall", [10, 4], lambda t: init.orthogonal_(t)),
+        ("orthogonal_wide", [4, 3, 3], lambda t: init.orthogonal_(t, gain=2.0)),
+    ]:
+        torch.manual_seed(17)
+        t = torch.empty(shape)
+        fn(t)
+        ext.append({"name": name, "shape": shape, "crc": crc(t), "values": flat(t),
+                    "rng_crc": rng_crc()})
+    out["init_extra"] = ext
     # Gradient clipping (float32): 2-norm and inf-norm.
     grads = [torch.randn(4, 5, generator=g), torch.randn(7, generator=g),
              torch.randn(2, 3, 3, generator=g)]

@@ -51,6 +51,20 @@ void expect_bits(const Tensor& got, const json& want) {
   }
 }
 
+// zlib's CRC-32 of the tensor's bytes (what the script records).
+uint32_t crc32_of(const Tensor& t) {
+  Tensor c = t.contiguous();
+  uint32_t crc = 0xFFFFFFFFu;
+  const auto* p = static_cast<const uint8_t*>(c.raw_data());
+  for (int64_t i = 0; i < c.numel() * int64_t(c.element_size()); ++i) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; ++k) {
+      crc = crc & 1 ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
 // Gradients of (y * r).sum() for y = fn(x).
 Tensor grad_of(
     const std::function<Tensor(const Tensor&)>& fn,
@@ -382,6 +396,35 @@ TEST(NnLayers, GeluAndErfArePyTorchs) {
   EXPECT_LT(worst, 2e-15); // about 7 ulp; docs/numerics.md
   std::cout << "erf: worst relative difference from glibc over [-6, 6]: "
             << worst << "\n";
+}
+
+TEST(NnLayers, TruncNormalAndOrthogonalArePyTorchs) {
+  namespace init = nn::init;
+  std::map<std::string, std::function<void(const Tensor&)>> fns = {
+      {"trunc_normal_default", [](const Tensor& t) { init::trunc_normal_(t); }},
+      {"trunc_normal_shifted",
+       [](const Tensor& t) { init::trunc_normal_(t, 0.5, 0.3, -0.2, 0.9); }},
+      {"trunc_normal_wide",
+       [](const Tensor& t) { init::trunc_normal_(t, 0.0, 2.0, -3.0, 3.0); }},
+      {"orthogonal_tall", [](const Tensor& t) { init::orthogonal_(t); }},
+      {"orthogonal_wide", [](const Tensor& t) { init::orthogonal_(t, 2.0); }},
+  };
+  for (const auto& c : layers()["init_extra"]) {
+    const std::string name = c["name"];
+    SCOPED_TRACE(name);
+    manual_seed(17);
+    Tensor t = empty(c["shape"].get<Shape>());
+    fns.at(name)(t);
+    EXPECT_EQ(
+        crc32_of(default_generator().get_state()),
+        c["rng_crc"].get<uint32_t>());
+    if (name.rfind("trunc", 0) == 0) {
+      // PyTorch's bits (its erfinv, glibc's libm, as on an FMA CPU).
+      expect_bits(t, c["values"]);
+    } else {
+      expect_close(t, c["values"], 1e-5);
+    }
+  }
 }
 
 TEST(NnLayers, Dropout2dDrawsAsPyTorch) {
