@@ -15,15 +15,23 @@ batch 64, 2 threads. Rows:
            a warm-up step, the median over its blocks.
   LibTorch (with --libtorch-bench): train_step_det / train_step_fast of
            libtorch_bench (bench/libtorch_autograd.cpp), C++ to C++.
+  PyTorch and LibTorch again with OPENBLAS_NUM_THREADS=1 (--openblas-threads;
+           0 leaves these rows out): Debian's PyTorch runs its Linear
+           layers on OpenBLAS's own pthread pool, whose spinning threads
+           compete with the 2 OpenMP threads of ATen on a 2-CPU machine
+           (LibTorch's step measured 189 ms as installed, 42 ms with
+           OMP_WAIT_POLICY=passive and 25 ms with OPENBLAS_NUM_THREADS=1
+           in consecutive runs on the 2-vCPU VM of docs/benchmarks.md).
 
 Every measurement runs alone in its own process, and each round runs every
-row once (ditto, PyTorch, LibTorch alternating), so a slow spell of the
-machine tends to hit all sides; the table shows the median over --rounds
-rounds and the range. Then peak resident memory: ditto_train_rss (with
---ditto-rss) and a PyTorch subprocess each run --rss-steps steps in a fresh
-process and report getrusage's ru_maxrss, their RSS with the libraries
-loaded and before the model is built, and the loss of the first step (the
-same model on the same data: the two first losses agree to rounding).
+cell once (the sides alternating), so a slow spell of the machine tends to
+hit all sides; the table shows the median over --rounds rounds, the range,
+each side's cost of determinism (on / off - 1) and ditto's time over each
+side's. Then peak resident memory: ditto_train_rss (--ditto-rss) and a
+PyTorch subprocess each run --rss-steps steps in a fresh process and report
+getrusage's ru_maxrss, their RSS with the libraries loaded and before the
+model is built, and the loss of the first step (the same model on the same
+data: the two first losses agree to rounding).
 
     /usr/bin/python3 bench/compare_train.py \\
         --ditto-bench build-bench/bench/ditto_bench \\
@@ -87,13 +95,13 @@ def step():
 # ---- one measurement, each in its own process
 
 
-def run_gbench(binary, name, min_time):
+def run_gbench(binary, name, min_time, env=None):
     """(seconds per step, Google Benchmark context) of one benchmark of a
     Google Benchmark program, alone in its process."""
     proc = subprocess.run(
         [binary, f"--benchmark_filter=^{name}/", "--benchmark_format=json",
          f"--benchmark_min_time={min_time}"],
-        capture_output=True, text=True)
+        capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"error: {binary} failed on {name}:\n{proc.stderr}")
     report = json.loads(proc.stdout)
@@ -104,11 +112,11 @@ def run_gbench(binary, name, min_time):
     return row["real_time"] * scale, report["context"]
 
 
-def run_torch(python, request):
+def run_torch(python, request, env=None):
     proc = subprocess.run(
         [python, os.path.abspath(__file__), "--torch-worker"],
         input=json.dumps(request), capture_output=True, text=True,
-        env=compare.torch_env())
+        env=env or compare.torch_env())
     if proc.returncode != 0:
         sys.exit(f"error: the PyTorch step failed:\n{proc.stderr}")
     return json.loads(proc.stdout)
@@ -179,6 +187,9 @@ def parse_args():
     p.add_argument("--min-time", type=float, default=1.0,
                    help="seconds each row runs per round (default %(default)s)")
     p.add_argument("--rss-steps", type=int, default=50)
+    p.add_argument("--openblas-threads", type=int, default=1, metavar="N",
+                   help="also time PyTorch and LibTorch with "
+                   "OPENBLAS_NUM_THREADS=N (default %(default)s; 0: not)")
     p.add_argument("--openblas-coretype", metavar="CORE")
     p.add_argument("--cpu-capability", choices=("avx2", "avx512"))
     p.add_argument("--markdown-out", metavar="FILE",
@@ -202,22 +213,40 @@ def main():
 
     machine = compare.machine_info()
     torch_info = compare.check_torch(args.python)
-    sides = ["ditto", "PyTorch"] + (["LibTorch"] if args.libtorch_bench else [])
-    times = {(s, m): [] for s in sides for m, _ in MODES}
+    # (row label, how to time one mode of it); every cell runs in its own
+    # process, the sides alternate within each round.
+    ob_env = dict(compare.torch_env())
+    ob_env["OPENBLAS_NUM_THREADS"] = str(args.openblas_threads)
+    ob = f"OPENBLAS_NUM_THREADS={args.openblas_threads}"
+    sides = [
+        ("ditto", lambda mode, det: run_gbench(
+            args.ditto_bench, f"train_step_{mode}", args.min_time)),
+        ("PyTorch (Python)", lambda mode, det: run_torch(
+            args.python, {"what": "time", "deterministic": det,
+                          "min_time": args.min_time})["seconds"]),
+    ]
+    if args.openblas_threads:
+        sides.append((f"PyTorch (Python), {ob}", lambda mode, det: run_torch(
+            args.python, {"what": "time", "deterministic": det,
+                          "min_time": args.min_time}, ob_env)["seconds"]))
+    if args.libtorch_bench:
+        sides.append(("LibTorch (C++)", lambda mode, det: run_gbench(
+            args.libtorch_bench, f"train_step_{mode}", args.min_time,
+            compare.torch_env())[0]))
+        if args.openblas_threads:
+            sides.append((f"LibTorch (C++), {ob}", lambda mode, det: run_gbench(
+                args.libtorch_bench, f"train_step_{mode}", args.min_time,
+                ob_env)[0]))
+    times = {(s, m): [] for s, _ in sides for m, _ in MODES}
     context = {}
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
         for mode, det in MODES:
-            secs, context = run_gbench(args.ditto_bench, f"train_step_{mode}",
-                                       args.min_time)
-            times["ditto", mode].append(secs)
-            out = run_torch(args.python, {"what": "time", "deterministic": det,
-                                          "min_time": args.min_time})
-            times["PyTorch", mode].append(out["seconds"])
-            if args.libtorch_bench:
-                secs, _ = run_gbench(args.libtorch_bench,
-                                     f"train_step_{mode}", args.min_time)
-                times["LibTorch", mode].append(secs)
+            for side, run in sides:
+                got = run(mode, det)
+                if side == "ditto":
+                    got, context = got
+                times[side, mode].append(got)
 
     med = {k: statistics.median(v) for k, v in times.items()}
     now = datetime.datetime.now().astimezone()
@@ -234,25 +263,22 @@ def main():
         f"{torch_info['backend']}); its environment: "
         + (", ".join(f"{v}={env[v]}" for v in compare.TORCH_ISA_VARS
                      if v in env) or "no ISA overrides") + ".",
-        f"Median of {args.rounds} rounds (range in parentheses), each row at "
-        f"least {args.min_time} s per round in its own process; 2 threads.",
+        f"One training step, 2 threads: median of {args.rounds} rounds "
+        f"(range in parentheses), each cell at least {args.min_time} s per "
+        "round in its own process.",
         "",
+        "| side | deterministic on | deterministic off | cost of determinism "
+        "(on / off - 1) | ditto / side, on | ditto / side, off |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
-    head = "| one training step | " + " | ".join(sides) + " | ditto/PyTorch"
-    head += " | ditto/LibTorch |" if args.libtorch_bench else " |"
-    lines.append(head)
-    lines.append("|---|" + "---:|" * (2 * len(sides) - 1))
-    for mode, det in MODES:
-        label = "deterministic on" if det else "deterministic off"
-        row = f"| {label} | " + " | ".join(cell(times[s, mode]) for s in sides)
-        row += f" | {med['ditto', mode] / med['PyTorch', mode]:.2f}"
-        if args.libtorch_bench:
-            row += f" | {med['ditto', mode] / med['LibTorch', mode]:.2f}"
-        lines.append(row + " |")
-    cost = " | ".join(
-        f"{(med[s, 'det'] / med[s, 'fast'] - 1) * 100:+.1f}%" for s in sides)
-    lines.append(f"| cost of determinism (on / off - 1) | {cost} |"
-                 + " |" * (len(sides) - 1))
+    for side, _ in sides:
+        on, off = med[side, "det"], med[side, "fast"]
+        ratios = (" | | " if side == "ditto" else
+                  f" | {med['ditto', 'det'] / on:.2f} | "
+                  f"{med['ditto', 'fast'] / off:.2f} ")
+        lines.append(f"| {side} | {cell(times[side, 'det'])} | "
+                     f"{cell(times[side, 'fast'])} | "
+                     f"{(on / off - 1) * 100:+.1f}%{ratios}|")
 
     if os.access(args.ditto_rss, os.X_OK):
         rss = {}

@@ -22,6 +22,7 @@
 #include "ditto/data/sampler.h"
 #include "ditto/data/transforms.h"
 #include "ditto/determinism/context.h"
+#include "ditto/io/safetensors.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
 #include "ditto/nn/layers.h"

@@ -14,6 +14,7 @@
 
 #include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"
+#include "ditto/core/file_io.h"
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
 #include "ditto/ops/conv/algorithms.h"
@@ -44,38 +45,8 @@ void save_tuning_cache(const std::string& path) {
     }
     j["entries"] = all;
   }
-  // Written to a temporary beside the file, then renamed over it: readers
-  // see the old file or the new one, never a part. The temporary's name is
-  // unique to this process and call, and it is removed on any failure.
-  static std::atomic<uint64_t> serial{0};
-  const std::string tmp =
-      detail::str_cat(path, ".tmp.", ::getpid(), ".", serial.fetch_add(1));
-  std::error_code ec;
-  bool written = false;
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << j.dump(1) << "\n";
-    f.close();
-    written = !f.fail();
-  }
-  if (!written) {
-    std::filesystem::remove(tmp, ec);
-    detail::throw_error<ValueError>(
-        "backends::conv::save_tuning_cache", "cannot write ", tmp);
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(tmp, ec);
-    detail::throw_error<ValueError>(
-        "backends::conv::save_tuning_cache",
-        "cannot rename ",
-        tmp,
-        " to ",
-        path,
-        ": ",
-        why);
-  }
+  detail::write_file_atomic(
+      path, j.dump(1) + "\n", "backends::conv::save_tuning_cache");
 }
 
 bool load_tuning_cache(const std::string& path) {
