@@ -91,6 +91,7 @@ bench:
 	/usr/bin/python3 bench/compare.py --ditto-bench build-bench/bench/ditto_bench
 	/usr/bin/python3 bench/compare_autograd.py --ditto-bench build-bench/bench/ditto_bench \
 	  --libtorch-bench build-bench/bench/libtorch_bench
+	/usr/bin/python3 bench/compare_nn_backward.py --ditto-bench build-bench/bench/ditto_bench
 	/usr/bin/python3 bench/compare_train.py --ditto-bench build-bench/bench/ditto_bench \
 	  --ditto-rss build-bench/bench/ditto_train_rss \
 	  --libtorch-bench build-bench/bench/libtorch_bench

@@ -76,6 +76,29 @@ Tensor uninitialized(const Shape& sizes) {
   return detail::new_tensor(sizes, kFloat32);
 }
 
+// The normalization layers' initial values: weight and running_var 1, the
+// rest 0 (undefined tensors skipped). Queued like the draws of the other
+// layers: a constructor that touched tensor data would run the queue in the
+// middle of a container's arguments (deferred.h).
+void fill_ones_zeros(
+    const Tensor& one,
+    const Tensor& zero,
+    const Tensor& zero2 = {},
+    const Tensor& one2 = {},
+    const Tensor& count = {}) {
+  autograd::NoGradGuard no_grad;
+  for (const Tensor* t : {&one, &one2}) {
+    if (t->defined()) {
+      Tensor(*t).fill_(1.0);
+    }
+  }
+  for (const Tensor* t : {&zero, &zero2, &count}) {
+    if (t->defined()) {
+      Tensor(*t).zero_();
+    }
+  }
+}
+
 void check_positive(int64_t v, const char* layer, const char* what) {
   DITTO_CHECK(v > 0, ValueError, layer, what, " must be positive, got ", v);
 }
@@ -402,15 +425,20 @@ BatchNorm::BatchNorm(const char* name, const BatchNormOptions& o, IntList ranks)
   check_positive(o.num_features(), name, "num_features");
   const int64_t c = o.num_features();
   if (o.affine()) {
-    weight = register_parameter("weight", ones({c}));
-    bias = register_parameter("bias", zeros({c}));
+    weight = register_parameter("weight", uninitialized({c}));
+    bias = register_parameter("bias", uninitialized({c}));
   }
   if (o.track_running_stats()) {
-    running_mean = register_buffer("running_mean", zeros({c}));
-    running_var = register_buffer("running_var", ones({c}));
+    running_mean = register_buffer("running_mean", uninitialized({c}));
+    running_var = register_buffer("running_var", uninitialized({c}));
     num_batches_tracked =
-        register_buffer("num_batches_tracked", scalar_tensor(0, kInt64));
+        register_buffer("num_batches_tracked", detail::new_tensor({}, kInt64));
   }
+  defer_reset([w = weight,
+               b = bias,
+               rm = running_mean,
+               rv = running_var,
+               n = num_batches_tracked] { fill_ones_zeros(w, b, rm, rv, n); });
 }
 
 Tensor BatchNorm::forward(const Tensor& x) {
@@ -480,8 +508,9 @@ LayerNorm::LayerNorm(const LayerNormOptions& o)
       "LayerNorm",
       "normalized_shape must have at least one size");
   if (o.elementwise_affine()) {
-    weight = register_parameter("weight", ones(o.normalized_shape()));
-    bias = register_parameter("bias", zeros(o.normalized_shape()));
+    weight = register_parameter("weight", uninitialized(o.normalized_shape()));
+    bias = register_parameter("bias", uninitialized(o.normalized_shape()));
+    defer_reset([w = weight, b = bias] { fill_ones_zeros(w, b); });
   }
 }
 
@@ -504,8 +533,9 @@ GroupNorm::GroupNorm(const GroupNormOptions& o)
       "GroupNorm",
       "num_channels must be divisible by num_groups");
   if (o.affine()) {
-    weight = register_parameter("weight", ones({o.num_channels()}));
-    bias = register_parameter("bias", zeros({o.num_channels()}));
+    weight = register_parameter("weight", uninitialized({o.num_channels()}));
+    bias = register_parameter("bias", uninitialized({o.num_channels()}));
+    defer_reset([w = weight, b = bias] { fill_ones_zeros(w, b); });
   }
 }
 

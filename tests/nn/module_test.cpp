@@ -104,6 +104,31 @@ TEST(NnModule, ArgumentsDrawInSourceOrder) {
       nn::Linear(3, 2));
   EXPECT_EQ(prints(paren), want);
   EXPECT_TRUE(equal(default_generator().get_state(), state));
+  // Layers without draws between them (their ones and zeros are queued
+  // too, so building them does not run the queue in the middle).
+  manual_seed(0);
+  nn::Linear a2(4, 3);
+  nn::BatchNorm1d bn(3);
+  nn::LayerNorm ln(3);
+  nn::GroupNorm gn(1, 3);
+  nn::Embedding emb(5, 3);
+  nn::Linear c2(3, 2);
+  std::vector<uint64_t> want2;
+  for (const nn::Module* m : std::initializer_list<const nn::Module*>{
+           &a2, &bn, &ln, &gn, &emb, &c2}) {
+    auto v = prints(*m);
+    want2.insert(want2.end(), v.begin(), v.end());
+  }
+  manual_seed(0);
+  nn::Sequential mixed(
+      nn::Linear(4, 3),
+      nn::BatchNorm1d(3),
+      nn::LayerNorm(3),
+      nn::GroupNorm(1, 3),
+      nn::Embedding(5, 3),
+      nn::Linear(3, 2));
+  EXPECT_EQ(prints(mixed), want2);
+  EXPECT_EQ(mixed.state_dict().at("1.running_var").sum().item<float>(), 3.0f);
   manual_seed(0);
   nn::ModuleList list(
       nn::Linear(4, 3), nn::ModuleList(nn::Linear(3, 3)), nn::Linear(3, 2));
