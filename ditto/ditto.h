@@ -45,3 +45,6 @@
 #include "ditto/random/philox.h"
 #include "ditto/random/streams.h"
 #include "ditto/trace/trace.h"
+#include "ditto/train/checkpoint.h"
+#include "ditto/train/models.h"
+#include "ditto/train/trainer.h"

@@ -1,25 +1,26 @@
 // The `ditto` command line tool.
 //
+//   ditto train [flags]      train a registered model on MNIST-format data
+//                            (docs/train.md; `ditto train --help`)
+//   ditto models             the models `ditto train --model` knows
 //   ditto ops [--markdown]   the registry of ops with a nondeterministic
 //                            implementation (the table of docs/determinism.md)
 //   ditto config             version, CPU capability, threads, switches
+//
+// Exit codes: 0 done, 2 usage (a bad flag or value), 1 any other error.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "ditto/ditto.h"
 
 namespace {
 
-int usage(std::FILE* to, int code) {
-  std::fputs(
-      "usage: ditto ops [--markdown]   ops with a nondeterministic "
-      "implementation\n"
-      "       ditto config             build and runtime configuration\n",
-      to);
-  return code;
-}
+namespace train = ditto::train;
 
 void print_ops() {
   auto ops = ditto::determinism::registered_ops();
@@ -45,28 +46,360 @@ void print_ops() {
   }
 }
 
+std::string duration(double s) {
+  char buf[32];
+  const long t = long(s + 0.5);
+  if (t >= 3600) {
+    std::snprintf(
+        buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  }
+  return buf;
+}
+
+// What `ditto train` prints: a progress bar redrawn in place on a terminal,
+// else one line every --log-every steps; JSON lines with --json; only the
+// fingerprint with --quiet.
+struct Output {
+  bool tty = false;
+  bool quiet = false;
+  bool json = false;
+  bool bar_drawn = false;
+
+  void clear_bar() {
+    if (bar_drawn) {
+      std::fputs("\r\033[K", stdout);
+      bar_drawn = false;
+    }
+  }
+
+  void line(const std::string& text) {
+    clear_bar();
+    std::fputs(text.c_str(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
+
+  train::Reporter reporter() {
+    train::Reporter r;
+    if (quiet) {
+      return r;
+    }
+    if (json) {
+      r.log = [this](const train::StepInfo& s) {
+        line(nlohmann::json{
+            {"event", "step"},
+            {"step", s.step},
+            {"epoch", s.epoch},
+            {"loss", s.loss},
+            {"lr", s.lr},
+            {"samples_per_second", s.samples_per_second}}
+                 .dump());
+      };
+      r.eval = [this](const train::StepInfo& s, const train::EvalResult& e) {
+        line(nlohmann::json{
+            {"event", "eval"},
+            {"step", s.step},
+            {"test_loss", e.loss},
+            {"accuracy", e.accuracy}}
+                 .dump());
+      };
+      r.epoch = [this](const train::EpochRecord& e) {
+        line(nlohmann::json{
+            {"event", "epoch"},
+            {"epoch", e.epoch},
+            {"step", e.step},
+            {"train_loss", e.train_loss},
+            {"test_loss", e.test.loss},
+            {"accuracy", e.test.accuracy},
+            {"seconds", e.seconds},
+            {"fingerprint", train::hex64(e.fingerprint)}}
+                 .dump());
+      };
+      r.checkpoint = [this](const std::string& dir) {
+        line(nlohmann::json{{"event", "checkpoint"}, {"path", dir}}.dump());
+      };
+      r.message = [this](const std::string& m) {
+        line(nlohmann::json{{"event", "message"}, {"text", m}}.dump());
+      };
+      return r;
+    }
+    if (tty) {
+      r.step = [this](const train::StepInfo& s) {
+        const int width = 24;
+        const double frac = double(s.epoch_step) /
+            double(std::max<int64_t>(1, s.steps_per_epoch));
+        const int fill = int(frac * width);
+        std::string bar(size_t(fill), '#');
+        bar.resize(size_t(width), '.');
+        const int64_t left_steps = s.total_steps - s.step;
+        const double rate = s.samples_per_second;
+        const double left = double(left_steps) * s.elapsed /
+            double(std::max<int64_t>(1, s.run_steps));
+        std::printf(
+            "\r\033[Kepoch %lld [%s] %lld/%lld  loss %.4f  %.0f samples/s  %s elapsed  %s left",
+            static_cast<long long>(s.epoch),
+            bar.c_str(),
+            static_cast<long long>(s.epoch_step),
+            static_cast<long long>(s.steps_per_epoch),
+            s.loss,
+            rate,
+            duration(s.elapsed).c_str(),
+            duration(left).c_str());
+        std::fflush(stdout);
+        bar_drawn = true;
+      };
+    } else {
+      r.log = [this](const train::StepInfo& s) {
+        char buf[160];
+        std::snprintf(
+            buf,
+            sizeof buf,
+            "epoch %lld step %lld/%lld loss %.4f lr %.6g %.0f samples/s",
+            static_cast<long long>(s.epoch),
+            static_cast<long long>(s.step),
+            static_cast<long long>(s.total_steps),
+            s.loss,
+            s.lr,
+            s.samples_per_second);
+        line(buf);
+      };
+    }
+    r.eval = [this](const train::StepInfo& s, const train::EvalResult& e) {
+      char buf[128];
+      std::snprintf(
+          buf,
+          sizeof buf,
+          "step %lld test loss %.4f accuracy %.2f%%",
+          static_cast<long long>(s.step),
+          e.loss,
+          100 * e.accuracy);
+      line(buf);
+    };
+    r.epoch = [this](const train::EpochRecord& e) {
+      char buf[160];
+      std::snprintf(
+          buf,
+          sizeof buf,
+          "epoch %lld: train loss %.4f, test loss %.4f, accuracy %.2f%%, %.1f s",
+          static_cast<long long>(e.epoch),
+          e.train_loss,
+          e.test.loss,
+          100 * e.test.accuracy,
+          e.seconds);
+      line(buf);
+    };
+    r.checkpoint = [this](const std::string& dir) {
+      line("checkpoint " + dir);
+    };
+    r.message = [this](const std::string& m) { line(m); };
+    return r;
+  }
+};
+
+void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
+  cmd.option_defaults()->always_capture_default();
+  cmd.add_option("--model", o.model, "model to train (see `ditto models`)")
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> names;
+        for (const auto& m : train::registered_models()) {
+          names.push_back(m.name);
+        }
+        return names;
+      }()));
+  cmd.add_option(
+      "--data-root",
+      o.data_root,
+      "directory of the MNIST-format IDX files (Fashion-MNIST, MNIST)");
+  cmd.add_option("--seed", o.seed, "seed of every generator");
+  cmd.add_option("--epochs", o.epochs, "epochs to train")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  cmd.add_option("--batch-size", o.batch_size, "samples per step")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 30));
+  cmd.add_option("--lr", o.lr, "learning rate (OneCycle's max_lr)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--optimizer", o.optimizer, "sgd, adam or adamw")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
+  cmd.add_option("--momentum", o.momentum, "SGD momentum")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option(
+         "--weight-decay", o.weight_decay, "weight decay (AdamW: decoupled)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd.add_option(
+         "--scheduler",
+         o.scheduler,
+         "none; step (lr x0.7 every epoch); cosine (to 0 over the run); onecycle")
+      ->check(CLI::IsMember({"none", "step", "cosine", "onecycle"}));
+  cmd.add_option(
+         "--threads",
+         o.threads,
+         "compute threads (0: DITTO_NUM_THREADS or every core)")
+      ->check(CLI::Range(0, 1024));
+  cmd.add_option(
+         "--workers",
+         o.workers,
+         "data-loader worker threads (0: load in the training thread)")
+      ->check(CLI::Range(0, 256));
+  cmd.add_option_function<std::string>(
+         "--seed-mode",
+         [&o](const std::string& v) {
+           o.seed_mode = v == "pytorch" ? ditto::data::SeedMode::PyTorch
+                                        : ditto::data::SeedMode::PerSample;
+         },
+         "per-sample (data independent of workers) or pytorch (PyTorch's worker seeding)")
+      ->check(CLI::IsMember({"per-sample", "pytorch"}))
+      ->default_str("per-sample");
+  cmd.add_flag(
+      "--deterministic,!--no-deterministic",
+      o.deterministic,
+      "deterministic algorithms");
+  cmd.add_flag(
+      "--benchmark",
+      o.benchmark,
+      "time convolution algorithms and keep the fastest");
+  cmd.add_option(
+      "--tuning-cache",
+      o.tuning_cache,
+      "tuning cache file: loaded at the start, saved at the end");
+  cmd.add_option(
+         "--max-steps",
+         o.max_steps,
+         "stop after this many steps in all (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option(
+         "--eval-every",
+         o.eval_every,
+         "also evaluate every N steps (0: at epoch ends only)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option(
+         "--log-every",
+         o.log_every,
+         "a log line (and a metrics.jsonl line) every N steps")
+      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+  cmd.add_option(
+      "--checkpoint-dir",
+      o.checkpoint_dir,
+      "where checkpoints go (default: OUT/checkpoints)");
+  cmd.add_option(
+         "--checkpoint-every",
+         o.checkpoint_every,
+         "also checkpoint every N steps (checkpoints at epoch ends when 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--keep", o.keep, "keep the N newest checkpoints (0: all)")
+      ->check(CLI::Range(0, 1 << 30));
+  cmd.add_option(
+      "--resume",
+      o.resume,
+      "continue from a checkpoint directory, or 'latest' in the checkpoint dir");
+  cmd.add_option(
+      "--init-from",
+      o.init_from,
+      "load the model's weights from a safetensors file");
+  cmd.add_option(
+      "--out", o.out, "directory for run.json, metrics.jsonl and checkpoints");
+  cmd.add_flag("--quiet", out.quiet, "print only the final fingerprint");
+  cmd.add_flag("--json", out.json, "print JSON lines");
+}
+
+int run_train(train::TrainOptions& o, Output& out, CLI::App& cmd) {
+  o.checkpoints = cmd.count("--checkpoint-dir") > 0 || o.checkpoint_every > 0;
+  out.tty = ::isatty(STDOUT_FILENO) != 0;
+  const train::TrainResult r = train::run_training(o, out.reporter());
+  out.clear_bar();
+  if (out.json) {
+    std::cout
+        << nlohmann::
+               json{{"event", "done"}, {"steps", r.steps}, {"stopped_early", r.stopped_early}, {"fingerprint", train::hex64(r.fingerprint)}}
+                   .dump()
+        << "\n";
+  } else {
+    if (r.stopped_early && !out.quiet) {
+      std::cout << "stopped at step " << r.steps << " (--max-steps)\n";
+    }
+    std::cout << "fingerprint " << train::hex64(r.fingerprint) << "\n";
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    return usage(stderr, 2);
+  CLI::App app(
+      "ditto: tensors and training, reproducible bit for bit", "ditto");
+  app.require_subcommand(1);
+
+  train::TrainOptions opts;
+  Output out;
+  CLI::App* train_cmd =
+      app.add_subcommand("train", "train a model (docs/train.md)");
+  add_train_flags(*train_cmd, opts, out);
+  CLI::App* models_cmd =
+      app.add_subcommand("models", "the models `ditto train --model` knows");
+  CLI::App* ops_cmd =
+      app.add_subcommand("ops", "ops with a nondeterministic implementation");
+  bool markdown = false;
+  ops_cmd->add_flag("--markdown", markdown, "the table of docs/determinism.md");
+  CLI::App* config_cmd =
+      app.add_subcommand("config", "build and runtime configuration");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // The failing subcommand's name, when there is one.
+    const CLI::App* where = &app;
+    for (const CLI::App* sub : app.get_subcommands()) {
+      where = sub;
+    }
+    std::string name = where->get_name();
+    for (const CLI::App* p = where->get_parent(); p != nullptr;
+         p = p->get_parent()) {
+      name = p->get_name() + " " + name;
+    }
+    std::fprintf(
+        stderr,
+        "%s: %s (see %s --help)\n",
+        name.c_str(),
+        e.what(),
+        name.c_str());
+    return 2;
   }
-  const std::string cmd = argv[1];
-  if (cmd == "ops" && argc == 3 && std::strcmp(argv[2], "--markdown") == 0) {
-    std::fputs(ditto::determinism::registry_markdown().c_str(), stdout);
-    return 0;
+
+  try {
+    if (*train_cmd) {
+      std::string line = "ditto";
+      for (int i = 1; i < argc; ++i) {
+        line += std::string(" ") + argv[i];
+      }
+      opts.command_line = line;
+      return run_train(opts, out, *train_cmd);
+    }
+    if (*models_cmd) {
+      for (const auto& m : train::registered_models()) {
+        std::printf("%-8s %s\n", m.name.c_str(), m.description.c_str());
+      }
+      return 0;
+    }
+    if (*ops_cmd) {
+      if (markdown) {
+        std::fputs(ditto::determinism::registry_markdown().c_str(), stdout);
+      } else {
+        print_ops();
+      }
+      return 0;
+    }
+    if (*config_cmd) {
+      std::cout << ditto::config_report();
+      return 0;
+    }
+  } catch (const std::exception& e) {
+    out.clear_bar();
+    std::fprintf(stderr, "ditto: %s\n", e.what());
+    return 1;
   }
-  if (cmd == "ops" && argc == 2) {
-    print_ops();
-    return 0;
-  }
-  if (cmd == "config" && argc == 2) {
-    std::cout << ditto::config_report();
-    return 0;
-  }
-  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    return usage(stdout, 0);
-  }
-  std::fprintf(stderr, "ditto: unknown command '%s'\n", cmd.c_str());
-  return usage(stderr, 2);
+  return 2;
 }

@@ -18,4 +18,16 @@ DITTO_API void write_file_atomic(
     std::string_view bytes,
     const char* op);
 
+// Writes bytes to path (created or truncated) and fsyncs it. ValueError
+// naming op and the file on failure (the file may then be partly written:
+// use it inside a temporary directory, as checkpoints do).
+DITTO_API void write_file_synced(
+    const std::string& path,
+    std::string_view bytes,
+    const char* op);
+
+// fsyncs a directory, so that the entries created or renamed in it are on
+// disk. ValueError naming op and the directory on failure.
+DITTO_API void fsync_directory(const std::string& path, const char* op);
+
 } // namespace ditto::detail

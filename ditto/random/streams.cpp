@@ -60,6 +60,15 @@ Generator stream(std::string_view name) {
   return it->second.gen;
 }
 
+std::vector<std::string> stream_names() {
+  std::lock_guard<std::mutex> lock(g_streams_mu);
+  std::vector<std::string> names;
+  for (const auto& [name, s] : g_streams) {
+    names.push_back(name);
+  }
+  return names;
+}
+
 } // namespace random
 
 namespace {

@@ -25,6 +25,10 @@ DITTO_API uint64_t derive_seed(uint64_t root, std::string_view name);
 // restore it with get_state/set_state like any generator.
 DITTO_API Generator stream(std::string_view name);
 
+// The names of the streams used so far in this process, sorted (what a
+// checkpoint saves).
+DITTO_API std::vector<std::string> stream_names();
+
 } // namespace ditto::random
 
 namespace ditto {

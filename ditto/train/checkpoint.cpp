@@ -1,0 +1,184 @@
+#include "ditto/train/checkpoint.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+
+#include "ditto/core/error.h"
+#include "ditto/core/file_io.h"
+
+namespace ditto::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kOp = "checkpoint";
+constexpr std::string_view kPrefix = "step-";
+constexpr std::string_view kTmpPrefix = ".tmp-";
+
+// The step of a checkpoint directory's name, nullopt for other names.
+std::optional<int64_t> step_of(const std::string& name) {
+  if (name.size() <= kPrefix.size() ||
+      name.compare(0, kPrefix.size(), kPrefix) != 0) {
+    return std::nullopt;
+  }
+  int64_t step = 0;
+  for (size_t i = kPrefix.size(); i < name.size(); ++i) {
+    const char c = name[i];
+    if (c < '0' || c > '9' || step > (INT64_MAX - 9) / 10) {
+      return std::nullopt;
+    }
+    step = step * 10 + (c - '0');
+  }
+  return step;
+}
+
+void remove_quietly(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);
+}
+
+bool fault_between_files() {
+  const char* v = std::getenv(kFaultEnv);
+  return v != nullptr && std::strcmp(v, "checkpoint-between-files") == 0;
+}
+
+} // namespace
+
+std::string checkpoint_name(int64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "step-%08lld", static_cast<long long>(step));
+  return buf;
+}
+
+void write_checkpoint(
+    const std::string& root,
+    const std::string& name,
+    const std::vector<CheckpointFile>& files) {
+  DITTO_CHECK(
+      !name.empty() && name.find('/') == std::string::npos && name[0] != '.',
+      ValueError,
+      kOp,
+      "invalid checkpoint name '",
+      name,
+      "'");
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  DITTO_CHECK(!ec, ValueError, kOp, "cannot create ", root, ": ", ec.message());
+  const fs::path final_dir = fs::path(root) / name;
+  const fs::path tmp =
+      fs::path(root) / detail::str_cat(kTmpPrefix, name, ".", ::getpid());
+  remove_quietly(tmp);
+  try {
+    fs::create_directory(tmp, ec);
+    DITTO_CHECK(
+        !ec,
+        ValueError,
+        kOp,
+        "cannot create ",
+        tmp.string(),
+        ": ",
+        ec.message());
+    for (size_t i = 0; i < files.size(); ++i) {
+      const CheckpointFile& f = files[i];
+      DITTO_CHECK(
+          !f.name.empty() && f.name.find('/') == std::string::npos,
+          ValueError,
+          kOp,
+          "invalid file name '",
+          f.name,
+          "'");
+      detail::write_file_synced(
+          (tmp / f.name).string(),
+          std::string_view(
+              reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size()),
+          kOp);
+      if (i == 0 && fault_between_files()) {
+        ::kill(::getpid(), SIGKILL);
+      }
+    }
+    detail::fsync_directory(tmp.string(), kOp);
+    // An existing checkpoint of that name moves aside first (rename cannot
+    // replace a non-empty directory) and is removed once the new one is in
+    // place.
+    const fs::path old =
+        fs::path(root) / detail::str_cat(kTmpPrefix, name, ".old.", ::getpid());
+    const bool had_old = fs::exists(final_dir);
+    if (had_old) {
+      remove_quietly(old);
+      fs::rename(final_dir, old, ec);
+      DITTO_CHECK(
+          !ec,
+          ValueError,
+          kOp,
+          "cannot replace ",
+          final_dir.string(),
+          ": ",
+          ec.message());
+    }
+    fs::rename(tmp, final_dir, ec);
+    DITTO_CHECK(
+        !ec,
+        ValueError,
+        kOp,
+        "cannot write ",
+        final_dir.string(),
+        ": ",
+        ec.message());
+    detail::fsync_directory(root, kOp);
+    if (had_old) {
+      remove_quietly(old);
+    }
+  } catch (...) {
+    remove_quietly(tmp);
+    throw;
+  }
+}
+
+std::vector<std::string> list_checkpoints(const std::string& root) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    return {};
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    if (auto step = step_of(name); step && e.is_directory(ec)) {
+      found.emplace_back(*step, e.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) {
+    out.push_back(std::move(f.second));
+  }
+  return out;
+}
+
+void prune_checkpoints(const std::string& root, int keep) {
+  std::error_code ec;
+  if (fs::is_directory(root, ec)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.compare(0, kTmpPrefix.size(), kTmpPrefix) == 0) {
+        remove_quietly(e.path());
+      }
+    }
+  }
+  if (keep <= 0) {
+    return;
+  }
+  const std::vector<std::string> all = list_checkpoints(root);
+  for (size_t i = 0; i + size_t(keep) < all.size(); ++i) {
+    remove_quietly(all[i]);
+  }
+}
+
+} // namespace ditto::train

@@ -1,0 +1,848 @@
+#include "ditto/train/trainer.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ditto/autograd/graph.h"
+#include "ditto/config.h"
+#include "ditto/core/cpu_capability.h"
+#include "ditto/core/file_io.h"
+#include "ditto/core/parallel.h"
+#include "ditto/determinism/context.h"
+#include "ditto/io/safetensors.h"
+#include "ditto/nn/functional.h"
+#include "ditto/ops/conv.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/reduce.h"
+#include "ditto/optim/optimizer.h"
+#include "ditto/optim/schedulers.h"
+#include "ditto/random/generator.h"
+#include "ditto/random/streams.h"
+#include "ditto/train/checkpoint.h"
+#include "ditto/train/models.h"
+
+namespace ditto::train {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr const char* kOp = "train";
+constexpr const char* kFormat = "ditto-checkpoint";
+constexpr int kFormatVersion = 1;
+constexpr int64_t kEvalBatch = 1000;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+const char* seed_mode_name(data::SeedMode m) {
+  return m == data::SeedMode::PyTorch ? "pytorch" : "per-sample";
+}
+
+// Doubles travel through JSON as their exact bits, so a resumed run sums
+// and reports the same values.
+std::string exact(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return hex64(bits);
+}
+
+double from_exact(const std::string& s, const std::string& what) {
+  DITTO_CHECK(
+      s.size() == 16 &&
+          s.find_first_not_of("0123456789abcdef") == std::string::npos,
+      ValueError,
+      kOp,
+      what,
+      ": not a 16-digit hex value: '",
+      s,
+      "'");
+  uint64_t bits = std::stoull(s, nullptr, 16);
+  double v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+json epoch_json(const EpochRecord& e) {
+  return json{
+      {"epoch", e.epoch},
+      {"step", e.step},
+      {"train_loss", e.train_loss},
+      {"test_loss", e.test.loss},
+      {"accuracy", e.test.accuracy},
+      {"seconds", e.seconds},
+      {"fingerprint", hex64(e.fingerprint)},
+      {"exact",
+       {exact(e.train_loss), exact(e.test.loss), exact(e.test.accuracy)}}};
+}
+
+EpochRecord epoch_from_json(const json& j) {
+  EpochRecord e;
+  e.epoch = j.at("epoch").get<int64_t>();
+  e.step = j.at("step").get<int64_t>();
+  e.seconds = j.at("seconds").get<double>();
+  e.fingerprint =
+      std::stoull(j.at("fingerprint").get<std::string>(), nullptr, 16);
+  const json& x = j.at("exact");
+  e.train_loss = from_exact(x.at(0).get<std::string>(), "history");
+  e.test.loss = from_exact(x.at(1).get<std::string>(), "history");
+  e.test.accuracy = from_exact(x.at(2).get<std::string>(), "history");
+  return e;
+}
+
+// The settings a checkpoint must share with the run that resumes it: every
+// one changes the bits. Threads and (in per-sample mode) workers do not.
+json bit_settings(const TrainOptions& o) {
+  json j{
+      {"model", o.model},
+      {"seed", o.seed},
+      {"epochs", o.epochs},
+      {"batch_size", o.batch_size},
+      {"lr", exact(o.lr)},
+      {"optimizer", o.optimizer},
+      {"momentum", exact(o.momentum)},
+      {"weight_decay", exact(o.weight_decay)},
+      {"scheduler", o.scheduler},
+      {"seed_mode", seed_mode_name(o.seed_mode)},
+      {"deterministic", o.deterministic}};
+  if (o.seed_mode == data::SeedMode::PyTorch) {
+    j["workers"] = o.workers;
+  }
+  return j;
+}
+
+// The flag a bit setting comes from, for error messages.
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  for (char& c : f) {
+    c = c == '_' ? '-' : c;
+  }
+  return f;
+}
+
+std::string setting_text(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s.size() == 16 &&
+        s.find_first_not_of("0123456789abcdef") == std::string::npos) {
+      std::ostringstream os;
+      os << from_exact(s, "setting");
+      return os.str();
+    }
+    return s;
+  }
+  return v.dump();
+}
+
+std::unique_ptr<optim::Optimizer> make_optimizer(
+    const TrainOptions& o,
+    const std::vector<Tensor>& params) {
+  if (o.optimizer == "sgd") {
+    return std::make_unique<optim::SGD>(
+        params,
+        optim::SGDOptions(o.lr)
+            .momentum(o.momentum)
+            .weight_decay(o.weight_decay));
+  }
+  if (o.optimizer == "adam") {
+    return std::make_unique<optim::Adam>(
+        params, optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
+  }
+  if (o.optimizer == "adamw") {
+    optim::AdamOptions a = optim::AdamWOptions(o.lr);
+    a.weight_decay(o.weight_decay);
+    return std::make_unique<optim::AdamW>(params, a);
+  }
+  detail::throw_error<ValueError>(
+      kOp,
+      "--optimizer: unknown optimizer '",
+      o.optimizer,
+      "' (sgd, adam, adamw)");
+}
+
+// Schedulers step once per optimizer step. step: the lr times 0.7 after
+// every epoch (PyTorch's MNIST example); cosine: to 0 over the whole run;
+// onecycle: PyTorch's defaults with max_lr = --lr.
+std::unique_ptr<optim::LRScheduler> make_scheduler(
+    const TrainOptions& o,
+    optim::Optimizer& opt,
+    int64_t steps_per_epoch,
+    int64_t total_steps) {
+  if (o.scheduler == "none") {
+    return nullptr;
+  }
+  if (o.scheduler == "step") {
+    return std::make_unique<optim::StepLR>(
+        opt, std::max<int64_t>(1, steps_per_epoch), 0.7);
+  }
+  if (o.scheduler == "cosine") {
+    return std::make_unique<optim::CosineAnnealingLR>(
+        opt, std::max<int64_t>(1, total_steps));
+  }
+  if (o.scheduler == "onecycle") {
+    return std::make_unique<optim::OneCycleLR>(
+        opt, optim::OneCycleLROptions(o.lr, std::max<int64_t>(1, total_steps)));
+  }
+  detail::throw_error<ValueError>(
+      kOp,
+      "--scheduler: unknown scheduler '",
+      o.scheduler,
+      "' (none, step, cosine, onecycle)");
+}
+
+// Prefixes every key of sd.
+void add_prefixed(
+    nn::StateDict& into,
+    const std::string& prefix,
+    const nn::StateDict& sd) {
+  for (const auto& [k, t] : sd) {
+    into.insert(prefix + k, t);
+  }
+}
+
+nn::StateDict take_prefixed(
+    const nn::StateDict& from,
+    const std::string& prefix) {
+  nn::StateDict out;
+  for (const auto& [k, t] : from) {
+    if (k.compare(0, prefix.size(), prefix) == 0) {
+      out.insert(k.substr(prefix.size()), t);
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> tensor_bytes(const Tensor& t) {
+  Tensor c = t.contiguous();
+  const auto* p = static_cast<const uint8_t*>(c.raw_data());
+  return std::vector<uint8_t>(p, p + c.numel());
+}
+
+Tensor bytes_tensor(const std::vector<uint8_t>& v) {
+  Tensor t = empty({int64_t(v.size())}, kUInt8);
+  if (!v.empty()) {
+    std::memcpy(t.raw_data(), v.data(), v.size());
+  }
+  return t;
+}
+
+std::vector<uint8_t> read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  DITTO_CHECK(in.good(), ValueError, kOp, "cannot read ", path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<uint8_t> string_bytes(const std::string& s) {
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+EvalResult evaluate(const Model& model, data::DataLoader& loader) {
+  autograd::NoGradGuard no_grad;
+  model.module->eval();
+  double loss_sum = 0;
+  int64_t correct = 0, count = 0;
+  for (const data::Batch& b : loader) {
+    Tensor logits = model.forward(b.data);
+    loss_sum +=
+        nn::functional::cross_entropy(
+            logits,
+            b.target,
+            nn::functional::CrossEntropyOptions().reduction(Reduction::Sum))
+            .item<double>();
+    correct += sum(eq(argmax(logits, 1), b.target)).item<int64_t>();
+    count += b.target.numel();
+  }
+  model.module->train();
+  EvalResult r;
+  r.loss = count == 0 ? 0 : loss_sum / double(count);
+  r.accuracy = count == 0 ? 0 : double(correct) / double(count);
+  return r;
+}
+
+// Everything a run carries from step to step besides the tensors.
+struct Progress {
+  int64_t step = 0;
+  int64_t epoch = 0; // epochs completed
+  double epoch_loss_sum = 0;
+  int64_t epoch_loss_count = 0;
+  double epoch_seconds = 0; // the current epoch's time so far
+  std::vector<EpochRecord> history;
+};
+
+class Run {
+ public:
+  Run(const TrainOptions& o, const Reporter& r) : o_(o), r_(r) {}
+
+  TrainResult go();
+
+ private:
+  void validate() const;
+  void setup();
+  void resume(const std::string& dir);
+  void save_checkpoint();
+  json run_json(bool finished) const;
+  void write_run_json(bool finished) const;
+  void log_metrics(const StepInfo& s);
+  std::string checkpoint_root() const {
+    return o_.checkpoint_dir.empty()
+        ? (fs::path(o_.out) / "checkpoints").string()
+        : o_.checkpoint_dir;
+  }
+
+  const TrainOptions& o_;
+  const Reporter& r_;
+  std::shared_ptr<data::MNIST> train_set_, test_set_;
+  Model model_;
+  std::unique_ptr<optim::Optimizer> opt_;
+  std::unique_ptr<optim::LRScheduler> sched_;
+  std::unique_ptr<data::DataLoader> train_loader_, test_loader_;
+  int64_t steps_per_epoch_ = 0, total_steps_ = 0;
+  Progress p_;
+  std::string resumed_from_;
+  int64_t last_saved_step_ = -1;
+  std::ofstream metrics_;
+};
+
+void Run::validate() const {
+  auto check = [](bool ok, const std::string& msg) {
+    if (!ok) {
+      detail::throw_error<ValueError>(kOp, msg);
+    }
+  };
+  check(
+      o_.epochs >= 1,
+      detail::str_cat("--epochs must be at least 1, got ", o_.epochs));
+  check(
+      o_.batch_size >= 1,
+      detail::str_cat("--batch-size must be at least 1, got ", o_.batch_size));
+  check(
+      std::isfinite(o_.lr) && o_.lr > 0,
+      detail::str_cat("--lr must be positive, got ", o_.lr));
+  check(
+      o_.workers >= 0,
+      detail::str_cat("--workers must be at least 0, got ", o_.workers));
+  check(
+      o_.threads >= 0,
+      detail::str_cat("--threads must be at least 0, got ", o_.threads));
+  check(
+      o_.max_steps >= 0,
+      detail::str_cat("--max-steps must be at least 0, got ", o_.max_steps));
+  check(
+      o_.log_every >= 1,
+      detail::str_cat("--log-every must be at least 1, got ", o_.log_every));
+  check(
+      o_.keep >= 0,
+      detail::str_cat("--keep must be at least 0, got ", o_.keep));
+  check(!o_.out.empty(), "--out must not be empty");
+}
+
+void Run::setup() {
+  if (o_.threads > 0) {
+    set_num_threads(o_.threads);
+  }
+  use_deterministic_algorithms(o_.deterministic);
+  backends::conv::benchmark(o_.benchmark);
+  if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache)) {
+    backends::conv::load_tuning_cache(o_.tuning_cache);
+  }
+  train_set_ = std::make_shared<data::MNIST>(o_.data_root, true);
+  test_set_ = std::make_shared<data::MNIST>(o_.data_root, false);
+
+  // The model right after the seed, as a PyTorch script builds it.
+  seed_everything(o_.seed);
+  model_ = make_model(o_.model);
+  if (!o_.init_from.empty()) {
+    io::SafetensorsFile f = io::load_safetensors(o_.init_from);
+    try {
+      model_.module->load_state_dict(f.tensors);
+    } catch (const Error& e) {
+      detail::throw_error<ValueError>(
+          kOp, "--init-from ", o_.init_from, ": ", e.what());
+    }
+  }
+  model_.module->train();
+  opt_ = make_optimizer(o_, model_.module->parameters());
+
+  // The loaders shuffle and seed from their own generators: evaluating more
+  // or less often never shifts the training's random numbers.
+  data::DataLoaderOptions lo;
+  lo.batch_size = o_.batch_size;
+  lo.shuffle = true;
+  lo.num_workers = o_.workers;
+  lo.generator =
+      Generator().manual_seed(random::derive_seed(o_.seed, "train.loader"));
+  lo.seed_mode = o_.seed_mode;
+  train_loader_ = std::make_unique<data::DataLoader>(train_set_, lo);
+  data::DataLoaderOptions to;
+  to.batch_size = kEvalBatch;
+  to.num_workers = o_.workers;
+  to.generator =
+      Generator().manual_seed(random::derive_seed(o_.seed, "test.loader"));
+  to.seed_mode = o_.seed_mode;
+  test_loader_ = std::make_unique<data::DataLoader>(test_set_, to);
+
+  steps_per_epoch_ = train_loader_->size();
+  total_steps_ = steps_per_epoch_ * o_.epochs;
+  sched_ = make_scheduler(o_, *opt_, steps_per_epoch_, total_steps_);
+}
+
+void Run::resume(const std::string& where) {
+  std::string dir = where;
+  if (where == "latest") {
+    const auto all = list_checkpoints(checkpoint_root());
+    DITTO_CHECK(
+        !all.empty(),
+        ValueError,
+        kOp,
+        "--resume latest: no checkpoint in ",
+        checkpoint_root());
+    dir = all.back();
+  }
+  DITTO_CHECK(
+      fs::is_directory(dir),
+      ValueError,
+      kOp,
+      "--resume: ",
+      dir,
+      " is not a checkpoint directory");
+  const std::string model_path = (fs::path(dir) / "model.safetensors").string();
+  const std::string state_path =
+      (fs::path(dir) / "train_state.safetensors").string();
+  DITTO_CHECK(
+      fs::exists(model_path),
+      ValueError,
+      kOp,
+      model_path,
+      ": missing (not a complete checkpoint)");
+  DITTO_CHECK(
+      fs::exists(state_path),
+      ValueError,
+      kOp,
+      state_path,
+      ": missing (not a complete checkpoint)");
+  io::SafetensorsFile model_file = io::load_safetensors(model_path);
+  io::SafetensorsFile state = io::load_safetensors(state_path);
+
+  // Every check first: nothing is restored from a checkpoint that does not
+  // fit.
+  auto meta = [&](const std::string& key) -> const std::string& {
+    auto it = state.metadata.find(key);
+    DITTO_CHECK(
+        it != state.metadata.end(),
+        ValueError,
+        kOp,
+        state_path,
+        ": metadata has no '",
+        key,
+        "'");
+    return it->second;
+  };
+  DITTO_CHECK(
+      meta("format") == kFormat,
+      ValueError,
+      kOp,
+      state_path,
+      ": not a ditto checkpoint (format '",
+      meta("format"),
+      "')");
+  DITTO_CHECK(
+      meta("version") == std::to_string(kFormatVersion),
+      ValueError,
+      kOp,
+      state_path,
+      ": checkpoint format version ",
+      meta("version"),
+      ", this ditto reads version ",
+      kFormatVersion);
+  json saved, progress;
+  try {
+    saved = json::parse(meta("settings"));
+    progress = json::parse(meta("progress"));
+  } catch (const json::exception& e) {
+    detail::throw_error<ValueError>(
+        kOp, state_path, ": malformed metadata: ", e.what());
+  }
+  const json now = bit_settings(o_);
+  for (const auto& [key, value] : now.items()) {
+    DITTO_CHECK(
+        saved.contains(key) && saved[key] == value,
+        ValueError,
+        kOp,
+        dir,
+        ": the checkpoint was trained with ",
+        flag_of(key),
+        " ",
+        saved.contains(key) ? setting_text(saved[key]) : "(unset)",
+        ", this run has ",
+        setting_text(value));
+  }
+  try {
+    model_.module->load_state_dict(model_file.tensors);
+    opt_->load_state_dict(take_prefixed(state.tensors, "optimizer."));
+    if (sched_) {
+      sched_->load_state_dict(take_prefixed(state.tensors, "scheduler."));
+    }
+    data::LoaderState ls = data::LoaderState::from_json(meta("loader"));
+    ls.num_workers = o_.workers;
+    train_loader_->load_state_dict(ls);
+    default_generator().set_state(state.tensors.at("rng.default"));
+    for (const auto& [k, t] : state.tensors) {
+      if (k.compare(0, 11, "rng.stream.") == 0) {
+        random::stream(k.substr(11)).set_state(t);
+      }
+    }
+    std::map<std::string, std::vector<uint8_t>> ext;
+    for (const auto& [k, t] : state.tensors) {
+      if (k.compare(0, 13, "rng.external.") == 0) {
+        ext[k.substr(13)] = tensor_bytes(t);
+      }
+    }
+    set_registered_generator_states(ext);
+    p_.step = progress.at("step").get<int64_t>();
+    p_.epoch = progress.at("epoch").get<int64_t>();
+    p_.epoch_loss_sum = from_exact(
+        progress.at("epoch_loss_sum").get<std::string>(), "progress");
+    p_.epoch_loss_count = progress.at("epoch_loss_count").get<int64_t>();
+    p_.epoch_seconds = progress.at("epoch_seconds").get<double>();
+    for (const json& e : progress.at("history")) {
+      p_.history.push_back(epoch_from_json(e));
+    }
+  } catch (const json::exception& e) {
+    detail::throw_error<ValueError>(
+        kOp, state_path, ": malformed progress: ", e.what());
+  } catch (const Error& e) {
+    detail::throw_error<ValueError>(kOp, dir, ": ", e.what());
+  }
+  resumed_from_ = dir;
+  last_saved_step_ = p_.step;
+  if (r_.message) {
+    r_.message(detail::str_cat("resumed from ", dir, " at step ", p_.step));
+  }
+}
+
+void Run::save_checkpoint() {
+  io::SafetensorsFile model_file;
+  const std::map<std::string, std::string> model_meta{
+      {"format", kFormat}, {"model", o_.model}, {"ditto_version", version()}};
+  nn::StateDict state;
+  add_prefixed(state, "optimizer.", opt_->state_dict());
+  if (sched_) {
+    add_prefixed(state, "scheduler.", sched_->state_dict());
+  }
+  state.insert("rng.default", default_generator().get_state());
+  for (const std::string& name : random::stream_names()) {
+    state.insert("rng.stream." + name, random::stream(name).get_state());
+  }
+  for (const auto& [name, bytes] : registered_generator_states()) {
+    state.insert("rng.external." + name, bytes_tensor(bytes));
+  }
+  json progress{
+      {"step", p_.step},
+      {"epoch", p_.epoch},
+      {"epoch_loss_sum", exact(p_.epoch_loss_sum)},
+      {"epoch_loss_count", p_.epoch_loss_count},
+      {"epoch_seconds", p_.epoch_seconds},
+      {"history", json::array()}};
+  for (const EpochRecord& e : p_.history) {
+    progress["history"].push_back(epoch_json(e));
+  }
+  const std::map<std::string, std::string> state_meta{
+      {"format", kFormat},
+      {"version", std::to_string(kFormatVersion)},
+      {"settings", bit_settings(o_).dump()},
+      {"progress", progress.dump()},
+      {"loader", train_loader_->state_dict().to_json()}};
+
+  std::vector<CheckpointFile> files;
+  files.push_back(
+      {"model.safetensors",
+       io::serialize_safetensors(model_.module->state_dict(), model_meta)});
+  files.push_back(
+      {"train_state.safetensors",
+       io::serialize_safetensors(state, state_meta)});
+  const std::string cache_tmp =
+      (fs::path(o_.out) / ".tuning_cache.tmp").string();
+  backends::conv::save_tuning_cache(cache_tmp);
+  files.push_back({"tuning_cache", read_file_bytes(cache_tmp)});
+  fs::remove(cache_tmp);
+  files.push_back({"run.json", string_bytes(run_json(false).dump(2) + "\n")});
+
+  const std::string root = checkpoint_root();
+  const std::string name = checkpoint_name(p_.step);
+  write_checkpoint(root, name, files);
+  prune_checkpoints(root, o_.keep);
+  last_saved_step_ = p_.step;
+  if (r_.checkpoint) {
+    r_.checkpoint((fs::path(root) / name).string());
+  }
+}
+
+json Run::run_json(bool finished) const {
+  json caps = json::array();
+  for (CpuCapability c : compiled_cpu_capabilities()) {
+    caps.push_back(std::string(cpu_capability_name(c)));
+  }
+  json tuning = json::object();
+  {
+    const std::string tmp =
+        (fs::path(o_.out) / ".tuning_decisions.tmp").string();
+    backends::conv::save_tuning_cache(tmp);
+    std::ifstream in(tmp);
+    tuning = json::parse(in, nullptr, false);
+    fs::remove(tmp);
+  }
+  json j;
+  j["ditto_version"] = version();
+  j["command_line"] = o_.command_line;
+  j["status"] = finished ? "done" : "running";
+  j["model"] = o_.model;
+  j["data_root"] = o_.data_root;
+  j["seed"] = o_.seed;
+  j["epochs"] = o_.epochs;
+  j["batch_size"] = o_.batch_size;
+  j["lr"] = o_.lr;
+  j["optimizer"] = o_.optimizer;
+  j["momentum"] = o_.momentum;
+  j["weight_decay"] = o_.weight_decay;
+  j["scheduler"] = o_.scheduler;
+  j["max_steps"] = o_.max_steps;
+  j["threads"] = get_num_threads();
+  j["workers"] = o_.workers;
+  j["seed_mode"] = seed_mode_name(o_.seed_mode);
+  j["determinism"]["deterministic_algorithms"] =
+      are_deterministic_algorithms_enabled();
+  j["determinism"]["warn_only"] =
+      is_deterministic_algorithms_warn_only_enabled();
+  j["determinism"]["fill_uninitialized_memory"] =
+      determinism::fill_uninitialized_memory();
+  j["tuning"]["conv_benchmark"] = backends::conv::benchmark();
+  j["tuning"]["conv_deterministic"] = backends::conv::deterministic();
+  j["tuning"]["tuning_cache"] = o_.tuning_cache;
+  j["tuning"]["decisions"] = tuning;
+  j["build"]["compiled_capabilities"] = caps;
+#ifdef NDEBUG
+  j["build"]["type"] = "release";
+#else
+  j["build"]["type"] = "debug";
+#endif
+  j["cpu_capability"] = std::string(cpu_capability_name(get_cpu_capability()));
+  j["resumed_from"] = resumed_from_;
+  j["step"] = p_.step;
+  j["epochs_done"] = json::array();
+  for (const EpochRecord& e : p_.history) {
+    j["epochs_done"].push_back(epoch_json(e));
+  }
+  j["fingerprint"] = hex64(weights_fingerprint(*model_.module));
+  return j;
+}
+
+void Run::write_run_json(bool finished) const {
+  detail::write_file_atomic(
+      (fs::path(o_.out) / "run.json").string(),
+      run_json(finished).dump(2) + "\n",
+      kOp);
+}
+
+void Run::log_metrics(const StepInfo& s) {
+  metrics_
+      << json{{"step", s.step}, {"epoch", s.epoch}, {"loss", s.loss}, {"lr", s.lr}, {"samples_per_second", s.samples_per_second}}
+             .dump()
+      << "\n";
+  metrics_.flush();
+}
+
+TrainResult Run::go() {
+  validate();
+  std::error_code ec;
+  fs::create_directories(o_.out, ec);
+  DITTO_CHECK(
+      !ec,
+      ValueError,
+      kOp,
+      "--out: cannot create ",
+      o_.out,
+      ": ",
+      ec.message());
+  setup();
+  if (!o_.resume.empty()) {
+    resume(o_.resume);
+  }
+  // metrics.jsonl: a resumed run keeps the lines up to its checkpoint.
+  const std::string metrics_path =
+      (fs::path(o_.out) / "metrics.jsonl").string();
+  {
+    std::vector<std::string> keep;
+    if (p_.step > 0) {
+      std::ifstream in(metrics_path);
+      for (std::string line; std::getline(in, line);) {
+        json j = json::parse(line, nullptr, false);
+        if (j.is_object() && j.contains("step") &&
+            j["step"].is_number_integer() &&
+            j["step"].get<int64_t>() <= p_.step) {
+          keep.push_back(line);
+        }
+      }
+    }
+    metrics_.open(metrics_path, std::ios::trunc);
+    DITTO_CHECK(
+        metrics_.good(), ValueError, kOp, "cannot write ", metrics_path);
+    for (const std::string& l : keep) {
+      metrics_ << l << "\n";
+    }
+    metrics_.flush();
+  }
+
+  const int64_t stop_at =
+      o_.max_steps > 0 ? std::min(o_.max_steps, total_steps_) : total_steps_;
+  const Clock::time_point t0 = Clock::now();
+  const int64_t first_step = p_.step;
+  bool stopped = false;
+  while (p_.epoch < o_.epochs && !stopped) {
+    Clock::time_point epoch_t0 = Clock::now();
+    const double epoch_seconds_before = p_.epoch_seconds;
+    int64_t epoch_step = p_.step - p_.epoch * steps_per_epoch_;
+    for (const data::Batch& b : *train_loader_) {
+      opt_->zero_grad();
+      Tensor loss =
+          nn::functional::cross_entropy(model_.forward(b.data), b.target);
+      loss.backward();
+      opt_->step();
+      const double lr = opt_->lr(0);
+      if (sched_) {
+        sched_->step();
+      }
+      const double l = loss.item<double>();
+      ++p_.step;
+      ++epoch_step;
+      p_.epoch_loss_sum += l;
+      ++p_.epoch_loss_count;
+      p_.epoch_seconds = epoch_seconds_before + seconds_since(epoch_t0);
+
+      StepInfo s;
+      s.step = p_.step;
+      s.epoch = p_.epoch + 1;
+      s.epoch_step = epoch_step;
+      s.steps_per_epoch = steps_per_epoch_;
+      s.total_steps = stop_at;
+      s.loss = l;
+      s.lr = lr;
+      s.elapsed = seconds_since(t0);
+      s.run_steps = p_.step - first_step;
+      s.samples_per_second = s.elapsed > 0
+          ? double((p_.step - first_step) * o_.batch_size) / s.elapsed
+          : 0;
+      if (r_.step) {
+        r_.step(s);
+      }
+      if (p_.step % o_.log_every == 0) {
+        log_metrics(s);
+        if (r_.log) {
+          r_.log(s);
+        }
+      }
+      if (o_.eval_every > 0 && p_.step % o_.eval_every == 0 &&
+          epoch_step != steps_per_epoch_) {
+        EvalResult ev = evaluate(model_, *test_loader_);
+        if (r_.eval) {
+          r_.eval(s, ev);
+        }
+      }
+      if (p_.step >= stop_at && epoch_step != steps_per_epoch_) {
+        stopped = true;
+        break;
+      }
+      if (o_.checkpoints && o_.checkpoint_every > 0 &&
+          p_.step % o_.checkpoint_every == 0 &&
+          epoch_step != steps_per_epoch_) {
+        save_checkpoint();
+      }
+    }
+    if (stopped) {
+      break;
+    }
+    EpochRecord rec;
+    rec.epoch = p_.epoch + 1;
+    rec.step = p_.step;
+    rec.train_loss = p_.epoch_loss_count == 0
+        ? 0
+        : p_.epoch_loss_sum / double(p_.epoch_loss_count);
+    rec.seconds = p_.epoch_seconds;
+    rec.test = evaluate(model_, *test_loader_);
+    rec.fingerprint = weights_fingerprint(*model_.module);
+    p_.history.push_back(rec);
+    ++p_.epoch;
+    p_.epoch_loss_sum = 0;
+    p_.epoch_loss_count = 0;
+    p_.epoch_seconds = 0;
+    if (r_.epoch) {
+      r_.epoch(rec);
+    }
+    if (o_.checkpoints &&
+        (o_.checkpoint_every == 0 || p_.step % o_.checkpoint_every == 0 ||
+         p_.epoch == o_.epochs)) {
+      save_checkpoint();
+    }
+    if (p_.step >= stop_at && p_.epoch < o_.epochs) {
+      stopped = true;
+    }
+  }
+  if (stopped && o_.checkpoints && last_saved_step_ != p_.step) {
+    save_checkpoint();
+  }
+  if (!o_.tuning_cache.empty()) {
+    backends::conv::save_tuning_cache(o_.tuning_cache);
+  }
+  write_run_json(!stopped);
+  TrainResult res;
+  res.epochs = p_.history;
+  res.steps = p_.step;
+  res.stopped_early = stopped;
+  res.fingerprint = weights_fingerprint(*model_.module);
+  return res;
+}
+
+} // namespace
+
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
+  return buf;
+}
+
+uint64_t weights_fingerprint(const nn::Module& module) {
+  XXH3_state_t* st = XXH3_createState();
+  DITTO_CHECK(st != nullptr, Error, "weights_fingerprint", "out of memory");
+  XXH3_64bits_reset(st);
+  for (const auto& [name, p] : module.named_parameters()) {
+    Tensor c = p.contiguous();
+    XXH3_64bits_update(
+        st, c.raw_data(), size_t(c.numel()) * element_size(c.dtype()));
+  }
+  const uint64_t h = XXH3_64bits_digest(st);
+  XXH3_freeState(st);
+  return h;
+}
+
+TrainResult run_training(
+    const TrainOptions& options,
+    const Reporter& reporter) {
+  Run run(options, reporter);
+  return run.go();
+}
+
+} // namespace ditto::train
