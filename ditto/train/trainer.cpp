@@ -536,9 +536,17 @@ void Run::resume(const std::string& where) {
 }
 
 void Run::save_checkpoint() {
-  io::SafetensorsFile model_file;
+  // The parameters' names in named_parameters() order: the order of the
+  // weights' fingerprint.
+  json names = json::array();
+  for (const auto& [name, t] : model_.module->named_parameters()) {
+    names.push_back(name);
+  }
   const std::map<std::string, std::string> model_meta{
-      {"format", kFormat}, {"model", o_.model}, {"ditto_version", version()}};
+      {"format", kFormat},
+      {"model", o_.model},
+      {"ditto_version", version()},
+      {"parameters", names.dump()}};
   nn::StateDict state;
   add_prefixed(state, "optimizer.", opt_->state_dict());
   if (sched_) {
