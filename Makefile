@@ -21,9 +21,11 @@ configure: setup
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: today a demo of seeded, thread-count-invariant results.
-demo: build
-	./$(BUILD)/ditto_demo
+# The main job: `ditto train` on Fashion-MNIST, then the same short training
+# with other thread and worker counts, to the same bits (scripts/demo).
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ditto_cli
+	scripts/demo $(BUILD)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
