@@ -138,8 +138,9 @@ struct Output {
         const double left = double(left_steps) * s.elapsed /
             double(std::max<int64_t>(1, s.run_steps));
         std::printf(
-            "\r\033[Kepoch %lld [%s] %lld/%lld  loss %.4f  %.0f samples/s  %s elapsed  %s left",
+            "\r\033[Kepoch %lld/%lld [%s] %lld/%lld  loss %.4f  %.0f samples/s  %s elapsed  %s left",
             static_cast<long long>(s.epoch),
+            static_cast<long long>(s.epochs),
             bar.c_str(),
             static_cast<long long>(s.epoch_step),
             static_cast<long long>(s.steps_per_epoch),
@@ -250,10 +251,14 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
          "per-sample (data independent of workers) or pytorch (PyTorch's worker seeding)")
       ->check(CLI::IsMember({"per-sample", "pytorch"}))
       ->default_str("per-sample");
-  cmd.add_flag(
-      "--deterministic,!--no-deterministic",
-      o.deterministic,
-      "deterministic algorithms");
+  cmd.add_flag_callback(
+      "--deterministic",
+      [&o] { o.deterministic = true; },
+      "deterministic algorithms (the default)");
+  cmd.add_flag_callback(
+      "--no-deterministic",
+      [&o] { o.deterministic = false; },
+      "the fast variants, nondeterministic where `ditto ops` lists them");
   cmd.add_flag(
       "--benchmark",
       o.benchmark,

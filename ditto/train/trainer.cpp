@@ -719,7 +719,8 @@ TrainResult Run::go() {
       o_.max_steps > 0 ? std::min(o_.max_steps, total_steps_) : total_steps_;
   const Clock::time_point t0 = Clock::now();
   const int64_t first_step = p_.step;
-  bool stopped = false;
+  // A checkpoint already at or past --max-steps: nothing more to train.
+  bool stopped = p_.step >= stop_at && p_.epoch < o_.epochs;
   while (p_.epoch < o_.epochs && !stopped) {
     Clock::time_point epoch_t0 = Clock::now();
     const double epoch_seconds_before = p_.epoch_seconds;
@@ -744,6 +745,7 @@ TrainResult Run::go() {
       StepInfo s;
       s.step = p_.step;
       s.epoch = p_.epoch + 1;
+      s.epochs = o_.epochs;
       s.epoch_step = epoch_step;
       s.steps_per_epoch = steps_per_epoch_;
       s.total_steps = stop_at;

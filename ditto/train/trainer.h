@@ -66,6 +66,7 @@ struct EpochRecord {
 struct StepInfo {
   int64_t step = 0; // global, 1-based
   int64_t epoch = 0; // 1-based
+  int64_t epochs = 0; // of the run
   int64_t epoch_step = 0; // within the epoch, 1-based
   int64_t steps_per_epoch = 0;
   int64_t total_steps = 0; // every epoch's steps (or max_steps)
