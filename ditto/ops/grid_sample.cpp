@@ -7,6 +7,7 @@
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
 namespace {
@@ -158,44 +159,50 @@ Tensor grid_sample(
             const T* op_ = go.data_ptr<T>();
             T* gip = gin.data_ptr<T>();
             T* ggp = ggrid.data_ptr<T>();
-            // Input gradient: one task per plane, output order inside.
-            parallel_for(0, n * c, 1, [&](int64_t q0, int64_t q1) {
-              for (int64_t q = q0; q < q1; ++q) {
-                const int64_t b = q / c;
-                T* plane = gip + q * h * w;
-                auto add = [&](int64_t y, int64_t x, T v) {
-                  if (y >= 0 && y < h && x >= 0 && x < w) {
-                    plane[y * w + x] += v;
+            // Input gradient: see Note [Plane scatters].
+            detail::plane_scatter(
+                are_deterministic_algorithms_enabled(),
+                n * c,
+                ho * wo,
+                4,
+                gip,
+                h * w,
+                [&](int64_t q, int64_t k0, int64_t k1, auto plane_add) {
+                  const int64_t b = q / c;
+                  auto add = [&](int64_t y, int64_t x, T v) {
+                    if (y >= 0 && y < h && x >= 0 && x < w) {
+                      plane_add(y * w + x, v);
+                    }
+                  };
+                  for (int64_t k = k0; k < k1; ++k) {
+                    const T g = op_[q * ho * wo + k];
+                    const T x = source(
+                                    gp[(b * ho * wo + k) * 2],
+                                    w,
+                                    padding,
+                                    align_corners)
+                                    .v;
+                    const T y = source(
+                                    gp[(b * ho * wo + k) * 2 + 1],
+                                    h,
+                                    padding,
+                                    align_corners)
+                                    .v;
+                    if (mode == GridSampleMode::Nearest) {
+                      add(int64_t(std::nearbyint(y)),
+                          int64_t(std::nearbyint(x)),
+                          g);
+                      continue;
+                    }
+                    const int64_t x0 = int64_t(std::floor(x)),
+                                  y0 = int64_t(std::floor(y));
+                    const T fx = x - T(x0), fy = y - T(y0);
+                    add(y0, x0, g * ((1 - fx) * (1 - fy)));
+                    add(y0, x0 + 1, g * (fx * (1 - fy)));
+                    add(y0 + 1, x0, g * ((1 - fx) * fy));
+                    add(y0 + 1, x0 + 1, g * (fx * fy));
                   }
-                };
-                for (int64_t k = 0; k < ho * wo; ++k) {
-                  const T g = op_[q * ho * wo + k];
-                  const T x =
-                      source(
-                          gp[(b * ho * wo + k) * 2], w, padding, align_corners)
-                          .v;
-                  const T y = source(
-                                  gp[(b * ho * wo + k) * 2 + 1],
-                                  h,
-                                  padding,
-                                  align_corners)
-                                  .v;
-                  if (mode == GridSampleMode::Nearest) {
-                    add(int64_t(std::nearbyint(y)),
-                        int64_t(std::nearbyint(x)),
-                        g);
-                    continue;
-                  }
-                  const int64_t x0 = int64_t(std::floor(x)),
-                                y0 = int64_t(std::floor(y));
-                  const T fx = x - T(x0), fy = y - T(y0);
-                  add(y0, x0, g * ((1 - fx) * (1 - fy)));
-                  add(y0, x0 + 1, g * (fx * (1 - fy)));
-                  add(y0 + 1, x0, g * ((1 - fx) * fy));
-                  add(y0 + 1, x0 + 1, g * (fx * fy));
-                }
-              }
-            });
+                });
             if (mode == GridSampleMode::Nearest) {
               return; // the grid gets no gradient
             }

@@ -7,9 +7,48 @@
 #include "ditto/ops/factories.h"
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
+#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
 namespace {
+
+// Registered at start-up: see Note [Writing Nondeterministic Operations].
+// The backward ops PyTorch's reproducibility note lists as
+// nondeterministic: pooling, interpolation and grid sampling scatter
+// through detail::plane_scatter (Note [Plane scatters]); the others add
+// through ops that have their own entry.
+const bool kRegistered = [] {
+  using determinism::declare_nondeterministic;
+  const char* planes =
+      "with fewer N x C planes than threads, the fast variant splits each "
+      "plane's output positions between threads, which add into the input "
+      "gradient with atomic adds in whatever order they get there (with as "
+      "many planes as threads or more it runs the deterministic loop)";
+  for (const char* op :
+       {"max_pool2d_backward",
+        "avg_pool2d_backward",
+        "adaptive_avg_pool2d_backward",
+        "upsample_nearest2d_backward",
+        "upsample_bilinear2d_backward",
+        "grid_sampler_2d_backward"}) {
+    declare_nondeterministic(op, planes, true);
+  }
+  for (const char* op :
+       {"embedding_backward",
+        "reflection_pad2d_backward",
+        "replication_pad2d_backward"}) {
+    declare_nondeterministic(
+        op,
+        "adds the output gradient into the input gradient with index_add_ "
+        "(see its entry)",
+        true);
+  }
+  declare_nondeterministic(
+      "conv_transpose2d_backward",
+      "the weight gradient is conv2d_backward_weight's (see its entry)",
+      true);
+  return true;
+}();
 
 void check_floating(const Tensor& x, const char* op) {
   DITTO_CHECK(x.defined(), ValueError, op, "undefined tensor");
@@ -506,14 +545,18 @@ Tensor max_pool2d_backward(
     if constexpr (std::is_floating_point_v<T>) {
       const T* gp = go.data_ptr<T>();
       T* dp = gi.data_ptr<T>();
-      parallel_for(0, planes, plane_grain(ohw), [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          T* d = dp + p * hw;
-          for (int64_t k = p * ohw; k < (p + 1) * ohw; ++k) {
-            d[xp[k]] += gp[k];
-          }
-        }
-      });
+      detail::plane_scatter(
+          are_deterministic_algorithms_enabled(),
+          planes,
+          ohw,
+          1,
+          dp,
+          hw,
+          [&](int64_t p, int64_t k0, int64_t k1, auto add) {
+            for (int64_t k = p * ohw + k0; k < p * ohw + k1; ++k) {
+              add(xp[k], gp[k]);
+            }
+          });
     }
   });
   return scope.done(gi);

@@ -8,6 +8,7 @@
 #include "ditto/ops/index.h"
 #include "ditto/ops/nn_ops.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
 namespace {
@@ -112,23 +113,28 @@ Tensor pool_avg(
       if constexpr (std::is_floating_point_v<T>) {
         const T* gp = go.data_ptr<T>();
         T* dp = gi.data_ptr<T>();
-        parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
-          for (int64_t p = p0; p < p1; ++p) {
-            T* plane = dp + p * h * w;
-            for (int64_t i = 0; i < oh; ++i) {
-              for (int64_t j = 0; j < ow; ++j) {
-                const T v = gp[(p * oh + i) * ow + j] / T(divisor(i, j));
+        const int64_t window = (wh.empty() ? 1 : wh[0].end - wh[0].start) *
+            (ww.empty() ? 1 : ww[0].end - ww[0].start);
+        detail::plane_scatter(
+            are_deterministic_algorithms_enabled(),
+            planes,
+            oh * ow,
+            window,
+            dp,
+            h * w,
+            [&](int64_t p, int64_t k0, int64_t k1, auto add) {
+              for (int64_t k = k0; k < k1; ++k) {
+                const int64_t i = k / ow, j = k % ow;
+                const T v = gp[p * oh * ow + k] / T(divisor(i, j));
                 for (int64_t a = wh[size_t(i)].start; a < wh[size_t(i)].end;
                      ++a) {
                   for (int64_t b = ww[size_t(j)].start; b < ww[size_t(j)].end;
                        ++b) {
-                    plane[a * w + b] += v;
+                    add(a * w + b, v);
                   }
                 }
               }
-            }
-          }
-        });
+            });
       }
     });
     return autograd::GradList{gi};
@@ -515,27 +521,29 @@ Tensor upsample2d(
         auto tw = taps<T>(w, out_w, mode, align_corners, scale_w);
         const T* gp = go.data_ptr<T>();
         T* dp = gi.data_ptr<T>();
-        parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
-          for (int64_t p = p0; p < p1; ++p) {
-            T* d = dp + p * h * w;
-            const T* s = gp + p * out_h * out_w;
-            for (int64_t i = 0; i < out_h; ++i) {
-              const Tap<T>& a = th[size_t(i)];
-              for (int64_t j = 0; j < out_w; ++j) {
-                const Tap<T>& b = tw[size_t(j)];
-                const T v = s[i * out_w + j];
+        detail::plane_scatter(
+            are_deterministic_algorithms_enabled(),
+            planes,
+            out_h * out_w,
+            4,
+            dp,
+            h * w,
+            [&](int64_t p, int64_t k0, int64_t k1, auto add) {
+              const T* s = gp + p * out_h * out_w;
+              for (int64_t k = k0; k < k1; ++k) {
+                const Tap<T>& a = th[size_t(k / out_w)];
+                const Tap<T>& b = tw[size_t(k % out_w)];
+                const T v = s[k];
                 if (mode != InterpolateMode::Bilinear) {
-                  d[a.i0 * w + b.i0] += v;
+                  add(a.i0 * w + b.i0, v);
                   continue;
                 }
-                d[a.i0 * w + b.i0] += a.l0 * b.l0 * v;
-                d[a.i0 * w + b.i1] += a.l0 * b.l1 * v;
-                d[a.i1 * w + b.i0] += a.l1 * b.l0 * v;
-                d[a.i1 * w + b.i1] += a.l1 * b.l1 * v;
+                add(a.i0 * w + b.i0, a.l0 * b.l0 * v);
+                add(a.i0 * w + b.i1, a.l0 * b.l1 * v);
+                add(a.i1 * w + b.i0, a.l1 * b.l0 * v);
+                add(a.i1 * w + b.i1, a.l1 * b.l1 * v);
               }
-            }
-          }
-        });
+            });
       }
     });
     return autograd::GradList{gi};

@@ -237,6 +237,58 @@ void scatter_updates(
   }
 }
 
+// Note [Plane scatters]
+// The backward of pooling, interpolation and grid sampling adds every
+// element of the output gradient into input-gradient elements of the same
+// plane (one of N x C). The deterministic variant gives threads whole
+// planes, each running the serial loop over its output positions: every
+// element sees its additions in the serial order, so the result has the
+// serial loop's bits for any thread count. With at least as many planes as
+// threads that split is also the fastest, and the fast variant is the same
+// loop. With fewer planes than threads (one image of few channels), the
+// fast variant cuts each plane's output positions into chunks that run in
+// parallel and add into the plane with atomic adds, in whatever order the
+// threads get there.
+//
+// body(p, k0, k1, add) runs output positions [k0, k1) of plane p, calling
+// add(i, v) to add v to element i of the plane's input gradient.
+// work_per_position sizes the chunks (reads per output position).
+template <typename T, class Body>
+void plane_scatter(
+    bool deterministic,
+    int64_t planes,
+    int64_t positions,
+    int64_t work_per_position,
+    T* grad_in,
+    int64_t plane_size,
+    const Body& body) {
+  const int64_t work = std::max<int64_t>(1, work_per_position);
+  const int64_t chunk = std::max<int64_t>(1, 16384 / work);
+  if (deterministic || planes >= get_num_threads() || positions <= chunk) {
+    const int64_t grain =
+        std::max<int64_t>(1, 16384 / std::max<int64_t>(1, positions * work));
+    parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        T* d = grad_in + p * plane_size;
+        body(p, 0, positions, [d](int64_t i, T v) { d[i] += v; });
+      }
+    });
+    return;
+  }
+  const int64_t chunks = (positions + chunk - 1) / chunk;
+  parallel_for(0, planes * chunks, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t p = t / chunks, c = t % chunks;
+      T* d = grad_in + p * plane_size;
+      body(
+          p,
+          c * chunk,
+          std::min(positions, (c + 1) * chunk),
+          [d](int64_t i, T v) { combine_atomic<Combine::kAdd>(d + i, v); });
+    }
+  });
+}
+
 // Prefetches the len elements at p for reading.
 template <typename T>
 inline void prefetch_row(const T* p, int64_t len) {
