@@ -49,7 +49,7 @@ print(el / n)
 
 def ditto_time(binary, name, min_time):
     out = subprocess.run(
-        [binary, f"--benchmark_filter=^{name}$", "--benchmark_format=json",
+        [binary, f"--benchmark_filter=^{name}(/real_time)?$", "--benchmark_format=json",
          f"--benchmark_min_time={min_time}"],
         check=True, capture_output=True, text=True).stdout
     row = json.loads(out)["benchmarks"][0]

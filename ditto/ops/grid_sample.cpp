@@ -65,6 +65,26 @@ Coord<T> source(T g, int64_t size, GridSamplePadding pad, bool align_corners) {
   return c;
 }
 
+// Every grid point's source coordinates, x then y per point (computed once,
+// not once per channel).
+template <typename T>
+std::vector<Coord<T>> source_coords(
+    const T* gp,
+    int64_t points,
+    int64_t h,
+    int64_t w,
+    GridSamplePadding pad,
+    bool align_corners) {
+  std::vector<Coord<T>> out(size_t(2 * points));
+  parallel_for(0, points, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      out[size_t(2 * k)] = source(gp[2 * k], w, pad, align_corners);
+      out[size_t(2 * k + 1)] = source(gp[2 * k + 1], h, pad, align_corners);
+    }
+  });
+  return out;
+}
+
 } // namespace
 
 Tensor grid_sample(
@@ -113,19 +133,18 @@ Tensor grid_sample(
       const T* ip = in.data_ptr<T>();
       const T* gp = gr.data_ptr<T>();
       T* opp = out.data_ptr<T>();
+      const auto src =
+          source_coords(gp, n * ho * wo, h, w, padding, align_corners);
       parallel_for(0, n * c, 1, [&](int64_t q0, int64_t q1) {
         for (int64_t q = q0; q < q1; ++q) {
-          const int64_t b = q / c;
+          const Coord<T>* sp = src.data() + 2 * (q / c) * ho * wo;
           const T* plane = ip + q * h * w;
           auto at = [&](int64_t y, int64_t x) {
             return (y >= 0 && y < h && x >= 0 && x < w) ? plane[y * w + x]
                                                         : T(0);
           };
           for (int64_t k = 0; k < ho * wo; ++k) {
-            const T gx = gp[(b * ho * wo + k) * 2];
-            const T gy = gp[(b * ho * wo + k) * 2 + 1];
-            const T x = source(gx, w, padding, align_corners).v;
-            const T y = source(gy, h, padding, align_corners).v;
+            const T x = sp[2 * k].v, y = sp[2 * k + 1].v;
             T v;
             if (mode == GridSampleMode::Nearest) {
               v = at(int64_t(std::nearbyint(y)), int64_t(std::nearbyint(x)));
@@ -144,96 +163,88 @@ Tensor grid_sample(
       });
     }
   });
+  // PyTorch's output_mask: no work for a gradient nobody needs.
+  const bool need_input = autograd::requires_grad(input);
+  const bool need_grid = autograd::requires_grad(grid) &&
+      mode != GridSampleMode::Nearest; // nearest gives the grid no gradient
   return scope.done(
       out,
       [=, si = scope.save(input), sg = scope.save(grid)](
           const autograd::GradList& grads) {
         Tensor iv = si.unpack().contiguous(), gv = sg.unpack().contiguous();
         Tensor go = grads[0].contiguous();
-        Tensor gin = zeros({n, c, h, w}, iv.dtype());
-        Tensor ggrid = zeros({n, ho, wo, 2}, iv.dtype());
+        Tensor gin = need_input ? zeros({n, c, h, w}, iv.dtype()) : Tensor();
+        Tensor ggrid = need_grid ? zeros({n, ho, wo, 2}, iv.dtype()) : Tensor();
         dispatch_dtype(iv.dtype(), op, [&]<typename T>() {
           if constexpr (std::is_floating_point_v<T>) {
             const T* ip = iv.data_ptr<T>();
-            const T* gp = gv.data_ptr<T>();
             const T* op_ = go.data_ptr<T>();
-            T* gip = gin.data_ptr<T>();
-            T* ggp = ggrid.data_ptr<T>();
+            const auto src = source_coords(
+                gv.data_ptr<T>(), n * ho * wo, h, w, padding, align_corners);
             // Input gradient: see Note [Plane scatters].
-            detail::plane_scatter(
-                are_deterministic_algorithms_enabled(),
-                n * c,
-                ho * wo,
-                4,
-                gip,
-                h * w,
-                [&](int64_t q, int64_t k0, int64_t k1, auto plane_add) {
-                  const int64_t b = q / c;
-                  auto add = [&](int64_t y, int64_t x, T v) {
-                    if (y >= 0 && y < h && x >= 0 && x < w) {
-                      plane_add(y * w + x, v);
-                    }
-                  };
-                  for (int64_t k = k0; k < k1; ++k) {
-                    const T g = op_[q * ho * wo + k];
-                    const T x = source(
-                                    gp[(b * ho * wo + k) * 2],
-                                    w,
-                                    padding,
-                                    align_corners)
-                                    .v;
-                    const T y = source(
-                                    gp[(b * ho * wo + k) * 2 + 1],
-                                    h,
-                                    padding,
-                                    align_corners)
-                                    .v;
-                    if (mode == GridSampleMode::Nearest) {
-                      add(int64_t(std::nearbyint(y)),
-                          int64_t(std::nearbyint(x)),
-                          g);
-                      continue;
-                    }
-                    const int64_t x0 = int64_t(std::floor(x)),
-                                  y0 = int64_t(std::floor(y));
-                    const T fx = x - T(x0), fy = y - T(y0);
-                    add(y0, x0, g * ((1 - fx) * (1 - fy)));
-                    add(y0, x0 + 1, g * (fx * (1 - fy)));
-                    add(y0 + 1, x0, g * ((1 - fx) * fy));
-                    add(y0 + 1, x0 + 1, g * (fx * fy));
-                  }
-                });
-            if (mode == GridSampleMode::Nearest) {
-              return; // the grid gets no gradient
-            }
-            // Grid gradient: one task per sample, channels in order.
-            parallel_for(0, n, 1, [&](int64_t b0, int64_t b1) {
-              for (int64_t b = b0; b < b1; ++b) {
-                for (int64_t k = 0; k < ho * wo; ++k) {
-                  const auto cx = source(
-                      gp[(b * ho * wo + k) * 2], w, padding, align_corners);
-                  const auto cy = source(
-                      gp[(b * ho * wo + k) * 2 + 1], h, padding, align_corners);
-                  const int64_t x0 = int64_t(std::floor(cx.v)),
-                                y0 = int64_t(std::floor(cy.v));
-                  const T fx = cx.v - T(x0), fy = cy.v - T(y0);
-                  T dx = 0, dy = 0;
-                  for (int64_t ch = 0; ch < c; ++ch) {
-                    const T* plane = ip + (b * c + ch) * h * w;
-                    auto at = [&](int64_t y, int64_t x) {
-                      return (y >= 0 && y < h && x >= 0 && x < w)
-                          ? plane[y * w + x]
-                          : T(0);
+            if (need_input) {
+              detail::plane_scatter(
+                  are_deterministic_algorithms_enabled(),
+                  n * c,
+                  ho * wo,
+                  4,
+                  gin.data_ptr<T>(),
+                  h * w,
+                  [&](int64_t q, int64_t k0, int64_t k1, auto plane_add) {
+                    const Coord<T>* sp = src.data() + 2 * (q / c) * ho * wo;
+                    auto add = [&](int64_t y, int64_t x, T v) {
+                      if (y >= 0 && y < h && x >= 0 && x < w) {
+                        plane_add(y * w + x, v);
+                      }
                     };
-                    const T g = op_[(b * c + ch) * ho * wo + k];
-                    const T v00 = at(y0, x0), v01 = at(y0, x0 + 1),
-                            v10 = at(y0 + 1, x0), v11 = at(y0 + 1, x0 + 1);
-                    dx += g * ((v01 - v00) * (1 - fy) + (v11 - v10) * fy);
-                    dy += g * ((v10 - v00) * (1 - fx) + (v11 - v01) * fx);
-                  }
-                  ggp[(b * ho * wo + k) * 2] = dx * cx.grad;
-                  ggp[(b * ho * wo + k) * 2 + 1] = dy * cy.grad;
+                    for (int64_t k = k0; k < k1; ++k) {
+                      const T g = op_[q * ho * wo + k];
+                      const T x = sp[2 * k].v, y = sp[2 * k + 1].v;
+                      if (mode == GridSampleMode::Nearest) {
+                        add(int64_t(std::nearbyint(y)),
+                            int64_t(std::nearbyint(x)),
+                            g);
+                        continue;
+                      }
+                      const int64_t x0 = int64_t(std::floor(x)),
+                                    y0 = int64_t(std::floor(y));
+                      const T fx = x - T(x0), fy = y - T(y0);
+                      add(y0, x0, g * ((1 - fx) * (1 - fy)));
+                      add(y0, x0 + 1, g * (fx * (1 - fy)));
+                      add(y0 + 1, x0, g * ((1 - fx) * fy));
+                      add(y0 + 1, x0 + 1, g * (fx * fy));
+                    }
+                  });
+            }
+            if (!need_grid) {
+              return;
+            }
+            // Grid gradient: each point on its own, channels in order.
+            T* ggp = ggrid.data_ptr<T>();
+            parallel_for(0, n * ho * wo, 1024, [&](int64_t p0, int64_t p1) {
+              for (int64_t p = p0; p < p1; ++p) {
+                const int64_t b = p / (ho * wo), k = p % (ho * wo);
+                const Coord<T>& cx = src[size_t(2 * p)];
+                const Coord<T>& cy = src[size_t(2 * p + 1)];
+                const int64_t x0 = int64_t(std::floor(cx.v)),
+                              y0 = int64_t(std::floor(cy.v));
+                const T fx = cx.v - T(x0), fy = cy.v - T(y0);
+                T dx = 0, dy = 0;
+                for (int64_t ch = 0; ch < c; ++ch) {
+                  const T* plane = ip + (b * c + ch) * h * w;
+                  auto at = [&](int64_t y, int64_t x) {
+                    return (y >= 0 && y < h && x >= 0 && x < w)
+                        ? plane[y * w + x]
+                        : T(0);
+                  };
+                  const T g = op_[(b * c + ch) * ho * wo + k];
+                  const T v00 = at(y0, x0), v01 = at(y0, x0 + 1),
+                          v10 = at(y0 + 1, x0), v11 = at(y0 + 1, x0 + 1);
+                  dx += g * ((v01 - v00) * (1 - fy) + (v11 - v10) * fy);
+                  dy += g * ((v10 - v00) * (1 - fx) + (v11 - v01) * fx);
                 }
+                ggp[2 * p] = dx * cx.grad;
+                ggp[2 * p + 1] = dy * cy.grad;
               }
             });
           }

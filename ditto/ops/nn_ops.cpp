@@ -1,5 +1,6 @@
 #include "ditto/ops/nn_ops.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -530,7 +531,20 @@ Tensor max_pool2d_backward(
   const Tensor go = grad_out.contiguous();
   const Tensor ix = indices.contiguous();
   const int64_t* xp = ix.data_ptr<int64_t>();
-  for (int64_t i = 0; i < ix.numel(); ++i) {
+  // The first bad index in index order, whatever the thread count.
+  std::atomic<int64_t> first_bad{INT64_MAX};
+  parallel_for(0, ix.numel(), 65536, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      if (xp[i] < 0 || xp[i] >= hw) {
+        int64_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  });
+  if (first_bad.load() != INT64_MAX) {
+    const int64_t i = first_bad.load();
     DITTO_CHECK(
         xp[i] >= 0 && xp[i] < hw,
         IndexError,

@@ -428,6 +428,29 @@ Tensor scatter_grad(const ScatterCase& c, Dtype dt) {
   return x.grad();
 }
 
+// grid_sample computes only the gradients asked for (PyTorch's
+// output_mask); each equals the one computed with the other.
+TEST(NnOps, GridSampleGradientOfOneInputOnly) {
+  manual_seed(4);
+  Tensor x = randn({2, 3, 9, 8}, kFloat64);
+  Tensor grid = rand({2, 5, 6, 2}, kFloat64).mul(2.2).sub(1.1);
+  Tensor g = randn({2, 3, 5, 6}, kFloat64);
+  auto grads = [&](bool gx, bool gg) {
+    Tensor xi = x.detach().requires_grad_(gx);
+    Tensor gi = grid.detach().requires_grad_(gg);
+    grid_sample(xi, gi, GridSampleMode::Bilinear, GridSamplePadding::Reflection)
+        .backward(g);
+    return std::pair<Tensor, Tensor>{xi.grad(), gi.grad()};
+  };
+  auto both = grads(true, true);
+  auto only_x = grads(true, false);
+  auto only_grid = grads(false, true);
+  EXPECT_FALSE(only_x.second.defined());
+  EXPECT_FALSE(only_grid.first.defined());
+  EXPECT_EQ(fingerprint(only_x.first), fingerprint(both.first));
+  EXPECT_EQ(fingerprint(only_grid.second), fingerprint(both.second));
+}
+
 TEST(NnOps, ScatterBackwardsHaveADeterministicAndAFastVariant) {
   for (const ScatterCase& c : scatter_cases()) {
     for (Dtype dt : {kFloat32, kFloat64}) {
