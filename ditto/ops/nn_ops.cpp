@@ -6,12 +6,55 @@
 
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/nn_util.h"
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/scatter_engine.h"
 
+namespace ditto::detail {
+
+std::pair<int64_t, int64_t> pair_arg(
+    const IntList& v,
+    const char* op,
+    const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 2,
+      ValueError,
+      op,
+      what,
+      " must be one int or two ints, got ",
+      v.size(),
+      " values");
+  return {v[0], v.size() == 2 ? v[1] : v[0]};
+}
+
+void check_floating(const Tensor& x, const char* op) {
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined tensor");
+  DITTO_CHECK(
+      is_floating(x.dtype()),
+      TypeError,
+      op,
+      "expected a floating tensor, got ",
+      x.dtype());
+}
+
+void check_pool_input(const Tensor& x, const char* op) {
+  check_floating(x, op);
+  DITTO_CHECK(
+      (x.dim() == 3 || x.dim() == 4) && x.numel() > 0,
+      ValueError,
+      op,
+      "expected a non-empty 3D or 4D (batch mode) tensor, got sizes ",
+      shape_str(x.sizes()));
+}
+
+} // namespace ditto::detail
+
 namespace ditto {
 namespace {
+
+using detail::check_floating;
+using detail::pair_arg;
 
 // Registered at start-up: see Note [Writing Nondeterministic Operations].
 // The backward ops PyTorch's reproducibility note lists as
@@ -50,32 +93,6 @@ const bool kRegistered = [] {
       true);
   return true;
 }();
-
-void check_floating(const Tensor& x, const char* op) {
-  DITTO_CHECK(x.defined(), ValueError, op, "undefined tensor");
-  DITTO_CHECK(
-      is_floating(x.dtype()),
-      TypeError,
-      op,
-      "expected a floating tensor, got ",
-      x.dtype());
-}
-
-// One value for both spatial dims, or one per dim.
-std::pair<int64_t, int64_t> pair_arg(
-    const IntList& v,
-    const char* op,
-    const char* what) {
-  DITTO_CHECK(
-      v.size() == 1 || v.size() == 2,
-      ValueError,
-      op,
-      what,
-      " must be one int or two ints, got ",
-      v.size(),
-      " values");
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
-}
 
 // Planes of one pooling call: x as (planes, H, W) contiguous.
 struct PoolGeom {

@@ -1,0 +1,24 @@
+#pragma once
+
+// Internal: argument checks shared by the nn ops (pooling, interpolation,
+// transposed convolution). Defined in nn_ops.cpp.
+
+#include <cstdint>
+#include <utility>
+
+#include "ditto/core/tensor.h"
+
+namespace ditto::detail {
+
+// One value for both spatial dims, or one per dim; ValueError naming op and
+// what otherwise.
+std::pair<int64_t, int64_t>
+pair_arg(const IntList& v, const char* op, const char* what);
+
+// ValueError for an undefined x, TypeError unless floating.
+void check_floating(const Tensor& x, const char* op);
+
+// check_floating, and a non-empty 3-D or 4-D (batch mode) shape.
+void check_pool_input(const Tensor& x, const char* op);
+
+} // namespace ditto::detail
