@@ -213,6 +213,10 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
       "--data-root",
       o.data_root,
       "directory of the MNIST-format IDX files (Fashion-MNIST, MNIST)");
+  cmd.add_flag_callback(
+      "--no-normalize",
+      [&o] { o.normalize = false; },
+      "feed pixel / 255 as is (default: normalized with the training set's mean and std)");
   cmd.add_option("--seed", o.seed, "seed of every generator");
   cmd.add_option("--epochs", o.epochs, "epochs to train")
       ->check(CLI::Range(int64_t(1), int64_t(1) << 40));

@@ -18,6 +18,7 @@
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/file_io.h"
 #include "ditto/core/parallel.h"
+#include "ditto/data/transforms.h"
 #include "ditto/determinism/context.h"
 #include "ditto/io/safetensors.h"
 #include "ditto/nn/functional.h"
@@ -110,6 +111,7 @@ EpochRecord epoch_from_json(const json& j) {
 json bit_settings(const TrainOptions& o) {
   json j{
       {"model", o.model},
+      {"normalize", o.normalize},
       {"seed", o.seed},
       {"epochs", o.epochs},
       {"batch_size", o.batch_size},
@@ -306,7 +308,9 @@ class Run {
 
   const TrainOptions& o_;
   const Reporter& r_;
-  std::shared_ptr<data::MNIST> train_set_, test_set_;
+  std::shared_ptr<data::MNIST> train_images_, test_images_;
+  std::shared_ptr<const data::Dataset> train_set_, test_set_;
+  double mean_ = 0, std_ = 1;
   Model model_;
   std::unique_ptr<optim::Optimizer> opt_;
   std::unique_ptr<optim::LRScheduler> sched_;
@@ -360,8 +364,37 @@ void Run::setup() {
   if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache)) {
     backends::conv::load_tuning_cache(o_.tuning_cache);
   }
-  train_set_ = std::make_shared<data::MNIST>(o_.data_root, true);
-  test_set_ = std::make_shared<data::MNIST>(o_.data_root, false);
+  train_images_ = std::make_shared<data::MNIST>(o_.data_root, true);
+  test_images_ = std::make_shared<data::MNIST>(o_.data_root, false);
+  train_set_ = train_images_;
+  test_set_ = test_images_;
+  if (o_.normalize) {
+    // The training pixels' mean and (population) standard deviation, from
+    // exact integer sums of the bytes: no float copy of the images.
+    const Tensor& img = train_images_->images();
+    const uint8_t* px = img.data_ptr<uint8_t>();
+    const int64_t count = img.numel();
+    __int128 s1 = 0, s2 = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      s1 += px[i];
+      s2 += int64_t(px[i]) * px[i];
+    }
+    DITTO_CHECK(
+        count > 0, ValueError, kOp, o_.data_root, ": no training images");
+    // var * count^2 * 255^2 = s2 * count - s1^2, exactly.
+    const __int128 var_num = s2 * count - s1 * s1;
+    mean_ = double(s1) / (double(count) * 255.0);
+    std_ = std::sqrt(double(var_num)) / (double(count) * 255.0);
+    DITTO_CHECK(
+        std_ > 0,
+        ValueError,
+        kOp,
+        o_.data_root,
+        ": the training images are all one value");
+    data::Transform norm = data::Normalize({mean_}, {std_});
+    train_set_ = std::make_shared<data::MapDataset>(train_images_, norm);
+    test_set_ = std::make_shared<data::MapDataset>(test_images_, norm);
+  }
 
   // The model right after the seed, as a PyTorch script builds it.
   seed_everything(o_.seed);
@@ -620,6 +653,11 @@ json Run::run_json(bool finished) const {
   j["status"] = finished ? "done" : "running";
   j["model"] = o_.model;
   j["data_root"] = o_.data_root;
+  j["normalize"] = o_.normalize;
+  if (o_.normalize) {
+    j["normalize_mean"] = mean_;
+    j["normalize_std"] = std_;
+  }
   j["seed"] = o_.seed;
   j["epochs"] = o_.epochs;
   j["batch_size"] = o_.batch_size;
@@ -650,6 +688,7 @@ json Run::run_json(bool finished) const {
 #endif
   j["cpu_capability"] = std::string(cpu_capability_name(get_cpu_capability()));
   j["resumed_from"] = resumed_from_;
+  j["init_from"] = o_.init_from;
   j["step"] = p_.step;
   j["epochs_done"] = json::array();
   for (const EpochRecord& e : p_.history) {

@@ -20,6 +20,10 @@ namespace ditto::train {
 struct TrainOptions {
   std::string model = "cnn";
   std::string data_root = data::kFashionMNISTRoot;
+  // Normalize images with the training set's mean and standard deviation
+  // (of pixel / 255, over every pixel), as PyTorch's MNIST example does
+  // with its constants.
+  bool normalize = true;
   uint64_t seed = 0;
   int64_t epochs = 1;
   int64_t batch_size = 64;

@@ -408,4 +408,36 @@ TEST_F(TrainCli, CheckpointFilesRoundTripThroughPython) {
   EXPECT_EQ(fingerprint_of(rest), straight());
 }
 
+// Weights trained and written by PyTorch (gen_torch_checkpoint.py): loaded
+// into the registered cnn, they have PyTorch's fingerprint and give
+// PyTorch's logits; `ditto train --init-from` starts from them.
+TEST_F(TrainCli, LoadsWeightsWrittenByPyTorch) {
+  const std::string dir = std::string(DITTO_TEST_DATA_DIR) + "/train/";
+  const json want = json::parse(read_text(dir + "torch_cnn.json"));
+  ditto::train::Model m = ditto::train::make_model("cnn");
+  m.module->load_state_dict(
+      ditto::io::load_safetensors(dir + "torch_cnn.safetensors").tensors);
+  EXPECT_EQ(
+      ditto::train::hex64(ditto::train::weights_fingerprint(*m.module)),
+      want["fingerprint"]);
+  std::vector<std::string> names;
+  for (const auto& [name, p] : m.module->named_parameters()) {
+    names.push_back(name);
+  }
+  EXPECT_EQ(json(names), want["parameters"]);
+  m.module->eval();
+  ditto::Tensor logits = m.forward(ditto::ones({2, 1, 28, 28}));
+  const auto expect = want["logits_of_ones"].get<std::vector<double>>();
+  for (size_t i = 0; i < expect.size(); ++i) {
+    EXPECT_NEAR(logits[0][int64_t(i)].item<double>(), expect[i], 1e-5) << i;
+  }
+  Result r = train(
+      "--max-steps 2 --init-from " + quote(dir + "torch_cnn.safetensors") +
+      " --out " + out("init"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(
+      json::parse(read_text(dir_ / "init" / "run.json"))["init_from"],
+      dir + "torch_cnn.safetensors");
+}
+
 } // namespace
