@@ -561,6 +561,13 @@ void Run::resume(const std::string& where) {
   } catch (const Error& e) {
     detail::throw_error<ValueError>(kOp, dir, ": ", e.what());
   }
+  // The convolution choices the run made so far, so that with --benchmark
+  // the resumed run picks the same algorithms (a cache from another CPU
+  // capability is refused with a warning, and timing starts afresh).
+  const std::string cache = (fs::path(dir) / "tuning_cache").string();
+  if (fs::exists(cache)) {
+    backends::conv::load_tuning_cache(cache);
+  }
   resumed_from_ = dir;
   last_saved_step_ = p_.step;
   if (r_.message) {

@@ -234,6 +234,32 @@ TEST_F(TrainCli, ResumeAtAnyStepEqualsTheStraightRun) {
   }
 }
 
+// With --benchmark, the checkpoint's tuning cache makes the resumed run
+// pick the algorithms the first part picked: it ends on the bits of a
+// straight run that used the same choices.
+TEST_F(TrainCli, ResumeWithBenchmarkReplaysTheTuningChoices) {
+  const std::string o = out("bench");
+  ASSERT_EQ(
+      train(
+          "--benchmark --epochs 2 --max-steps 5 --checkpoint-every 5 --out " +
+          o)
+          .code,
+      0);
+  const fs::path cache = dir_ / "choices.json";
+  fs::copy_file(
+      dir_ / "bench" / "checkpoints" / "step-00000005" / "tuning_cache", cache);
+  Result straight_run = train(
+      "--benchmark --epochs 2 --tuning-cache " + quote(cache.string()) +
+      " --out " + out("bench_straight"));
+  Result rest = train("--benchmark --epochs 2 --resume latest --out " + o);
+  ASSERT_EQ(straight_run.code, 0) << straight_run.err;
+  ASSERT_EQ(rest.code, 0) << rest.err;
+  EXPECT_EQ(fingerprint_of(rest), fingerprint_of(straight_run));
+  const json run = json::parse(read_text(dir_ / "bench" / "run.json"));
+  EXPECT_EQ(run["tuning"]["conv_benchmark"], true);
+  EXPECT_FALSE(run["tuning"]["decisions"].empty());
+}
+
 TEST_F(TrainCli, KeepPrunesOldCheckpoints) {
   Result r =
       train("--epochs 2 --checkpoint-every 3 --keep 2 --out " + out("keep"));
