@@ -58,23 +58,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   __int128 want = 0;
   const bool parses = oracle(value, &want);
   std::optional<int64_t> got;
-  const bool ok =
-      fuzz::typed_error_or_result([&] { got = detail::env_int(kVar, b[0], b[1]); });
+  const bool ok = fuzz::typed_error_or_result(
+      [&] { got = detail::env_int(kVar, b[0], b[1]); });
   if (value.empty()) {
     fuzz::require(ok && !got, "an empty value is not unset");
   } else if (parses && want >= b[0] && want <= b[1]) {
-    fuzz::require(ok && got && *got == int64_t(want), "a valid integer was refused or misread");
+    fuzz::require(
+        ok && got && *got == int64_t(want),
+        "a valid integer was refused or misread");
   } else {
     fuzz::require(!ok, "an invalid value was accepted");
   }
 
   std::optional<uint64_t> bits;
-  const bool ok_bits = fuzz::typed_error_or_result([&] { bits = detail::env_u64_bits(kVar); });
+  const bool ok_bits =
+      fuzz::typed_error_or_result([&] { bits = detail::env_u64_bits(kVar); });
   const __int128 lo = -(__int128(1) << 63), hi = (__int128(1) << 64) - 1;
   if (value.empty()) {
     fuzz::require(ok_bits && !bits, "an empty value is not unset (bits)");
   } else if (parses && want >= lo && want <= hi) {
-    fuzz::require(ok_bits && bits && *bits == uint64_t(want), "a valid seed was refused or misread");
+    fuzz::require(
+        ok_bits && bits && *bits == uint64_t(want),
+        "a valid seed was refused or misread");
   } else {
     fuzz::require(!ok_bits, "an invalid seed was accepted");
   }
