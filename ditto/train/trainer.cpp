@@ -97,8 +97,16 @@ EpochRecord epoch_from_json(const json& j) {
   e.epoch = j.at("epoch").get<int64_t>();
   e.step = j.at("step").get<int64_t>();
   e.seconds = j.at("seconds").get<double>();
-  e.fingerprint =
-      std::stoull(j.at("fingerprint").get<std::string>(), nullptr, 16);
+  const std::string fp = j.at("fingerprint").get<std::string>();
+  DITTO_CHECK(
+      fp.size() == 16 &&
+          fp.find_first_not_of("0123456789abcdef") == std::string::npos,
+      ValueError,
+      kOp,
+      "history: not a 16-digit fingerprint: '",
+      fp,
+      "'");
+  e.fingerprint = std::stoull(fp, nullptr, 16);
   const json& x = j.at("exact");
   e.train_loss = from_exact(x.at(0).get<std::string>(), "history");
   e.test.loss = from_exact(x.at(1).get<std::string>(), "history");
@@ -277,14 +285,7 @@ EvalResult evaluate(const Model& model, data::DataLoader& loader) {
 }
 
 // Everything a run carries from step to step besides the tensors.
-struct Progress {
-  int64_t step = 0;
-  int64_t epoch = 0; // epochs completed
-  double epoch_loss_sum = 0;
-  int64_t epoch_loss_count = 0;
-  double epoch_seconds = 0; // the current epoch's time so far
-  std::vector<EpochRecord> history;
-};
+using Progress = CheckpointProgress;
 
 class Run {
  public:
@@ -361,8 +362,10 @@ void Run::setup() {
   }
   use_deterministic_algorithms(o_.deterministic);
   backends::conv::benchmark(o_.benchmark);
-  if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache)) {
-    backends::conv::load_tuning_cache(o_.tuning_cache);
+  // A loaded cache's choices are replayed (keys it lacks are still timed).
+  if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache) &&
+      backends::conv::load_tuning_cache(o_.tuning_cache)) {
+    backends::conv::replay_only(true);
   }
   train_images_ = std::make_shared<data::MNIST>(o_.data_root, true);
   test_images_ = std::make_shared<data::MNIST>(o_.data_root, false);
@@ -473,43 +476,8 @@ void Run::resume(const std::string& where) {
 
   // Every check first: nothing is restored from a checkpoint that does not
   // fit.
-  auto meta = [&](const std::string& key) -> const std::string& {
-    auto it = state.metadata.find(key);
-    DITTO_CHECK(
-        it != state.metadata.end(),
-        ValueError,
-        kOp,
-        state_path,
-        ": metadata has no '",
-        key,
-        "'");
-    return it->second;
-  };
-  DITTO_CHECK(
-      meta("format") == kFormat,
-      ValueError,
-      kOp,
-      state_path,
-      ": not a ditto checkpoint (format '",
-      meta("format"),
-      "')");
-  DITTO_CHECK(
-      meta("version") == std::to_string(kFormatVersion),
-      ValueError,
-      kOp,
-      state_path,
-      ": checkpoint format version ",
-      meta("version"),
-      ", this ditto reads version ",
-      kFormatVersion);
-  json saved, progress;
-  try {
-    saved = json::parse(meta("settings"));
-    progress = json::parse(meta("progress"));
-  } catch (const json::exception& e) {
-    detail::throw_error<ValueError>(
-        kOp, state_path, ": malformed metadata: ", e.what());
-  }
+  Progress saved_progress = read_train_state(state, state_path);
+  const json saved = json::parse(saved_progress.settings_json);
   const json now = bit_settings(o_);
   for (const auto& [key, value] : now.items()) {
     DITTO_CHECK(
@@ -525,48 +493,36 @@ void Run::resume(const std::string& where) {
         setting_text(value));
   }
   try {
+    // Each of these checks everything before it changes anything; the
+    // process-wide generators come last.
     model_.module->load_state_dict(model_file.tensors);
     opt_->load_state_dict(take_prefixed(state.tensors, "optimizer."));
     if (sched_) {
       sched_->load_state_dict(take_prefixed(state.tensors, "scheduler."));
     }
-    data::LoaderState ls = data::LoaderState::from_json(meta("loader"));
+    data::LoaderState ls = saved_progress.loader;
     ls.num_workers = o_.workers;
     train_loader_->load_state_dict(ls);
-    default_generator().set_state(state.tensors.at("rng.default"));
-    for (const auto& [k, t] : state.tensors) {
-      if (k.compare(0, 11, "rng.stream.") == 0) {
-        random::stream(k.substr(11)).set_state(t);
-      }
-    }
-    std::map<std::string, std::vector<uint8_t>> ext;
-    for (const auto& [k, t] : state.tensors) {
-      if (k.compare(0, 13, "rng.external.") == 0) {
-        ext[k.substr(13)] = tensor_bytes(t);
-      }
-    }
-    set_registered_generator_states(ext);
-    p_.step = progress.at("step").get<int64_t>();
-    p_.epoch = progress.at("epoch").get<int64_t>();
-    p_.epoch_loss_sum = from_exact(
-        progress.at("epoch_loss_sum").get<std::string>(), "progress");
-    p_.epoch_loss_count = progress.at("epoch_loss_count").get<int64_t>();
-    p_.epoch_seconds = progress.at("epoch_seconds").get<double>();
-    for (const json& e : progress.at("history")) {
-      p_.history.push_back(epoch_from_json(e));
-    }
-  } catch (const json::exception& e) {
-    detail::throw_error<ValueError>(
-        kOp, state_path, ": malformed progress: ", e.what());
   } catch (const Error& e) {
     detail::throw_error<ValueError>(kOp, dir, ": ", e.what());
   }
+  default_generator().set_state(state.tensors.at("rng.default"));
+  std::map<std::string, std::vector<uint8_t>> ext;
+  for (const auto& [k, t] : state.tensors) {
+    if (k.compare(0, 11, "rng.stream.") == 0) {
+      random::stream(k.substr(11)).set_state(t);
+    } else if (k.compare(0, 13, "rng.external.") == 0) {
+      ext[k.substr(13)] = tensor_bytes(t);
+    }
+  }
+  set_registered_generator_states(ext);
+  p_ = std::move(saved_progress);
   // The convolution choices the run made so far, so that with --benchmark
   // the resumed run picks the same algorithms (a cache from another CPU
   // capability is refused with a warning, and timing starts afresh).
   const std::string cache = (fs::path(dir) / "tuning_cache").string();
-  if (fs::exists(cache)) {
-    backends::conv::load_tuning_cache(cache);
+  if (fs::exists(cache) && backends::conv::load_tuning_cache(cache)) {
+    backends::conv::replay_only(true);
   }
   resumed_from_ = dir;
   last_saved_step_ = p_.step;
@@ -685,6 +641,7 @@ json Run::run_json(bool finished) const {
       determinism::fill_uninitialized_memory();
   j["tuning"]["conv_benchmark"] = backends::conv::benchmark();
   j["tuning"]["conv_deterministic"] = backends::conv::deterministic();
+  j["tuning"]["replay_only"] = backends::conv::replay_only();
   j["tuning"]["tuning_cache"] = o_.tuning_cache;
   j["tuning"]["decisions"] = tuning;
   j["build"]["compiled_capabilities"] = caps;
@@ -892,6 +849,118 @@ uint64_t weights_fingerprint(const nn::Module& module) {
   const uint64_t h = XXH3_64bits_digest(st);
   XXH3_freeState(st);
   return h;
+}
+
+CheckpointProgress read_train_state(
+    const io::SafetensorsFile& file,
+    const std::string& source) {
+  auto meta = [&](const std::string& key) -> const std::string& {
+    auto it = file.metadata.find(key);
+    DITTO_CHECK(
+        it != file.metadata.end(),
+        ValueError,
+        kOp,
+        source,
+        ": metadata has no '",
+        key,
+        "'");
+    return it->second;
+  };
+  DITTO_CHECK(
+      meta("format") == kFormat,
+      ValueError,
+      kOp,
+      source,
+      ": not a ditto checkpoint (format '",
+      meta("format"),
+      "')");
+  DITTO_CHECK(
+      meta("version") == std::to_string(kFormatVersion),
+      ValueError,
+      kOp,
+      source,
+      ": checkpoint format version ",
+      meta("version"),
+      ", this ditto reads version ",
+      kFormatVersion);
+  CheckpointProgress p;
+  try {
+    const json settings = json::parse(meta("settings"));
+    DITTO_CHECK(
+        settings.is_object(), ValueError, kOp, "settings: not an object");
+    p.settings_json = settings.dump();
+    const json progress = json::parse(meta("progress"));
+    p.step = progress.at("step").get<int64_t>();
+    p.epoch = progress.at("epoch").get<int64_t>();
+    p.epoch_loss_sum = from_exact(
+        progress.at("epoch_loss_sum").get<std::string>(), "progress");
+    p.epoch_loss_count = progress.at("epoch_loss_count").get<int64_t>();
+    p.epoch_seconds = progress.at("epoch_seconds").get<double>();
+    DITTO_CHECK(
+        p.step >= 0 && p.epoch >= 0 && p.epoch_loss_count >= 0 &&
+            p.epoch_loss_count <= p.step,
+        ValueError,
+        kOp,
+        "progress: inconsistent counts (step ",
+        p.step,
+        ", epoch ",
+        p.epoch,
+        ", epoch steps ",
+        p.epoch_loss_count,
+        ")");
+    for (const json& e : progress.at("history")) {
+      p.history.push_back(epoch_from_json(e));
+    }
+    DITTO_CHECK(
+        int64_t(p.history.size()) == p.epoch,
+        ValueError,
+        kOp,
+        "progress: ",
+        p.history.size(),
+        " epoch records for ",
+        p.epoch,
+        " completed epochs");
+    p.loader = data::LoaderState::from_json(meta("loader"));
+  } catch (const json::exception& e) {
+    detail::throw_error<ValueError>(
+        kOp, source, ": malformed metadata: ", e.what());
+  } catch (const Error& e) {
+    detail::throw_error<ValueError>(kOp, source, ": ", e.what());
+  }
+  // Generator states: 1-D uint8 blobs the generators accept (checked on
+  // copies; nothing is applied here).
+  DITTO_CHECK(
+      file.tensors.contains("rng.default"),
+      ValueError,
+      kOp,
+      source,
+      ": no 'rng.default' tensor");
+  for (const auto& [k, t] : file.tensors) {
+    const bool is_default = k == "rng.default";
+    const bool is_stream = k.compare(0, 11, "rng.stream.") == 0;
+    if (!is_default && !is_stream && k.compare(0, 13, "rng.external.") != 0) {
+      continue;
+    }
+    DITTO_CHECK(
+        t.dtype() == kUInt8 && t.dim() == 1,
+        ValueError,
+        kOp,
+        source,
+        ": '",
+        k,
+        "' is not a 1-D uint8 state");
+    try {
+      if (is_default) {
+        default_generator().clone().set_state(t);
+      } else if (is_stream) {
+        DITTO_CHECK(k.size() > 11, ValueError, kOp, "an empty stream name");
+        Generator::philox(0).set_state(t);
+      }
+    } catch (const Error& e) {
+      detail::throw_error<ValueError>(kOp, source, ": '", k, "': ", e.what());
+    }
+  }
+  return p;
 }
 
 TrainResult run_training(

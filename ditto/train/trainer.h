@@ -13,6 +13,7 @@
 
 #include "ditto/data/loader.h"
 #include "ditto/data/mnist.h"
+#include "ditto/io/safetensors.h"
 #include "ditto/nn/module.h"
 
 namespace ditto::train {
@@ -96,6 +97,26 @@ struct TrainResult {
   bool stopped_early = false; // at max_steps
   uint64_t fingerprint = 0;
 };
+
+// What a checkpoint's train_state.safetensors holds besides the optimizer
+// and scheduler tensors, parsed and checked.
+struct CheckpointProgress {
+  int64_t step = 0; // optimizer steps taken
+  int64_t epoch = 0; // epochs completed
+  double epoch_loss_sum = 0; // of the current epoch's steps
+  int64_t epoch_loss_count = 0;
+  double epoch_seconds = 0;
+  std::vector<EpochRecord> history;
+  std::string settings_json; // the settings that change the bits
+  data::LoaderState loader;
+};
+
+// Reads and checks file (train_state.safetensors' contents): the format
+// and its version, the metadata's JSON and its types, the loader state,
+// and the generator tensors (uint8 states the generators accept). Applies
+// nothing. ValueError naming source for anything wrong.
+DITTO_API CheckpointProgress
+read_train_state(const io::SafetensorsFile& file, const std::string& source);
 
 // Trains as options say; writes run.json and metrics.jsonl in options.out.
 // ValueError (naming the file or the setting) for bad options, missing or
