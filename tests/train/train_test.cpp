@@ -410,6 +410,59 @@ TEST_F(TrainCli, BadCheckpointsExitOneAndTrainNothing) {
   EXPECT_EQ(fingerprint_of(ok), straight());
 }
 
+// read_train_state checks the metadata's contents, not just its JSON: a
+// history record with a fingerprint that is not hex, counts that do not add
+// up, a generator state of the wrong size. Each is a ValueError naming the
+// file, and the default generator is untouched.
+TEST_F(TrainCli, TrainStateContentsAreChecked) {
+  ASSERT_EQ(
+      train("--epochs 2 --max-steps 9 --checkpoint-every 9 --out " + out("ts"))
+          .code,
+      0);
+  const ditto::io::SafetensorsFile good =
+      ditto::io::load_safetensors((dir_ / "ts" / "checkpoints" /
+                                   "step-00000009" / "train_state.safetensors")
+                                      .string());
+  EXPECT_EQ(ditto::train::read_train_state(good, "good").step, 9);
+  const uint64_t rng =
+      ditto::fingerprint(ditto::default_generator().get_state());
+  auto expect_refused = [&](ditto::io::SafetensorsFile f,
+                            const std::string& needle) {
+    try {
+      ditto::train::read_train_state(f, "bad.safetensors");
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const ditto::ValueError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("bad.safetensors"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+          << e.what();
+    }
+  };
+  json progress = json::parse(good.metadata.at("progress"));
+  ASSERT_EQ(progress["history"].size(), 1u);
+  {
+    json p = progress;
+    p["history"][0]["fingerprint"] = "zzzzzzzzzzzzzzzz";
+    ditto::io::SafetensorsFile f = good;
+    f.metadata["progress"] = p.dump();
+    expect_refused(f, "fingerprint");
+  }
+  {
+    json p = progress;
+    p["epoch"] = 2;
+    ditto::io::SafetensorsFile f = good;
+    f.metadata["progress"] = p.dump();
+    expect_refused(f, "epoch records");
+  }
+  {
+    ditto::io::SafetensorsFile f = good;
+    f.tensors.insert("rng.default", ditto::zeros({16}, ditto::kUInt8));
+    expect_refused(f, "rng.default");
+  }
+  EXPECT_EQ(ditto::fingerprint(ditto::default_generator().get_state()), rng);
+}
+
 // The checkpoint files through a Python reader written from the format's
 // description: the weights' fingerprint (the documented formula), and a
 // checkpoint whose model.safetensors Python rewrote resumes to the same
