@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <new>
+#include <stdexcept>
 
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -41,8 +43,9 @@ std::vector<Window> fixed_windows(
 std::vector<Window> adaptive_windows(int64_t in, int64_t out) {
   std::vector<Window> w(static_cast<size_t>(out));
   for (int64_t i = 0; i < out; ++i) {
-    const int64_t a = (i * in) / out;
-    const int64_t b = ((i + 1) * in + out - 1) / out;
+    // PyTorch's start_index/end_index, in 128 bits: i * in can pass 2^63.
+    const int64_t a = int64_t((__int128(i) * in) / out);
+    const int64_t b = int64_t(((__int128(i) + 1) * in + out - 1) / out);
     w[size_t(i)] = {a, b, a, b};
   }
   return w;
@@ -57,7 +60,8 @@ Tensor pool_avg(
     const Tensor& x,
     const std::vector<Window>& wh,
     const std::vector<Window>& ww,
-    Div divisor) {
+    Div divisor,
+    Tensor out = {}) { // allocated here unless given
   const int64_t h = x.size(-2), w = x.size(-1);
   const int64_t oh = int64_t(wh.size()), ow = int64_t(ww.size());
   const int64_t planes = x.numel() / (h * w);
@@ -65,7 +69,9 @@ Tensor pool_avg(
   out_sizes[out_sizes.size() - 2] = oh;
   out_sizes[out_sizes.size() - 1] = ow;
   const Tensor in = x.contiguous();
-  Tensor out = detail::new_tensor(out_sizes, x.dtype());
+  if (!out.defined()) {
+    out = detail::new_tensor(out_sizes, x.dtype());
+  }
   dispatch_dtype(x.dtype(), op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T* ip = in.data_ptr<T>();
@@ -191,13 +197,20 @@ Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
       op,
       "output size must be positive, got ",
       shape_str(output_size));
+  // The output first (countable, then allocated: OutOfMemoryError for an
+  // absurd size), then the window lists, which are never larger.
+  Shape out_sizes = x.sizes();
+  out_sizes[out_sizes.size() - 2] = oh;
+  out_sizes[out_sizes.size() - 1] = ow;
+  checked_numel(out_sizes, op);
+  Tensor out = detail::new_tensor(out_sizes, x.dtype());
   auto wh = adaptive_windows(x.size(-2), oh);
   auto ww = adaptive_windows(x.size(-1), ow);
   auto divisor = [wh, ww](int64_t i, int64_t j) {
     return (wh[size_t(i)].end - wh[size_t(i)].start) *
         (ww[size_t(j)].end - ww[size_t(j)].start);
   };
-  return pool_avg(op, scope, x, wh, ww, divisor);
+  return pool_avg(op, scope, x, wh, ww, divisor, out);
 }
 
 } // namespace ditto

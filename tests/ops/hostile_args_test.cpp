@@ -156,6 +156,62 @@ TEST(HostileArgs, SizesAtTheEdges) {
   }
 }
 
+// The nn ops' window arithmetic (pooling, interpolation, transposed
+// convolution, padding, embedding): sizes, strides, paddings and dilations
+// at the int64 edges. adaptive_avg_pool2d with an output of 2^62 rows once
+// threw std::length_error from a vector of windows.
+TEST(HostileArgs, NnWindowsAtTheEdges) {
+  namespace F = nn::functional;
+  for (int64_t v : kSizes) {
+    const std::string at = " size " + std::to_string(v);
+    auto x4 = [](Inputs& in) { return in.a.view({1, 1, 3, 4}); };
+    hostile(
+        "max_pool2d kernel" + at, [&](Inputs& in) { max_pool2d(x4(in), {v}); });
+    hostile("max_pool2d stride" + at, [&](Inputs& in) {
+      max_pool2d(x4(in), {2}, {v});
+    });
+    hostile("max_pool2d padding" + at, [&](Inputs& in) {
+      max_pool2d(x4(in), {2}, {2}, {v});
+    });
+    hostile("max_pool2d dilation" + at, [&](Inputs& in) {
+      max_pool2d(x4(in), {2}, {2}, {0}, {v});
+    });
+    hostile("avg_pool2d kernel" + at, [&](Inputs& in) {
+      F::avg_pool2d(x4(in), {v});
+    });
+    hostile("avg_pool2d stride" + at, [&](Inputs& in) {
+      F::avg_pool2d(x4(in), {2}, {v});
+    });
+    hostile("avg_pool2d padding" + at, [&](Inputs& in) {
+      F::avg_pool2d(x4(in), {2}, {2}, {v});
+    });
+    hostile("adaptive_avg_pool2d" + at, [&](Inputs& in) {
+      F::adaptive_avg_pool2d(x4(in), {v, 2});
+    });
+    hostile("interpolate size" + at, [&](Inputs& in) {
+      F::interpolate(x4(in), F::InterpolateOptions().size({v, 3}));
+    });
+    hostile("interpolate scale" + at, [&](Inputs& in) {
+      F::interpolate(x4(in), F::InterpolateOptions().scale_factor({double(v)}));
+    });
+    hostile("conv_transpose2d stride" + at, [&](Inputs& in) {
+      conv_transpose2d(x4(in), ones({1, 1, 2, 2}), {}, {v});
+    });
+    hostile("conv_transpose2d output_padding" + at, [&](Inputs& in) {
+      conv_transpose2d(x4(in), ones({1, 1, 2, 2}), {}, {1}, {0}, {v});
+    });
+    hostile("pad reflect" + at, [&](Inputs& in) {
+      F::pad(x4(in), {v, 1, 1, 1}, "reflect");
+    });
+    hostile("pad replicate" + at, [&](Inputs& in) {
+      F::pad(x4(in), {1, v, 1, 1}, "replicate");
+    });
+    hostile("embedding" + at, [&](Inputs& in) {
+      F::embedding(tensor<int64_t>({v}), in.a);
+    });
+  }
+}
+
 TEST(HostileArgs, ZeroSizeInputs) {
   hostile("reductions of empty", [](Inputs& in) {
     EXPECT_EQ(sum(in.empty).item<float>(), 0.0f);
