@@ -106,16 +106,9 @@ struct Output {
                  .dump());
       };
       r.epoch = [this](const train::EpochRecord& e) {
-        line(nlohmann::json{
-            {"event", "epoch"},
-            {"epoch", e.epoch},
-            {"step", e.step},
-            {"train_loss", e.train_loss},
-            {"test_loss", e.test.loss},
-            {"accuracy", e.test.accuracy},
-            {"seconds", e.seconds},
-            {"fingerprint", train::hex64(e.fingerprint)}}
-                 .dump());
+        nlohmann::json j = nlohmann::json::parse(train::epoch_json(e));
+        j["event"] = "epoch";
+        line(j.dump());
       };
       r.checkpoint = [this](const std::string& dir) {
         line(nlohmann::json{{"event", "checkpoint"}, {"path", dir}}.dump());

@@ -25,6 +25,7 @@
 #include "ditto/ops/conv.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/linalg.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/optim/optimizer.h"
 #include "ditto/optim/schedulers.h"
@@ -79,7 +80,7 @@ double from_exact(const std::string& s, const std::string& what) {
   return v;
 }
 
-json epoch_json(const EpochRecord& e) {
+json epoch_json_value(const EpochRecord& e) {
   return json{
       {"epoch", e.epoch},
       {"step", e.step},
@@ -324,36 +325,31 @@ class Run {
 };
 
 void Run::validate() const {
-  auto check = [](bool ok, const std::string& msg) {
-    if (!ok) {
-      detail::throw_error<ValueError>(kOp, msg);
-    }
+  auto at_least = [](const char* flag, double value, double min) {
+    DITTO_CHECK(
+        value >= min,
+        ValueError,
+        kOp,
+        flag,
+        " must be at least ",
+        min,
+        ", got ",
+        value);
   };
-  check(
-      o_.epochs >= 1,
-      detail::str_cat("--epochs must be at least 1, got ", o_.epochs));
-  check(
-      o_.batch_size >= 1,
-      detail::str_cat("--batch-size must be at least 1, got ", o_.batch_size));
-  check(
+  at_least("--epochs", double(o_.epochs), 1);
+  at_least("--batch-size", double(o_.batch_size), 1);
+  at_least("--workers", o_.workers, 0);
+  at_least("--threads", o_.threads, 0);
+  at_least("--max-steps", double(o_.max_steps), 0);
+  at_least("--log-every", double(o_.log_every), 1);
+  at_least("--keep", o_.keep, 0);
+  DITTO_CHECK(
       std::isfinite(o_.lr) && o_.lr > 0,
-      detail::str_cat("--lr must be positive, got ", o_.lr));
-  check(
-      o_.workers >= 0,
-      detail::str_cat("--workers must be at least 0, got ", o_.workers));
-  check(
-      o_.threads >= 0,
-      detail::str_cat("--threads must be at least 0, got ", o_.threads));
-  check(
-      o_.max_steps >= 0,
-      detail::str_cat("--max-steps must be at least 0, got ", o_.max_steps));
-  check(
-      o_.log_every >= 1,
-      detail::str_cat("--log-every must be at least 1, got ", o_.log_every));
-  check(
-      o_.keep >= 0,
-      detail::str_cat("--keep must be at least 0, got ", o_.keep));
-  check(!o_.out.empty(), "--out must not be empty");
+      ValueError,
+      kOp,
+      "--lr must be positive, got ",
+      o_.lr);
+  DITTO_CHECK(!o_.out.empty(), ValueError, kOp, "--out must not be empty");
 }
 
 void Run::setup() {
@@ -361,6 +357,14 @@ void Run::setup() {
     set_num_threads(o_.threads);
   }
   use_deterministic_algorithms(o_.deterministic);
+  // Deterministic split-K products need a fixed workspace (PyTorch's
+  // CUBLAS_WORKSPACE_CONFIG rule): a batch of 16384 or more makes the
+  // linear layers' weight gradients split k. Unless the user chose one
+  // (DITTO_GEMM_WORKSPACE_CONFIG), the trainer takes :4096:8; run.json
+  // records it.
+  if (o_.deterministic && backends::gemm::workspace_config().empty()) {
+    backends::gemm::set_workspace_config(":4096:8");
+  }
   backends::conv::benchmark(o_.benchmark);
   // A loaded cache's choices are replayed (keys it lacks are still timed).
   if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache) &&
@@ -563,7 +567,7 @@ void Run::save_checkpoint() {
       {"epoch_seconds", p_.epoch_seconds},
       {"history", json::array()}};
   for (const EpochRecord& e : p_.history) {
-    progress["history"].push_back(epoch_json(e));
+    progress["history"].push_back(epoch_json_value(e));
   }
   const std::map<std::string, std::string> state_meta{
       {"format", kFormat},
@@ -642,6 +646,7 @@ json Run::run_json(bool finished) const {
   j["tuning"]["conv_benchmark"] = backends::conv::benchmark();
   j["tuning"]["conv_deterministic"] = backends::conv::deterministic();
   j["tuning"]["replay_only"] = backends::conv::replay_only();
+  j["tuning"]["gemm_workspace_config"] = backends::gemm::workspace_config();
   j["tuning"]["tuning_cache"] = o_.tuning_cache;
   j["tuning"]["decisions"] = tuning;
   j["build"]["compiled_capabilities"] = caps;
@@ -656,7 +661,7 @@ json Run::run_json(bool finished) const {
   j["step"] = p_.step;
   j["epochs_done"] = json::array();
   for (const EpochRecord& e : p_.history) {
-    j["epochs_done"].push_back(epoch_json(e));
+    j["epochs_done"].push_back(epoch_json_value(e));
   }
   j["fingerprint"] = hex64(weights_fingerprint(*model_.module));
   return j;
@@ -830,6 +835,10 @@ TrainResult Run::go() {
 }
 
 } // namespace
+
+std::string epoch_json(const EpochRecord& e) {
+  return epoch_json_value(e).dump();
+}
 
 std::string hex64(uint64_t v) {
   char buf[17];

@@ -130,6 +130,12 @@ run_training(const TrainOptions& options, const Reporter& reporter = {});
 // .tobytes() for _, p in model.named_parameters())).intdigest().
 DITTO_API uint64_t weights_fingerprint(const nn::Module& module);
 
+// 16 lowercase hex digits.
 DITTO_API std::string hex64(uint64_t v);
+
+// An epoch's record as run.json lists it (a JSON object): epoch, step,
+// train_loss, test_loss, accuracy, seconds, fingerprint, and the exact bits
+// of the three results under "exact".
+DITTO_API std::string epoch_json(const EpochRecord& e);
 
 } // namespace ditto::train

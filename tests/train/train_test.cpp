@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -202,6 +203,29 @@ TEST_F(TrainCli, LearnsAndWritesRunJsonAndMetrics) {
         m.contains("samples_per_second"));
   }
   EXPECT_EQ(steps, (std::vector<int64_t>{4, 8, 12, 16}));
+}
+
+// --json: every line of stdout is a JSON object with an event; the epoch
+// events carry run.json's records, the last line the fingerprint. --quiet
+// prints the fingerprint alone.
+TEST_F(TrainCli, JsonAndQuietOutput) {
+  Result r = train("--epochs 2 --json --out " + out("json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::map<std::string, int> events;
+  json last;
+  for (std::string line; std::getline(lines, line);) {
+    last = json::parse(line);
+    events[last["event"].get<std::string>()]++;
+  }
+  EXPECT_EQ(events["epoch"], 2);
+  EXPECT_EQ(events["step"], 4); // every 4 of 16 steps
+  EXPECT_EQ(last["event"], "done");
+  const json run = json::parse(read_text(dir_ / "json" / "run.json"));
+  EXPECT_EQ(last["fingerprint"], run["fingerprint"]);
+  Result q = train("--epochs 2 --quiet --out " + out("quiet"));
+  EXPECT_EQ(
+      q.out, "fingerprint " + run["fingerprint"].get<std::string>() + "\n");
 }
 
 TEST_F(TrainCli, ResumeAtAnyStepEqualsTheStraightRun) {
