@@ -21,13 +21,19 @@ Transform Normalize(std::vector<double> mean, std::vector<double> std) {
   for (double s : std) {
     DITTO_CHECK(s != 0.0, ValueError, "Normalize", "std must not be 0");
   }
-  return [mean = std::move(mean), std = std::move(std)](const Tensor& x) {
+  // The [C, 1, 1] operands in both floating dtypes, made once (read-only
+  // afterwards, so workers share them): a sample pays only sub and div.
+  const int64_t c = int64_t(mean.size());
+  const Tensor m64 = tensor<double>(mean, {c, 1, 1});
+  const Tensor s64 = tensor<double>(std, {c, 1, 1});
+  const Tensor m32 = m64.to(kFloat32), s32 = s64.to(kFloat32);
+  return [c, m64, s64, m32, s32](const Tensor& x) {
     DITTO_CHECK(
-        x.dim() >= 3 && x.size(x.dim() - 3) == int64_t(mean.size()),
+        x.dim() >= 3 && x.size(x.dim() - 3) == c,
         ValueError,
         "Normalize",
         "expected a [..., ",
-        mean.size(),
+        c,
         ", H, W] tensor, got ",
         shape_str(x.sizes()));
     DITTO_CHECK(
@@ -36,10 +42,8 @@ Transform Normalize(std::vector<double> mean, std::vector<double> std) {
         "Normalize",
         "expected a floating tensor, got ",
         x.dtype());
-    const int64_t c = int64_t(mean.size());
-    Tensor m = tensor<double>(mean, {c, 1, 1}).to(x.dtype());
-    Tensor s = tensor<double>(std, {c, 1, 1}).to(x.dtype());
-    return div(sub(x, m), s);
+    const bool single = x.dtype() == kFloat32;
+    return div(sub(x, single ? m32 : m64), single ? s32 : s64);
   };
 }
 

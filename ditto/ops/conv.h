@@ -92,6 +92,8 @@ DITTO_API bool replay_only();
 // through the determinism warning handler and changes nothing when the file
 // is missing, corrupt, of another version or from another CPU capability.
 DITTO_API void save_tuning_cache(const std::string& path);
+// The text save_tuning_cache writes.
+DITTO_API std::string tuning_cache_json();
 DITTO_API bool load_tuning_cache(const std::string& path);
 DITTO_API void clear_tuning_cache();
 

@@ -64,7 +64,8 @@ std::string exact(double v) {
   return hex64(bits);
 }
 
-double from_exact(const std::string& s, const std::string& what) {
+// The inverse of hex64: exactly 16 lowercase hex digits.
+uint64_t parse_hex64(const std::string& s, const std::string& what) {
   DITTO_CHECK(
       s.size() == 16 &&
           s.find_first_not_of("0123456789abcdef") == std::string::npos,
@@ -74,7 +75,11 @@ double from_exact(const std::string& s, const std::string& what) {
       ": not a 16-digit hex value: '",
       s,
       "'");
-  uint64_t bits = std::stoull(s, nullptr, 16);
+  return std::stoull(s, nullptr, 16);
+}
+
+double from_exact(const std::string& s, const std::string& what) {
+  const uint64_t bits = parse_hex64(s, what);
   double v;
   std::memcpy(&v, &bits, sizeof v);
   return v;
@@ -98,16 +103,8 @@ EpochRecord epoch_from_json(const json& j) {
   e.epoch = j.at("epoch").get<int64_t>();
   e.step = j.at("step").get<int64_t>();
   e.seconds = j.at("seconds").get<double>();
-  const std::string fp = j.at("fingerprint").get<std::string>();
-  DITTO_CHECK(
-      fp.size() == 16 &&
-          fp.find_first_not_of("0123456789abcdef") == std::string::npos,
-      ValueError,
-      kOp,
-      "history: not a 16-digit fingerprint: '",
-      fp,
-      "'");
-  e.fingerprint = std::stoull(fp, nullptr, 16);
+  e.fingerprint = parse_hex64(
+      j.at("fingerprint").get<std::string>(), "history fingerprint");
   const json& x = j.at("exact");
   e.train_loss = from_exact(x.at(0).get<std::string>(), "history");
   e.test.loss = from_exact(x.at(1).get<std::string>(), "history");
@@ -146,18 +143,16 @@ std::string flag_of(const std::string& key) {
   return f;
 }
 
-std::string setting_text(const json& v) {
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s.size() == 16 &&
-        s.find_first_not_of("0123456789abcdef") == std::string::npos) {
-      std::ostringstream os;
-      os << from_exact(s, "setting");
-      return os.str();
-    }
-    return s;
+// A setting as the user wrote it: the exact-bit settings (bit_settings'
+// lr, momentum, weight_decay) as numbers.
+std::string setting_text(const std::string& key, const json& v) {
+  if (v.is_string() &&
+      (key == "lr" || key == "momentum" || key == "weight_decay")) {
+    std::ostringstream os;
+    os << from_exact(v.get<std::string>(), "setting " + key);
+    return os.str();
   }
-  return v.dump();
+  return v.is_string() ? v.get<std::string>() : v.dump();
 }
 
 std::unique_ptr<optim::Optimizer> make_optimizer(
@@ -250,12 +245,6 @@ Tensor bytes_tensor(const std::vector<uint8_t>& v) {
     std::memcpy(t.raw_data(), v.data(), v.size());
   }
   return t;
-}
-
-std::vector<uint8_t> read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  DITTO_CHECK(in.good(), ValueError, kOp, "cannot read ", path);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
 std::vector<uint8_t> string_bytes(const std::string& s) {
@@ -492,9 +481,9 @@ void Run::resume(const std::string& where) {
         ": the checkpoint was trained with ",
         flag_of(key),
         " ",
-        saved.contains(key) ? setting_text(saved[key]) : "(unset)",
+        saved.contains(key) ? setting_text(key, saved[key]) : "(unset)",
         ", this run has ",
-        setting_text(value));
+        setting_text(key, value));
   }
   try {
     // Each of these checks everything before it changes anything; the
@@ -583,11 +572,8 @@ void Run::save_checkpoint() {
   files.push_back(
       {"train_state.safetensors",
        io::serialize_safetensors(state, state_meta)});
-  const std::string cache_tmp =
-      (fs::path(o_.out) / ".tuning_cache.tmp").string();
-  backends::conv::save_tuning_cache(cache_tmp);
-  files.push_back({"tuning_cache", read_file_bytes(cache_tmp)});
-  fs::remove(cache_tmp);
+  files.push_back(
+      {"tuning_cache", string_bytes(backends::conv::tuning_cache_json())});
   files.push_back({"run.json", string_bytes(run_json(false).dump(2) + "\n")});
 
   const std::string root = checkpoint_root();
@@ -605,15 +591,7 @@ json Run::run_json(bool finished) const {
   for (CpuCapability c : compiled_cpu_capabilities()) {
     caps.push_back(std::string(cpu_capability_name(c)));
   }
-  json tuning = json::object();
-  {
-    const std::string tmp =
-        (fs::path(o_.out) / ".tuning_decisions.tmp").string();
-    backends::conv::save_tuning_cache(tmp);
-    std::ifstream in(tmp);
-    tuning = json::parse(in, nullptr, false);
-    fs::remove(tmp);
-  }
+  const json tuning = json::parse(backends::conv::tuning_cache_json());
   json j;
   j["ditto_version"] = version();
   j["command_line"] = o_.command_line;

@@ -31,7 +31,7 @@ void clear_tuning_cache() {
   state().loaded.clear();
 }
 
-void save_tuning_cache(const std::string& path) {
+std::string tuning_cache_json() {
   nlohmann::json j;
   j["format"] = "ditto.conv_tuning_cache";
   j["version"] = 1;
@@ -45,8 +45,12 @@ void save_tuning_cache(const std::string& path) {
     }
     j["entries"] = all;
   }
+  return j.dump(1) + "\n";
+}
+
+void save_tuning_cache(const std::string& path) {
   detail::write_file_atomic(
-      path, j.dump(1) + "\n", "backends::conv::save_tuning_cache");
+      path, tuning_cache_json(), "backends::conv::save_tuning_cache");
 }
 
 bool load_tuning_cache(const std::string& path) {
