@@ -3,12 +3,20 @@
 //   ditto train [flags]      train a registered model on MNIST-format data
 //                            (docs/train.md; `ditto train --help`)
 //   ditto models             the models `ditto train --model` knows
-//   ditto ops [--markdown]   the registry of ops with a nondeterministic
-//                            implementation (the table of docs/determinism.md)
-//   ditto config             version, CPU capability, threads, switches
+//   ditto verify [flags] [-- PROGRAM ARGS]
+//                            run a program several ways and name the first op
+//                            where the runs diverge (docs/verify.md)
+//   ditto ops [--format text|md|json] [--nondeterministic-only]
+//                            the ops and their determinism (the registry;
+//                            the table of docs/determinism.md)
+//   ditto env [--json]       version, build, CPU capabilities, threads,
+//                            switches, DITTO_* variables, data (alias: config)
 //
-// Exit codes: 0 done, 2 usage (a bad flag or value), 1 any other error.
+// Exit codes: 0 done, 2 usage (a bad flag or value), 1 any other error;
+// ditto verify: 3 when the runs diverge.
 #include <unistd.h>
+
+#include <filesystem>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -17,13 +25,86 @@
 #include <string>
 
 #include "ditto/ditto.h"
+#include "verify.h"
+
+extern char** environ;
 
 namespace {
 
 namespace train = ditto::train;
 
-void print_ops() {
+// Ops PyTorch users know as nondeterministic (its CUDA list, reference
+// determinism.md) whose ditto implementations have no nondeterministic
+// variant: the order of every sum is fixed, on every path.
+struct DeterministicOp {
+  const char* name;
+  const char* how;
+};
+constexpr DeterministicOp kAlwaysDeterministic[] = {
+    {"cumsum", "a serial scan per row"},
+    {"histc", "integer counts"},
+    {"index_select", "a gather: every output written once"},
+    {"gather", "every output written once"},
+    {"nll_loss", "fixed-order reductions"},
+    {"cross_entropy", "fixed-order reductions"},
+    {"sum / mean", "one partial per fixed chunk, combined in chunk order"},
+    {"mm / bmm / matmul",
+     "one fma chain over k per output (split-K: see its entry)"},
+    {"conv2d (forward, input gradient)", "GEMM chains in a fixed order"},
+    {"batch_norm / layer_norm / group_norm", "fixed-order reductions"},
+    {"dropout / bernoulli_ / rand / randn",
+     "PyTorch's mt19937 streams, or Philox by position"},
+};
+
+void print_ops(const std::string& format, bool nondeterministic_only) {
   auto ops = ditto::determinism::registered_ops();
+  auto alternative = [](const ditto::determinism::OpInfo& op) {
+    return op.has_deterministic_alternative
+        ? std::string(
+              "deterministic variant (use_deterministic_algorithms(true))")
+        : std::string("none: raises under use_deterministic_algorithms(true)");
+  };
+  if (format == "json") {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& op : ops) {
+      j.push_back(
+          {{"op", op.name},
+           {"nondeterministic_implementation", true},
+           {"reason", op.reason},
+           {"deterministic_alternative", op.has_deterministic_alternative},
+           {"alternative", alternative(op)},
+           {"dtypes", op.dtypes},
+           {"cost",
+            op.cost.empty() ? nlohmann::json(nullptr)
+                            : nlohmann::json(op.cost)}});
+    }
+    if (!nondeterministic_only) {
+      for (const auto& d : kAlwaysDeterministic) {
+        j.push_back(
+            {{"op", d.name},
+             {"nondeterministic_implementation", false},
+             {"reason", d.how},
+             {"deterministic_alternative", nullptr},
+             {"alternative", nullptr},
+             {"dtypes", "all"},
+             {"cost", nullptr}});
+      }
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  if (format == "md") {
+    std::fputs(ditto::determinism::registry_markdown().c_str(), stdout);
+    if (!nondeterministic_only) {
+      std::fputs(
+          "\nDeterministic on every path (no fast variant):\n\n| op | how |\n|---|---|\n",
+          stdout);
+      for (const auto& d : kAlwaysDeterministic) {
+        std::printf("| `%s` | %s |\n", d.name, d.how);
+      }
+    }
+    return;
+  }
   size_t width = 2;
   for (const auto& op : ops) {
     width = std::max(width, op.name.size());
@@ -43,6 +124,106 @@ void print_ops() {
         op.has_deterministic_alternative ? "variant" : "alert",
         op.dtypes.c_str(),
         op.reason.c_str());
+    if (!op.cost.empty()) {
+      std::printf(
+          "%-*s  %-13s  %-8s  cost: %s\n",
+          int(width),
+          "",
+          "",
+          "",
+          op.cost.c_str());
+    }
+  }
+  if (!nondeterministic_only) {
+    std::printf("\ndeterministic on every path (no fast variant):\n");
+    for (const auto& d : kAlwaysDeterministic) {
+      std::printf("  %-36s  %s\n", d.name, d.how);
+    }
+  }
+}
+
+// `ditto env`: the build, the machine and every setting that can change
+// what ditto computes, as JSON (the text form adds to config_report()).
+nlohmann::json env_json() {
+  namespace fs = std::filesystem;
+  auto caps = [](const std::vector<ditto::CpuCapability>& list) {
+    std::vector<std::string> out;
+    for (auto c : list) {
+      out.emplace_back(ditto::cpu_capability_name(c));
+    }
+    return out;
+  };
+  nlohmann::json vars = nlohmann::json::object();
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("DITTO_", 0) == 0) {
+      const size_t eq = kv.find('=');
+      vars[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    }
+  }
+  const std::string root = ditto::data::kFashionMNISTRoot;
+  std::error_code ec;
+  const bool found = fs::exists(root + "/train-images-idx3-ubyte.gz", ec) ||
+      fs::exists(root + "/train-images-idx3-ubyte", ec);
+#ifdef NDEBUG
+  const char* build = "release";
+#else
+  const char* build = "debug";
+#endif
+  return {
+      {"version", ditto::version()},
+      {"build", build},
+      {"compiler", __VERSION__},
+      {"cpu_capabilities",
+       {{"compiled", caps(ditto::compiled_cpu_capabilities())},
+        {"supported", caps(ditto::supported_cpu_capabilities())},
+        {"active", ditto::cpu_capability_name(ditto::get_cpu_capability())}}},
+      {"threads", ditto::get_num_threads()},
+      {"determinism",
+       {{"deterministic_algorithms",
+         ditto::are_deterministic_algorithms_enabled()},
+        {"warn_only", ditto::is_deterministic_algorithms_warn_only_enabled()},
+        {"debug_mode", ditto::get_deterministic_debug_mode()},
+        {"fill_uninitialized_memory",
+         ditto::determinism::fill_uninitialized_memory()}}},
+      {"conv",
+       {{"benchmark", ditto::backends::conv::benchmark()},
+        {"deterministic", ditto::backends::conv::deterministic()},
+        {"benchmark_limit", ditto::backends::conv::benchmark_limit()},
+        {"replay_only", ditto::backends::conv::replay_only()}}},
+      {"gemm",
+       {{"workspace_config", ditto::backends::gemm::workspace_config()},
+        {"workspace_bytes", ditto::backends::gemm::workspace_bytes()}}},
+      {"environment", vars},
+      {"data", {{"fashion_mnist", root}, {"found", found}}},
+      {"trace", ditto::trace::active_path()}};
+}
+
+void print_env(bool json) {
+  const nlohmann::json j = env_json();
+  if (json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << ditto::config_report();
+  std::cout << "  build:                           "
+            << j["build"].get<std::string>() << "\n"
+            << "  conv benchmark / deterministic:  " << j["conv"]["benchmark"]
+            << " / " << j["conv"]["deterministic"] << " (limit "
+            << j["conv"]["benchmark_limit"] << ")\n"
+            << "  gemm workspace config:           "
+            << (j["gemm"]["workspace_config"].get<std::string>().empty()
+                    ? std::string("(default)")
+                    : j["gemm"]["workspace_config"].get<std::string>())
+            << " (" << j["gemm"]["workspace_bytes"] << " bytes)\n"
+            << "  Fashion-MNIST:                   "
+            << j["data"]["fashion_mnist"].get<std::string>()
+            << (j["data"]["found"].get<bool>() ? "" : " (not found)") << "\n";
+  if (j["environment"].empty()) {
+    std::cout << "  DITTO_* variables:               (none set)\n";
+  }
+  for (const auto& [k, v] : j["environment"].items()) {
+    std::cout << "  " << k << "=" << v.get<std::string>() << "\n";
   }
 }
 
@@ -338,12 +519,31 @@ int main(int argc, char** argv) {
   add_train_flags(*train_cmd, opts, out);
   CLI::App* models_cmd =
       app.add_subcommand("models", "the models `ditto train --model` knows");
-  CLI::App* ops_cmd =
-      app.add_subcommand("ops", "ops with a nondeterministic implementation");
-  bool markdown = false;
-  ops_cmd->add_flag("--markdown", markdown, "the table of docs/determinism.md");
-  CLI::App* config_cmd =
-      app.add_subcommand("config", "build and runtime configuration");
+  ditto::cli::VerifyOptions verify_opts;
+  CLI::App* verify_cmd = app.add_subcommand(
+      "verify",
+      "run a program several ways and name the first op where the runs "
+      "diverge (docs/verify.md)");
+  ditto::cli::add_verify_flags(*verify_cmd, verify_opts);
+  CLI::App* ops_cmd = app.add_subcommand(
+      "ops", "the ops and their determinism (the nondeterminism registry)");
+  std::string ops_format = "text";
+  bool nondeterministic_only = false;
+  ops_cmd->add_option("--format", ops_format, "text, md or json")
+      ->check(CLI::IsMember({"text", "md", "json"}));
+  ops_cmd->add_flag_callback(
+      "--markdown",
+      [&ops_format] { ops_format = "md"; },
+      "same as --format md");
+  ops_cmd->add_flag(
+      "--nondeterministic-only",
+      nondeterministic_only,
+      "only the ops that have a nondeterministic implementation");
+  CLI::App* env_cmd = app.add_subcommand(
+      "env", "version, build, CPU capabilities, threads, switches, data");
+  env_cmd->alias("config");
+  bool env_as_json = false;
+  env_cmd->add_flag("--json", env_as_json, "as JSON");
 
   try {
     app.parse(argc, argv);
@@ -386,16 +586,15 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (*verify_cmd) {
+      return ditto::cli::run_verify(verify_opts);
+    }
     if (*ops_cmd) {
-      if (markdown) {
-        std::fputs(ditto::determinism::registry_markdown().c_str(), stdout);
-      } else {
-        print_ops();
-      }
+      print_ops(ops_format, nondeterministic_only);
       return 0;
     }
-    if (*config_cmd) {
-      std::cout << ditto::config_report();
+    if (*env_cmd) {
+      print_env(env_as_json);
       return 0;
     }
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "ditto/autograd/engine.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -248,6 +249,10 @@ class Engine {
       // The node's ops are nested in its frame: the trace shows the node
       // (mul_backward), not the ops it runs.
       trace::Frame frame;
+      std::optional<trace::ModuleGuard> in_module;
+      if (trace::enabled()) {
+        in_module.emplace(node.trace_module());
+      }
       // Missing gradients of floating outputs are zeros.
       for (size_t k = 0; k < grads.size(); ++k) {
         const TensorMeta& m = node.output_metas()[k];

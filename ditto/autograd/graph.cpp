@@ -203,6 +203,9 @@ void NodeBuilder::record(
   auto node = std::make_shared<FunctionNode>(
       detail::str_cat(forward_name, "_backward"), forward_name, std::move(fn));
   node->set_has_saved(!saved.empty());
+  if (trace::enabled()) {
+    node->module_ = trace::current_module();
+  }
   node->next_ = std::move(next);
   node->input_metas_ = std::move(input_metas);
   node->output_metas_.reserve(outputs.size());

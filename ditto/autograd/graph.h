@@ -16,6 +16,7 @@
 #include "ditto/core/api.h"
 #include "ditto/core/tensor.h"
 #include "ditto/determinism/context.h"
+#include "ditto/trace/trace.h"
 
 namespace ditto::autograd {
 
@@ -79,6 +80,11 @@ class DITTO_API Node {
   const std::string& forward_name() const {
     return forward_name_;
   }
+  // The module the forward op ran in, kept while tracing (null otherwise):
+  // the trace shows the backward node in the same module.
+  const trace::ModuleRef& trace_module() const {
+    return module_;
+  }
 
  protected:
   Node(std::string name, std::string forward_name);
@@ -89,6 +95,7 @@ class DITTO_API Node {
   std::string forward_name_;
   uint64_t sequence_nr_;
   determinism::Policy policy_;
+  trace::ModuleRef module_;
   std::vector<Edge> next_;
   std::vector<TensorMeta> input_metas_;
   std::vector<TensorMeta> output_metas_;

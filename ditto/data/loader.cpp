@@ -14,6 +14,7 @@
 #include "ditto/ops/factories.h"
 #include "ditto/ops/shape_ops.h"
 #include "ditto/random/streams.h"
+#include "ditto/trace/trace.h"
 
 namespace ditto::data {
 namespace {
@@ -131,6 +132,9 @@ struct DataLoader::Impl {
   // under its own generator (also as the default generator, so code that
   // draws from it is covered too).
   Result run_task(const Task& task, int worker) {
+    // Loading is not traced: workers run it in any order (the trainer
+    // records each batch as it enters a step instead).
+    trace::Suppress untraced;
     Result r;
     r.worker = worker;
     r.indices = int64_t(task.indices.size());

@@ -128,7 +128,46 @@ void declare_nondeterministic(
       "' needs a reason");
   std::lock_guard<std::mutex> lock(g_registry_mu);
   registry()[name] =
-      OpInfo{name, reason, has_deterministic_alternative, dtypes};
+      OpInfo{name, reason, has_deterministic_alternative, dtypes, {}};
+}
+
+void declare_cost(const std::string& name, const std::string& cost) {
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  auto it = registry().find(name);
+  DITTO_CHECK(
+      it != registry().end(),
+      ValueError,
+      "declare_cost",
+      "op '",
+      name,
+      "' is not registered");
+  it->second.cost = cost;
+}
+
+std::optional<OpInfo> find_registered(std::string_view op) {
+  std::lock_guard<std::mutex> lock(g_registry_mu);
+  const auto& r = registry();
+  auto exact = [&](std::string_view name) -> const OpInfo* {
+    auto it = r.find(std::string(name));
+    return it == r.end() ? nullptr : &it->second;
+  };
+  if (const OpInfo* e = exact(op)) {
+    return *e;
+  }
+  constexpr std::string_view kBackward = "_backward";
+  if (op.size() > kBackward.size() && op.ends_with(kBackward)) {
+    if (const OpInfo* e = exact(op.substr(0, op.size() - kBackward.size()))) {
+      return *e;
+    }
+  }
+  for (const auto& [name, info] : r) {
+    const std::string_view n = name;
+    if (n.size() > op.size() && n.starts_with(op) &&
+        (n[op.size()] == ' ' || n[op.size()] == '_')) {
+      return info;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<OpInfo> registered_ops() {
@@ -143,11 +182,13 @@ std::vector<OpInfo> registered_ops() {
 std::string registry_markdown() {
   std::string s =
       "| op | deterministic alternative | dtypes | why the fast variant is "
-      "nondeterministic |\n|---|---|---|---|\n";
+      "nondeterministic | cost of the deterministic variant |\n"
+      "|---|---|---|---|---|\n";
   for (const OpInfo& op : registered_ops()) {
     s += "| `" + op.name + "` | " +
         (op.has_deterministic_alternative ? "yes" : "no (alerts)") + " | " +
-        op.dtypes + " | " + op.reason + " |\n";
+        op.dtypes + " | " + op.reason + " | " +
+        (op.cost.empty() ? "not measured" : op.cost) + " |\n";
   }
   return s;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,9 @@ struct OpInfo {
   std::string reason;
   bool has_deterministic_alternative = false;
   std::string dtypes = "floating";
+  // The deterministic variant's time against the fast one's, where it was
+  // measured (docs/benchmarks.md); empty if not.
+  std::string cost;
 };
 
 // Registers an op (ditto's own at start-up, custom ops from user code).
@@ -80,6 +84,14 @@ DITTO_API void declare_nondeterministic(
     const std::string& reason,
     bool has_deterministic_alternative = false,
     const std::string& dtypes = "floating");
+// Records the measured cost of a registered op's deterministic variant
+// (shown by `ditto ops`); ValueError if name is not registered.
+DITTO_API void declare_cost(const std::string& name, const std::string& cost);
+// The entry a traced op name belongs to: the entry of that name, else of
+// the op whose backward it is ("embedding_backward" -> "embedding"), else
+// the first entry named op + " (...)" or op + "_..." (the registry splits
+// some ops by path: "matmul (split-K)", "conv2d_backward_weight").
+DITTO_API std::optional<OpInfo> find_registered(std::string_view op);
 // Every registered op, sorted by name.
 DITTO_API std::vector<OpInfo> registered_ops();
 // The registry as the markdown table of docs/determinism.md.

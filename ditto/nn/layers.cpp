@@ -178,6 +178,7 @@ void Linear::reset_parameters() {
 }
 
 Tensor Linear::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   DITTO_CHECK(x.defined(), ValueError, "Linear", "undefined input");
   DITTO_CHECK(
       x.dim() >= 1 && x.size(-1) == options.in_features(),
@@ -222,6 +223,7 @@ void Conv2d::reset_parameters() {
 }
 
 Tensor Conv2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   check_conv_input(x, 2, options.in_channels(), "Conv2d");
   const bool batched = x.dim() == 4;
   Tensor y = conv2d(
@@ -279,6 +281,7 @@ void Conv1d::reset_parameters() {
 }
 
 Tensor Conv1d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   check_conv_input(x, 1, options.in_channels(), "Conv1d");
   const bool batched = x.dim() == 3;
   Tensor y = conv1d(
@@ -342,6 +345,7 @@ void ConvTranspose2d::reset_parameters() {
 }
 
 Tensor ConvTranspose2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   check_conv_input(x, 2, options.in_channels(), "ConvTranspose2d");
   const bool batched = x.dim() == 4;
   Tensor y = conv_transpose2d(
@@ -390,6 +394,7 @@ MaxPool2d::MaxPool2d(const MaxPool2dOptions& o)
 
 std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(
     const Tensor& x) const {
+  ForwardScope scope(*this);
   return max_pool2d_with_indices(
       x,
       options.kernel_size(),
@@ -400,6 +405,7 @@ std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(
 }
 
 Tensor MaxPool2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::max_pool2d(
       x,
       options.kernel_size(),
@@ -442,6 +448,7 @@ BatchNorm::BatchNorm(const char* name, const BatchNormOptions& o, IntList ranks)
 }
 
 Tensor BatchNorm::forward(const Tensor& x) {
+  ForwardScope scope(*this);
   const char* name = type_name().c_str();
   DITTO_CHECK(x.defined(), ValueError, name, "undefined input");
   bool rank_ok = false;
@@ -515,6 +522,7 @@ LayerNorm::LayerNorm(const LayerNormOptions& o)
 }
 
 Tensor LayerNorm::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return layer_norm(x, options.normalized_shape(), weight, bias, options.eps());
 }
 
@@ -540,6 +548,7 @@ GroupNorm::GroupNorm(const GroupNormOptions& o)
 }
 
 Tensor GroupNorm::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   DITTO_CHECK(
       x.defined() && x.dim() >= 2 && x.size(1) == options.num_channels(),
       ValueError,
@@ -561,10 +570,12 @@ std::string GroupNorm::extra_repr() const {
 // ---- activations and shape layers
 
 Tensor ReLU::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::relu(x);
 }
 
 Tensor LeakyReLU::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::leaky_relu(x, negative_slope);
 }
 
@@ -582,6 +593,7 @@ GELU::GELU(std::string a) : Module("GELU"), approximate(std::move(a)) {
 }
 
 Tensor GELU::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::gelu(x, approximate);
 }
 
@@ -590,18 +602,22 @@ std::string GELU::extra_repr() const {
 }
 
 Tensor SiLU::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::silu(x);
 }
 
 Tensor Tanh::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::tanh(x);
 }
 
 Tensor Sigmoid::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::sigmoid(x);
 }
 
 Tensor Softmax::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::softmax(x, dim);
 }
 
@@ -610,6 +626,7 @@ std::string Softmax::extra_repr() const {
 }
 
 Tensor LogSoftmax::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::log_softmax(x, dim);
 }
 
@@ -618,6 +635,7 @@ std::string LogSoftmax::extra_repr() const {
 }
 
 Tensor Flatten::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return x.flatten(start_dim, end_dim);
 }
 
@@ -627,6 +645,7 @@ std::string Flatten::extra_repr() const {
 }
 
 Tensor Unflatten::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   DITTO_CHECK(x.defined(), ValueError, "Unflatten", "undefined input");
   const int64_t d = wrap_dim(dim, x.dim(), "Unflatten");
   Shape s(x.sizes().begin(), x.sizes().begin() + d);
@@ -652,6 +671,7 @@ Dropout::Dropout(const DropoutOptions& o) : Module("Dropout"), options(o) {
 }
 
 Tensor Dropout::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::dropout(
       x, options.p(), is_training(), options.generator());
 }
@@ -663,6 +683,7 @@ std::string Dropout::extra_repr() const {
 // ---- more pooling, padding, embeddings
 
 Tensor AvgPool2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   const auto& o = options;
   return functional::avg_pool2d(
       x,
@@ -682,6 +703,7 @@ std::string AvgPool2d::extra_repr() const {
 }
 
 Tensor AdaptiveAvgPool2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::adaptive_avg_pool2d(x, output_size);
 }
 
@@ -702,6 +724,7 @@ ZeroPad2d::ZeroPad2d(const char* name, const char* mode, IntList p)
 }
 
 Tensor ZeroPad2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::pad(x, padding, mode_);
 }
 
@@ -720,6 +743,7 @@ Dropout2d::Dropout2d(const DropoutOptions& o)
 }
 
 Tensor Dropout2d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   return functional::dropout2d(
       x, options.p(), is_training(), options.generator());
 }
@@ -756,6 +780,7 @@ Embedding::Embedding(const char* name, const EmbeddingOptions& o)
 }
 
 Tensor Embedding::forward(const Tensor& indices) const {
+  ForwardScope scope(*this);
   return functional::embedding(indices, weight, options.padding_idx());
 }
 
@@ -782,6 +807,7 @@ Tensor EmbeddingBag::forward(
     const Tensor& input,
     const Tensor& offsets,
     const Tensor& per_sample_weights) const {
+  ForwardScope scope(*this);
   return embedding_bag(
       input,
       weight,
@@ -819,6 +845,7 @@ std::string Upsample::extra_repr() const {
 // ---- containers
 
 Tensor Sequential::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
   Tensor y = x;
   for (const auto& step : steps_) {
     y = step(y);

@@ -530,6 +530,7 @@ class DITTO_API Upsample : public Module {
   explicit Upsample(const functional::InterpolateOptions& options)
       : Module("Upsample"), options(options) {}
   Tensor forward(const Tensor& x) const {
+    ForwardScope scope(*this);
     return functional::interpolate(x, options);
   }
   std::string extra_repr() const override;

@@ -95,6 +95,50 @@ std::vector<std::string> StateDict::keys() const {
 Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
 Module::~Module() = default;
 
+Module::Module(Module&& other) noexcept
+    : type_name_(std::move(other.type_name_)),
+      training_(other.training_),
+      init_ticket_(other.init_ticket_),
+      params_(std::move(other.params_)),
+      buffers_(std::move(other.buffers_)),
+      children_(std::move(other.children_)),
+      parent_(other.parent_),
+      name_in_parent_(std::move(other.name_in_parent_)) {
+  for (auto& [name, child] : children_) {
+    if (child->parent_ == &other) {
+      child->parent_ = this;
+    }
+  }
+}
+
+Module& Module::operator=(Module&& other) noexcept {
+  if (this != &other) {
+    type_name_ = std::move(other.type_name_);
+    training_ = other.training_;
+    init_ticket_ = other.init_ticket_;
+    params_ = std::move(other.params_);
+    buffers_ = std::move(other.buffers_);
+    children_ = std::move(other.children_);
+    parent_ = other.parent_;
+    name_in_parent_ = std::move(other.name_in_parent_);
+    for (auto& [name, child] : children_) {
+      if (child->parent_ == &other) {
+        child->parent_ = this;
+      }
+    }
+  }
+  return *this;
+}
+
+trace::ModuleRef Module::trace_module() const {
+  std::string path;
+  for (const Module* m = this; m->parent_ != nullptr; m = m->parent_) {
+    path = path.empty() ? m->name_in_parent_ : m->name_in_parent_ + "." + path;
+  }
+  return std::make_shared<const trace::ModuleInfo>(
+      trace::ModuleInfo{std::move(path), type_name_});
+}
+
 void Module::check_new_name(const std::string& name, const char* what) const {
   DITTO_CHECK(
       !name.empty() && name.find('.') == std::string::npos,
@@ -150,6 +194,16 @@ Tensor Module::register_buffer(
 void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   check_new_name(name, "child module");
   DITTO_CHECK(child != nullptr, ValueError, type_name_.c_str(), "null module");
+  // The first registration names the module in traces; never one that
+  // would make a module its own ancestor.
+  bool ancestor = false;
+  for (const Module* m = this; m != nullptr && !ancestor; m = m->parent_) {
+    ancestor = m == child.get();
+  }
+  if (child->parent_ == nullptr && !ancestor) {
+    child->parent_ = this;
+    child->name_in_parent_ = name;
+  }
   children_.emplace_back(name, std::move(child));
 }
 

@@ -7,12 +7,14 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/trace/trace.h"
 
 namespace ditto::nn {
 
@@ -78,8 +80,8 @@ class DITTO_API Module {
  public:
   explicit Module(std::string type_name = "Module");
   virtual ~Module();
-  Module(Module&&) = default;
-  Module& operator=(Module&&) = default;
+  Module(Module&& other) noexcept;
+  Module& operator=(Module&& other) noexcept;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
@@ -132,6 +134,11 @@ class DITTO_API Module {
   // The child registered as name (dotted paths reach grandchildren);
   // KeyError if absent.
   Module& get_submodule(std::string_view path);
+
+  // This module's dotted path from its root (the chain of modules that
+  // registered it, first registration wins) and its type, as traces show
+  // them (trace::ModuleInfo).
+  trace::ModuleRef trace_module() const;
 
   // ---- modes and maintenance
   // Sets the training flag of this module and every descendant.
@@ -202,6 +209,25 @@ class DITTO_API Module {
   std::vector<Entry> params_;
   std::vector<Entry> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  // The module that registered this one first, and the name it used.
+  Module* parent_ = nullptr;
+  std::string name_in_parent_;
+};
+
+// Put first in a module's forward: the ops it runs are traced with the
+// module's path and type (ditto/trace). Every ditto layer does it; a user
+// module does it to show itself (its children show their own paths
+// either way). Costs nothing while tracing is off.
+class DITTO_API ForwardScope {
+ public:
+  explicit ForwardScope(const Module& module) {
+    if (trace::enabled()) {
+      guard_.emplace(module.trace_module());
+    }
+  }
+
+ private:
+  std::optional<trace::ModuleGuard> guard_;
 };
 
 DITTO_API std::ostream& operator<<(std::ostream& os, const Module& m);

@@ -40,6 +40,10 @@ const bool kRegistered = [] {
       "all");
   declare_nondeterministic(
       "put_", "as index_put_, on the flattened tensor", true, "all");
+  determinism::declare_cost(
+      "index_add_",
+      "1.35x the fast variant's time into 100000 rows, 0.54x into 100 (1M "
+      "float32 rows of 64, 2 threads)");
   return true;
 }();
 

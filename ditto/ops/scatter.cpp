@@ -41,6 +41,10 @@ const bool kRegistered = [] {
       "from several threads, in whatever order they get there (for an index "
       "of fewer than 16 columns)",
       true);
+  determinism::declare_cost(
+      "scatter_add_",
+      "0.94x the fast variant's time into 100000 rows, 0.91x into 100 (1M "
+      "float32 rows of 64, 2 threads)");
   return true;
 }();
 

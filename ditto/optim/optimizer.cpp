@@ -6,9 +6,19 @@
 #include "ditto/core/error.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/trace/trace.h"
 
 namespace ditto::optim {
 namespace {
+
+// An optimizer step: its ops are traced in the optimizer phase, and the
+// trace's step counter advances when it ends (ditto/trace).
+struct StepScope {
+  trace::PhaseGuard phase{trace::Phase::kOptimizer};
+  ~StepScope() {
+    trace::advance_step();
+  }
+};
 
 void check_params(const std::vector<Tensor>& params, const char* opt) {
   for (const Tensor& p : params) {
@@ -210,6 +220,7 @@ SGD::SGD(std::vector<ParamGroup> groups) : OptimizerWith(std::move(groups)) {
 }
 
 void SGD::step() {
+  StepScope traced;
   autograd::NoGradGuard no_grad;
   for (auto& group : groups_) {
     const auto& o = group.options;
@@ -267,6 +278,7 @@ Adam::Adam(std::vector<ParamGroup> groups) : OptimizerWith(std::move(groups)) {
 }
 
 void Adam::step() {
+  StepScope traced;
   adam_step(false);
 }
 
@@ -324,6 +336,7 @@ AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& o)
 AdamW::AdamW(std::vector<ParamGroup> groups) : Adam(std::move(groups)) {}
 
 void AdamW::step() {
+  StepScope traced;
   adam_step(true);
 }
 
@@ -340,6 +353,7 @@ RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o)
 }
 
 void RMSprop::step() {
+  StepScope traced;
   autograd::NoGradGuard no_grad;
   for (auto& group : groups_) {
     const auto& o = group.options;
@@ -402,6 +416,7 @@ Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o)
 }
 
 void Adagrad::step() {
+  StepScope traced;
   autograd::NoGradGuard no_grad;
   for (auto& group : groups_) {
     const auto& o = group.options;

@@ -31,6 +31,7 @@
 #include "ditto/optim/schedulers.h"
 #include "ditto/random/generator.h"
 #include "ditto/random/streams.h"
+#include "ditto/trace/trace.h"
 #include "ditto/train/checkpoint.h"
 #include "ditto/train/models.h"
 
@@ -253,6 +254,7 @@ std::vector<uint8_t> string_bytes(const std::string& s) {
 
 EvalResult evaluate(const Model& model, data::DataLoader& loader) {
   autograd::NoGradGuard no_grad;
+  trace::PhaseGuard phase(trace::Phase::kEval);
   model.module->eval();
   double loss_sum = 0;
   int64_t correct = 0, count = 0;
@@ -712,6 +714,10 @@ TrainResult Run::go() {
     const double epoch_seconds_before = p_.epoch_seconds;
     int64_t epoch_step = p_.step - p_.epoch * steps_per_epoch_;
     for (const data::Batch& b : *train_loader_) {
+      // The trace tags this step's ops with its index and shows the batch
+      // it starts from (loading itself is not traced).
+      trace::set_step(p_.step);
+      trace::record_value("batch", trace::Phase::kData, {b.data, b.target});
       opt_->zero_grad();
       Tensor loss =
           nn::functional::cross_entropy(model_.forward(b.data), b.target);
