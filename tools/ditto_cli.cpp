@@ -546,7 +546,19 @@ int main(int argc, char** argv) {
   env_cmd->add_flag("--json", env_as_json, "as JSON");
 
   try {
-    app.parse(argc, argv);
+    // `ditto verify [flags] -- PROGRAM ARGS`: what follows -- is the
+    // program's, never verify's flags, so it is cut off before parsing.
+    int parsed = argc;
+    if (argc > 1 && std::string(argv[1]) == "verify") {
+      for (int i = 2; i < argc; ++i) {
+        if (std::string(argv[i]) == "--") {
+          parsed = i;
+          verify_opts.program.assign(argv + i + 1, argv + argc);
+          break;
+        }
+      }
+    }
+    app.parse(parsed, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -72,6 +72,7 @@ struct Run {
   std::string trace_path;
   std::optional<std::string> fingerprint; // "fingerprint X" on stdout
   std::vector<TraceRecord> records;
+  std::vector<determinism::OpInfo> registry; // the program's
   std::string label() const {
     std::string s = "run " + std::to_string(number) + " (" + setting.label();
     if (repeat > 1) {
@@ -426,7 +427,7 @@ class Verifier {
     execute(argv, env, run.dir, name + " (" + run.setting.label() + ")");
     run.fingerprint = printed_fingerprint(read_text(run.dir + "/stdout"));
     try {
-      run.records = trace::read_trace(run.trace_path);
+      run.records = trace::read_trace(run.trace_path, &run.registry);
     } catch (const std::exception& e) {
       throw VerifyError(
           name + ": " + e.what() +
@@ -651,11 +652,7 @@ class Verifier {
                 ? "(none)"
                 : (r.module.empty() ? "(root)" : r.module) + " (" + r.type +
                     ")");
-        line(
-            "phase",
-            r.phase + ", step " +
-                (r.step < 0 ? std::string("(before training)")
-                            : std::to_string(r.step)));
+        line("phase", r.phase + ", step " + std::to_string(r.step));
         const auto& oa = r.outputs[size_t(d.output)];
         const auto& ob =
             b.records[size_t(d.position)].outputs[size_t(d.output)];
@@ -685,7 +682,7 @@ class Verifier {
             "ops",
             std::to_string(c.differing) + " of the " + std::to_string(n) +
                 " compared ops differ");
-        if (auto info = determinism::find_registered(r.op)) {
+        if (auto info = determinism::match_registered(r.op, a.registry)) {
           line(
               "registry",
               info->name + ": " + info->reason +
@@ -795,12 +792,10 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
       "--no-exact",
       [&o] { o.exact = false; },
       "do not rerun the first divergence to measure it over every value");
-  cmd.add_option(
-         "program",
-         o.program,
-         "after --: the program and its arguments (default: ditto train, 30 "
-         "steps); 'train ARGS' is this ditto's train")
-      ->take_all();
+  cmd.footer(
+      "After --: the program to run and its arguments (default: ditto train "
+      "--epochs 1 --max-steps 30); 'train ARGS' runs this ditto's train with "
+      "ARGS.\nExit codes: 0 identical, 3 diverged, 1 error, 2 usage.");
 }
 
 int run_verify(const VerifyOptions& o) {

@@ -367,6 +367,7 @@ struct DataLoader::Impl {
 
   // Loads the next batch into current; false at the end of the epoch.
   bool next_batch() {
+    trace::Suppress untraced; // see DataLoader::begin
     if (!active) {
       return false;
     }
@@ -494,6 +495,10 @@ DataLoader::DataLoader(
 DataLoader::~DataLoader() = default;
 
 DataLoader::Iterator DataLoader::begin() {
+  // Nothing the loader does is traced: the sampler draws when batches are
+  // dispatched, which runs ahead of the training by a number of batches
+  // that depends on the workers (the trainer records each batch instead).
+  trace::Suppress untraced;
   impl_->begin_epoch();
   return Iterator(this, !impl_->next_batch());
 }

@@ -144,12 +144,16 @@ void declare_cost(const std::string& name, const std::string& cost) {
   it->second.cost = cost;
 }
 
-std::optional<OpInfo> find_registered(std::string_view op) {
-  std::lock_guard<std::mutex> lock(g_registry_mu);
-  const auto& r = registry();
+std::optional<OpInfo> match_registered(
+    std::string_view op,
+    const std::vector<OpInfo>& entries) {
   auto exact = [&](std::string_view name) -> const OpInfo* {
-    auto it = r.find(std::string(name));
-    return it == r.end() ? nullptr : &it->second;
+    for (const OpInfo& e : entries) {
+      if (e.name == name) {
+        return &e;
+      }
+    }
+    return nullptr;
   };
   if (const OpInfo* e = exact(op)) {
     return *e;
@@ -160,14 +164,18 @@ std::optional<OpInfo> find_registered(std::string_view op) {
       return *e;
     }
   }
-  for (const auto& [name, info] : r) {
-    const std::string_view n = name;
+  for (const OpInfo& e : entries) {
+    const std::string_view n = e.name;
     if (n.size() > op.size() && n.starts_with(op) &&
         (n[op.size()] == ' ' || n[op.size()] == '_')) {
-      return info;
+      return e;
     }
   }
   return std::nullopt;
+}
+
+std::optional<OpInfo> find_registered(std::string_view op) {
+  return match_registered(op, registered_ops());
 }
 
 std::vector<OpInfo> registered_ops() {

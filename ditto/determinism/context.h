@@ -92,6 +92,10 @@ DITTO_API void declare_cost(const std::string& name, const std::string& cost);
 // the first entry named op + " (...)" or op + "_..." (the registry splits
 // some ops by path: "matmul (split-K)", "conv2d_backward_weight").
 DITTO_API std::optional<OpInfo> find_registered(std::string_view op);
+// The same rules over a given list of entries (a traced program's registry).
+DITTO_API std::optional<OpInfo> match_registered(
+    std::string_view op,
+    const std::vector<OpInfo>& entries);
 // Every registered op, sorted by name.
 DITTO_API std::vector<OpInfo> registered_ops();
 // The registry as the markdown table of docs/determinism.md.

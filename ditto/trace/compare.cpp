@@ -137,9 +137,18 @@ const char* phase_color(const std::string& phase) {
 
 } // namespace
 
-std::vector<TraceRecord> read_trace(const std::string& path) {
+std::vector<TraceRecord> read_trace(
+    const std::string& path,
+    std::vector<determinism::OpInfo>* registry) {
   std::ifstream in(path, std::ios::binary);
   DITTO_CHECK(in.good(), ValueError, "read_trace", "cannot open '", path, "'");
+  return parse_trace(in, path, registry);
+}
+
+std::vector<TraceRecord> parse_trace(
+    std::istream& in,
+    const std::string& path,
+    std::vector<determinism::OpInfo>* registry) {
   std::vector<TraceRecord> records;
   std::string line;
   int64_t line_no = 0;
@@ -178,6 +187,17 @@ std::vector<TraceRecord> read_trace(const std::string& path) {
             j.at("records").get<int64_t>(),
             " records, the file has ",
             records.size());
+        if (registry != nullptr) {
+          registry->clear();
+          for (const json& e : j.value("registry", json::array())) {
+            registry->push_back(
+                {e.at("op").get<std::string>(),
+                 e.at("reason").get<std::string>(),
+                 e.at("alternative").get<bool>(),
+                 e.at("dtypes").get<std::string>(),
+                 e.at("cost").get<std::string>()});
+          }
+        }
         end = true;
         continue;
       }

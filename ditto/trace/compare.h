@@ -4,11 +4,13 @@
 // two runs op by op: what `ditto verify` reports, and its HTML page.
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ditto/core/api.h"
+#include "ditto/determinism/context.h"
 
 namespace ditto::trace {
 
@@ -29,7 +31,7 @@ struct TraceRecord {
   int64_t index = 0; // position in its file
   std::string op;
   std::string phase; // forward, backward, optimizer, eval, data
-  int64_t step = -1;
+  int64_t step = 0;
   std::string module; // dotted path, empty outside modules
   std::string type; // the module's type
   // An undefined output (a gradient not asked for) is nullopt.
@@ -38,7 +40,16 @@ struct TraceRecord {
 
 // Reads a whole trace file; ValueError naming the file and line if it is
 // not one (a truncated file, a line that is not a record).
-DITTO_API std::vector<TraceRecord> read_trace(const std::string& path);
+// With registry, also the traced program's registry of nondeterministic
+// ops (its custom ops included), from the end line.
+DITTO_API std::vector<TraceRecord> read_trace(
+    const std::string& path,
+    std::vector<determinism::OpInfo>* registry = nullptr);
+// The same from a stream; path names it in errors.
+DITTO_API std::vector<TraceRecord> parse_trace(
+    std::istream& in,
+    const std::string& path,
+    std::vector<determinism::OpInfo>* registry = nullptr);
 
 // How far apart two versions of one op's outputs are: the largest absolute
 // and relative difference (|a - b| / max(|a|, |b|)) over the values both

@@ -15,6 +15,7 @@
 
 #include "ditto/core/env.h"
 #include "ditto/core/error.h"
+#include "ditto/determinism/context.h"
 
 namespace ditto::trace {
 namespace {
@@ -30,7 +31,7 @@ std::atomic<bool> g_enabled{false};
 std::mutex g_mu;
 std::shared_ptr<const Hook> g_hook;
 std::shared_ptr<Writer> g_writer;
-std::atomic<int64_t> g_step{-1};
+std::atomic<int64_t> g_step{0};
 // Ops run by the hook itself (fingerprinting, printing) are not reported.
 thread_local bool tls_in_hook = false;
 thread_local bool tls_suppressed = false;
@@ -208,9 +209,27 @@ class Writer {
     if (file_ == nullptr) {
       return;
     }
+    // The program's registry of nondeterministic ops (custom ops
+    // included), for `ditto verify` to name the entry of a diverging op.
     std::string tail = "{\"end\":true,\"records\":";
     tail += std::to_string(count_);
-    tail += "}\n";
+    tail += ",\"registry\":[";
+    bool first = true;
+    for (const determinism::OpInfo& op : determinism::registered_ops()) {
+      tail += first ? "{\"op\":" : ",{\"op\":";
+      first = false;
+      append_json_string(tail, op.name);
+      tail += ",\"reason\":";
+      append_json_string(tail, op.reason);
+      tail += op.has_deterministic_alternative ? ",\"alternative\":true"
+                                               : ",\"alternative\":false";
+      tail += ",\"dtypes\":";
+      append_json_string(tail, op.dtypes);
+      tail += ",\"cost\":";
+      append_json_string(tail, op.cost);
+      tail += "}";
+    }
+    tail += "]}\n";
     std::fputs(tail.c_str(), file_);
     const bool ok = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
     std::fclose(file_);
@@ -315,8 +334,7 @@ void set_step(int64_t step) {
 }
 
 void advance_step() {
-  int64_t s = g_step.load(std::memory_order_relaxed);
-  g_step.store(s < 0 ? 1 : s + 1, std::memory_order_relaxed);
+  g_step.fetch_add(1, std::memory_order_relaxed);
 }
 
 Suppress::Suppress() : previous_(tls_suppressed) {

@@ -125,8 +125,9 @@ class DITTO_API ModuleGuard {
   ModuleRef previous_;
 };
 
-// The training step ops are tagged with: -1 (unknown) until set. Every
-// optimizer step advances it by one; ditto::train sets it at each step.
+// The training step ops are tagged with: the optimizer steps taken so far
+// (every optimizer step advances it by one), unless the program sets it
+// (ditto::train sets it to the step's index at each step).
 DITTO_API int64_t current_step();
 DITTO_API void set_step(int64_t step);
 DITTO_API void advance_step();

@@ -527,6 +527,9 @@ void Run::resume(const std::string& where) {
 }
 
 void Run::save_checkpoint() {
+  // Saving copies tensors out; a run that saves does the same computation
+  // as one that does not, so the trace shows neither.
+  trace::Suppress untraced;
   // The parameters' names in named_parameters() order: the order of the
   // weights' fingerprint.
   json names = json::array();
