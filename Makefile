@@ -8,7 +8,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: docs all setup configure build demo test sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench format format-check clean
+.PHONY: docs all setup configure build demo verify-demo test sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench format format-check clean
 
 all: build
 
@@ -26,6 +26,12 @@ build: configure
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target ditto_cli
 	scripts/demo $(BUILD)
+
+# ditto verify's demonstration (docs/verify.md): the first op where two
+# nondeterministic runs diverge, then two identical deterministic runs.
+verify-demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ditto_cli
+	scripts/verify_demo $(BUILD)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "ditto/core/fingerprint_chunks.h"
+#include "ditto/core/parallel.h"
 #include "ditto/core/tensor.h"
 
 namespace ditto {
@@ -59,4 +61,36 @@ uint64_t fingerprint(const Tensor& t) {
   return h;
 }
 
+namespace detail {
+
+uint64_t chunked_fingerprint(const Tensor& t) {
+  DITTO_CHECK(t.defined(), ValueError, "fingerprint", "undefined tensor");
+  Tensor c = t.contiguous();
+  const int64_t n = c.numel();
+  const int64_t chunks = std::max<int64_t>(1, (n + kFingerprintChunk - 1) /
+                                                  kFingerprintChunk);
+  std::vector<uint64_t> hashes(size_t(chunks) + 2 + size_t(c.dim()));
+  dispatch_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
+    const T* p = static_cast<const T*>(c.raw_data());
+    parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        XXH3_state_t st;
+        XXH3_64bits_reset(&st);
+        const int64_t at = k * kFingerprintChunk;
+        update_values(&st, p + at, std::min(kFingerprintChunk, n - at));
+        hashes[size_t(k)] = XXH3_64bits_digest(&st);
+      }
+    });
+  });
+  // Then the dtype code and the shape, and one hash over all of it.
+  size_t at = size_t(chunks);
+  hashes[at++] = uint64_t(c.dtype());
+  hashes[at++] = uint64_t(c.dim());
+  for (int64_t s : c.sizes()) {
+    hashes[at++] = uint64_t(s);
+  }
+  return XXH3_64bits(hashes.data(), hashes.size() * sizeof(uint64_t));
+}
+
+} // namespace detail
 } // namespace ditto

@@ -15,6 +15,7 @@
 
 #include "ditto/core/env.h"
 #include "ditto/core/error.h"
+#include "ditto/core/fingerprint_chunks.h"
 #include "ditto/determinism/context.h"
 
 namespace ditto::trace {
@@ -113,7 +114,7 @@ void append_tensor(std::string& out, const Tensor& t, bool whole) {
   out += "],\"dtype\":\"";
   out += dtype_name(t.dtype());
   char fp[24];
-  std::snprintf(fp, sizeof fp, "%016" PRIx64, fingerprint(t));
+  std::snprintf(fp, sizeof fp, "%016" PRIx64, detail::chunked_fingerprint(t));
   out += "\",\"fp\":\"";
   out += fp;
   out += "\",\"sample\":[";
