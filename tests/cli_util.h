@@ -3,7 +3,9 @@
 // Helpers of the tests that run ditto's programs (test_train, test_verify):
 // shell runs with captured output, and a small IDX dataset.
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -100,6 +102,27 @@ inline void write_dataset(
       << images;
   std::ofstream(dir / (prefix + "-labels-idx1-ubyte"), std::ios::binary)
       << labels;
+}
+
+// A fresh scratch directory for a test suite, with the dataset above in
+// data/ (256 training and 64 test images: 8 steps per epoch at batch 32).
+inline fs::path make_suite_root(const std::string& name) {
+  const fs::path root =
+      fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "data");
+  write_dataset(root / "data", "train", 256, 1);
+  write_dataset(root / "data", "t10k", 64, 2);
+  return root;
+}
+
+// A fresh directory for the running test, named after it, under root.
+inline fs::path make_test_dir(const fs::path& root) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir = root / info->name();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
 }
 
 } // namespace ditto::test

@@ -23,21 +23,13 @@ using ditto::trace::TraceRecord;
 class Verify : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() /
-        ("ditto_verify_test_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "data");
-    write_dataset(root_ / "data", "train", 256, 1);
-    write_dataset(root_ / "data", "t10k", 64, 2);
+    root_ = make_suite_root("ditto_verify_test");
   }
   static void TearDownTestSuite() {
     fs::remove_all(root_);
   }
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = root_ / info->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = make_test_dir(root_);
   }
 
   Result verify(const std::string& args, const std::string& env = "") {

@@ -30,22 +30,14 @@ using namespace ditto::test;
 class TrainCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() /
-        ("ditto_train_test_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_ / "data");
-    write_dataset(root_ / "data", "train", 256, 1);
-    write_dataset(root_ / "data", "t10k", 64, 2);
+    root_ = make_suite_root("ditto_train_test");
   }
   static void TearDownTestSuite() {
     fs::remove_all(root_);
   }
 
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = root_ / info->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = make_test_dir(root_);
   }
 
   // `ditto train` on the test data with a small batch: 8 steps per epoch.
