@@ -67,8 +67,8 @@ uint64_t chunked_fingerprint(const Tensor& t) {
   DITTO_CHECK(t.defined(), ValueError, "fingerprint", "undefined tensor");
   Tensor c = t.contiguous();
   const int64_t n = c.numel();
-  const int64_t chunks = std::max<int64_t>(1, (n + kFingerprintChunk - 1) /
-                                                  kFingerprintChunk);
+  const int64_t chunks =
+      std::max<int64_t>(1, (n + kFingerprintChunk - 1) / kFingerprintChunk);
   std::vector<uint64_t> hashes(size_t(chunks) + 2 + size_t(c.dim()));
   dispatch_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
     const T* p = static_cast<const T*>(c.raw_data());
