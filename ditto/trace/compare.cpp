@@ -423,6 +423,12 @@ std::string report_html(const ReportInput& in) {
         "\" font-size=\"11\" text-anchor=\"end\">1e" + std::to_string(e) +
         "</text>\n";
   }
+  for (int q = 0; q <= 4; ++q) {
+    const size_t pos = span * size_t(q) / 4;
+    h += "<text x=\"" + fixed(x_of(double(pos))) + "\" y=\"" +
+        fixed(top + ph + 14) + "\" font-size=\"11\" text-anchor=\"middle\">" +
+        std::to_string(pos) + "</text>\n";
+  }
   h += "<text x=\"" + fixed(left + pw / 2) + "\" y=\"" + fixed(height - 8) +
       "\" font-size=\"12\" text-anchor=\"middle\">op position in the run (" +
       std::to_string(n) + " ops compared)</text>\n";
@@ -446,7 +452,7 @@ std::string report_html(const ReportInput& in) {
         fixed(top) + "\" x2=\"" + fixed(x) + "\" y2=\"" + fixed(top + ph) +
         "\" stroke=\"#d93025\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n";
     h += "<text x=\"" + fixed(std::min(x + 4, left + pw - 150)) + "\" y=\"" +
-        fixed(top + 14) +
+        fixed(top + ph - 8) +
         "\" font-size=\"12\" fill=\"#d93025\">first divergence: #" +
         std::to_string(c.first->position) + "</text>\n";
   }
