@@ -93,7 +93,16 @@ std::vector<std::string> StateDict::keys() const {
 // ---- Module
 
 Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
-Module::~Module() = default;
+Module::~Module() {
+  // A child that outlives this module (held elsewhere) no longer has it
+  // as its parent.
+  for (auto& [name, child] : children_) {
+    if (child->parent_ == this) {
+      child->parent_ = nullptr;
+      child->name_in_parent_.clear();
+    }
+  }
+}
 
 Module::Module(Module&& other) noexcept
     : type_name_(std::move(other.type_name_)),

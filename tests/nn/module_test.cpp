@@ -306,5 +306,47 @@ TEST(NnModule, OptimizerSkipsParametersWithoutGradAndValidates) {
   EXPECT_THROW(optim::SGD({nonleaf}, optim::SGDOptions(0.1)), ValueError);
 }
 
+// The path a module shows in traces: its registration names from the root,
+// kept through moves of its parents, cleared when a parent dies first.
+TEST(NnModule, TracePathsFollowRegistrationMovesAndLifetimes) {
+  struct Block : nn::Module {
+    Block() : Module("Block") {}
+    nn::Linear& fc = register_module("fc", nn::Linear(2, 2));
+    Tensor forward(const Tensor& x) const {
+      return fc.forward(x);
+    }
+  };
+  nn::Sequential inner(nn::Linear(2, 2), Block());
+  nn::Sequential outer;
+  nn::Sequential& moved = outer.register_module("features", std::move(inner));
+  const auto& block = dynamic_cast<const Block&>(*moved.children()[1]);
+  EXPECT_EQ(block.fc.trace_module()->path, "features.1.fc");
+  EXPECT_EQ(block.fc.trace_module()->type, "Linear");
+  EXPECT_EQ(outer.trace_module()->path, "");
+  // Moving the root keeps its children's paths.
+  nn::Sequential outer2 = std::move(outer);
+  EXPECT_EQ(block.fc.trace_module()->path, "features.1.fc");
+  // A child held elsewhere outlives its parent: a root again.
+  auto shared = std::make_shared<nn::Linear>(2, 2);
+  {
+    nn::Sequential holder;
+    holder.register_module("kept", shared);
+    EXPECT_EQ(shared->trace_module()->path, "kept");
+  }
+  EXPECT_EQ(shared->trace_module()->path, "");
+  // Traced ops carry the path of the module they run in.
+  std::vector<std::string> seen;
+  const Tensor input = ditto::ones({1, 2});
+  trace::set_hook([&](const trace::Event& e) {
+    const trace::ModuleRef& m = trace::current_module();
+    seen.push_back(std::string(e.op) + "@" + (m ? m->path : "-"));
+  });
+  (void)moved.forward(input);
+  trace::set_hook({});
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_EQ(seen[0], "linear@features.0");
+  EXPECT_EQ(seen[1], "linear@features.1.fc");
+}
+
 } // namespace
 } // namespace ditto
