@@ -1,6 +1,8 @@
 #include "ditto/nn/functional.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ditto/core/error.h"
 #include "ditto/ops/elementwise.h"
@@ -499,6 +501,67 @@ Tensor kl_div(
           div(per.sum(), double(input.dim() == 0 ? 1 : input.size(0))));
   }
   return op.done(per);
+}
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths,
+    int64_t blank,
+    Reduction reduction,
+    bool zero_infinity) {
+  detail::OpScope op("ctc_loss", {log_probs}, detail::OpScope::kComposite);
+  // PyTorch's composite: _ctc_loss, then zero_infinity, then the reduction.
+  Tensor res = ::ditto::ctc_loss_nll(
+      log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  if (zero_infinity) {
+    res = where(eq(res, std::numeric_limits<double>::infinity()), 0.0, res);
+  }
+  if (reduction == Reduction::Mean) {
+    std::vector<double> tl;
+    for (int64_t v : target_lengths) {
+      tl.push_back(double(std::max<int64_t>(v, 1)));
+    }
+    return op.done(mean(div(res, tensor(tl).to(res.dtype()))));
+  }
+  if (reduction == Reduction::Sum) {
+    return op.done(sum(res));
+  }
+  return op.done(res);
+}
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const Tensor& input_lengths,
+    const Tensor& target_lengths,
+    int64_t blank,
+    Reduction reduction,
+    bool zero_infinity) {
+  auto to_vector = [](const Tensor& t, const char* what) {
+    DITTO_CHECK(t.defined(), ValueError, "ctc_loss", "undefined ", what);
+    DITTO_CHECK(
+        t.dim() <= 1 && (t.dtype() == kInt64 || t.dtype() == kInt32),
+        ValueError,
+        "ctc_loss",
+        what,
+        " must be a 1-D integer tensor, got ",
+        dtype_name(t.dtype()),
+        " of sizes ",
+        shape_str(t.sizes()));
+    Tensor c = t.to(kInt64).contiguous();
+    const int64_t* p = c.data_ptr<int64_t>();
+    return std::vector<int64_t>(p, p + c.numel());
+  };
+  return ctc_loss(
+      log_probs,
+      targets,
+      to_vector(input_lengths, "input_lengths"),
+      to_vector(target_lengths, "target_lengths"),
+      blank,
+      reduction,
+      zero_infinity);
 }
 
 } // namespace ditto::nn::functional

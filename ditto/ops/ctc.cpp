@@ -1,0 +1,369 @@
+// CTC loss as PyTorch 1.13's CPU implementation (aten/src/ATen/native/
+// LossCTC.cpp): the alpha recursion forward, the beta recursion and its
+// gradient formula backward, in log space, with ditto's own exp and log.
+// One task per sample, each sample's recursion serial: the same bits for
+// any thread count.
+
+#include <algorithm>
+#include <limits>
+
+#include "ditto/core/parallel.h"
+#include "ditto/kernels/cpu/math.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/nn_util.h"
+#include "ditto/ops/op_util.h"
+
+namespace ditto {
+namespace {
+
+namespace km = kernels::scalar::math;
+
+const char* const kOp = "ctc_loss";
+
+// Where each sample's target starts in targets and the step between labels.
+struct CtcGeom {
+  int64_t T = 0, N = 0, C = 0, max_target = 0, target_stride = 1;
+  std::vector<int64_t> offsets;
+};
+
+CtcGeom ctc_geom(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& il,
+    const std::vector<int64_t>& tl,
+    int64_t blank) {
+  detail::check_floating(log_probs, kOp);
+  DITTO_CHECK(
+      log_probs.dim() == 3,
+      ValueError,
+      kOp,
+      "log_probs must be (T, N, C), got sizes ",
+      shape_str(log_probs.sizes()));
+  DITTO_CHECK(targets.defined(), ValueError, kOp, "undefined targets");
+  DITTO_CHECK(
+      targets.dtype() == kInt64 || targets.dtype() == kInt32,
+      TypeError,
+      kOp,
+      "targets must be int64 or int32, got ",
+      dtype_name(targets.dtype()));
+  CtcGeom g;
+  g.T = log_probs.size(0);
+  g.N = log_probs.size(1);
+  g.C = log_probs.size(2);
+  DITTO_CHECK(
+      blank < g.C && blank >= 0,
+      ValueError,
+      kOp,
+      "blank must be in label range");
+  DITTO_CHECK(
+      int64_t(il.size()) == g.N,
+      ValueError,
+      kOp,
+      "input_lengths must be of size batch_size");
+  DITTO_CHECK(
+      int64_t(tl.size()) == g.N,
+      ValueError,
+      kOp,
+      "target_lengths must be of size batch_size");
+  for (int64_t b = 0; b < g.N; ++b) {
+    DITTO_CHECK(
+        tl[b] >= 0,
+        ValueError,
+        kOp,
+        "target_lengths must be non-negative, got ",
+        tl[b],
+        " for sample ",
+        b);
+    DITTO_CHECK(
+        il[b] >= 0,
+        ValueError,
+        kOp,
+        "input_lengths must be non-negative, got ",
+        il[b],
+        " for sample ",
+        b);
+  }
+  g.offsets.resize(size_t(g.N));
+  if (targets.dim() == 1) {
+    int64_t pos = 0;
+    for (int64_t b = 0; b < g.N; ++b) {
+      g.offsets[b] = pos;
+      pos += tl[b];
+      g.max_target = std::max(g.max_target, tl[b]);
+    }
+    DITTO_CHECK(
+        targets.size(0) == pos,
+        ValueError,
+        kOp,
+        "Expected tensor to have size ",
+        pos,
+        " at dimension 0, but got size ",
+        targets.size(0),
+        " for argument #2 'targets' (while checking arguments for "
+        "ctc_loss_cpu)");
+  } else {
+    DITTO_CHECK(
+        targets.dim() == 2,
+        ValueError,
+        kOp,
+        "targets must be (N, S) or 1-D, got sizes ",
+        shape_str(targets.sizes()));
+    for (int64_t b = 0; b < g.N; ++b) {
+      g.offsets[b] = b * targets.size(1);
+      g.max_target = std::max(g.max_target, tl[b]);
+    }
+    DITTO_CHECK(
+        targets.size(0) == g.N,
+        ValueError,
+        kOp,
+        "Expected tensor to have size ",
+        g.N,
+        " at dimension 0, but got size ",
+        targets.size(0),
+        " for argument #2 'targets' (while checking arguments for "
+        "ctc_loss_cpu)");
+    DITTO_CHECK(
+        targets.size(1) >= g.max_target,
+        ValueError,
+        kOp,
+        "Expected tensor to have size at least ",
+        g.max_target,
+        " at dimension 1, but got size ",
+        targets.size(1),
+        " for argument #2 'targets' (while checking arguments for "
+        "ctc_loss_cpu)");
+  }
+  for (int64_t b = 0; b < g.N; ++b) {
+    DITTO_CHECK(
+        il[b] <= g.T,
+        ValueError,
+        kOp,
+        "Expected input_lengths to have value at most ",
+        g.T,
+        ", but got value ",
+        il[b],
+        " (while checking arguments for ctc_loss_cpu)");
+  }
+  return g;
+}
+
+// The blank-extended target of one sample: l'[s] = blank for even s,
+// target[(s - 1) / 2] for odd s.
+struct Extended {
+  const int64_t* tgt;
+  int64_t blank;
+  int64_t operator()(int64_t s) const {
+    return s % 2 == 0 ? blank : tgt[s / 2];
+  }
+};
+
+// log(exp(a - m) + exp(b - m) + exp(c - m)) + m with PyTorch's max rule.
+template <typename T>
+T lse3(T a, T b, T c, T m) {
+  const T ninf = -std::numeric_limits<T>::infinity();
+  if (m == ninf) {
+    m = 0;
+  }
+  (void)ninf;
+  return km::log(km::exp(a - m) + km::exp(b - m) + km::exp(c - m)) + m;
+}
+
+} // namespace
+
+Tensor ctc_loss_nll(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths,
+    int64_t blank,
+    bool zero_infinity) {
+  detail::OpScope scope(kOp, {log_probs});
+  const CtcGeom g =
+      ctc_geom(log_probs, targets, input_lengths, target_lengths, blank);
+  const Tensor lp = log_probs.contiguous();
+  const Tensor tg = targets.to(kInt64).contiguous();
+  {
+    // Every label in range before anything is computed.
+    const int64_t* tp = tg.data_ptr<int64_t>();
+    for (int64_t b = 0; b < g.N; ++b) {
+      for (int64_t k = 0; k < target_lengths[b]; ++k) {
+        const int64_t v = tp[g.offsets[b] + k];
+        DITTO_CHECK(
+            v >= 0 && v < g.C,
+            IndexError,
+            kOp,
+            "target ",
+            v,
+            " of sample ",
+            b,
+            " is out of range for ",
+            g.C,
+            " classes");
+      }
+    }
+  }
+  const int64_t S = 2 * g.max_target + 1;
+  Tensor alpha = detail::new_tensor({g.N, g.T, S}, lp.dtype());
+  Tensor nll = detail::new_tensor({g.N}, lp.dtype());
+  dispatch_dtype(lp.dtype(), kOp, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T ninf = -std::numeric_limits<T>::infinity();
+      const T* lpp = lp.data_ptr<T>();
+      const int64_t* tp = tg.data_ptr<int64_t>();
+      T* ap = alpha.data_ptr<T>();
+      T* np = nll.data_ptr<T>();
+      const int64_t lp_t = g.N * g.C; // stride of t in log_probs
+      parallel_for(0, g.N, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t il = input_lengths[b], tl = target_lengths[b];
+          const Extended ext{tp + g.offsets[b], blank};
+          T* la = ap + b * g.T * S;
+          std::fill(la, la + g.T * S, ninf);
+          const T* lpb = lpp + b * g.C;
+          if (il == 0) {
+            np[b] = tl == 0 ? T(0) : -ninf;
+            continue;
+          }
+          la[0] = lpb[blank];
+          if (tl > 0) {
+            la[1] = lpb[ext(1)];
+          }
+          for (int64_t t = 1; t < il; ++t) {
+            const T* prev = la + (t - 1) * S;
+            T* cur = la + t * S;
+            const T* lpt = lpb + t * lp_t;
+            for (int64_t s = 0; s < 2 * tl + 1; ++s) {
+              const int64_t c = ext(s);
+              const T a1 = prev[s];
+              T m = a1;
+              T a2 = ninf, a3 = ninf;
+              if (s > 0) {
+                a2 = prev[s - 1];
+                m = std::max(m, a2);
+              }
+              if (s > 1 && ext(s - 2) != c) {
+                a3 = prev[s - 2];
+                m = std::max(m, a3);
+              }
+              cur[s] = lse3(a1, a2, a3, m) + lpt[c];
+            }
+          }
+          const T* last = la + (il - 1) * S;
+          if (tl == 0) {
+            np[b] = -last[0];
+          } else {
+            const T l1 = last[2 * tl], l2 = last[2 * tl - 1];
+            T m = std::max(l1, l2);
+            m = m == ninf ? T(0) : m;
+            np[b] = -(km::log(km::exp(l1 - m) + km::exp(l2 - m)) + m);
+          }
+        }
+      });
+    }
+  });
+  return scope.done(
+      nll,
+      [g,
+       blank,
+       zero_infinity,
+       input_lengths,
+       target_lengths,
+       S,
+       slp = scope.save(lp),
+       sal = scope.save(alpha),
+       snll = scope.save(nll),
+       tg](const autograd::GradList& go) {
+        const Tensor lp = slp.unpack(), alpha = sal.unpack(),
+                     nll = snll.unpack();
+        const Tensor gout = go[0].contiguous();
+        Tensor grad = zeros({g.T, g.N, g.C}, lp.dtype());
+        dispatch_dtype(lp.dtype(), "ctc_loss_backward", [&]<typename T>() {
+          if constexpr (std::is_floating_point_v<T>) {
+            const T ninf = -std::numeric_limits<T>::infinity();
+            const T* lpp = lp.data_ptr<T>();
+            const T* ap = alpha.data_ptr<T>();
+            const T* np = nll.data_ptr<T>();
+            const T* gp = gout.data_ptr<T>();
+            const int64_t* tp = tg.data_ptr<int64_t>();
+            T* gr = grad.data_ptr<T>();
+            const int64_t lp_t = g.N * g.C;
+            parallel_for(0, g.N, 1, [&](int64_t b0, int64_t b1) {
+              std::vector<T> beta;
+              for (int64_t b = b0; b < b1; ++b) {
+                const int64_t il = input_lengths[b], tl = target_lengths[b];
+                const T nl = np[b];
+                // Frames t >= il, zero-length inputs and (with
+                // zero_infinity) impossible targets keep a zero gradient.
+                if (il == 0 || (zero_infinity && nl == -ninf)) {
+                  continue;
+                }
+                const Extended ext{tp + g.offsets[b], blank};
+                const T* la = ap + b * g.T * S;
+                const T* lpb = lpp + b * g.C;
+                T* gb = gr + b * g.C;
+                beta.assign(size_t(g.T * S), ninf);
+                for (int64_t t = 0; t < il; ++t) {
+                  std::fill(gb + t * lp_t, gb + t * lp_t + g.C, ninf);
+                }
+                // log(alpha beta) summed per label into gb, in s order.
+                auto accumulate = [&](int64_t t, int64_t s, T lcab) {
+                  T& ref = gb[t * lp_t + ext(s)];
+                  if (ref == ninf) {
+                    ref = lcab;
+                  } else {
+                    const T m = std::max(ref, lcab);
+                    ref = km::log(km::exp(ref - m) + km::exp(lcab - m)) + m;
+                  }
+                };
+                T* lb = beta.data();
+                const int64_t e = 2 * tl;
+                {
+                  const int64_t t = il - 1;
+                  lb[t * S + e] = lpb[t * lp_t + blank];
+                  gb[t * lp_t + blank] = la[t * S + e] + lb[t * S + e];
+                  if (tl > 0) {
+                    const int64_t c = ext(e - 1);
+                    lb[t * S + e - 1] = lpb[t * lp_t + c];
+                    gb[t * lp_t + c] = la[t * S + e - 1] + lb[t * S + e - 1];
+                  }
+                }
+                for (int64_t t = il - 2; t >= 0; --t) {
+                  const T* next = lb + (t + 1) * S;
+                  T* cur = lb + t * S;
+                  const T* lpt = lpb + t * lp_t;
+                  for (int64_t s = e; s >= 0; --s) {
+                    const int64_t c = ext(s);
+                    const T b1_ = next[s];
+                    T m = b1_;
+                    T b2 = ninf, b3 = ninf;
+                    if (s < e) {
+                      b2 = next[s + 1];
+                      m = std::max(m, b2);
+                    }
+                    if (s < e - 1 && ext(s + 2) != c) {
+                      b3 = next[s + 2];
+                      m = std::max(m, b3);
+                    }
+                    cur[s] = lse3(b1_, b2, b3, m) + lpt[c];
+                    accumulate(t, s, la[t * S + s] + cur[s]);
+                  }
+                }
+                const T gv = gp[gout.numel() == 1 ? 0 : b];
+                for (int64_t t = 0; t < il; ++t) {
+                  T* row = gb + t * lp_t;
+                  const T* lpt = lpb + t * lp_t;
+                  for (int64_t c = 0; c < g.C; ++c) {
+                    const T l = lpt[c];
+                    row[c] = (km::exp(l) - km::exp(row[c] + nl - l)) * gv;
+                  }
+                }
+              }
+            });
+          }
+        });
+        return autograd::GradList{grad};
+      });
+}
+
+} // namespace ditto
