@@ -227,6 +227,20 @@ std::vector<int64_t> lengths_of(const json& c) {
       : c.at("lengths").get<std::vector<int64_t>>();
 }
 
+// Targets 1 + (i mod (classes - 1)): never the blank 0.
+Tensor remainder_targets(int64_t n, int64_t classes) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < n; ++i) {
+    v.push_back(1 + (i * 7) % (classes - 1));
+  }
+  return tensor(v);
+}
+
+// A float32 tensor of the given sizes filled without drawing.
+Tensor randn_no_draw(const Shape& s) {
+  return zeros(s);
+}
+
 TEST(RnnGolden, DefaultInitIsPyTorchsBits) {
   for (const json& c : golden().at("init")) {
     manual_seed(c.at("seed").get<uint64_t>());
@@ -384,6 +398,392 @@ TEST(CtcGolden, LossAndGradientMatchPyTorch) {
   }
   std::cout << "[ rel err  ] ctc float64 loss " << worst_loss << " grad "
             << worst_grad << "\n";
+}
+
+// ---- gradcheck (float64, small sizes)
+
+// Central differences of the scalar loss(module) for every parameter
+// element against the gradient backward leaves in .grad.
+void check_param_grads(
+    nn::Module& m,
+    const std::function<Tensor()>& loss_fn,
+    const std::string& what) {
+  m.zero_grad();
+  loss_fn().backward();
+  for (auto& [name, p] : m.named_parameters()) {
+    ASSERT_TRUE(p.grad().defined()) << what << " " << name;
+    Tensor g = p.grad().contiguous();
+    double* pp = p.data_ptr<double>();
+    const double* gp = g.data_ptr<double>();
+    for (int64_t j = 0; j < p.numel(); ++j) {
+      const double saved = pp[j];
+      double lo, hi;
+      {
+        autograd::NoGradGuard ng;
+        pp[j] = saved + 1e-6;
+        hi = loss_fn().item<double>();
+        pp[j] = saved - 1e-6;
+        lo = loss_fn().item<double>();
+        pp[j] = saved;
+      }
+      const double num = (hi - lo) / 2e-6;
+      EXPECT_NEAR(gp[j], num, 1e-5 + 1e-3 * std::abs(num))
+          << what << " " << name << "[" << j << "]";
+    }
+  }
+}
+
+struct GradcheckCase {
+  const char* kind;
+  json kw;
+  std::vector<int64_t> lengths; // empty: padded
+  bool with_state;
+};
+
+TEST(RnnGradcheck, EveryLayerPaddedPackedBidirectionalProj) {
+  const std::vector<GradcheckCase> cases = {
+      {"LSTM",
+       {{"input_size", 2},
+        {"hidden_size", 3},
+        {"num_layers", 2},
+        {"bidirectional", true},
+        {"proj_size", 2}},
+       {3, 1, 2},
+       true},
+      {"LSTM",
+       {{"input_size", 2}, {"hidden_size", 3}, {"batch_first", true}},
+       {},
+       true},
+      {"GRU",
+       {{"input_size", 2}, {"hidden_size", 3}, {"bidirectional", true}},
+       {2, 3},
+       true},
+      {"GRU",
+       {{"input_size", 2}, {"hidden_size", 2}, {"num_layers", 2}},
+       {},
+       false},
+      {"RNN",
+       {{"input_size", 2}, {"hidden_size", 3}, {"bidirectional", true}},
+       {1, 3},
+       true},
+      {"RNN",
+       {{"input_size", 2}, {"hidden_size", 3}, {"nonlinearity", "relu"}},
+       {},
+       true},
+      {"RNNCell", {{"input_size", 2}, {"hidden_size", 3}}, {}, true},
+      {"LSTMCell", {{"input_size", 2}, {"hidden_size", 3}}, {}, true},
+      {"GRUCell", {{"input_size", 2}, {"hidden_size", 3}}, {}, true},
+  };
+  for (const GradcheckCase& c : cases) {
+    manual_seed(3);
+    AnyRnn m(c.kind, c.kw);
+    m.module().to(kFloat64);
+    const std::string kind = c.kind;
+    const bool cell = kind.find("Cell") != std::string::npos;
+    const int64_t B = 2 + (c.lengths.size() > 2), T = 3;
+    const int64_t in = c.kw.at("input_size"), H = c.kw.at("hidden_size");
+    const int64_t P = c.kw.value("proj_size", int64_t(0));
+    const int64_t LD = c.kw.value("num_layers", int64_t(1)) *
+        (c.kw.value("bidirectional", false) ? 2 : 1);
+    Tensor x = cell     ? randn({B, in}, kFloat64)
+        : m.batch_first ? randn({B, T, in}, kFloat64)
+                        : randn({T, B, in}, kFloat64);
+    std::vector<Tensor> inputs{x.requires_grad_(true)};
+    if (c.with_state) {
+      inputs.push_back(
+          (cell ? randn({B, H}, kFloat64) : randn({LD, B, P ? P : H}, kFloat64))
+              .requires_grad_(true));
+      if (kind == "LSTM" || kind == "LSTMCell") {
+        inputs.push_back(
+            (cell ? randn({B, H}, kFloat64) : randn({LD, B, H}, kFloat64))
+                .requires_grad_(true));
+      }
+    }
+    // All outputs in one vector, so gradcheck covers h_n and c_n too.
+    auto fn = [&](const std::vector<Tensor>& in) {
+      std::vector<Tensor> states(in.begin() + 1, in.end());
+      std::vector<Tensor> outs = m.run(in[0], states, c.lengths);
+      std::vector<Tensor> flat;
+      for (const Tensor& o : outs) {
+        flat.push_back(o.reshape({-1}));
+      }
+      return cat(flat, 0);
+    };
+    auto r = autograd::gradcheck(fn, inputs);
+    EXPECT_TRUE(r.ok) << kind << " " << c.kw.dump() << ": " << r.report;
+    Tensor w = randn({fn(inputs).numel()}, kFloat64);
+    check_param_grads(
+        m.module(),
+        [&] { return sum(mul(fn(inputs), w)); },
+        kind + " " + c.kw.dump());
+  }
+}
+
+TEST(CtcGradcheck, PaddedAndConcatenatedTargets) {
+  // Through log_softmax, as PyTorch's own gradcheck of ctc_loss: the
+  // gradient formula assumes log_probs are log-softmax outputs (its
+  // exp(log_probs) term is the softmax's share).
+  manual_seed(4);
+  Tensor logits = randn({7, 3, 5}, kFloat64).requires_grad_(true);
+  Tensor padded = tensor<int64_t>({1, 2, 2, 3, 0, 0, 4, 1, 0}, {3, 3});
+  Tensor flat = tensor<int64_t>({1, 2, 2, 3, 4, 1});
+  for (const Tensor& t : {padded, flat}) {
+    for (Reduction r : {Reduction::None, Reduction::Sum, Reduction::Mean}) {
+      auto res = autograd::gradcheck(
+          [&](const std::vector<Tensor>& in) {
+            return nn::functional::ctc_loss(
+                log_softmax(in[0], 2),
+                t,
+                std::vector<int64_t>{7, 6, 4},
+                {3, 1, 2},
+                0,
+                r);
+          },
+          {logits});
+      EXPECT_TRUE(res.ok) << reduction_name(r) << ": " << res.report;
+    }
+  }
+}
+
+// ---- reproducibility: the same bits for 1/2/3/8 threads, every CPU
+// capability, and two runs.
+
+uint64_t lstm_training_fingerprint() {
+  manual_seed(21);
+  nn::LSTM lstm(nn::LSTMOptions(6, 40)
+                    .num_layers(2)
+                    .dropout(0.3)
+                    .bidirectional(true)
+                    .batch_first(true));
+  nn::GRU gru(nn::GRUOptions(6, 24).num_layers(2));
+  Tensor x = randn({37, 9, 6});
+  std::vector<int64_t> lengths{9, 4, 7, 9, 1, 3, 8, 2, 5, 6, 9, 9, 2,
+                               4, 7, 1, 3, 5, 8, 9, 9, 9, 2, 6, 3, 7,
+                               5, 4, 8, 1, 9, 2, 3, 4, 5, 6, 7};
+  auto packed = rnnu::pack_padded_sequence(x, lengths, true, false);
+  auto [po, st] = lstm.forward(packed);
+  auto [go, gh] = gru.forward(x.transpose(0, 1).contiguous());
+  Tensor loss =
+      add(add(sum(mul(po.data(), po.data())), sum(std::get<1>(st))),
+          sum(mul(go, go)));
+  // CTC on the GRU's output as log-probabilities over 24 classes.
+  Tensor lp = log_softmax(go, 2);
+  std::vector<int64_t> il(37, 9), tl(37, 3);
+  Tensor targets = remainder_targets(37 * 3, 24);
+  loss = add(loss, nn::functional::ctc_loss(lp, targets, il, tl));
+  loss.backward();
+  std::vector<Tensor> all{loss.detach().reshape({1})};
+  for (const Tensor& p : lstm.parameters()) {
+    all.push_back(p.grad().reshape({-1}));
+  }
+  for (const Tensor& p : gru.parameters()) {
+    all.push_back(p.grad().reshape({-1}));
+  }
+  return fingerprint(cat(all, 0));
+}
+
+TEST(RnnReproducibility, SameBitsForAnyThreadCountCapabilityAndRun) {
+  set_num_threads(1);
+  const uint64_t ref = lstm_training_fingerprint();
+  EXPECT_EQ(lstm_training_fingerprint(), ref) << "second run";
+  for (CpuCapability cap : test::testable_capabilities()) {
+    set_cpu_capability(cap);
+    for (int threads : {1, 2, 3, 8}) {
+      set_num_threads(threads);
+      EXPECT_EQ(lstm_training_fingerprint(), ref)
+          << threads << " threads, " << cpu_capability_name(cap);
+    }
+  }
+  set_cpu_capability(supported_cpu_capabilities().back());
+  set_num_threads(2);
+}
+
+// ---- PackedSequence semantics (reference/pytorch-training-checks/
+// check_rnn.py)
+
+TEST(PackedSequence, PyTorchsSortedIndicesBatchSizesAndData) {
+  Tensor seqs = arange(1.0, 13.0).reshape({3, 4, 1});
+  try {
+    rnnu::pack_padded_sequence(seqs, std::vector<int64_t>{2, 4, 3}, true);
+    ADD_FAILURE() << "unsorted lengths accepted";
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "`lengths` array must be sorted in decreasing order when "
+            "`enforce_sorted` is True."),
+        std::string::npos)
+        << e.what();
+  }
+  auto pk = rnnu::pack_padded_sequence(
+      seqs, std::vector<int64_t>{2, 4, 3}, true, false);
+  auto ints = [](const Tensor& t) {
+    Tensor c = t.to(kInt64).contiguous();
+    const int64_t* p = c.data_ptr<int64_t>();
+    return std::vector<int64_t>(p, p + c.numel());
+  };
+  EXPECT_EQ(ints(pk.sorted_indices()), (std::vector<int64_t>{1, 2, 0}));
+  EXPECT_EQ(ints(pk.unsorted_indices()), (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(ints(pk.batch_sizes()), (std::vector<int64_t>{3, 3, 2, 1}));
+  EXPECT_EQ(pk.batch_sizes().dtype(), kInt64);
+  EXPECT_EQ(
+      ints(pk.data().reshape({-1})),
+      (std::vector<int64_t>{5, 9, 1, 6, 10, 2, 7, 11, 8}));
+  auto [pad, lens] = rnnu::pad_packed_sequence(pk, true, -1.0, 5);
+  EXPECT_EQ(pad.sizes(), (Shape{3, 5, 1}));
+  EXPECT_EQ(
+      ints(pad.select(0, 0).reshape({-1})),
+      (std::vector<int64_t>{1, 2, -1, -1, -1}));
+  EXPECT_EQ(ints(lens), (std::vector<int64_t>{2, 4, 3}));
+  auto pk2 = rnnu::pack_padded_sequence(
+      index_select(seqs, 0, tensor<int64_t>({1, 2, 0})),
+      std::vector<int64_t>{4, 3, 2},
+      true);
+  EXPECT_FALSE(pk2.sorted_indices().defined());
+  EXPECT_FALSE(pk2.unsorted_indices().defined());
+  auto ties = rnnu::pack_padded_sequence(
+      zeros({4, 3, 1}), std::vector<int64_t>{2, 3, 2, 3}, true, false);
+  EXPECT_EQ(ints(ties.sorted_indices()), (std::vector<int64_t>{1, 3, 0, 2}));
+  auto ps = rnnu::pack_sequence(
+      {seqs.select(0, 0).narrow(0, 0, 2),
+       seqs.select(0, 1),
+       seqs.select(0, 2).narrow(0, 0, 3)},
+      false);
+  EXPECT_TRUE(equal(ps.data(), pk.data()));
+  Tensor padded_seq = rnnu::pad_sequence(
+      {seqs.select(0, 0).narrow(0, 0, 2), seqs.select(0, 1)}, true, 7.0);
+  EXPECT_EQ(padded_seq.sizes(), (Shape{2, 4, 1}));
+  EXPECT_EQ(
+      ints(padded_seq.select(0, 0).reshape({-1})),
+      (std::vector<int64_t>{1, 2, 7, 7}));
+
+  // h_n of a packed batch: each sequence's state at its own last step, in
+  // the original order.
+  manual_seed(0);
+  nn::LSTM l1(1, 2);
+  l1.to(kFloat64);
+  Tensor s64 = seqs.to(kFloat64);
+  std::vector<int64_t> lengths{2, 4, 3};
+  auto [po, st] =
+      l1.forward(rnnu::pack_padded_sequence(s64, lengths, true, false));
+  for (int64_t b = 0; b < 3; ++b) {
+    auto [o, st1] = l1.forward(
+        s64.narrow(0, b, 1).narrow(1, 0, lengths[b]).transpose(0, 1));
+    EXPECT_LT(
+        (std::get<0>(st).select(1, b) - std::get<0>(st1).select(1, 0))
+            .abs()
+            .max()
+            .item<double>(),
+        1e-12);
+    EXPECT_LT(
+        (std::get<1>(st).select(1, b) - std::get<1>(st1).select(1, 0))
+            .abs()
+            .max()
+            .item<double>(),
+        1e-12);
+  }
+}
+
+// ---- bad input: errors that name the layer and the value, and change
+// nothing (parameters, generator).
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
+  manual_seed(1);
+  nn::LSTM lstm(nn::LSTMOptions(4, 3).num_layers(2).dropout(0.5));
+  uint64_t before = fingerprint(cat(
+      {lstm.parameters()[0].reshape({-1}),
+       lstm.parameters()[5].reshape({-1})}));
+  Tensor gen_before = default_generator().get_state();
+  std::string msg = error_of([&] { lstm.forward(randn_no_draw({5, 2, 5})); });
+  EXPECT_NE(msg.find("[LSTM]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("Expected 4, got 5"), std::string::npos) << msg;
+  msg = error_of([&] {
+    lstm.forward(
+        zeros({5, 2, 4}),
+        std::tuple<Tensor, Tensor>(zeros({1, 2, 3}), zeros({2, 2, 3})));
+  });
+  EXPECT_NE(msg.find("[LSTM]"), std::string::npos) << msg;
+  EXPECT_NE(
+      msg.find("Expected hidden[0] size {2, 2, 3}, got {1, 2, 3}"),
+      std::string::npos)
+      << msg;
+  // Only the LSTM's forwards above ran since gen_before.
+  EXPECT_TRUE(equal(default_generator().get_state(), gen_before))
+      << "a rejected forward drew dropout masks";
+  msg = error_of([&] { nn::GRU(3, 2).forward(zeros({5, 2, 4})); });
+  EXPECT_NE(
+      msg.find("[GRU] input.size(-1) must be equal to input_size. "
+               "Expected 3, got 4"),
+      std::string::npos)
+      << msg;
+  msg = error_of([&] {
+    rnnu::pack_padded_sequence(
+        zeros({4, 3, 2}), std::vector<int64_t>{4, 5, 2}, false, false);
+  });
+  EXPECT_NE(
+      msg.find("[pack_padded_sequence] length 5 of sample 1 is longer "
+               "than the sequence (4 steps)"),
+      std::string::npos)
+      << msg;
+  msg = error_of([&] {
+    rnnu::pack_padded_sequence(
+        zeros({4, 3, 2}), std::vector<int64_t>{2, 4, 1}, false, true);
+  });
+  EXPECT_NE(msg.find("(lengths[0] = 2 < lengths[1] = 4)"), std::string::npos)
+      << msg;
+  msg = error_of([&] { nn::LSTM(nn::LSTMOptions(3, 4).proj_size(4)); });
+  EXPECT_NE(
+      msg.find("proj_size has to be smaller than hidden_size"),
+      std::string::npos)
+      << msg;
+  msg = error_of([&] { nn::LSTMCell(3, 2).forward(zeros({2, 4})); });
+  EXPECT_NE(
+      msg.find("[LSTMCell] input has inconsistent input_size: got 4 "
+               "expected 3"),
+      std::string::npos)
+      << msg;
+  EXPECT_EQ(
+      fingerprint(cat(
+          {lstm.parameters()[0].reshape({-1}),
+           lstm.parameters()[5].reshape({-1})})),
+      before);
+}
+
+TEST(CtcBadInput, PyTorchsErrorTexts) {
+  Tensor lp = zeros({6, 4, 5}, kFloat64);
+  Tensor targets =
+      tensor<int64_t>({1, 2, 2, 0, 3, 0, 0, 0, 1, 1, 1, 1, 4, 4, 0, 0}, {4, 4});
+  std::vector<int64_t> il{6, 5, 4, 3}, tl{3, 1, 4, 0};
+  auto f = [&](std::vector<int64_t> i, std::vector<int64_t> t, int64_t blank) {
+    return error_of(
+        [&] { nn::functional::ctc_loss(lp, targets, i, t, blank); });
+  };
+  EXPECT_EQ(
+      f({7, 5, 4, 3}, tl, 0),
+      "[ctc_loss] Expected input_lengths to have value at most 6, but got "
+      "value 7 (while checking arguments for ctc_loss_cpu)");
+  EXPECT_EQ(
+      f(il, {5, 1, 4, 0}, 0),
+      "[ctc_loss] Expected tensor to have size at least 5 at dimension 1, "
+      "but got size 4 for argument #2 'targets' (while checking arguments "
+      "for ctc_loss_cpu)");
+  EXPECT_EQ(
+      f({6, 5, 4}, tl, 0),
+      "[ctc_loss] input_lengths must be of size batch_size");
+  EXPECT_EQ(f(il, tl, 5), "[ctc_loss] blank must be in label range");
+  // A target longer than its input cannot be aligned: +inf, as PyTorch.
+  Tensor loss = nn::functional::ctc_loss(
+      lp, targets, std::vector<int64_t>{2, 5, 4, 3}, tl, 0, Reduction::None);
+  EXPECT_TRUE(std::isinf(loss.select(0, 0).item<double>()));
 }
 
 } // namespace
