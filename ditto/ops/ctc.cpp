@@ -158,16 +158,57 @@ struct Extended {
   }
 };
 
-// log(exp(a - m) + exp(b - m) + exp(c - m)) + m with PyTorch's max rule.
+// exp(d), with d below -1000 (-inf included) giving 0 as exp(-inf): the
+// vector loops need no branch.
 template <typename T>
-T lse3(T a, T b, T c, T m) {
-  const T ninf = -std::numeric_limits<T>::infinity();
-  if (m == ninf) {
-    m = 0;
-  }
-  (void)ninf;
-  return km::log(km::exp(a - m) + km::exp(b - m) + km::exp(c - m)) + m;
+inline T exp_or_zero(T d) {
+  return km::exp(std::max(d, T(-1000)));
 }
+
+// The step of both recursions over a row of n states: out[s] =
+// log(exp(v1 - m) + exp(v2 - m) + exp(v3 - m)) + m + lp[s], m the largest
+// of the three (0 if all are -inf): PyTorch's formula, in loops the
+// compiler vectorizes (ditto's exp and log give the same bits in vector
+// and scalar form).
+template <typename T>
+void lse_row(
+    int64_t n,
+    const T* v1,
+    const T* v2,
+    const T* v3,
+    const T* lp,
+    T* out) {
+  const T ninf = -std::numeric_limits<T>::infinity();
+  for (int64_t s = 0; s < n; ++s) {
+    T m = std::max(std::max(v1[s], v2[s]), v3[s]);
+    m = m == ninf ? T(0) : m;
+    const T e = exp_or_zero(v1[s] - m) + exp_or_zero(v2[s] - m) +
+        exp_or_zero(v3[s] - m);
+    out[s] = km::log(e) + m + lp[s];
+  }
+}
+
+// Per-sample rows: lp of the extended target's labels at one frame, the
+// two shifted copies of the previous (or next) row, and the skip rule.
+template <typename T>
+struct Rows {
+  std::vector<T> lpe, v2, v3;
+  std::vector<char> skip; // skip[s]: s - 2 -> s allowed (s >= 2)
+  void init(int64_t n, const Extended& ext) {
+    lpe.assign(size_t(n), T(0));
+    v2.assign(size_t(n), T(0));
+    v3.assign(size_t(n), T(0));
+    skip.assign(size_t(n) + 2, 0);
+    for (int64_t s = 2; s < n; ++s) {
+      skip[s] = ext(s) != ext(s - 2);
+    }
+  }
+  void gather(int64_t n, const Extended& ext, const T* lpt) {
+    for (int64_t s = 0; s < n; ++s) {
+      lpe[s] = lpt[ext(s)];
+    }
+  }
+};
 
 } // namespace
 
@@ -215,6 +256,7 @@ Tensor ctc_loss_nll(
       T* np = nll.data_ptr<T>();
       const int64_t lp_t = g.N * g.C; // stride of t in log_probs
       parallel_for(0, g.N, 1, [&](int64_t b0, int64_t b1) {
+        Rows<T> rows;
         for (int64_t b = b0; b < b1; ++b) {
           const int64_t il = input_lengths[b], tl = target_lengths[b];
           const Extended ext{tp + g.offsets[b], blank};
@@ -229,25 +271,22 @@ Tensor ctc_loss_nll(
           if (tl > 0) {
             la[1] = lpb[ext(1)];
           }
+          const int64_t n = 2 * tl + 1;
+          rows.init(n, ext);
           for (int64_t t = 1; t < il; ++t) {
             const T* prev = la + (t - 1) * S;
-            T* cur = la + t * S;
-            const T* lpt = lpb + t * lp_t;
-            for (int64_t s = 0; s < 2 * tl + 1; ++s) {
-              const int64_t c = ext(s);
-              const T a1 = prev[s];
-              T m = a1;
-              T a2 = ninf, a3 = ninf;
-              if (s > 0) {
-                a2 = prev[s - 1];
-                m = std::max(m, a2);
-              }
-              if (s > 1 && ext(s - 2) != c) {
-                a3 = prev[s - 2];
-                m = std::max(m, a3);
-              }
-              cur[s] = lse3(a1, a2, a3, m) + lpt[c];
+            rows.gather(n, ext, lpb + t * lp_t);
+            for (int64_t s = 0; s < n; ++s) {
+              rows.v2[s] = s > 0 ? prev[s - 1] : ninf;
+              rows.v3[s] = rows.skip[s] ? prev[s - 2] : ninf;
             }
+            lse_row(
+                n,
+                prev,
+                rows.v2.data(),
+                rows.v3.data(),
+                rows.lpe.data(),
+                la + t * S);
           }
           const T* last = la + (il - 1) * S;
           if (tl == 0) {
@@ -289,7 +328,8 @@ Tensor ctc_loss_nll(
             T* gr = grad.data_ptr<T>();
             const int64_t lp_t = g.N * g.C;
             parallel_for(0, g.N, 1, [&](int64_t b0, int64_t b1) {
-              std::vector<T> beta;
+              std::vector<T> beta, lcab, mc, sc, ms;
+              Rows<T> rows;
               for (int64_t b = b0; b < b1; ++b) {
                 const int64_t il = input_lengths[b], tl = target_lengths[b];
                 const T nl = np[b];
@@ -302,60 +342,67 @@ Tensor ctc_loss_nll(
                 const T* la = ap + b * g.T * S;
                 const T* lpb = lpp + b * g.C;
                 T* gb = gr + b * g.C;
-                beta.assign(size_t(g.T * S), ninf);
-                for (int64_t t = 0; t < il; ++t) {
-                  std::fill(gb + t * lp_t, gb + t * lp_t + g.C, ninf);
-                }
-                // log(alpha beta) summed per label into gb, in s order.
-                auto accumulate = [&](int64_t t, int64_t s, T lcab) {
-                  T& ref = gb[t * lp_t + ext(s)];
-                  if (ref == ninf) {
-                    ref = lcab;
-                  } else {
-                    const T m = std::max(ref, lcab);
-                    ref = km::log(km::exp(ref - m) + km::exp(lcab - m)) + m;
-                  }
-                };
+                const int64_t e = 2 * tl, n = e + 1;
+                beta.assign(size_t(il * n), ninf);
+                lcab.assign(size_t(n), ninf);
+                ms.assign(size_t(n), T(0));
+                rows.init(n, ext);
                 T* lb = beta.data();
-                const int64_t e = 2 * tl;
                 {
                   const int64_t t = il - 1;
-                  lb[t * S + e] = lpb[t * lp_t + blank];
-                  gb[t * lp_t + blank] = la[t * S + e] + lb[t * S + e];
+                  lb[t * n + e] = lpb[t * lp_t + blank];
                   if (tl > 0) {
-                    const int64_t c = ext(e - 1);
-                    lb[t * S + e - 1] = lpb[t * lp_t + c];
-                    gb[t * lp_t + c] = la[t * S + e - 1] + lb[t * S + e - 1];
+                    lb[t * n + e - 1] = lpb[t * lp_t + ext(e - 1)];
                   }
                 }
-                for (int64_t t = il - 2; t >= 0; --t) {
-                  const T* next = lb + (t + 1) * S;
-                  T* cur = lb + t * S;
-                  const T* lpt = lpb + t * lp_t;
-                  for (int64_t s = e; s >= 0; --s) {
-                    const int64_t c = ext(s);
-                    const T b1_ = next[s];
-                    T m = b1_;
-                    T b2 = ninf, b3 = ninf;
-                    if (s < e) {
-                      b2 = next[s + 1];
-                      m = std::max(m, b2);
+                for (int64_t t = il - 1; t >= 0; --t) {
+                  T* cur = lb + t * n;
+                  if (t < il - 1) {
+                    const T* next = cur + n;
+                    rows.gather(n, ext, lpb + t * lp_t);
+                    for (int64_t s = 0; s < n; ++s) {
+                      rows.v2[s] = s < e ? next[s + 1] : ninf;
+                      rows.v3[s] =
+                          s + 2 <= e && rows.skip[s + 2] ? next[s + 2] : ninf;
                     }
-                    if (s < e - 1 && ext(s + 2) != c) {
-                      b3 = next[s + 2];
-                      m = std::max(m, b3);
-                    }
-                    cur[s] = lse3(b1_, b2, b3, m) + lpt[c];
-                    accumulate(t, s, la[t * S + s] + cur[s]);
+                    lse_row(
+                        n,
+                        next,
+                        rows.v2.data(),
+                        rows.v3.data(),
+                        rows.lpe.data(),
+                        cur);
                   }
-                }
-                const T gv = gp[gout.numel() == 1 ? 0 : b];
-                for (int64_t t = 0; t < il; ++t) {
+                  // log(sum of alpha beta over the states of each label):
+                  // per label its largest term m, then one log of the sum
+                  // of exp(term - m) in s order (a fixed order).
+                  const T* lat = la + t * S;
+                  mc.assign(size_t(g.C), ninf);
+                  for (int64_t s = 0; s < n; ++s) {
+                    lcab[s] = lat[s] + cur[s];
+                    T& m = mc[size_t(ext(s))];
+                    m = std::max(m, lcab[s]);
+                  }
+                  for (int64_t s = 0; s < n; ++s) {
+                    ms[s] = mc[size_t(ext(s))];
+                  }
+                  for (int64_t s = 0; s < n; ++s) {
+                    lcab[s] = exp_or_zero(lcab[s] - ms[s]);
+                  }
+                  sc.assign(size_t(g.C), T(0));
+                  for (int64_t s = 0; s < n; ++s) {
+                    sc[size_t(ext(s))] += lcab[s];
+                  }
                   T* row = gb + t * lp_t;
                   const T* lpt = lpb + t * lp_t;
+                  const T gv = gp[b];
+                  for (int64_t c = 0; c < g.C; ++c) {
+                    const T acc = mc[c] == ninf ? ninf : km::log(sc[c]) + mc[c];
+                    row[c] = acc;
+                  }
                   for (int64_t c = 0; c < g.C; ++c) {
                     const T l = lpt[c];
-                    row[c] = (km::exp(l) - km::exp(row[c] + nl - l)) * gv;
+                    row[c] = (km::exp(l) - exp_or_zero(row[c] + nl - l)) * gv;
                   }
                 }
               }
