@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ditto/core/parallel.h"
+#include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
@@ -158,18 +159,29 @@ struct Extended {
   }
 };
 
-// exp(d), with d below -1000 (-inf included) giving 0 as exp(-inf): the
-// vector loops need no branch.
-template <typename T>
-inline T exp_or_zero(T d) {
-  return km::exp(std::max(d, T(-1000)));
-}
+// The active capability's exp and log loops (kernel_table.h): ditto's own
+// functions, vectorized, the same bits in every capability.
+struct MathLoops {
+  kernels::UnaryLoop exp, log;
+  explicit MathLoops(Dtype d)
+      : exp(kernels::kernel_table()
+                .unary[int(kernels::UnaryOp::Exp)][dtype_index(d)]),
+        log(kernels::kernel_table()
+                .unary[int(kernels::UnaryOp::Log)][dtype_index(d)]) {}
+  template <typename T>
+  void exp_(T* x, int64_t n) const {
+    exp(n, reinterpret_cast<char*>(x), reinterpret_cast<const char*>(x), 1, 1);
+  }
+  template <typename T>
+  void log_(T* x, int64_t n) const {
+    log(n, reinterpret_cast<char*>(x), reinterpret_cast<const char*>(x), 1, 1);
+  }
+};
 
 // The step of both recursions over a row of n states: out[s] =
 // log(exp(v1 - m) + exp(v2 - m) + exp(v3 - m)) + m + lp[s], m the largest
-// of the three (0 if all are -inf): PyTorch's formula, in loops the
-// compiler vectorizes (ditto's exp and log give the same bits in vector
-// and scalar form).
+// of the three (0 if all are -inf): PyTorch's formula, with the exps and
+// the logs of a row in one vector loop each. buf holds 4n values.
 template <typename T>
 void lse_row(
     int64_t n,
@@ -177,14 +189,27 @@ void lse_row(
     const T* v2,
     const T* v3,
     const T* lp,
-    T* out) {
+    T* out,
+    T* buf,
+    const MathLoops& math) {
   const T ninf = -std::numeric_limits<T>::infinity();
+  T* m = buf;
+  T* d = buf + n;
   for (int64_t s = 0; s < n; ++s) {
-    T m = std::max(std::max(v1[s], v2[s]), v3[s]);
-    m = m == ninf ? T(0) : m;
-    const T e = exp_or_zero(v1[s] - m) + exp_or_zero(v2[s] - m) +
-        exp_or_zero(v3[s] - m);
-    out[s] = km::log(e) + m + lp[s];
+    T ms = std::max(std::max(v1[s], v2[s]), v3[s]);
+    ms = ms == ninf ? T(0) : ms;
+    m[s] = ms;
+    d[s] = std::max(v1[s] - ms, T(-1000));
+    d[n + s] = std::max(v2[s] - ms, T(-1000));
+    d[2 * n + s] = std::max(v3[s] - ms, T(-1000));
+  }
+  math.exp_(d, 3 * n);
+  for (int64_t s = 0; s < n; ++s) {
+    d[s] = d[s] + d[n + s] + d[2 * n + s];
+  }
+  math.log_(d, n);
+  for (int64_t s = 0; s < n; ++s) {
+    out[s] = d[s] + m[s] + lp[s];
   }
 }
 
@@ -192,12 +217,13 @@ void lse_row(
 // two shifted copies of the previous (or next) row, and the skip rule.
 template <typename T>
 struct Rows {
-  std::vector<T> lpe, v2, v3;
+  std::vector<T> lpe, v2, v3, buf;
   std::vector<char> skip; // skip[s]: s - 2 -> s allowed (s >= 2)
   void init(int64_t n, const Extended& ext) {
     lpe.assign(size_t(n), T(0));
     v2.assign(size_t(n), T(0));
     v3.assign(size_t(n), T(0));
+    buf.assign(size_t(4 * n), T(0));
     skip.assign(size_t(n) + 2, 0);
     for (int64_t s = 2; s < n; ++s) {
       skip[s] = ext(s) != ext(s - 2);
@@ -255,6 +281,7 @@ Tensor ctc_loss_nll(
       T* ap = alpha.data_ptr<T>();
       T* np = nll.data_ptr<T>();
       const int64_t lp_t = g.N * g.C; // stride of t in log_probs
+      const MathLoops math(lp.dtype());
       parallel_for(0, g.N, 1, [&](int64_t b0, int64_t b1) {
         Rows<T> rows;
         for (int64_t b = b0; b < b1; ++b) {
@@ -286,7 +313,9 @@ Tensor ctc_loss_nll(
                 rows.v2.data(),
                 rows.v3.data(),
                 rows.lpe.data(),
-                la + t * S);
+                la + t * S,
+                rows.buf.data(),
+                math);
           }
           const T* last = la + (il - 1) * S;
           if (tl == 0) {
@@ -327,8 +356,9 @@ Tensor ctc_loss_nll(
             const int64_t* tp = tg.data_ptr<int64_t>();
             T* gr = grad.data_ptr<T>();
             const int64_t lp_t = g.N * g.C;
+            const MathLoops math(lp.dtype());
             parallel_for(0, g.N, 1, [&](int64_t b0, int64_t b1) {
-              std::vector<T> beta, lcab, mc, sc, ms;
+              std::vector<T> beta, lcab, mc, sc, ms, ex2;
               Rows<T> rows;
               for (int64_t b = b0; b < b1; ++b) {
                 const int64_t il = input_lengths[b], tl = target_lengths[b];
@@ -371,7 +401,9 @@ Tensor ctc_loss_nll(
                         rows.v2.data(),
                         rows.v3.data(),
                         rows.lpe.data(),
-                        cur);
+                        cur,
+                        rows.buf.data(),
+                        math);
                   }
                   // log(sum of alpha beta over the states of each label):
                   // per label its largest term m, then one log of the sum
@@ -387,8 +419,9 @@ Tensor ctc_loss_nll(
                     ms[s] = mc[size_t(ext(s))];
                   }
                   for (int64_t s = 0; s < n; ++s) {
-                    lcab[s] = exp_or_zero(lcab[s] - ms[s]);
+                    lcab[s] = std::max(lcab[s] - ms[s], T(-1000));
                   }
+                  math.exp_(lcab.data(), n);
                   sc.assign(size_t(g.C), T(0));
                   for (int64_t s = 0; s < n; ++s) {
                     sc[size_t(ext(s))] += lcab[s];
@@ -396,13 +429,18 @@ Tensor ctc_loss_nll(
                   T* row = gb + t * lp_t;
                   const T* lpt = lpb + t * lp_t;
                   const T gv = gp[b];
+                  // sc[c] = log of the sum where a state has label c.
+                  math.log_(sc.data(), g.C);
+                  ex2.resize(size_t(2 * g.C));
                   for (int64_t c = 0; c < g.C; ++c) {
-                    const T acc = mc[c] == ninf ? ninf : km::log(sc[c]) + mc[c];
-                    row[c] = acc;
+                    const T acc = mc[c] == ninf ? ninf : sc[c] + mc[c];
+                    // NaN stays NaN (std::max returns its first argument).
+                    ex2[c] = lpt[c];
+                    ex2[g.C + c] = std::max(acc + nl - lpt[c], T(-1000));
                   }
+                  math.exp_(ex2.data(), 2 * g.C);
                   for (int64_t c = 0; c < g.C; ++c) {
-                    const T l = lpt[c];
-                    row[c] = (km::exp(l) - exp_or_zero(row[c] + nl - l)) * gv;
+                    row[c] = (ex2[c] - ex2[g.C + c]) * gv;
                   }
                 }
               }
