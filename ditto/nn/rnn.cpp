@@ -124,10 +124,9 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
   const Tensor xp = project_input(mode, w, x);
   const Step step{
       mode, w, w.w_hh.t(), w.w_hr.defined() ? w.w_hr.t() : Tensor()};
-  std::vector<int64_t> off(size_t(T) + 1, 0);
-  for (int64_t t = 0; t < T; ++t) {
-    off[t + 1] = off[t] + bs[t];
-  }
+  // Each step's rows of the projection (one op: its backward is one cat).
+  const std::vector<Tensor> xs =
+      T == 1 ? std::vector<Tensor>{xp} : split_rows(xp, bs);
   std::vector<Tensor> outs(static_cast<size_t>(T));
   const bool lstm = mode == RNNMode::LSTM;
   Tensor h = h0, c = c0;
@@ -145,7 +144,7 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
         }
         cur = bt;
       }
-      step(xp.narrow(0, off[t], bt), h, c);
+      step(xs[t], h, c);
       outs[t] = h;
     }
     if (!done_h.empty()) {
@@ -173,7 +172,7 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
         }
         cur = bt;
       }
-      step(xp.narrow(0, off[t], bt), h, c);
+      step(xs[t], h, c);
       outs[t] = h;
     }
   }
@@ -301,10 +300,20 @@ PackedSequence pack_padded_sequence(
       ++bs[size_t(t)];
     }
   }
+  // x (T, B, *) -> its first `steps` steps, one block per step.
+  Shape flat = x.sizes();
+  flat.erase(flat.begin());
+  flat[0] = steps * B;
+  const Tensor xt =
+      (steps < T ? x.narrow(0, 0, steps) : x).contiguous().reshape(flat);
+  std::vector<Tensor> blocks =
+      split_rows(xt, std::vector<int64_t>(size_t(steps), B));
   std::vector<Tensor> rows;
   rows.reserve(size_t(steps));
   for (int64_t t = 0; t < steps; ++t) {
-    rows.push_back(x.select(0, t).narrow(0, 0, bs[size_t(t)]));
+    rows.push_back(
+        bs[size_t(t)] < B ? blocks[size_t(t)].narrow(0, 0, bs[size_t(t)])
+                          : blocks[size_t(t)]);
   }
   return PackedSequence(cat(rows, 0), tensor(bs), sorted_indices);
 }
@@ -359,10 +368,9 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(
     return full(s, padding_value, data.dtype());
   };
   std::vector<Tensor> steps;
-  int64_t off = 0;
+  const std::vector<Tensor> blocks = split_rows(data, bs);
   for (int64_t t = 0; t < T; ++t) {
-    Tensor rows = data.narrow(0, off, bs[t]);
-    off += bs[t];
+    const Tensor& rows = blocks[size_t(t)];
     steps.push_back(bs[t] < B ? cat({rows, padding(B - bs[t])}, 0) : rows);
   }
   for (int64_t t = T; t < out_T; ++t) {

@@ -234,6 +234,13 @@ DITTO_API std::pair<Tensor, Tensor> lstm_cell_gates(
 // n = tanh(gi_n + r gh_n).
 DITTO_API Tensor
 gru_cell_gates(const Tensor& gi, const Tensor& gh, const Tensor& h);
+// x cut along dim 0 into consecutive blocks of rows[i] rows (copies). The
+// backward concatenates the blocks' gradients: one op for what per-block
+// narrows would do with one full-size gradient each (the recurrent layers'
+// steps).
+DITTO_API std::vector<Tensor> split_rows(
+    const Tensor& x,
+    const std::vector<int64_t>& rows);
 // PyTorch's _ctc_loss: the negative log-likelihood of each sample's target
 // under log_probs (T, N, C), by the alpha recursion in log space (PyTorch's
 // CPU arithmetic, ditto's own exp and log). targets: int64, padded (N, S)

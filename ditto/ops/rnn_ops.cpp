@@ -10,6 +10,7 @@
 #include "ditto/ops/nn_ops.h"
 #include "ditto/ops/nn_util.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/shape_ops.h"
 
 namespace ditto {
 namespace {
@@ -237,6 +238,56 @@ Tensor gru_cell_gates(const Tensor& gi, const Tensor& gh, const Tensor& h) {
         });
         return autograd::GradList{dgi, dgh, dh};
       });
+}
+
+std::vector<Tensor> split_rows(
+    const Tensor& x,
+    const std::vector<int64_t>& rows) {
+  const char* op = "split_rows";
+  detail::OpScope scope(op, {x});
+  DITTO_CHECK(x.defined() && x.dim() >= 1, ValueError, op, "x needs a dim 0");
+  int64_t total = 0;
+  for (int64_t r : rows) {
+    DITTO_CHECK(r >= 0, ValueError, op, "negative block size ", r);
+    total += r;
+  }
+  DITTO_CHECK(
+      total == x.size(0),
+      ValueError,
+      op,
+      "block sizes sum to ",
+      total,
+      " but x has ",
+      x.size(0),
+      " rows");
+  const Tensor c = x.contiguous();
+  const int64_t row_bytes =
+      x.size(0) == 0 ? 0 : c.numel() / x.size(0) * c.element_size();
+  std::vector<Tensor> outs;
+  outs.reserve(rows.size());
+  const char* src = static_cast<const char*>(c.raw_data());
+  for (int64_t r : rows) {
+    Shape s = x.sizes();
+    s[0] = r;
+    Tensor o = detail::new_tensor(s, x.dtype());
+    if (r > 0) {
+      std::memcpy(o.raw_data(), src, size_t(r * row_bytes));
+    }
+    src += r * row_bytes;
+    outs.push_back(o);
+  }
+  scope.done(
+      outs,
+      [rows, sizes = x.sizes(), dt = x.dtype()](const autograd::GradList& g) {
+        std::vector<Tensor> parts;
+        for (size_t i = 0; i < rows.size(); ++i) {
+          Shape s = sizes;
+          s[0] = rows[i];
+          parts.push_back(g[i].defined() ? g[i] : zeros(s, dt));
+        }
+        return autograd::GradList{cat(parts, 0)};
+      });
+  return outs;
 }
 
 } // namespace ditto
