@@ -14,6 +14,7 @@
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
+#include "ditto/ops/rnn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto::nn {
@@ -67,13 +68,15 @@ struct Weights {
   Tensor w_ih, w_hh, b_ih, b_hh, w_hr;
 };
 
-// h (and c) after one step on the rows xt of the input projection.
+// h (and c) after one step on the rows xt of the input projection (and,
+// for the GRU, the rows bt of b_hh). W_hh enters detached: its gradient is
+// the carrier's one GEMM over all steps (run_direction).
 struct Step {
   RNNMode mode;
-  const Weights& w;
   Tensor w_hh_t, w_hr_t;
 
-  void operator()(const Tensor& xt, Tensor& h, Tensor& c) const {
+  void operator()(const Tensor& xt, const Tensor& bt, Tensor& h, Tensor& c)
+      const {
     switch (mode) {
       case RNNMode::RNN_TANH:
         h = tanh(addmm(xt, h, w_hh_t));
@@ -87,11 +90,9 @@ struct Step {
         c = cc;
         return;
       }
-      case RNNMode::GRU: {
-        Tensor gh = w.b_hh.defined() ? addmm(w.b_hh, h, w_hh_t) : mm(h, w_hh_t);
-        h = gru_cell_gates(xt, gh, h);
+      case RNNMode::GRU:
+        h = gru_cell_gates(xt, addmm(bt, h, w_hh_t), h);
         return;
-      }
     }
   }
 };
@@ -121,12 +122,32 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
     const Tensor& c0,
     bool reverse) {
   const int64_t T = int64_t(bs.size());
-  const Tensor xp = project_input(mode, w, x);
+  const bool gru = mode == RNNMode::GRU;
   const Step step{
-      mode, w, w.w_hh.t(), w.w_hr.defined() ? w.w_hr.t() : Tensor()};
-  // Each step's rows of the projection (one op: its backward is one cat).
-  const std::vector<Tensor> xs =
-      T == 1 ? std::vector<Tensor>{xp} : split_rows(xp, bs);
+      mode, w.w_hh.detach().t(), w.w_hr.defined() ? w.w_hr.t() : Tensor()};
+  // W_hh's gradient: g^T (the states every step used), one GEMM, where g
+  // is the gradient of what W_hh h is added to: the input projection, or
+  // for the GRU b_hh broadcast over the rows.
+  auto used = std::make_shared<Tensor>();
+  Tensor xp = project_input(mode, w, x);
+  Tensor bh;
+  if (gru) {
+    const Shape rows{x.size(0), w.w_hh.size(0)};
+    bh = detail::recurrent_weight_carrier(
+        w.b_hh.defined() ? w.b_hh.expand(rows) : zeros(rows, x.dtype()),
+        w.w_hh,
+        used);
+  } else {
+    xp = detail::recurrent_weight_carrier(xp, w.w_hh, used);
+  }
+  // Each step's rows (one op: its backward is one cat).
+  auto blocks = [&](const Tensor& t) {
+    return T == 1 ? std::vector<Tensor>{t} : split_rows(t, bs);
+  };
+  const std::vector<Tensor> xs = blocks(xp);
+  const std::vector<Tensor> bhs =
+      gru ? blocks(bh) : std::vector<Tensor>(xs.size());
+  std::vector<Tensor> states(static_cast<size_t>(T));
   std::vector<Tensor> outs(static_cast<size_t>(T));
   const bool lstm = mode == RNNMode::LSTM;
   Tensor h = h0, c = c0;
@@ -144,7 +165,8 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
         }
         cur = bt;
       }
-      step(xs[t], h, c);
+      states[t] = h.detach();
+      step(xs[t], bhs[t], h, c);
       outs[t] = h;
     }
     if (!done_h.empty()) {
@@ -172,10 +194,12 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
         }
         cur = bt;
       }
-      step(xs[t], h, c);
+      states[t] = h.detach();
+      step(xs[t], bhs[t], h, c);
       outs[t] = h;
     }
   }
+  *used = T == 1 ? states[0] : cat(states, 0);
   return {T == 1 ? outs[0] : cat(outs, 0), h, c};
 }
 

@@ -7,9 +7,11 @@
 #include "ditto/core/parallel.h"
 #include "ditto/kernels/cpu/math.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
 #include "ditto/ops/nn_util.h"
 #include "ditto/ops/op_util.h"
+#include "ditto/ops/rnn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto {
@@ -289,5 +291,24 @@ std::vector<Tensor> split_rows(
       });
   return outs;
 }
+
+namespace detail {
+
+Tensor recurrent_weight_carrier(
+    const Tensor& base,
+    const Tensor& weight,
+    std::shared_ptr<Tensor> rows) {
+  OpScope scope("recurrent_weight_carrier", {base, weight});
+  Tensor out = base.contiguous().clone();
+  return scope.done(out, [rows](const autograd::GradList& g) {
+    if (!g[0].defined()) {
+      return autograd::GradList{Tensor(), Tensor()};
+    }
+    DITTO_ASSERT(rows && rows->defined());
+    return autograd::GradList{g[0], mm(g[0].t(), *rows)};
+  });
+}
+
+} // namespace detail
 
 } // namespace ditto
