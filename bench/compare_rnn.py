@@ -64,9 +64,12 @@ def ditto_time(binary, name, min_time):
     return row["real_time"] * scale
 
 
-def torch_time(which, min_time):
+def torch_time(which, min_time, passive):
+    env = dict(os.environ)
+    if passive:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
     out = subprocess.run(["/usr/bin/python3", "-c", TORCH_CHILD, which, str(min_time)],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=env).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -75,6 +78,10 @@ def main():
     p.add_argument("--ditto-bench", required=True)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--min-time", type=float, default=1.0)
+    p.add_argument("--passive", action="store_true",
+                   help="run PyTorch with OMP_WAIT_POLICY=PASSIVE (its OpenMP "
+                        "threads spin while waiting, which collapses on a "
+                        "loaded machine)")
     args = p.parse_args()
     print(f"# recurrent layers and CTC, forward + backward, ditto vs PyTorch 1.13 "
           f"({args.rounds} rounds, 2 threads, "
@@ -86,7 +93,7 @@ def main():
         d, t = [], []
         for _ in range(args.rounds):
             d.append(ditto_time(args.ditto_bench, name, args.min_time))
-            t.append(torch_time(which, args.min_time))
+            t.append(torch_time(which, args.min_time, args.passive))
         dm, tm = statistics.median(d), statistics.median(t)
         print(f"| {label} | {dm * 1e3:.1f} ms | {tm * 1e3:.1f} ms | {dm / tm:.2f} |")
         sys.stdout.flush()
