@@ -1,12 +1,14 @@
 #include "ditto/nn/rnn.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 
 #include "ditto/autograd/graph.h"
 #include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
+#include "ditto/determinism/context.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
 #include "ditto/ops/elementwise.h"
@@ -38,6 +40,17 @@ void reset_uniform(const std::vector<Tensor>& params, int64_t hidden) {
   for (const Tensor& p : params) {
     init::uniform_(p, -stdv, stdv);
   }
+}
+
+// Python's repr of a float: the shortest digits that read back.
+std::string py_float(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string out(buf, r.ptr);
+  if (out.find_first_of(".en") == std::string::npos) {
+    out += ".0";
+  }
+  return out;
 }
 
 Tensor uninitialized(const Shape& sizes) {
@@ -527,6 +540,15 @@ RNNBase::RNNBase(
       proj_size,
       " and hidden_size=",
       o.hidden_size());
+  if (o.dropout() > 0 && o.num_layers() == 1) {
+    // PyTorch's UserWarning, word for word.
+    determinism::warn(
+        name,
+        "dropout option adds dropout after all but last recurrent layer, so "
+        "non-zero dropout expects num_layers greater than 1, but got "
+        "dropout=" +
+            py_float(o.dropout()) + " and num_layers=1");
+  }
   const int64_t G = num_gates(mode) * o.hidden_size();
   const int64_t H = o.hidden_size();
   const int64_t R = proj_size > 0 ? proj_size : H;
@@ -572,9 +594,6 @@ std::string RNNBase::extra_repr() const {
   if (base_.num_layers() != 1) {
     s += ", num_layers=" + std::to_string(base_.num_layers());
   }
-  if (mode_ == RNNMode::RNN_RELU) {
-    s += ", nonlinearity=relu";
-  }
   if (!base_.bias()) {
     s += ", bias=False";
   }
@@ -582,9 +601,7 @@ std::string RNNBase::extra_repr() const {
     s += ", batch_first=True";
   }
   if (base_.dropout() != 0) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", base_.dropout());
-    s += ", dropout=" + std::string(buf);
+    s += ", dropout=" + py_float(base_.dropout());
   }
   if (base_.bidirectional()) {
     s += ", bidirectional=True";

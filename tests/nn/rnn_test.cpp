@@ -758,6 +758,36 @@ TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
       before);
 }
 
+TEST(RnnRepr, PyTorchsPrintedFormAndDropoutWarning) {
+  std::vector<std::string> warnings;
+  determinism::set_warning_handler(
+      [&](std::string_view, std::string_view m) { warnings.emplace_back(m); });
+  nn::LSTM a(
+      nn::LSTMOptions(4, 6).num_layers(2).bidirectional(true).dropout(0.1));
+  EXPECT_EQ(
+      a.repr(), "LSTM(4, 6, num_layers=2, dropout=0.1, bidirectional=True)");
+  EXPECT_TRUE(warnings.empty());
+  nn::GRU g(nn::GRUOptions(3, 5).dropout(0.5).batch_first(true));
+  determinism::set_warning_handler({});
+  EXPECT_EQ(g.repr(), "GRU(3, 5, batch_first=True, dropout=0.5)");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(
+      warnings[0],
+      "dropout option adds dropout after all but last recurrent layer, so "
+      "non-zero dropout expects num_layers greater than 1, but got "
+      "dropout=0.5 and num_layers=1");
+  EXPECT_EQ(
+      nn::RNN(nn::RNNOptions(2, 3).nonlinearity(nn::RNNNonlinearity::ReLU))
+          .repr(),
+      "RNN(2, 3)"  // PyTorch 1.13 omits it);
+  EXPECT_EQ(
+      nn::LSTM(nn::LSTMOptions(5, 7).proj_size(3)).repr(),
+      "LSTM(5, 7, proj_size=3)");
+  EXPECT_EQ(
+      nn::GRUCell(nn::GRUCellOptions(4, 3).bias(false)).repr(),
+      "GRUCell(4, 3, bias=False)");
+}
+
 TEST(CtcBadInput, PyTorchsErrorTexts) {
   Tensor lp = zeros({6, 4, 5}, kFloat64);
   Tensor targets =
