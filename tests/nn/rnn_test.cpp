@@ -776,10 +776,11 @@ TEST(RnnRepr, PyTorchsPrintedFormAndDropoutWarning) {
       "dropout option adds dropout after all but last recurrent layer, so "
       "non-zero dropout expects num_layers greater than 1, but got "
       "dropout=0.5 and num_layers=1");
+  // PyTorch 1.13 does not print an RNN's nonlinearity (a cell's it does).
   EXPECT_EQ(
       nn::RNN(nn::RNNOptions(2, 3).nonlinearity(nn::RNNNonlinearity::ReLU))
           .repr(),
-      "RNN(2, 3)"  // PyTorch 1.13 omits it);
+      "RNN(2, 3)");
   EXPECT_EQ(
       nn::LSTM(nn::LSTMOptions(5, 7).proj_size(3)).repr(),
       "LSTM(5, 7, proj_size=3)");
