@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "ditto/core/parallel.h"
-#include "ditto/kernels/cpu/math.h"
+#include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
@@ -16,8 +16,6 @@
 
 namespace ditto {
 namespace {
-
-namespace km = kernels::scalar::math;
 
 // Rows of the batch per task: elementwise work, any split is exact.
 constexpr int64_t kRowGrain = 16;
@@ -52,6 +50,33 @@ void check_rows(
       dtype_name(dtype));
 }
 
+// The active capability's sigmoid and tanh loops (kernel_table.h): ditto's
+// own functions, vectorized, the same bits in every capability.
+struct Act {
+  kernels::UnaryLoop sig, th;
+  explicit Act(Dtype d)
+      : sig(kernels::kernel_table()
+                .unary[int(kernels::UnaryOp::Sigmoid)][dtype_index(d)]),
+        th(kernels::kernel_table()
+               .unary[int(kernels::UnaryOp::Tanh)][dtype_index(d)]) {}
+  template <typename T>
+  void sigmoid(const T* in, T* out, int64_t n) const {
+    sig(n,
+        reinterpret_cast<char*>(out),
+        reinterpret_cast<const char*>(in),
+        1,
+        1);
+  }
+  template <typename T>
+  void tanh(const T* in, T* out, int64_t n) const {
+    th(n,
+       reinterpret_cast<char*>(out),
+       reinterpret_cast<const char*>(in),
+       1,
+       1);
+  }
+};
+
 } // namespace
 
 std::pair<Tensor, Tensor> lstm_cell_gates(
@@ -83,24 +108,22 @@ std::pair<Tensor, Tensor> lstm_cell_gates(
       T* hp = h.data_ptr<T>();
       T* c2p = c2.data_ptr<T>();
       T* tcp = tc.data_ptr<T>();
+      const Act act_fn(g.dtype());
       parallel_for(0, B, kRowGrain, [&](int64_t b0, int64_t b1) {
         for (int64_t b = b0; b < b1; ++b) {
           const T* gr = gp + b * 4 * H;
           T* ar = ap + b * 4 * H;
+          act_fn.sigmoid(gr, ar, 2 * H); // i, f
+          act_fn.tanh(gr + 2 * H, ar + 2 * H, H); // g
+          act_fn.sigmoid(gr + 3 * H, ar + 3 * H, H); // o
+          T* cn = c2p + b * H;
           for (int64_t j = 0; j < H; ++j) {
-            const T i = km::sigmoid(gr[j]);
-            const T f = km::sigmoid(gr[H + j]);
-            const T gg = km::tanh(gr[2 * H + j]);
-            const T o = km::sigmoid(gr[3 * H + j]);
-            const T cn = f * cp[b * H + j] + i * gg;
-            const T t = km::tanh(cn);
-            ar[j] = i;
-            ar[H + j] = f;
-            ar[2 * H + j] = gg;
-            ar[3 * H + j] = o;
-            c2p[b * H + j] = cn;
-            tcp[b * H + j] = t;
-            hp[b * H + j] = o * t;
+            cn[j] = ar[H + j] * cp[b * H + j] + ar[j] * ar[2 * H + j];
+          }
+          T* t = tcp + b * H;
+          act_fn.tanh(cn, t, H);
+          for (int64_t j = 0; j < H; ++j) {
+            hp[b * H + j] = ar[3 * H + j] * t[j];
           }
         }
       });
@@ -176,20 +199,24 @@ Tensor gru_cell_gates(const Tensor& gi, const Tensor& gh, const Tensor& h) {
       const T* hv = hc.data_ptr<T>();
       T* ap = act.data_ptr<T>();
       T* op_ = out.data_ptr<T>();
+      const Act act_fn(a.dtype());
       parallel_for(0, B, kRowGrain, [&](int64_t b0, int64_t b1) {
         for (int64_t b = b0; b < b1; ++b) {
           const T* ir = ip + b * 3 * H;
           const T* hr = hp_ + b * 3 * H;
           T* ar = ap + b * 4 * H;
+          for (int64_t j = 0; j < 2 * H; ++j) {
+            ar[j] = ir[j] + hr[j];
+          }
+          act_fn.sigmoid(ar, ar, 2 * H); // r, z
           for (int64_t j = 0; j < H; ++j) {
-            const T r = km::sigmoid(ir[j] + hr[j]);
-            const T z = km::sigmoid(ir[H + j] + hr[H + j]);
             const T hn = hr[2 * H + j];
-            const T n = km::tanh(ir[2 * H + j] + r * hn);
-            ar[j] = r;
-            ar[H + j] = z;
-            ar[2 * H + j] = n;
             ar[3 * H + j] = hn;
+            ar[2 * H + j] = ir[2 * H + j] + ar[j] * hn;
+          }
+          act_fn.tanh(ar + 2 * H, ar + 2 * H, H); // n
+          for (int64_t j = 0; j < H; ++j) {
+            const T z = ar[H + j], n = ar[2 * H + j];
             op_[b * H + j] = (T(1) - z) * n + z * hv[b * H + j];
           }
         }
