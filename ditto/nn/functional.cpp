@@ -9,6 +9,7 @@
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
+#include "ditto/ops/nn_util.h"
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
@@ -539,26 +540,11 @@ Tensor ctc_loss(
     int64_t blank,
     Reduction reduction,
     bool zero_infinity) {
-  auto to_vector = [](const Tensor& t, const char* what) {
-    DITTO_CHECK(t.defined(), ValueError, "ctc_loss", "undefined ", what);
-    DITTO_CHECK(
-        t.dim() <= 1 && (t.dtype() == kInt64 || t.dtype() == kInt32),
-        ValueError,
-        "ctc_loss",
-        what,
-        " must be a 1-D integer tensor, got ",
-        dtype_name(t.dtype()),
-        " of sizes ",
-        shape_str(t.sizes()));
-    Tensor c = t.to(kInt64).contiguous();
-    const int64_t* p = c.data_ptr<int64_t>();
-    return std::vector<int64_t>(p, p + c.numel());
-  };
   return ctc_loss(
       log_probs,
       targets,
-      to_vector(input_lengths, "input_lengths"),
-      to_vector(target_lengths, "target_lengths"),
+      detail::int_values(input_lengths, "ctc_loss", "input_lengths"),
+      detail::int_values(target_lengths, "ctc_loss", "target_lengths"),
       blank,
       reduction,
       zero_infinity);

@@ -16,6 +16,7 @@
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
+#include "ditto/ops/nn_util.h"
 #include "ditto/ops/rnn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
@@ -55,25 +56,6 @@ std::string py_float(double v) {
 
 Tensor uninitialized(const Shape& sizes) {
   return detail::new_tensor(sizes, kFloat32);
-}
-
-std::vector<int64_t> to_vector(
-    const Tensor& t,
-    const char* op,
-    const char* what) {
-  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
-  DITTO_CHECK(
-      t.dim() == 1 && (t.dtype() == kInt64 || t.dtype() == kInt32),
-      ValueError,
-      op,
-      what,
-      " must be a 1-D int64 tensor, got ",
-      dtype_name(t.dtype()),
-      " of sizes ",
-      shape_str(t.sizes()));
-  Tensor c = t.to(kInt64).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  return std::vector<int64_t>(p, p + c.numel());
 }
 
 // One layer's weights for one direction.
@@ -232,7 +214,7 @@ PackedSequence::PackedSequence(
   if (sorted_indices_.defined() && !unsorted_indices_.defined()) {
     // The inverse permutation.
     std::vector<int64_t> s =
-        to_vector(sorted_indices_, "PackedSequence", "sorted_indices");
+        detail::int_values(sorted_indices_, "PackedSequence", "sorted_indices");
     std::vector<int64_t> u(s.size());
     for (size_t i = 0; i < s.size(); ++i) {
       DITTO_CHECK(
@@ -362,7 +344,7 @@ PackedSequence pack_padded_sequence(
     bool enforce_sorted) {
   return pack_padded_sequence(
       input,
-      to_vector(lengths, "pack_padded_sequence", "lengths"),
+      detail::int_values(lengths, "pack_padded_sequence", "lengths"),
       batch_first,
       enforce_sorted);
 }
@@ -375,7 +357,7 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(
   const char* op = "pad_packed_sequence";
   DITTO_CHECK(sequence.defined(), ValueError, op, "undefined sequence");
   const std::vector<int64_t> bs =
-      to_vector(sequence.batch_sizes(), op, "batch_sizes");
+      detail::int_values(sequence.batch_sizes(), op, "batch_sizes");
   const Tensor& data = sequence.data();
   DITTO_CHECK(!bs.empty(), ValueError, op, "empty batch_sizes");
   const int64_t T = int64_t(bs.size()), B = bs[0];
@@ -423,7 +405,7 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(
   if (sequence.unsorted_indices().defined()) {
     out = index_select(out, 1, sequence.unsorted_indices());
     std::vector<int64_t> u =
-        to_vector(sequence.unsorted_indices(), op, "unsorted_indices");
+        detail::int_values(sequence.unsorted_indices(), op, "unsorted_indices");
     std::vector<int64_t> l2(len.size());
     for (size_t b = 0; b < u.size(); ++b) {
       l2[b] = len[size_t(u[b])];
@@ -777,7 +759,7 @@ std::tuple<PackedSequence, Tensor, Tensor> RNNBase::forward_packed(
   DITTO_CHECK(x.defined(), ValueError, name_, "undefined PackedSequence");
   check_input(x.data(), true);
   const std::vector<int64_t> bs =
-      to_vector(x.batch_sizes(), name_, "batch_sizes");
+      detail::int_values(x.batch_sizes(), name_, "batch_sizes");
   DITTO_CHECK(!bs.empty(), ValueError, name_, "empty batch_sizes");
   const int64_t B = bs[0];
   const int64_t H = base_.hidden_size();

@@ -238,6 +238,29 @@ struct Rows {
 
 } // namespace
 
+namespace detail {
+
+std::vector<int64_t> int_values(
+    const Tensor& t,
+    const char* op,
+    const char* what) {
+  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
+  DITTO_CHECK(
+      t.dim() <= 1 && (t.dtype() == kInt64 || t.dtype() == kInt32),
+      ValueError,
+      op,
+      what,
+      " must be a 1-D integer tensor, got ",
+      dtype_name(t.dtype()),
+      " of sizes ",
+      shape_str(t.sizes()));
+  const Tensor c = t.to(kInt64).contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  return std::vector<int64_t>(p, p + c.numel());
+}
+
+} // namespace detail
+
 Tensor ctc_loss_nll(
     const Tensor& log_probs,
     const Tensor& targets,

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -13,6 +12,7 @@
 
 #include "ditto/ditto.h"
 #include "tests/cpu_caps.h"
+#include "tests/nn/crc.h"
 
 namespace ditto {
 namespace {
@@ -29,34 +29,10 @@ const json& golden() {
   return j;
 }
 
-uint32_t crc32(const void* data, size_t n) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) {
-        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      }
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  const auto* p = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  }
-  return c ^ 0xFFFFFFFFu;
-}
-
+// The fixture records float32 bytes (crc_of converts), the generator's
+// state as it is (test::rng_crc).
 uint32_t crc_of(const Tensor& t) {
-  Tensor c = t.detach().to(kFloat32).contiguous();
-  return crc32(c.raw_data(), size_t(c.numel()) * c.element_size());
-}
-
-uint32_t crc_of_bytes(const Tensor& t) {
-  Tensor c = t.contiguous();
-  return crc32(c.raw_data(), size_t(c.numel()) * c.element_size());
+  return test::crc_of(t.detach().to(kFloat32));
 }
 
 double num(const json& v) {
@@ -254,8 +230,7 @@ TEST(RnnGolden, DefaultInitIsPyTorchsBits) {
       EXPECT_EQ(crc_of(params[i].second), p.at("crc").get<uint32_t>())
           << c.at("kind") << " " << params[i].first;
     }
-    Tensor s = default_generator().get_state();
-    EXPECT_EQ(crc_of_bytes(s), c.at("rng_crc").get<uint32_t>()) << c.at("kind");
+    EXPECT_EQ(test::rng_crc(), c.at("rng_crc").get<uint32_t>()) << c.at("kind");
   }
 }
 
@@ -358,8 +333,7 @@ TEST(RnnGolden, InterLayerDropoutDrawsAsPyTorch) {
     EXPECT_LT(
         rel_err(std::get<0>(st), tensor(nums(c.at("h")), {6, bf ? 5 : 2, 4})),
         1e-5);
-    Tensor s = default_generator().get_state();
-    EXPECT_EQ(crc_of_bytes(s), c.at("rng_crc").get<uint32_t>());
+    EXPECT_EQ(test::rng_crc(), c.at("rng_crc").get<uint32_t>());
   }
 }
 
