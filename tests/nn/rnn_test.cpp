@@ -337,6 +337,28 @@ TEST(RnnGolden, InterLayerDropoutDrawsAsPyTorch) {
   }
 }
 
+// With .generator(g) the inter-layer masks come from g: the default
+// generator is untouched, and g replays the same masks.
+TEST(RnnDropout, GivenGeneratorDrawsTheMasks) {
+  manual_seed(3);
+  Generator g;
+  g.manual_seed(9);
+  nn::GRU gru(nn::GRUOptions(3, 4).num_layers(2).dropout(0.5).generator(g));
+  Tensor x = randn({6, 2, 3});
+  const Tensor before = default_generator().get_state();
+  auto [o1, h1] = gru.forward(x);
+  EXPECT_TRUE(equal(default_generator().get_state(), before));
+  g.manual_seed(9);
+  auto [o2, h2] = gru.forward(x);
+  EXPECT_TRUE(equal(o1, o2));
+  auto [o3, h3] = gru.forward(x); // new masks
+  EXPECT_FALSE(equal(o1, o3));
+  gru.eval();
+  const Tensor gs = g.get_state();
+  gru.forward(x);
+  EXPECT_TRUE(equal(g.get_state(), gs)) << "eval() draws nothing";
+}
+
 TEST(CtcGolden, LossAndGradientMatchPyTorch) {
   double worst_loss = 0, worst_grad = 0;
   for (const json& c : golden().at("ctc")) {
