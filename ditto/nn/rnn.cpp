@@ -74,19 +74,20 @@ struct Step {
       const {
     switch (mode) {
       case RNNMode::RNN_TANH:
-        h = tanh(addmm(xt, h, w_hh_t));
+        h = tanh(detail::recurrent_step(xt, h, w_hh_t));
         return;
       case RNNMode::RNN_RELU:
-        h = relu(addmm(xt, h, w_hh_t));
+        h = relu(detail::recurrent_step(xt, h, w_hh_t));
         return;
       case RNNMode::LSTM: {
-        auto [hh, cc] = lstm_cell_gates(addmm(xt, h, w_hh_t), c);
+        auto [hh, cc] =
+            lstm_cell_gates(detail::recurrent_step(xt, h, w_hh_t), c);
         h = w_hr_t.defined() ? mm(hh, w_hr_t) : hh;
         c = cc;
         return;
       }
       case RNNMode::GRU:
-        h = gru_cell_gates(xt, addmm(bt, h, w_hh_t), h);
+        h = gru_cell_gates(xt, detail::recurrent_step(bt, h, w_hh_t), h);
         return;
     }
   }

@@ -336,6 +336,14 @@ Tensor recurrent_weight_carrier(
   });
 }
 
+Tensor recurrent_step(const Tensor& input, const Tensor& h, const Tensor& w_t) {
+  OpScope scope("recurrent_step", {input, h});
+  Tensor out = addmm(input, h, w_t);
+  return scope.done(out, [w_t](const autograd::GradList& g) {
+    return autograd::GradList{g[0], mm(g[0], w_t.t())};
+  });
+}
+
 } // namespace detail
 
 } // namespace ditto

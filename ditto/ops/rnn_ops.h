@@ -19,4 +19,9 @@ Tensor recurrent_weight_carrier(
     const Tensor& weight,
     std::shared_ptr<Tensor> rows);
 
+// input + h w_t, differentiable in input and h only: the recurrent step's
+// product, whose weight gradient the carrier gives (addmm's backward would
+// also form the per-step weight gradient, to be thrown away).
+Tensor recurrent_step(const Tensor& input, const Tensor& h, const Tensor& w_t);
+
 } // namespace ditto::detail
