@@ -125,6 +125,8 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
   // is the gradient of what W_hh h is added to: the input projection, or
   // for the GRU b_hh broadcast over the rows.
   auto used = std::make_shared<Tensor>();
+  // Only a backward reads them.
+  const bool keep = autograd::GradMode::is_enabled() && w.w_hh.requires_grad();
   Tensor xp = project_input(mode, w, x);
   Tensor bh;
   if (gru) {
@@ -161,7 +163,9 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
         }
         cur = bt;
       }
-      states[t] = h.detach();
+      if (keep) {
+        states[t] = h.detach();
+      }
       step(xs[t], bhs[t], h, c);
       outs[t] = h;
     }
@@ -190,12 +194,16 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
         }
         cur = bt;
       }
-      states[t] = h.detach();
+      if (keep) {
+        states[t] = h.detach();
+      }
       step(xs[t], bhs[t], h, c);
       outs[t] = h;
     }
   }
-  *used = T == 1 ? states[0] : cat(states, 0);
+  if (keep) {
+    *used = T == 1 ? states[0] : cat(states, 0);
+  }
   return {T == 1 ? outs[0] : cat(outs, 0), h, c};
 }
 

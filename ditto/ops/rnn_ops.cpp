@@ -331,8 +331,9 @@ Tensor recurrent_weight_carrier(
     if (!g[0].defined()) {
       return autograd::GradList{Tensor(), Tensor()};
     }
-    DITTO_ASSERT(rows && rows->defined());
-    return autograd::GradList{g[0], mm(g[0].t(), *rows)};
+    // rows is left empty when weight needs no gradient (frozen W_hh).
+    return autograd::GradList{
+        g[0], rows->defined() ? mm(g[0].t(), *rows) : Tensor()};
   });
 }
 

@@ -359,6 +359,19 @@ TEST(RnnDropout, GivenGeneratorDrawsTheMasks) {
   EXPECT_TRUE(equal(g.get_state(), gs)) << "eval() draws nothing";
 }
 
+// A frozen W_hh: the other weights still get their gradients.
+TEST(RnnGrad, FrozenRecurrentWeight) {
+  manual_seed(5);
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).num_layers(2));
+  lstm.named_parameters()[1].second.requires_grad_(false); // weight_hh_l0
+  Tensor x = randn({5, 2, 3});
+  auto [o, st] = lstm.forward(x);
+  sum(o).backward();
+  for (auto& [name, p] : lstm.named_parameters()) {
+    EXPECT_EQ(p.grad().defined(), name != "weight_hh_l0") << name;
+  }
+}
+
 TEST(CtcGolden, LossAndGradientMatchPyTorch) {
   double worst_loss = 0, worst_grad = 0;
   for (const json& c : golden().at("ctc")) {
