@@ -268,7 +268,7 @@ Tensor ctc_loss_nll(
     const std::vector<int64_t>& target_lengths,
     int64_t blank,
     bool zero_infinity) {
-  detail::OpScope scope(kOp, {log_probs});
+  detail::OpScope scope("_ctc_loss", {log_probs});
   const CtcGeom g =
       ctc_geom(log_probs, targets, input_lengths, target_lengths, blank);
   const Tensor lp = log_probs.contiguous();
