@@ -95,11 +95,12 @@ bench:
 	@scripts/setup --bench
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DDITTO_BUILD_BENCH=ON \
 	  -DDITTO_BUILD_TESTS=OFF $(CMAKE_FLAGS)
-	cmake --build build-bench -j $(JOBS) --target ditto_bench libtorch_bench ditto_train_rss
+	cmake --build build-bench -j $(JOBS) --target ditto_bench ditto_bench_rnn libtorch_bench ditto_train_rss
 	/usr/bin/python3 bench/compare.py --ditto-bench build-bench/bench/ditto_bench
 	/usr/bin/python3 bench/compare_autograd.py --ditto-bench build-bench/bench/ditto_bench \
 	  --libtorch-bench build-bench/bench/libtorch_bench
 	/usr/bin/python3 bench/compare_nn_backward.py --ditto-bench build-bench/bench/ditto_bench
+	/usr/bin/python3 bench/compare_rnn.py --ditto-bench build-bench/bench/ditto_bench_rnn
 	/usr/bin/python3 bench/compare_train.py --ditto-bench build-bench/bench/ditto_bench \
 	  --ditto-rss build-bench/bench/ditto_train_rss \
 	  --libtorch-bench build-bench/bench/libtorch_bench

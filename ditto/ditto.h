@@ -27,6 +27,7 @@
 #include "ditto/nn/init.h"
 #include "ditto/nn/layers.h"
 #include "ditto/nn/module.h"
+#include "ditto/nn/rnn.h"
 #include "ditto/nn/utils.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/decomp.h"

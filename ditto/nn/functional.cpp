@@ -1,12 +1,15 @@
 #include "ditto/nn/functional.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ditto/core/error.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
+#include "ditto/ops/nn_util.h"
 #include "ditto/ops/op_util.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
@@ -499,6 +502,52 @@ Tensor kl_div(
           div(per.sum(), double(input.dim() == 0 ? 1 : input.size(0))));
   }
   return op.done(per);
+}
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths,
+    int64_t blank,
+    Reduction reduction,
+    bool zero_infinity) {
+  detail::OpScope op("ctc_loss", {log_probs}, detail::OpScope::kComposite);
+  // PyTorch's composite: _ctc_loss, then zero_infinity, then the reduction.
+  Tensor res = ::ditto::ctc_loss_nll(
+      log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  if (zero_infinity) {
+    res = where(eq(res, std::numeric_limits<double>::infinity()), 0.0, res);
+  }
+  if (reduction == Reduction::Mean) {
+    std::vector<double> tl;
+    for (int64_t v : target_lengths) {
+      tl.push_back(double(std::max<int64_t>(v, 1)));
+    }
+    return op.done(mean(div(res, tensor(tl).to(res.dtype()))));
+  }
+  if (reduction == Reduction::Sum) {
+    return op.done(sum(res));
+  }
+  return op.done(res);
+}
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const Tensor& input_lengths,
+    const Tensor& target_lengths,
+    int64_t blank,
+    Reduction reduction,
+    bool zero_infinity) {
+  return ctc_loss(
+      log_probs,
+      targets,
+      detail::int_values(input_lengths, "ctc_loss", "input_lengths"),
+      detail::int_values(target_lengths, "ctc_loss", "target_lengths"),
+      blank,
+      reduction,
+      zero_infinity);
 }
 
 } // namespace ditto::nn::functional

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "ditto/core/generator.h"
 #include "ditto/core/tensor.h"
@@ -191,5 +192,31 @@ DITTO_API Tensor kl_div(
     const Tensor& target,
     KLDivReduction reduction = KLDivReduction::Mean,
     bool log_target = false);
+
+// Connectionist temporal classification loss (PyTorch's F.ctc_loss):
+// log_probs (T, N, C) log-softmax outputs, targets int64 padded (N, S) or
+// concatenated (sum of target_lengths), one input and one target length
+// per sample. Per sample, the negative log-likelihood of its target over
+// all alignments (+inf when none fits); zero_infinity turns those (and
+// their gradients) into 0. Mean divides each loss by its target length
+// (at least 1), then averages. The gradient is PyTorch's; the same bits
+// for any thread count.
+DITTO_API Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths,
+    int64_t blank = 0,
+    Reduction reduction = Reduction::Mean,
+    bool zero_infinity = false);
+// The lengths as 1-D integer tensors.
+DITTO_API Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const Tensor& input_lengths,
+    const Tensor& target_lengths,
+    int64_t blank = 0,
+    Reduction reduction = Reduction::Mean,
+    bool zero_infinity = false);
 
 } // namespace ditto::nn::functional

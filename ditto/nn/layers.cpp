@@ -905,4 +905,38 @@ std::vector<std::string> ModuleDict::keys() const {
   return out;
 }
 
+// ---- losses
+
+CTCLoss::CTCLoss(const CTCLossOptions& o) : Module("CTCLoss"), options(o) {}
+
+Tensor CTCLoss::forward(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const Tensor& input_lengths,
+    const Tensor& target_lengths) const {
+  return functional::ctc_loss(
+      log_probs,
+      targets,
+      input_lengths,
+      target_lengths,
+      options.blank(),
+      options.reduction(),
+      options.zero_infinity());
+}
+
+Tensor CTCLoss::forward(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths) const {
+  return functional::ctc_loss(
+      log_probs,
+      targets,
+      input_lengths,
+      target_lengths,
+      options.blank(),
+      options.reduction(),
+      options.zero_infinity());
+}
+
 } // namespace ditto::nn

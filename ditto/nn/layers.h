@@ -625,4 +625,33 @@ class DITTO_API ModuleDict : public Module {
   std::vector<std::pair<std::string, Module*>> items_;
 };
 
+// ---- losses
+
+struct DITTO_API CTCLossOptions {
+  DITTO_NN_ARG(int64_t, blank) = 0;
+  DITTO_NN_ARG(Reduction, reduction) = Reduction::Mean;
+  DITTO_NN_ARG(bool, zero_infinity) = false;
+};
+
+// functional::ctc_loss with the options' blank, reduction and
+// zero_infinity.
+class DITTO_API CTCLoss : public Module {
+ public:
+  explicit CTCLoss(const CTCLossOptions& options = {});
+  Tensor forward(
+      const Tensor& log_probs,
+      const Tensor& targets,
+      const Tensor& input_lengths,
+      const Tensor& target_lengths) const;
+  Tensor forward(
+      const Tensor& log_probs,
+      const Tensor& targets,
+      const std::vector<int64_t>& input_lengths,
+      const std::vector<int64_t>& target_lengths) const;
+  std::string extra_repr() const override {
+    return {};
+  }
+  CTCLossOptions options;
+};
+
 } // namespace ditto::nn

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "ditto/core/tensor.h"
 
@@ -218,4 +219,40 @@ namespace ditto {
 // log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
 DITTO_API Tensor erfinv(const Tensor& x);
 
+} // namespace ditto
+
+namespace ditto {
+// The LSTM cell's gates, fused: gates (B, 4H) pre-activation in PyTorch's
+// order i, f, g, o and c (B, H) give (h', c') with c' = s(f) c + s(i)
+// tanh(g), h' = s(o) tanh(c') (s: sigmoid; ditto's own sigmoid and tanh).
+DITTO_API std::pair<Tensor, Tensor> lstm_cell_gates(
+    const Tensor& gates,
+    const Tensor& c);
+// The GRU cell's gates, fused: gi = W_ih x + b_ih and gh = W_hh h + b_hh
+// (B, 3H) in PyTorch's order r, z, n, and h (B, H) give
+// h' = (1 - z) n + z h with r = s(gi_r + gh_r), z = s(gi_z + gh_z),
+// n = tanh(gi_n + r gh_n).
+DITTO_API Tensor
+gru_cell_gates(const Tensor& gi, const Tensor& gh, const Tensor& h);
+// x cut along dim 0 into consecutive blocks of rows[i] rows (copies). The
+// backward concatenates the blocks' gradients: one op for what per-block
+// narrows would do with one full-size gradient each (the recurrent layers'
+// steps).
+DITTO_API std::vector<Tensor> split_rows(
+    const Tensor& x,
+    const std::vector<int64_t>& rows);
+// PyTorch's _ctc_loss: the negative log-likelihood of each sample's target
+// under log_probs (T, N, C), by the alpha recursion in log space (PyTorch's
+// CPU arithmetic, ditto's own exp and log). targets: int64, padded (N, S)
+// or concatenated (sum of target_lengths). The backward is PyTorch's
+// ctc_loss_backward_cpu (beta recursion); with zero_infinity an infinite
+// loss gets a zero gradient. Samples run in parallel, each one serially:
+// the same bits for any thread count.
+DITTO_API Tensor ctc_loss_nll(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths,
+    int64_t blank = 0,
+    bool zero_infinity = false);
 } // namespace ditto

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "ditto/core/tensor.h"
 
@@ -22,5 +23,12 @@ void check_floating(const Tensor& x, const char* op);
 
 // check_floating, and a non-empty 3-D or 4-D (batch mode) shape.
 void check_pool_input(const Tensor& x, const char* op);
+
+// The values of a 1-D int64 or int32 tensor (lengths, indices); ValueError
+// naming op and what otherwise. Defined in ctc.cpp.
+std::vector<int64_t> int_values(
+    const Tensor& t,
+    const char* op,
+    const char* what);
 
 } // namespace ditto::detail

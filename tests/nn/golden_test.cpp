@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
+#include "tests/nn/crc.h"
 
 namespace ditto {
 namespace {
@@ -28,36 +29,8 @@ const json& golden() {
   return j;
 }
 
-// zlib's CRC-32 (what the script records) of the float32 values.
-uint32_t crc32(const void* data, size_t n) {
-  static const auto table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) {
-        c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      }
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  const auto* p = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < n; ++i) {
-    c = table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
-  }
-  return c ^ 0xFFFFFFFFu;
-}
-
-uint32_t crc_of(const Tensor& t) {
-  Tensor c = t.detach().contiguous();
-  return crc32(c.raw_data(), size_t(c.numel()) * c.element_size());
-}
-
-uint32_t rng_crc() {
-  Tensor s = default_generator().get_state();
-  return crc_of(s);
-}
+using test::crc_of;
+using test::rng_crc;
 
 // The models of the fixture, built in PyTorch's construction order.
 nn::Sequential make_cnn() {

@@ -1,0 +1,26 @@
+# Runs the character-level LSTM example (EXE) on a short setting with 1
+# thread twice and with 2 threads once; their outputs (losses, sample,
+# fingerprint) must be identical.
+set(args --epochs 2 --steps 4 --hidden 48 --seq 24 --batch 8 --sample 60)
+foreach(run a b c)
+  if(run STREQUAL "c")
+    set(threads 2)
+  else()
+    set(threads 1)
+  endif()
+  execute_process(COMMAND ${EXE} ${args} --threads ${threads}
+                  OUTPUT_VARIABLE out_${run} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "run ${run} (${threads} threads) failed: ${rc}")
+  endif()
+endforeach()
+message(STATUS "${out_a}")
+if(NOT out_a STREQUAL out_b)
+  message(FATAL_ERROR "two runs differ:\n${out_a}\n---\n${out_b}")
+endif()
+if(NOT out_a STREQUAL out_c)
+  message(FATAL_ERROR "1 and 2 threads differ:\n${out_a}\n---\n${out_c}")
+endif()
+if(NOT out_a MATCHES "fingerprint [0-9a-f]+")
+  message(FATAL_ERROR "no fingerprint in:\n${out_a}")
+endif()
