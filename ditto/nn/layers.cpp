@@ -914,6 +914,7 @@ Tensor CTCLoss::forward(
     const Tensor& targets,
     const Tensor& input_lengths,
     const Tensor& target_lengths) const {
+  ForwardScope scope(*this);
   return functional::ctc_loss(
       log_probs,
       targets,
@@ -929,6 +930,7 @@ Tensor CTCLoss::forward(
     const Tensor& targets,
     const std::vector<int64_t>& input_lengths,
     const std::vector<int64_t>& target_lengths) const {
+  ForwardScope scope(*this);
   return functional::ctc_loss(
       log_probs,
       targets,

@@ -705,6 +705,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::forward_padded(
     const Tensor& input,
     const Tensor& h0,
     const Tensor& c0) const {
+  ForwardScope scope(*this);
   DITTO_CHECK(input.defined(), ValueError, name_, "undefined input");
   DITTO_CHECK(
       input.dim() == 2 || input.dim() == 3,
@@ -765,6 +766,7 @@ std::tuple<PackedSequence, Tensor, Tensor> RNNBase::forward_packed(
     const PackedSequence& x,
     const Tensor& h0,
     const Tensor& c0) const {
+  ForwardScope scope(*this);
   DITTO_CHECK(x.defined(), ValueError, name_, "undefined PackedSequence");
   check_input(x.data(), true);
   const std::vector<int64_t> bs =
@@ -965,6 +967,7 @@ Tensor RNNCellBase::batched_state(
 RNNCell::RNNCell(const RNNCellOptions& o) : RNNCellBase("RNNCell", o, 1) {}
 
 Tensor RNNCell::forward(const Tensor& input, const Tensor& h0) const {
+  ForwardScope scope(*this);
   auto [x, unbatched] = batched_input(input);
   const Tensor h = batched_state(h0, x, unbatched);
   Tensor pre = bias_ih.defined()
@@ -980,6 +983,7 @@ LSTMCell::LSTMCell(const LSTMCellOptions& o) : RNNCellBase("LSTMCell", o, 4) {}
 LSTMCell::State LSTMCell::forward(
     const Tensor& input,
     const std::optional<State>& hx) const {
+  ForwardScope scope(*this);
   auto [x, unbatched] = batched_input(input);
   const Tensor h =
       batched_state(hx ? std::get<0>(*hx) : Tensor(), x, unbatched);
@@ -998,6 +1002,7 @@ LSTMCell::State LSTMCell::forward(
 GRUCell::GRUCell(const GRUCellOptions& o) : RNNCellBase("GRUCell", o, 3) {}
 
 Tensor GRUCell::forward(const Tensor& input, const Tensor& h0) const {
+  ForwardScope scope(*this);
   auto [x, unbatched] = batched_input(input);
   const Tensor h = batched_state(h0, x, unbatched);
   Tensor gi = bias_ih.defined() ? addmm(bias_ih, x, weight_ih.t())
