@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ditto/core/fingerprint_chunks.h"
@@ -27,6 +28,21 @@ void update_values(XXH3_state_t* st, const T* p, int64_t n) {
     const T qnan = std::numeric_limits<T>::quiet_NaN();
     for (int64_t b = 0; b < n; b += kBlock) {
       int64_t m = std::min(kBlock, n - b);
+      // Most blocks hold no NaN: hashed in place, after a read-only check
+      // (the same bytes as the copy would be). On the bits, so that it
+      // vectorizes: |x| above infinity's pattern is a NaN, which makes
+      // inf - |x| negative.
+      using U = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+      constexpr U kAbs = std::numeric_limits<U>::max();
+      constexpr U kInf = std::bit_cast<U>(std::numeric_limits<T>::infinity());
+      U any = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        any |= kInf - (std::bit_cast<U>(p[b + i]) & kAbs);
+      }
+      if (any >= 0) {
+        XXH3_64bits_update(st, p + b, size_t(m) * sizeof(T));
+        continue;
+      }
       for (int64_t i = 0; i < m; ++i) {
         T v = p[b + i];
         buf[i] = v != v ? qnan : v;
