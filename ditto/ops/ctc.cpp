@@ -273,6 +273,24 @@ Tensor ctc_loss_nll(
       ctc_geom(log_probs, targets, input_lengths, target_lengths, blank);
   const Tensor lp = log_probs.contiguous();
   const Tensor tg = targets.to(kInt64).contiguous();
+  // A target longer than its input has no alignment: PyTorch returns an
+  // infinite loss (NaN gradients) for it. An error names it instead,
+  // unless zero_infinity asks for such samples to count zero, as in
+  // PyTorch.
+  for (int64_t b = 0; b < g.N && !zero_infinity; ++b) {
+    DITTO_CHECK(
+        target_lengths[b] <= input_lengths[b],
+        ValueError,
+        kOp,
+        "target ",
+        b,
+        " has ",
+        target_lengths[b],
+        " labels but its input only ",
+        input_lengths[b],
+        " frames: no alignment exists (the loss would be inf; pass "
+        "zero_infinity=true to count such samples as zero)");
+  }
   {
     // Every label in range before anything is computed.
     const int64_t* tp = tg.data_ptr<int64_t>();

@@ -837,10 +837,22 @@ TEST(CtcBadInput, PyTorchsErrorTexts) {
       f({6, 5, 4}, tl, 0),
       "[ctc_loss] input_lengths must be of size batch_size");
   EXPECT_EQ(f(il, tl, 5), "[ctc_loss] blank must be in label range");
-  // A target longer than its input cannot be aligned: +inf, as PyTorch.
+  // A target longer than its input cannot be aligned: an error naming it
+  // (PyTorch returns inf), and zero with zero_infinity, as PyTorch.
+  EXPECT_EQ(
+      f({2, 5, 4, 3}, tl, 0),
+      "[ctc_loss] target 0 has 3 labels but its input only 2 frames: no "
+      "alignment exists (the loss would be inf; pass zero_infinity=true to "
+      "count such samples as zero)");
   Tensor loss = nn::functional::ctc_loss(
-      lp, targets, std::vector<int64_t>{2, 5, 4, 3}, tl, 0, Reduction::None);
-  EXPECT_TRUE(std::isinf(loss.select(0, 0).item<double>()));
+      lp,
+      targets,
+      std::vector<int64_t>{2, 5, 4, 3},
+      tl,
+      0,
+      Reduction::None,
+      /*zero_infinity=*/true);
+  EXPECT_EQ(loss.select(0, 0).item<double>(), 0.0);
 }
 
 } // namespace
