@@ -91,6 +91,10 @@ struct CharModel : nn::Module {
 
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
+  // The deterministic variants: the embedding's backward adds rows with
+  // index_add_, whose fast variant adds from several threads in any order
+  // (`ditto verify --threads 1,2 -- ditto_char_lstm` named it).
+  ditto::use_deterministic_algorithms(true);
   std::ifstream in(args.text, std::ios::binary);
   if (!in) {
     std::fprintf(stderr, "cannot read %s\n", args.text.c_str());
