@@ -109,6 +109,11 @@ TEST_F(Verify, FailingAndMissingProgramsExitWithOne) {
   EXPECT_NE(
       missing.err.find("cannot run '/nonexistent/program'"), std::string::npos)
       << missing.err;
+  // A program that does not link ditto writes no trace.
+  Result untraced = verify("--runs 2 -- /bin/true");
+  EXPECT_EQ(untraced.code, 1);
+  EXPECT_NE(untraced.err.find("does the program link ditto"), std::string::npos)
+      << untraced.err;
   Result crash = verify("--runs 2 -- " + planted() + " crash");
   EXPECT_EQ(crash.code, 1);
   EXPECT_NE(crash.err.find("was killed by signal 6"), std::string::npos)
