@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 
+from bench_util import ditto_time
+
 OPS = ["max_pool2d", "upsample_bilinear", "grid_sample"]
 
 TORCH_CHILD = r"""
@@ -45,16 +47,6 @@ while True:
         break
 print(el / n)
 """
-
-
-def ditto_time(binary, name, min_time):
-    out = subprocess.run(
-        [binary, f"--benchmark_filter=^{name}(/real_time)?$", "--benchmark_format=json",
-         f"--benchmark_min_time={min_time}"],
-        check=True, capture_output=True, text=True).stdout
-    row = json.loads(out)["benchmarks"][0]
-    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row["time_unit"]]
-    return row["real_time"] * scale
 
 
 def torch_time(op, det, min_time):

@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from bench_util import ditto_time
+
 CASES = [("lstm", "BM_lstm_fwd_bwd", "LSTM 2x256, in 128, 32x50"),
          ("gru", "BM_gru_fwd_bwd", "GRU 2x256, in 128, 32x50"),
          ("ctc", "BM_ctc_fwd_bwd", "ctc_loss 16x200, C=30, S=40")]
@@ -52,16 +54,6 @@ while True:
         break
 print(el / n)
 """
-
-
-def ditto_time(binary, name, min_time):
-    out = subprocess.run(
-        [binary, f"--benchmark_filter=^{name}(/real_time)?$", "--benchmark_format=json",
-         f"--benchmark_min_time={min_time}"],
-        check=True, capture_output=True, text=True).stdout
-    row = json.loads(out)["benchmarks"][0]
-    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row["time_unit"]]
-    return row["real_time"] * scale
 
 
 def torch_time(which, min_time, passive):
