@@ -270,12 +270,95 @@ void fill_fused(KernelTable& t) {
     }                                   \
   };
 
-DITTO_UNARY_FUNCTOR(ExpF, math::exp(x))
 DITTO_UNARY_FUNCTOR(LogF, math::log(x))
 DITTO_UNARY_FUNCTOR(Log1pF, math::log1p(x))
 DITTO_UNARY_FUNCTOR(SqrtF, std::sqrt(x))
 DITTO_UNARY_FUNCTOR(TanhF, math::tanh(x))
-DITTO_UNARY_FUNCTOR(SigmoidF, math::sigmoid(x))
+
+// Note [Staged loops]
+// exp and sigmoid are chains of 40 to 60 dependent vector operations per
+// element. In one loop over the whole chain the out-of-order window fills
+// with operations that wait on their predecessors, and the loop runs at the
+// chain's latency rather than the core's throughput (float exp over 1M
+// elements with AVX2 on a Zen 4: 780 us; sigmoid 1370 us). So the
+// contiguous case runs each stage of math::detail::exp_parts over a block of
+// kStageBlock elements before the next, with the state between stages in
+// stack arrays that stay in L1 (the same: 580 us and 870 us). Each element
+// still goes through exactly the operations of math::exp / math::sigmoid in
+// the same order, so the bits are theirs, and the same on every capability.
+constexpr int64_t kStageBlock = 256;
+
+template <typename T>
+struct ExpStages {
+  using Int = decltype(math::detail::exp_reduce(T{}).k);
+  alignas(64) T hi[kStageBlock];
+  alignas(64) T lo[kStageBlock];
+  alignas(64) T r[kStageBlock];
+  alignas(64) T p[kStageBlock];
+  alignas(64) Int k[kStageBlock];
+
+  // exp_reduce then exp_poly of arg(x[i]) for i < m.
+  template <typename Arg>
+  void reduce_and_poly(int64_t m, const T* x, Arg arg) {
+    for (int64_t i = 0; i < m; ++i) {
+      auto a = math::detail::exp_reduce(arg(x[i]));
+      hi[i] = a.hi;
+      lo[i] = a.lo;
+      r[i] = a.r;
+      k[i] = a.k;
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      p[i] = math::detail::exp_poly(r[i]);
+    }
+  }
+
+  // exp_finish of element i (its argument v).
+  math::detail::Parts<T> finish(int64_t i, T v) const {
+    decltype(math::detail::exp_reduce(T{})) a{};
+    a.hi = hi[i];
+    a.lo = lo[i];
+    a.r = r[i];
+    a.k = k[i];
+    return math::detail::exp_finish(v, a, p[i]);
+  }
+};
+
+struct ExpF {
+  template <typename T>
+  static T apply(T x) {
+    return math::exp(x);
+  }
+  template <typename T>
+  static void block(int64_t m, T* o, const T* x) {
+    ExpStages<T> st;
+    st.reduce_and_poly(m, x, [](T v) { return v; });
+    for (int64_t i = 0; i < m; ++i) {
+      o[i] = st.finish(i, x[i]).hi;
+    }
+  }
+};
+
+struct SigmoidF {
+  template <typename T>
+  static T apply(T x) {
+    return math::sigmoid(x);
+  }
+  template <typename T>
+  static void block(int64_t m, T* o, const T* x) {
+    ExpStages<T> st;
+    auto neg_abs = [](T v) { return -math::detail::abs(v); };
+    st.reduce_and_poly(m, x, neg_abs);
+    // exp(-|x|) as hi + lo, kept in hi and lo.
+    for (int64_t i = 0; i < m; ++i) {
+      math::detail::Parts<T> e = st.finish(i, neg_abs(x[i]));
+      st.hi[i] = e.hi;
+      st.lo[i] = e.lo;
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      o[i] = math::sigmoid_finish(x[i], st.hi[i], st.lo[i]);
+    }
+  }
+};
 
 // Note [erf]: in double, whatever the dtype (float rounds the double
 // result once). |x| <= 3.5: the series of positive terms
@@ -352,6 +435,15 @@ template <typename Op, typename T>
 void unary_loop(int64_t n, char* out, const char* a, int64_t so, int64_t sa) {
   T* o = reinterpret_cast<T*>(out);
   const T* x = reinterpret_cast<const T*>(a);
+  if constexpr (requires { Op::block(n, o, x); }) {
+    if (so == 1 && sa == 1) {
+      // Note [Staged loops]
+      for (int64_t i = 0; i < n; i += kStageBlock) {
+        Op::block(std::min(kStageBlock, n - i), o + i, x + i);
+      }
+      return;
+    }
+  }
   if (so == 1 && sa == 1) {
     for (int64_t i = 0; i < n; ++i) {
       o[i] = Op::apply(x[i]);

@@ -443,29 +443,55 @@ DITTO_MATH_INLINE T pow_fixup(T x, T y, T r) {
 // exp(x) as hi + lo: hi is the correctly scaled, once-rounded result and lo
 // the exact error of its final addition (scaled the same way, may flush to
 // zero for tiny results). exp() uses hi only; sigmoid uses both.
+//
+// It is computed in three stages, exp_reduce, exp_poly and exp_finish, which
+// exp_parts runs one after the other. Kernels may instead run each stage
+// over a block of elements before the next (Note [Staged loops] in
+// cpu_kernels.cpp): the operations, and so the bits, are the same.
 template <class T>
 struct Parts {
   T hi, lo;
 };
 
-DITTO_MATH_INLINE Parts<float> exp_parts(float x) {
+DITTO_MATH_INLINE ReducedF exp_reduce(float x) {
   // Outside [-104, 89] the result is 0 or inf; clamping keeps k in range and
   // the final scaling produces the 0 / inf itself.
   float xc = select(x > 89.0f, 89.0f, x);
   xc = select(xc < -104.0f, -104.0f, xc);
   xc = select(x != x, 0.0f, xc);
-  ReducedF a = reduce_ln2(xc, kLn2HiF, kLn2LoF);
-  // exp(r) = 1 + r + r^2 P(r) with P Taylor's series up to r^5 (truncation
-  // below 2^-27 of the result for |r| <= ln2/2). A polynomial rather than
-  // fdlibm's rational form: a vector division costs as much as the rest.
-  float p = (a.r * a.r) *
-      horner(a.r,
+  return reduce_ln2(xc, kLn2HiF, kLn2LoF);
+}
+
+DITTO_MATH_INLINE ReducedD exp_reduce(double x) {
+  double xc = select(x > 710.0, 710.0, x);
+  xc = select(xc < -746.0, -746.0, xc);
+  xc = select(x != x, 0.0, xc);
+  return reduce_ln2(xc);
+}
+
+// float: r^2 P(r) with P Taylor's series up to r^5 (truncation below 2^-27
+// of the result for |r| <= ln2/2). A polynomial rather than fdlibm's
+// rational form: a vector division costs as much as the rest.
+DITTO_MATH_INLINE float exp_poly(float r) {
+  return (r * r) *
+      horner(r,
              0.5f,
              float(1.0 / 6),
              float(1.0 / 24),
              float(1.0 / 120),
              float(1.0 / 720),
              float(1.0 / 5040));
+}
+
+// double: fdlibm's c = r - r^2 P(r^2).
+DITTO_MATH_INLINE double exp_poly(double r) {
+  double z = r * r;
+  return r - z * horner(z, kExpP1D, kExpP2D, kExpP3D, kExpP4D, kExpP5D);
+}
+
+// x is exp's argument (only a NaN is looked at), a its reduction and p
+// exp_poly(a.r).
+DITTO_MATH_INLINE Parts<float> exp_finish(float x, const ReducedF& a, float p) {
   // 1 + hi is s + s_err exactly; the small terms are added last and the
   // error of that final addition is kept (|s| > |tail|).
   float s = 1.0f + a.hi;
@@ -479,13 +505,9 @@ DITTO_MATH_INLINE Parts<float> exp_parts(float x) {
   return out;
 }
 
-DITTO_MATH_INLINE Parts<double> exp_parts(double x) {
-  double xc = select(x > 710.0, 710.0, x);
-  xc = select(xc < -746.0, -746.0, xc);
-  xc = select(x != x, 0.0, xc);
-  ReducedD a = reduce_ln2(xc);
-  double z = a.r * a.r;
-  double c = a.r - z * horner(z, kExpP1D, kExpP2D, kExpP3D, kExpP4D, kExpP5D);
+DITTO_MATH_INLINE Parts<double> exp_finish(double x,
+                                           const ReducedD& a,
+                                           double c) {
   double b = (a.lo - (a.r * c) / (2.0 - c)) - a.hi;
   double y = 1.0 - b;
   double y_err = (1.0 - y) - b;
@@ -493,6 +515,12 @@ DITTO_MATH_INLINE Parts<double> exp_parts(double x) {
   out.hi = select(x != x, x, scale2(y, a.k));
   out.lo = scale2(y_err, a.k);
   return out;
+}
+
+template <class T>
+DITTO_MATH_INLINE Parts<T> exp_parts(T x) {
+  auto a = exp_reduce(x);
+  return exp_finish(x, a, exp_poly(a.r));
 }
 
 } // namespace detail
@@ -767,32 +795,30 @@ DITTO_MATH_INLINE double tanh(double x) {
 // num = e (x < 0), num / (1 + e) ~ q + (num_lo - q * d_err) / d with
 // q = num_hi / d. Only the final division and e's own small error remain;
 // the negative tail keeps full relative accuracy down to subnormals.
-DITTO_MATH_INLINE float sigmoid(float x) {
+// sigmoid_finish is the last stage, after exp_parts(-|x|).
+template <class T>
+DITTO_MATH_INLINE T sigmoid_finish(T x, T e_hi, T e_lo) {
   using namespace detail;
-  Parts<float> e = exp_parts(-abs(x));
-  float d = 1.0f + e.hi;
-  float d_err = ((1.0f - d) + e.hi) + e.lo;
-  bool pos = x >= 0.0f;
-  float num = select(pos, 1.0f, e.hi);
-  float q = num / d; // NaN propagates from e
-  float num_err = select(pos, 0.0f, e.lo);
+  T d = T(1) + e_hi;
+  T d_err = ((T(1) - d) + e_hi) + e_lo;
+  bool pos = x >= T(0);
+  T num = select(pos, T(1), e_hi);
+  T q = num / d; // NaN propagates from e
+  T num_err = select(pos, T(0), e_lo);
   // 1/d is q itself (x >= 0) or 1 - q (x < 0, since e/d = 1 - 1/d): no
   // second division for the small correction term.
-  float inv_d = select(pos, q, 1.0f - q);
+  T inv_d = select(pos, q, T(1) - q);
   return q + (num_err - q * d_err) * inv_d;
 }
 
+DITTO_MATH_INLINE float sigmoid(float x) {
+  detail::Parts<float> e = detail::exp_parts(-detail::abs(x));
+  return sigmoid_finish(x, e.hi, e.lo);
+}
+
 DITTO_MATH_INLINE double sigmoid(double x) {
-  using namespace detail;
-  Parts<double> e = exp_parts(-abs(x));
-  double d = 1.0 + e.hi;
-  double d_err = ((1.0 - d) + e.hi) + e.lo;
-  bool pos = x >= 0.0;
-  double num = select(pos, 1.0, e.hi);
-  double q = num / d;
-  double num_err = select(pos, 0.0, e.lo);
-  double inv_d = select(pos, q, 1.0 - q);
-  return q + (num_err - q * d_err) * inv_d;
+  detail::Parts<double> e = detail::exp_parts(-detail::abs(x));
+  return sigmoid_finish(x, e.hi, e.lo);
 }
 
 // ---------------------------------------------------------------------------
