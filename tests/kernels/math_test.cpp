@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "ditto/ditto.h"
 #include "ditto/kernels/cpu/math.h"
+#include "tests/cpu_caps.h"
 
 namespace {
 
@@ -789,5 +791,98 @@ TEST(MathDoubleTest, PowSpecialValues) {
 }
 
 #undef CASE
+
+template <class T>
+using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+
+// Note [Staged loops] in cpu_kernels.cpp: the contiguous exp and sigmoid
+// kernels run the stages of exp_parts over blocks; every element must still
+// get the bits of the one-element functions here, on every capability,
+// including NaN payloads, the partial last block and the strided path.
+template <class T>
+std::vector<T> staged_inputs(Bits<T> (*bits_at)(uint64_t), uint64_t n) {
+  std::vector<T> xs;
+  for (uint64_t i = 0; i < n; ++i) {
+    xs.push_back(std::bit_cast<T>(bits_at(i)));
+  }
+  using L = std::numeric_limits<T>;
+  for (T v :
+       {T(0),           -T(0),           L::infinity(),   -L::infinity(),
+        L::quiet_NaN(), -L::quiet_NaN(), L::denorm_min(), -L::denorm_min(),
+        L::min(),       L::max(),        -L::max(),       T(88.72),
+        T(89),          T(-104),         T(-103.9),       T(709.78),
+        T(710),         T(-746),         T(-745.1),       T(1e-30),
+        T(-1e-30)}) {
+    xs.push_back(v);
+  }
+  return xs; // not a multiple of the 256-element block
+}
+
+template <class T>
+void expect_staged_bits(
+    const std::vector<T>& xs,
+    const char* name,
+    ditto::Tensor (*op)(const ditto::Tensor&),
+    T (*one)(T)) {
+  using ditto::Tensor;
+  const int64_t n = int64_t(xs.size());
+  Tensor x = ditto::empty({n}, ditto::dtype_of<T>);
+  std::copy(xs.begin(), xs.end(), x.data_ptr<T>());
+  // Every element twice side by side: column 0 is a stride-2 view.
+  Tensor wide = ditto::stack({x, x}, 1);
+  const ditto::CpuCapability before = ditto::get_cpu_capability();
+  for (ditto::CpuCapability c : ditto::test::testable_capabilities()) {
+    ditto::set_cpu_capability(c);
+    Tensor staged = op(x);
+    Tensor strided = op(wide.select(1, 0));
+    const T* a = staged.data_ptr<T>();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T want = one(xs[size_t(i)]);
+      // (item() would go through double and quiet a signaling NaN.)
+      const T b = strided.data_ptr<T>()[i * strided.stride(0)];
+      if (std::bit_cast<Bits<T>>(a[i]) != std::bit_cast<Bits<T>>(want) ||
+          std::bit_cast<Bits<T>>(b) != std::bit_cast<Bits<T>>(want)) {
+        if (++wrong <= 5) {
+          ADD_FAILURE() << name << " on " << ditto::cpu_capability_name(c)
+                        << std::hex
+                        << " at x = " << std::bit_cast<Bits<T>>(xs[size_t(i)])
+                        << ": staged " << std::bit_cast<Bits<T>>(a[i])
+                        << ", strided " << std::bit_cast<Bits<T>>(b)
+                        << ", one element " << std::bit_cast<Bits<T>>(want);
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0) << name << " on " << ditto::cpu_capability_name(c);
+  }
+  ditto::set_cpu_capability(before);
+}
+
+TEST(StagedLoops, FloatExpAndSigmoidGiveTheOneElementBits) {
+  // Every 4099th bit pattern: all exponents, both signs, NaN payloads.
+  std::vector<float> xs = staged_inputs<float>(
+      [](uint64_t i) { return uint32_t(i * 4099u); },
+      (uint64_t(1) << 32) / 4099);
+  expect_staged_bits<float>(xs, "exp", ditto::exp, call::exp<float>);
+  expect_staged_bits<float>(
+      xs, "sigmoid", ditto::sigmoid, call::sigmoid<float>);
+}
+
+TEST(StagedLoops, DoubleExpAndSigmoidGiveTheOneElementBits) {
+  // Random bit patterns, then values spread over exp's whole range.
+  std::vector<double> xs = staged_inputs<double>(
+      [](uint64_t i) {
+        uint64_t z = (i + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ull;
+        return z ^ (z >> 29);
+      },
+      100000);
+  for (int i = 0; i < 100000; ++i) {
+    xs.push_back(-750.0 + 1460.0 * double(i) / 100000.0);
+  }
+  expect_staged_bits<double>(xs, "exp", ditto::exp, call::exp<double>);
+  expect_staged_bits<double>(
+      xs, "sigmoid", ditto::sigmoid, call::sigmoid<double>);
+}
 
 } // namespace

@@ -505,9 +505,10 @@ DITTO_MATH_INLINE Parts<float> exp_finish(float x, const ReducedF& a, float p) {
   return out;
 }
 
-DITTO_MATH_INLINE Parts<double> exp_finish(double x,
-                                           const ReducedD& a,
-                                           double c) {
+DITTO_MATH_INLINE Parts<double> exp_finish(
+    double x,
+    const ReducedD& a,
+    double c) {
   double b = (a.lo - (a.r * c) / (2.0 - c)) - a.hi;
   double y = 1.0 - b;
   double y_err = (1.0 - y) - b;
