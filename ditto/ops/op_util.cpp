@@ -128,7 +128,7 @@ void run_loop(
     }
   }
   const int64_t ndim = int64_t(sizes.size());
-  parallel_for(0, numel, kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+  parallel_for(0, numel, elementwise_grain(numel), [&](int64_t b, int64_t e) {
     // Multi-index of b, innermost first.
     int64_t idx[64];
     DITTO_ASSERT(ndim <= 64);

@@ -219,7 +219,7 @@ Tensor flip(const Tensor& a, const IntList& dims) {
   const size_t es = a.element_size();
   const char* in = static_cast<const char*>(src.raw_data());
   char* o = static_cast<char*>(out.raw_data());
-  parallel_for(0, n, kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+  parallel_for(0, n, detail::elementwise_grain(n), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       int64_t rem = i, j = 0;
       for (int64_t d = 0; d < nd; ++d) {
@@ -346,7 +346,10 @@ Tensor pad(
   const char* in = static_cast<const char*>(src.raw_data());
   char* o = static_cast<char*>(out.raw_data());
   parallel_for(
-      0, out.numel(), kernels::kElementwiseGrain, [&](int64_t b, int64_t e) {
+      0,
+      out.numel(),
+      detail::elementwise_grain(out.numel()),
+      [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
           int64_t rem = i, j = 0;
           for (int64_t d = 0; d < nd; ++d) {

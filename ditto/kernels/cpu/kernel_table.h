@@ -152,7 +152,8 @@ const KernelTable& kernel_table(CpuCapability c);
 // Number of elements each reduction chunk covers. Part of the definition of
 // every reduction's result: changing it changes bits. See Note [Fixed chunks].
 inline constexpr int64_t kReduceGrain = 16384;
-// Chunk size of elementwise loops (does not affect results).
+// Smallest chunk of an elementwise loop (chunking does not affect results);
+// see elementwise_grain in ditto/ops/op_util.h.
 inline constexpr int64_t kElementwiseGrain = 32768;
 
 } // namespace ditto::kernels
