@@ -264,6 +264,17 @@ TEST_F(Verify, ReadTraceRefusesWhatIsNotAWholeTrace) {
       ":2: not a trace record");
   expect_error("", "empty");
   expect_error("{\"something\":1}\n", "not a ditto trace");
+  // Integer fields holding floats or values past int64 (fuzz_trace found a
+  // version of 8.9e79, converted with undefined behaviour before).
+  expect_error("{\"ditto_trace\":8.9e79}\n", "not a ditto trace");
+  expect_error(
+      text.substr(0, second) + "{\"i\":1e300,\"op\":\"x\"}\n" +
+          text.substr(second),
+      ":2: not a trace record (not a 64-bit integer");
+  expect_error(
+      text.substr(0, second) + "{\"i\":18446744073709551615}\n" +
+          text.substr(second),
+      ":2: not a trace record (not a 64-bit integer");
 }
 
 TEST(TraceCompare, StructuralAndValueDivergences) {
