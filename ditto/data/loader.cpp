@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ditto/core/json_int.h"
 #include "ditto/core/parallel.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/shape_ops.h"
@@ -688,12 +689,12 @@ LoaderState LoaderState::from_json(const std::string& text) {
     nlohmann::json j = nlohmann::json::parse(text);
     DITTO_CHECK(
         j.value("format", "") == "ditto.LoaderState" &&
-            j.value("version", 0) == 1,
+            j.value("version", nlohmann::json()) == 1,
         ValueError,
         name,
         "not a ditto.LoaderState of version 1");
-    s.epoch = j.at("epoch").get<int64_t>();
-    s.batches = j.at("batches").get<int64_t>();
+    s.epoch = detail::json_int(j.at("epoch"));
+    s.batches = detail::json_int(j.at("batches"));
     s.epoch_done = j.at("epoch_done").get<bool>();
     s.base_seed = std::stoull(j.at("base_seed").get<std::string>());
     const std::string mode = j.at("seed_mode").get<std::string>();

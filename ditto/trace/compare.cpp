@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ditto/core/error.h"
+#include "ditto/core/json_int.h"
 
 namespace ditto::trace {
 namespace {
@@ -35,30 +36,6 @@ double json_value(const json& v) {
   throw std::invalid_argument("not a value: " + s);
 }
 
-// An integer field. nlohmann's get<int64_t> converts a float or a too large
-// unsigned value with a cast, undefined out of range (fuzz_trace found
-// 8.9e79 as the version), so anything but an int64 is refused here.
-int64_t json_int(const json& v) {
-  if (!v.is_number_integer() ||
-      (v.is_number_unsigned() &&
-       v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))) {
-    throw std::invalid_argument("not a 64-bit integer: " + v.dump());
-  }
-  return v.get<int64_t>();
-}
-
-std::vector<int64_t> json_ints(const json& a) {
-  if (!a.is_array()) {
-    throw std::invalid_argument("not an array: " + a.dump());
-  }
-  std::vector<int64_t> out;
-  out.reserve(a.size());
-  for (const json& v : a) {
-    out.push_back(json_int(v));
-  }
-  return out;
-}
-
 std::vector<double> json_values(const json& a) {
   std::vector<double> out;
   out.reserve(a.size());
@@ -70,7 +47,7 @@ std::vector<double> json_values(const json& a) {
 
 TracedOutput parse_output(const json& j) {
   TracedOutput o;
-  o.shape = json_ints(j.at("shape"));
+  o.shape = detail::json_ints(j.at("shape"));
   o.dtype = j.at("dtype").get<std::string>();
   o.fingerprint = j.at("fp").get<std::string>();
   o.sample = json_values(j.at("sample"));
@@ -193,7 +170,7 @@ std::vector<TraceRecord> parse_trace(
         DITTO_CHECK(
             j.is_object() && j.contains("ditto_trace") &&
                 j["ditto_trace"].is_number_integer() &&
-                json_int(j["ditto_trace"]) == 1,
+                detail::json_int(j["ditto_trace"]) == 1,
             ValueError,
             "read_trace",
             path,
@@ -203,14 +180,14 @@ std::vector<TraceRecord> parse_trace(
       }
       if (j.contains("end")) {
         DITTO_CHECK(
-            json_int(j.at("records")) == int64_t(records.size()),
+            detail::json_int(j.at("records")) == int64_t(records.size()),
             ValueError,
             "read_trace",
             path,
             ":",
             line_no,
             ": the end line counts ",
-            json_int(j.at("records")),
+            detail::json_int(j.at("records")),
             " records, the file has ",
             records.size());
         if (registry != nullptr) {
@@ -228,7 +205,7 @@ std::vector<TraceRecord> parse_trace(
         continue;
       }
       TraceRecord r;
-      r.index = json_int(j.at("i"));
+      r.index = detail::json_int(j.at("i"));
       DITTO_CHECK(
           r.index == int64_t(records.size()),
           ValueError,
@@ -243,7 +220,7 @@ std::vector<TraceRecord> parse_trace(
           " was expected");
       r.op = j.at("op").get<std::string>();
       r.phase = j.at("phase").get<std::string>();
-      r.step = json_int(j.at("step"));
+      r.step = detail::json_int(j.at("step"));
       r.module = j.value("module", "");
       r.type = j.value("type", "");
       for (const json& o : j.at("out")) {

@@ -17,6 +17,7 @@
 #include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/file_io.h"
+#include "ditto/core/json_int.h"
 #include "ditto/core/parallel.h"
 #include "ditto/data/transforms.h"
 #include "ditto/determinism/context.h"
@@ -101,8 +102,8 @@ json epoch_json_value(const EpochRecord& e) {
 
 EpochRecord epoch_from_json(const json& j) {
   EpochRecord e;
-  e.epoch = j.at("epoch").get<int64_t>();
-  e.step = j.at("step").get<int64_t>();
+  e.epoch = detail::json_int(j.at("epoch"));
+  e.step = detail::json_int(j.at("step"));
   e.seconds = j.at("seconds").get<double>();
   e.fingerprint = parse_hex64(
       j.at("fingerprint").get<std::string>(), "history fingerprint");
@@ -886,11 +887,11 @@ CheckpointProgress read_train_state(
         settings.is_object(), ValueError, kOp, "settings: not an object");
     p.settings_json = settings.dump();
     const json progress = json::parse(meta("progress"));
-    p.step = progress.at("step").get<int64_t>();
-    p.epoch = progress.at("epoch").get<int64_t>();
+    p.step = detail::json_int(progress.at("step"));
+    p.epoch = detail::json_int(progress.at("epoch"));
     p.epoch_loss_sum = from_exact(
         progress.at("epoch_loss_sum").get<std::string>(), "progress");
-    p.epoch_loss_count = progress.at("epoch_loss_count").get<int64_t>();
+    p.epoch_loss_count = detail::json_int(progress.at("epoch_loss_count"));
     p.epoch_seconds = progress.at("epoch_seconds").get<double>();
     DITTO_CHECK(
         p.step >= 0 && p.epoch >= 0 && p.epoch_loss_count >= 0 &&

@@ -270,11 +270,11 @@ TEST_F(Verify, ReadTraceRefusesWhatIsNotAWholeTrace) {
   expect_error(
       text.substr(0, second) + "{\"i\":1e300,\"op\":\"x\"}\n" +
           text.substr(second),
-      ":2: not a trace record (not a 64-bit integer");
+      "not a 64-bit integer");
   expect_error(
       text.substr(0, second) + "{\"i\":18446744073709551615}\n" +
           text.substr(second),
-      ":2: not a trace record (not a 64-bit integer");
+      "not a 64-bit integer");
 }
 
 TEST(TraceCompare, StructuralAndValueDivergences) {

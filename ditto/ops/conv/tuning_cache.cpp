@@ -75,9 +75,10 @@ bool load_tuning_cache(const std::string& path) {
     if (j.value("format", "") != "ditto.conv_tuning_cache") {
       return reject("not a ditto conv tuning cache");
     }
-    if (j.value("version", 0) != 1) {
-      return reject(
-          "unsupported version " + std::to_string(j.value("version", 0)));
+    // (Compared as JSON: value<int> of a float would be undefined.)
+    const nlohmann::json version = j.value("version", nlohmann::json());
+    if (version != 1) {
+      return reject("unsupported version " + version.dump());
     }
     const std::string cap = j.at("cpu_capability").get<std::string>();
     if (cap != cpu_capability_name(get_cpu_capability())) {
