@@ -168,9 +168,7 @@ std::vector<TraceRecord> parse_trace(
       const json j = json::parse(line);
       if (!header) {
         DITTO_CHECK(
-            j.is_object() && j.contains("ditto_trace") &&
-                j["ditto_trace"].is_number_integer() &&
-                detail::json_int(j["ditto_trace"]) == 1,
+            j.is_object() && j.value("ditto_trace", json()) == 1,
             ValueError,
             "read_trace",
             path,
