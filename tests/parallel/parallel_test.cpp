@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -170,7 +171,14 @@ TEST_F(Parallel, ResizingWhileSeveralUserThreadsRunOpsIsSafe) {
   for (int k = 0; k < 3; ++k) {
     users.emplace_back(loop, k);
   }
-  for (int i = 0; i < 60; ++i) {
+  // At least 60 resizes, and on until the users have run a few ops while
+  // they happen (on a loaded 2-core machine 60 yields could all pass before
+  // the users ran more than 2), within 10 s.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int i = 0; i < 60 ||
+       (runs.load() <= 12 && std::chrono::steady_clock::now() < deadline);
+       ++i) {
     set_num_threads(1 + i % 4);
     std::this_thread::yield();
   }
