@@ -1,5 +1,6 @@
 #include "ditto/core/parallel.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cfenv>
 #include <chrono>
@@ -56,12 +57,40 @@ bool spin_until(Pred pred) {
   }
 }
 
+// Note [Chunks keep their thread]
+// A job's chunks are dealt out in contiguous ranges, one per thread of the
+// pool (thread t owns chunks [t n / T, (t + 1) n / T)). Each thread runs its
+// own range first, in order, then takes what is left of the others' ranges.
+// Consecutive ops over the same tensors then give each thread the same parts
+// as last time, still in its caches: the memory a chunk writes is not
+// modified in another core's cache. Taking chunks in turn from one counter
+// instead sent every line across cores on each call: a forward convolution of
+// 64 images ran 8.5 us per image on one thread and on two threads alike,
+// 4 to 5 with the ranges. Which thread runs a chunk never changes a result
+// (chunks are fixed by the caller), only where its memory is.
+struct alignas(64) ChunkRange {
+  std::atomic<int64_t> next{0};
+  int64_t end = 0;
+};
+
 // One parallel_chunks call. Workers that wake after every chunk is taken
 // only touch the counters, which live as long as any thread holds the job.
 struct Job {
+  Job(int64_t chunks, int threads)
+      : num_chunks(chunks),
+        num_ranges(threads),
+        ranges(new ChunkRange[threads]) {
+    // The first chunks % threads ranges have one chunk more.
+    const int64_t q = chunks / threads, r = chunks % threads;
+    for (int t = 0; t < threads; ++t) {
+      ranges[t].next.store(q * t + std::min<int64_t>(t, r));
+      ranges[t].end = q * (t + 1) + std::min<int64_t>(t + 1, r);
+    }
+  }
   const std::function<void(int64_t)>* fn = nullptr;
-  int64_t num_chunks = 0;
-  std::atomic<int64_t> next{0};
+  const int64_t num_chunks;
+  const int num_ranges;
+  std::unique_ptr<ChunkRange[]> ranges;
   std::atomic<int64_t> done{0};
   // Lowest chunk that has failed so far; chunks above it are skipped, chunks
   // below it still run, so the error reported is the lowest failing chunk's
@@ -79,7 +108,7 @@ class ThreadPool {
   explicit ThreadPool(int num_threads) : num_threads_(num_threads) {
     try {
       for (int i = 1; i < num_threads; ++i) {
-        workers_.emplace_back([this] { worker_loop(); });
+        workers_.emplace_back([this, i] { worker_loop(i); });
       }
     } catch (...) {
       stop_and_join(); // threads already started must not be left joinable
@@ -101,16 +130,15 @@ class ThreadPool {
     if (!run_lock.owns_lock()) {
       return false;
     }
-    auto job = std::make_shared<Job>();
+    auto job = std::make_shared<Job>(num_chunks, num_threads_);
     job->fn = &fn;
-    job->num_chunks = num_chunks;
     {
       std::lock_guard<std::mutex> lock(mu_);
       job_ = job;
       generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
-    work(*job);
+    work(*job, 0);
     auto finished = [&] {
       return job->done.load(std::memory_order_acquire) == num_chunks;
     };
@@ -137,7 +165,8 @@ class ThreadPool {
     workers_.clear();
   }
 
-  void worker_loop() {
+  // Worker `slot` owns range `slot` of each job (the caller owns range 0).
+  void worker_loop(int slot) {
     uint64_t seen = 0;
     for (;;) {
       spin_until([&] {
@@ -155,37 +184,45 @@ class ThreadPool {
         seen = generation_.load();
         job = job_;
       }
-      work(*job);
+      work(*job, slot);
     }
   }
 
-  void work(Job& job) {
+  // Runs range `slot` of the job, then the rest of the other ranges.
+  void work(Job& job, int slot) {
     FpEnvGuard fp;
     bool was = tls_in_parallel;
     tls_in_parallel = true;
-    for (;;) {
-      int64_t c = job.next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= job.num_chunks) {
-        break;
-      }
-      if (c < job.first_error.load(std::memory_order_relaxed)) {
-        try {
-          (*job.fn)(c);
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(job.error_mu);
-          if (c < job.first_error.load(std::memory_order_relaxed)) {
-            job.first_error.store(c, std::memory_order_relaxed);
-            job.error = std::current_exception();
-          }
+    for (int k = 0; k < job.num_ranges; ++k) {
+      ChunkRange& r = job.ranges[(slot + k) % job.num_ranges];
+      for (;;) {
+        int64_t c = r.next.fetch_add(1, std::memory_order_relaxed);
+        if (c >= r.end) {
+          break;
         }
-      }
-      if (job.done.fetch_add(1, std::memory_order_acq_rel) + 1 ==
-          job.num_chunks) {
-        std::lock_guard<std::mutex> lock(mu_);
-        done_cv_.notify_all();
+        run_chunk(job, c);
       }
     }
     tls_in_parallel = was;
+  }
+
+  void run_chunk(Job& job, int64_t c) {
+    if (c < job.first_error.load(std::memory_order_relaxed)) {
+      try {
+        (*job.fn)(c);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(job.error_mu);
+        if (c < job.first_error.load(std::memory_order_relaxed)) {
+          job.first_error.store(c, std::memory_order_relaxed);
+          job.error = std::current_exception();
+        }
+      }
+    }
+    if (job.done.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+        job.num_chunks) {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_cv_.notify_all();
+    }
   }
 
   const int num_threads_;

@@ -71,6 +71,44 @@ TEST_F(Parallel, UsesSeveralThreads) {
   EXPECT_EQ(ids.size(), 2u);
 }
 
+// Note [Chunks keep their thread]: thread t runs range t of the chunks
+// first, so consecutive ops over the same tensors find their parts in the
+// same core's caches. Each chunk here takes 2 ms, so a worker that wakes
+// within 60 ms takes its own range before the caller can reach it.
+TEST_F(Parallel, EachThreadRunsItsOwnRangeFirst) {
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  std::vector<std::thread::id> who(64);
+  parallel_chunks(64, [&](int64_t c) {
+    who[size_t(c)] = std::this_thread::get_id();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  });
+  int caller_first = 0, worker_second = 0;
+  for (size_t c = 0; c < 64; ++c) {
+    (c < 32 ? caller_first : worker_second) +=
+        c < 32 ? who[c] == caller : who[c] != caller;
+  }
+  // Taking chunks in turn would split each half about evenly; only the
+  // last chunk or two of a range can go to the other thread.
+  EXPECT_GE(caller_first, 29);
+  EXPECT_GE(worker_second, 29);
+  EXPECT_EQ(who[0], caller);
+}
+
+// A thread whose range is done takes chunks from the others' ranges.
+TEST_F(Parallel, AThreadWithItsRangeDoneTakesOthersChunks) {
+  set_num_threads(2);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> caller_slow{0};
+  parallel_chunks(64, [&](int64_t c) {
+    if (c >= 32) { // the worker's range is the slow one
+      caller_slow += std::this_thread::get_id() == caller;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  EXPECT_GE(caller_slow.load(), 4);
+}
+
 TEST_F(Parallel, NestedCallsRunInline) {
   set_num_threads(2);
   std::atomic<int> total{0};
