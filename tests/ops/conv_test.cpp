@@ -66,6 +66,11 @@ const std::vector<Cfg> kCfgs = {
     {3, 1, 8, 8, 16, 3, 3, 1, 1, 1, 1}, // thin weight gradient (9 taps < 16)
     {2, 16, 7, 9, 12, 3, 3, 1, 1, 1, 1}, // 144 taps, stride 1: implicit im2col
     {1, 32, 9, 8, 6, 3, 2, 1, 2, 2, 2}, // implicit, dilation 2, groups 2
+    // Implicit with padding wider than the kernel reaches (rows wider than
+    // the padded input's, Note [Implicit im2col]) and with none.
+    {1, 64, 6, 5, 4, 1, 1, 1, 2, 1, 1},
+    {2, 8, 7, 6, 5, 3, 3, 1, 3, 1, 1},
+    {1, 16, 6, 7, 3, 3, 3, 1, 0, 1, 1},
 };
 
 class Conv : public ::testing::Test {

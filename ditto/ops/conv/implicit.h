@@ -4,6 +4,7 @@
 // copy), used by the forward and, with the kernel flipped, by the input
 // gradient. Not installed.
 
+#include <algorithm>
 #include <vector>
 
 #include "ditto/core/parallel.h"
@@ -13,7 +14,7 @@ namespace ditto::detail::conv {
 
 // Note [Implicit im2col]
 // With stride 1, the im2col matrix needs no copy: pad the image into a
-// buffer with rows wp = w + 2 pw apart, and the row of tap (ci, ki, kj) is
+// buffer with rows wp = w + pw apart, and the row of tap (ci, ki, kj) is
 // that buffer shifted by ((ci hp + ki dh) wp + kj dw) at the output
 // position y wp + x. The GEMM reads B through those row offsets
 // (GemmArgs::b_row_offsets) over oh * wp columns, of which the last
@@ -21,6 +22,12 @@ namespace ditto::detail::conv {
 // chain over (ci, ki, kj), with the same zeros for the padding, as with
 // explicit columns: the same bits, without writing and re-reading
 // kk * oh * ow values per sample.
+// The pw zero columns between two rows serve as the right padding of one
+// and the left padding of the next (a window reaches at most pw columns
+// past either edge), so each output row costs wp - ow = (kw - 1) dw - pw
+// thrown-away columns (none when the padding is wider than the kernel
+// reaches; rows are then ow wide), not 2 pw more: 14 x 15 columns instead
+// of 14 x 16 for a 3 x 3 kernel on 14 x 14, 6% less GEMM work.
 struct Padded {
   int64_t hp, wp, size; // rows, row length, values (with slack)
   std::vector<int64_t> taps; // row offset of tap (ci, ki, kj)
@@ -42,7 +49,9 @@ inline Padded padded(
     bool flipped = false) {
   Padded p;
   p.hp = h + 2 * top;
-  p.wp = w + 2 * left;
+  // One run of zeros between rows (Note [Implicit im2col]), and at least
+  // the output row's width ow = w + 2 left - (kw - 1) dw.
+  p.wp = w + std::max(left, 2 * left - (kw - 1) * dw);
   // The last tap's junk columns read up to (kw - 1) dw past the last plane.
   p.size = channels * p.hp * p.wp + (kw - 1) * dw;
   p.taps.reserve(size_t(channels * kh * kw));
