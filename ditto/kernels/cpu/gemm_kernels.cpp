@@ -651,6 +651,19 @@ T* scratch(std::vector<T>& buf, size_t n) {
   return buf.data();
 }
 
+// Row tiles up to which a sliver of B given by row offsets (the implicit
+// convolutions) is read in place rather than packed. Packing pays only when
+// enough tiles reuse the sliver: with AVX-512, conv backward input (4 tiles)
+// was 6% faster in place and the forward (8 tiles) 12% slower; with AVX2 the
+// 6-row tiles run longer per sliver, and in place was faster up to 11 tiles
+// (Zen 4, 64 samples of 14 x 14: backward input 32 x 576, 8 tiles, 3.3 to
+// 3.0 ms; forward 64 x 288, 11 tiles, 4% faster).
+#if defined(__AVX2__) && !defined(__AVX512F__)
+constexpr int64_t kInPlaceTiles = 12;
+#else
+constexpr int64_t kInPlaceTiles = 4;
+#endif
+
 // Rows of A packed at a time: the packed block (kBlockRows x kMaxKC, 192
 // or 288 KiB of float32) stays in L2 while the slivers of B stream past
 // it. A multiple of every register tile's MR.
@@ -695,11 +708,10 @@ void gemm_tile_rows(
   // through a local MR x NR tile.
   T edge[MR * NR];
   // B rows at offsets with unit column stride are read in place when few
-  // row tiles share each sliver (packing, 4 to 8 accesses per value, pays
-  // only with more: conv backward input, 4 tiles, 6% faster in place;
-  // forward, 8 tiles, 12% slower), except for a last partial sliver (whose
-  // row ends the buffer may not have).
-  const bool in_place = g.b_row_offsets && g.b_cs == 1 && mc <= 4 * MR;
+  // row tiles share each sliver (kInPlaceTiles), except for a last partial
+  // sliver (whose row ends the buffer may not have).
+  const bool in_place =
+      g.b_row_offsets && g.b_cs == 1 && mc <= kInPlaceTiles * MR;
   const int64_t full = in_place ? nc / NR * NR : 0;
   const T* b = static_cast<const T*>(g.b);
   for (int64_t p0 = 0; p0 < g.k; p0 += depth) {
