@@ -15,9 +15,17 @@ namespace {
 
 // ---- backward weight: grad_w [o, cg, kh, kw].
 
-// Samples per chunk of the weight gradient (from the shapes only).
+// Samples per chunk of the weight gradient (from the shapes only): about
+// 4096 output positions, the samples shared out evenly among the chunks. (A
+// short last chunk left one thread idle: the pool gives each thread a run of
+// consecutive chunks, Note [Chunks keep their thread], so 64 samples of
+// 14 x 14 in chunks of 20, 20, 20 and 4 were 40 samples on one thread and 24
+// on the other; now 4 x 16.)
 int64_t samples_per_chunk(const Geom& g) {
-  return std::max<int64_t>(1, 4096 / std::max<int64_t>(g.ohw(), 1));
+  const int64_t most =
+      std::max<int64_t>(1, 4096 / std::max<int64_t>(g.ohw(), 1));
+  const int64_t chunks = std::max<int64_t>(1, (g.n + most - 1) / most);
+  return std::max<int64_t>(1, (g.n + chunks - 1) / chunks);
 }
 
 // Note [Shifted rows]
