@@ -288,14 +288,18 @@ Tensor direct_input_chain(const Tensor& go, const Tensor& w, const Cfg& f) {
 }
 
 // The definition of the deterministic weight gradient "gemm_chunked":
-// samples in chunks of max(1, 4096 / (oh ow)); in each chunk, each weight
+// ceil(n / m) chunks of equal samples (the last may be shorter), m =
+// max(1, 4096 / (oh ow)); in each chunk, each weight
 // one fma chain over (sample, y, x) in order from 0, with zeros for taps in
 // the padding; then the chunk partials added in chunk order.
 template <typename T>
 Tensor chunked_weight_chain(const Tensor& go, const Tensor& x, const Cfg& f) {
   const int64_t oh = go.size(2), ow = go.size(3), cg = f.c / f.g,
                 og = f.o / f.g;
-  const int64_t per = std::max<int64_t>(1, 4096 / (oh * ow));
+  // About 4096 output positions per chunk, the samples shared out evenly.
+  const int64_t most = std::max<int64_t>(1, 4096 / (oh * ow));
+  const int64_t chunks = (f.n + most - 1) / most;
+  const int64_t per = (f.n + chunks - 1) / chunks;
   Tensor gw = zeros({f.o, cg, f.kh, f.kw}, go.dtype());
   const T* gp = go.data_ptr<T>();
   const T* xp = x.data_ptr<T>();
