@@ -25,13 +25,15 @@ int64_t tile_cols(int64_t n) {
   return n >= 1024 ? 512 : 256;
 }
 // Row tiles one task runs together (the kernel packs each panel of B once
-// for all of them): up to 4 while every thread still gets about 3 tasks.
-// B's columns are repacked once per task, so with one row tile per task a
-// 2048^3 product spent 15% of its time in packing B on AVX2.
+// for all of them): up to 4 while every thread still gets a task. B's
+// columns are repacked once per task, so with one row tile per task a
+// 2048^3 product spent 15% of its time in packing B on AVX2. (Aiming at 3
+// tasks per thread, for balance, cost more in packing than it gained once
+// the bands were equal: 512^3 and 1024^3 on two threads, 3 to 5% slower.)
 int64_t tiles_per_task(int64_t tm, int64_t tn) {
   const int64_t threads = std::max(1, get_num_threads());
   const int64_t most = std::clamp<int64_t>(tm, 1, 4); // tm = 0 when m = 0
-  return std::clamp<int64_t>(tm * tn / (3 * threads), 1, most);
+  return std::clamp<int64_t>(tm * tn / threads, 1, most);
 }
 // Note [Split-K]
 // An output of at most kSplitKMaxTiles tiles (192 x 256) with k >= kSplitKMinK
