@@ -66,8 +66,13 @@ TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
           {200, 64, 33},
           {13, 37, 70},
           {290, 40, 9}, // short last row and column slivers
-          {600, 70, 300}}) { // on 1 thread, tasks of 384 rows sharing a
-                             // pack of B: 192 + 192, then 192 + 24
+          // Last row tiles of 4 and 2 rows of 6, 3 of 12 and 4 of 8 (the
+          // short register tiles that store straight into C).
+          {64, 40, 48},
+          {62, 33, 40},
+          {99, 20, 64},
+          {600, 70, 300}}) { // on 1 thread, one task of 600 rows sharing a
+                             // pack of B: 192 + 192 + 192 + 24
       for (int layout = 0; layout < 4; ++layout) {
         Tensor a = layout & 1 ? randn({k, m}, dt, g).t() : randn({m, k}, dt, g);
         Tensor b = layout & 2 ? randn({n, k}, dt, g).t() : randn({k, n}, dt, g);
