@@ -34,9 +34,12 @@ class DITTO_API SerialScope {
 // parallel_for cuts [begin, end) into chunks of `grain` elements (the last
 // may be shorter). The boundaries depend on the range and the grain only,
 // never on the thread count, and each chunk is processed by one call of fn.
-// Threads take chunks in any order; a kernel that writes each output from
-// one chunk, or keeps one partial per chunk and combines the partials in
-// chunk order (parallel_reduce), gives the same bits with any thread count.
+// Which thread runs a chunk is a matter of speed only: each thread first
+// runs a contiguous range of the chunks, the same range on every call
+// (Note [Chunks keep their thread] in parallel.cpp), then takes what is left
+// of the others'. A kernel that writes each output from one chunk, or keeps
+// one partial per chunk and combines the partials in chunk order
+// (parallel_reduce), gives the same bits with any thread count.
 // Nested calls and calls while the pool is busy with another user thread's
 // work run inline, over the same chunks.
 DITTO_API void parallel_for(
