@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -707,14 +708,22 @@ LoaderState LoaderState::from_json(const std::string& text) {
         "'");
     s.seed_mode =
         mode == "per_sample" ? SeedMode::PerSample : SeedMode::PyTorch;
-    s.num_workers = j.at("num_workers").get<int>();
+    const int64_t workers = detail::json_int(j.at("num_workers"));
+    DITTO_CHECK(
+        workers >= 0 && workers <= std::numeric_limits<int>::max(),
+        ValueError,
+        name,
+        "num_workers ",
+        workers,
+        " is out of range");
+    s.num_workers = int(workers);
     const auto& sp = j.at("sampler");
-    s.sampler.consumed = sp.at("consumed").get<int64_t>();
+    s.sampler.consumed = detail::json_int(sp.at("consumed"));
     s.sampler.has_seed = sp.at("has_seed").get<bool>();
     s.sampler.seed = std::stoull(sp.at("seed").get<std::string>());
     s.sampler.generator_state =
         unhex(sp.at("generator_state").get<std::string>());
-    s.sampler.epoch = sp.at("epoch").get<int64_t>();
+    s.sampler.epoch = detail::json_int(sp.at("epoch"));
     s.generator = unhex(j.at("generator").get<std::string>());
     for (const auto& g : j.at("worker_generators")) {
       s.worker_generators.push_back(unhex(g.get<std::string>()));

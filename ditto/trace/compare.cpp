@@ -177,15 +177,16 @@ std::vector<TraceRecord> parse_trace(
         continue;
       }
       if (j.contains("end")) {
+        const int64_t counted = detail::json_int(j.at("records"));
         DITTO_CHECK(
-            detail::json_int(j.at("records")) == int64_t(records.size()),
+            counted == int64_t(records.size()),
             ValueError,
             "read_trace",
             path,
             ":",
             line_no,
             ": the end line counts ",
-            detail::json_int(j.at("records")),
+            counted,
             " records, the file has ",
             records.size());
         if (registry != nullptr) {

@@ -321,6 +321,37 @@ TEST(DataLoaderTest, ResumePyTorchModeWithTheSameWorkers) {
   EXPECT_THROW(other.load_state_dict(s), ValueError);
   EXPECT_THROW(LoaderState::from_json("{\"format\": 1}"), ValueError);
   EXPECT_THROW(LoaderState::from_json("not json"), ValueError);
+  // Integer fields that are floats or out of range are refused (a cast of
+  // such a value would be undefined), and a good state still parses.
+  const std::string text = first.state_dict().to_json();
+  auto with = [&](const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    std::string t = text;
+    return t.replace(at, from.size(), to);
+  };
+  const std::string workers =
+      "\"num_workers\": " + std::to_string(first.state_dict().num_workers);
+  for (const std::string bad :
+       {"8.9e79", "1e300", "2.5", "18446744073709551615"}) {
+    EXPECT_THROW(
+        LoaderState::from_json(with(workers, "\"num_workers\": " + bad)),
+        ValueError)
+        << bad;
+    EXPECT_THROW(
+        LoaderState::from_json(
+            with("\"consumed\": ", "\"consumed\": " + bad + ",\"x\":")),
+        ValueError)
+        << bad;
+  }
+  // num_workers must also fit an int and not be negative.
+  for (const std::string bad : {"4294967296", "-1"}) {
+    EXPECT_THROW(
+        LoaderState::from_json(with(workers, "\"num_workers\": " + bad)),
+        ValueError)
+        << bad;
+  }
+  EXPECT_NO_THROW(LoaderState::from_json(text));
 }
 
 // Issue 17, defect 5: a state with an invalid generator blob is refused by
