@@ -71,6 +71,12 @@ const std::vector<Cfg> kCfgs = {
     {1, 64, 6, 5, 4, 1, 1, 1, 2, 1, 1},
     {2, 8, 7, 6, 5, 3, 3, 1, 3, 1, 1},
     {1, 16, 6, 7, 3, 3, 3, 1, 0, 1, 1},
+    // Direct tiles (Note [Direct convolution tiles]): a last block of 4 or
+    // 20 of 16 or 32 channels, tiles across rows, dilation; backward input
+    // with 40 channels (a block and a half).
+    {2, 16, 7, 9, 40, 3, 3, 1, 1, 1, 2},
+    {1, 8, 9, 10, 24, 3, 3, 1, 2, 2, 1},
+    {2, 40, 5, 7, 36, 3, 3, 1, 1, 1, 1},
 };
 
 class Conv : public ::testing::Test {

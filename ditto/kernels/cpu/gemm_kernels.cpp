@@ -811,11 +811,116 @@ void gemm_tile(
   }
 }
 
+// Note [Direct convolution tiles]
+// The implicit GEMM (Note [Implicit im2col]) runs its vectors along output
+// columns, so each output row of ow values costs wp - ow thrown-away columns
+// and the last sliver of an image is partial (3 x 3 on 14 x 14: 224 columns
+// computed for 196). Here the vectors run along output channels instead: a
+// register tile is kPixels output positions by two vectors of channels,
+// each step broadcasts one value of the padded image per position (at the
+// position's own offset, so a tile may span rows) and loads two vectors of
+// packed weights. Every output is the same chain as in the implicit GEMM,
+// fma over the taps in order from 0, with the same zeros for the padding:
+// the same bits, without computing a column that is thrown away. The tile is
+// transposed in registers and stored as channel rows. Only where it paid:
+// AVX2, 3 x 3 on 14 x 14, 32 to 64 channels and back, 15 to 25% faster than
+// the implicit GEMM (Zen 4).
+#if DITTO_GEMM_SIMD && defined(__x86_64__)
+#if defined(__AVX512F__)
+constexpr int64_t kPixels = 12;
+#else
+constexpr int64_t kPixels = 6;
+#endif
+
+// The first `used` of kPixels positions by two vectors of channels from w
+// (packed, OB per step), transposed into channel rows of out (row stride
+// pixels, `channels` of them).
+[[gnu::always_inline]] inline void conv_direct_tile(
+    int64_t k,
+    const int64_t* taps,
+    const float* const* at,
+    const float* w,
+    float* out,
+    int64_t pixels,
+    int64_t used,
+    int64_t channels) {
+  using X = Vec<float>;
+  constexpr int64_t W = X::W, OB = 2 * W;
+  const float* q[kPixels];
+  typename X::V lo[W], hi[W];
+#pragma GCC unroll 16
+  for (int64_t r = 0; r < W; ++r) {
+    lo[r] = X::zero();
+    hi[r] = X::zero();
+    if (r < kPixels) {
+      q[r] = at[r];
+    }
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    const int64_t t = taps[p];
+    const typename X::V w0 = X::load(w + p * OB);
+    const typename X::V w1 = X::load(w + p * OB + W);
+#pragma GCC unroll 16
+    for (int64_t r = 0; r < kPixels; ++r) {
+      const typename X::V v = X::broadcast(q[r] + t);
+      lo[r] = X::fma(w0, v, lo[r]);
+      hi[r] = X::fma(w1, v, hi[r]);
+    }
+  }
+  X::transpose(lo);
+  X::transpose(hi);
+  const int64_t nlo = std::min(W, channels), nhi = std::min(W, channels - W);
+  for (int64_t j = 0; j < nlo; ++j) {
+    X::store_first(out + j * pixels, lo[j], used);
+  }
+  for (int64_t j = 0; j < nhi; ++j) {
+    X::store_first(out + (W + j) * pixels, hi[j], used);
+  }
+}
+
+void conv_direct_f32(const ConvDirectArgs& a) {
+  constexpr int64_t OB = 2 * Vec<float>::W;
+  static_assert(kPixels <= Vec<float>::W);
+  const int64_t pixels = a.oh * a.ow;
+  for (int64_t o0 = 0; o0 < a.oc; o0 += OB) {
+    const float* w = a.w + (o0 / OB) * a.k * OB;
+    const int64_t channels = std::min(OB, a.oc - o0);
+    // Position (y, x) of the tile's first pixel, advanced without division.
+    int64_t y = 0, x = 0;
+    for (int64_t i0 = 0; i0 < pixels; i0 += kPixels) {
+      const int64_t used = std::min(kPixels, pixels - i0);
+      // Positions past the image repeat the last one (computed, not stored).
+      const float* at[kPixels];
+      int64_t yy = y, xx = x;
+      for (int64_t r = 0; r < kPixels; ++r) {
+        at[r] = a.x + yy * a.wp + xx;
+        if (r + 1 < used && ++xx == a.ow) {
+          xx = 0;
+          ++yy;
+        }
+      }
+      conv_direct_tile(
+          a.k, a.taps, at, w, a.out + o0 * pixels + i0, pixels, used, channels);
+      for (int64_t r = 0; r < kPixels; ++r) {
+        if (++x == a.ow) {
+          x = 0;
+          ++y;
+        }
+      }
+    }
+  }
+}
+#endif
+
 } // namespace
 
 void fill_gemm_table(KernelTable& t) {
   t.gemm_f32 = gemm_tile<float>;
   t.gemm_f64 = gemm_tile<double>;
+#if DITTO_GEMM_SIMD && defined(__x86_64__)
+  t.conv_direct_f32 = conv_direct_f32;
+  t.conv_oc_block = 2 * Vec<float>::W;
+#endif
 }
 
 } // namespace ditto::kernels::DITTO_KERNEL_NS

@@ -128,6 +128,23 @@ struct GemmArgs {
 using GemmTile =
     void (*)(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
 
+// A stride-1 convolution of one padded image (Note [Direct convolution
+// tiles] in gemm_kernels.cpp): out[o][y * ow + x] is the chain over p of
+// w(o, p) * x[taps[p] + y * wp + x], the chain of the implicit GEMM
+// (Note [Implicit im2col]). The weights come packed in blocks of
+// conv_oc_block output channels, [block][p][o % conv_oc_block], zeros past
+// oc.
+struct ConvDirectArgs {
+  int64_t k = 0; // taps
+  const int64_t* taps = nullptr;
+  const float* x = nullptr; // padded planes
+  int64_t oh = 0, ow = 0, wp = 0;
+  const float* w = nullptr; // packed weights
+  int64_t oc = 0;
+  float* out = nullptr; // [oc][oh * ow]
+};
+using ConvDirectF32 = void (*)(const ConvDirectArgs& a);
+
 struct KernelTable {
   BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
   UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
@@ -143,6 +160,9 @@ struct KernelTable {
   PhiloxBlocks philox_blocks = nullptr;
   GemmTile gemm_f32 = nullptr;
   GemmTile gemm_f64 = nullptr;
+  // Absent (nullptr) where the implicit GEMM is as fast.
+  ConvDirectF32 conv_direct_f32 = nullptr;
+  int64_t conv_oc_block = 0;
 };
 
 // The table of the capability in force.

@@ -5,6 +5,7 @@
 // gradient. Not installed.
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "ditto/core/parallel.h"
@@ -94,6 +95,63 @@ inline bool implicit_applies(const Geom& g) {
   return g.sh == 1 && g.sw == 1;
 }
 
+// Whether the direct tiles (Note [Direct convolution tiles]) pay: a full
+// block of output channels (AVX2, 64 samples of 32 x 14 x 14 to 8 channels:
+// 1.26 ms with half a block against 0.99 by the implicit GEMM), and
+// positions to fill the tiles.
+inline bool direct_applies(const Geom& g, int64_t oc_block) {
+  return g.og >= oc_block && g.ohw() >= 16;
+}
+
+// The forward by direct tiles (Note [Direct convolution tiles]): the
+// weights a [o, kk] packed in blocks of output channels once, then a padded
+// image at a time.
+inline void fwd_direct(
+    const Geom& g,
+    const Padded& p,
+    const float* x,
+    const float* a,
+    float* out,
+    const kernels::KernelTable& t) {
+  const int64_t kk = g.kk(), ob = t.conv_oc_block;
+  const int64_t blocks = (g.og + ob - 1) / ob;
+  std::vector<float> w(size_t(g.groups * blocks * kk * ob), 0.0f);
+  for (int64_t gi = 0; gi < g.groups; ++gi) {
+    for (int64_t o = 0; o < g.og; ++o) {
+      const float* src = a + (gi * g.og + o) * kk;
+      float* dst = w.data() + ((gi * blocks + o / ob) * kk) * ob + o % ob;
+      for (int64_t q = 0; q < kk; ++q) {
+        dst[q * ob] = src[q];
+      }
+    }
+  }
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    float* xp = thread_buffer<float>(size_t(p.size));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ni = task / g.groups, gi = task % g.groups;
+      pad_planes(
+          p,
+          g.cg,
+          g.h,
+          g.w,
+          g.ph,
+          g.pw,
+          x + (ni * g.c + gi * g.cg) * g.h * g.w,
+          xp);
+      t.conv_direct_f32(
+          {.k = kk,
+           .taps = p.taps.data(),
+           .x = xp,
+           .oh = g.oh,
+           .ow = g.ow,
+           .wp = p.wp,
+           .w = w.data() + gi * blocks * kk * ob,
+           .oc = g.og,
+           .out = out + (ni * g.o + gi * g.og) * g.ohw()});
+    }
+  });
+}
+
 // The forward with weights a [o, kk] (rows og per group) by the implicit
 // columns, the taps flipped or not (see padded).
 template <typename T>
@@ -105,6 +163,13 @@ void fwd_implicit(
     bool flipped = false) {
   const Padded p =
       padded(g.cg, g.h, g.w, g.ph, g.pw, g.kh, g.kw, g.dh, g.dw, flipped);
+  if constexpr (std::is_same_v<T, float>) {
+    const auto& t = kernels::kernel_table();
+    if (t.conv_direct_f32 && direct_applies(g, t.conv_oc_block)) {
+      fwd_direct(g, p, x, a, out, t);
+      return;
+    }
+  }
   const int64_t cols = g.oh * p.wp;
   parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
     T* xp = thread_buffer<T>(size_t(p.size));
