@@ -348,6 +348,14 @@ struct SigmoidF {
     ExpStages<T> st;
     auto neg_abs = [](T v) { return -math::detail::abs(v); };
     st.reduce_and_poly(m, x, neg_abs);
+    if constexpr (std::is_same_v<T, float>) {
+      // Note [Float sigmoid]: exp(-|x|)'s hi and one division.
+      // (Two stages here, the division apart: 3% slower.)
+      for (int64_t i = 0; i < m; ++i) {
+        o[i] = math::sigmoid_quotient(x[i], st.finish(i, neg_abs(x[i])).hi);
+      }
+      return;
+    }
     // exp(-|x|) as hi + lo, kept in hi and lo.
     for (int64_t i = 0; i < m; ++i) {
       math::detail::Parts<T> e = st.finish(i, neg_abs(x[i]));
