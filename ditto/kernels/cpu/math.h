@@ -57,7 +57,7 @@
 //   log1p      0.835   0.830
 //   expm1      0.813   0.813
 //   tanh       1.097   1.088
-//   sigmoid    2.219*  1.293
+//   sigmoid    2.402*  1.293
 //   pow        0.500   0.850
 // Subnormal inputs and results are included in these figures. (*) float exp
 // after the switch to the polynomial, sigmoid after the single division
@@ -818,7 +818,7 @@ DITTO_MATH_INLINE T sigmoid_finish(T x, T e_hi, T e_lo) {
 
 // Note [Float sigmoid]
 // In float, num / (1 + e) with e = exp(-|x|) rounded once (exp's hi) and one
-// division: at most 2.22 ulp (integer distance 2 from the correctly rounded
+// division: at most 2.40 ulp (integer distance 2 from the correctly rounded
 // result), against 1.17 for the corrected quotient that double uses. The
 // correction (exp's lo, the error of 1 + e, a second product and sum) was
 // about 40 of 150 vector instructions per 8 values with AVX2 and made float
