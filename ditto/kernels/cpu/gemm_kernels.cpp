@@ -814,7 +814,7 @@ void gemm_tile(
 // Note [Direct convolution tiles]
 // The implicit GEMM (Note [Implicit im2col]) runs its vectors along output
 // columns, so each output row of ow values costs wp - ow thrown-away columns
-// and the last sliver of an image is partial (3 x 3 on 14 x 14: 224 columns
+// and the last sliver of an image is partial (3 x 3 on 14 x 14: 216 columns
 // computed for 196). Here the vectors run along output channels instead: a
 // register tile is kPixels output positions by two vectors of channels,
 // each step broadcasts one value of the padded image per position (at the
@@ -822,9 +822,11 @@ void gemm_tile(
 // packed weights. Every output is the same chain as in the implicit GEMM,
 // fma over the taps in order from 0, with the same zeros for the padding:
 // the same bits, without computing a column that is thrown away. The tile is
-// transposed in registers and stored as channel rows. Only where it paid:
-// AVX2, 3 x 3 on 14 x 14, 32 to 64 channels and back, 15 to 25% faster than
-// the implicit GEMM (Zen 4).
+// transposed in registers and stored as channel rows. AVX2 and AVX-512 only
+// (the scalar and NEON tables keep the implicit GEMM); on Zen 4, 3 x 3 on
+// 14 x 14, 32 to 64 channels and back: 15 to 25% faster than the implicit
+// GEMM with either, and a full block of channels is needed (see
+// direct_applies in ditto/ops/conv/implicit.h).
 #if DITTO_GEMM_SIMD && defined(__x86_64__)
 #if defined(__AVX512F__)
 constexpr int64_t kPixels = 12;
@@ -885,28 +887,21 @@ void conv_direct_f32(const ConvDirectArgs& a) {
   for (int64_t o0 = 0; o0 < a.oc; o0 += OB) {
     const float* w = a.w + (o0 / OB) * a.k * OB;
     const int64_t channels = std::min(OB, a.oc - o0);
-    // Position (y, x) of the tile's first pixel, advanced without division.
+    // Position (y, x) of the next pixel, advanced without division.
     int64_t y = 0, x = 0;
     for (int64_t i0 = 0; i0 < pixels; i0 += kPixels) {
       const int64_t used = std::min(kPixels, pixels - i0);
       // Positions past the image repeat the last one (computed, not stored).
       const float* at[kPixels];
-      int64_t yy = y, xx = x;
       for (int64_t r = 0; r < kPixels; ++r) {
-        at[r] = a.x + yy * a.wp + xx;
-        if (r + 1 < used && ++xx == a.ow) {
-          xx = 0;
-          ++yy;
-        }
-      }
-      conv_direct_tile(
-          a.k, a.taps, at, w, a.out + o0 * pixels + i0, pixels, used, channels);
-      for (int64_t r = 0; r < kPixels; ++r) {
+        at[r] = r < used ? a.x + y * a.wp + x : at[used - 1];
         if (++x == a.ow) {
           x = 0;
           ++y;
         }
       }
+      conv_direct_tile(
+          a.k, a.taps, at, w, a.out + o0 * pixels + i0, pixels, used, channels);
     }
   }
 }
