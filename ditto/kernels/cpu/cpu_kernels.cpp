@@ -281,7 +281,7 @@ DITTO_UNARY_FUNCTOR(TanhF, math::tanh(x))
 // with operations that wait on their predecessors, and the loop runs at the
 // chain's latency rather than the core's throughput (float exp over 1M
 // elements with AVX2 on a Zen 4: 780 us; sigmoid 1370 us). So the
-// contiguous case runs each stage of math::detail::exp_parts over a block of
+// contiguous case runs each stage of math::detail::exp_stages over a block of
 // kStageBlock elements before the next, with the state between stages in
 // stack arrays that stay in L1 (the same: 580 us and 870 us). Each element
 // still goes through exactly the operations of math::exp / math::sigmoid in
@@ -290,9 +290,13 @@ constexpr int64_t kStageBlock = 256;
 
 template <typename T>
 struct ExpStages {
-  using Int = decltype(math::detail::exp_reduce(T{}).k);
-  alignas(64) T hi[kStageBlock];
-  alignas(64) T lo[kStageBlock];
+  // float's exp_finish needs only r and k (Note [Float exp]); double's
+  // also the reduction's hi and lo.
+  static constexpr bool kHiLo = !std::is_same_v<T, float>;
+  using Reduced = decltype(math::detail::exp_reduce(T{}));
+  using Int = decltype(Reduced{}.k);
+  alignas(64) T hi[kHiLo ? kStageBlock : 1];
+  alignas(64) T lo[kHiLo ? kStageBlock : 1];
   alignas(64) T r[kStageBlock];
   alignas(64) T p[kStageBlock];
   alignas(64) Int k[kStageBlock];
@@ -301,9 +305,11 @@ struct ExpStages {
   template <typename Arg>
   void reduce_and_poly(int64_t m, const T* x, Arg arg) {
     for (int64_t i = 0; i < m; ++i) {
-      auto a = math::detail::exp_reduce(arg(x[i]));
-      hi[i] = a.hi;
-      lo[i] = a.lo;
+      Reduced a = math::detail::exp_reduce(arg(x[i]));
+      if constexpr (kHiLo) {
+        hi[i] = a.hi;
+        lo[i] = a.lo;
+      }
       r[i] = a.r;
       k[i] = a.k;
     }
@@ -312,11 +318,14 @@ struct ExpStages {
     }
   }
 
-  // exp_finish of element i (its argument v).
-  math::detail::Parts<T> finish(int64_t i, T v) const {
-    decltype(math::detail::exp_reduce(T{})) a{};
-    a.hi = hi[i];
-    a.lo = lo[i];
+  // exp_finish of element i (its argument v): float's result, double's
+  // hi + lo.
+  auto finish(int64_t i, T v) const {
+    Reduced a{};
+    if constexpr (kHiLo) {
+      a.hi = hi[i];
+      a.lo = lo[i];
+    }
     a.r = r[i];
     a.k = k[i];
     return math::detail::exp_finish(v, a, p[i]);
@@ -333,7 +342,11 @@ struct ExpF {
     ExpStages<T> st;
     st.reduce_and_poly(m, x, [](T v) { return v; });
     for (int64_t i = 0; i < m; ++i) {
-      o[i] = st.finish(i, x[i]).hi;
+      if constexpr (std::is_same_v<T, float>) {
+        o[i] = st.finish(i, x[i]);
+      } else {
+        o[i] = st.finish(i, x[i]).hi;
+      }
     }
   }
 };
@@ -349,21 +362,21 @@ struct SigmoidF {
     auto neg_abs = [](T v) { return -math::detail::abs(v); };
     st.reduce_and_poly(m, x, neg_abs);
     if constexpr (std::is_same_v<T, float>) {
-      // Note [Float sigmoid]: exp(-|x|)'s hi and one division.
+      // Note [Float sigmoid]: exp(-|x|) and one division.
       // (Two stages here, the division apart: 3% slower.)
       for (int64_t i = 0; i < m; ++i) {
-        o[i] = math::sigmoid_quotient(x[i], st.finish(i, neg_abs(x[i])).hi);
+        o[i] = math::sigmoid_quotient(x[i], st.finish(i, neg_abs(x[i])));
       }
-      return;
-    }
-    // exp(-|x|) as hi + lo, kept in hi and lo.
-    for (int64_t i = 0; i < m; ++i) {
-      math::detail::Parts<T> e = st.finish(i, neg_abs(x[i]));
-      st.hi[i] = e.hi;
-      st.lo[i] = e.lo;
-    }
-    for (int64_t i = 0; i < m; ++i) {
-      o[i] = math::sigmoid_finish(x[i], st.hi[i], st.lo[i]);
+    } else {
+      // exp(-|x|) as hi + lo, kept in hi and lo.
+      for (int64_t i = 0; i < m; ++i) {
+        math::detail::Parts<T> e = st.finish(i, neg_abs(x[i]));
+        st.hi[i] = e.hi;
+        st.lo[i] = e.lo;
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        o[i] = math::sigmoid_finish(x[i], st.hi[i], st.lo[i]);
+      }
     }
   }
 };
