@@ -16,6 +16,7 @@ namespace ditto {
 namespace {
 
 using kernels::kReduceGrain;
+using kernels::kReduceGroup;
 
 // Views larger than this are not copied into rows: each chunk is gathered
 // when it is reduced (a sum over a 2^30-element expanded view must not
@@ -140,7 +141,9 @@ Acc tree_combine(std::vector<Acc>& p, F combine) {
 // Reduces each row with `loop` over fixed chunks of kReduceGrain elements,
 // the chunk partials combined by tree_combine. Rows run in parallel when
 // there are several; a single long row runs its chunks in parallel. Either
-// way the arithmetic is the same. See Note [Fixed chunks].
+// way the arithmetic is the same. See Note [Fixed chunks]. The loop gets runs
+// of up to kReduceGroup chunks (Note [Interleaved chunks]), fewer when that
+// leaves threads idle: a chunk's partial is the same either way.
 template <typename Acc, typename F>
 void reduce_rows(
     const Plan& p,
@@ -155,16 +158,19 @@ void reduce_rows(
       return;
     }
     std::vector<Acc> partial(size_t(chunks), identity);
-    auto chunk = [&](int64_t c) {
-      int64_t b = c * kReduceGrain;
-      int64_t n = std::min(kReduceGrain, p.inner - b);
-      loop(p.chunk(r, b, n), n, &partial[size_t(c)]);
+    // Chunks [c0, c1) of row r.
+    auto run = [&](int64_t c0, int64_t c1) {
+      int64_t b = c0 * kReduceGrain;
+      int64_t n = std::min(c1 * kReduceGrain, p.inner) - b;
+      loop(p.chunk(r, b, n), n, &partial[size_t(c0)]);
     };
     if (parallel) {
-      parallel_chunks(chunks, chunk);
+      const int64_t per_thread = chunks / std::max(1, get_num_threads());
+      parallel_for(
+          0, chunks, std::clamp<int64_t>(per_thread, 1, kReduceGroup), run);
     } else {
-      for (int64_t c = 0; c < chunks; ++c) {
-        chunk(c);
+      for (int64_t c = 0; c < chunks; c += kReduceGroup) {
+        run(c, std::min(c + kReduceGroup, chunks));
       }
     }
     out[r] = tree_combine(partial, combine);

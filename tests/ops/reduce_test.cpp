@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 #include "ditto/ditto.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 
@@ -101,4 +105,107 @@ TEST(Reduce, StridedInputs) {
   EXPECT_EQ(
       sum(a.slice(1, 0, 300, 7)).item<float>(),
       sum(a.slice(1, 0, 300, 7).contiguous()).item<float>());
+}
+
+namespace {
+
+// The documented order (docs/numerics.md, "Parallel reductions"), written
+// out serially: chunks of 16384, element i of a chunk into lane i % 16,
+// lanes halved (j += j + 8, then 4, 2, 1), chunk partials combined as a
+// pairwise tree (i += i + s for s = 1, 2, 4...).
+template <typename T>
+T documented_reduce(const std::vector<T>& x, bool prod) {
+  const int64_t grain = 16384;
+  const int64_t n = int64_t(x.size());
+  auto op = [prod](T a, T b) { return prod ? a * b : a + b; };
+  std::vector<T> partial;
+  for (int64_t b = 0; b < n; b += grain) {
+    T lane[16];
+    for (T& l : lane) {
+      l = prod ? T(1) : T(0);
+    }
+    for (int64_t i = b; i < std::min(n, b + grain); ++i) {
+      lane[(i - b) % 16] = op(lane[(i - b) % 16], x[size_t(i)]);
+    }
+    for (int w = 8; w >= 1; w /= 2) {
+      for (int j = 0; j < w; ++j) {
+        lane[j] = op(lane[j], lane[j + w]);
+      }
+    }
+    partial.push_back(lane[0]);
+  }
+  for (size_t s = 1; s < partial.size(); s *= 2) {
+    for (size_t i = 0; i + s < partial.size(); i += 2 * s) {
+      partial[i] = op(partial[i], partial[i + s]);
+    }
+  }
+  return partial.empty() ? (prod ? T(1) : T(0)) : partial[0];
+}
+
+template <typename T>
+std::vector<T> spread_values(int64_t n, bool prod) {
+  // Magnitudes over several decades and both signs: any other order of the
+  // additions (or products) rounds differently.
+  std::vector<T> v(static_cast<size_t>(n));
+  uint64_t s = 0x9e3779b97f4a7c15ull;
+  for (int64_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    const double u = double(s >> 11) * 0x1p-53;
+    v[size_t(i)] = prod ? T(1.0 + (u - 0.5) * 1e-3)
+                        : T((u - 0.5) * std::pow(10.0, double(i % 7) - 3));
+  }
+  return v;
+}
+
+template <typename T>
+void expect_documented_order(Dtype dtype) {
+  const std::vector<int64_t> sizes = {
+      1, 17, 16384, 4 * 16384, 5 * 16384 + 7, 9 * 16384 + 12345};
+  for (int64_t n : sizes) {
+    for (bool prod : {false, true}) {
+      std::vector<T> v = spread_values<T>(n, prod);
+      const T want = documented_reduce(v, prod);
+      Tensor x = tensor(v).to(dtype);
+      // Contiguous, and gathered from a strided view of the same values.
+      Tensor wide = zeros({n, 2}, dtype);
+      wide.select(1, 1).copy_(x);
+      for (const Tensor& in : {x, wide.select(1, 1)}) {
+        for (int threads : {1, 2}) {
+          set_num_threads(threads);
+          const T got = (prod ? ditto::prod(in) : sum(in)).item<T>();
+          EXPECT_EQ(std::memcmp(&got, &want, sizeof(T)), 0)
+              << (prod ? "prod" : "sum") << " of " << n << " " << dtype
+              << (in.is_contiguous() ? " contiguous" : " strided") << ", "
+              << threads << " threads: " << got << " vs " << want;
+        }
+      }
+      // Several rows of that length, reduced over the last dim.
+      if (n >= 16384 && n <= 5 * 16384 + 7) {
+        Tensor rows = stack({x, x, x}, 0);
+        Tensor got = prod ? ditto::prod(rows, 1) : sum(rows, {1});
+        for (int64_t r = 0; r < 3; ++r) {
+          const T g = got[r].item<T>();
+          EXPECT_EQ(std::memcmp(&g, &want, sizeof(T)), 0)
+              << "row " << r << " of " << n;
+        }
+      }
+    }
+  }
+  set_num_threads(2);
+}
+
+} // namespace
+
+// Bits, not closeness: the result is the documented order's, on every
+// capability and thread count, for runs of chunks a kernel takes together
+// (Note [Interleaved chunks]) and ones it takes alone.
+TEST(Reduce, SumAndProdFollowTheDocumentedOrder) {
+  const CpuCapability saved = get_cpu_capability();
+  for (CpuCapability cap : test::testable_capabilities()) {
+    set_cpu_capability(cap);
+    SCOPED_TRACE(std::string(cpu_capability_name(cap)));
+    expect_documented_order<float>(kFloat32);
+    expect_documented_order<double>(kFloat64);
+  }
+  set_cpu_capability(saved);
 }

@@ -576,40 +576,92 @@ constexpr int kLanes = 16;
 // See Note [Same bits on every ISA]: element i goes to lane i % 16, then the
 // lanes are combined as ((0+8)+(4+12))+... by halving.
 template <typename T, bool kProd>
-void lane_reduce(const char* xp, int64_t n, void* out) {
-  const T* x = reinterpret_cast<const T*>(xp);
-  if constexpr (kIsFloat<T>) {
-    T acc[kLanes];
+T lane_reduce_chunk(const T* x, int64_t n) {
+  T acc[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    acc[j] = kProd ? T(1) : T(0);
+  }
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
     for (int j = 0; j < kLanes; ++j) {
-      acc[j] = kProd ? T(1) : T(0);
-    }
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) {
-        if constexpr (kProd) {
-          acc[j] = acc[j] * x[i + j];
-        } else {
-          acc[j] = acc[j] + x[i + j];
-        }
-      }
-    }
-    for (int j = 0; i + j < n; ++j) {
       acc[j] = kProd ? acc[j] * x[i + j] : acc[j] + x[i + j];
     }
-    for (int w = kLanes / 2; w >= 1; w /= 2) {
-      for (int j = 0; j < w; ++j) {
-        acc[j] = kProd ? acc[j] * acc[j + w] : acc[j] + acc[j + w];
+  }
+  for (int j = 0; i + j < n; ++j) {
+    acc[j] = kProd ? acc[j] * x[i + j] : acc[j] + x[i + j];
+  }
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) {
+      acc[j] = kProd ? acc[j] * acc[j + w] : acc[j] + acc[j + w];
+    }
+  }
+  return acc[0];
+}
+
+// Note [Interleaved chunks]
+// A chunk's 16 lanes are 16 chains of dependent adds: two vector registers
+// with AVX2, one with AVX-512. Run one chunk at a time, the loop waits on the
+// add's latency rather than on memory (sum of 1M floats, one thread, AVX2:
+// 56 us against PyTorch's 46). The chunks are independent, so lane_reduce
+// takes a run of them and advances kReduceGroup full chunks together: that
+// many times the independent chains, each chunk's own operations in its own
+// order, so each partial has the bits it had alone.
+template <typename T, bool kProd>
+void lane_reduce_group(const T* x, T* out) {
+  constexpr int kG = int(kReduceGroup);
+  T acc[kG][kLanes];
+  for (int g = 0; g < kG; ++g) {
+    for (int j = 0; j < kLanes; ++j) {
+      acc[g][j] = kProd ? T(1) : T(0);
+    }
+  }
+  for (int64_t i = 0; i < kReduceGrain; i += kLanes) {
+#pragma GCC unroll 4
+    for (int g = 0; g < kG; ++g) {
+      const T* xg = x + g * kReduceGrain + i;
+      for (int j = 0; j < kLanes; ++j) {
+        acc[g][j] = kProd ? acc[g][j] * xg[j] : acc[g][j] + xg[j];
       }
     }
-    *static_cast<T*>(out) = acc[0];
+  }
+  for (int g = 0; g < kG; ++g) {
+    for (int w = kLanes / 2; w >= 1; w /= 2) {
+      for (int j = 0; j < w; ++j) {
+        acc[g][j] =
+            kProd ? acc[g][j] * acc[g][j + w] : acc[g][j] + acc[g][j + w];
+      }
+    }
+    out[g] = acc[g][0];
+  }
+}
+
+// One partial per chunk of kReduceGrain elements (the last may be shorter).
+template <typename T, bool kProd>
+void lane_reduce(const char* xp, int64_t n, void* out) {
+  const T* x = reinterpret_cast<const T*>(xp);
+  const int64_t chunks = (n + kReduceGrain - 1) / kReduceGrain;
+  int64_t c = 0;
+  if constexpr (kIsFloat<T>) {
+    T* o = static_cast<T*>(out);
+    for (; (c + kReduceGroup) * kReduceGrain <= n; c += kReduceGroup) {
+      lane_reduce_group<T, kProd>(x + c * kReduceGrain, o + c);
+    }
+    for (; c < chunks; ++c) {
+      const int64_t b = c * kReduceGrain;
+      o[c] = lane_reduce_chunk<T, kProd>(x + b, std::min(kReduceGrain, n - b));
+    }
   } else {
     // Integer accumulation is exact modulo 2^64, so order does not matter.
-    uint64_t acc = kProd ? 1 : 0;
-    for (int64_t i = 0; i < n; ++i) {
-      uint64_t v = uint64_t(int64_t(x[i]));
-      acc = kProd ? acc * v : acc + v;
+    int64_t* o = static_cast<int64_t*>(out);
+    for (; c < chunks; ++c) {
+      const int64_t e = std::min(n, (c + 1) * kReduceGrain);
+      uint64_t acc = kProd ? 1 : 0;
+      for (int64_t i = c * kReduceGrain; i < e; ++i) {
+        uint64_t v = uint64_t(int64_t(x[i]));
+        acc = kProd ? acc * v : acc + v;
+      }
+      o[c] = int64_t(acc);
     }
-    *static_cast<int64_t*>(out) = int64_t(acc);
   }
 }
 

@@ -84,8 +84,9 @@ using FusedLoop = void (*)(
     const char* c,
     const int64_t* strides,
     double s);
-// Reduces n contiguous elements to one value of the accumulation type
-// (the dtype itself for floating types, int64 for the others).
+// Reduces n contiguous elements in chunks of kReduceGrain (the last may be
+// shorter), one value of the accumulation type per chunk (the dtype itself
+// for floating types, int64 for the others) into out[0, ceil(n / grain)).
 using ReduceLoop = void (*)(const char* x, int64_t n, void* out);
 // Max or min with the index of its first occurrence; a NaN wins.
 using ArgReduceLoop =
@@ -172,6 +173,9 @@ const KernelTable& kernel_table(CpuCapability c);
 // Number of elements each reduction chunk covers. Part of the definition of
 // every reduction's result: changing it changes bits. See Note [Fixed chunks].
 inline constexpr int64_t kReduceGrain = 16384;
+// Full chunks a reduction kernel advances together (Note [Interleaved
+// chunks] in cpu_kernels.cpp); each chunk's result does not depend on it.
+inline constexpr int64_t kReduceGroup = 4;
 // Smallest chunk of an elementwise loop (chunking does not affect results);
 // see elementwise_grain in ditto/ops/op_util.h.
 inline constexpr int64_t kElementwiseGrain = 32768;
