@@ -149,6 +149,38 @@ TEST(SeedEverything, SeedsRegisteredGeneratorsAndSrand) {
   EXPECT_EQ(registered_generator_states().count("std_mt19937"), 0u);
 }
 
+TEST(Philox, BlocksPastTwoToThe32EqualTheSerialDefinitionOnEveryCapability) {
+  // Note [Philox in 64-bit lanes]: the counter's high word (block >> 32)
+  // and a 64-bit key, from a state placed 37 blocks below block 2^32; 1001
+  // elements end in a partial batch of blocks.
+  const uint64_t seed = 0x1234567890abcdefull;
+  const random::PhiloxKey key = {uint32_t(seed), uint32_t(seed >> 32)};
+  const uint64_t first = 4 * ((uint64_t(1) << 32) - 37);
+  const int64_t n = 1001;
+  std::vector<float> expected(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t w = random::philox_word(key, first + uint64_t(i));
+    expected[size_t(i)] = float(w & 0xffffffu) * 0x1p-24f;
+  }
+  Tensor state = Generator::philox(seed).get_state();
+  std::memcpy(state.data_ptr<uint8_t>() + 16, &first, 8);
+  const CpuCapability saved = get_cpu_capability();
+  const int saved_threads = get_num_threads();
+  for (CpuCapability cap : test::testable_capabilities()) {
+    set_cpu_capability(cap);
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      Generator g = Generator::philox(seed);
+      g.set_state(state);
+      Tensor got = rand({n}, kFloat32, g);
+      EXPECT_TRUE(equal(got, tensor(expected)))
+          << cpu_capability_name(cap) << ", " << threads << " threads";
+    }
+  }
+  set_cpu_capability(saved);
+  set_num_threads(saved_threads);
+}
+
 TEST(Philox, ParallelFillEqualsTheSerialDefinitionOnEveryCapability) {
   // rand with a fresh Philox(seed) generator: element i is the low 24 bits
   // of word i of the stream keyed by the seed, times 2^-24.

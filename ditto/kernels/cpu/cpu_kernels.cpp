@@ -23,6 +23,14 @@
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define DITTO_VECTOR_BYTES 64
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define DITTO_VECTOR_BYTES 32
+#endif
+
 #ifndef DITTO_KERNEL_NS
 #error "DITTO_KERNEL_NS must name the capability this file is compiled for"
 #endif
@@ -724,8 +732,92 @@ void normal_blocks_f32(float* d, int64_t nblocks, float mean, float std) {
   }
 }
 
-// Philox4x32-10 on 16 blocks at a time, lane by lane, so the 32x32->64-bit
-// multiplies vectorize. Integer arithmetic: the same bits on every ISA.
+#if defined(__AVX2__) || defined(__AVX512F__)
+// Note [Philox in 64-bit lanes]
+// GCC vectorizes philox_blocks_lanes only in part: its 32x32->64-bit
+// products need 64-bit lanes, the counters are 32-bit, and the shuffles
+// between the two (or scalar multiplies) made it 15 ns per block with AVX2
+// and 4.3 with AVX-512 (Zen 4). Here each counter word lives in the low half
+// of a 64-bit lane, so a product is one vpmuludq (which reads only the low
+// halves) and its high word one shift; the high halves of the lanes collect
+// garbage that no operation reads back, and only low halves are stored. 16
+// blocks per step, in four vectors (AVX2) or two (AVX-512) per word: 2.9 and
+// 1.8 ns per block, the same bits (Philox.BlocksPastTwoToThe32... and
+// Philox.ParallelFill... compare every capability with the serial
+// definition).
+constexpr int kPhiloxLanes = DITTO_VECTOR_BYTES / 8;
+using PhiloxVec =
+    uint64_t __attribute__((vector_size(DITTO_VECTOR_BYTES), __may_alias__));
+
+inline PhiloxVec mul_low32(PhiloxVec a, PhiloxVec b) {
+#if defined(__AVX512F__)
+  // The zero-masked form: the plain one's undefined pass-through operand
+  // trips GCC 12's -Wmaybe-uninitialized. All eight lanes are kept.
+  return PhiloxVec(_mm512_maskz_mul_epu32(0xff, __m512i(a), __m512i(b)));
+#else
+  return PhiloxVec(_mm256_mul_epu32(__m256i(a), __m256i(b)));
+#endif
+}
+
+void philox_blocks(
+    uint32_t key0,
+    uint32_t key1,
+    uint64_t first_block,
+    int64_t nblocks,
+    uint32_t* out) {
+  constexpr int kVecs = 16 / kPhiloxLanes;
+  constexpr int kBatch = kVecs * kPhiloxLanes;
+  const PhiloxVec m0 = PhiloxVec{} + 0xD2511F53u;
+  const PhiloxVec m1 = PhiloxVec{} + 0xCD9E8D57u;
+  PhiloxVec iota = {};
+  for (int l = 0; l < kPhiloxLanes; ++l) {
+    iota[l] = uint64_t(l);
+  }
+  for (int64_t b0 = 0; b0 < nblocks; b0 += kBatch) {
+    const int m = int(std::min<int64_t>(kBatch, nblocks - b0));
+    PhiloxVec c0[kVecs], c1[kVecs], c2[kVecs], c3[kVecs];
+    for (int v = 0; v < kVecs; ++v) {
+      const PhiloxVec blk =
+          iota + (first_block + uint64_t(b0 + v * kPhiloxLanes));
+      c0[v] = blk & 0xffffffffu;
+      c1[v] = blk >> 32;
+      c2[v] = PhiloxVec{};
+      c3[v] = PhiloxVec{};
+    }
+    uint32_t k0 = key0, k1 = key1;
+    for (int round = 0; round < 10; ++round) {
+      if (round > 0) {
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+      }
+      const PhiloxVec kv0 = PhiloxVec{} + k0, kv1 = PhiloxVec{} + k1;
+      for (int v = 0; v < kVecs; ++v) {
+        const PhiloxVec p0 = mul_low32(c0[v], m0);
+        const PhiloxVec p1 = mul_low32(c2[v], m1);
+        c0[v] = (p1 >> 32) ^ c1[v] ^ kv0;
+        c2[v] = (p0 >> 32) ^ c3[v] ^ kv1;
+        c1[v] = p1;
+        c3[v] = p0;
+      }
+    }
+    // Words 0-1 and 2-3 of each block as one little-endian 64-bit value.
+    uint64_t w01[kBatch], w23[kBatch];
+    for (int v = 0; v < kVecs; ++v) {
+      const PhiloxVec a = (c0[v] & 0xffffffffu) | (c1[v] << 32);
+      const PhiloxVec b = (c2[v] & 0xffffffffu) | (c3[v] << 32);
+      std::memcpy(w01 + v * kPhiloxLanes, &a, sizeof a);
+      std::memcpy(w23 + v * kPhiloxLanes, &b, sizeof b);
+    }
+    char* o = reinterpret_cast<char*>(out + 4 * b0);
+    for (int i = 0; i < m; ++i) {
+      std::memcpy(o + 16 * i, &w01[i], 8);
+      std::memcpy(o + 16 * i + 8, &w23[i], 8);
+    }
+  }
+}
+#else
+// Philox4x32-10 on 16 blocks at a time, lane by lane (scalar, NEON).
+// Integer arithmetic: the same bits on every ISA.
 void philox_blocks(
     uint32_t key0,
     uint32_t key1,
@@ -769,6 +861,7 @@ void philox_blocks(
     }
   }
 }
+#endif
 
 } // namespace
 
