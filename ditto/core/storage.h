@@ -13,8 +13,10 @@ namespace ditto {
 
 inline constexpr size_t kStorageAlignment = 64;
 
-// A block of bytes on a device. Owned blocks come from a 64-byte-aligned
-// allocator; borrowed ones (from_blob) call the user's deleter, if any.
+// A block of bytes on a device. Owned blocks are 64-byte aligned (blocks of
+// 2 MiB and more: 2 MiB aligned, in huge pages, and kept for reuse; Note
+// [Large storages: huge pages and a block cache] in storage.cpp); borrowed
+// ones (from_blob) call the user's deleter, if any.
 class DITTO_API Storage {
  public:
   // Allocates nbytes (uninitialized), 64-byte aligned.
@@ -63,8 +65,21 @@ class DITTO_API Storage {
   size_t nbytes_ = 0;
   Device device_;
   bool owned_ = true;
+  size_t block_bytes_ = 0; // mapped bytes of a large block, else 0
   std::function<void(void*)> deleter_;
   std::atomic<uint64_t> version_{0};
 };
+
+// The cache of released storages of 2 MiB and more, which the next storage
+// of the same size reuses (Linux; elsewhere, and under AddressSanitizer,
+// storage_cache_available() is false, the others do nothing and return 0). Like
+// LibTorch's emptyCache for CUDA: empty_cache() returns every cached block to
+// the system. The limit (bytes; 1 GiB by default, 0 turns caching off) bounds
+// what is kept; lowering it releases the oldest blocks at once.
+DITTO_API bool storage_cache_available();
+DITTO_API void empty_cache();
+DITTO_API void set_storage_cache_limit(size_t bytes);
+DITTO_API size_t storage_cache_limit();
+DITTO_API size_t storage_cache_bytes();
 
 } // namespace ditto

@@ -1,0 +1,175 @@
+// Large storages: huge-page blocks and the block cache (Note [Large
+// storages: huge pages and a block cache] in ditto/core/storage.cpp).
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "ditto/ditto.h"
+
+using namespace ditto;
+
+namespace {
+
+constexpr size_t kMiB = size_t(1) << 20;
+
+// Restores the cache limit and empties the cache around each test, so the
+// tests do not see each other's blocks.
+class StorageCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_limit_ = storage_cache_limit();
+    empty_cache();
+  }
+  void TearDown() override {
+    set_storage_cache_limit(saved_limit_);
+    empty_cache();
+  }
+  size_t saved_limit_ = 0;
+};
+
+uintptr_t address(const Storage& s) {
+  return reinterpret_cast<uintptr_t>(s.data());
+}
+
+} // namespace
+
+TEST_F(StorageCache, AvailableWhereDocumented) {
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+  EXPECT_TRUE(storage_cache_available());
+  EXPECT_EQ(storage_cache_limit(), size_t(1) << 30);
+#else
+  EXPECT_FALSE(storage_cache_available());
+  EXPECT_EQ(storage_cache_limit(), 0u);
+#endif
+}
+
+TEST_F(StorageCache, SameSizeReusesTheReleasedBlock) {
+  if (!storage_cache_available()) {
+    // Without the cache every large storage is malloc's, released at once.
+    { Storage s(4 * kMiB); }
+    EXPECT_EQ(storage_cache_bytes(), 0u);
+    return;
+  }
+  uintptr_t first = 0;
+  {
+    Storage s(4 * kMiB);
+    first = address(s);
+    EXPECT_EQ(first % kStorageAlignment, 0u);
+    std::memset(s.data(), 0x5a, s.nbytes()); // the whole block is writable
+    EXPECT_EQ(storage_cache_bytes(), 0u);
+  }
+  EXPECT_EQ(storage_cache_bytes(), 4 * kMiB);
+  {
+    Storage other(4 * kMiB + 4096); // another size: a new block
+    EXPECT_NE(address(other), first);
+    Storage same(4 * kMiB);
+    EXPECT_EQ(address(same), first);
+    EXPECT_EQ(storage_cache_bytes(), 0u);
+  }
+  EXPECT_EQ(storage_cache_bytes(), 8 * kMiB + 4096);
+  empty_cache();
+  EXPECT_EQ(storage_cache_bytes(), 0u);
+  // Below 2 MiB storages come from malloc and are never cached.
+  { Storage small(2 * kMiB - 64); }
+  EXPECT_EQ(storage_cache_bytes(), 0u);
+}
+
+TEST_F(StorageCache, NewBlocksStartAtDifferentOffsets) {
+  // Two live blocks never share their address bits below 2 MiB (the
+  // colors), and both stay 64-byte aligned.
+  std::vector<std::unique_ptr<Storage>> live;
+  for (int i = 0; i < 8; ++i) {
+    live.push_back(std::make_unique<Storage>(3 * kMiB));
+  }
+  for (size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(address(*live[i]) % kStorageAlignment, 0u);
+    for (size_t j = 0; j < i; ++j) {
+      if (storage_cache_available()) {
+        EXPECT_NE(
+            address(*live[i]) % (2 * kMiB), address(*live[j]) % (2 * kMiB))
+            << i << " and " << j;
+      }
+    }
+  }
+}
+
+TEST_F(StorageCache, TheLimitBoundsWhatIsKept) {
+  if (!storage_cache_available()) {
+    set_storage_cache_limit(64 * kMiB); // does nothing
+    EXPECT_EQ(storage_cache_limit(), 0u);
+    return;
+  }
+  set_storage_cache_limit(10 * kMiB);
+  { Storage a(4 * kMiB), b(4 * kMiB), c(4 * kMiB); }
+  // Three blocks of 4 MiB do not fit in 10: the oldest went back.
+  EXPECT_EQ(storage_cache_bytes(), 8 * kMiB);
+  set_storage_cache_limit(5 * kMiB); // lowering it releases at once
+  EXPECT_EQ(storage_cache_bytes(), 4 * kMiB);
+  { Storage big(6 * kMiB); } // larger than the limit: not kept
+  EXPECT_EQ(storage_cache_bytes(), 4 * kMiB);
+  set_storage_cache_limit(0); // off
+  EXPECT_EQ(storage_cache_bytes(), 0u);
+  { Storage d(4 * kMiB); }
+  EXPECT_EQ(storage_cache_bytes(), 0u);
+}
+
+TEST_F(StorageCache, ReusedMemoryIsStillFilledWhenDeterministic) {
+  // A reused block holds the last tensor's values; empty() in the
+  // deterministic mode must still fill it.
+  const int64_t n = 1 << 20; // 4 MiB of float32
+  { Tensor t = ones({n}); }
+  use_deterministic_algorithms(true);
+  Tensor e = empty({n});
+  use_deterministic_algorithms(false);
+  const float* p = e.data_ptr<float>();
+  EXPECT_TRUE(std::isnan(p[0]));
+  EXPECT_TRUE(std::isnan(p[n / 2]));
+  EXPECT_TRUE(std::isnan(p[n - 1]));
+}
+
+TEST_F(StorageCache, ResizeKeepsTheBytesAcrossBlocks) {
+  // 1 MiB (malloc) -> 3 MiB (a block) -> 5 MiB (another block).
+  Tensor t = arange(0, 1 << 18, 1, kFloat32);
+  t.resize_({3 << 18});
+  EXPECT_EQ(t.data_ptr<float>()[(1 << 18) - 1], float((1 << 18) - 1));
+  t.narrow(0, 1 << 18, 2 << 18).fill_(7.0);
+  t.resize_({5 << 18});
+  EXPECT_EQ(t.data_ptr<float>()[12345], 12345.0f);
+  EXPECT_EQ(t.data_ptr<float>()[(3 << 18) - 1], 7.0f);
+}
+
+TEST_F(StorageCache, ThreadsTakeAndReleaseConcurrently) {
+  // Four threads allocate, write and release blocks of two sizes; every
+  // block they hold is theirs alone (the values they wrote are intact).
+  std::vector<std::thread> threads;
+  std::vector<int> bad(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &bad] {
+      for (int i = 0; i < 50; ++i) {
+        Storage s((2 + size_t(i % 2)) * kMiB);
+        auto* w = static_cast<uint32_t*>(s.data());
+        const size_t words = s.nbytes() / 4;
+        for (size_t k = 0; k < words; k += 1021) {
+          w[k] = uint32_t(t * 1000 + i);
+        }
+        std::this_thread::yield();
+        for (size_t k = 0; k < words; k += 1021) {
+          bad[size_t(t)] += w[k] != uint32_t(t * 1000 + i);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) {
+    th.join();
+  }
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(bad[size_t(t)], 0) << "thread " << t;
+  }
+  EXPECT_LE(storage_cache_bytes(), storage_cache_limit());
+}
