@@ -1,9 +1,11 @@
 #include "ditto/config.h"
 
 #include <sstream>
+#include <string>
 
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/parallel.h"
+#include "ditto/core/storage.h"
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 
@@ -33,6 +35,12 @@ std::string config_report() {
      << cpu_capability_name(get_cpu_capability()) << "\n"
      << "  threads:                         " << get_num_threads() << "\n"
      << "  reduction chunk (elements):      " << kernels::kReduceGrain << "\n"
+     << "  storage cache (bytes held/limit):"
+     << (storage_cache_available()
+             ? " " + std::to_string(storage_cache_bytes()) + " / " +
+                 std::to_string(storage_cache_limit())
+             : std::string(" none"))
+     << "\n"
      << "  deterministic algorithms:        "
      << yes(are_deterministic_algorithms_enabled()) << "\n"
      << "  deterministic warn only:         "
