@@ -1,7 +1,6 @@
 #include "ditto/config.h"
 
 #include <sstream>
-#include <string>
 
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/parallel.h"
@@ -35,12 +34,13 @@ std::string config_report() {
      << cpu_capability_name(get_cpu_capability()) << "\n"
      << "  threads:                         " << get_num_threads() << "\n"
      << "  reduction chunk (elements):      " << kernels::kReduceGrain << "\n"
-     << "  storage cache (bytes held/limit):"
-     << (storage_cache_available()
-             ? " " + std::to_string(storage_cache_bytes()) + " / " +
-                 std::to_string(storage_cache_limit())
-             : std::string(" none"))
-     << "\n"
+     << "  storage cache (held / limit):    ";
+  if (storage_cache_available()) {
+    os << storage_cache_bytes() << " / " << storage_cache_limit() << " bytes";
+  } else {
+    os << "none";
+  }
+  os << "\n"
      << "  deterministic algorithms:        "
      << yes(are_deterministic_algorithms_enabled()) << "\n"
      << "  deterministic warn only:         "
