@@ -584,6 +584,16 @@ constexpr int kLanes = 16;
 // See Note [Same bits on every ISA]: element i goes to lane i % 16, then the
 // lanes are combined as ((0+8)+(4+12))+... by halving.
 template <typename T, bool kProd>
+T combine_lanes(T* acc) {
+  for (int w = kLanes / 2; w >= 1; w /= 2) {
+    for (int j = 0; j < w; ++j) {
+      acc[j] = kProd ? acc[j] * acc[j + w] : acc[j] + acc[j + w];
+    }
+  }
+  return acc[0];
+}
+
+template <typename T, bool kProd>
 T lane_reduce_chunk(const T* x, int64_t n) {
   T acc[kLanes];
   for (int j = 0; j < kLanes; ++j) {
@@ -598,12 +608,7 @@ T lane_reduce_chunk(const T* x, int64_t n) {
   for (int j = 0; i + j < n; ++j) {
     acc[j] = kProd ? acc[j] * x[i + j] : acc[j] + x[i + j];
   }
-  for (int w = kLanes / 2; w >= 1; w /= 2) {
-    for (int j = 0; j < w; ++j) {
-      acc[j] = kProd ? acc[j] * acc[j + w] : acc[j] + acc[j + w];
-    }
-  }
-  return acc[0];
+  return combine_lanes<T, kProd>(acc);
 }
 
 // Note [Interleaved chunks]
@@ -633,13 +638,7 @@ void lane_reduce_group(const T* x, T* out) {
     }
   }
   for (int g = 0; g < kG; ++g) {
-    for (int w = kLanes / 2; w >= 1; w /= 2) {
-      for (int j = 0; j < w; ++j) {
-        acc[g][j] =
-            kProd ? acc[g][j] * acc[g][j + w] : acc[g][j] + acc[g][j + w];
-      }
-    }
-    out[g] = acc[g][0];
+    out[g] = combine_lanes<T, kProd>(acc[g]);
   }
 }
 
@@ -734,7 +733,8 @@ void normal_blocks_f32(float* d, int64_t nblocks, float mean, float std) {
 
 #if defined(__AVX2__) || defined(__AVX512F__)
 // Note [Philox in 64-bit lanes]
-// GCC vectorizes philox_blocks_lanes only in part: its 32x32->64-bit
+// GCC vectorizes the lane-by-lane loop (the #else branch below, which the
+// scalar and NEON capabilities keep) only in part: its 32x32->64-bit
 // products need 64-bit lanes, the counters are 32-bit, and the shuffles
 // between the two (or scalar multiplies) made it 15 ns per block with AVX2
 // and 4.3 with AVX-512 (Zen 4). Here each counter word lives in the low half
