@@ -47,7 +47,9 @@ namespace {
 // value depends on any of this: a storage's bytes are uninitialized either
 // way (empty() fills them when the determinism settings ask for it). Under
 // AddressSanitizer every storage comes from malloc, so that overflows and
-// uses after free stay detectable. empty_cache() unmaps the cached blocks.
+// uses after free stay detectable. empty_cache() unmaps the cached blocks,
+// and so does a storage whose new mapping the system refuses, before it
+// tries once more and only then reports out of memory.
 constexpr size_t kHugePage = size_t(2) << 20;
 // Offsets of storages from their 2 MiB boundary: 32 colors, 17 cache lines
 // apart.
@@ -85,7 +87,15 @@ class BlockCache {
         }
       }
     }
-    return map_block(bytes);
+    void* p = map_block(bytes);
+    if (p == nullptr && cached() != 0) {
+      // The system refused a new mapping while released blocks are held:
+      // they go back to it, and the mapping is tried once more before the
+      // storage reports out of memory.
+      clear();
+      p = map_block(bytes);
+    }
+    return p;
   }
 
   void give(void* p, size_t bytes) {

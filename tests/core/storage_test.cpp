@@ -5,12 +5,20 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "ditto/ditto.h"
+
+#ifdef __linux__
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 using namespace ditto;
 
@@ -173,3 +181,99 @@ TEST_F(StorageCache, ThreadsTakeAndReleaseConcurrently) {
   }
   EXPECT_LE(storage_cache_bytes(), storage_cache_limit());
 }
+
+#ifdef __linux__
+namespace {
+
+// Bytes of address space the process maps now (/proc/self/statm's first
+// field, in pages).
+size_t mapped_now() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%lu", &pages) != 1) {
+      pages = 0;
+    }
+    std::fclose(f);
+  }
+  return size_t(pages) * size_t(sysconf(_SC_PAGESIZE));
+}
+
+// Caps the address space for its lifetime (RLIMIT_AS), then restores it.
+class AddressSpaceCap {
+ public:
+  explicit AddressSpaceCap(size_t bytes) {
+    ok_ = getrlimit(RLIMIT_AS, &saved_) == 0;
+    rlimit cap = saved_;
+    cap.rlim_cur = rlim_t(bytes);
+    ok_ = ok_ && setrlimit(RLIMIT_AS, &cap) == 0;
+  }
+  ~AddressSpaceCap() {
+    setrlimit(RLIMIT_AS, &saved_);
+  }
+  // False where the cap could not be set or is not enforced (qemu-user
+  // accepts RLIMIT_AS and ignores it).
+  bool enforced(size_t refused_bytes) const {
+    if (!ok_) {
+      return false;
+    }
+    void* p = mmap(
+        nullptr,
+        refused_bytes,
+        PROT_READ | PROT_WRITE,
+        MAP_PRIVATE | MAP_ANONYMOUS,
+        -1,
+        0);
+    if (p == MAP_FAILED) {
+      return true;
+    }
+    munmap(p, refused_bytes);
+    return false;
+  }
+
+ private:
+  rlimit saved_{};
+  bool ok_ = false;
+};
+
+} // namespace
+
+TEST_F(StorageCache, ARefusedMappingReleasesTheCacheAndTriesAgain) {
+  if (!storage_cache_available()) {
+    GTEST_SKIP() << "no block cache in this build (AddressSanitizer or not "
+                    "Linux): nothing is cached to release";
+  }
+  // 64 MiB of released blocks in the cache.
+  {
+    std::vector<std::unique_ptr<Storage>> held;
+    for (int i = 0; i < 8; ++i) {
+      held.push_back(std::make_unique<Storage>(8 * kMiB));
+    }
+  }
+  ASSERT_EQ(storage_cache_bytes(), 64 * kMiB);
+  {
+    // Room for 32 MiB more: a 40 MiB storage fits only once the cached
+    // blocks are unmapped.
+    AddressSpaceCap cap(mapped_now() + 32 * kMiB);
+    if (!cap.enforced(40 * kMiB)) {
+      GTEST_SKIP() << "RLIMIT_AS is not enforced here (an emulator?)";
+    }
+    Storage big(40 * kMiB);
+    EXPECT_EQ(storage_cache_bytes(), 0u);
+    auto* w = static_cast<unsigned char*>(big.data());
+    w[0] = 1;
+    w[big.nbytes() - 1] = 2;
+    EXPECT_EQ(w[0] + w[big.nbytes() - 1], 3);
+    // Larger than what is left even then: out of memory, named.
+    try {
+      Storage huge(512 * kMiB);
+      ADD_FAILURE() << "a 512 MiB storage fit under a 32 MiB cap";
+    } catch (const OutOfMemoryError& e) {
+      EXPECT_NE(std::string(e.what()).find("[empty]"), std::string::npos)
+          << e.what();
+    }
+  }
+  // Released under the cap, the 40 MiB block is kept as usual.
+  EXPECT_EQ(storage_cache_bytes(), 40 * kMiB);
+}
+#endif
