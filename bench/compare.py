@@ -5,13 +5,16 @@ Runs the Google Benchmark program ditto_bench and times the same ops in
 PyTorch with the same sizes, thread counts and input values, then prints a
 markdown table of times, ratios (ditto / PyTorch) and bandwidths.
 
-The two sides alternate: each round runs all ditto cases, then all PyTorch
-cases, and the median (or min) over the rounds is reported, so a slow spell
-on a shared machine tends to hit both sides.
+The two sides run case by case: each round times every case once on each
+side, the two sides of a case back to back (ditto first in odd rounds,
+PyTorch first in even ones), and the median (or min) over the rounds is
+reported, so a slow spell on a shared machine falls on both sides of the
+cases it hits. Each ditto case runs alone in its own ditto_bench process.
 
-PyTorch runs in a subprocess of --python (default /usr/bin/python3, which
-has Debian's python3-torch), with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE
-removed from its environment. This script itself needs no torch.
+PyTorch runs in one subprocess of --python (default /usr/bin/python3, which
+has Debian's python3-torch) that stays up for the whole run, with
+OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from its environment. This
+script itself needs no torch.
 
 To add a row: add a case to bench/bench_elementwise.cpp (or another program
 named with --ditto-bench) registered as "<name>" with args n and threads,
@@ -27,6 +30,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 
 DEFAULT_SIZES = (1 << 20, 1 << 24)
@@ -211,14 +215,20 @@ def machine_info():
 # ---- ditto side
 
 
-def run_ditto(path, ops, min_time):
-    """{case key: seconds} and the benchmark context of one ditto_bench run."""
-    names = "|".join(re.escape(op.name) for op in ops)
+DITTO_WARMUP_SECONDS = 0.05
+
+
+def run_ditto(path, key, min_time):
+    """Seconds per call of one case, and the benchmark context, from one
+    ditto_bench process that runs that case alone."""
     cmd = [
         path,
         "--benchmark_format=json",
         f"--benchmark_min_time={min_time}",
-        f"--benchmark_filter=^({names})/",
+        # A fresh process: the first calls fault in the output's pages
+        # (the PyTorch side warms up too, in torch_worker).
+        f"--benchmark_min_warmup_time={DITTO_WARMUP_SECONDS}",
+        f"--benchmark_filter=^{re.escape(key)}(/real_time)?$",
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -228,13 +238,12 @@ def run_ditto(path, ops, min_time):
         )
     report = json.loads(proc.stdout)
     unit_seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    times = {}
     for b in report["benchmarks"]:
         if b.get("run_type", "iteration") != "iteration":
             continue
-        key = b["run_name"].removesuffix("/real_time")
-        times[key] = b["real_time"] * unit_seconds[b["time_unit"]]
-    return times, report["context"]
+        if b["run_name"].removesuffix("/real_time") == key:
+            return b["real_time"] * unit_seconds[b["time_unit"]], report["context"]
+    sys.exit(f"error: ditto_bench has no case {key}")
 
 
 # ---- PyTorch side
@@ -290,36 +299,55 @@ def check_torch(python):
     return json.loads(proc.stdout)
 
 
-def run_torch(python, ops, min_time):
-    """{case key: seconds} from one run of the PyTorch worker subprocess."""
-    request = {
-        "min_time": min_time,
-        "cases": [
-            {
-                "key": case_key(op.name, n, t),
-                "stmt": op.torch_stmt,
-                "num_inputs": op.num_inputs,
-                "setup": op.setup,
-                "n": n,
-                "threads": t,
-            }
-            for op, n, t in cases(ops)
-        ],
-    }
-    proc = subprocess.run(
-        [python, os.path.abspath(__file__), "--torch-worker"],
-        input=json.dumps(request),
-        capture_output=True,
-        text=True,
-        env=torch_env(),
-    )
-    if proc.returncode != 0:
-        sys.exit(f"error: the PyTorch timing failed:\n{proc.stderr}")
-    return json.loads(proc.stdout)
+class TorchWorker:
+    """The PyTorch side: one subprocess of --python that stays up for the
+    whole run and times one case per request (a JSON line in, a JSON line
+    out), so the two sides of a case run back to back."""
+
+    def __init__(self, python):
+        self.stderr = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(
+            [python, os.path.abspath(__file__), "--torch-worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            text=True,
+            env=torch_env(),
+        )
+
+    def time(self, op, n, threads, min_time):
+        request = {
+            "stmt": op.torch_stmt,
+            "num_inputs": op.num_inputs,
+            "setup": op.setup,
+            "n": n,
+            "threads": threads,
+            "min_time": min_time,
+        }
+        try:
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except BrokenPipeError:
+            line = ""
+        if not line:
+            self.proc.wait()
+            self.stderr.seek(0)
+            sys.exit(
+                f"error: the PyTorch timing of {case_key(op.name, n, threads)} "
+                f"failed:\n{self.stderr.read()}"
+            )
+        return json.loads(line)["seconds"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.stderr.close()
 
 
 def torch_worker():
-    """Runs under --python: reads cases on stdin, prints seconds per case."""
+    """Runs under --python: times the case of each line of stdin and prints
+    its seconds per call as a line of stdout."""
     import torch
     import torch.utils.benchmark as tb
 
@@ -330,9 +358,8 @@ def torch_worker():
         h = (i * 2654435761 + salt * 0x9E3779B9) % (1 << 32)
         return (h.double() / 4294967296.0 * 8.0 - 4.0).float()
 
-    request = json.load(sys.stdin)
-    times = {}
-    for case in request["cases"]:
+    for line in sys.stdin:
+        case = json.loads(line)
         n, threads = case["n"], case["threads"]
         torch.set_num_threads(threads)
         env = {"torch": torch, "n": n, "a": make_input(n, 1)}
@@ -345,9 +372,8 @@ def torch_worker():
         # setup (their work does not scale with n).
         warm = 1 if case.get("setup") else max(1, (1 << 24) // n)
         timer.timeit(number=warm)
-        m = timer.blocked_autorange(min_run_time=request["min_time"])
-        times[case["key"]] = m.median
-    json.dump(times, sys.stdout)
+        m = timer.blocked_autorange(min_run_time=case["min_time"])
+        print(json.dumps({"seconds": m.median}), flush=True)
 
 
 # ---- report
@@ -376,24 +402,27 @@ def gbps(op, n, seconds):
     return op.arrays_moved * n * op.element_size / seconds / 1e9
 
 
-def build_table(ops, ditto_times, torch_times):
+def build_table(ops, ditto_runs, torch_runs, combine):
+    """The markdown rows: each side's times combined over the rounds, their
+    ratio, and the lowest and highest of the rounds' own ratios (the two
+    sides of a round ran back to back)."""
     lines = [
         "| op | size | threads | ditto | PyTorch | ratio (ditto/PyTorch) "
-        "| ditto GB/s | PyTorch GB/s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| rounds' ratios | ditto GB/s | PyTorch GB/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     ratios = []
     for op, n, t in cases(ops):
         key = case_key(op.name, n, t)
-        if key not in ditto_times:
-            sys.exit(f"error: ditto_bench has no case {key}")
-        d, p = ditto_times[key], torch_times[key]
+        d, p = combine(ditto_runs[key]), combine(torch_runs[key])
         ratios.append(d / p)
+        paired = [x / y for x, y in zip(ditto_runs[key], torch_runs[key])]
         unit = " GFLOP/s" if op.flops else ""
         lines.append(
             f"| {op.name} | {format_size(n)} | {t} | {format_time(d)} "
-            f"| {format_time(p)} | {d / p:.2f} | {gbps(op, n, d):.1f}{unit} "
-            f"| {gbps(op, n, p):.1f}{unit} |"
+            f"| {format_time(p)} | {d / p:.2f} "
+            f"| {min(paired):.2f}-{max(paired):.2f} "
+            f"| {gbps(op, n, d):.1f}{unit} | {gbps(op, n, p):.1f}{unit} |"
         )
     return lines, statistics.geometric_mean(ratios)
 
@@ -416,9 +445,9 @@ def build_header(args, machine, context, torch_info):
         + (", ".join(f"{v}={env[v]}" for v in TORCH_ISA_VARS if v in env)
            or "no ISA overrides")
         + ".",
-        f"Times are the {args.stat} of {args.rounds} alternating rounds of "
-        f"at least {args.min_time} s per case on each side; float32, "
-        "contiguous, out-of-place.",
+        f"Times are the {args.stat} of {args.rounds} rounds of at least "
+        f"{args.min_time} s per case on each side, the two sides of a case "
+        "back to back; float32, contiguous, out-of-place.",
     ]
 
 
@@ -442,7 +471,7 @@ def parse_args():
         "--rounds",
         type=int,
         default=3,
-        help="alternating ditto/PyTorch rounds (default: %(default)s)",
+        help="rounds; each times every case on both sides (default: %(default)s)",
     )
     p.add_argument(
         "--min-time",
@@ -511,27 +540,36 @@ def main():
 
     ditto_runs, torch_runs = {}, {}
     context = {}
+    worker = TorchWorker(args.python)
+    todo = cases(ops)
     for r in range(args.rounds):
-        print(f"round {r + 1}/{args.rounds}: ditto", file=sys.stderr, flush=True)
-        times, context = run_ditto(args.ditto_bench, ops, args.min_time)
-        for key, s in times.items():
-            ditto_runs.setdefault(key, []).append(s)
-        print(f"round {r + 1}/{args.rounds}: PyTorch", file=sys.stderr, flush=True)
-        for key, s in run_torch(args.python, ops, args.min_time).items():
-            torch_runs.setdefault(key, []).append(s)
+        print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
+        for op, n, t in todo:
+            key = case_key(op.name, n, t)
+            # The two sides of a case back to back, the first side taking
+            # turns between rounds, so a slow spell of the machine falls on
+            # both (see "Pairing" in docs/benchmarks.md).
+            for side in ("ditto", "torch") if r % 2 == 0 else ("torch", "ditto"):
+                if side == "ditto":
+                    s, context = run_ditto(args.ditto_bench, key, args.min_time)
+                    ditto_runs.setdefault(key, []).append(s)
+                else:
+                    s = worker.time(op, n, t, args.min_time)
+                    torch_runs.setdefault(key, []).append(s)
+    worker.close()
 
     combine = statistics.median if args.stat == "median" else min
-    ditto_times = {k: combine(v) for k, v in ditto_runs.items()}
-    torch_times = {k: combine(v) for k, v in torch_runs.items()}
 
     header = build_header(args, machine, context, torch_info)
-    table, geomean = build_table(ops, ditto_times, torch_times)
+    table, geomean = build_table(ops, ditto_runs, torch_runs, combine)
     summary = f"Geometric mean of the ratios: {geomean:.2f}."
     text = "\n".join(header) + "\n\n" + "\n".join(table) + "\n\n" + summary + "\n"
     print(text, end="")
     if args.markdown_out:
-        with open(args.markdown_out, "w") as f:
+        tmp = args.markdown_out + ".tmp"
+        with open(tmp, "w") as f:
             f.write(text)
+        os.replace(tmp, args.markdown_out)
 
 
 if __name__ == "__main__":
