@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 
 DEFAULT_SIZES = (1 << 20, 1 << 24)
@@ -216,6 +217,8 @@ def machine_info():
 
 
 DITTO_WARMUP_SECONDS = 0.05
+# The PyTorch worker's pause after each case (see torch_worker).
+SETTLE_SECONDS = 0.3
 
 
 def run_ditto(path, key, min_time):
@@ -373,6 +376,12 @@ def torch_worker():
         warm = 1 if case.get("setup") else max(1, (1 << 24) // n)
         timer.timeit(number=warm)
         m = timer.blocked_autorange(min_run_time=case["min_time"])
+        # Idle until PyTorch's pool threads have stopped spinning, before the
+        # other side runs: OpenBLAS's keep polling for new work for 2^28 TSC
+        # ticks (about 0.1 s here) after a call, and took a core from the
+        # ditto case that came next (conv_fwd_c1 after mm 2K: 250 us alone,
+        # 468 us right after it).
+        time.sleep(SETTLE_SECONDS)
         print(json.dumps({"seconds": m.median}), flush=True)
 
 
