@@ -1,12 +1,16 @@
 #include "verify.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -162,21 +166,102 @@ std::optional<std::string> printed_fingerprint(const std::string& out) {
   return fp;
 }
 
+// Note [A verify that cannot hang]
+// Each run is its own process group (setpgid in the child), so that ending
+// it ends everything it started. A run that outlives --timeout gets SIGTERM
+// on its group, then SIGKILL after a grace period, and verify reports which
+// run timed out. When verify itself gets SIGINT, SIGTERM or SIGHUP, it does
+// the same to the running group, removes its work directory and dies of
+// the signal it got; if verify is killed outright (SIGKILL), the child gets
+// SIGKILL from the kernel (PR_SET_PDEATHSIG).
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_interrupt(int sig) {
+  g_interrupted = sig;
+}
+
+// SIGINT, SIGTERM and SIGHUP recorded in g_interrupted while it lives; the
+// previous handlers come back after.
+class InterruptScope {
+ public:
+  InterruptScope() {
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      ::sigaction(kSignals[i], &sa, &old_[i]);
+    }
+  }
+  ~InterruptScope() {
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      ::sigaction(kSignals[i], &old_[i], nullptr);
+    }
+  }
+  // After cleaning up: dies of the signal that interrupted verify.
+  static void reraise() {
+    const int sig = g_interrupted;
+    if (sig != 0) {
+      ::signal(sig, SIG_DFL);
+      ::raise(sig);
+    }
+  }
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
+
+// Thrown when verify was interrupted: unwinds to run_verify, cleaning up.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Ends process group pgid: SIGTERM, then SIGKILL after grace_s, and reaps
+// pid (the group's leader).
+void end_group(pid_t pid, double grace_s) {
+  ::kill(-pid, SIGTERM);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) {
+      break;
+    }
+    ::usleep(10000);
+  }
+  ::kill(-pid, SIGKILL); // what is left of the group, the leader included
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
 // Runs argv with env added, stdout and stderr into files in dir; throws
-// VerifyError naming the run if it does not exit with 0.
+// VerifyError naming the run if it does not exit with 0 within timeout_s
+// seconds (0: no limit), Interrupted if verify is interrupted.
 void execute(
     const std::vector<std::string>& argv,
     const std::vector<std::pair<std::string, std::string>>& env,
     const std::string& dir,
-    const std::string& what) {
+    const std::string& what,
+    double timeout_s) {
   const std::string out = dir + "/stdout", err = dir + "/stderr";
   const std::string exe = find_program(argv[0]);
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     throw VerifyError(what + ": fork failed: " + std::strerror(errno));
   }
   if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) {
+      ::_exit(126); // verify is already gone
+    }
+    // Default dispositions: verify's handlers are not the program's.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      ::signal(sig, SIG_DFL);
+    }
     const int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int fe = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fo < 0 || fe < 0 || ::dup2(fo, 1) < 0 || ::dup2(fe, 2) < 0) {
@@ -194,11 +279,39 @@ void execute(
     std::fprintf(stderr, "exec %s: %s\n", exe.c_str(), std::strerror(errno));
     ::_exit(127);
   }
+  ::setpgid(pid, pid); // also here: no window where a kill(-pid) misses
+  const auto start = std::chrono::steady_clock::now();
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
+  for (;;) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      break;
+    }
+    if (r < 0 && errno != EINTR) {
       throw VerifyError(what + ": waitpid failed: " + std::strerror(errno));
     }
+    if (g_interrupted != 0) {
+      end_group(pid, 2.0);
+      throw Interrupted(
+          what + ": interrupted by " + ::strsignal(g_interrupted) +
+          "; the run was stopped");
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (timeout_s > 0 && elapsed >= timeout_s) {
+      end_group(pid, 5.0);
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", timeout_s);
+      throw VerifyError(
+          what + ": " + argv[0] + " timed out: it was still running after " +
+          limit +
+          " s (--timeout) and was stopped, with every process it "
+          "started");
+    }
+    // Short polls at first (most test programs end in milliseconds), then
+    // at most every 50 ms.
+    ::usleep(elapsed < 1 ? 2000 : 50000);
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     return;
@@ -424,7 +537,12 @@ class Verifier {
     }
     std::printf("%s: %s\n", name.c_str(), run.setting.label().c_str());
     std::fflush(stdout);
-    execute(argv, env, run.dir, name + " (" + run.setting.label() + ")");
+    execute(
+        argv,
+        env,
+        run.dir,
+        name + " (" + run.setting.label() + ")",
+        o_.timeout_s);
     run.fingerprint = printed_fingerprint(read_text(run.dir + "/stdout"));
     try {
       run.records = trace::read_trace(run.trace_path, &run.registry);
@@ -785,6 +903,12 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
          o.env,
          "VAR=a,b: values of any environment variable to compare")
       ->take_all();
+  cmd.add_option(
+         "--timeout",
+         o.timeout_s,
+         "seconds each run may take before it is stopped, with every process "
+         "it started (default 86400; 0: no limit)")
+      ->check(CLI::Range(0.0, 1e7));
   cmd.add_option("--report", o.report, "write an HTML report here");
   cmd.add_option(
       "--keep", o.keep, "keep every run's trace and output in this directory");
@@ -799,8 +923,16 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
 }
 
 int run_verify(const VerifyOptions& o) {
+  InterruptScope interrupts;
   try {
-    return Verifier(o).run();
+    const int code = Verifier(o).run();
+    InterruptScope::reraise(); // a signal that came between runs
+    return code;
+  } catch (const Interrupted& e) {
+    std::fprintf(stderr, "ditto verify: %s\n", e.what());
+    std::fflush(nullptr);
+    InterruptScope::reraise();
+    return 1;
   } catch (const UsageError& e) {
     std::fprintf(
         stderr, "ditto verify: %s (see ditto verify --help)\n", e.what());

@@ -34,8 +34,10 @@ bool has_nan(const Tensor& g) {
 
 // Adds g to a leaf's .grad: the first gradient is kept (copied unless the
 // engine holds the only reference to a contiguous tensor), later ones are
-// added in place, as PyTorch's AccumulateGrad.
+// added in place, as PyTorch's AccumulateGrad. Under the leaf's lock:
+// backward passes on other threads may reach the same leaf.
 void accumulate_into_leaf(const std::shared_ptr<TensorImpl>& leaf, Tensor g) {
+  std::lock_guard<std::mutex> lock(leaf_mutex(leaf.get()));
   Tensor t(leaf);
   AutogradMeta& m = ensure_meta(t);
   if (!m.grad.defined()) {

@@ -38,6 +38,91 @@ Node::Node(std::string name, std::string forward_name)
       sequence_nr_(g_next_sequence_nr.fetch_add(1)),
       policy_(determinism::current_policy()) {}
 
+// Note [Freeing deep graphs]
+// A node owns the nodes of its inputs (its edges) and, through its closure's
+// saved tensors, possibly more. Freed by plain destructors, a chain of N ops
+// frees in N nested calls: 100,000 ops overflowed the stack (1.48M frames),
+// whether or not backward had run. So the outermost node destructor on a
+// thread opens a graveyard on its own stack; every node destructor moves its
+// edges (and a FunctionNode its closure) into the graveyard instead of
+// releasing them, and the outermost one releases the graveyard's contents
+// one by one, each release adding at most one level before it returns. A
+// node that someone else still holds is only unreferenced. The graveyard is
+// found through a trivially destructible thread_local pointer, so a node
+// freed at static destruction, after the thread's thread_locals are gone,
+// still works. (PyTorch's deleteNode does the same for its edges.)
+namespace {
+
+struct Graveyard {
+  std::vector<std::shared_ptr<Node>> nodes;
+  std::vector<BackwardFn> closures;
+};
+thread_local Graveyard* tls_graveyard = nullptr;
+
+// Hands what a dying node owns to the thread's open graveyard; with none
+// open, opens one here and releases everything that reaches it.
+template <typename Give>
+void bury(Give give) {
+  if (tls_graveyard != nullptr) {
+    give(*tls_graveyard);
+    return;
+  }
+  Graveyard local;
+  give(local);
+  tls_graveyard = &local;
+  while (!local.nodes.empty() || !local.closures.empty()) {
+    if (!local.closures.empty()) {
+      BackwardFn fn = std::move(local.closures.back());
+      local.closures.pop_back();
+    } else {
+      std::shared_ptr<Node> node = std::move(local.nodes.back());
+      local.nodes.pop_back();
+    }
+  }
+  tls_graveyard = nullptr;
+}
+
+} // namespace
+
+Node::~Node() {
+  bury([this](Graveyard& yard) {
+    for (Edge& e : next_) {
+      if (e.node) {
+        yard.nodes.push_back(std::move(e.node));
+      }
+    }
+  });
+}
+
+FunctionNode::~FunctionNode() {
+  // Runs before ~Node: the closure (and the tensors it saved) goes to the
+  // graveyard too.
+  if (fn_) {
+    bury([this](Graveyard& yard) { yard.closures.push_back(std::move(fn_)); });
+  }
+}
+
+namespace {
+
+size_t stripe(const TensorImpl* leaf) {
+  return (reinterpret_cast<uintptr_t>(leaf) >> 6) % 64;
+}
+
+// Making a leaf's accumulator has its own set of locks: an accumulation
+// (under leaf_mutex) may record an op and so make an accumulator, never the
+// other way round, so the two sets cannot deadlock.
+std::mutex& accumulator_mutex(const TensorImpl* leaf) {
+  static std::mutex mutexes[64];
+  return mutexes[stripe(leaf)];
+}
+
+} // namespace
+
+std::mutex& leaf_mutex(const TensorImpl* leaf) {
+  static std::mutex mutexes[64];
+  return mutexes[stripe(leaf)];
+}
+
 FunctionNode::FunctionNode(
     std::string name,
     std::string forward_name,
@@ -91,6 +176,7 @@ Edge gradient_edge(const Tensor& t) {
   if (!m->requires_grad) {
     return {};
   }
+  std::lock_guard<std::mutex> lock(accumulator_mutex(t.impl().get()));
   auto acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t.impl());

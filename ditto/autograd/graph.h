@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -48,7 +49,10 @@ struct TensorMeta {
 // engine runs them in decreasing sequence number, whatever the thread count.
 class DITTO_API Node {
  public:
-  virtual ~Node() = default;
+  // Frees the nodes only this one kept alive without recursing (Note
+  // [Freeing deep graphs]): a chain of a million ops is freed in constant
+  // stack.
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -105,6 +109,7 @@ class DITTO_API Node {
 class DITTO_API FunctionNode final : public Node {
  public:
   FunctionNode(std::string name, std::string forward_name, BackwardFn fn);
+  ~FunctionNode() override;
   // Runs the closure; raises if its saved tensors were freed.
   GradList apply(const GradList& grad_outputs);
   // Frees the closure and what it saved (after a backward without
@@ -155,6 +160,13 @@ struct AutogradMeta {
   bool is_view = false;
   uint64_t view_version = 0;
 };
+
+// The lock for one leaf's .grad and accumulator: one of a fixed set of
+// mutexes, chosen by the leaf's address. Backward passes on several threads
+// that reach one leaf add into its .grad one at a time (as PyTorch's
+// AccumulateGrad locks), so no contribution is lost (docs/autograd.md,
+// "Threads").
+DITTO_API std::mutex& leaf_mutex(const TensorImpl* leaf);
 
 DITTO_API AutogradMeta* meta(const Tensor& t);
 DITTO_API AutogradMeta& ensure_meta(const Tensor& t);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "ditto/core/json_int.h"
+#include "ditto/core/json_read.h"
 #include "ditto/core/parallel.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/shape_ops.h"
@@ -687,7 +688,7 @@ LoaderState LoaderState::from_json(const std::string& text) {
   const char* name = "LoaderState.from_json";
   LoaderState s;
   try {
-    nlohmann::json j = nlohmann::json::parse(text);
+    nlohmann::json j = detail::parse_json(text, name, "state");
     DITTO_CHECK(
         j.value("format", "") == "ditto.LoaderState" &&
             j.value("version", nlohmann::json()) == 1,

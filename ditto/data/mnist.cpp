@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ditto/core/error.h"
+#include "ditto/core/file_io.h"
 #include "ditto/ops/op_util.h"
 
 namespace ditto::data {
@@ -79,6 +80,7 @@ Tensor read_idx(
     const std::string& path,
     int64_t expected_dims,
     const char* op) {
+  detail::check_regular_file(path, op);
   std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
   DITTO_CHECK(f != nullptr, ValueError, op, "cannot open ", path);
   unsigned char magic[4];
@@ -192,6 +194,25 @@ MNIST::MNIST(const std::string& root, bool train, const char* name) {
       " has ",
       labels.size(0),
       " labels");
+  // A label outside the 10 classes is the file's fault: named here, when the
+  // dataset opens, not by a loss when its batch comes up.
+  const uint8_t* l = labels.data_ptr<uint8_t>();
+  for (int64_t i = 0; i < labels.numel(); ++i) {
+    DITTO_CHECK(
+        l[i] < kMNISTClasses,
+        ValueError,
+        name,
+        lpath,
+        ": label ",
+        int(l[i]),
+        " at index ",
+        i,
+        " is outside the ",
+        kMNISTClasses,
+        " classes [0, ",
+        kMNISTClasses - 1,
+        "]");
+  }
   labels_ = labels.to(kInt64);
 }
 

@@ -10,6 +10,10 @@ namespace ditto::data {
 inline constexpr const char* kFashionMNISTRoot =
     "/usr/share/datasets/fashion-mnist";
 
+// MNIST and Fashion-MNIST have 10 classes; a label file with another value
+// is refused when the dataset opens.
+inline constexpr int kMNISTClasses = 10;
+
 // MNIST-format data (IDX files, gzipped or not) under root:
 // train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz] (train),
 // t10k-... (test). get(i) returns the image as float32 [1, H, W] in [0, 1]

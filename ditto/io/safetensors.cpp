@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "ditto/core/error.h"
 #include "ditto/core/file_io.h"
+#include "ditto/core/json_read.h"
 #include "ditto/ops/factories.h"
 
 static_assert(
@@ -67,33 +67,6 @@ const DtypeName& of(Dtype d) {
 // The JSON nests at most 3 deep ({ name: { shape: [ ] } }); deeper input
 // is refused before parsing (a deeply nested document would exhaust the
 // stack of a recursive destructor).
-bool nesting_at_most(std::string_view s, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (char c : s) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > limit) {
-        return false;
-      }
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 // Well-formed UTF-8 (no overlongs, surrogates or code points past
 // U+10FFFF).
 bool valid_utf8(std::string_view s) {
@@ -242,16 +215,38 @@ SafetensorsFile parse_safetensors(
   if (!valid_utf8(text)) {
     fail("InvalidHeader: the header is not UTF-8");
   }
-  if (!nesting_at_most(text, 3)) {
+  if (!detail::json_nesting_at_most(text, 3)) {
     fail(
         "InvalidHeaderDeserialization: the header nests deeper than "
         "{name: {key: [...]}}");
   }
+  // A key twice in one object is refused (nlohmann would keep the last).
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto watch =
+      [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        if (event == Event::object_start) {
+          keys.emplace_back();
+        } else if (event == Event::object_end) {
+          keys.pop_back();
+        } else if (
+            event == Event::key && !keys.empty() && duplicate.empty() &&
+            !keys.back().insert(parsed.get<std::string>()).second) {
+          duplicate = parsed.get<std::string>();
+        }
+        return true;
+      };
   nlohmann::json h;
   try {
-    h = nlohmann::json::parse(text);
+    h = nlohmann::json::parse(text, watch);
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("InvalidHeaderDeserialization: ") + e.what());
+  }
+  if (!duplicate.empty()) {
+    fail(
+        "InvalidHeaderDeserialization: the key \"" + duplicate +
+        "\" appears twice in one object");
   }
   if (!h.is_object()) {
     fail("InvalidHeaderDeserialization: the header is not a JSON object");
@@ -278,6 +273,9 @@ SafetensorsFile parse_safetensors(
         out.metadata[k] = s.get<std::string>();
       }
       continue;
+    }
+    if (name.empty()) {
+      fail("InvalidHeaderDeserialization: a tensor with an empty name");
     }
     const std::string where = "tensor \"" + name + "\": ";
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") ||
@@ -405,27 +403,11 @@ SafetensorsFile parse_safetensors(
 }
 
 SafetensorsFile load_safetensors(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  DITTO_CHECK(
-      f.good(), ValueError, "load_safetensors", path, ": cannot open the file");
-  f.seekg(0, std::ios::end);
-  const std::streamoff size = f.tellg();
-  DITTO_CHECK(
-      size >= 0,
-      ValueError,
-      "load_safetensors",
-      path,
-      ": cannot read the file");
-  f.seekg(0);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  f.read(reinterpret_cast<char*>(bytes.data()), size);
-  DITTO_CHECK(
-      f.gcount() == size,
-      ValueError,
-      "load_safetensors",
-      path,
-      ": the file changed while it was read");
-  return parse_safetensors(bytes, path);
+  const std::string bytes = detail::read_regular_file(path, "load_safetensors");
+  return parse_safetensors(
+      std::span<const uint8_t>(
+          reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()),
+      path);
 }
 
 } // namespace ditto::io

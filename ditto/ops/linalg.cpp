@@ -135,12 +135,13 @@ void load_workspace_locked(WorkspaceConfig& w) {
   w.loaded = true;
 }
 
-// (bytes, whether the configuration is one deterministic mode accepts).
-std::pair<int64_t, bool> workspace_state() {
+// The workspace's size in bytes (ValueError for a malformed
+// DITTO_GEMM_WORKSPACE_CONFIG, every time until it is fixed).
+int64_t workspace_bytes_now() {
   WorkspaceConfig& w = workspace();
   std::lock_guard<std::mutex> lock(w.mu);
   load_workspace_locked(w);
-  return {w.bytes, w.config == ":4096:8" || w.config == ":16:8"};
+  return w.bytes;
 }
 
 // ---- the products
@@ -197,32 +198,13 @@ void gemm_batched(
       k >= kSplitKMinK) {
     // See Note [Split-K].
     const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
-    // Not a structured binding: clang 14 cannot capture one in a lambda.
-    const std::pair<int64_t, bool> workspace = workspace_state();
-    const int64_t bytes = workspace.first;
-    const bool accepted = workspace.second;
-    bool deterministic = are_deterministic_algorithms_enabled();
-    if (deterministic && !accepted) {
-      determinism::alert(
-          "matmul (split-K)",
-          detail::str_cat(
-              "[",
-              op,
-              "] this product splits k across threads (split-K), which is "
-              "deterministic only with a fixed reduction workspace, but you "
-              "set 'ditto::use_deterministic_algorithms(true)'. To enable "
-              "deterministic behavior in this case, set the environment "
-              "variable DITTO_GEMM_WORKSPACE_CONFIG=:4096:8 or "
-              "DITTO_GEMM_WORKSPACE_CONFIG=:16:8 before the first product "
-              "(or call ditto::backends::gemm::set_workspace_config)."),
-          detail::str_cat(
-              "[",
-              op,
-              "] split-K runs its nondeterministic variant: set "
-              "DITTO_GEMM_WORKSPACE_CONFIG=:4096:8 or "
-              "DITTO_GEMM_WORKSPACE_CONFIG=:16:8 for the deterministic one."));
-      deterministic = false; // warn-only: run, as PyTorch does
-    }
+    // In deterministic mode the deterministic variant runs with whatever
+    // workspace is configured (the default 8 MiB when none is): the
+    // workspace only bounds how many partials are held at once, and the sum
+    // is in chunk order whatever it holds. Unlike PyTorch up to 2.9 (and as
+    // 2.10 on the GPU), no configuration is required.
+    const int64_t bytes = workspace_bytes_now();
+    const bool deterministic = are_deterministic_algorithms_enabled();
     const int64_t mn = m * n;
     auto partial_args = [&](int64_t c, char* into) {
       kernels::GemmArgs g = args(0);
@@ -613,7 +595,7 @@ std::string workspace_config() {
 }
 
 int64_t workspace_bytes() {
-  return workspace_state().first;
+  return workspace_bytes_now();
 }
 
 } // namespace backends::gemm

@@ -37,8 +37,9 @@ namespace backends::gemm {
 // The split-K reduction workspace, as PyTorch's CUBLAS_WORKSPACE_CONFIG:
 // ":SIZE_KiB:COUNT[:SIZE_KiB:COUNT...]" (total SIZE_KiB * 1024 * COUNT
 // bytes). Read once from DITTO_GEMM_WORKSPACE_CONFIG at first use; set_...
-// replaces it (ValueError, and no change, for bad syntax). With the
-// deterministic mode on, split-K requires exactly ":4096:8" or ":16:8".
+// replaces it (ValueError, and no change, for bad syntax). It bounds how
+// many split-K partials are held at once, never the bits; the deterministic
+// mode works with any size, the default included.
 DITTO_API void set_workspace_config(const std::string& config);
 // The configuration in force ("" when unset).
 DITTO_API std::string workspace_config();

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "ditto/core/error.h"
+#include "ditto/core/file_io.h"
 #include "ditto/core/json_int.h"
+#include "ditto/core/json_read.h"
 
 namespace ditto::trace {
 namespace {
@@ -136,11 +138,47 @@ const char* phase_color(const std::string& phase) {
   return "#f1f3f4";
 }
 
+// A record's line holds a sample of each output, or with DITTO_TRACE_FULL
+// every value of one record's outputs: a trace line is refused past 1 GiB.
+constexpr size_t kMaxTraceLine = size_t(1) << 30;
+
+// std::getline with a limit: false at the end of the stream, ValueError
+// naming the line once it passes kMaxTraceLine (nothing more is read).
+bool read_line(
+    std::istream& in,
+    std::string& line,
+    const std::string& path,
+    int64_t line_no) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      return !line.empty();
+    }
+    if (c == '\n') {
+      return true;
+    }
+    DITTO_CHECK(
+        line.size() < kMaxTraceLine,
+        ValueError,
+        "read_trace",
+        path,
+        ":",
+        line_no,
+        ": a line longer than ",
+        kMaxTraceLine,
+        " bytes");
+    line.push_back(char(c));
+  }
+}
+
 } // namespace
 
 std::vector<TraceRecord> read_trace(
     const std::string& path,
     std::vector<determinism::OpInfo>* registry) {
+  detail::check_regular_file(path, "read_trace");
   std::ifstream in(path, std::ios::binary);
   DITTO_CHECK(in.good(), ValueError, "read_trace", "cannot open '", path, "'");
   return parse_trace(in, path, registry);
@@ -154,7 +192,7 @@ std::vector<TraceRecord> parse_trace(
   std::string line;
   int64_t line_no = 0;
   bool header = false, end = false;
-  while (std::getline(in, line)) {
+  while (read_line(in, line, path, line_no + 1)) {
     ++line_no;
     DITTO_CHECK(
         !end,
@@ -165,7 +203,11 @@ std::vector<TraceRecord> parse_trace(
         line_no,
         ": a line after the trace's end");
     try {
-      const json j = json::parse(line);
+      const json j = detail::parse_json(
+          line,
+          "read_trace",
+          detail::str_cat(path, ":", line_no),
+          kMaxTraceLine);
       if (!header) {
         DITTO_CHECK(
             j.is_object() && j.value("ditto_trace", json()) == 1,

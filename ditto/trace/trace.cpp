@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "ditto/core/env.h"
 #include "ditto/core/error.h"
+#include "ditto/core/file_io.h"
 #include "ditto/core/fingerprint_chunks.h"
 #include "ditto/determinism/context.h"
 
@@ -140,22 +142,38 @@ void append_tensor(std::string& out, const Tensor& t, bool whole) {
 }
 
 // Writes the trace file: one JSON line per record, into a temporary that
-// stop() renames into place.
+// stop() renames into place (a FIFO or a character device is written in
+// place: Note [What an atomic write may replace]). The first write that
+// fails throws from the op that wrote it and the trace is dead from then
+// on: finish() throws again, so a trace that cannot be written never ends
+// in a success (Note [A trace that cannot be written]).
 class Writer {
  public:
   explicit Writer(std::string path) : path_(std::move(path)) {
+    const char* op = "trace::start";
     // DITTO_TRACE_FULL=N: record N's outputs are written whole (what
     // `ditto verify` asks for to measure the first divergence exactly).
     whole_ = detail::env_int("DITTO_TRACE_FULL", 0, INT64_MAX).value_or(-1);
-    tmp_ = path_ + ".tmp." + std::to_string(::getpid());
-    file_ = std::fopen(tmp_.c_str(), "wb");
+    const detail::WriteTarget target = detail::resolve_write_target(path_, op);
+    if (target.in_place) {
+      const int fd = detail::open_in_place(target, op);
+      file_ = ::fdopen(fd, "wb");
+      if (file_ == nullptr) {
+        ::close(fd);
+      }
+    } else {
+      target_ = target.path;
+      tmp_ = target_ + ".tmp." + std::to_string(::getpid());
+      file_ = std::fopen(tmp_.c_str(), "wb");
+    }
     DITTO_CHECK(
         file_ != nullptr,
         ValueError,
-        "trace::start",
+        op,
         "cannot open '",
-        tmp_,
-        "' for writing");
+        tmp_.empty() ? path_ : tmp_,
+        "' for writing: ",
+        std::strerror(errno));
     std::string header = "{\"ditto_trace\":1,\"started\":";
     char when[32];
     const std::time_t now = std::time(nullptr);
@@ -164,13 +182,15 @@ class Writer {
     std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
     append_json_string(header, when);
     header += "}\n";
-    std::fputs(header.c_str(), file_);
+    try {
+      put(header);
+    } catch (...) {
+      discard();
+      throw;
+    }
   }
   ~Writer() {
-    if (file_ != nullptr) {
-      std::fclose(file_);
-      std::remove(tmp_.c_str());
-    }
+    discard();
   }
 
   void write(
@@ -180,6 +200,9 @@ class Writer {
     std::string line;
     line.reserve(256);
     std::lock_guard<std::mutex> lock(mu_);
+    if (file_ == nullptr) {
+      return; // failed before: the error was raised then
+    }
     line += "{\"i\":";
     line += std::to_string(count_);
     line += ",\"op\":";
@@ -200,14 +223,18 @@ class Writer {
       append_tensor(line, outputs[k], count_ == whole_);
     }
     line += "]}\n";
-    std::fputs(line.c_str(), file_);
+    put(line);
     ++count_;
   }
 
-  // Closes the file and renames it into place.
+  // Closes the file and renames it into place; ValueError if any write of
+  // the trace failed.
   void finish() {
     std::lock_guard<std::mutex> lock(mu_);
     if (file_ == nullptr) {
+      if (!error_.empty()) {
+        throw ValueError(error_);
+      }
       return;
     }
     // The program's registry of nondeterministic ops (custom ops
@@ -231,18 +258,25 @@ class Writer {
       tail += "}";
     }
     tail += "]}\n";
-    std::fputs(tail.c_str(), file_);
-    const bool ok = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
-    std::fclose(file_);
-    file_ = nullptr;
-    std::error_code ec;
-    if (ok) {
-      std::filesystem::rename(tmp_, path_, ec);
+    put(tail);
+    // A device or FIFO written in place is not synced (fsync has no meaning
+    // there); a file is synced before it replaces the old one.
+    if (std::fflush(file_) != 0 ||
+        (tmp_.empty() ? false : ::fsync(fileno(file_)) != 0)) {
+      fail(errno);
     }
-    if (!ok || ec) {
-      std::remove(tmp_.c_str());
-      std::fprintf(
-          stderr, "ditto: could not write the trace '%s'\n", path_.c_str());
+    const int closed = std::fclose(file_);
+    file_ = nullptr;
+    if (closed != 0) {
+      fail(errno);
+    }
+    if (!tmp_.empty()) {
+      std::error_code ec;
+      std::filesystem::rename(tmp_, target_, ec);
+      if (ec) {
+        fail(ec.value());
+      }
+      tmp_.clear();
     }
   }
 
@@ -251,8 +285,39 @@ class Writer {
   }
 
  private:
+  // Writes text (mu_ held, file_ open); on failure closes everything and
+  // throws.
+  void put(const std::string& text) {
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+      fail(errno);
+    }
+  }
+
+  [[noreturn]] void fail(int err) {
+    error_ = detail::str_cat(
+        "[trace] cannot write the trace '",
+        path_,
+        "': ",
+        err != 0 ? std::strerror(err) : "write error",
+        " (the trace is incomplete and was not kept)");
+    discard();
+    throw ValueError(error_);
+  }
+
+  // Closes the file without finishing it; removes the temporary.
+  void discard() {
+    if (file_ != nullptr) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!tmp_.empty()) {
+      std::remove(tmp_.c_str());
+      tmp_.clear();
+    }
+  }
+
   std::mutex mu_;
-  std::string path_, tmp_;
+  std::string path_, target_, tmp_, error_;
   std::FILE* file_ = nullptr;
   int64_t count_ = 0;
   int64_t whole_ = -1;
@@ -260,6 +325,15 @@ class Writer {
 
 // DITTO_TRACE=FILE starts a trace when the library loads; it is finished
 // when the process exits normally (static destruction).
+// Note [A trace that cannot be written]
+// A trace is evidence: `ditto verify` and users compare two of them. One
+// that lost records must not look like a finished run. So the first write
+// that fails (a full disk, /dev/full, an I/O error) raises ValueError from
+// the op that was being recorded, naming the file, and the trace is dropped
+// (its temporary removed, the previous file at the path untouched); stop()
+// raises the same error again. For DITTO_TRACE, which no program code
+// stops, the error is printed and the process exits with status 1 when the
+// library unloads, whatever main returned.
 struct EnvTrace {
   EnvTrace() {
     try {
@@ -268,11 +342,22 @@ struct EnvTrace {
       }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ditto: DITTO_TRACE: %s\n", e.what());
+      failed = true;
     }
   }
   ~EnvTrace() {
-    stop();
+    try {
+      stop();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ditto: DITTO_TRACE: %s\n", e.what());
+      failed = true;
+    }
+    if (failed) {
+      std::fflush(nullptr);
+      std::_Exit(EXIT_FAILURE);
+    }
   }
+  bool failed = false;
 };
 const EnvTrace g_env_trace;
 

@@ -66,12 +66,17 @@ DITTO_API void record_value(
 
 // Starts writing the trace of this process to path (JSON lines, written to
 // a temporary beside it and renamed into place by stop(), so a trace file
-// is always whole). A trace already being written is stopped first.
+// is always whole; a symlink is followed, a FIFO or character device is
+// written in place). A trace already being written is stopped first.
 // DITTO_TRACE=path in the environment starts one when the library loads;
-// it stops when the process exits normally.
+// it stops when the process exits normally. A write that fails raises
+// ValueError from the op being recorded and drops the trace; with
+// DITTO_TRACE the process then exits with status 1 (Note [A trace that
+// cannot be written]).
 DITTO_API void start(const std::string& path);
 // Finishes the file: its last line counts the records. A no-op when no
-// trace is being written.
+// trace is being written; ValueError naming the file when a write of the
+// trace failed.
 DITTO_API void stop();
 // The path being written to, or empty.
 DITTO_API std::string active_path();

@@ -142,8 +142,20 @@ void write_checkpoint(
   }
 }
 
-std::vector<std::string> list_checkpoints(const std::string& root) {
-  std::vector<std::pair<int64_t, std::string>> found;
+bool checkpoint_complete(const std::string& dir) {
+  for (const char* name : kCheckpointRequiredFiles) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::path(dir) / name, ec)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> list_checkpoints(
+    const std::string& root,
+    std::vector<std::string>* incomplete) {
+  std::vector<std::pair<int64_t, std::string>> found, partial;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     return {};
@@ -151,13 +163,21 @@ std::vector<std::string> list_checkpoints(const std::string& root) {
   for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
     const std::string name = e.path().filename().string();
     if (auto step = step_of(name); step && e.is_directory(ec)) {
-      found.emplace_back(*step, e.path().string());
+      (checkpoint_complete(e.path().string()) ? found : partial)
+          .emplace_back(*step, e.path().string());
     }
   }
   std::sort(found.begin(), found.end());
+  std::sort(partial.begin(), partial.end());
   std::vector<std::string> out;
   for (auto& f : found) {
     out.push_back(std::move(f.second));
+  }
+  if (incomplete != nullptr) {
+    incomplete->clear();
+    for (auto& f : partial) {
+      incomplete->push_back(std::move(f.second));
+    }
   }
   return out;
 }

@@ -32,9 +32,23 @@ DITTO_API void write_checkpoint(
     const std::string& name,
     const std::vector<CheckpointFile>& files);
 
+// The files a checkpoint directory must hold to be complete (its
+// tuning_cache is optional: checkpoints from before it existed lack it).
+inline constexpr const char* kCheckpointRequiredFiles[] = {
+    "model.safetensors",
+    "train_state.safetensors"};
+
+// True when dir holds every required file, each a regular file.
+DITTO_API bool checkpoint_complete(const std::string& dir);
+
 // The complete checkpoints under root ("step-N" directories), oldest (the
-// smallest step) first, as full paths. Empty when root does not exist.
-DITTO_API std::vector<std::string> list_checkpoints(const std::string& root);
+// smallest step) first, as full paths. Empty when root does not exist. A
+// "step-N" directory without all its files (empty, or a crash's leftover
+// made by hand) is not listed; with incomplete, those are returned there,
+// oldest first.
+DITTO_API std::vector<std::string> list_checkpoints(
+    const std::string& root,
+    std::vector<std::string>* incomplete = nullptr);
 
 // Removes all but the keep newest checkpoints (and leftover temporary
 // directories). keep <= 0 keeps everything.

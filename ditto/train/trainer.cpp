@@ -3,10 +3,12 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/file_io.h"
 #include "ditto/core/json_int.h"
+#include "ditto/core/json_read.h"
 #include "ditto/core/parallel.h"
 #include "ditto/data/transforms.h"
 #include "ditto/determinism/context.h"
@@ -294,6 +297,7 @@ class Run {
   json run_json(bool finished) const;
   void write_run_json(bool finished) const;
   void log_metrics(const StepInfo& s);
+  void flush_metrics();
   std::string checkpoint_root() const {
     return o_.checkpoint_dir.empty()
         ? (fs::path(o_.out) / "checkpoints").string()
@@ -314,6 +318,7 @@ class Run {
   std::string resumed_from_;
   int64_t last_saved_step_ = -1;
   std::ofstream metrics_;
+  std::string metrics_path_;
 };
 
 void Run::validate() const {
@@ -349,14 +354,6 @@ void Run::setup() {
     set_num_threads(o_.threads);
   }
   use_deterministic_algorithms(o_.deterministic);
-  // Deterministic split-K products need a fixed workspace (PyTorch's
-  // CUBLAS_WORKSPACE_CONFIG rule): a batch of 16384 or more makes the
-  // linear layers' weight gradients split k. Unless the user chose one
-  // (DITTO_GEMM_WORKSPACE_CONFIG), the trainer takes :4096:8; run.json
-  // records it.
-  if (o_.deterministic && backends::gemm::workspace_config().empty()) {
-    backends::gemm::set_workspace_config(":4096:8");
-  }
   backends::conv::benchmark(o_.benchmark);
   // A loaded cache's choices are replayed (keys it lacks are still timed).
   if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache) &&
@@ -436,14 +433,28 @@ void Run::setup() {
 void Run::resume(const std::string& where) {
   std::string dir = where;
   if (where == "latest") {
-    const auto all = list_checkpoints(checkpoint_root());
+    std::vector<std::string> incomplete;
+    const auto all = list_checkpoints(checkpoint_root(), &incomplete);
+    std::string skipped;
+    for (const std::string& d : incomplete) {
+      skipped += (skipped.empty() ? "" : ", ") + d;
+    }
     DITTO_CHECK(
         !all.empty(),
         ValueError,
         kOp,
-        "--resume latest: no checkpoint in ",
-        checkpoint_root());
+        "--resume latest: no complete checkpoint in ",
+        checkpoint_root(),
+        incomplete.empty() ? "" : " (incomplete, skipped: ",
+        skipped,
+        incomplete.empty() ? "" : ")");
     dir = all.back();
+    if (!incomplete.empty() && r_.message) {
+      r_.message(detail::str_cat(
+          "--resume latest: skipped incomplete checkpoint directories "
+          "(without model.safetensors and train_state.safetensors): ",
+          skipped));
+    }
   }
   DITTO_CHECK(
       fs::is_directory(dir),
@@ -663,7 +674,21 @@ void Run::log_metrics(const StepInfo& s) {
       << json{{"step", s.step}, {"epoch", s.epoch}, {"loss", s.loss}, {"lr", s.lr}, {"samples_per_second", s.samples_per_second}}
              .dump()
       << "\n";
+  flush_metrics();
+}
+
+// A metrics line that cannot be written stops the run (a full disk is not
+// ignored): the last checkpoint stays the one to resume from.
+void Run::flush_metrics() {
   metrics_.flush();
+  DITTO_CHECK(
+      metrics_.good(),
+      ValueError,
+      kOp,
+      "cannot write ",
+      metrics_path_,
+      ": ",
+      errno != 0 ? std::strerror(errno) : "write error");
 }
 
 TrainResult Run::go() {
@@ -683,13 +708,16 @@ TrainResult Run::go() {
     resume(o_.resume);
   }
   // metrics.jsonl: a resumed run keeps the lines up to its checkpoint.
-  const std::string metrics_path =
-      (fs::path(o_.out) / "metrics.jsonl").string();
+  metrics_path_ = (fs::path(o_.out) / "metrics.jsonl").string();
+  const std::string& metrics_path = metrics_path_;
   {
     std::vector<std::string> keep;
     if (p_.step > 0) {
       std::ifstream in(metrics_path);
       for (std::string line; std::getline(in, line);) {
+        if (!detail::json_nesting_at_most(line, detail::kJsonMaxDepth)) {
+          continue; // not a line this trainer wrote
+        }
         json j = json::parse(line, nullptr, false);
         if (j.is_object() && j.contains("step") &&
             j["step"].is_number_integer() &&
@@ -704,7 +732,7 @@ TrainResult Run::go() {
     for (const std::string& l : keep) {
       metrics_ << l << "\n";
     }
-    metrics_.flush();
+    flush_metrics();
   }
 
   const int64_t stop_at =
@@ -882,11 +910,11 @@ CheckpointProgress read_train_state(
       kFormatVersion);
   CheckpointProgress p;
   try {
-    const json settings = json::parse(meta("settings"));
+    const json settings = detail::parse_json(meta("settings"), kOp, "settings");
     DITTO_CHECK(
         settings.is_object(), ValueError, kOp, "settings: not an object");
     p.settings_json = settings.dump();
-    const json progress = json::parse(meta("progress"));
+    const json progress = detail::parse_json(meta("progress"), kOp, "progress");
     p.step = detail::json_int(progress.at("step"));
     p.epoch = detail::json_int(progress.at("epoch"));
     p.epoch_loss_sum = from_exact(

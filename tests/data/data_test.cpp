@@ -695,6 +695,31 @@ TEST(DataMnist, HostileHeadersAndPathsAreValueErrors) {
   EXPECT_NE(e.find("[MNIST] cannot look for"), std::string::npos) << e;
 }
 
+// Issue 32: a label outside the 10 classes is refused when the dataset
+// opens, naming the file, the label and its index; a directory where an IDX
+// file should be is a ValueError naming it, not a read of its reported size.
+TEST(DataMnist, OutOfRangeLabelsAndDirectoriesAreRefusedAtOpen) {
+  TempDir d;
+  auto images = d.path / "train-images-idx3-ubyte";
+  auto labels = d.path / "train-labels-idx1-ubyte";
+  write_file(images, idx_bytes(3, {4, 2, 2}, 16, 0), false);
+  write_file(labels, idx_bytes(1, {4}, 4, 8), false); // 8, 9, 10, 11
+  std::string e = error_of([&] { MNIST(d.path.string()); });
+  EXPECT_NE(
+      e.find(
+          labels.string() +
+          ": label 10 at index 2 is outside the 10 classes [0, 9]"),
+      std::string::npos)
+      << e;
+  std::filesystem::remove(labels);
+  std::filesystem::create_directory(labels);
+  e = error_of([&] { MNIST(d.path.string()); });
+  EXPECT_NE(
+      e.find(labels.string() + ": it is a directory, not a regular file"),
+      std::string::npos)
+      << e;
+}
+
 // The real data from Debian's dataset-fashion-mnist (scripts/setup).
 TEST(DataMnist, RealFashionMnist) {
   FashionMNIST train;

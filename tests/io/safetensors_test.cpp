@@ -195,6 +195,65 @@ TEST(Safetensors, RoundTripsEveryDtypeInTheWritersOrder) {
   EXPECT_THROW(io::serialize_safetensors(shared), ValueError);
 }
 
+// Issue 32: what the writer refuses the reader refuses too (an empty tensor
+// name), and a key twice in one object is refused, not "last wins", in the
+// tensors and in __metadata__ alike.
+TEST(Safetensors, ReaderRefusesEmptyNamesAndDuplicateKeys) {
+  auto header = [](const std::string& h, size_t data) {
+    return cat({le64(h.size()), bytes_of(h), Bytes(data, 0)});
+  };
+  const std::string entry =
+      "{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}";
+  EXPECT_EQ(error_of(header("{\"a\":" + entry + "}", 2)), "");
+  EXPECT_EQ(
+      error_of(header("{\"\":" + entry + "}", 2)),
+      "InvalidHeaderDeserialization");
+  EXPECT_EQ(
+      error_of(header("{\"a\":" + entry + ",\"a\":" + entry + "}", 2)),
+      "InvalidHeaderDeserialization");
+  EXPECT_EQ(
+      error_of(header(
+          "{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"},\"a\":" + entry + "}",
+          2)),
+      "InvalidHeaderDeserialization");
+  // The same key in two different objects is fine.
+  EXPECT_EQ(
+      error_of(
+          header("{\"__metadata__\":{\"a\":\"x\"},\"a\":" + entry + "}", 2)),
+      "");
+  try {
+    io::parse_safetensors(
+        header("{\"a\":" + entry + ",\"a\":" + entry + "}", 2), "dup");
+    ADD_FAILURE();
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("the key \"a\" appears twice"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
+// Issue 32: a directory where a file is expected is a ValueError naming it
+// (reading a directory reports a size of 2^63-1 on ext4: it used to be
+// allocated, and std::bad_alloc escaped).
+TEST(Safetensors, ADirectoryIsNotReadAsAFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+      ("ditto_st_dir_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "model.safetensors");
+  try {
+    io::load_safetensors((dir / "model.safetensors").string());
+    ADD_FAILURE();
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "model.safetensors: it is a directory, not a regular file"),
+        std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Safetensors, ModelStateRoundTripThroughAFileAtomically) {
   namespace fs = std::filesystem;
   const fs::path dir =

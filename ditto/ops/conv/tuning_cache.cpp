@@ -8,13 +8,13 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 
 #include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/file_io.h"
+#include "ditto/core/json_read.h"
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
 #include "ditto/ops/conv/algorithms.h"
@@ -54,24 +54,22 @@ void save_tuning_cache(const std::string& path) {
 }
 
 bool load_tuning_cache(const std::string& path) {
-  auto reject = [&](const std::string& why) {
+  const char* op = "backends::conv::load_tuning_cache";
+  auto warn = [&](const std::string& message) {
     determinism::warn(
         "conv tuning cache",
-        detail::str_cat(
-            "[backends::conv::load_tuning_cache] ",
-            path,
-            ": ",
-            why,
-            "; the cache is unchanged"));
+        detail::str_cat(message, "; the cache is unchanged"));
     return false;
   };
-  std::ifstream f(path);
-  if (!f.good()) {
-    return reject("cannot open the file");
-  }
+  auto reject = [&](const std::string& why) {
+    return warn(detail::str_cat("[", op, "] ", path, ": ", why));
+  };
   std::map<std::string, std::string> entries;
   try {
-    nlohmann::json j = nlohmann::json::parse(f);
+    // A file (not a directory or device), at most 64 MiB, at most 64 levels
+    // deep (Note [Limits on JSON read from files]).
+    nlohmann::json j =
+        detail::parse_json(detail::read_regular_file(path, op), op, path);
     if (j.value("format", "") != "ditto.conv_tuning_cache") {
       return reject("not a ditto conv tuning cache");
     }
@@ -101,6 +99,8 @@ bool load_tuning_cache(const std::string& path) {
         return reject("unknown algorithm '" + v + "' for key " + k);
       }
     }
+  } catch (const Error& e) {
+    return warn(e.what());
   } catch (const std::exception& e) {
     return reject(std::string("corrupt: ") + e.what());
   }
