@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_common.h"
 #include "ditto/ditto.h"
 #include "verify.h"
 
@@ -32,6 +33,10 @@ extern char** environ;
 namespace {
 
 namespace train = ditto::train;
+using ditto::cli::integer_in;
+using ditto::cli::number_in;
+using ditto::cli::seed_bits;
+using ditto::cli::seed_value;
 
 // Ops PyTorch users know as nondeterministic (its CUDA list, reference
 // determinism.md) whose ditto implementations have no nondeterministic
@@ -373,6 +378,9 @@ struct Output {
   }
 };
 
+// The largest count a flag takes (epochs, steps): 2^40, a trillion.
+constexpr int64_t kMaxCount = int64_t(1) << 40;
+
 void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
   cmd.option_defaults()->always_capture_default();
   cmd.add_option("--model", o.model, "model to train (see `ditto models`)")
@@ -391,20 +399,26 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
       "--no-normalize",
       [&o] { o.normalize = false; },
       "feed pixel / 255 as is (default: normalized with the training set's mean and std)");
-  cmd.add_option("--seed", o.seed, "seed of every generator");
+  cmd.add_option_function<std::string>(
+         "--seed",
+         [&o](const std::string& v) { o.seed = *seed_bits(v); },
+         "seed of every generator (a negative one as its 64 bits)")
+      ->type_name("INT")
+      ->check(seed_value())
+      ->default_str("0");
   cmd.add_option("--epochs", o.epochs, "epochs to train")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+      ->check(integer_in(1, kMaxCount));
   cmd.add_option("--batch-size", o.batch_size, "samples per step")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 30));
+      ->check(integer_in(1, int64_t(1) << 30));
   cmd.add_option("--lr", o.lr, "learning rate (OneCycle's max_lr)")
-      ->check(CLI::PositiveNumber);
+      ->check(number_in(0.0, 1e6, /*lo_open=*/true));
   cmd.add_option("--optimizer", o.optimizer, "sgd, adam or adamw")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}));
   cmd.add_option("--momentum", o.momentum, "SGD momentum")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_in(0.0, 1.0));
   cmd.add_option(
          "--weight-decay", o.weight_decay, "weight decay (AdamW: decoupled)")
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(number_in(0.0, 1e6));
   cmd.add_option(
          "--scheduler",
          o.scheduler,
@@ -414,12 +428,12 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
          "--threads",
          o.threads,
          "compute threads (0: DITTO_NUM_THREADS or every core)")
-      ->check(CLI::Range(0, 1024));
+      ->check(integer_in(0, 1024));
   cmd.add_option(
          "--workers",
          o.workers,
          "data-loader worker threads (0: load in the training thread)")
-      ->check(CLI::Range(0, 256));
+      ->check(integer_in(0, 256));
   cmd.add_option_function<std::string>(
          "--seed-mode",
          [&o](const std::string& v) {
@@ -449,17 +463,17 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
          "--max-steps",
          o.max_steps,
          "stop after this many steps in all (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, kMaxCount));
   cmd.add_option(
          "--eval-every",
          o.eval_every,
          "also evaluate every N steps (0: at epoch ends only)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, kMaxCount));
   cmd.add_option(
          "--log-every",
          o.log_every,
          "a log line (and a metrics.jsonl line) every N steps")
-      ->check(CLI::Range(int64_t(1), int64_t(1) << 40));
+      ->check(integer_in(1, kMaxCount));
   cmd.add_option(
       "--checkpoint-dir",
       o.checkpoint_dir,
@@ -468,9 +482,9 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
          "--checkpoint-every",
          o.checkpoint_every,
          "also checkpoint every N steps (checkpoints at epoch ends when 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, kMaxCount));
   cmd.add_option("--keep", o.keep, "keep the N newest checkpoints (0: all)")
-      ->check(CLI::Range(0, 1 << 30));
+      ->check(integer_in(0, int64_t(1) << 30));
   cmd.add_option(
       "--resume",
       o.resume,
@@ -611,7 +625,7 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& e) {
     out.clear_bar();
-    std::fprintf(stderr, "ditto: %s\n", e.what());
+    std::fprintf(stderr, "ditto: %s\n", ditto::cli::one_line(e.what()).c_str());
     return 1;
   }
   return 2;

@@ -1,5 +1,7 @@
 #include "verify.h"
 
+#include "cli_common.h"
+
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -328,7 +330,7 @@ void execute(
   }
   throw VerifyError(
       what + ": " + argv[0] + " " + how +
-      (tail.empty() ? "" : "; its last output:\n  " + tail));
+      (tail.empty() ? "" : "; its last output: " + tail));
 }
 
 // Removes "--flag V" and "--flag=V" from args.
@@ -878,7 +880,7 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
          "--runs",
          o.runs,
          "runs of each setting (default 2 when no setting varies, else 1)")
-      ->check(CLI::Range(1, 100));
+      ->check(integer_in(1, 100));
   cmd.add_option("--threads", o.threads, "thread counts to compare (1,2,3)")
       ->delimiter(',');
   cmd.add_option(
@@ -897,7 +899,7 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
          o.resume_at,
          "ditto train: stop at step K, resume from the checkpoint, compare with "
          "the straight run")
-      ->check(CLI::PositiveNumber);
+      ->check(integer_in(1, int64_t(1) << 40));
   cmd.add_option(
          "--env",
          o.env,
@@ -908,7 +910,7 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
          o.timeout_s,
          "seconds each run may take before it is stopped, with every process "
          "it started (default 86400; 0: no limit)")
-      ->check(CLI::Range(0.0, 1e7));
+      ->check(number_in(0.0, 1e7));
   cmd.add_option("--report", o.report, "write an HTML report here");
   cmd.add_option(
       "--keep", o.keep, "keep every run's trace and output in this directory");
@@ -929,16 +931,18 @@ int run_verify(const VerifyOptions& o) {
     InterruptScope::reraise(); // a signal that came between runs
     return code;
   } catch (const Interrupted& e) {
-    std::fprintf(stderr, "ditto verify: %s\n", e.what());
+    std::fprintf(stderr, "ditto verify: %s\n", one_line(e.what()).c_str());
     std::fflush(nullptr);
     InterruptScope::reraise();
     return 1;
   } catch (const UsageError& e) {
     std::fprintf(
-        stderr, "ditto verify: %s (see ditto verify --help)\n", e.what());
+        stderr,
+        "ditto verify: %s (see ditto verify --help)\n",
+        one_line(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ditto verify: %s\n", e.what());
+    std::fprintf(stderr, "ditto verify: %s\n", one_line(e.what()).c_str());
     return 1;
   }
 }

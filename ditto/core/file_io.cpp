@@ -179,7 +179,10 @@ std::string read_regular_file(
     const std::string& path,
     const char* op,
     uint64_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; it
+  // has no effect on a regular file.
+  const int fd =
+      ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
     throw_error<ValueError>(
         op, "cannot read ", path, ": ", std::strerror(errno));

@@ -149,8 +149,9 @@ TEST(ReadRegularFile, RefusesWhatIsNotAFileAndWhatIsTooLarge) {
   EXPECT_NE(e.find("it is a directory, not a regular file"), std::string::npos)
       << e;
   ASSERT_EQ(::mkfifo((d.path / "pipe").c_str(), 0600), 0);
-  // Opening a FIFO for reading waits for a writer: check_regular_file (the
-  // stat) is what refuses it without blocking.
+  // A FIFO without a writer: refused at once, not waited on.
+  e = error_of([&] { detail::read_regular_file(d.path / "pipe", "test_op"); });
+  EXPECT_NE(e.find("it is a FIFO, not a regular file"), std::string::npos) << e;
   e = error_of([&] { detail::check_regular_file(d.path / "pipe", "test_op"); });
   EXPECT_NE(e.find("it is a FIFO, not a regular file"), std::string::npos) << e;
   e = error_of([&] { detail::read_regular_file(d.path / "none", "test_op"); });

@@ -243,7 +243,27 @@ TEST_F(TrainCli, UsageErrorsExitTwoWithOneLine) {
         std::string("--optimizer lamb"),
         std::string("--epochs x"),
         std::string("--seed-mode sometimes"),
-        std::string("--model resnet")}) {
+        std::string("--model resnet"),
+        // Issue 32: out of range, NaN, infinite, or not written plainly.
+        std::string("--seed 18446744073709551616"),
+        std::string("--seed -9223372036854775809"),
+        std::string("--seed 1.5"),
+        std::string("--lr nan"),
+        std::string("--lr inf"),
+        std::string("--lr 0"),
+        std::string("--momentum nan"),
+        std::string("--momentum 1.5"),
+        std::string("--weight-decay -1"),
+        std::string("--epochs 9223372036854775808"),
+        std::string("--epochs +1"),
+        std::string("--batch-size 0x10"),
+        std::string("--threads 1e1"),
+        std::string("--workers 257"),
+        std::string("--max-steps -1"),
+        std::string("--eval-every 2199023255552"),
+        std::string("--checkpoint-every nan"),
+        std::string("--log-every 0"),
+        std::string("--keep 1073741825")}) {
     SCOPED_TRACE(args);
     Result r = train(args + " --out " + out("u"));
     EXPECT_EQ(r.code, 2);
@@ -342,6 +362,136 @@ TEST_F(TrainCli, BadCheckpointsExitOneAndTrainNothing) {
   Result ok = train(resume);
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_EQ(fingerprint_of(ok), straight());
+}
+
+// Issue 32: a directory where a file should be (--init-from, a checkpoint's
+// model.safetensors, --tuning-cache) is an error naming it, never an
+// allocation of the size a directory reports; a checkpoint's metadata
+// nested 100,000 levels deep is refused, not a stack overflow.
+TEST_F(TrainCli, DirectoriesAndDeepJsonAreTypedErrors) {
+  fs::create_directories(dir_ / "weights.safetensors");
+  Result r = train(
+      "--max-steps 1 --init-from " + out("weights.safetensors") + " --out " +
+      out("d1"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("weights.safetensors: it is a directory, not a regular file"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // A checkpoint whose model.safetensors is a directory.
+  ASSERT_EQ(
+      train("--epochs 2 --max-steps 4 --checkpoint-every 4 --out " + out("d2"))
+          .code,
+      0);
+  const fs::path ck = dir_ / "d2" / "checkpoints" / "step-00000004";
+  const std::string state = read_text(ck / "train_state.safetensors");
+  const std::string model = read_text(ck / "model.safetensors");
+  fs::remove(ck / "model.safetensors");
+  fs::create_directories(ck / "model.safetensors");
+  r = train(
+      "--epochs 2 --resume " + quote(ck.string()) + " --out " + out("d3"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(
+      r.err.find("model.safetensors: it is a directory"), std::string::npos)
+      << r.err;
+  fs::remove(ck / "model.safetensors");
+  std::ofstream(ck / "model.safetensors", std::ios::binary) << model;
+  // 100,000 levels in the settings, the loader state and the tuning cache.
+  ditto::io::SafetensorsFile f =
+      ditto::io::parse_safetensors(std::span<const uint8_t>(
+          reinterpret_cast<const uint8_t*>(state.data()), state.size()));
+  const std::string deep(100000, '[');
+  for (const char* field : {"settings", "loader", "progress"}) {
+    ditto::io::SafetensorsFile bad = f;
+    bad.metadata[field] = deep;
+    ditto::io::save_safetensors(
+        (ck / "train_state.safetensors").string(), bad.tensors, bad.metadata);
+    r = train(
+        "--epochs 2 --resume " + quote(ck.string()) + " --out " + out("d4"));
+    EXPECT_EQ(r.code, 1) << field << r.err;
+    EXPECT_NE(r.err.find("JSON nests deeper than 64 levels"), std::string::npos)
+        << field << ": " << r.err;
+    EXPECT_EQ(fingerprint_of(r), "");
+  }
+  // A value echoed in an error keeps the error on one line.
+  {
+    ditto::io::SafetensorsFile bad = f;
+    bad.metadata["format"] = "two\nlines";
+    ditto::io::save_safetensors(
+        (ck / "train_state.safetensors").string(), bad.tensors, bad.metadata);
+    r = train(
+        "--epochs 2 --resume " + quote(ck.string()) + " --out " + out("d4"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("(format 'two\\nlines')"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  std::ofstream(ck / "train_state.safetensors", std::ios::binary) << state;
+  // A deep tuning cache (the checkpoint's, and --tuning-cache) is refused
+  // with a warning and the run goes on without it.
+  std::ofstream(ck / "tuning_cache") << deep;
+  std::ofstream(dir_ / "deep_cache.json") << deep;
+  r = train(
+      "--epochs 2 --resume " + quote(ck.string()) + " --tuning-cache " +
+      out("deep_cache.json") + " --out " + out("d5"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("JSON nests deeper than 64 levels"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(fingerprint_of(r), straight());
+}
+
+// Issue 32, defect 3: --tuning-cache naming a FIFO (as /dev/null would be,
+// written in place) or a symlink keeps them what they are.
+TEST_F(TrainCli, TuningCacheThroughASymlinkOrAFifo) {
+  fs::create_directories(dir_ / "real");
+  fs::create_symlink("real/cache.json", dir_ / "cache_link.json");
+  Result r = train(
+      "--max-steps 2 --tuning-cache " + out("cache_link.json") + " --out " +
+      out("tc1"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir_ / "cache_link.json"));
+  EXPECT_NE(
+      read_text(dir_ / "real" / "cache.json").find("ditto.conv_tuning_cache"),
+      std::string::npos);
+  const fs::path fifo = dir_ / "cache_fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Read by cat: the cache goes through, the FIFO stays a FIFO. (Loading
+  // from a FIFO is refused with a warning: it is not a regular file.)
+  r = train(
+      "--max-steps 2 --tuning-cache " + quote(fifo.string()) + " --out " +
+          out("tc2") + " & t=$!; cat " + quote(fifo.string()) + " > " +
+          out("through.json") + "; wait $t",
+      "");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_NE(
+      read_text(dir_ / "through.json").find("ditto.conv_tuning_cache"),
+      std::string::npos);
+}
+
+// Issue 32: an empty or garbage "step-N" directory newer than every real
+// checkpoint does not block --resume latest: it is skipped, and said so.
+TEST_F(TrainCli, ResumeLatestSkipsIncompleteCheckpoints) {
+  ASSERT_EQ(
+      train("--epochs 2 --max-steps 4 --checkpoint-every 4 --out " + out("rl"))
+          .code,
+      0);
+  const fs::path root = dir_ / "rl" / "checkpoints";
+  fs::create_directories(root / "step-99999999");
+  fs::create_directories(root / "step-99999998");
+  std::ofstream(root / "step-99999998" / "garbage") << "x";
+  Result r = train("--epochs 2 --resume latest --out " + out("rl"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(
+      r.out.find("skipped incomplete checkpoint directories"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("step-99999999"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find("resumed from " + (root / "step-00000004").string()),
+      std::string::npos)
+      << r.out;
+  EXPECT_EQ(fingerprint_of(r), straight());
 }
 
 // read_train_state checks the metadata's contents, not just its JSON: a
