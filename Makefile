@@ -45,14 +45,13 @@ sanitize: setup
 	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE install
 
-# The parallel and threading tests under ThreadSanitizer, and the backward
-# passes on several threads into one leaf (test_autograd's AutogradThreads).
+# The parallel and threading tests under ThreadSanitizer (test_parallel
+# holds the backward passes on several threads into one leaf).
 tsan: setup
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDITTO_SANITIZE=tsan \
 	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
-	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data test_autograd
+	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1 ctest --output-on-failure -L 'test_parallel|test_ops|test_random|test_data'
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1 ctest --output-on-failure -L test_autograd -R AutogradThreads
 
 # The libFuzzer targets (fuzz/) under ASan+UBSan, FUZZ_SECONDS each (the
 # corpora grow in build-fuzz/corpus across runs).

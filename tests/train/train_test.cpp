@@ -469,6 +469,26 @@ TEST_F(TrainCli, TuningCacheThroughASymlinkOrAFifo) {
       std::string::npos);
 }
 
+// Issue 32, defect 6: a metrics.jsonl line that cannot be written (a file
+// size limit standing in for a full disk) stops the run with an error
+// naming the file, instead of training on with the lines lost.
+TEST_F(TrainCli, AMetricsWriteFailureStopsTheRun) {
+  Result r = run_shell(
+      "trap '' XFSZ; ulimit -f 1; " + quote(DITTO_CLI) + " train --data-root " +
+          quote((root_ / "data").string()) +
+          " --batch-size 32 --log-every 1 --max-steps 8 --quiet --out " +
+          out("mf"),
+      dir_);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "cannot write " + (dir_ / "mf" / "metrics.jsonl").string() +
+          ": File too large"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(fingerprint_of(r), "");
+}
+
 // Issue 32: an empty or garbage "step-N" directory newer than every real
 // checkpoint does not block --resume latest: it is skipped, and said so.
 TEST_F(TrainCli, ResumeLatestSkipsIncompleteCheckpoints) {

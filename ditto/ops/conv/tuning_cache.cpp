@@ -68,8 +68,8 @@ bool load_tuning_cache(const std::string& path) {
   try {
     // A file (not a directory or device), at most 64 MiB, at most 64 levels
     // deep (Note [Limits on JSON read from files]).
-    nlohmann::json j =
-        detail::parse_json(detail::read_regular_file(path, op), op, path);
+    nlohmann::json j = detail::parse_json(
+        detail::read_regular_file(path, op, detail::kJsonMaxBytes), op, path);
     if (j.value("format", "") != "ditto.conv_tuning_cache") {
       return reject("not a ditto conv tuning cache");
     }
