@@ -264,9 +264,13 @@ void execute(
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
       ::signal(sig, SIG_DFL);
     }
+    // No terminal input: in its own process group, a read from the
+    // terminal would stop the program (SIGTTIN) until the timeout.
+    const int fi = ::open("/dev/null", O_RDONLY);
     const int fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int fe = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fo < 0 || fe < 0 || ::dup2(fo, 1) < 0 || ::dup2(fe, 2) < 0) {
+    if (fi < 0 || fo < 0 || fe < 0 || ::dup2(fi, 0) < 0 || ::dup2(fo, 1) < 0 ||
+        ::dup2(fe, 2) < 0) {
       ::_exit(126);
     }
     for (const auto& [k, v] : env) {
