@@ -886,7 +886,8 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
          "runs of each setting (default 2 when no setting varies, else 1)")
       ->check(integer_in(1, 100));
   cmd.add_option("--threads", o.threads, "thread counts to compare (1,2,3)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(integer_in(1, 1024));
   cmd.add_option(
          "--capabilities",
          o.capabilities,
@@ -894,10 +895,12 @@ void add_verify_flags(CLI::App& cmd, VerifyOptions& o) {
       ->delimiter(',');
   cmd.add_option(
          "--workers", o.workers, "data-loader workers to compare (ditto train)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(integer_in(0, 256));
   cmd.add_option(
          "--seeds", o.seeds, "seeds to compare, to see what a seed changes")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(seed_value());
   cmd.add_option(
          "--resume-at",
          o.resume_at,

@@ -386,10 +386,20 @@ TEST_F(Verify, TimeoutStopsAProgramThatNeverExits) {
   ASSERT_FALSE(child.empty());
   EXPECT_FALSE(alive(child.substr(0, child.find('\n'))))
       << "the program's child survived";
-  // Bad values are usage errors.
+  // Bad values are usage errors, here and in the other numeric lists.
   for (const char* bad : {"-1", "nan", "1e99", "x"}) {
     EXPECT_EQ(verify(std::string("--timeout ") + bad + " -- true").code, 2)
         << bad;
+  }
+  for (const char* bad :
+       {"--threads 1,nan",
+        "--threads 0",
+        "--threads 1,2,1025",
+        "--workers -1",
+        "--seeds 1,18446744073709551616",
+        "--runs 101",
+        "--resume-at 0"}) {
+    EXPECT_EQ(verify(std::string(bad) + " -- true").code, 2) << bad;
   }
 }
 
