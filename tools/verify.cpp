@@ -218,8 +218,9 @@ struct Interrupted : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Ends process group pgid: SIGTERM, then SIGKILL after grace_s, and reaps
-// pid (the group's leader).
+// Ends the process group led by pid: SIGTERM to the group, then SIGKILL to
+// what is left of it after grace_s (or once the leader exits), and reaps
+// the leader.
 void end_group(pid_t pid, double grace_s) {
   ::kill(-pid, SIGTERM);
   const auto deadline =

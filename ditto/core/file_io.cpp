@@ -70,7 +70,14 @@ const char* kind_of(mode_t mode) {
   if (S_ISFIFO(mode)) {
     return "a FIFO";
   }
-  return "not a regular file";
+  return "a file of an unknown kind";
+}
+
+// Why a reader refuses what st describes, or "" for a regular file.
+std::string not_regular(const struct stat& st) {
+  return S_ISREG(st.st_mode)
+      ? std::string()
+      : str_cat("it is ", kind_of(st.st_mode), ", not a regular file");
 }
 
 } // namespace
@@ -194,7 +201,7 @@ std::string read_regular_file(
   if (::fstat(fd, &st) != 0) {
     why = std::strerror(errno);
   } else if (!S_ISREG(st.st_mode)) {
-    why = str_cat("it is ", kind_of(st.st_mode), ", not a regular file");
+    why = not_regular(st);
   } else if (uint64_t(st.st_size) > max_bytes) {
     why = str_cat(
         "the file has ",
@@ -220,14 +227,8 @@ void check_regular_file(const std::string& path, const char* op) {
     throw_error<ValueError>(
         op, "cannot read ", path, ": ", std::strerror(errno));
   }
-  if (!S_ISREG(st.st_mode)) {
-    throw_error<ValueError>(
-        op,
-        "cannot read ",
-        path,
-        ": it is ",
-        kind_of(st.st_mode),
-        ", not a regular file");
+  if (const std::string why = not_regular(st); !why.empty()) {
+    throw_error<ValueError>(op, "cannot read ", path, ": ", why);
   }
 }
 

@@ -64,9 +64,6 @@ const DtypeName& of(Dtype d) {
       "save_safetensors", "no safetensors dtype for ", d);
 }
 
-// The JSON nests at most 3 deep ({ name: { shape: [ ] } }); deeper input
-// is refused before parsing (a deeply nested document would exhaust the
-// stack of a recursive destructor).
 // Well-formed UTF-8 (no overlongs, surrogates or code points past
 // U+10FFFF).
 bool valid_utf8(std::string_view s) {
@@ -215,6 +212,8 @@ SafetensorsFile parse_safetensors(
   if (!valid_utf8(text)) {
     fail("InvalidHeader: the header is not UTF-8");
   }
+  // The JSON nests at most 3 deep ({ name: { shape: [ ] } }); deeper input
+  // is refused before parsing (Note [Limits on JSON read from files]).
   if (!detail::json_nesting_at_most(text, 3)) {
     fail(
         "InvalidHeaderDeserialization: the header nests deeper than "

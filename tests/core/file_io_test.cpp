@@ -12,18 +12,22 @@
 
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <thread>
 
 #include "ditto/core/error.h"
 #include "ditto/core/file_io.h"
 #include "ditto/core/json_read.h"
 #include "ditto/data/loader.h"
+#include "tests/error_of.h"
 
 namespace ditto {
 namespace {
 
 namespace fs = std::filesystem;
+// The ValueError's message (another error type fails the test).
+const auto error_of = [](const auto& f) {
+  return test::error_of<ValueError>(f);
+};
 
 struct TempDir {
   fs::path path;
@@ -42,15 +46,6 @@ struct TempDir {
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const ValueError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 bool is_a_fifo(const fs::path& p) {

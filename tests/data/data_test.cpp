@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "ditto/ditto.h"
+#include "tests/error_of.h"
 
 using namespace ditto;
 using namespace ditto::data;
@@ -590,14 +591,10 @@ struct TempDir {
   }
 };
 
-std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const ValueError& e) {
-    return e.what();
-  }
-  return "";
-}
+// The ValueError's message (another error type fails the test).
+const auto error_of = [](const auto& f) {
+  return test::error_of<ValueError>(f);
+};
 
 } // namespace
 

@@ -12,6 +12,7 @@
 
 #include "ditto/ditto.h"
 #include "tests/cpu_caps.h"
+#include "tests/error_of.h"
 #include "tests/nn/crc.h"
 
 namespace ditto {
@@ -712,15 +713,7 @@ TEST(PackedSequence, PyTorchsSortedIndicesBatchSizesAndData) {
 // ---- bad input: errors that name the layer and the value, and change
 // nothing (parameters, generator).
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
   manual_seed(1);
