@@ -37,6 +37,7 @@
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
 #include "ditto/ops/random.h"
+#include "ditto/ops/record.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"
 #include "ditto/optim/optimizer.h"

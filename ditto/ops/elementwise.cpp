@@ -467,6 +467,12 @@ Tensor add_scaled(
     return fused(
         FusedOp::AddScaled, name, a, b, nullptr, alpha.to<double>(), out);
   }
+  // Integers: one op frame around the parts, so the trace shows the op
+  // the user called.
+  detail::OpScope scope(
+      name,
+      {a, b},
+      out ? detail::OpScope::kInplace : detail::OpScope::kPlain);
   DITTO_CHECK(
       alpha.is_integral(),
       TypeError,
@@ -475,10 +481,11 @@ Tensor add_scaled(
       "point number.");
   Tensor r = add(a, mul(b, alpha));
   if (out) {
-    const_cast<Tensor&>(*out).copy_(r);
-    return *out;
+    Tensor& self = const_cast<Tensor&>(*out);
+    self.copy_(r);
+    return scope.done_inplace(self);
   }
-  return r;
+  return scope.done(r);
 }
 
 const char* unary_name(UnaryOp op) {

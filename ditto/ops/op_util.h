@@ -14,6 +14,7 @@
 #include "ditto/core/parallel.h"
 #include "ditto/core/tensor.h"
 #include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/record.h"
 #include "ditto/trace/trace.h"
 
 namespace ditto::detail {
@@ -137,6 +138,9 @@ class OpScope {
   // thread's state as it was) if autograd cannot take an in-place op.
   template <typename It, typename Get>
   void enter(It first, It last, Get get) {
+    if (frame_.outermost()) {
+      require_op_record(name_); // Note [Op records]
+    }
     run_deferred(); // layers' pending initial draws come first
     const bool outermost = opaque_depth() == 0;
     const bool tracing = frame_.outermost() && trace::enabled();

@@ -1,0 +1,308 @@
+// The records of the elementwise ops (Note [Op records] in record.cpp).
+
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/record.h"
+#include "ditto/ops/sample_util.h"
+
+namespace ditto {
+namespace {
+
+namespace s = detail::samples;
+using s::Domain;
+
+const char* kElementwise =
+    "each output element is computed from its own inputs by one kernel "
+    "call, whatever the thread that runs it";
+
+const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
+const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+
+// An op, its in-place form writing inputs[0].
+s::Call inplace1(std::function<void(Tensor&)> fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    Tensor self = in[0];
+    fn(self);
+    return std::vector<Tensor>{self};
+  };
+}
+s::Call inplace2(std::function<void(Tensor&, const Tensor&)> fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    Tensor self = in[0];
+    fn(self, in[1]);
+    return std::vector<Tensor>{self};
+  };
+}
+
+// The samples of an in-place op: its out-of-place samples whose first
+// input has the result's shape (an in-place op cannot broadcast self).
+std::vector<Sample> as_inplace(std::vector<Sample> samples, s::Call call) {
+  std::vector<Sample> out;
+  for (Sample& sm : samples) {
+    if (sm.label == "broadcast_both") {
+      continue;
+    }
+    sm.call = call;
+    out.push_back(std::move(sm));
+  }
+  return out;
+}
+
+void unary(
+    const char* name,
+    s::Fn1 fn,
+    std::function<void(Tensor&)> inplace_fn,
+    Domain domain,
+    std::vector<Dtype> dtypes) {
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = s::callables(
+          std::string("ditto::") + name + "(a)",
+          std::string("Tensor::") + name + "()"),
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [fn, domain](const SampleSpec& spec) {
+            return s::unary(spec, fn, domain);
+          },
+      .bad_samples = [fn] { return std::vector{s::undefined_input(s::call1(fn), 1)}; },
+  });
+  if (!inplace_fn) {
+    return;
+  }
+  const std::string iname = std::string(name) + "_";
+  register_op({
+      .name = iname,
+      .family = "elementwise",
+      .callables = {"Tensor::" + iname + "()"},
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [inplace_fn, domain](const SampleSpec& spec) {
+            return as_inplace(
+                s::unary(spec, [](const Tensor& t) { return t; }, domain),
+                inplace1(inplace_fn));
+          },
+      .bad_samples =
+          [inplace_fn] {
+            // An expanded self would write an element twice.
+            return std::vector<Sample>{
+                {"expanded_self",
+                 {s::varied({1, 3}, kFloat32, 2.0, 1).expand({4, 3})},
+                 inplace1(inplace_fn)}};
+          },
+      .inplace = true,
+  });
+}
+
+void binary(
+    const char* name,
+    s::Fn2 fn,
+    Domain a,
+    Domain b,
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable = "") {
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = s::callables(
+          std::string("ditto::") + name + "(a, b)",
+          std::string("Tensor::") + name + "(b)"),
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [fn, a, b](const SampleSpec& spec) {
+            return s::binary(spec, fn, a, b);
+          },
+      .bad_samples =
+          [fn] {
+            return std::vector<Sample>{
+                s::undefined_input(s::call2(fn), 2),
+                {"shapes_mismatch",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1),
+                  s::varied({4}, kFloat32, 2.0, 2)},
+                 s::call2(fn)}};
+          },
+      .not_differentiable = not_differentiable,
+  });
+}
+
+void binary_inplace(
+    const char* name,
+    std::function<void(Tensor&, const Tensor&)> fn,
+    Domain a,
+    Domain b,
+    std::vector<Dtype> dtypes) {
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = {std::string("Tensor::") + name + "(b)"},
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [fn, a, b](const SampleSpec& spec) {
+            return as_inplace(
+                s::binary(
+                    spec,
+                    [](const Tensor& x, const Tensor&) { return x; },
+                    a,
+                    b),
+                inplace2(fn));
+          },
+      .bad_samples =
+          [fn] {
+            return std::vector<Sample>{
+                {"self_needs_broadcast",
+                 {s::varied({3}, kFloat32, 2.0, 1),
+                  s::varied({2, 3}, kFloat32, 2.0, 2)},
+                 inplace2(fn)},
+                {"float_into_int",
+                 {s::varied({3}, kInt64, 20.0, 1),
+                  s::varied({3}, kFloat32, 2.0, 2)},
+                 inplace2(fn)}};
+          },
+      .inplace = true,
+  });
+}
+
+// addcmul / addcdiv and their in-place forms.
+void addc(const char* name, s::Fn3 fn, std::function<void(Tensor&, const Tensor&, const Tensor&)> ifn) {
+  auto samples = [](const SampleSpec& spec) {
+    const Dtype dt = spec.dtype;
+    const int64_t r = s::size(spec, 97, 3), c = s::size(spec, 131, 4);
+    Tensor self = s::varied({r, c}, dt, 4.0, 1);
+    Tensor t1 = s::varied({r, c}, dt, 4.0, 2);
+    Tensor t2 = s::positive({c}, dt, 3);
+    return std::vector<Sample>{
+        {"broadcast", {self, t1, t2}, {}},
+        {"strided", {self, s::strided(t1), t2.expand({r, c})}, {}},
+        {"empty", {s::varied({0, c}, dt, 1.0, 4), s::varied({0, c}, dt, 1.0, 5), t2}, {}},
+    };
+  };
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = s::callables(
+          std::string("ditto::") + name + "(self, t1, t2, value)",
+          std::string("Tensor::") + name + "(t1, t2, value)"),
+      .deterministic_because = kElementwise,
+      .dtypes = kFloating,
+      .samples =
+          [samples, fn](const SampleSpec& spec) {
+            auto out = samples(spec);
+            for (Sample& sm : out) {
+              sm.call = s::call3(fn);
+            }
+            return out;
+          },
+      .bad_samples =
+          [fn] {
+            return std::vector{s::undefined_input(s::call3(fn), 3)};
+          },
+  });
+  register_op({
+      .name = std::string(name) + "_",
+      .family = "elementwise",
+      .callables = {std::string("Tensor::") + name + "_(t1, t2, value)"},
+      .deterministic_because = kElementwise,
+      .dtypes = kFloating,
+      .samples =
+          [samples, ifn](const SampleSpec& spec) {
+            auto out = samples(spec);
+            for (Sample& sm : out) {
+              sm.call = [ifn](const std::vector<Tensor>& in) {
+                Tensor self = in[0];
+                ifn(self, in[1], in[2]);
+                return std::vector<Tensor>{self};
+              };
+            }
+            return out;
+          },
+      .inplace = true,
+  });
+}
+
+} // namespace
+
+DITTO_OP_RECORDS(elementwise) {
+  const Domain any = Domain::kAny, pos = Domain::kPositive;
+  binary("add", [](auto& a, auto& b) { return add(a, b, 2); }, any, any, kNumeric);
+  binary("sub", [](auto& a, auto& b) { return sub(a, b); }, any, any, kNumeric);
+  binary("mul", [](auto& a, auto& b) { return mul(a, b); }, any, any, kNumeric);
+  binary("div", [](auto& a, auto& b) { return div(a, b); }, any, pos, kFloating);
+  binary("pow", [](auto& a, auto& b) { return pow(a, b); }, pos, any, kFloating);
+  binary("maximum", [](auto& a, auto& b) { return maximum(a, b); }, any, any, kNumeric);
+  binary("minimum", [](auto& a, auto& b) { return minimum(a, b); }, any, any, kNumeric);
+  const char* cmp = "a comparison: a bool result";
+  binary("eq", [](auto& a, auto& b) { return eq(a, b); }, any, any, kNumeric, cmp);
+  binary("ne", [](auto& a, auto& b) { return ne(a, b); }, any, any, kNumeric, cmp);
+  binary("lt", [](auto& a, auto& b) { return lt(a, b); }, any, any, kNumeric, cmp);
+  binary("le", [](auto& a, auto& b) { return le(a, b); }, any, any, kNumeric, cmp);
+  binary("gt", [](auto& a, auto& b) { return gt(a, b); }, any, any, kNumeric, cmp);
+  binary("ge", [](auto& a, auto& b) { return ge(a, b); }, any, any, kNumeric, cmp);
+  binary_inplace("add_", [](Tensor& a, const Tensor& b) { a.add_(b, 2); }, any, any, kNumeric);
+  binary_inplace("sub_", [](Tensor& a, const Tensor& b) { a.sub_(b); }, any, any, kNumeric);
+  binary_inplace("mul_", [](Tensor& a, const Tensor& b) { a.mul_(b); }, any, any, kNumeric);
+  binary_inplace("div_", [](Tensor& a, const Tensor& b) { a.div_(b); }, any, pos, kFloating);
+  addc("addcmul", [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
+       [](Tensor& a, const Tensor& b, const Tensor& c) { a.addcmul_(b, c, 0.5); });
+  addc("addcdiv", [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
+       [](Tensor& a, const Tensor& b, const Tensor& c) { a.addcdiv_(b, c, -2.0); });
+
+  unary("neg", [](auto& a) { return neg(a); }, [](Tensor& a) { a.neg_(); }, any, kNumeric);
+  unary("abs", [](auto& a) { return abs(a); }, [](Tensor& a) { a.abs_(); }, any, kNumeric);
+  unary("relu", [](auto& a) { return relu(a); }, [](Tensor& a) { a.relu_(); }, any, kNumeric);
+  unary("exp", [](auto& a) { return exp(a); }, [](Tensor& a) { a.exp_(); }, Domain::kWide, kFloating);
+  unary("log", [](auto& a) { return log(a); }, [](Tensor& a) { a.log_(); }, pos, kFloating);
+  unary("log1p", [](auto& a) { return log1p(a); }, [](Tensor& a) { a.log1p_(); }, pos, kFloating);
+  unary("sqrt", [](auto& a) { return sqrt(a); }, [](Tensor& a) { a.sqrt_(); }, pos, kFloating);
+  unary("tanh", [](auto& a) { return tanh(a); }, [](Tensor& a) { a.tanh_(); }, any, kFloating);
+  unary("sigmoid", [](auto& a) { return sigmoid(a); }, [](Tensor& a) { a.sigmoid_(); }, any, kFloating);
+  unary("erf", [](auto& a) { return erf(a); }, {}, any, kFloating);
+  unary("clamp", [](auto& a) { return clamp(a, -1, 2); }, [](Tensor& a) { a.clamp_(-1, 2); }, any, kNumeric);
+  // pow_ with a scalar exponent (the method form).
+  register_op({
+      .name = "pow_",
+      .family = "elementwise",
+      .callables = {"Tensor::pow_(exponent)"},
+      .deterministic_because = kElementwise,
+      .dtypes = kFloating,
+      .samples =
+          [](const SampleSpec& spec) {
+            return as_inplace(
+                s::unary(spec, [](const Tensor& t) { return t; }, Domain::kPositive),
+                inplace1([](Tensor& a) { a.pow_(1.5); }));
+          },
+      .inplace = true,
+  });
+  register_op({
+      .name = "where",
+      .family = "elementwise",
+      .callables = {"ditto::where(cond, a, b)", "Tensor::where(cond, other)"},
+      .deterministic_because = kElementwise,
+      .dtypes = kNumeric,
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
+            Tensor cond = s::varied({r, c}, kBool, 2.0, 9);
+            Tensor a = s::varied({r, c}, spec.dtype, 6.0, 1);
+            Tensor b = s::varied({c}, spec.dtype, 6.0, 2);
+            auto call = s::call3([](auto& k, auto& x, auto& y) { return where(k, x, y); });
+            return std::vector<Sample>{
+                {"broadcast", {cond, a, b}, call},
+                {"strided", {s::strided(cond), s::strided(a), b}, call},
+                {"empty", {s::varied({0, c}, kBool, 2.0, 3), s::varied({0, c}, spec.dtype, 1.0, 4), b}, call},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"float_condition",
+                 {s::varied({3}, kFloat32, 2.0, 1), s::varied({3}, kFloat32, 2.0, 2),
+                  s::varied({3}, kFloat32, 2.0, 3)},
+                 s::call3([](auto& k, auto& x, auto& y) { return where(k, x, y); })}};
+          },
+  });
+}
+
+} // namespace ditto

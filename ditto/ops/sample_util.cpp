@@ -1,0 +1,169 @@
+#include "ditto/ops/sample_util.h"
+
+#include "ditto/ops/factories.h"
+#include "ditto/ops/shape_ops.h"
+
+namespace ditto::detail::samples {
+
+Tensor
+varied(const Shape& shape, Dtype dt, double scale, uint64_t seed, double offset) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    n *= s;
+  }
+  std::vector<double> v(static_cast<size_t>(n));
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& x : v) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x = offset + (double(s >> 11) / double(1ull << 53) - 0.5) * scale;
+  }
+  Tensor t = tensor(v, shape);
+  if (dt == kBool) {
+    return t.gt(offset);
+  }
+  return t.to(dt);
+}
+
+Tensor positive(const Shape& shape, Dtype dt, uint64_t seed, double scale) {
+  return varied(shape, dt, scale, seed, scale);
+}
+
+Tensor indices(int64_t n, int64_t mod, uint64_t seed) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    v[size_t(i)] = (i * 37 + i / 7 + int64_t(seed) * 11) % mod;
+  }
+  return tensor(v);
+}
+
+Tensor strided(const Tensor& t) {
+  if (t.dim() >= 2) {
+    return t.transpose(-1, -2).contiguous().transpose(-1, -2);
+  }
+  // Every other element of a buffer twice as long.
+  Tensor base = stack({t, zeros_like(t)}, 1);
+  return base.select(1, 0);
+}
+
+Call call1(Fn1 fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{fn(in[0])};
+  };
+}
+Call call2(Fn2 fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{fn(in[0], in[1])};
+  };
+}
+Call call3(Fn3 fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{fn(in[0], in[1], in[2])};
+  };
+}
+
+Tensor in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed) {
+  switch (d) {
+    case Domain::kPositive:
+      return positive(shape, dt, seed);
+    case Domain::kUnit:
+      return varied(shape, dt, 1.8, seed);
+    case Domain::kWide:
+      return varied(shape, dt, 40.0, seed);
+    case Domain::kAny:
+      break;
+  }
+  return varied(shape, dt, 6.0, seed);
+}
+
+std::vector<Sample> unary(const SampleSpec& spec, Fn1 fn, Domain domain) {
+  const Dtype dt = spec.dtype;
+  Call call = call1(std::move(fn));
+  if (spec.small) {
+    Tensor m = in_domain({3, 4}, dt, domain, 1);
+    return {
+        {"matrix", {m}, call},
+        {"strided", {strided(m)}, call},
+        {"scalar", {in_domain({}, dt, domain, 2)}, call},
+        {"empty", {in_domain({0, 3}, dt, domain, 3)}, call},
+    };
+  }
+  // Two elementwise chunks and a bit; a matrix whose rows are not a
+  // multiple of any vector width.
+  Tensor x = in_domain({2 * 32768 + 4321}, dt, domain, 1);
+  Tensor m = in_domain({211, 307}, dt, domain, 2);
+  return {
+      {"long", {x}, call},
+      {"matrix", {m}, call},
+      {"strided", {strided(m)}, call},
+      {"empty", {in_domain({0, 5}, dt, domain, 3)}, call},
+  };
+}
+
+std::vector<Sample>
+binary(const SampleSpec& spec, Fn2 fn, Domain domain_a, Domain domain_b) {
+  const Dtype dt = spec.dtype;
+  Call call = call2(std::move(fn));
+  const int64_t rows = size(spec, 211, 3), cols = size(spec, 307, 4);
+  Tensor a = in_domain({rows, cols}, dt, domain_a, 1);
+  Tensor b = in_domain({rows, cols}, dt, domain_b, 2);
+  Tensor row = in_domain({cols}, dt, domain_b, 3);
+  Tensor col = in_domain({rows, 1}, dt, domain_a, 4);
+  std::vector<Sample> out = {
+      {"same_shape", {a, b}, call},
+      {"broadcast_row", {a, row}, call},
+      {"broadcast_both", {col, row}, call},
+      {"strided", {strided(a), b}, call},
+      {"empty", {in_domain({0, cols}, dt, domain_a, 5), row}, call},
+  };
+  if (!spec.small) {
+    out.push_back(
+        {"long",
+         {in_domain({2 * 32768 + 4321}, dt, domain_a, 6),
+          in_domain({2 * 32768 + 4321}, dt, domain_b, 7)},
+         call});
+  }
+  return out;
+}
+
+std::vector<Sample> reduction(
+    const SampleSpec& spec,
+    Fn1 fn,
+    bool zero_size,
+    Domain domain) {
+  const Dtype dt = spec.dtype;
+  Call call = call1(std::move(fn));
+  const int64_t rows = size(spec, 317, 3), cols = size(spec, 811, 5);
+  Tensor m = in_domain({rows, cols}, dt, domain, 1);
+  std::vector<Sample> out = {
+      {"matrix", {m}, call},
+      {"strided", {strided(m)}, call},
+  };
+  if (!spec.small) {
+    // Rows longer than a reduction chunk.
+    out.push_back({"long_rows", {in_domain({3, 40000}, dt, domain, 2)}, call});
+  }
+  if (zero_size) {
+    out.push_back({"empty", {in_domain({0, cols}, dt, domain, 3)}, call});
+  }
+  return out;
+}
+
+Sample undefined_input(Call call, int inputs) {
+  std::vector<Tensor> in(static_cast<size_t>(inputs));
+  for (int k = 1; k < inputs; ++k) {
+    in[size_t(k)] = varied({2, 3}, kFloat32, 2.0, uint64_t(k));
+  }
+  return {"undefined", std::move(in), std::move(call)};
+}
+
+std::vector<std::string> callables(
+    const std::string& function,
+    const std::string& method) {
+  std::vector<std::string> out = {function};
+  if (!method.empty()) {
+    out.push_back(method);
+  }
+  return out;
+}
+
+} // namespace ditto::detail::samples

@@ -1,0 +1,79 @@
+#pragma once
+
+// Internal: what the op records' sample generators share (Note [Op records]
+// in record.cpp). Values come from a fixed integer recurrence, never from
+// a generator, so samples are the same in every process.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ditto/core/tensor.h"
+#include "ditto/ops/record.h"
+
+namespace ditto::detail::samples {
+
+// Values in [offset - scale/2, offset + scale/2) from seed; integer dtypes
+// truncate them, bool takes x > offset.
+DITTO_API Tensor
+varied(const Shape& shape, Dtype dt, double scale, uint64_t seed, double offset = 0.0);
+// Values in [0.5, 1.5) * scale: away from zero (log, sqrt, div, pow).
+DITTO_API Tensor positive(const Shape& shape, Dtype dt, uint64_t seed, double scale = 1.0);
+// n int64 indices in [0, mod), each value several times, scrambled.
+DITTO_API Tensor indices(int64_t n, int64_t mod, uint64_t seed = 0);
+// The same values as t in a non-contiguous layout (its last two dims stored
+// transposed, or every other element of a 1-d buffer).
+DITTO_API Tensor strided(const Tensor& t);
+
+// small ? s : large: full-sized samples cross the loops' chunk sizes.
+inline int64_t size(const SampleSpec& spec, int64_t large, int64_t small) {
+  return spec.small ? small : large;
+}
+
+using Call = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+using Fn1 = std::function<Tensor(const Tensor&)>;
+using Fn2 = std::function<Tensor(const Tensor&, const Tensor&)>;
+using Fn3 = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>;
+
+DITTO_API Call call1(Fn1 fn);
+DITTO_API Call call2(Fn2 fn);
+DITTO_API Call call3(Fn3 fn);
+
+// Where an elementwise op's samples lie.
+enum class Domain {
+  kAny, // about [-3, 3)
+  kPositive, // [0.5, 1.5)
+  kUnit, // (-0.9, 0.9)
+  kWide, // about [-20, 20): saturates tanh, sigmoid, exp's range
+};
+DITTO_API Tensor in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed);
+
+// Samples of an elementwise unary op: a long 1-d input, a 2-d one, its
+// non-contiguous form, a zero-size one; small ones for gradcheck.
+DITTO_API std::vector<Sample>
+unary(const SampleSpec& spec, Fn1 fn, Domain domain = Domain::kAny);
+// Of a binary op: same shapes, broadcasting both ways, a non-contiguous
+// operand, zero-size; b from domain_b.
+DITTO_API std::vector<Sample> binary(
+    const SampleSpec& spec,
+    Fn2 fn,
+    Domain domain_a = Domain::kAny,
+    Domain domain_b = Domain::kAny);
+// Of a reduction-like op over a matrix: the whole, each dim, rows longer
+// than a reduction chunk, a non-contiguous input, zero-size (when
+// zero_size, for ops that accept it).
+DITTO_API std::vector<Sample> reduction(
+    const SampleSpec& spec,
+    Fn1 fn,
+    bool zero_size = true,
+    Domain domain = Domain::kAny);
+
+// Bad calls every op with tensor inputs must refuse: an undefined tensor.
+DITTO_API Sample undefined_input(Call call, int inputs);
+
+// A one-callable record skeleton, for the common case.
+DITTO_API std::vector<std::string> callables(
+    const std::string& function,
+    const std::string& method = {});
+
+} // namespace ditto::detail::samples

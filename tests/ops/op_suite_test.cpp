@@ -1,0 +1,369 @@
+// The one op suite: every op record's samples (Note [Op records] in
+// ditto/ops/record.cpp) through the reproducibility contract. For every op
+// and sample: the same bits at 1, 2, 3 and 8 threads and under every CPU
+// capability this machine runs (the reference: the scalar kernels on one
+// thread, under the deterministic mode for ops with variants, so the
+// deterministic variant equals the serial loop); the fast variant within
+// tolerance of it; float64 gradcheck; a node recorded when an input
+// requires grad; the trace reporting the op under its own name with its
+// inputs and outputs; bad inputs refused with every input unchanged. Tests
+// are parameterized by family; each failure names the op, dtype and sample.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "ditto/ditto.h"
+#include "ditto/ops/op_util.h"
+#include "ditto/ops/record.h"
+#include "tests/cpu_caps.h"
+
+using namespace ditto;
+
+namespace {
+
+std::vector<std::string> families() {
+  std::set<std::string> f;
+  for (const OpRecord* r : op_records()) {
+    f.insert(r->family);
+  }
+  return {f.begin(), f.end()};
+}
+
+std::vector<const OpRecord*> family_records(const std::string& family) {
+  std::vector<const OpRecord*> out;
+  for (const OpRecord* r : op_records()) {
+    if (r->family == family) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// A copy of t with its layout (strides, offset within a fresh buffer of
+// the same span), so in-place samples never write the sample's own tensor
+// and non-contiguous samples stay non-contiguous.
+Tensor same_layout_copy(const Tensor& t) {
+  if (!t.defined()) {
+    return t;
+  }
+  if (t.is_contiguous()) {
+    return t.clone();
+  }
+  // Transposed views (the samples' strided form): copy the transposed
+  // contiguous base and transpose back.
+  if (t.dim() >= 2) {
+    return t.transpose(-1, -2).clone().transpose(-1, -2);
+  }
+  return t.clone();
+}
+
+std::vector<Tensor> copies(const std::vector<Tensor>& in) {
+  std::vector<Tensor> out;
+  for (const Tensor& t : in) {
+    out.push_back(same_layout_copy(t));
+  }
+  return out;
+}
+
+std::vector<uint64_t> prints(const std::vector<Tensor>& ts) {
+  std::vector<uint64_t> out;
+  for (const Tensor& t : ts) {
+    out.push_back(t.defined() ? fingerprint(t) : 0);
+  }
+  return out;
+}
+
+std::vector<Tensor> run(const OpRecord& r, const Sample& s) {
+  if (r.random) {
+    manual_seed(20261126);
+  }
+  return s.call(copies(s.inputs));
+}
+
+std::string where(const OpRecord& r, Dtype dt, const Sample& s) {
+  return r.name + " " + std::string(dtype_name(dt)) + " sample '" + s.label +
+      "'";
+}
+
+class OpSuite : public ::testing::TestWithParam<std::string> {
+ protected:
+  void TearDown() override {
+    set_num_threads(threads_);
+    set_cpu_capability(cap_);
+  }
+  int threads_ = get_num_threads();
+  CpuCapability cap_ = get_cpu_capability();
+};
+
+// The variant the bits are pinned to: the deterministic one for ops with
+// variants (alert ops have none, and their bits are not promised).
+bool pinned(const OpRecord& r) {
+  return r.determinism() != Determinism::kAlert;
+}
+
+TEST_P(OpSuite, SameBitsAtEveryThreadCountAndCapability) {
+  const auto caps = test::testable_capabilities();
+  for (const OpRecord* r : family_records(GetParam())) {
+    if (!pinned(*r)) {
+      continue;
+    }
+    DeterministicGuard det(r->determinism() == Determinism::kVariants);
+    for (Dtype dt : r->dtypes) {
+      for (const Sample& s : r->samples({dt, false})) {
+        set_cpu_capability(CpuCapability::Scalar);
+        set_num_threads(1);
+        const auto ref = prints(run(*r, s));
+        for (CpuCapability cap : caps) {
+          set_cpu_capability(cap);
+          for (int threads : {1, 2, 3, 8}) {
+            set_num_threads(threads);
+            EXPECT_EQ(prints(run(*r, s)), ref)
+                << where(*r, dt, s) << " differs with "
+                << cpu_capability_name(cap) << " and " << threads
+                << " threads";
+          }
+        }
+      }
+    }
+  }
+}
+
+// The fast variant, where there is one, is within a float tolerance of the
+// deterministic one (it adds in another order, never computes another
+// thing).
+TEST_P(OpSuite, FastVariantIsCloseToTheDeterministicOne) {
+  for (const OpRecord* r : family_records(GetParam())) {
+    if (r->determinism() != Determinism::kVariants) {
+      continue;
+    }
+    set_num_threads(3);
+    for (Dtype dt : r->dtypes) {
+      for (const Sample& s : r->samples({dt, false})) {
+        std::vector<Tensor> det;
+        {
+          DeterministicGuard on(true);
+          det = run(*r, s);
+        }
+        DeterministicGuard off(false);
+        const std::vector<Tensor> fast = run(*r, s);
+        ASSERT_EQ(fast.size(), det.size()) << where(*r, dt, s);
+        for (size_t k = 0; k < det.size(); ++k) {
+          if (det[k].defined() && is_floating(det[k].dtype())) {
+            EXPECT_TRUE(allclose(fast[k], det[k], 1e-4, 1e-5))
+                << where(*r, dt, s) << " output " << k;
+          } else if (det[k].defined()) {
+            EXPECT_TRUE(equal(fast[k], det[k]))
+                << where(*r, dt, s) << " output " << k;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The floating outputs of a call, flattened into one (what gradcheck
+// differentiates).
+Tensor flat_floating(const std::vector<Tensor>& outs) {
+  std::vector<Tensor> parts;
+  for (const Tensor& t : outs) {
+    if (t.defined() && is_floating(t.dtype())) {
+      parts.push_back(t.reshape({-1}));
+    }
+  }
+  return parts.size() == 1 ? parts[0] : cat(parts);
+}
+
+// The sample's inputs as gradcheck's leaves: floating inputs that are not
+// constant become float64 leaves that require grad, in their layout.
+std::vector<Tensor> leaves(const Sample& s, bool with_grad) {
+  std::vector<Tensor> out;
+  for (size_t k = 0; k < s.inputs.size(); ++k) {
+    Tensor t = same_layout_copy(s.inputs[k]);
+    const bool constant =
+        std::find(
+            s.constant_inputs.begin(), s.constant_inputs.end(), int(k)) !=
+        s.constant_inputs.end();
+    if (t.defined() && is_floating(t.dtype()) && !constant && with_grad) {
+      t.requires_grad_();
+    }
+    out.push_back(t);
+  }
+  return out;
+}
+
+// In-place ops write a copy of their leaf (autograd refuses to write a
+// leaf that requires grad, and gradcheck's finite differences must not
+// see an earlier call's write).
+std::vector<Tensor> call_differentiably(
+    const OpRecord& r,
+    const Sample& s,
+    const std::vector<Tensor>& in) {
+  std::vector<Tensor> args = in;
+  if (r.inplace) {
+    args[0] = args[0].clone();
+  }
+  if (r.random) {
+    manual_seed(20261126);
+  }
+  return s.call(args);
+}
+
+TEST_P(OpSuite, GradcheckInFloat64) {
+  for (const OpRecord* r : family_records(GetParam())) {
+    if (!r->not_differentiable.empty()) {
+      continue;
+    }
+    DeterministicGuard det(true);
+    for (const Sample& s : r->samples({kFloat64, true})) {
+      if (!s.gradcheck) {
+        continue;
+      }
+      std::vector<Tensor> in = leaves(s, true);
+      bool any = false;
+      for (const Tensor& t : in) {
+        any = any || (t.defined() && t.requires_grad() && t.numel() > 0);
+      }
+      if (!any) {
+        continue;
+      }
+      auto res = autograd::gradcheck(
+          [&](const std::vector<Tensor>& x) {
+            return flat_floating(call_differentiably(*r, s, x));
+          },
+          in);
+      EXPECT_TRUE(res.ok) << where(*r, kFloat64, s) << ": " << res.report;
+    }
+  }
+}
+
+TEST_P(OpSuite, RecordsANodeWhenAnInputRequiresGrad) {
+  for (const OpRecord* r : family_records(GetParam())) {
+    if (!r->not_differentiable.empty()) {
+      continue;
+    }
+    for (const Sample& s : r->samples({kFloat32, true})) {
+      std::vector<Tensor> in = leaves(s, true);
+      std::vector<Tensor> out = call_differentiably(*r, s, in);
+      bool recorded = false;
+      for (const Tensor& t : out) {
+        recorded = recorded || (t.defined() && t.requires_grad());
+      }
+      EXPECT_TRUE(recorded) << where(*r, kFloat32, s)
+                            << ": no output requires grad";
+      {
+        autograd::NoGradGuard no_grad;
+        std::vector<Tensor> plain = call_differentiably(*r, s, leaves(s, true));
+        for (const Tensor& t : plain) {
+          EXPECT_FALSE(t.defined() && t.requires_grad())
+              << where(*r, kFloat32, s) << ": recorded under no_grad";
+        }
+      }
+    }
+  }
+}
+
+// Every op the user called is reported under its record's name, with its
+// inputs and outputs; every op the trace shows has a record.
+TEST_P(OpSuite, TraceReportsTheOpUnderItsName) {
+  struct Seen {
+    std::string op;
+    size_t inputs;
+    std::vector<uint64_t> outputs;
+  };
+  for (const OpRecord* r : family_records(GetParam())) {
+    for (Dtype dt : r->dtypes) {
+      for (const Sample& s : r->samples({dt, true})) {
+        std::vector<Seen> seen;
+        std::vector<Tensor> in = copies(s.inputs);
+        if (r->random) {
+          manual_seed(20261126);
+        }
+        trace::set_hook([&](const trace::Event& e) {
+          seen.push_back({std::string(e.op), e.inputs.size(), prints(e.outputs)});
+        });
+        std::vector<Tensor> out;
+        try {
+          out = s.call(in);
+        } catch (...) {
+          trace::set_hook({});
+          throw;
+        }
+        trace::set_hook({});
+        const Seen* mine = nullptr;
+        for (const Seen& e : seen) {
+          EXPECT_NE(find_op_record(e.op), nullptr)
+              << where(*r, dt, s) << ": traced op '" << e.op
+              << "' has no record";
+          if (e.op == r->name) {
+            mine = &e;
+          }
+        }
+        ASSERT_NE(mine, nullptr)
+            << where(*r, dt, s) << ": the trace never reported " << r->name;
+        size_t defined_inputs = 0;
+        for (const Tensor& t : s.inputs) {
+          defined_inputs += t.defined() ? 1 : 0;
+        }
+        EXPECT_EQ(mine->inputs, defined_inputs) << where(*r, dt, s);
+        ASSERT_FALSE(out.empty()) << where(*r, dt, s);
+        const uint64_t first = out[0].defined() ? fingerprint(out[0]) : 0;
+        EXPECT_NE(
+            std::find(mine->outputs.begin(), mine->outputs.end(), first),
+            mine->outputs.end())
+            << where(*r, dt, s) << ": the traced outputs miss the result";
+      }
+    }
+  }
+}
+
+TEST_P(OpSuite, BadInputIsRefusedAndChangesNothing) {
+  for (const OpRecord* r : family_records(GetParam())) {
+    if (!r->bad_samples) {
+      continue;
+    }
+    for (const Sample& s : r->bad_samples()) {
+      const auto before = prints(s.inputs);
+      EXPECT_THROW(s.call(s.inputs), Error) << r->name << " bad sample '"
+                                            << s.label << "'";
+      EXPECT_EQ(prints(s.inputs), before)
+          << r->name << " bad sample '" << s.label << "' changed an input";
+    }
+  }
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& c : n) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) {
+      c = '_';
+    }
+  }
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Family,
+    OpSuite,
+    ::testing::ValuesIn(families()),
+    test_name);
+
+TEST(OpRecords, AnOpWithoutARecordCannotRun) {
+  EXPECT_THROW(
+      { detail::OpScope scope("op_that_has_no_record"); }, InternalError);
+  EXPECT_EQ(find_op_record("op_that_has_no_record"), nullptr);
+  ASSERT_NE(find_op_record("add"), nullptr);
+  EXPECT_EQ(find_op_record("add")->family, "elementwise");
+}
+
+TEST(OpRecords, EveryRecordIsComplete) {
+  for (const OpRecord* r : op_records()) {
+    EXPECT_FALSE(r->callables.empty()) << r->name;
+    EXPECT_TRUE(static_cast<bool>(r->samples)) << r->name;
+    EXPECT_FALSE(r->samples({r->dtypes[0], true}).empty()) << r->name;
+    EXPECT_EQ(r->inplace, r->name.back() == '_') << r->name;
+  }
+}
+
+} // namespace
