@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "ditto/ditto.h"
+#include "tests/record_util.h"
 
 using namespace ditto;
 
@@ -312,8 +313,60 @@ void nn_layers(Sweep& r, Dtype dt) {
         }));
 }
 
+// Glibc's log/sin/cos on the PyTorch-compatible mt19937 paths (Note
+// [Whose libm] in ditto/ops/random.cpp).
+bool libm_record(const OpRecord& rec, Dtype dt) {
+  const std::string& n = rec.name;
+  return n == "exponential_" || n == "multinomial" ||
+      ((n == "randn" || n == "normal_") && dt == kFloat64);
+}
+
+// Every op record's full-sized samples, forward (each output) and, for a
+// differentiable op, backward (the gradient of a weighted sum of its
+// floating outputs with respect to each input), with the deterministic
+// variant pinned: the sweep covers every op without a list here.
+void records(Sweep& r) {
+  for (const OpRecord* rec : op_records()) {
+    if (rec->determinism() == Determinism::kAlert) {
+      continue; // no bits are promised
+    }
+    DeterministicGuard det(
+        rec->determinism() == Determinism::kVariants ||
+        rec->uninitialized_output);
+    for (Dtype dt : rec->dtypes) {
+      const bool libm = libm_record(*rec, dt);
+      for (const Sample& s : rec->samples({dt, false})) {
+        const std::string name =
+            rec->name + "/" + s.label + "/" + std::string(dtype_name(dt));
+        const std::vector<Tensor> outs = test::run(*rec, s);
+        for (size_t k = 0; k < outs.size(); ++k) {
+          if (outs[k].defined()) {
+            r.add(name + "#" + std::to_string(k), outs[k], libm);
+          }
+        }
+        if (!rec->not_differentiable.empty() || !is_floating(dt)) {
+          continue;
+        }
+        std::vector<Tensor> in = test::leaves(s, true);
+        Tensor out = test::flat_floating(test::call_differentiably(*rec, s, in));
+        if (out.numel() == 0 || !out.requires_grad()) {
+          continue;
+        }
+        Tensor w = varied(out.numel(), out.dtype(), 2.0, 40);
+        (out * w).sum().backward();
+        for (size_t k = 0; k < in.size(); ++k) {
+          if (in[k].defined() && in[k].grad().defined()) {
+            r.add(name + "/grad" + std::to_string(k), in[k].grad(), libm);
+          }
+        }
+      }
+    }
+  }
+}
+
 Sweep run() {
   Sweep r;
+  records(r);
   for (Dtype dt : {kFloat32, kFloat64, kInt64, kInt32}) {
     elementwise_and_reductions(r, dt);
   }

@@ -38,29 +38,6 @@ using ditto::cli::number_in;
 using ditto::cli::seed_bits;
 using ditto::cli::seed_value;
 
-// Ops PyTorch users know as nondeterministic (its CUDA list, reference
-// determinism.md) whose ditto implementations have no nondeterministic
-// variant: the order of every sum is fixed, on every path.
-struct DeterministicOp {
-  const char* name;
-  const char* how;
-};
-constexpr DeterministicOp kAlwaysDeterministic[] = {
-    {"cumsum", "a serial scan per row"},
-    {"histc", "integer counts"},
-    {"index_select", "a gather: every output written once"},
-    {"gather", "every output written once"},
-    {"nll_loss", "fixed-order reductions"},
-    {"cross_entropy", "fixed-order reductions"},
-    {"sum / mean", "one partial per fixed chunk, combined in chunk order"},
-    {"mm / bmm / matmul",
-     "one fma chain over k per output (split-K: see its entry)"},
-    {"conv2d (forward, input gradient)", "GEMM chains in a fixed order"},
-    {"batch_norm / layer_norm / group_norm", "fixed-order reductions"},
-    {"dropout / bernoulli_ / rand / randn",
-     "PyTorch's mt19937 streams, or Philox by position"},
-};
-
 void print_ops(const std::string& format, bool nondeterministic_only) {
   auto ops = ditto::determinism::registered_ops();
   auto alternative = [](const ditto::determinism::OpInfo& op) {
@@ -84,15 +61,26 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
                             : nlohmann::json(op.cost)}});
     }
     if (!nondeterministic_only) {
-      for (const auto& d : kAlwaysDeterministic) {
+      for (const ditto::OpRecord* r : ditto::op_records()) {
+        nlohmann::json dtypes = nlohmann::json::array();
+        for (ditto::Dtype dt : r->dtypes) {
+          dtypes.push_back(std::string(ditto::dtype_name(dt)));
+        }
+        nlohmann::json paths = nlohmann::json::array();
+        for (const auto& p : r->nondeterministic) {
+          paths.push_back(p.entry);
+        }
         j.push_back(
-            {{"op", d.name},
-             {"nondeterministic_implementation", false},
-             {"reason", d.how},
-             {"deterministic_alternative", nullptr},
-             {"alternative", nullptr},
-             {"dtypes", "all"},
-             {"cost", nullptr}});
+            {{"op", r->name},
+             {"record", true},
+             {"family", r->family},
+             {"determinism", ditto::determinism_name(r->determinism())},
+             {"reason", r->deterministic_because},
+             {"nondeterministic_paths", paths},
+             {"callables", r->callables},
+             {"dtypes", dtypes},
+             {"differentiable", r->not_differentiable.empty()},
+             {"inplace", r->inplace}});
       }
     }
     std::cout << j.dump(2) << "\n";
@@ -102,11 +90,10 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
     std::fputs(ditto::determinism::registry_markdown().c_str(), stdout);
     if (!nondeterministic_only) {
       std::fputs(
-          "\nDeterministic on every path (no fast variant):\n\n| op | how |\n|---|---|\n",
+          "\nEvery op, from its record (`ditto ops --format json` has the "
+          "callables):\n\n",
           stdout);
-      for (const auto& d : kAlwaysDeterministic) {
-        std::printf("| `%s` | %s |\n", d.name, d.how);
-      }
+      std::fputs(ditto::op_records_markdown().c_str(), stdout);
     }
     return;
   }
@@ -141,8 +128,14 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
   }
   if (!nondeterministic_only) {
     std::printf("\ndeterministic on every path (no fast variant):\n");
-    for (const auto& d : kAlwaysDeterministic) {
-      std::printf("  %-36s  %s\n", d.name, d.how);
+    for (const ditto::OpRecord* r : ditto::op_records()) {
+      if (r->determinism() == ditto::Determinism::kAlways) {
+        std::printf(
+            "  %-28s  %-13s  %s\n",
+            r->name.c_str(),
+            r->family.c_str(),
+            r->deterministic_because.c_str());
+      }
     }
   }
 }

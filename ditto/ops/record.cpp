@@ -154,6 +154,27 @@ const OpRecord* find_op_record(std::string_view name) {
   return it == reg.by_name.end() ? nullptr : it->second;
 }
 
+std::string op_records_markdown() {
+  std::string md =
+      "| op | family | determinism | dtypes | why |\n"
+      "|---|---|---|---|---|\n";
+  for (const OpRecord* r : op_records()) {
+    std::string dtypes;
+    for (Dtype dt : r->dtypes) {
+      dtypes += (dtypes.empty() ? "" : ", ") + std::string(dtype_name(dt));
+    }
+    std::string why = r->deterministic_because;
+    for (const NondeterministicPath& p : r->nondeterministic) {
+      why += (why.empty() ? "" : "; ") + std::string("`") + p.entry +
+          "`: see the registry above";
+    }
+    md += "| `" + r->name + "` | " + r->family + " | " +
+        determinism_name(r->determinism()) + " | " + dtypes + " | " + why +
+        " |\n";
+  }
+  return md;
+}
+
 namespace detail {
 
 RecordsRegistrar::RecordsRegistrar(void (*fn)()) {

@@ -84,6 +84,12 @@ struct DITTO_API OpRecord {
   bool inplace = false;
   // Draws from a generator: the suite reseeds before each call.
   bool random = false;
+  // False for an op that returns a value, not tensors (equal, allclose):
+  // its trace record has neither inputs nor outputs.
+  bool returns_tensor = true;
+  // The output holds uninitialized memory unless the deterministic mode
+  // fills it (empty, resize_): the suite pins its bits with the mode on.
+  bool uninitialized_output = false;
 
   Determinism determinism() const;
 };

@@ -90,7 +90,7 @@ std::vector<Sample> unary(const SampleSpec& spec, Fn1 fn, Domain domain) {
   // Two elementwise chunks and a bit; a matrix whose rows are not a
   // multiple of any vector width.
   Tensor x = in_domain({2 * 32768 + 4321}, dt, domain, 1);
-  Tensor m = in_domain({211, 307}, dt, domain, 2);
+  Tensor m = in_domain({37, 53}, dt, domain, 2);
   return {
       {"long", {x}, call},
       {"matrix", {m}, call},
@@ -103,7 +103,7 @@ std::vector<Sample>
 binary(const SampleSpec& spec, Fn2 fn, Domain domain_a, Domain domain_b) {
   const Dtype dt = spec.dtype;
   Call call = call2(std::move(fn));
-  const int64_t rows = size(spec, 211, 3), cols = size(spec, 307, 4);
+  const int64_t rows = size(spec, 37, 3), cols = size(spec, 53, 4);
   Tensor a = in_domain({rows, cols}, dt, domain_a, 1);
   Tensor b = in_domain({rows, cols}, dt, domain_b, 2);
   Tensor row = in_domain({cols}, dt, domain_b, 3);
@@ -132,7 +132,7 @@ std::vector<Sample> reduction(
     Domain domain) {
   const Dtype dt = spec.dtype;
   Call call = call1(std::move(fn));
-  const int64_t rows = size(spec, 317, 3), cols = size(spec, 811, 5);
+  const int64_t rows = size(spec, 67, 3), cols = size(spec, 811, 5);
   Tensor m = in_domain({rows, cols}, dt, domain, 1);
   std::vector<Sample> out = {
       {"matrix", {m}, call},

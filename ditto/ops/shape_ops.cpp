@@ -426,24 +426,24 @@ bool equal(const Tensor& a, const Tensor& b) {
   detail::OpScope scope("equal");
   DITTO_CHECK(
       a.defined() && b.defined(), ValueError, "equal", "undefined tensor");
-  if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) {
-    return false;
-  }
-  if (a.numel() == 0) {
-    return true;
-  }
-  return min(eq(a, b)).item<bool>();
+  const bool r = [&] {
+    if (a.sizes() != b.sizes() || a.dtype() != b.dtype()) {
+      return false;
+    }
+    return a.numel() == 0 || min(eq(a, b)).item<bool>();
+  }();
+  scope.done(std::vector<Tensor>{}); // traced, with no tensor result
+  return r;
 }
 
-bool allclose(
+namespace {
+
+bool allclose_values(
     const Tensor& a,
     const Tensor& b,
     double rtol,
     double atol,
     bool equal_nan) {
-  detail::OpScope scope("allclose");
-  DITTO_CHECK(
-      a.defined() && b.defined(), ValueError, "allclose", "undefined tensor");
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), "allclose");
   if (checked_numel(shape, "allclose") == 0) {
     return true;
@@ -468,6 +468,22 @@ bool allclose(
     }
   }
   return true;
+}
+
+} // namespace
+
+bool allclose(
+    const Tensor& a,
+    const Tensor& b,
+    double rtol,
+    double atol,
+    bool equal_nan) {
+  detail::OpScope scope("allclose");
+  DITTO_CHECK(
+      a.defined() && b.defined(), ValueError, "allclose", "undefined tensor");
+  const bool r = allclose_values(a, b, rtol, atol, equal_nan);
+  scope.done(std::vector<Tensor>{}); // traced, with no tensor result
+  return r;
 }
 
 } // namespace ditto

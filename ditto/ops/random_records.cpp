@@ -1,0 +1,242 @@
+// The records of the random ops (random.cpp): Note [Op records] in
+// record.cpp. Every sample draws twice: from the default generator (the
+// suite reseeds it) and from a Philox generator made in the call.
+
+#include "ditto/ops/factories.h"
+#include "ditto/ops/random.h"
+#include "ditto/ops/record.h"
+#include "ditto/ops/sample_util.h"
+#include "ditto/random/generator.h"
+
+namespace ditto {
+namespace {
+
+namespace s = detail::samples;
+
+const char* kStream =
+    "PyTorch's mt19937 stream consumed in a fixed order, or Philox keyed by "
+    "element index: the same numbers for any thread count";
+const char* kDraw = "a random draw";
+const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+
+// A draw into a fresh tensor of n elements (no tensor input), from the
+// default generator and from a Philox one.
+void draw(
+    const char* name,
+    const std::string& callable,
+    std::function<Tensor(Dtype, int64_t, const std::optional<Generator>&)> make,
+    std::vector<Dtype> dtypes) {
+  register_op({
+      .name = name,
+      .family = "random",
+      .callables = {"ditto::" + callable},
+      .deterministic_because = kStream,
+      .dtypes = dtypes,
+      .samples =
+          [make](const SampleSpec& spec) {
+            const Dtype dt = spec.dtype;
+            const int64_t n = s::size(spec, 40007, 13);
+            return std::vector<Sample>{
+                {"default_generator",
+                 {},
+                 [make, dt, n](const std::vector<Tensor>&) {
+                   return std::vector{make(dt, n, std::nullopt)};
+                 }},
+                {"philox",
+                 {},
+                 [make, dt, n](const std::vector<Tensor>&) {
+                   return std::vector{make(dt, n, Generator::philox(11))};
+                 }},
+                {"small",
+                 {},
+                 [make, dt](const std::vector<Tensor>&) {
+                   return std::vector{make(dt, 7, std::nullopt)};
+                 }},
+            };
+          },
+      .bad_samples =
+          [make] {
+            return std::vector<Sample>{
+                {"negative_size",
+                 {},
+                 [make](const std::vector<Tensor>&) {
+                   return std::vector{make(kFloat32, -1, std::nullopt)};
+                 }}};
+          },
+      .not_differentiable = kDraw,
+      .random = true,
+  });
+}
+
+// A draw written into self (inputs[0]).
+void fill(
+    const char* name,
+    const std::string& callable,
+    std::function<void(Tensor&, const std::optional<Generator>&)> fn,
+    std::vector<Dtype> dtypes) {
+  register_op({
+      .name = name,
+      .family = "random",
+      .callables = {"Tensor::" + callable},
+      .deterministic_because = kStream,
+      .dtypes = dtypes,
+      .samples =
+          [fn](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 131, 3), c = s::size(spec, 307, 5);
+            Tensor self = s::varied({r, c}, spec.dtype, 2.0, 1);
+            auto call = [fn](bool philox) {
+              return [fn, philox](const std::vector<Tensor>& in) {
+                Tensor t = in[0];
+                fn(t,
+                   philox ? std::optional<Generator>(Generator::philox(11))
+                          : std::nullopt);
+                return std::vector{t};
+              };
+            };
+            return std::vector<Sample>{
+                {"default_generator", {self}, call(false)},
+                {"philox", {self}, call(true)},
+                {"strided", {s::strided(self)}, call(false)},
+            };
+          },
+      .not_differentiable = kDraw,
+      .inplace = true,
+      .random = true,
+  });
+}
+
+} // namespace
+
+DITTO_OP_RECORDS(random) {
+  draw(
+      "rand",
+      "rand(shape, dtype, generator), ditto::rand_like(t)",
+      [](Dtype dt, int64_t n, const auto& g) { return rand({n}, dt, g); },
+      kFloating);
+  draw(
+      "randn",
+      "randn(shape, dtype, generator), ditto::randn_like(t)",
+      [](Dtype dt, int64_t n, const auto& g) { return randn({n}, dt, g); },
+      kFloating);
+  draw(
+      "randint",
+      "randint(low, high, shape, dtype, generator)",
+      [](Dtype dt, int64_t n, const auto& g) {
+        return randint(-50, 1000, {n}, dt, g);
+      },
+      {kInt64, kInt32, kFloat32});
+  draw(
+      "randperm",
+      "randperm(n, dtype, generator)",
+      [](Dtype dt, int64_t n, const auto& g) { return randperm(n, dt, g); },
+      {kInt64});
+  fill(
+      "uniform_",
+      "uniform_(from, to, generator)",
+      [](Tensor& t, const auto& g) { t.uniform_(-2.0, 3.0, g); },
+      kFloating);
+  fill(
+      "normal_",
+      "normal_(mean, std, generator)",
+      [](Tensor& t, const auto& g) { t.normal_(0.5, 2.0, g); },
+      kFloating);
+  fill(
+      "random_",
+      "random_(from, to, generator)",
+      [](Tensor& t, const auto& g) { t.random_(-7, 100, g); },
+      {kFloat32, kInt64});
+  fill(
+      "exponential_",
+      "exponential_(lambd, generator)",
+      [](Tensor& t, const auto& g) { t.exponential_(2.0, g); },
+      kFloating);
+  fill(
+      "bernoulli_",
+      "bernoulli_(p, generator), Tensor::bernoulli_(p_tensor, generator)",
+      [](Tensor& t, const auto& g) { t.bernoulli_(0.3, g); },
+      kFloating);
+  register_op({
+      .name = "bernoulli",
+      .family = "random",
+      .callables = {"ditto::bernoulli(p, generator)"},
+      .deterministic_because = kStream,
+      .dtypes = kFloating,
+      .samples =
+          [](const SampleSpec& spec) {
+            Tensor p = s::varied({s::size(spec, 5003, 7)}, spec.dtype, 1.0, 1, 0.5);
+            return std::vector<Sample>{
+                {"default_generator", {p}, s::call1([](const Tensor& q) { return bernoulli(q); })},
+                {"philox", {p}, s::call1([](const Tensor& q) {
+                   return bernoulli(q, Generator::philox(11));
+                 })},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"p_above_one",
+                 {full({3}, 1.5, kFloat32)},
+                 s::call1([](const Tensor& q) { return bernoulli(q); })}};
+          },
+      .not_differentiable = kDraw,
+      .random = true,
+  });
+  register_op({
+      .name = "multinomial",
+      .family = "random",
+      .callables = {"ditto::multinomial(probs, n, replacement, generator)"},
+      .deterministic_because = kStream,
+      .dtypes = kFloating,
+      .samples =
+          [](const SampleSpec& spec) {
+            Tensor w = s::positive({3, 8}, spec.dtype, 1);
+            const int64_t n = s::size(spec, 500, 5);
+            return std::vector<Sample>{
+                {"replacement", {w}, s::call1([n](const Tensor& p) {
+                   return multinomial(p, n, true);
+                 })},
+                {"without", {w}, s::call1([](const Tensor& p) {
+                   return multinomial(p, 8);
+                 })},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"too_many_without_replacement",
+                 {full({4}, 1.0, kFloat32)},
+                 s::call1([](const Tensor& p) { return multinomial(p, 5); })},
+                {"negative_weight",
+                 {s::varied({4}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& p) { return multinomial(p, 2); })}};
+          },
+      .not_differentiable = kDraw,
+      .random = true,
+  });
+  register_op({
+      .name = "dropout",
+      .family = "random",
+      .callables = {"ditto::dropout(x, p, train, generator)",
+                    "ditto::nn::functional::dropout(x, p, train)"},
+      .deterministic_because = kStream,
+      .dtypes = kFloating,
+      .samples =
+          [](const SampleSpec& spec) {
+            // (An empty input is returned as it is, as PyTorch does.)
+            auto out = s::unary(
+                spec, [](const Tensor& x) { return dropout(x, 0.25); });
+            std::erase_if(out, [](const Sample& sm) { return sm.label == "empty"; });
+            return out;
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"p_above_one",
+                 {s::varied({3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) { return dropout(x, 1.5); })}};
+          },
+      .random = true,
+  });
+}
+
+} // namespace ditto

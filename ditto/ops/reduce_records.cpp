@@ -1,0 +1,160 @@
+// The records of the reductions (reduce.cpp): Note [Op records] in
+// record.cpp.
+
+#include "ditto/ops/record.h"
+#include "ditto/ops/reduce.h"
+#include "ditto/ops/sample_util.h"
+
+namespace ditto {
+namespace {
+
+namespace s = detail::samples;
+
+const char* kChunked =
+    "one partial per fixed chunk of the reduced elements, combined in chunk "
+    "order: the same sums for any thread count";
+const char* kExtremum =
+    "a max or min is exact; chunks are combined left to right, so the first "
+    "index wins ties and the first NaN wins";
+const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
+
+void reduction(
+    const char* name,
+    const std::string& callable,
+    s::Call call,
+    const char* because,
+    std::vector<Dtype> dtypes,
+    bool zero_size,
+    const char* not_differentiable = "",
+    s::Domain domain = s::Domain::kAny) {
+  register_op({
+      .name = name,
+      .family = "reduction",
+      .callables = {"ditto::" + callable},
+      .deterministic_because = because,
+      .dtypes = dtypes,
+      .samples =
+          [call, zero_size, domain](const SampleSpec& spec) {
+            std::vector<Sample> out = s::reduction(
+                spec, [](const Tensor& t) { return t; }, zero_size, domain);
+            for (Sample& sm : out) {
+              sm.call = call;
+            }
+            return out;
+          },
+      .bad_samples =
+          [call] {
+            return std::vector<Sample>{s::undefined_input(call, 1)};
+          },
+      .not_differentiable = not_differentiable,
+  });
+}
+
+s::Call each(std::function<std::vector<Tensor>(const Tensor&)> fn) {
+  return [fn](const std::vector<Tensor>& in) { return fn(in[0]); };
+}
+
+} // namespace
+
+DITTO_OP_RECORDS(reduce) {
+  reduction(
+      "sum",
+      "sum(a, dims, keepdim), Tensor::sum(dims, keepdim)",
+      each([](const Tensor& t) {
+        return std::vector{sum(t), sum(t, {0}), sum(t, {1}, true)};
+      }),
+      kChunked,
+      kNumeric,
+      true);
+  reduction(
+      "mean",
+      "mean(a, dims, keepdim), Tensor::mean(dims, keepdim)",
+      each([](const Tensor& t) {
+        return std::vector{mean(t, {1}), mean(t, {0, 1}, true)};
+      }),
+      kChunked,
+      {kFloat32, kFloat64},
+      false);
+  reduction(
+      "prod",
+      "prod(a), ditto::prod(a, dim, keepdim)",
+      each([](const Tensor& t) {
+        return std::vector{prod(t), prod(t, 1)};
+      }),
+      kChunked,
+      {kFloat32, kFloat64},
+      true,
+      "",
+      s::Domain::kPositive);
+  reduction(
+      "max",
+      "max(a), ditto::max(a, dim, keepdim)",
+      each([](const Tensor& t) {
+        auto [v, i] = max(t, 1);
+        return std::vector{v, i, max(t)};
+      }),
+      kExtremum,
+      kNumeric,
+      false);
+  reduction(
+      "min",
+      "min(a), ditto::min(a, dim, keepdim)",
+      each([](const Tensor& t) {
+        auto [v, i] = min(t, 0, true);
+        return std::vector{v, i, min(t)};
+      }),
+      kExtremum,
+      kNumeric,
+      false);
+  const char* index = "returns indices";
+  reduction(
+      "argmax",
+      "argmax(a), ditto::argmax(a, dim, keepdim)",
+      each([](const Tensor& t) {
+        return std::vector{argmax(t, 1), argmax(t)};
+      }),
+      kExtremum,
+      kNumeric,
+      false,
+      index);
+  reduction(
+      "argmin",
+      "argmin(a), ditto::argmin(a, dim, keepdim)",
+      each([](const Tensor& t) {
+        return std::vector{argmin(t, 0, true), argmin(t)};
+      }),
+      kExtremum,
+      kNumeric,
+      false,
+      index);
+  register_op({
+      .name = "sum_to_size",
+      .family = "reduction",
+      .callables = {"ditto::sum_to_size(a, shape)", "Tensor::sum_to_size(shape)"},
+      .deterministic_because = kChunked,
+      .dtypes = kNumeric,
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
+            Tensor x = s::varied({2, r, c}, spec.dtype, 6.0, 1);
+            return std::vector<Sample>{
+                {"leading_and_inner",
+                 {x},
+                 s::call1([c](const Tensor& t) {
+                   return sum_to_size(t, {1, c});
+                 })},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"not_expandable",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& t) {
+                   return sum_to_size(t, {4});
+                 })}};
+          },
+  });
+}
+
+} // namespace ditto

@@ -1,0 +1,317 @@
+// The records of the views (views.cpp) and the shape ops (shape_ops.cpp):
+// Note [Op records] in record.cpp.
+
+#include "ditto/ops/factories.h"
+#include "ditto/ops/record.h"
+#include "ditto/ops/sample_util.h"
+#include "ditto/ops/shape_ops.h"
+
+namespace ditto {
+namespace {
+
+namespace s = detail::samples;
+
+const char* kView =
+    "a view: no arithmetic, the output reads the input's elements";
+const char* kCopy = "each output element is copied from one input element";
+const std::vector<Dtype> kAll = {kFloat32, kFloat64, kInt64, kInt32, kBool};
+
+// A view op on a 3-d input (and its non-contiguous form); its gradient
+// scatters back through the view.
+void view_op(
+    const char* name,
+    const std::string& callable,
+    s::Fn1 fn,
+    Shape shape = {4, 6, 5}) {
+  register_op({
+      .name = name,
+      .family = "view",
+      .callables = {"Tensor::" + callable},
+      .deterministic_because = kView,
+      .dtypes = kAll,
+      .samples =
+          [fn, shape](const SampleSpec& spec) {
+            Tensor x = s::varied(shape, spec.dtype, 8.0, 1);
+            return std::vector<Sample>{
+                {"contiguous", {x}, s::call1(fn)},
+                {"strided", {s::strided(x)}, s::call1(fn)},
+            };
+          },
+      .bad_samples =
+          [fn] { return std::vector{s::undefined_input(s::call1(fn), 1)}; },
+  });
+}
+
+std::vector<Sample> matrices(const SampleSpec& spec, s::Call call) {
+  const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
+  Tensor m = s::varied({r, c}, spec.dtype, 8.0, 1);
+  return {
+      {"matrix", {m}, call},
+      {"strided", {s::strided(m)}, call},
+      {"empty", {s::varied({0, c}, spec.dtype, 1.0, 2)}, call},
+  };
+}
+
+} // namespace
+
+DITTO_OP_RECORDS(views) {
+  view_op("view", "view(shape)", [](const Tensor& t) {
+    return t.is_contiguous() ? t.view({6, 20}) : t.view({4, 6, 5});
+  });
+  view_op("reshape", "reshape(shape)", [](const Tensor& t) {
+    return t.reshape({2, 3, -1});
+  });
+  view_op("permute", "permute(dims)", [](const Tensor& t) {
+    return t.permute({2, 0, 1});
+  });
+  view_op("transpose", "transpose(dim0, dim1)", [](const Tensor& t) {
+    return t.transpose(0, 2);
+  });
+  view_op("narrow", "narrow(dim, start, length)", [](const Tensor& t) {
+    return t.narrow(1, 2, 3);
+  });
+  view_op("select", "select(dim, index)", [](const Tensor& t) {
+    return t.select(2, 3);
+  });
+  view_op("slice", "slice(dim, start, end, step)", [](const Tensor& t) {
+    return t.slice(1, 1, 6, 2);
+  });
+  view_op("unsqueeze", "unsqueeze(dim)", [](const Tensor& t) {
+    return t.unsqueeze(1);
+  });
+  view_op(
+      "squeeze",
+      "squeeze(), Tensor::squeeze(dim)",
+      [](const Tensor& t) { return t.squeeze(); },
+      {4, 1, 5});
+  view_op(
+      "expand",
+      "expand(shape)",
+      [](const Tensor& t) { return t.expand({3, 4, 6, 5}); });
+  view_op("flatten", "flatten(start_dim, end_dim)", [](const Tensor& t) {
+    return t.flatten(1);
+  });
+  register_op({
+      .name = "t",
+      .family = "view",
+      .callables = {"Tensor::t()"},
+      .deterministic_because = kView,
+      .dtypes = kAll,
+      .samples =
+          [](const SampleSpec& spec) {
+            return matrices(spec, s::call1([](const Tensor& x) { return x.t(); }));
+          },
+  });
+  register_op({
+      .name = "as_strided",
+      .family = "view",
+      .callables = {"Tensor::as_strided(sizes, strides, offset)"},
+      .deterministic_because =
+          "a view; its backward adds the gradients of outputs that read one "
+          "element with index_add_, whose variant the policy picks",
+      .dtypes = kAll,
+      .samples =
+          [](const SampleSpec& spec) {
+            Tensor x = s::varied({40}, spec.dtype, 8.0, 1);
+            return std::vector<Sample>{
+                {"overlapping",
+                 {x},
+                 s::call1([](const Tensor& t) {
+                   return t.as_strided({5, 6}, {3, 1}, 2);
+                 })},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"out_of_bounds",
+                 {s::varied({10}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& t) {
+                   return t.as_strided({5, 6}, {3, 1}, 2);
+                 })}};
+          },
+  });
+}
+
+DITTO_OP_RECORDS(shape_ops) {
+  register_op({
+      .name = "cat",
+      .family = "shape",
+      .callables = {"ditto::cat(tensors, dim)"},
+      .deterministic_because = kCopy,
+      .dtypes = kAll,
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
+            Tensor a = s::varied({r, c}, spec.dtype, 8.0, 1);
+            Tensor b = s::varied({r, 3}, spec.dtype, 8.0, 2);
+            Tensor e = s::varied({r, 0}, spec.dtype, 8.0, 3);
+            return std::vector<Sample>{
+                {"dim1",
+                 {a, b, e},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{cat(in, 1)};
+                 }},
+                {"dim0_strided",
+                 {s::strided(a), a},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{cat(in, 0)};
+                 }},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"shapes_mismatch",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1),
+                  s::varied({3, 4}, kFloat32, 2.0, 2)},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{cat(in, 0)};
+                 }}};
+          },
+  });
+  register_op({
+      .name = "stack",
+      .family = "shape",
+      .callables = {"ditto::stack(tensors, dim)"},
+      .deterministic_because = kCopy,
+      .dtypes = kAll,
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
+            Tensor a = s::varied({r, c}, spec.dtype, 8.0, 1);
+            Tensor b = s::varied({r, c}, spec.dtype, 8.0, 2);
+            return std::vector<Sample>{
+                {"dim1",
+                 {a, s::strided(b)},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{stack(in, 1)};
+                 }},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"shapes_mismatch",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1),
+                  s::varied({3, 2}, kFloat32, 2.0, 2)},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{stack(in, 0)};
+                 }}};
+          },
+  });
+  register_op({
+      .name = "flip",
+      .family = "shape",
+      .callables = {"ditto::flip(a, dims)", "Tensor::flip(dims)"},
+      .deterministic_because = kCopy,
+      .dtypes = kAll,
+      .samples =
+          [](const SampleSpec& spec) {
+            return matrices(spec, s::call1([](const Tensor& x) {
+                              return flip(x, {0, 1});
+                            }));
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"repeated_dim",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) { return flip(x, {0, 0}); })}};
+          },
+  });
+  register_op({
+      .name = "pad",
+      .family = "shape",
+      .callables = {"ditto::pad(a, pads, mode, value)"},
+      .deterministic_because = kCopy,
+      .nondeterministic =
+          {{.entry = "reflection_pad2d_backward",
+            .reason = "adds the output gradient into the input gradient with "
+                      "index_add_ (see its entry)"},
+           {.entry = "replication_pad2d_backward",
+            .reason = "adds the output gradient into the input gradient with "
+                      "index_add_ (see its entry)"}},
+      .dtypes = {kFloat32, kFloat64},
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 61, 4), c = s::size(spec, 97, 5);
+            Tensor m = s::varied({2, r, c}, spec.dtype, 8.0, 1);
+            auto mode = [](const char* md, IntList p) {
+              return s::call1([md, p](const Tensor& x) {
+                return pad(x, p, md, 0.5);
+              });
+            };
+            return std::vector<Sample>{
+                {"constant", {m}, mode("constant", {2, 1, 0, 3})},
+                {"reflect", {m}, mode("reflect", {2, 3, 1, 2})},
+                {"replicate", {s::strided(m)}, mode("replicate", {3, 0, 2, 1})},
+            };
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"reflect_too_wide",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) {
+                   return pad(x, {3, 3}, "reflect");
+                 })},
+                {"odd_pads",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) { return pad(x, {1}); })}};
+          },
+  });
+  register_op({
+      .name = "sort",
+      .family = "shape",
+      .callables = {"ditto::sort(a, dim, descending)", "Tensor::sort(dim)"},
+      .deterministic_because =
+          "a stable sort of each row: ties keep their order",
+      .dtypes = {kFloat32, kFloat64, kInt64, kInt32},
+      .samples =
+          [](const SampleSpec& spec) {
+            return matrices(spec, [](const std::vector<Tensor>& in) {
+              auto [v, i] = sort(in[0], 1, true);
+              return std::vector{v, i};
+            });
+          },
+  });
+  const auto predicate = [](const SampleSpec& spec, bool close) {
+    const int64_t n = s::size(spec, 5000, 6);
+    Tensor a = s::varied({n}, spec.dtype, 8.0, 1);
+    s::Call call = [close](const std::vector<Tensor>& in) {
+      const bool r = close ? allclose(in[0], in[1]) : equal(in[0], in[1]);
+      return std::vector{scalar_tensor(r ? 1 : 0, kInt64)};
+    };
+    return std::vector<Sample>{
+        {"same", {a, a.clone()}, call},
+        {"different", {a, s::varied({n}, spec.dtype, 8.0, 2)}, call},
+    };
+  };
+  register_op({
+      .name = "equal",
+      .family = "comparison",
+      .callables = {"ditto::equal(a, b)", "Tensor::equal(b)"},
+      .deterministic_because = "a bool from exact comparisons",
+      .dtypes = {kFloat32, kInt64},
+      .samples = [predicate](const SampleSpec& spec) {
+        return predicate(spec, false);
+      },
+      .not_differentiable = "returns a bool",
+      .returns_tensor = false,
+  });
+  register_op({
+      .name = "allclose",
+      .family = "comparison",
+      .callables = {"ditto::allclose(a, b, rtol, atol, equal_nan)"},
+      .deterministic_because = "a bool from elementwise comparisons",
+      .dtypes = {kFloat32, kFloat64},
+      .samples = [predicate](const SampleSpec& spec) {
+        return predicate(spec, true);
+      },
+      .not_differentiable = "returns a bool",
+      .returns_tensor = false,
+  });
+}
+
+} // namespace ditto
