@@ -18,20 +18,6 @@ using detail::conv::kBackwardWeight;
 using detail::conv::kForward;
 using detail::conv::make_geom;
 
-const bool kRegistered = [] {
-  determinism::declare_nondeterministic(
-      "conv2d_backward_weight",
-      "the fast algorithm adds the weight-gradient partials of sample chunks "
-      "into the gradient in whatever order threads finish them (also "
-      "conv1d_backward_weight)",
-      true);
-  determinism::declare_cost(
-      "conv2d_backward_weight",
-      "0.96x the fast variant's time (batch 64, 32 to 64 channels, 14 x 14, "
-      "2 threads)");
-  return true;
-}();
-
 Tensor contiguous_checked(const Tensor& t, const char* what, const char* op) {
   DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
   return t.contiguous();

@@ -17,27 +17,6 @@ namespace ditto {
 
 using detail::Combine;
 
-namespace {
-
-const bool kRegistered = [] {
-  using determinism::declare_nondeterministic;
-  declare_nondeterministic(
-      "bincount",
-      "with floating weights, the fast variant adds weights into shared bins "
-      "with atomic adds from several threads, in whatever order they get "
-      "there (counts without weights are integers: exact)",
-      true);
-  declare_nondeterministic(
-      "embedding_bag",
-      "mode sum or mean: the fast variant adds the rows of a bag from "
-      "several threads, in whatever order they get there (mode max always "
-      "runs in index order)",
-      true);
-  return true;
-}();
-
-} // namespace
-
 Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
   const char* name = "bincount";
   detail::OpScope op(name, {input, weights});

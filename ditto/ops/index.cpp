@@ -14,41 +14,6 @@ namespace ditto {
 
 using detail::Combine;
 
-namespace {
-
-// Registered at start-up: see Note [Writing Nondeterministic Operations].
-const bool kRegistered = [] {
-  using determinism::declare_nondeterministic;
-  declare_nondeterministic(
-      "index_add_",
-      "the fast variant adds floating source rows into shared destination "
-      "rows from several threads, in whatever order they get there",
-      true);
-  declare_nondeterministic(
-      "index_copy_",
-      "with duplicate indices, the fast variant lets whichever thread writes "
-      "last win; the deterministic one keeps the last in index order",
-      true,
-      "all");
-  declare_nondeterministic(
-      "index_put_",
-      "accumulate=true: the fast variant adds floating values from several "
-      "threads in whatever order they get there; accumulate=false with "
-      "duplicate indices: whichever thread writes last wins (the "
-      "deterministic variant keeps the last in index order)",
-      true,
-      "all");
-  declare_nondeterministic(
-      "put_", "as index_put_, on the flattened tensor", true, "all");
-  determinism::declare_cost(
-      "index_add_",
-      "1.35x the fast variant's time into 100000 rows, 0.54x into 100 (1M "
-      "float32 rows of 64, 2 threads)");
-  return true;
-}();
-
-} // namespace
-
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   detail::OpScope op("index_select", {self, index});
   DITTO_CHECK(self.defined(), ValueError, "index_select", "undefined tensor");

@@ -48,16 +48,6 @@ constexpr int64_t kSplitKChunk = 4096;
 constexpr int64_t kSplitKMinK = 16384;
 constexpr int64_t kSplitKMaxTiles = 2;
 
-const bool kRegistered = [] {
-  determinism::declare_nondeterministic(
-      "matmul (split-K)",
-      "the fast variant adds the partial products of the k chunks into the "
-      "output in whatever order threads finish them (outputs of at most 2 "
-      "tiles with k >= 16384)",
-      true);
-  return true;
-}();
-
 // ---- the workspace configuration
 
 struct WorkspaceConfig {

@@ -18,36 +18,6 @@ using detail::Combine;
 
 namespace {
 
-const bool kRegistered = [] {
-  using determinism::declare_nondeterministic;
-  declare_nondeterministic(
-      "scatter_add_",
-      "the fast variant adds floating values into shared destinations with "
-      "atomic adds from several threads, in whatever order they get there "
-      "(for an index of fewer than 16 columns; wider ones are split by "
-      "column, race free)",
-      true);
-  declare_nondeterministic(
-      "scatter_",
-      "with a tensor src and duplicate indices, the fast variant lets "
-      "whichever thread writes last win (for an index of fewer than 16 "
-      "columns); the deterministic one keeps the last in index order",
-      true,
-      "all");
-  declare_nondeterministic(
-      "scatter_reduce_",
-      "the fast variant combines floating values (sum, prod, mean; amax and "
-      "amin through the sign of zero and NaN payloads) with atomic updates "
-      "from several threads, in whatever order they get there (for an index "
-      "of fewer than 16 columns)",
-      true);
-  determinism::declare_cost(
-      "scatter_add_",
-      "0.94x the fast variant's time into 100000 rows, 0.91x into 100 (1M "
-      "float32 rows of 64, 2 threads)");
-  return true;
-}();
-
 // Shared validation of gather and the scatters: index (and src) of self's
 // rank, index no larger than self off dim and no larger than src anywhere.
 void check_scatter_shapes(
