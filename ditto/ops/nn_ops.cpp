@@ -56,50 +56,6 @@ namespace {
 using detail::check_floating;
 using detail::pair_arg;
 
-// Registered at start-up: see Note [Writing Nondeterministic Operations].
-// The backward ops PyTorch's reproducibility note lists as
-// nondeterministic: pooling, interpolation and grid sampling scatter
-// through detail::plane_scatter (Note [Plane scatters]); the others add
-// through ops that have their own entry.
-const bool kRegistered = [] {
-  using determinism::declare_nondeterministic;
-  const char* planes =
-      "with fewer N x C planes than threads, the fast variant splits each "
-      "plane's output positions between threads, which add into the input "
-      "gradient with atomic adds in whatever order they get there (with as "
-      "many planes as threads or more it runs the deterministic loop)";
-  for (const char* op :
-       {"max_pool2d_backward",
-        "avg_pool2d_backward",
-        "adaptive_avg_pool2d_backward",
-        "upsample_nearest2d_backward",
-        "upsample_bilinear2d_backward",
-        "grid_sampler_2d_backward"}) {
-    declare_nondeterministic(op, planes, true);
-  }
-  for (const char* op :
-       {"embedding_backward",
-        "reflection_pad2d_backward",
-        "replication_pad2d_backward"}) {
-    declare_nondeterministic(
-        op,
-        "adds the output gradient into the input gradient with index_add_ "
-        "(see its entry)",
-        true);
-  }
-  declare_nondeterministic(
-      "conv_transpose2d_backward",
-      "the weight gradient is conv2d_backward_weight's (see its entry)",
-      true);
-  determinism::declare_cost(
-      "max_pool2d_backward",
-      "1.06x the fast variant's time (32 x 64 x 56 x 56, 2 threads)");
-  determinism::declare_cost(
-      "grid_sampler_2d_backward",
-      "1.21x the fast variant's time (32 x 64 x 56 x 56, 2 threads)");
-  return true;
-}();
-
 // Planes of one pooling call: x as (planes, H, W) contiguous.
 struct PoolGeom {
   int64_t planes, h, w, oh, ow;
