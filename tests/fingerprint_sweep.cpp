@@ -19,6 +19,7 @@
 // elementwise loops and reductions, the GEMM panels and register tiles.
 
 #include <cstdio>
+#include <stdexcept>
 #include <functional>
 #include <memory>
 #include <string>
@@ -338,22 +339,33 @@ void records(Sweep& r) {
       for (const Sample& s : rec->samples({dt, false})) {
         const std::string name =
             rec->name + "/" + s.label + "/" + std::string(dtype_name(dt));
-        const std::vector<Tensor> outs = test::run(*rec, s);
+        std::vector<Tensor> outs;
+        try {
+          outs = test::run(*rec, s);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(name + ": " + e.what());
+        }
         for (size_t k = 0; k < outs.size(); ++k) {
           if (outs[k].defined()) {
             r.add(name + "#" + std::to_string(k), outs[k], libm);
           }
         }
-        if (!rec->not_differentiable.empty() || !is_floating(dt)) {
+        if (!rec->not_differentiable.empty() || !is_floating(dt) ||
+            !s.gradcheck) {
           continue;
         }
         std::vector<Tensor> in = test::leaves(s, true);
-        Tensor out = test::flat_floating(test::call_differentiably(*rec, s, in));
+        Tensor out =
+            test::flat_floating(test::call_differentiably(*rec, s, in));
         if (out.numel() == 0 || !out.requires_grad()) {
           continue;
         }
         Tensor w = varied(out.numel(), out.dtype(), 2.0, 40);
-        (out * w).sum().backward();
+        try {
+          (out * w).sum().backward();
+        } catch (const std::exception& e) {
+          throw std::runtime_error(name + " backward: " + e.what());
+        }
         for (size_t k = 0; k < in.size(); ++k) {
           if (in[k].defined() && in[k].grad().defined()) {
             r.add(name + "/grad" + std::to_string(k), in[k].grad(), libm);

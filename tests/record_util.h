@@ -70,8 +70,7 @@ inline std::vector<Tensor> leaves(const Sample& s, bool with_grad) {
   for (size_t k = 0; k < s.inputs.size(); ++k) {
     Tensor t = same_layout_copy(s.inputs[k]);
     const bool constant =
-        std::find(
-            s.constant_inputs.begin(), s.constant_inputs.end(), int(k)) !=
+        std::find(s.constant_inputs.begin(), s.constant_inputs.end(), int(k)) !=
         s.constant_inputs.end();
     if (t.defined() && is_floating(t.dtype()) && !constant && with_grad) {
       t.requires_grad_();

@@ -470,9 +470,7 @@ Tensor add_scaled(
   // Integers: one op frame around the parts, so the trace shows the op
   // the user called.
   detail::OpScope scope(
-      name,
-      {a, b},
-      out ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+      name, {a, b}, out ? detail::OpScope::kInplace : detail::OpScope::kPlain);
   DITTO_CHECK(
       alpha.is_integral(),
       TypeError,

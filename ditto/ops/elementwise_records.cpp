@@ -65,7 +65,8 @@ void unary(
           [fn, domain](const SampleSpec& spec) {
             return s::unary(spec, fn, domain);
           },
-      .bad_samples = [fn] { return std::vector{s::undefined_input(s::call1(fn), 1)}; },
+      .bad_samples =
+          [fn] { return std::vector{s::undefined_input(s::call1(fn), 1)}; },
   });
   if (!inplace_fn) {
     return;
@@ -80,7 +81,8 @@ void unary(
       .samples =
           [inplace_fn, domain](const SampleSpec& spec) {
             return as_inplace(
-                s::unary(spec, [](const Tensor& t) { return t; }, domain),
+                s::unary(
+                    spec, [](const Tensor& t) { return t; }, domain),
                 inplace1(inplace_fn));
           },
       .bad_samples =
@@ -166,7 +168,10 @@ void binary_inplace(
 }
 
 // addcmul / addcdiv and their in-place forms.
-void addc(const char* name, s::Fn3 fn, std::function<void(Tensor&, const Tensor&, const Tensor&)> ifn) {
+void addc(
+    const char* name,
+    s::Fn3 fn,
+    std::function<void(Tensor&, const Tensor&, const Tensor&)> ifn) {
   auto samples = [](const SampleSpec& spec) {
     const Dtype dt = spec.dtype;
     const int64_t r = s::size(spec, 97, 3), c = s::size(spec, 131, 4);
@@ -176,7 +181,9 @@ void addc(const char* name, s::Fn3 fn, std::function<void(Tensor&, const Tensor&
     return std::vector<Sample>{
         {"broadcast", {self, t1, t2}, {}},
         {"strided", {self, s::strided(t1), t2.expand({r, c})}, {}},
-        {"empty", {s::varied({0, c}, dt, 1.0, 4), s::varied({0, c}, dt, 1.0, 5), t2}, {}},
+        {"empty",
+         {s::varied({0, c}, dt, 1.0, 4), s::varied({0, c}, dt, 1.0, 5), t2},
+         {}},
     };
   };
   register_op({
@@ -196,9 +203,7 @@ void addc(const char* name, s::Fn3 fn, std::function<void(Tensor&, const Tensor&
             return out;
           },
       .bad_samples =
-          [fn] {
-            return std::vector{s::undefined_input(s::call3(fn), 3)};
-          },
+          [fn] { return std::vector{s::undefined_input(s::call3(fn), 3)}; },
   });
   register_op({
       .name = std::string(name) + "_",
@@ -226,40 +231,140 @@ void addc(const char* name, s::Fn3 fn, std::function<void(Tensor&, const Tensor&
 
 DITTO_OP_RECORDS(elementwise) {
   const Domain any = Domain::kAny, pos = Domain::kPositive;
-  binary("add", [](auto& a, auto& b) { return add(a, b, 2); }, any, any, kNumeric);
-  binary("sub", [](auto& a, auto& b) { return sub(a, b); }, any, any, kNumeric);
-  binary("mul", [](auto& a, auto& b) { return mul(a, b); }, any, any, kNumeric);
-  binary("div", [](auto& a, auto& b) { return div(a, b); }, any, pos, kFloating);
-  binary("pow", [](auto& a, auto& b) { return pow(a, b); }, pos, any, kFloating);
-  binary("maximum", [](auto& a, auto& b) { return maximum(a, b); }, any, any, kNumeric);
-  binary("minimum", [](auto& a, auto& b) { return minimum(a, b); }, any, any, kNumeric);
+  binary(
+      "add", [](auto& a, auto& b) { return add(a, b, 2); }, any, any, kNumeric);
+  binary(
+      "sub", [](auto& a, auto& b) { return sub(a, b); }, any, any, kNumeric);
+  binary(
+      "mul", [](auto& a, auto& b) { return mul(a, b); }, any, any, kNumeric);
+  binary(
+      "div", [](auto& a, auto& b) { return div(a, b); }, any, pos, kFloating);
+  binary(
+      "pow", [](auto& a, auto& b) { return pow(a, b); }, pos, any, kFloating);
+  binary(
+      "maximum",
+      [](auto& a, auto& b) { return maximum(a, b); },
+      any,
+      any,
+      kNumeric);
+  binary(
+      "minimum",
+      [](auto& a, auto& b) { return minimum(a, b); },
+      any,
+      any,
+      kNumeric);
   const char* cmp = "a comparison: a bool result";
-  binary("eq", [](auto& a, auto& b) { return eq(a, b); }, any, any, kNumeric, cmp);
-  binary("ne", [](auto& a, auto& b) { return ne(a, b); }, any, any, kNumeric, cmp);
-  binary("lt", [](auto& a, auto& b) { return lt(a, b); }, any, any, kNumeric, cmp);
-  binary("le", [](auto& a, auto& b) { return le(a, b); }, any, any, kNumeric, cmp);
-  binary("gt", [](auto& a, auto& b) { return gt(a, b); }, any, any, kNumeric, cmp);
-  binary("ge", [](auto& a, auto& b) { return ge(a, b); }, any, any, kNumeric, cmp);
-  binary_inplace("add_", [](Tensor& a, const Tensor& b) { a.add_(b, 2); }, any, any, kNumeric);
-  binary_inplace("sub_", [](Tensor& a, const Tensor& b) { a.sub_(b); }, any, any, kNumeric);
-  binary_inplace("mul_", [](Tensor& a, const Tensor& b) { a.mul_(b); }, any, any, kNumeric);
-  binary_inplace("div_", [](Tensor& a, const Tensor& b) { a.div_(b); }, any, pos, kFloating);
-  addc("addcmul", [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
-       [](Tensor& a, const Tensor& b, const Tensor& c) { a.addcmul_(b, c, 0.5); });
-  addc("addcdiv", [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
-       [](Tensor& a, const Tensor& b, const Tensor& c) { a.addcdiv_(b, c, -2.0); });
+  binary(
+      "eq", [](auto& a, auto& b) { return eq(a, b); }, any, any, kNumeric, cmp);
+  binary(
+      "ne", [](auto& a, auto& b) { return ne(a, b); }, any, any, kNumeric, cmp);
+  binary(
+      "lt", [](auto& a, auto& b) { return lt(a, b); }, any, any, kNumeric, cmp);
+  binary(
+      "le", [](auto& a, auto& b) { return le(a, b); }, any, any, kNumeric, cmp);
+  binary(
+      "gt", [](auto& a, auto& b) { return gt(a, b); }, any, any, kNumeric, cmp);
+  binary(
+      "ge", [](auto& a, auto& b) { return ge(a, b); }, any, any, kNumeric, cmp);
+  binary_inplace(
+      "add_",
+      [](Tensor& a, const Tensor& b) { a.add_(b, 2); },
+      any,
+      any,
+      kNumeric);
+  binary_inplace(
+      "sub_",
+      [](Tensor& a, const Tensor& b) { a.sub_(b); },
+      any,
+      any,
+      kNumeric);
+  binary_inplace(
+      "mul_",
+      [](Tensor& a, const Tensor& b) { a.mul_(b); },
+      any,
+      any,
+      kNumeric);
+  binary_inplace(
+      "div_",
+      [](Tensor& a, const Tensor& b) { a.div_(b); },
+      any,
+      pos,
+      kFloating);
+  addc(
+      "addcmul",
+      [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
+      [](Tensor& a, const Tensor& b, const Tensor& c) {
+        a.addcmul_(b, c, 0.5);
+      });
+  addc(
+      "addcdiv",
+      [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
+      [](Tensor& a, const Tensor& b, const Tensor& c) {
+        a.addcdiv_(b, c, -2.0);
+      });
 
-  unary("neg", [](auto& a) { return neg(a); }, [](Tensor& a) { a.neg_(); }, any, kNumeric);
-  unary("abs", [](auto& a) { return abs(a); }, [](Tensor& a) { a.abs_(); }, any, kNumeric);
-  unary("relu", [](auto& a) { return relu(a); }, [](Tensor& a) { a.relu_(); }, any, kNumeric);
-  unary("exp", [](auto& a) { return exp(a); }, [](Tensor& a) { a.exp_(); }, Domain::kWide, kFloating);
-  unary("log", [](auto& a) { return log(a); }, [](Tensor& a) { a.log_(); }, pos, kFloating);
-  unary("log1p", [](auto& a) { return log1p(a); }, [](Tensor& a) { a.log1p_(); }, pos, kFloating);
-  unary("sqrt", [](auto& a) { return sqrt(a); }, [](Tensor& a) { a.sqrt_(); }, pos, kFloating);
-  unary("tanh", [](auto& a) { return tanh(a); }, [](Tensor& a) { a.tanh_(); }, any, kFloating);
-  unary("sigmoid", [](auto& a) { return sigmoid(a); }, [](Tensor& a) { a.sigmoid_(); }, any, kFloating);
-  unary("erf", [](auto& a) { return erf(a); }, {}, any, kFloating);
-  unary("clamp", [](auto& a) { return clamp(a, -1, 2); }, [](Tensor& a) { a.clamp_(-1, 2); }, any, kNumeric);
+  unary(
+      "neg",
+      [](auto& a) { return neg(a); },
+      [](Tensor& a) { a.neg_(); },
+      any,
+      kNumeric);
+  unary(
+      "abs",
+      [](auto& a) { return abs(a); },
+      [](Tensor& a) { a.abs_(); },
+      any,
+      kNumeric);
+  unary(
+      "relu",
+      [](auto& a) { return relu(a); },
+      [](Tensor& a) { a.relu_(); },
+      any,
+      kNumeric);
+  unary(
+      "exp",
+      [](auto& a) { return exp(a); },
+      [](Tensor& a) { a.exp_(); },
+      Domain::kWide,
+      kFloating);
+  unary(
+      "log",
+      [](auto& a) { return log(a); },
+      [](Tensor& a) { a.log_(); },
+      pos,
+      kFloating);
+  unary(
+      "log1p",
+      [](auto& a) { return log1p(a); },
+      [](Tensor& a) { a.log1p_(); },
+      pos,
+      kFloating);
+  unary(
+      "sqrt",
+      [](auto& a) { return sqrt(a); },
+      [](Tensor& a) { a.sqrt_(); },
+      pos,
+      kFloating);
+  unary(
+      "tanh",
+      [](auto& a) { return tanh(a); },
+      [](Tensor& a) { a.tanh_(); },
+      any,
+      kFloating);
+  unary(
+      "sigmoid",
+      [](auto& a) { return sigmoid(a); },
+      [](Tensor& a) { a.sigmoid_(); },
+      any,
+      kFloating);
+  unary(
+      "erf", [](auto& a) { return erf(a); }, {}, any, kFloating);
+  unary(
+      "clamp",
+      [](auto& a) { return clamp(a, -1, 2); },
+      [](Tensor& a) { a.clamp_(-1, 2); },
+      any,
+      kNumeric);
   // pow_ with a scalar exponent (the method form).
   register_op({
       .name = "pow_",
@@ -270,7 +375,8 @@ DITTO_OP_RECORDS(elementwise) {
       .samples =
           [](const SampleSpec& spec) {
             return as_inplace(
-                s::unary(spec, [](const Tensor& t) { return t; }, Domain::kPositive),
+                s::unary(
+                    spec, [](const Tensor& t) { return t; }, Domain::kPositive),
                 inplace1([](Tensor& a) { a.pow_(1.5); }));
           },
       .inplace = true,
@@ -287,20 +393,28 @@ DITTO_OP_RECORDS(elementwise) {
             Tensor cond = s::varied({r, c}, kBool, 2.0, 9);
             Tensor a = s::varied({r, c}, spec.dtype, 6.0, 1);
             Tensor b = s::varied({c}, spec.dtype, 6.0, 2);
-            auto call = s::call3([](auto& k, auto& x, auto& y) { return where(k, x, y); });
+            auto call = s::call3(
+                [](auto& k, auto& x, auto& y) { return where(k, x, y); });
             return std::vector<Sample>{
                 {"broadcast", {cond, a, b}, call},
                 {"strided", {s::strided(cond), s::strided(a), b}, call},
-                {"empty", {s::varied({0, c}, kBool, 2.0, 3), s::varied({0, c}, spec.dtype, 1.0, 4), b}, call},
+                {"empty",
+                 {s::varied({0, c}, kBool, 2.0, 3),
+                  s::varied({0, c}, spec.dtype, 1.0, 4),
+                  b},
+                 call},
             };
           },
       .bad_samples =
           [] {
             return std::vector<Sample>{
                 {"float_condition",
-                 {s::varied({3}, kFloat32, 2.0, 1), s::varied({3}, kFloat32, 2.0, 2),
+                 {s::varied({3}, kFloat32, 2.0, 1),
+                  s::varied({3}, kFloat32, 2.0, 2),
                   s::varied({3}, kFloat32, 2.0, 3)},
-                 s::call3([](auto& k, auto& x, auto& y) { return where(k, x, y); })}};
+                 s::call3([](auto& k, auto& x, auto& y) {
+                   return where(k, x, y);
+                 })}};
           },
   });
 }

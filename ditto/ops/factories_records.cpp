@@ -48,9 +48,7 @@ void factory(
       .bad_samples =
           [make] {
             return std::vector<Sample>{
-                {"negative_size",
-                 {},
-                 [make](const std::vector<Tensor>&) {
+                {"negative_size", {}, [make](const std::vector<Tensor>&) {
                    return std::vector{make(kFloat32, -3)};
                  }}};
           },
@@ -65,13 +63,17 @@ DITTO_OP_RECORDS(factories) {
   factory(
       "empty",
       "empty(shape, dtype), ditto::empty_like(t)",
-      [](Dtype dt, int64_t n) { return empty({n, 3}, dt); },
+      [](Dtype dt, int64_t n) {
+        return empty({n, 3}, dt);
+      },
       kAll,
       true);
   factory(
       "empty_strided",
       "empty_strided(sizes, strides, dtype)",
-      [](Dtype dt, int64_t n) { return empty_strided({n, 3}, {1, n}, dt); },
+      [](Dtype dt, int64_t n) {
+        return empty_strided({n, 3}, {1, n}, dt);
+      },
       kAll,
       true);
   factory(
@@ -93,7 +95,8 @@ DITTO_OP_RECORDS(factories) {
       "arange",
       "arange(start, end, step, dtype)",
       [](Dtype dt, int64_t n) {
-        return n < 0 ? arange(0, 5, -1, dt) : arange(-3, 0.5 * double(n) - 3, 0.5, dt);
+        return n < 0 ? arange(0, 5, -1, dt)
+                     : arange(-3, 0.5 * double(n) - 3, 0.5, dt);
       },
       {kFloat32, kFloat64});
   factory(
@@ -171,18 +174,24 @@ DITTO_OP_RECORDS(factories) {
             const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
             Tensor self = s::varied({r, c}, spec.dtype, 6.0, 1);
             return std::vector<Sample>{
-                {"broadcast", {self, s::varied({c}, kFloat64, 6.0, 2)}, copy_call},
-                {"strided", {s::strided(self), s::varied({r, c}, spec.dtype, 6.0, 3)}, copy_call},
+                {"broadcast",
+                 {self, s::varied({c}, kFloat64, 6.0, 2)},
+                 copy_call},
+                {"strided",
+                 {s::strided(self), s::varied({r, c}, spec.dtype, 6.0, 3)},
+                 copy_call},
             };
           },
       .bad_samples =
           [copy_call] {
             return std::vector<Sample>{
                 {"shapes_mismatch",
-                 {s::varied({2, 3}, kFloat32, 2.0, 1), s::varied({4}, kFloat32, 2.0, 2)},
+                 {s::varied({2, 3}, kFloat32, 2.0, 1),
+                  s::varied({4}, kFloat32, 2.0, 2)},
                  copy_call},
                 {"expanded_self",
-                 {s::varied({1, 3}, kFloat32, 2.0, 1).expand({2, 3}), s::varied({2, 3}, kFloat32, 2.0, 2)},
+                 {s::varied({1, 3}, kFloat32, 2.0, 1).expand({2, 3}),
+                  s::varied({2, 3}, kFloat32, 2.0, 2)},
                  copy_call}};
           },
       .inplace = true,
@@ -203,7 +212,8 @@ DITTO_OP_RECORDS(factories) {
             const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
             Tensor self = s::varied({r, c}, spec.dtype, 6.0, 1);
             return std::vector<Sample>{
-                {"matrix", {self}, call}, {"strided", {s::strided(self)}, call}};
+                {"matrix", {self}, call},
+                {"strided", {s::strided(self)}, call}};
           },
       .not_differentiable = "the result does not depend on the input",
       .inplace = true,

@@ -16,12 +16,6 @@ namespace s = detail::samples;
 
 const std::vector<Dtype> kDtypes = {kFloat32, kFloat64, kInt64};
 
-// The trace reports every tensor an op's frame is given, an undefined
-// optional one (no bias, no weights, a full slice) included, while the op
-// suite counts the sample's defined inputs: samples that pass an undefined
-// optional tensor wait behind this switch until the two agree.
-constexpr bool kUndefinedOptionalInputs = false;
-
 // The nondeterministic paths. An out-of-place form (index_add, put, ...)
 // runs its in-place op on a copy, so its record holds the same path: the
 // same entry, declared with the same texts.
@@ -361,6 +355,10 @@ DITTO_OP_RECORDS(index) {
           "ditto::index_select(self, dim, index)",
           "Tensor::index_select(dim, index)"),
       .deterministic_because = kGather,
+      .nondeterministic =
+          {{.entry = "index_select_backward",
+            .reason =
+                "adds the output gradient into the input gradient with index_add_ (see its entry)"}},
       .dtypes = kDtypes,
       .samples =
           [](const SampleSpec& spec) {
@@ -411,6 +409,10 @@ DITTO_OP_RECORDS(index) {
       .callables =
           s::callables("ditto::take(self, index)", "Tensor::take(index)"),
       .deterministic_because = kGather,
+      .nondeterministic =
+          {{.entry = "take_backward",
+            .reason =
+                "adds the output gradient into the input gradient with put_ (see its entry)"}},
       .dtypes = kDtypes,
       .samples =
           [](const SampleSpec& spec) {
@@ -450,6 +452,10 @@ DITTO_OP_RECORDS(index) {
       .callables =
           s::callables("ditto::index(self, indices)", "Tensor::index(indices)"),
       .deterministic_because = kGather,
+      .nondeterministic =
+          {{.entry = "index_backward",
+            .reason =
+                "adds the output gradient into the input gradient with index_put_ (see its entry)"}},
       .dtypes = kDtypes,
       .samples =
           [](const SampleSpec& spec) {
@@ -483,22 +489,20 @@ DITTO_OP_RECORDS(index) {
                 {"strided", {s::strided(m), s::indices(n, r, 9)}, call},
                 {"empty_index", {m, s::indices(0, r)}, call},
             };
-            if (kUndefinedOptionalInputs) {
-              // Adjacent dims 1 and 2 after a full slice: the index dims
-              // sit at dim 1.
-              out.push_back(
-                  {"slice_then_adjacent",
-                   {t3,
-                    Tensor(),
-                    s::indices(small ? 3 : 300, b, 3).reshape({-1, 1}),
-                    s::indices(small ? 2 : 7, k, 4)},
-                   call});
-              // Dims 0 and 2, not adjacent: the index dims lead.
-              out.push_back(
-                  {"apart",
-                   {t3, s::indices(n, a, 5), Tensor(), s::indices(n, k, 6)},
-                   call});
-            }
+            // Adjacent dims 1 and 2 after a full slice: the index dims
+            // sit at dim 1.
+            out.push_back(
+                {"slice_then_adjacent",
+                 {t3,
+                  Tensor(),
+                  s::indices(small ? 3 : 300, b, 3).reshape({-1, 1}),
+                  s::indices(small ? 2 : 7, k, 4)},
+                 call});
+            // Dims 0 and 2, not adjacent: the index dims lead.
+            out.push_back(
+                {"apart",
+                 {t3, s::indices(n, a, 5), Tensor(), s::indices(n, k, 6)},
+                 call});
             return out;
           },
       .bad_samples =

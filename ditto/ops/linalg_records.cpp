@@ -16,12 +16,6 @@ namespace s = detail::samples;
 
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
 
-// The trace reports every tensor an op's frame is given, an undefined
-// optional one (no bias, no weights, a full slice) included, while the op
-// suite counts the sample's defined inputs: samples that pass an undefined
-// optional tensor wait behind this switch until the two agree.
-constexpr bool kUndefinedOptionalInputs = false;
-
 // The split-K path of every product (Note [Split-K] in linalg.cpp): mm,
 // bmm (of one batch), matmul, addmm and linear run it, so each record holds
 // it, the same entry declared with the same texts.
@@ -170,16 +164,14 @@ std::vector<Sample> conv_samples(
   }
   const ConvCase& c = cases.front();
   ConvArgs args = c.args;
-  if (kUndefinedOptionalInputs) {
-    out.push_back(
-        {"no_bias",
-         {values(c.input, spec.dtype, seed),
-          values(c.weight, spec.dtype, seed + 1),
-          Tensor()},
-         [fn, args](const std::vector<Tensor>& in) {
-           return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
-         }});
-  }
+  out.push_back(
+      {"no_bias",
+       {values(c.input, spec.dtype, seed),
+        values(c.weight, spec.dtype, seed + 1),
+        Tensor()},
+       [fn, args](const std::vector<Tensor>& in) {
+         return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
+       }});
   // A non-contiguous input.
   out.push_back(
       {"strided",
@@ -850,9 +842,7 @@ DITTO_OP_RECORDS(linalg) {
                 {"strided_weight", {x, s::strided(w), b}, call},
                 {"empty", {values({0, k}, dt, 6), w, b}, call},
             };
-            if (kUndefinedOptionalInputs) {
-              out.push_back({"no_bias", {x, w, Tensor()}, call});
-            }
+            out.push_back({"no_bias", {x, w, Tensor()}, call});
             if (!spec.small) {
               out.push_back(
                   {"split_k",

@@ -57,9 +57,7 @@ void draw(
       .bad_samples =
           [make] {
             return std::vector<Sample>{
-                {"negative_size",
-                 {},
-                 [make](const std::vector<Tensor>&) {
+                {"negative_size", {}, [make](const std::vector<Tensor>&) {
                    return std::vector{make(kFloat32, -1, std::nullopt)};
                  }}};
           },
@@ -163,9 +161,12 @@ DITTO_OP_RECORDS(random) {
       .dtypes = kFloating,
       .samples =
           [](const SampleSpec& spec) {
-            Tensor p = s::varied({s::size(spec, 5003, 7)}, spec.dtype, 1.0, 1, 0.5);
+            Tensor p =
+                s::varied({s::size(spec, 5003, 7)}, spec.dtype, 1.0, 1, 0.5);
             return std::vector<Sample>{
-                {"default_generator", {p}, s::call1([](const Tensor& q) { return bernoulli(q); })},
+                {"default_generator", {p}, s::call1([](const Tensor& q) {
+                   return bernoulli(q);
+                 })},
                 {"philox", {p}, s::call1([](const Tensor& q) {
                    return bernoulli(q, Generator::philox(11));
                  })},
@@ -216,8 +217,9 @@ DITTO_OP_RECORDS(random) {
   register_op({
       .name = "dropout",
       .family = "random",
-      .callables = {"ditto::dropout(x, p, train, generator)",
-                    "ditto::nn::functional::dropout(x, p, train)"},
+      .callables =
+          {"ditto::dropout(x, p, train, generator)",
+           "ditto::nn::functional::dropout(x, p, train)"},
       .deterministic_because = kStream,
       .dtypes = kFloating,
       .samples =
@@ -225,7 +227,8 @@ DITTO_OP_RECORDS(random) {
             // (An empty input is returned as it is, as PyTorch does.)
             auto out = s::unary(
                 spec, [](const Tensor& x) { return dropout(x, 0.25); });
-            std::erase_if(out, [](const Sample& sm) { return sm.label == "empty"; });
+            std::erase_if(
+                out, [](const Sample& sm) { return sm.label == "empty"; });
             return out;
           },
       .bad_samples =

@@ -1,7 +1,6 @@
 #include "ditto/ops/record.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -182,8 +181,7 @@ RecordsRegistrar::RecordsRegistrar(void (*fn)()) {
 }
 
 void require_op_record(const char* op) {
-  static const bool required = std::getenv("DITTO_REQUIRE_RECORDS") != nullptr; // TEMP
-  if (required && find_op_record(op) == nullptr) {
+  if (find_op_record(op) == nullptr) {
     throw InternalError(str_cat(
         "[",
         op,

@@ -121,8 +121,8 @@ DITTO_API void require_op_record(const char* op);
 
 } // namespace ditto
 
-#define DITTO_OP_RECORDS(tag)                                           \
-  static void ditto_op_records_##tag();                                 \
+#define DITTO_OP_RECORDS(tag)                                              \
+  static void ditto_op_records_##tag();                                    \
   static const ::ditto::detail::RecordsRegistrar ditto_op_registrar_##tag( \
-      &ditto_op_records_##tag);                                         \
+      &ditto_op_records_##tag);                                            \
   static void ditto_op_records_##tag()

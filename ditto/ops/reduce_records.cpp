@@ -43,9 +43,7 @@ void reduction(
             return out;
           },
       .bad_samples =
-          [call] {
-            return std::vector<Sample>{s::undefined_input(call, 1)};
-          },
+          [call] { return std::vector<Sample>{s::undefined_input(call, 1)}; },
       .not_differentiable = not_differentiable,
   });
 }
@@ -130,7 +128,8 @@ DITTO_OP_RECORDS(reduce) {
   register_op({
       .name = "sum_to_size",
       .family = "reduction",
-      .callables = {"ditto::sum_to_size(a, shape)", "Tensor::sum_to_size(shape)"},
+      .callables =
+          {"ditto::sum_to_size(a, shape)", "Tensor::sum_to_size(shape)"},
       .deterministic_because = kChunked,
       .dtypes = kNumeric,
       .samples =
@@ -138,9 +137,7 @@ DITTO_OP_RECORDS(reduce) {
             const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
             Tensor x = s::varied({2, r, c}, spec.dtype, 6.0, 1);
             return std::vector<Sample>{
-                {"leading_and_inner",
-                 {x},
-                 s::call1([c](const Tensor& t) {
+                {"leading_and_inner", {x}, s::call1([c](const Tensor& t) {
                    return sum_to_size(t, {1, c});
                  })},
             };
@@ -150,9 +147,8 @@ DITTO_OP_RECORDS(reduce) {
             return std::vector<Sample>{
                 {"not_expandable",
                  {s::varied({2, 3}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& t) {
-                   return sum_to_size(t, {4});
-                 })}};
+                 s::call1(
+                     [](const Tensor& t) { return sum_to_size(t, {4}); })}};
           },
   });
 }

@@ -5,8 +5,12 @@
 
 namespace ditto::detail::samples {
 
-Tensor
-varied(const Shape& shape, Dtype dt, double scale, uint64_t seed, double offset) {
+Tensor varied(
+    const Shape& shape,
+    Dtype dt,
+    double scale,
+    uint64_t seed,
+    double offset) {
   int64_t n = 1;
   for (int64_t s : shape) {
     n *= s;
@@ -99,8 +103,11 @@ std::vector<Sample> unary(const SampleSpec& spec, Fn1 fn, Domain domain) {
   };
 }
 
-std::vector<Sample>
-binary(const SampleSpec& spec, Fn2 fn, Domain domain_a, Domain domain_b) {
+std::vector<Sample> binary(
+    const SampleSpec& spec,
+    Fn2 fn,
+    Domain domain_a,
+    Domain domain_b) {
   const Dtype dt = spec.dtype;
   Call call = call2(std::move(fn));
   const int64_t rows = size(spec, 37, 3), cols = size(spec, 53, 4);

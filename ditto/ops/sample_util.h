@@ -15,10 +15,15 @@ namespace ditto::detail::samples {
 
 // Values in [offset - scale/2, offset + scale/2) from seed; integer dtypes
 // truncate them, bool takes x > offset.
-DITTO_API Tensor
-varied(const Shape& shape, Dtype dt, double scale, uint64_t seed, double offset = 0.0);
+DITTO_API Tensor varied(
+    const Shape& shape,
+    Dtype dt,
+    double scale,
+    uint64_t seed,
+    double offset = 0.0);
 // Values in [0.5, 1.5) * scale: away from zero (log, sqrt, div, pow).
-DITTO_API Tensor positive(const Shape& shape, Dtype dt, uint64_t seed, double scale = 1.0);
+DITTO_API Tensor
+positive(const Shape& shape, Dtype dt, uint64_t seed, double scale = 1.0);
 // n int64 indices in [0, mod), each value several times, scrambled.
 DITTO_API Tensor indices(int64_t n, int64_t mod, uint64_t seed = 0);
 // The same values as t in a non-contiguous layout (its last two dims stored
@@ -46,12 +51,15 @@ enum class Domain {
   kUnit, // (-0.9, 0.9)
   kWide, // about [-20, 20): saturates tanh, sigmoid, exp's range
 };
-DITTO_API Tensor in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed);
+DITTO_API Tensor
+in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed);
 
 // Samples of an elementwise unary op: a long 1-d input, a 2-d one, its
 // non-contiguous form, a zero-size one; small ones for gradcheck.
-DITTO_API std::vector<Sample>
-unary(const SampleSpec& spec, Fn1 fn, Domain domain = Domain::kAny);
+DITTO_API std::vector<Sample> unary(
+    const SampleSpec& spec,
+    Fn1 fn,
+    Domain domain = Domain::kAny);
 // Of a binary op: same shapes, broadcasting both ways, a non-contiguous
 // operand, zero-size; b from domain_b.
 DITTO_API std::vector<Sample> binary(

@@ -17,12 +17,6 @@ namespace s = detail::samples;
 const std::vector<Dtype> kDtypes = {kFloat32, kFloat64, kInt64};
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
 
-// The trace reports every tensor an op's frame is given, an undefined
-// optional one (no bias, no weights, a full slice) included, while the op
-// suite counts the sample's defined inputs: samples that pass an undefined
-// optional tensor wait behind this switch until the two agree.
-constexpr bool kUndefinedOptionalInputs = false;
-
 // The nondeterministic paths. An out-of-place form (scatter_add, ...) runs
 // its in-place op on a copy, so its record holds the same path: the same
 // entry, declared with the same texts.
@@ -376,6 +370,10 @@ DITTO_OP_RECORDS(scatter) {
           "ditto::gather(self, dim, index)", "Tensor::gather(dim, index)"),
       .deterministic_because =
           "a gather: every output element is read once from its source",
+      .nondeterministic =
+          {{.entry = "gather_backward",
+            .reason =
+                "adds the output gradient into the input gradient with scatter_add_ (see its entry)"}},
       .dtypes = kDtypes,
       .samples =
           [](const SampleSpec& spec) {
@@ -640,9 +638,7 @@ DITTO_OP_RECORDS(scatter) {
                  {s::indices(0, 1), s::varied({0}, dt, 1.0, 2)},
                  call(5)},
             };
-            if (kUndefinedOptionalInputs) {
-              out.push_back({"unweighted", {x, Tensor()}, call(0)});
-            }
+            out.push_back({"unweighted", {x, Tensor()}, call(0)});
             return out;
           },
       .bad_samples =
@@ -744,28 +740,26 @@ DITTO_OP_RECORDS(scatter) {
                  {input, s::strided(weight), offsets, psw},
                  embedding_bag_call("sum")},
             };
-            if (kUndefinedOptionalInputs) {
-              // Without per-sample weights (modes mean and max take none),
-              // and 2-d input without offsets.
-              for (Sample sm : std::vector<Sample>{
-                       {"sum",
-                        {input, weight, offsets, Tensor()},
-                        embedding_bag_call("sum")},
-                       {"mean",
-                        {input, weight, offsets, Tensor()},
-                        embedding_bag_call("mean")},
-                       {"max",
-                        {input, weight, offsets, Tensor()},
-                        embedding_bag_call("max")},
-                       {"2d_input",
-                        {input2, weight, Tensor(), Tensor()},
-                        embedding_bag_call("mean")},
-                       {"padding_idx",
-                        {input, weight, offsets, Tensor()},
-                        embedding_bag_call("mean", false, 2)},
-                   }) {
-                out.push_back(sm);
-              }
+            // Without per-sample weights (modes mean and max take none),
+            // and 2-d input without offsets.
+            for (Sample sm : std::vector<Sample>{
+                     {"sum",
+                      {input, weight, offsets, Tensor()},
+                      embedding_bag_call("sum")},
+                     {"mean",
+                      {input, weight, offsets, Tensor()},
+                      embedding_bag_call("mean")},
+                     {"max",
+                      {input, weight, offsets, Tensor()},
+                      embedding_bag_call("max")},
+                     {"2d_input",
+                      {input2, weight, Tensor(), Tensor()},
+                      embedding_bag_call("mean")},
+                     {"padding_idx",
+                      {input, weight, offsets, Tensor()},
+                      embedding_bag_call("mean", false, 2)},
+                 }) {
+              out.push_back(sm);
             }
             return out;
           },

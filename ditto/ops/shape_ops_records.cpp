@@ -2,6 +2,7 @@
 // Note [Op records] in record.cpp.
 
 #include "ditto/ops/factories.h"
+#include "ditto/ops/nn_records.h"
 #include "ditto/ops/record.h"
 #include "ditto/ops/sample_util.h"
 #include "ditto/ops/shape_ops.h"
@@ -84,10 +85,9 @@ DITTO_OP_RECORDS(views) {
       "squeeze(), Tensor::squeeze(dim)",
       [](const Tensor& t) { return t.squeeze(); },
       {4, 1, 5});
-  view_op(
-      "expand",
-      "expand(shape)",
-      [](const Tensor& t) { return t.expand({3, 4, 6, 5}); });
+  view_op("expand", "expand(shape)", [](const Tensor& t) {
+    return t.expand({3, 4, 6, 5});
+  });
   view_op("flatten", "flatten(start_dim, end_dim)", [](const Tensor& t) {
     return t.flatten(1);
   });
@@ -99,7 +99,8 @@ DITTO_OP_RECORDS(views) {
       .dtypes = kAll,
       .samples =
           [](const SampleSpec& spec) {
-            return matrices(spec, s::call1([](const Tensor& x) { return x.t(); }));
+            return matrices(
+                spec, s::call1([](const Tensor& x) { return x.t(); }));
           },
   });
   register_op({
@@ -114,9 +115,7 @@ DITTO_OP_RECORDS(views) {
           [](const SampleSpec& spec) {
             Tensor x = s::varied({40}, spec.dtype, 8.0, 1);
             return std::vector<Sample>{
-                {"overlapping",
-                 {x},
-                 s::call1([](const Tensor& t) {
+                {"overlapping", {x}, s::call1([](const Tensor& t) {
                    return t.as_strided({5, 6}, {3, 1}, 2);
                  })},
             };
@@ -217,7 +216,9 @@ DITTO_OP_RECORDS(shape_ops) {
             return std::vector<Sample>{
                 {"repeated_dim",
                  {s::varied({2, 3}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& x) { return flip(x, {0, 0}); })}};
+                 s::call1([](const Tensor& x) {
+                   return flip(x, {0, 0});
+                 })}};
           },
   });
   register_op({
@@ -225,22 +226,15 @@ DITTO_OP_RECORDS(shape_ops) {
       .family = "shape",
       .callables = {"ditto::pad(a, pads, mode, value)"},
       .deterministic_because = kCopy,
-      .nondeterministic =
-          {{.entry = "reflection_pad2d_backward",
-            .reason = "adds the output gradient into the input gradient with "
-                      "index_add_ (see its entry)"},
-           {.entry = "replication_pad2d_backward",
-            .reason = "adds the output gradient into the input gradient with "
-                      "index_add_ (see its entry)"}},
+      .nondeterministic = detail::pad_backward_paths(),
       .dtypes = {kFloat32, kFloat64},
       .samples =
           [](const SampleSpec& spec) {
             const int64_t r = s::size(spec, 61, 4), c = s::size(spec, 97, 5);
             Tensor m = s::varied({2, r, c}, spec.dtype, 8.0, 1);
             auto mode = [](const char* md, IntList p) {
-              return s::call1([md, p](const Tensor& x) {
-                return pad(x, p, md, 0.5);
-              });
+              return s::call1(
+                  [md, p](const Tensor& x) { return pad(x, p, md, 0.5); });
             };
             return std::vector<Sample>{
                 {"constant", {m}, mode("constant", {2, 1, 0, 3})},
@@ -294,9 +288,8 @@ DITTO_OP_RECORDS(shape_ops) {
       .callables = {"ditto::equal(a, b)", "Tensor::equal(b)"},
       .deterministic_because = "a bool from exact comparisons",
       .dtypes = {kFloat32, kInt64},
-      .samples = [predicate](const SampleSpec& spec) {
-        return predicate(spec, false);
-      },
+      .samples = [predicate](
+                     const SampleSpec& spec) { return predicate(spec, false); },
       .not_differentiable = "returns a bool",
       .returns_tensor = false,
   });
@@ -306,9 +299,8 @@ DITTO_OP_RECORDS(shape_ops) {
       .callables = {"ditto::allclose(a, b, rtol, atol, equal_nan)"},
       .deterministic_because = "a bool from elementwise comparisons",
       .dtypes = {kFloat32, kFloat64},
-      .samples = [predicate](const SampleSpec& spec) {
-        return predicate(spec, true);
-      },
+      .samples =
+          [predicate](const SampleSpec& spec) { return predicate(spec, true); },
       .not_differentiable = "returns a bool",
       .returns_tensor = false,
   });

@@ -83,8 +83,7 @@ TEST_P(OpSuite, SameBitsAtEveryThreadCountAndCapability) {
             set_num_threads(threads);
             EXPECT_EQ(prints(run(*r, s)), ref)
                 << where(*r, dt, s) << " differs with "
-                << cpu_capability_name(cap) << " and " << threads
-                << " threads";
+                << cpu_capability_name(cap) << " and " << threads << " threads";
           }
         }
       }
@@ -165,8 +164,8 @@ TEST_P(OpSuite, RecordsANodeWhenAnInputRequiresGrad) {
       for (const Tensor& t : out) {
         recorded = recorded || (t.defined() && t.requires_grad());
       }
-      EXPECT_TRUE(recorded) << where(*r, kFloat32, s)
-                            << ": no output requires grad";
+      EXPECT_TRUE(recorded)
+          << where(*r, kFloat32, s) << ": no output requires grad";
       {
         autograd::NoGradGuard no_grad;
         std::vector<Tensor> plain = call_differentiably(*r, s, leaves(s, true));
@@ -196,7 +195,8 @@ TEST_P(OpSuite, TraceReportsTheOpUnderItsName) {
           manual_seed(20261126);
         }
         trace::set_hook([&](const trace::Event& e) {
-          seen.push_back({std::string(e.op), e.inputs.size(), prints(e.outputs)});
+          seen.push_back(
+              {std::string(e.op), e.inputs.size(), prints(e.outputs)});
         });
         std::vector<Tensor> out;
         try {
@@ -220,10 +220,9 @@ TEST_P(OpSuite, TraceReportsTheOpUnderItsName) {
         if (!r->returns_tensor) {
           continue;
         }
-        size_t defined_inputs = 0;
-        for (const Tensor& t : s.inputs) {
-          defined_inputs += t.defined() ? 1 : 0;
-        }
+        // Every tensor the op's frame is given, an undefined optional one
+        // (no bias) included.
+        const size_t defined_inputs = s.inputs.size();
         ASSERT_FALSE(out.empty()) << where(*r, dt, s);
         const uint64_t first = out[0].defined() ? fingerprint(out[0]) : 0;
         // One of the op's records has the sample's inputs and its result.
@@ -235,8 +234,8 @@ TEST_P(OpSuite, TraceReportsTheOpUnderItsName) {
                    e->outputs.end());
         }
         EXPECT_TRUE(found) << where(*r, dt, s) << ": no trace record of "
-                           << r->name << " has the sample's "
-                           << defined_inputs << " inputs and its result";
+                           << r->name << " has the sample's " << defined_inputs
+                           << " inputs and its result";
       }
     }
   }
@@ -249,8 +248,8 @@ TEST_P(OpSuite, BadInputIsRefusedAndChangesNothing) {
     }
     for (const Sample& s : r->bad_samples()) {
       const auto before = prints(s.inputs);
-      EXPECT_THROW(s.call(s.inputs), Error) << r->name << " bad sample '"
-                                            << s.label << "'";
+      EXPECT_THROW(s.call(s.inputs), Error)
+          << r->name << " bad sample '" << s.label << "'";
       EXPECT_EQ(prints(s.inputs), before)
           << r->name << " bad sample '" << s.label << "' changed an input";
     }
