@@ -19,9 +19,9 @@
 // elementwise loops and reductions, the GEMM panels and register tiles.
 
 #include <cstdio>
-#include <stdexcept>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
