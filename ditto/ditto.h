@@ -30,6 +30,7 @@
 #include "ditto/nn/rnn.h"
 #include "ditto/nn/utils.h"
 #include "ditto/ops/conv.h"
+#include "ditto/ops/custom.h"
 #include "ditto/ops/decomp.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"

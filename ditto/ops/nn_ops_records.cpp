@@ -396,8 +396,7 @@ std::vector<Sample> group_norm_samples(const SampleSpec& spec) {
       {"two_groups", {x, w, b}, groups(2)},
       {"one_channel_each", {x, w, b}, groups(c)},
       {"strided", {s::strided(x3), w, b}, groups(2)},
-      // No empty batch: group_norm reshapes x to (N, groups, -1), which
-      // cannot infer -1 for N = 0 (PyTorch returns the empty input).
+      {"empty_batch", {s::varied({0, c, 3}, dt, 1.0, 5), w, b}, groups(2)},
   };
 }
 

@@ -306,7 +306,12 @@ Tensor group_norm(
       shape_str(x.sizes()),
       " and num_groups=",
       num_groups);
-  Tensor grouped = x.reshape({x.size(0), num_groups, -1});
+  // The group size spelled out: -1 cannot be inferred for an empty batch.
+  int64_t per_group = c / num_groups;
+  for (int64_t d = 2; d < x.dim(); ++d) {
+    per_group *= x.size(d);
+  }
+  Tensor grouped = x.reshape({x.size(0), num_groups, per_group});
   Tensor centered = sub(grouped, mean(grouped, {2}, true));
   Tensor var = mean(mul(centered, centered), {2}, true);
   Tensor y = div(centered, sqrt(add(var, eps))).reshape(x.sizes());

@@ -28,8 +28,8 @@ DITTO_API const char* determinism_name(Determinism d);
 // registry and in alerts: the op's own, or the backward or path that is
 // nondeterministic ("max_pool2d_backward", "matmul (split-K)").
 struct NondeterministicPath {
-  std::string entry;
-  std::string reason;
+  std::string entry = {};
+  std::string reason = {};
   bool has_deterministic_variant = true;
   std::string dtypes = "floating";
   // The deterministic variant's time against the fast one's, where it was
@@ -40,9 +40,9 @@ struct NondeterministicPath {
 // One call of an op on given inputs. call must not change its inputs unless
 // the op is in place, where it writes inputs[0] (the suite passes copies).
 struct Sample {
-  std::string label;
-  std::vector<Tensor> inputs;
-  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> call;
+  std::string label = {};
+  std::vector<Tensor> inputs = {};
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> call = {};
   // Inputs gradcheck leaves alone although they are floating (running
   // statistics, a target); integer and bool inputs are always left alone.
   std::vector<int> constant_inputs = {};
@@ -60,20 +60,20 @@ struct SampleSpec {
 };
 
 struct DITTO_API OpRecord {
-  std::string name;
+  std::string name = {};
   // The family the docs group it under (elementwise, reduction, shape,
   // factory, random, index, scatter, linalg, conv, pooling, normalization,
   // loss, activation, rnn, ...).
-  std::string family;
+  std::string family = {};
   // The public callables: "ditto::add(a, b)", "Tensor::add(b)", ...
-  std::vector<std::string> callables;
+  std::vector<std::string> callables = {};
   // kAlways: why it is deterministic on every path.
-  std::string deterministic_because;
+  std::string deterministic_because = {};
   // kVariants / kAlert: its nondeterministic paths.
   std::vector<NondeterministicPath> nondeterministic = {};
   // The dtypes its samples cover (the suite runs each).
   std::vector<Dtype> dtypes = {kFloat32, kFloat64};
-  std::function<std::vector<Sample>(const SampleSpec&)> samples;
+  std::function<std::vector<Sample>(const SampleSpec&)> samples = {};
   // Calls the op must refuse with a ditto::Error, leaving every input as
   // it was.
   std::function<std::vector<Sample>()> bad_samples = {};

@@ -1,7 +1,7 @@
 // A program with a planted divergence, for the tests of `ditto verify`: a
-// custom op, planted_noise, declared nondeterministic, whose backward adds
-// noise that depends on the thread count. It sits in the module "1" (type
-// Noisy) of a small model trained for three SGD steps.
+// custom op (CustomOp), planted_noise, declared nondeterministic, whose
+// backward adds noise that depends on the thread count. It sits in the module
+// "1" (type Noisy) of a small model trained for three SGD steps.
 //
 //   planted            train; print the weights' fingerprint
 //   planted crash      abort() after the first step
@@ -18,31 +18,39 @@ namespace nn = ditto::nn;
 
 namespace {
 
-// y = x; dx = dy + 1e-3 * (threads - 1). A custom op built from the public
-// pieces: its inner ops are nested in its trace frame, its backward is an
-// autograd node, and it reports itself to the trace.
+// y = x; dx = dy + 1e-3 * (threads - 1): a custom op (ditto/ops/custom.h)
+// whose record declares the nondeterministic path, with no deterministic
+// variant.
+const CustomOp& planted_op() {
+  static const CustomOp op(
+      {.name = "planted_noise",
+       .family = "custom",
+       .callables = {"planted_noise(x)"},
+       .nondeterministic =
+           {{.entry = "planted_noise",
+             .reason = "its backward adds noise that depends on the thread "
+                       "count (a test fixture)",
+             .has_deterministic_variant = false}},
+       .samples =
+           [](const SampleSpec& spec) {
+             return std::vector<Sample>{
+                 {"vector",
+                  {ones({4}, spec.dtype)},
+                  [](const std::vector<Tensor>& in) {
+                    return planted_op()(in);
+                  }}};
+           }},
+      [](CustomOpContext&, const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{in[0].clone()};
+      },
+      [](CustomOpContext&, const std::vector<Tensor>& g) {
+        return std::vector<Tensor>{g[0] + 1e-3 * double(get_num_threads() - 1)};
+      });
+  return op;
+}
+
 Tensor planted_noise(const Tensor& x) {
-  trace::Frame frame;
-  Tensor y;
-  {
-    autograd::NoGradGuard no_grad;
-    y = x.clone();
-  }
-  if (autograd::GradMode::is_enabled() && x.requires_grad()) {
-    autograd::NodeBuilder::record(
-        "planted_noise",
-        {&x},
-        {&y, 1},
-        [](const autograd::GradList& g) -> autograd::GradList {
-          return {g[0] + 1e-3 * double(get_num_threads() - 1)};
-        },
-        {},
-        false);
-  }
-  if (frame.outermost() && trace::enabled()) {
-    trace::record({"planted_noise", trace::current_phase(), {x}, {y}});
-  }
-  return y;
+  return planted_op()({x})[0];
 }
 
 struct Noisy : nn::Module {
@@ -52,15 +60,6 @@ struct Noisy : nn::Module {
     return planted_noise(x);
   }
 };
-
-const bool kDeclared = [] {
-  determinism::declare_nondeterministic(
-      "planted_noise",
-      "its backward adds noise that depends on the thread count (a test "
-      "fixture)",
-      false);
-  return true;
-}();
 
 } // namespace
 
