@@ -97,13 +97,16 @@ void unary(
   });
 }
 
+// scalar_fn: the op with a scalar operand (its Scalar overloads), sampled
+// beside the tensor pairs.
 void binary(
     const char* name,
     s::Fn2 fn,
     Domain a,
     Domain b,
     std::vector<Dtype> dtypes,
-    const char* not_differentiable = "") {
+    const char* not_differentiable = "",
+    s::Fn1 scalar_fn = {}) {
   register_op({
       .name = name,
       .family = "elementwise",
@@ -113,8 +116,15 @@ void binary(
       .deterministic_because = kElementwise,
       .dtypes = dtypes,
       .samples =
-          [fn, a, b](const SampleSpec& spec) {
-            return s::binary(spec, fn, a, b);
+          [fn, a, b, scalar_fn](const SampleSpec& spec) {
+            std::vector<Sample> out = s::binary(spec, fn, a, b);
+            if (scalar_fn) {
+              out.push_back(
+                  {"scalar_operand",
+                   {s::in_domain({s::size(spec, 301, 5)}, spec.dtype, a, 8)},
+                   s::call1(scalar_fn)});
+            }
+            return out;
           },
       .bad_samples =
           [fn] {
@@ -232,15 +242,45 @@ void addc(
 DITTO_OP_RECORDS(elementwise) {
   const Domain any = Domain::kAny, pos = Domain::kPositive;
   binary(
-      "add", [](auto& a, auto& b) { return add(a, b, 2); }, any, any, kNumeric);
+      "add",
+      [](auto& a, auto& b) { return add(a, b, 2); },
+      any,
+      any,
+      kNumeric,
+      "",
+      [](const Tensor& a) { return add(a, 3); });
   binary(
-      "sub", [](auto& a, auto& b) { return sub(a, b); }, any, any, kNumeric);
+      "sub",
+      [](auto& a, auto& b) { return sub(a, b); },
+      any,
+      any,
+      kNumeric,
+      "",
+      [](const Tensor& a) { return sub(a, 1); });
   binary(
-      "mul", [](auto& a, auto& b) { return mul(a, b); }, any, any, kNumeric);
+      "mul",
+      [](auto& a, auto& b) { return mul(a, b); },
+      any,
+      any,
+      kNumeric,
+      "",
+      [](const Tensor& a) { return mul(a, -2); });
   binary(
-      "div", [](auto& a, auto& b) { return div(a, b); }, any, pos, kFloating);
+      "div",
+      [](auto& a, auto& b) { return div(a, b); },
+      any,
+      pos,
+      kFloating,
+      "",
+      [](const Tensor& a) { return div(a, 3.0); });
   binary(
-      "pow", [](auto& a, auto& b) { return pow(a, b); }, pos, any, kFloating);
+      "pow",
+      [](auto& a, auto& b) { return pow(a, b); },
+      pos,
+      any,
+      kFloating,
+      "",
+      [](const Tensor& a) { return pow(a, 3); });
   binary(
       "maximum",
       [](auto& a, auto& b) { return maximum(a, b); },
@@ -259,7 +299,13 @@ DITTO_OP_RECORDS(elementwise) {
   binary(
       "ne", [](auto& a, auto& b) { return ne(a, b); }, any, any, kNumeric, cmp);
   binary(
-      "lt", [](auto& a, auto& b) { return lt(a, b); }, any, any, kNumeric, cmp);
+      "lt",
+      [](auto& a, auto& b) { return lt(a, b); },
+      any,
+      any,
+      kNumeric,
+      cmp,
+      [](const Tensor& a) { return lt(a, 1); });
   binary(
       "le", [](auto& a, auto& b) { return le(a, b); }, any, any, kNumeric, cmp);
   binary(

@@ -240,6 +240,7 @@ DITTO_OP_RECORDS(shape_ops) {
                 {"constant", {m}, mode("constant", {2, 1, 0, 3})},
                 {"reflect", {m}, mode("reflect", {2, 3, 1, 2})},
                 {"replicate", {s::strided(m)}, mode("replicate", {3, 0, 2, 1})},
+                {"negative_crops", {m}, mode("constant", {-1, 2, 1, -2})},
             };
           },
       .bad_samples =
