@@ -109,7 +109,7 @@ bool valid_utf8(std::string_view s) {
 } // namespace
 
 std::vector<uint8_t> serialize_safetensors(
-    const nn::StateDict& tensors,
+    const StateDict& tensors,
     const std::map<std::string, std::string>& metadata) {
   const char* op = "save_safetensors";
   struct Item {
@@ -174,7 +174,7 @@ std::vector<uint8_t> serialize_safetensors(
 
 void save_safetensors(
     const std::string& path,
-    const nn::StateDict& tensors,
+    const StateDict& tensors,
     const std::map<std::string, std::string>& metadata) {
   const std::vector<uint8_t> bytes = serialize_safetensors(tensors, metadata);
   detail::write_file_atomic(

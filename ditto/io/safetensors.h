@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "ditto/nn/module.h"
+#include "ditto/core/state_dict.h"
 
 namespace ditto::io {
 
 struct SafetensorsFile {
-  nn::StateDict tensors; // in the file's data order
+  StateDict tensors; // in the file's data order
   std::map<std::string, std::string> metadata;
 };
 
@@ -26,13 +26,13 @@ struct SafetensorsFile {
 // uint8 U8, bool BOOL. ValueError on an undefined tensor, an empty or
 // duplicate name, or two names sharing storage (as safetensors.torch).
 DITTO_API std::vector<uint8_t> serialize_safetensors(
-    const nn::StateDict& tensors,
+    const StateDict& tensors,
     const std::map<std::string, std::string>& metadata = {});
 // Writes serialize_safetensors' bytes atomically (a temporary beside the
 // file, then renamed over it).
 DITTO_API void save_safetensors(
     const std::string& path,
-    const nn::StateDict& tensors,
+    const StateDict& tensors,
     const std::map<std::string, std::string>& metadata = {});
 
 // Parses a whole file's bytes with the reference reader's checks (header

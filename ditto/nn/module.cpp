@@ -43,53 +43,6 @@ std::string add_indent(const std::string& s, int n) {
 
 } // namespace
 
-// ---- StateDict
-
-StateDict::StateDict(NamedTensors items) {
-  for (auto& [name, t] : items) {
-    insert(name, t);
-  }
-}
-
-void StateDict::insert(const std::string& name, const Tensor& t) {
-  for (auto& item : items_) {
-    if (item.first == name) {
-      item.second = t;
-      return;
-    }
-  }
-  items_.emplace_back(name, t);
-}
-
-const Tensor* StateDict::find(std::string_view name) const {
-  for (const auto& item : items_) {
-    if (item.first == name) {
-      return &item.second;
-    }
-  }
-  return nullptr;
-}
-
-const Tensor& StateDict::at(std::string_view name) const {
-  const Tensor* t = find(name);
-  DITTO_CHECK(
-      t != nullptr,
-      KeyError,
-      "StateDict",
-      "no key \"",
-      std::string(name),
-      "\"");
-  return *t;
-}
-
-std::vector<std::string> StateDict::keys() const {
-  std::vector<std::string> out;
-  for (const auto& item : items_) {
-    out.push_back(item.first);
-  }
-  return out;
-}
-
 // ---- Module
 
 Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}

@@ -13,48 +13,16 @@
 #include <utility>
 #include <vector>
 
+#include "ditto/core/state_dict.h"
 #include "ditto/core/tensor.h"
 #include "ditto/trace/trace.h"
 
 namespace ditto::nn {
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
-
-// An ordered name -> tensor map: what state_dict returns and
-// load_state_dict takes (PyTorch's OrderedDict).
-class DITTO_API StateDict {
- public:
-  StateDict() = default;
-  StateDict(NamedTensors items);
-
-  // Adds name, or replaces its tensor in place in the order.
-  void insert(const std::string& name, const Tensor& t);
-  // Null if name is absent.
-  const Tensor* find(std::string_view name) const;
-  bool contains(std::string_view name) const {
-    return find(name) != nullptr;
-  }
-  const Tensor& at(std::string_view name) const; // KeyError if absent
-  size_t size() const {
-    return items_.size();
-  }
-  bool empty() const {
-    return items_.empty();
-  }
-  std::vector<std::string> keys() const;
-  NamedTensors::const_iterator begin() const {
-    return items_.begin();
-  }
-  NamedTensors::const_iterator end() const {
-    return items_.end();
-  }
-  const NamedTensors& items() const {
-    return items_;
-  }
-
- private:
-  NamedTensors items_;
-};
+// StateDict and NamedTensors live below nn (ditto/core/state_dict.h): a
+// file format and an optimizer use them without knowing modules.
+using ditto::NamedTensors;
+using ditto::StateDict;
 
 // What load_state_dict(strict = false) reports.
 struct IncompatibleKeys {

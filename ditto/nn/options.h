@@ -1,18 +1,5 @@
 #pragma once
 
-// LibTorch-style options: Conv2dOptions(1, 32, 3).stride(1).padding(1).
-// Each DITTO_NN_ARG(type, name) = default; declares a setter returning the
-// options (for chaining), a getter, and the stored value.
-
-#define DITTO_NN_ARG(T, name)      \
- public:                           \
-  auto& name(const T& new_value) { \
-    name##_ = new_value;           \
-    return *this;                  \
-  }                                \
-  const T& name() const {          \
-    return name##_;                \
-  }                                \
-                                   \
- private:                          \
-  T name##_
+// The options macro, DITTO_NN_ARG, lives in ditto/core/options.h (optim
+// uses it too).
+#include "ditto/core/options.h"

@@ -81,8 +81,8 @@ std::vector<Tensor> Optimizer::parameters() const {
   return out;
 }
 
-nn::StateDict Optimizer::state_dict() const {
-  nn::StateDict sd;
+StateDict Optimizer::state_dict() const {
+  StateDict sd;
   const std::vector<Tensor> params = parameters();
   for (size_t i = 0; i < params.size(); ++i) {
     auto it = state_.find(params[i].impl().get());
@@ -106,7 +106,7 @@ nn::StateDict Optimizer::state_dict() const {
   return sd;
 }
 
-void Optimizer::load_state_dict(const nn::StateDict& sd) {
+void Optimizer::load_state_dict(const StateDict& sd) {
   const char* op = "Optimizer.load_state_dict";
   const std::vector<Tensor> params = parameters();
   // Parse and check everything first.

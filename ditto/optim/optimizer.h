@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
-#include "ditto/nn/module.h"
-#include "ditto/nn/options.h"
+#include "ditto/core/state_dict.h"
+#include "ditto/core/options.h"
 
 namespace ditto::optim {
 
@@ -58,10 +58,10 @@ class DITTO_API Optimizer {
   // copies) and each group's "param_groups.<g>.lr", ".momentum" and
   // ".initial_lr" (float64 scalars; the schedulers change them). The other
   // options come from the constructor, as when the optimizer was built.
-  nn::StateDict state_dict() const;
+  StateDict state_dict() const;
   // Checks every key, index and shape first; on error (ValueError naming
   // the key) nothing changes.
-  void load_state_dict(const nn::StateDict& sd);
+  void load_state_dict(const StateDict& sd);
 
  protected:
   // Per-parameter state, by tensor identity.

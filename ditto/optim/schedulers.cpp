@@ -56,7 +56,7 @@ Tensor doubles_tensor(const std::vector<double>& v) {
   return tensor(v);
 }
 
-const Tensor& need(const nn::StateDict& sd, const std::string& key) {
+const Tensor& need(const StateDict& sd, const std::string& key) {
   const Tensor* t = sd.find(key);
   DITTO_CHECK(
       t != nullptr && t->defined(),
@@ -69,7 +69,7 @@ const Tensor& need(const nn::StateDict& sd, const std::string& key) {
 }
 
 std::vector<double> need_doubles(
-    const nn::StateDict& sd,
+    const StateDict& sd,
     const std::string& key,
     size_t n) {
   Tensor t = need(sd, key).to(kFloat64).contiguous();
@@ -87,15 +87,15 @@ std::vector<double> need_doubles(
 
 } // namespace
 
-nn::StateDict LRScheduler::state_dict() const {
-  nn::StateDict sd;
+StateDict LRScheduler::state_dict() const {
+  StateDict sd;
   sd.insert("last_epoch", scalar_tensor(last_epoch_, kInt64));
   sd.insert("base_lrs", doubles_tensor(base_lrs_));
   sd.insert("last_lr", doubles_tensor(last_lr_));
   return sd;
 }
 
-void LRScheduler::load_state_dict(const nn::StateDict& sd) {
+void LRScheduler::load_state_dict(const StateDict& sd) {
   const Tensor& e = need(sd, "last_epoch");
   DITTO_CHECK(
       e.numel() == 1,
@@ -423,8 +423,8 @@ SequentialLR::SequentialLR(
   last_lr_ = schedulers_[0]->get_last_lr();
 }
 
-nn::StateDict SequentialLR::state_dict() const {
-  nn::StateDict sd = LRScheduler::state_dict();
+StateDict SequentialLR::state_dict() const {
+  StateDict sd = LRScheduler::state_dict();
   for (size_t i = 0; i < schedulers_.size(); ++i) {
     for (const auto& [k, t] : schedulers_[i]->state_dict()) {
       sd.insert("schedulers." + std::to_string(i) + "." + k, t);
@@ -433,10 +433,10 @@ nn::StateDict SequentialLR::state_dict() const {
   return sd;
 }
 
-void SequentialLR::load_state_dict(const nn::StateDict& sd) {
+void SequentialLR::load_state_dict(const StateDict& sd) {
   // Every part is checked (on scratch copies of the state) before any
   // scheduler changes.
-  std::vector<nn::StateDict> parts(schedulers_.size());
+  std::vector<StateDict> parts(schedulers_.size());
   for (size_t i = 0; i < schedulers_.size(); ++i) {
     const std::string prefix = "schedulers." + std::to_string(i) + ".";
     for (const auto& [k, t] : sd) {

@@ -33,10 +33,10 @@ class DITTO_API LRScheduler {
   // last_epoch, base_lrs and last_lr (float64), with the sub-schedulers'
   // under "schedulers.<i>." for SequentialLR. Restoring it together with
   // the optimizer's state_dict resumes the lr sequence exactly.
-  virtual nn::StateDict state_dict() const;
+  virtual StateDict state_dict() const;
   // ValueError naming the key on a missing or malformed entry; nothing
   // changes then.
-  virtual void load_state_dict(const nn::StateDict& sd);
+  virtual void load_state_dict(const StateDict& sd);
 
  protected:
   explicit LRScheduler(Optimizer& optimizer);
@@ -194,8 +194,8 @@ class DITTO_API SequentialLR : public LRScheduler {
       Optimizer& optimizer,
       std::vector<std::shared_ptr<LRScheduler>> schedulers,
       std::vector<int64_t> milestones);
-  nn::StateDict state_dict() const override;
-  void load_state_dict(const nn::StateDict& sd) override;
+  StateDict state_dict() const override;
+  void load_state_dict(const StateDict& sd) override;
 
  protected:
   std::vector<double> get_lr() override;
