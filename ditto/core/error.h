@@ -63,8 +63,8 @@ std::string str_cat(const Args&... args) {
 }
 
 // The names of the op frames open on this thread, outermost first (every
-// op's frame, ditto/ops/op_util.h, holds an OpNameFrame). An error raised
-// under the name of an inner frame (fill_ inside full, conv2d inside
+// op's frame, ditto/ops/detail/op_util.h, holds an OpNameFrame). An error
+// raised under the name of an inner frame (fill_ inside full, conv2d inside
 // conv1d) is reported under the outermost one: the op the user called.
 class DITTO_API OpNameFrame {
  public:

@@ -10,7 +10,7 @@
 
 #include "ditto/core/error.h"
 #include "ditto/core/file_io.h"
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/op_util.h"
 
 namespace ditto::data {
 namespace {

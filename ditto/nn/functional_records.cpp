@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "ditto/nn/functional.h"
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 namespace {

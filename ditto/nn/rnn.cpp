@@ -11,13 +11,13 @@
 #include "ditto/determinism/context.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/rnn_ops.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/rnn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto::nn {

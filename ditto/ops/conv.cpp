@@ -4,8 +4,8 @@
 #include "ditto/ops/conv.h"
 
 #include "ditto/determinism/context.h"
-#include "ditto/ops/conv/algorithms.h"
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/conv/algorithms.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/reduce.h"
 
 namespace ditto {

@@ -1,11 +1,11 @@
 // conv_transpose2d: the gradient of conv2d with respect to its input, run
 // forward; its backward is conv2d and conv2d_backward_weight.
 #include "ditto/ops/conv.h"
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
 
 namespace ditto {

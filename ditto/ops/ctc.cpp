@@ -10,10 +10,10 @@
 #include "ditto/core/parallel.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/op_util.h"
 
 namespace ditto {
 namespace {

@@ -1,7 +1,7 @@
 #include "ditto/ops/custom.h"
 
 #include "ditto/determinism/context.h"
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/op_util.h"
 
 namespace ditto {
 

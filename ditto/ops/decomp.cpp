@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/random.h"
 
 namespace ditto::linalg {

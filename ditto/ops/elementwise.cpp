@@ -3,8 +3,8 @@
 #include <cmath>
 #include <optional>
 
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
 
 namespace ditto {

@@ -1,8 +1,8 @@
 // The records of the elementwise ops (Note [Op records] in record.cpp).
 
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 namespace {

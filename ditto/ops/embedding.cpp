@@ -1,10 +1,10 @@
 // embedding: a row gather forward; its backward adds rows with index_add_
 // (the registry's embedding_backward entry).
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/op_util.h"
 
 namespace ditto {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
-#include "ditto/ops/op_util.h"
 
 namespace ditto {
 namespace {

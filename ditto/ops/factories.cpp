@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ditto/determinism/context.h"
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/op_util.h"
 
 namespace ditto {
 namespace {

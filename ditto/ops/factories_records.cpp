@@ -1,9 +1,9 @@
 // The records of the factories and copies (factories.cpp): Note [Op
 // records] in record.cpp.
 
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 namespace {

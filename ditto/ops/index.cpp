@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "ditto/determinism/context.h"
+#include "ditto/ops/detail/index_util.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/index_util.h"
-#include "ditto/ops/op_util.h"
-#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
 

@@ -10,8 +10,8 @@
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
 
 namespace ditto {

@@ -5,9 +5,9 @@
 #include "ditto/core/generator.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/decomp.h"
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 namespace {

@@ -2,11 +2,11 @@
 // ditto/core/tensor_methods.def.
 
 #include "ditto/ops/conv.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <limits>
 
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
-#include "ditto/ops/scatter_engine.h"
 
 namespace ditto::detail {
 

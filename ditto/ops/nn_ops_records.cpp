@@ -5,12 +5,12 @@
 #include <cstring>
 
 #include "ditto/nn/functional.h"
+#include "ditto/ops/detail/nn_records.h"
+#include "ditto/ops/detail/rnn_ops.h"
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_records.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/rnn_ops.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 

@@ -3,10 +3,10 @@
 
 #include <cmath>
 
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
 
 namespace ditto {

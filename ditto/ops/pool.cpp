@@ -5,12 +5,12 @@
 #include <new>
 #include <stdexcept>
 
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/op_util.h"
-#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
 namespace {

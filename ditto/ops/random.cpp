@@ -7,8 +7,8 @@
 #include <numeric>
 
 #include "ditto/kernels/cpu/math.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
-#include "ditto/ops/op_util.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"
 #include "ditto/random/generator_impl.h"

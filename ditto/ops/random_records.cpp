@@ -2,10 +2,10 @@
 // record.cpp. Every sample draws twice: from the default generator (the
 // suite reseeds it) and from a Philox generator made in the call.
 
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 #include "ditto/random/generator.h"
 
 namespace ditto {

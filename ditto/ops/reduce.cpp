@@ -7,10 +7,10 @@
 #include <memory>
 #include <vector>
 
+#include "ditto/ops/detail/index_util.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/index_util.h"
-#include "ditto/ops/op_util.h"
 
 namespace ditto {
 namespace {

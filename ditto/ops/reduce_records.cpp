@@ -1,9 +1,9 @@
 // The records of the reductions (reduce.cpp): Note [Op records] in
 // record.cpp.
 
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/record.h"
 #include "ditto/ops/reduce.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 namespace {

@@ -6,12 +6,12 @@
 
 #include "ditto/core/parallel.h"
 #include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/detail/rnn_ops.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/op_util.h"
-#include "ditto/ops/rnn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto {

@@ -4,10 +4,10 @@
 
 #include <numeric>
 
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 
 namespace ditto {
 namespace {

@@ -1,10 +1,10 @@
 // The records of the views (views.cpp) and the shape ops (shape_ops.cpp):
 // Note [Op records] in record.cpp.
 
+#include "ditto/ops/detail/nn_records.h"
+#include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_records.h"
 #include "ditto/ops/record.h"
-#include "ditto/ops/sample_util.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto {

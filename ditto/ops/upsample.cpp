@@ -3,11 +3,11 @@
 #include <cmath>
 #include <optional>
 
+#include "ditto/ops/detail/nn_util.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/nn_ops.h"
-#include "ditto/ops/nn_util.h"
-#include "ditto/ops/op_util.h"
-#include "ditto/ops/scatter_engine.h"
 
 namespace ditto {
 namespace {

@@ -5,9 +5,9 @@
 #include <numeric>
 
 #include "ditto/core/view.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/op_util.h"
 
 namespace ditto {
 namespace {

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "ditto/core/tensor.h"
-#include "ditto/core/state_dict.h"
 #include "ditto/core/options.h"
+#include "ditto/core/state_dict.h"
+#include "ditto/core/tensor.h"
 
 namespace ditto::optim {
 

@@ -8,7 +8,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefi
 if(rc)
   message(FATAL_ERROR "install failed: ${rc}")
 endif()
-if(EXISTS ${prefix}/include/ditto/ops/op_util.h OR
+if(EXISTS ${prefix}/include/ditto/ops/detail/op_util.h OR
    EXISTS ${prefix}/include/ditto/kernels)
   message(FATAL_ERROR "internal kernel headers were installed")
 endif()

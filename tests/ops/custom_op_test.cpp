@@ -9,7 +9,7 @@
 
 #include "ditto/ditto.h"
 #include "ditto/ops/custom.h"
-#include "ditto/ops/sample_util.h"
+#include "ditto/ops/detail/sample_util.h"
 
 using namespace ditto;
 

@@ -15,7 +15,7 @@
 #include <set>
 
 #include "ditto/ditto.h"
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/record.h"
 #include "tests/cpu_caps.h"
 #include "tests/record_util.h"

@@ -826,7 +826,7 @@ void gemm_tile(
 // (the scalar and NEON tables keep the implicit GEMM); on Zen 4, 3 x 3 on
 // 14 x 14, 32 to 64 channels and back: 15 to 25% faster than the implicit
 // GEMM with either, and a full block of channels is needed (see
-// direct_applies in ditto/ops/conv/implicit.h).
+// direct_applies in ditto/ops/detail/conv/implicit.h).
 #if DITTO_GEMM_SIMD && defined(__x86_64__)
 #if defined(__AVX512F__)
 constexpr int64_t kPixels = 12;

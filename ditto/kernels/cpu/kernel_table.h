@@ -177,7 +177,7 @@ inline constexpr int64_t kReduceGrain = 16384;
 // chunks] in cpu_kernels.cpp); each chunk's result does not depend on it.
 inline constexpr int64_t kReduceGroup = 4;
 // Smallest chunk of an elementwise loop (chunking does not affect results);
-// see elementwise_grain in ditto/ops/op_util.h.
+// see elementwise_grain in ditto/ops/detail/op_util.h.
 inline constexpr int64_t kElementwiseGrain = 32768;
 
 } // namespace ditto::kernels

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "ditto/core/parallel.h"
-#include "ditto/ops/conv/algorithms.h"
-#include "ditto/ops/conv/lowering.h"
+#include "ditto/ops/detail/conv/algorithms.h"
+#include "ditto/ops/detail/conv/lowering.h"
 
 namespace ditto::detail::conv {
 namespace {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "ditto/core/parallel.h"
-#include "ditto/ops/conv/algorithms.h"
-#include "ditto/ops/conv/implicit.h"
-#include "ditto/ops/conv/lowering.h"
+#include "ditto/ops/detail/conv/algorithms.h"
+#include "ditto/ops/detail/conv/implicit.h"
+#include "ditto/ops/detail/conv/lowering.h"
 
 namespace ditto::detail::conv {
 namespace {

@@ -1,4 +1,4 @@
-#include "ditto/ops/conv/geometry.h"
+#include "ditto/ops/detail/conv/geometry.h"
 
 namespace ditto::detail::conv {
 namespace {

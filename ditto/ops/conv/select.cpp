@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "ditto/determinism/context.h"
-#include "ditto/ops/conv/algorithms.h"
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/conv/algorithms.h"
+#include "ditto/ops/detail/op_util.h"
 
 namespace ditto::detail::conv {
 

@@ -17,7 +17,7 @@
 #include "ditto/core/json_read.h"
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
-#include "ditto/ops/conv/algorithms.h"
+#include "ditto/ops/detail/conv/algorithms.h"
 
 namespace ditto::backends::conv {
 

@@ -1,4 +1,4 @@
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/op_util.h"
 
 #include <algorithm>
 

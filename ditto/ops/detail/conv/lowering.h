@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ditto/kernels/cpu/kernel_table.h"
-#include "ditto/ops/conv/geometry.h"
+#include "ditto/ops/detail/conv/geometry.h"
 
 namespace ditto::detail::conv {
 

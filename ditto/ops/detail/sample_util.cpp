@@ -1,4 +1,4 @@
-#include "ditto/ops/sample_util.h"
+#include "ditto/ops/detail/sample_util.h"
 
 #include "ditto/ops/factories.h"
 #include "ditto/ops/shape_ops.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ditto/ops/conv.h"
-#include "ditto/ops/conv/geometry.h"
+#include "ditto/ops/detail/conv/geometry.h"
 
 namespace ditto::detail::conv {
 

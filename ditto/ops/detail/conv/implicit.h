@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ditto/core/parallel.h"
-#include "ditto/ops/conv/lowering.h"
+#include "ditto/ops/detail/conv/lowering.h"
 
 namespace ditto::detail::conv {
 

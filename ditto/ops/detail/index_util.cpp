@@ -1,6 +1,6 @@
-#include "ditto/ops/index_util.h"
+#include "ditto/ops/detail/index_util.h"
 
-#include "ditto/ops/op_util.h"
+#include "ditto/ops/detail/op_util.h"
 
 namespace ditto::detail {
 namespace {
