@@ -38,6 +38,7 @@
 #include "ditto/trace/trace.h"
 #include "ditto/train/checkpoint.h"
 #include "ditto/train/models.h"
+#include "ditto/train/state.h"
 
 namespace ditto::train {
 
@@ -216,46 +217,6 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(
       "' (none, step, cosine, onecycle)");
 }
 
-// Prefixes every key of sd.
-void add_prefixed(
-    nn::StateDict& into,
-    const std::string& prefix,
-    const nn::StateDict& sd) {
-  for (const auto& [k, t] : sd) {
-    into.insert(prefix + k, t);
-  }
-}
-
-nn::StateDict take_prefixed(
-    const nn::StateDict& from,
-    const std::string& prefix) {
-  nn::StateDict out;
-  for (const auto& [k, t] : from) {
-    if (k.compare(0, prefix.size(), prefix) == 0) {
-      out.insert(k.substr(prefix.size()), t);
-    }
-  }
-  return out;
-}
-
-std::vector<uint8_t> tensor_bytes(const Tensor& t) {
-  Tensor c = t.contiguous();
-  const auto* p = static_cast<const uint8_t*>(c.raw_data());
-  return std::vector<uint8_t>(p, p + c.numel());
-}
-
-Tensor bytes_tensor(const std::vector<uint8_t>& v) {
-  Tensor t = empty({int64_t(v.size())}, kUInt8);
-  if (!v.empty()) {
-    std::memcpy(t.raw_data(), v.data(), v.size());
-  }
-  return t;
-}
-
-std::vector<uint8_t> string_bytes(const std::string& s) {
-  return std::vector<uint8_t>(s.begin(), s.end());
-}
-
 EvalResult evaluate(const Model& model, data::DataLoader& loader) {
   autograd::NoGradGuard no_grad;
   trace::PhaseGuard phase(trace::Phase::kEval);
@@ -313,6 +274,7 @@ class Run {
   std::unique_ptr<optim::Optimizer> opt_;
   std::unique_ptr<optim::LRScheduler> sched_;
   std::unique_ptr<data::DataLoader> train_loader_, test_loader_;
+  std::unique_ptr<TrainState> state_;
   int64_t steps_per_epoch_ = 0, total_steps_ = 0;
   Progress p_;
   std::string resumed_from_;
@@ -428,62 +390,35 @@ void Run::setup() {
   steps_per_epoch_ = train_loader_->size();
   total_steps_ = steps_per_epoch_ * o_.epochs;
   sched_ = make_scheduler(o_, *opt_, steps_per_epoch_, total_steps_);
+  state_ = std::make_unique<TrainState>(
+      *model_.module, *opt_, sched_.get(), train_loader_.get());
 }
 
 void Run::resume(const std::string& where) {
-  std::string dir = where;
-  if (where == "latest") {
-    std::vector<std::string> incomplete;
-    const auto all = list_checkpoints(checkpoint_root(), &incomplete);
+  std::vector<std::string> incomplete;
+  TrainState::Checkpoint c;
+  try {
+    c = TrainState::read(where, checkpoint_root(), &incomplete);
+  } catch (const Error& e) {
+    detail::throw_error<ValueError>(kOp, "--resume ", where, ": ", e.what());
+  }
+  if (!incomplete.empty() && r_.message) {
     std::string skipped;
     for (const std::string& d : incomplete) {
       skipped += (skipped.empty() ? "" : ", ") + d;
     }
-    DITTO_CHECK(
-        !all.empty(),
-        ValueError,
-        kOp,
-        "--resume latest: no complete checkpoint in ",
-        checkpoint_root(),
-        incomplete.empty() ? "" : " (incomplete, skipped: ",
-        skipped,
-        incomplete.empty() ? "" : ")");
-    dir = all.back();
-    if (!incomplete.empty() && r_.message) {
-      r_.message(detail::str_cat(
-          "--resume latest: skipped incomplete checkpoint directories "
-          "(without model.safetensors and train_state.safetensors): ",
-          skipped));
-    }
+    r_.message(detail::str_cat(
+        "--resume latest: skipped incomplete checkpoint directories "
+        "(without model.safetensors and train_state.safetensors): ",
+        skipped));
   }
-  DITTO_CHECK(
-      fs::is_directory(dir),
-      ValueError,
-      kOp,
-      "--resume: ",
-      dir,
-      " is not a checkpoint directory");
-  const std::string model_path = (fs::path(dir) / "model.safetensors").string();
+  const std::string& dir = c.dir;
   const std::string state_path =
       (fs::path(dir) / "train_state.safetensors").string();
-  DITTO_CHECK(
-      fs::exists(model_path),
-      ValueError,
-      kOp,
-      model_path,
-      ": missing (not a complete checkpoint)");
-  DITTO_CHECK(
-      fs::exists(state_path),
-      ValueError,
-      kOp,
-      state_path,
-      ": missing (not a complete checkpoint)");
-  io::SafetensorsFile model_file = io::load_safetensors(model_path);
-  io::SafetensorsFile state = io::load_safetensors(state_path);
 
   // Every check first: nothing is restored from a checkpoint that does not
   // fit.
-  Progress saved_progress = read_train_state(state, state_path);
+  Progress saved_progress = read_train_state(c.state, state_path);
   const json saved = json::parse(saved_progress.settings_json);
   const json now = bit_settings(o_);
   for (const auto& [key, value] : now.items()) {
@@ -499,38 +434,8 @@ void Run::resume(const std::string& where) {
         ", this run has ",
         setting_text(key, value));
   }
-  try {
-    // Each of these checks everything before it changes anything; the
-    // process-wide generators come last.
-    model_.module->load_state_dict(model_file.tensors);
-    opt_->load_state_dict(take_prefixed(state.tensors, "optimizer."));
-    if (sched_) {
-      sched_->load_state_dict(take_prefixed(state.tensors, "scheduler."));
-    }
-    data::LoaderState ls = saved_progress.loader;
-    ls.num_workers = o_.workers;
-    train_loader_->load_state_dict(ls);
-  } catch (const Error& e) {
-    detail::throw_error<ValueError>(kOp, dir, ": ", e.what());
-  }
-  default_generator().set_state(state.tensors.at("rng.default"));
-  std::map<std::string, std::vector<uint8_t>> ext;
-  for (const auto& [k, t] : state.tensors) {
-    if (k.compare(0, 11, "rng.stream.") == 0) {
-      random::stream(k.substr(11)).set_state(t);
-    } else if (k.compare(0, 13, "rng.external.") == 0) {
-      ext[k.substr(13)] = tensor_bytes(t);
-    }
-  }
-  set_registered_generator_states(ext);
+  state_->restore(c); // ValueError naming the directory
   p_ = std::move(saved_progress);
-  // The convolution choices the run made so far, so that with --benchmark
-  // the resumed run picks the same algorithms (a cache from another CPU
-  // capability is refused with a warning, and timing starts afresh).
-  const std::string cache = (fs::path(dir) / "tuning_cache").string();
-  if (fs::exists(cache) && backends::conv::load_tuning_cache(cache)) {
-    backends::conv::replay_only(true);
-  }
   resumed_from_ = dir;
   last_saved_step_ = p_.step;
   if (r_.message) {
@@ -539,32 +444,17 @@ void Run::resume(const std::string& where) {
 }
 
 void Run::save_checkpoint() {
-  // Saving copies tensors out; a run that saves does the same computation
-  // as one that does not, so the trace shows neither.
-  trace::Suppress untraced;
   // The parameters' names in named_parameters() order: the order of the
   // weights' fingerprint.
   json names = json::array();
   for (const auto& [name, t] : model_.module->named_parameters()) {
     names.push_back(name);
   }
-  const std::map<std::string, std::string> model_meta{
+  const Metadata model_meta{
       {"format", kFormat},
       {"model", o_.model},
       {"ditto_version", version()},
       {"parameters", names.dump()}};
-  nn::StateDict state;
-  add_prefixed(state, "optimizer.", opt_->state_dict());
-  if (sched_) {
-    add_prefixed(state, "scheduler.", sched_->state_dict());
-  }
-  state.insert("rng.default", default_generator().get_state());
-  for (const std::string& name : random::stream_names()) {
-    state.insert("rng.stream." + name, random::stream(name).get_state());
-  }
-  for (const auto& [name, bytes] : registered_generator_states()) {
-    state.insert("rng.external." + name, bytes_tensor(bytes));
-  }
   json progress{
       {"step", p_.step},
       {"epoch", p_.epoch},
@@ -575,31 +465,22 @@ void Run::save_checkpoint() {
   for (const EpochRecord& e : p_.history) {
     progress["history"].push_back(epoch_json_value(e));
   }
-  const std::map<std::string, std::string> state_meta{
+  const Metadata state_meta{
       {"format", kFormat},
       {"version", std::to_string(kFormatVersion)},
       {"settings", bit_settings(o_).dump()},
-      {"progress", progress.dump()},
-      {"loader", train_loader_->state_dict().to_json()}};
-
-  std::vector<CheckpointFile> files;
-  files.push_back(
-      {"model.safetensors",
-       io::serialize_safetensors(model_.module->state_dict(), model_meta)});
-  files.push_back(
-      {"train_state.safetensors",
-       io::serialize_safetensors(state, state_meta)});
-  files.push_back(
-      {"tuning_cache", string_bytes(backends::conv::tuning_cache_json())});
-  files.push_back({"run.json", string_bytes(run_json(false).dump(2) + "\n")});
-
-  const std::string root = checkpoint_root();
-  const std::string name = checkpoint_name(p_.step);
-  write_checkpoint(root, name, files);
-  prune_checkpoints(root, o_.keep);
+      {"progress", progress.dump()}};
+  const std::string run = run_json(false).dump(2) + "\n";
+  const std::string dir = state_->save(
+      checkpoint_root(),
+      p_.step,
+      state_meta,
+      model_meta,
+      {{"run.json", std::vector<uint8_t>(run.begin(), run.end())}},
+      o_.keep);
   last_saved_step_ = p_.step;
   if (r_.checkpoint) {
-    r_.checkpoint((fs::path(root) / name).string());
+    r_.checkpoint(dir);
   }
 }
 
@@ -954,37 +835,7 @@ CheckpointProgress read_train_state(
   }
   // Generator states: 1-D uint8 blobs the generators accept (checked on
   // copies; nothing is applied here).
-  DITTO_CHECK(
-      file.tensors.contains("rng.default"),
-      ValueError,
-      kOp,
-      source,
-      ": no 'rng.default' tensor");
-  for (const auto& [k, t] : file.tensors) {
-    const bool is_default = k == "rng.default";
-    const bool is_stream = k.compare(0, 11, "rng.stream.") == 0;
-    if (!is_default && !is_stream && k.compare(0, 13, "rng.external.") != 0) {
-      continue;
-    }
-    DITTO_CHECK(
-        t.dtype() == kUInt8 && t.dim() == 1,
-        ValueError,
-        kOp,
-        source,
-        ": '",
-        k,
-        "' is not a 1-D uint8 state");
-    try {
-      if (is_default) {
-        default_generator().clone().set_state(t);
-      } else if (is_stream) {
-        DITTO_CHECK(k.size() > 11, ValueError, kOp, "an empty stream name");
-        Generator::philox(0).set_state(t);
-      }
-    } catch (const Error& e) {
-      detail::throw_error<ValueError>(kOp, source, ": '", k, "': ", e.what());
-    }
-  }
+  TrainState::check_generator_states(file, source);
   return p;
 }
 
