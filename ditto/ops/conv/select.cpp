@@ -61,7 +61,8 @@ const Algo& heuristic(Dir d, const Geom& g) {
   }
   if (d == kBackwardInput) {
     // The implicit GEMM has cg rows: with a register tile's worth, it beats
-    // the column GEMM and its scatter-add (see docs/benchmarks.md).
+    // the column GEMM and its scatter-add (see
+    // bench/log/2026-11-22-mm-conv-after-conv-work.md).
     const bool direct = bwi_implicit_applies(g) && g.cg >= 8;
     return algorithm(d, direct ? "direct" : "gemm_col2im");
   }
