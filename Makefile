@@ -38,8 +38,8 @@ test: build
 
 # The sanitizer builds compile at -O1 (the flags below): half the compile
 # time of -O3, which is most of these steps' time, for slower tests; the
-# bits do not depend on the optimization level (DESIGN.md: no contraction,
-# no fast-math), so the suites' bit tests hold at -O1 too.
+# bits do not depend on the optimization level (docs/design.md §2: no
+# contraction, no fast-math), so the suites' bit tests hold at -O1 too.
 SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG"
 

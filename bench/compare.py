@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ditto against PyTorch, side by side in one run (DESIGN.md section 8).
+"""ditto against PyTorch, side by side in one run (docs/design.md section 8).
 
 Runs the Google Benchmark program ditto_bench and times the same ops in
 PyTorch with the same sizes, thread counts and input values, then prints a
