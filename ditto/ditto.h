@@ -50,4 +50,5 @@
 #include "ditto/trace/trace.h"
 #include "ditto/train/checkpoint.h"
 #include "ditto/train/models.h"
+#include "ditto/train/state.h"
 #include "ditto/train/trainer.h"

@@ -2,11 +2,16 @@
 // that every Debian machine has): embedding -> 2-layer LSTM -> linear, Adam,
 // a fixed seed. Prints the loss of every epoch, a sample generated with a
 // seeded generator, and the fingerprint of the trained weights. The same
-// output for any thread count and on every run.
+// output for any thread count and on every run. With --checkpoint DIR it
+// saves its whole state (train::TrainState) after each epoch; --resume
+// latest (or a checkpoint directory) continues from there with the bits of
+// a run that never stopped.
 //
 //   ditto_char_lstm [--text FILE] [--epochs N] [--steps N] [--threads N]
 //                   [--hidden N] [--seq N] [--batch N] [--sample N]
+//                   [--checkpoint DIR] [--resume latest|DIR]
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -23,6 +28,7 @@ using ditto::Tensor;
 
 struct Args {
   std::string text = "/usr/share/common-licenses/GPL-3";
+  std::string checkpoint, resume;
   int64_t epochs = 3, steps = 20, threads = 2, hidden = 128, seq = 64,
           batch = 32, sample = 200;
 };
@@ -33,6 +39,10 @@ Args parse(int argc, char** argv) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--text") {
       a.text = v;
+    } else if (k == "--checkpoint") {
+      a.checkpoint = v;
+    } else if (k == "--resume") {
+      a.resume = v;
     } else {
       const int64_t n = std::atoll(v.c_str());
       if (n <= 0) {
@@ -137,10 +147,47 @@ int main(int argc, char** argv) {
   ditto::optim::Adam opt(model.parameters(), ditto::optim::AdamOptions(2e-3));
   ditto::Generator batches;
   batches.manual_seed(1);
+  // The batch generator joins the checkpoint as a registered generator.
+  ditto::register_generator(
+      "char_lstm.batches",
+      [batches](uint64_t seed) mutable { batches.manual_seed(seed); },
+      [batches] {
+        Tensor st = batches.get_state();
+        const auto* p = static_cast<const uint8_t*>(st.raw_data());
+        return std::vector<uint8_t>(p, p + st.numel());
+      },
+      [batches](const std::vector<uint8_t>& bytes) mutable {
+        Tensor st = ditto::empty({int64_t(bytes.size())}, ditto::kUInt8);
+        std::copy(
+            bytes.begin(), bytes.end(), static_cast<uint8_t*>(st.raw_data()));
+        batches.set_state(st);
+      });
+  ditto::train::TrainState state(model, opt);
+  // What must match for a resume: everything that changes the bits.
+  const std::string settings = args.text + " " + std::to_string(args.hidden) +
+      " " + std::to_string(args.seq) + " " + std::to_string(args.batch) + " " +
+      std::to_string(args.steps);
+  int64_t first_epoch = 1;
+  if (!args.resume.empty()) {
+    try {
+      auto c = ditto::train::TrainState::read(args.resume, args.checkpoint);
+      if (c.metadata().at("settings") != settings) {
+        std::fprintf(
+            stderr, "%s: trained with other settings\n", c.dir.c_str());
+        return 1;
+      }
+      state.restore(c);
+      first_epoch = std::stoll(c.metadata().at("epoch")) + 1;
+      std::fprintf(stderr, "resumed from %s\n", c.dir.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 1;
+    }
+  }
   // Row b of a batch: the window at offsets[b] (inputs) and the next
   // characters (targets).
   const Tensor steps = ditto::arange(0.0, double(args.seq)).to(ditto::kInt64);
-  for (int64_t epoch = 1; epoch <= args.epochs; ++epoch) {
+  for (int64_t epoch = first_epoch; epoch <= args.epochs; ++epoch) {
     model.train();
     double total = 0;
     for (int64_t s = 0; s < args.steps; ++s) {
@@ -159,6 +206,12 @@ int main(int argc, char** argv) {
       total += loss.item<double>();
     }
     std::printf("epoch %lld loss %.6f\n", (long long)epoch, total / args.steps);
+    if (!args.checkpoint.empty()) {
+      state.save(
+          args.checkpoint,
+          epoch,
+          {{"epoch", std::to_string(epoch)}, {"settings", settings}});
+    }
   }
 
   // A sample: start from "The ", then draw each next character from the
