@@ -16,6 +16,7 @@
 #pragma once
 
 #include "ditto/ditto.h"
+#include "examples/models/cnn.h"
 
 namespace ditto_bench {
 
@@ -41,20 +42,8 @@ struct TrainCnn {
   }
 
   static ditto::nn::Sequential make_model() {
-    namespace nn = ditto::nn;
     ditto::manual_seed(0);
-    return nn::Sequential(
-        nn::Conv2d(1, 32, 3, 1, 1),
-        nn::ReLU(),
-        nn::MaxPool2d(2),
-        nn::Conv2d(32, 64, 3, 1, 1),
-        nn::ReLU(),
-        nn::MaxPool2d(2),
-        nn::Flatten(),
-        nn::Linear(3136, 128),
-        nn::ReLU(),
-        nn::Dropout(0.25),
-        nn::Linear(128, 10));
+    return ditto::models::mnist_cnn();
   }
 };
 

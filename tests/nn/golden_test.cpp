@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
+#include "examples/models/cnn.h"
 #include "tests/nn/crc.h"
 
 namespace ditto {
@@ -34,18 +35,7 @@ using test::rng_crc;
 
 // The models of the fixture, built in PyTorch's construction order.
 nn::Sequential make_cnn() {
-  return nn::Sequential(
-      nn::Conv2d(1, 32, 3, 1, 1),
-      nn::ReLU(),
-      nn::MaxPool2d(2),
-      nn::Conv2d(32, 64, 3, 1, 1),
-      nn::ReLU(),
-      nn::MaxPool2d(2),
-      nn::Flatten(),
-      nn::Linear(3136, 128),
-      nn::ReLU(),
-      nn::Dropout(0.25),
-      nn::Linear(128, 10));
+  return models::mnist_cnn();
 }
 
 nn::Sequential make_mlp() {

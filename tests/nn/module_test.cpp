@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
+#include "examples/models/cnn.h"
 
 namespace ditto {
 namespace {
@@ -166,18 +167,7 @@ TEST(NnModule, QueuedDrawsHappenBeforeAnythingObservesThem) {
 TEST(NnModule, PrintsAsPyTorch) {
   std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/nn_golden.json");
   auto j = nlohmann::json::parse(in)["extra"];
-  nn::Sequential cnn(
-      nn::Conv2d(1, 32, 3, 1, 1),
-      nn::ReLU(),
-      nn::MaxPool2d(2),
-      nn::Conv2d(32, 64, 3, 1, 1),
-      nn::ReLU(),
-      nn::MaxPool2d(2),
-      nn::Flatten(),
-      nn::Linear(3136, 128),
-      nn::ReLU(),
-      nn::Dropout(0.25),
-      nn::Linear(128, 10));
+  nn::Sequential cnn = models::mnist_cnn();
   EXPECT_EQ(cnn.repr(), j["repr_cnn"].get<std::string>());
   nn::Sequential misc(
       nn::Conv2d(8, 8, 3, 2, 1, 2, 2, false),
