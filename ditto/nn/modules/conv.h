@@ -1,0 +1,151 @@
+#pragma once
+
+// The convolution layers: Conv1d, Conv2d and ConvTranspose2d.
+
+#include <string>
+
+#include "ditto/nn/module.h"
+#include "ditto/nn/options.h"
+
+namespace ditto::nn {
+
+struct DITTO_API Conv2dOptions {
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, IntList kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  // One value for both dims, or (h, w); the same for the others.
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride) = {1};
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+};
+
+// weight (out, in / groups, kh, kw): kaiming_uniform_(a = sqrt(5)), then
+// bias uniform(+-1/sqrt(fan_in)).
+class DITTO_API Conv2d : public Module {
+ public:
+  // PyTorch's positional form: Conv2d(1, 32, 3, 1, 1).
+  Conv2d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t dilation = 1,
+      int64_t groups = 1,
+      bool bias = true)
+      : Conv2d(Conv2dOptions(in_channels, out_channels, {kernel_size})
+                   .stride({stride})
+                   .padding({padding})
+                   .dilation({dilation})
+                   .groups(groups)
+                   .bias(bias)) {}
+  explicit Conv2d(const Conv2dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  Conv2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+struct DITTO_API Conv1dOptions {
+  Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(kernel_size) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  DITTO_NN_ARG(int64_t, kernel_size);
+  DITTO_NN_ARG(int64_t, stride) = 1;
+  DITTO_NN_ARG(int64_t, padding) = 0;
+  DITTO_NN_ARG(int64_t, dilation) = 1;
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+};
+
+class DITTO_API Conv1d : public Module {
+ public:
+  Conv1d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t dilation = 1,
+      int64_t groups = 1,
+      bool bias = true)
+      : Conv1d(Conv1dOptions(in_channels, out_channels, kernel_size)
+                   .stride(stride)
+                   .padding(padding)
+                   .dilation(dilation)
+                   .groups(groups)
+                   .bias(bias)) {}
+  explicit Conv1d(const Conv1dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  Conv1dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+struct DITTO_API ConvTranspose2dOptions {
+  ConvTranspose2dOptions(
+      int64_t in_channels,
+      int64_t out_channels,
+      IntList kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride) = {1};
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, output_padding) = {0};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+  DITTO_NN_ARG(IntList, dilation) = {1};
+};
+
+// weight (in, out / groups, kh, kw): PyTorch's init, whose fan_in is
+// therefore (out / groups) * kh * kw.
+class DITTO_API ConvTranspose2d : public Module {
+ public:
+  ConvTranspose2d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t output_padding = 0,
+      int64_t groups = 1,
+      bool bias = true,
+      int64_t dilation = 1)
+      : ConvTranspose2d(
+            ConvTranspose2dOptions(in_channels, out_channels, {kernel_size})
+                .stride({stride})
+                .padding({padding})
+                .output_padding({output_padding})
+                .groups(groups)
+                .bias(bias)
+                .dilation({dilation})) {}
+  explicit ConvTranspose2d(const ConvTranspose2dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  ConvTranspose2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+} // namespace ditto::nn

@@ -1,0 +1,42 @@
+#pragma once
+
+// The dropout layers: Dropout and Dropout2d.
+
+#include <optional>
+#include <string>
+
+#include "ditto/core/generator.h"
+#include "ditto/nn/module.h"
+#include "ditto/nn/options.h"
+
+namespace ditto::nn {
+
+struct DITTO_API DropoutOptions {
+  DropoutOptions(double p = 0.5) : p_(p) {}
+  DITTO_NN_ARG(double, p);
+  // Draw the mask from this generator (e.g. ditto::stream("dropout"))
+  // instead of the default one.
+  DITTO_NN_ARG(std::optional<Generator>, generator);
+};
+
+// Zeroes elements with probability p while training (PyTorch's mask, drawn
+// from the default generator unless one is given); identity in eval mode.
+class DITTO_API Dropout : public Module {
+ public:
+  Dropout(double p = 0.5) : Dropout(DropoutOptions(p)) {}
+  explicit Dropout(const DropoutOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  DropoutOptions options;
+};
+
+class DITTO_API Dropout2d : public Module {
+ public:
+  Dropout2d(double p = 0.5) : Dropout2d(DropoutOptions(p)) {}
+  explicit Dropout2d(const DropoutOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  DropoutOptions options;
+};
+
+} // namespace ditto::nn

@@ -1,0 +1,61 @@
+#pragma once
+
+// The embedding layers: Embedding and EmbeddingBag.
+
+#include <optional>
+#include <string>
+
+#include "ditto/nn/module.h"
+#include "ditto/nn/options.h"
+
+namespace ditto::nn {
+
+struct DITTO_API EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  DITTO_NN_ARG(int64_t, num_embeddings);
+  DITTO_NN_ARG(int64_t, embedding_dim);
+  // Negative counts from the end; the row starts at zero and gets no
+  // gradient.
+  DITTO_NN_ARG(std::optional<int64_t>, padding_idx);
+};
+
+// weight (num, dim) normal_(0, 1), then the padding row zeroed. The
+// backward adds into the weight gradient with index_add_ (deterministic or
+// fast variant, as the determinism policy says).
+class DITTO_API Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim)
+      : Embedding(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  explicit Embedding(const EmbeddingOptions& options);
+  Tensor forward(const Tensor& indices) const;
+  std::string extra_repr() const override;
+  EmbeddingOptions options;
+  Tensor weight;
+
+ protected:
+  Embedding(const char* name, const EmbeddingOptions& options);
+};
+
+// Sums, means or maxima of bags of rows (embedding_bag); mode "mean" by
+// default. forward(input, offsets) for 1-D input, forward(input) for a bag
+// per row of a 2-D input.
+class DITTO_API EmbeddingBag : public Embedding {
+ public:
+  EmbeddingBag(
+      int64_t num_embeddings,
+      int64_t embedding_dim,
+      std::string mode = "mean")
+      : EmbeddingBag(
+            EmbeddingOptions(num_embeddings, embedding_dim),
+            std::move(mode)) {}
+  EmbeddingBag(const EmbeddingOptions& options, std::string mode = "mean");
+  Tensor forward(
+      const Tensor& input,
+      const Tensor& offsets = {},
+      const Tensor& per_sample_weights = {}) const;
+  std::string extra_repr() const override;
+  std::string mode;
+};
+
+} // namespace ditto::nn

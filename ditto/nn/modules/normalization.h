@@ -1,0 +1,99 @@
+#pragma once
+
+// The normalization layers: BatchNorm1d, BatchNorm2d, LayerNorm and
+// GroupNorm.
+
+#include <optional>
+#include <string>
+
+#include "ditto/nn/module.h"
+#include "ditto/nn/options.h"
+
+namespace ditto::nn {
+
+struct DITTO_API BatchNormOptions {
+  BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  DITTO_NN_ARG(int64_t, num_features);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  // Empty: the cumulative average (1 / num_batches_tracked).
+  DITTO_NN_ARG(std::optional<double>, momentum) = 0.1;
+  DITTO_NN_ARG(bool, affine) = true;
+  DITTO_NN_ARG(bool, track_running_stats) = true;
+};
+
+// weight (ones), bias (zeros), buffers running_mean (zeros), running_var
+// (ones), num_batches_tracked (int64, 0-dim). Training uses the batch's
+// statistics and updates the running ones; eval uses the running ones.
+class DITTO_API BatchNorm : public Module {
+ public:
+  Tensor forward(const Tensor& x);
+  std::string extra_repr() const override;
+
+  BatchNormOptions options;
+  Tensor weight, bias;
+  Tensor running_mean, running_var, num_batches_tracked;
+
+ protected:
+  BatchNorm(const char* name, const BatchNormOptions& options, IntList ranks);
+
+ private:
+  IntList ranks_; // accepted input ranks
+};
+
+// Over (N, C) or (N, C, L).
+class DITTO_API BatchNorm1d : public BatchNorm {
+ public:
+  BatchNorm1d(int64_t num_features)
+      : BatchNorm1d(BatchNormOptions(num_features)) {}
+  explicit BatchNorm1d(const BatchNormOptions& options)
+      : BatchNorm("BatchNorm1d", options, {2, 3}) {}
+};
+
+// Over (N, C, H, W).
+class DITTO_API BatchNorm2d : public BatchNorm {
+ public:
+  BatchNorm2d(int64_t num_features)
+      : BatchNorm2d(BatchNormOptions(num_features)) {}
+  explicit BatchNorm2d(const BatchNormOptions& options)
+      : BatchNorm("BatchNorm2d", options, {4}) {}
+};
+
+struct DITTO_API LayerNormOptions {
+  LayerNormOptions(Shape normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  DITTO_NN_ARG(Shape, normalized_shape);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  DITTO_NN_ARG(bool, elementwise_affine) = true;
+};
+
+class DITTO_API LayerNorm : public Module {
+ public:
+  LayerNorm(int64_t size) : LayerNorm(LayerNormOptions({size})) {}
+  explicit LayerNorm(const LayerNormOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  LayerNormOptions options;
+  Tensor weight, bias;
+};
+
+struct DITTO_API GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  DITTO_NN_ARG(int64_t, num_groups);
+  DITTO_NN_ARG(int64_t, num_channels);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  DITTO_NN_ARG(bool, affine) = true;
+};
+
+class DITTO_API GroupNorm : public Module {
+ public:
+  GroupNorm(int64_t num_groups, int64_t num_channels)
+      : GroupNorm(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNorm(const GroupNormOptions& options);
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  GroupNormOptions options;
+  Tensor weight, bias;
+};
+
+} // namespace ditto::nn
