@@ -2,6 +2,7 @@
 // record.cpp. Every sample draws twice: from the default generator (the
 // suite reseeds it) and from a Philox generator made in the call.
 
+#include "ditto/ops/detail/random_records.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/random.h"
@@ -13,10 +14,9 @@ namespace {
 
 namespace s = detail::samples;
 
-const char* kStream =
-    "PyTorch's mt19937 stream consumed in a fixed order, or Philox keyed by "
-    "element index: the same numbers for any thread count";
-const char* kDraw = "a random draw";
+using detail::kDraw;
+using detail::kStream;
+
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
 
 // A draw into a fresh tensor of n elements (no tensor input), from the
@@ -180,64 +180,6 @@ DITTO_OP_RECORDS(random) {
                  s::call1([](const Tensor& q) { return bernoulli(q); })}};
           },
       .not_differentiable = kDraw,
-      .random = true,
-  });
-  register_op({
-      .name = "multinomial",
-      .family = "random",
-      .callables = {"ditto::multinomial(probs, n, replacement, generator)"},
-      .deterministic_because = kStream,
-      .dtypes = kFloating,
-      .samples =
-          [](const SampleSpec& spec) {
-            Tensor w = s::positive({3, 8}, spec.dtype, 1);
-            const int64_t n = s::size(spec, 500, 5);
-            return std::vector<Sample>{
-                {"replacement", {w}, s::call1([n](const Tensor& p) {
-                   return multinomial(p, n, true);
-                 })},
-                {"without", {w}, s::call1([](const Tensor& p) {
-                   return multinomial(p, 8);
-                 })},
-            };
-          },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{
-                {"too_many_without_replacement",
-                 {full({4}, 1.0, kFloat32)},
-                 s::call1([](const Tensor& p) { return multinomial(p, 5); })},
-                {"negative_weight",
-                 {s::varied({4}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& p) { return multinomial(p, 2); })}};
-          },
-      .not_differentiable = kDraw,
-      .random = true,
-  });
-  register_op({
-      .name = "dropout",
-      .family = "random",
-      .callables =
-          {"ditto::dropout(x, p, train, generator)",
-           "ditto::nn::functional::dropout(x, p, train)"},
-      .deterministic_because = kStream,
-      .dtypes = kFloating,
-      .samples =
-          [](const SampleSpec& spec) {
-            // (An empty input is returned as it is, as PyTorch does.)
-            auto out = s::unary(
-                spec, [](const Tensor& x) { return dropout(x, 0.25); });
-            std::erase_if(
-                out, [](const Sample& sm) { return sm.label == "empty"; });
-            return out;
-          },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{
-                {"p_above_one",
-                 {s::varied({3}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& x) { return dropout(x, 1.5); })}};
-          },
       .random = true,
   });
 }

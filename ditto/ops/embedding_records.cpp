@@ -1,0 +1,75 @@
+// The records of embedding (embedding.cpp) (Note [Op records] in record.cpp).
+
+#include "ditto/ops/detail/sample_util.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/record.h"
+
+namespace ditto {
+namespace {
+
+namespace s = detail::samples;
+
+const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+
+} // namespace
+
+DITTO_OP_RECORDS(embedding) {
+  register_op({
+      .name = "embedding",
+      .family = "index",
+      .callables =
+          {"ditto::embedding(weight, indices, padding_idx)",
+           "ditto::nn::functional::embedding(indices, weight, "
+           "padding_idx)"},
+      .deterministic_because = {},
+      .nondeterministic = {{
+          .entry = "embedding_backward",
+          .reason = "adds the output gradient into the input gradient with "
+                    "index_add_ (see its entry)",
+      }},
+      .dtypes = kFloating,
+      // The trace shows weight alone: the indices are built here.
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t num = s::size(spec, 1000, 7),
+                          dim = s::size(spec, 64, 4);
+            Tensor w = s::varied({num, dim}, spec.dtype, 4.0, 1);
+            const int64_t a = s::size(spec, 40, 2), b = s::size(spec, 50, 3);
+            Tensor idx = s::indices(a * b, num, 2).reshape({a, b});
+            Tensor few = s::indices(a * b, 3, 3);
+            auto rows = [](Tensor i, std::optional<int64_t> pad) {
+              return s::call1(
+                  [i, pad](const Tensor& wt) { return embedding(wt, i, pad); });
+            };
+            return std::vector<Sample>{
+                {"rows", {w}, rows(idx, std::nullopt)},
+                // The padding row gets no gradient by design (PyTorch's
+                // padding_idx), not the derivative: no gradcheck.
+                {"padding_idx", {w}, rows(idx, 3), {}, false},
+                {"strided", {s::strided(w)}, rows(idx, std::nullopt)},
+                {"few_rows", {w}, rows(few, std::nullopt)},
+                {"no_indices", {w}, rows(s::indices(0, num), std::nullopt)},
+            };
+          },
+      .bad_samples =
+          [] {
+            Tensor w = s::varied({5, 3}, kFloat32, 2.0, 1);
+            return std::vector<Sample>{
+                {"float_indices", {w}, s::call1([](const Tensor& wt) {
+                   return embedding(wt, s::varied({4}, kFloat32, 8.0, 2));
+                 })},
+                {"one_dim_weight",
+                 {s::varied({5}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& wt) {
+                   return embedding(wt, s::indices(4, 5));
+                 })},
+                {"index_out_of_range", {w}, s::call1([](const Tensor& wt) {
+                   return embedding(wt, tensor(std::vector<int64_t>{0, 5, 1}));
+                 })},
+            };
+          },
+  });
+}
+
+} // namespace ditto

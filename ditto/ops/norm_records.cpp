@@ -1,0 +1,232 @@
+// The records of the normalizations batch_norm, layer_norm and group_norm
+// (norm.cpp) (Note [Op records] in record.cpp).
+
+#include <cstring>
+
+#include "ditto/ops/detail/sample_util.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/record.h"
+
+namespace ditto {
+namespace {
+
+namespace s = detail::samples;
+
+const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+
+// A copy of t made without an op (the call's own running statistics, fresh
+// for every call, show no other op in the trace).
+// t is contiguous.
+Tensor fresh(const Tensor& t) {
+  Tensor out = detail::new_tensor(t.sizes(), t.dtype());
+  std::memcpy(
+      out.raw_data(), t.raw_data(), size_t(t.numel() * t.element_size()));
+  return out;
+}
+
+// ---- normalization
+
+std::vector<Sample> batch_norm_samples(const SampleSpec& spec) {
+  const Dtype dt = spec.dtype;
+  const bool small = spec.small;
+  const int64_t c = s::size(spec, 13, 3);
+  Tensor x = s::varied(
+      {s::size(spec, 8, 2), c, s::size(spec, 31, 2), s::size(spec, 29, 3)},
+      dt,
+      6.0,
+      1,
+      0.5);
+  Tensor x2 = s::varied({s::size(spec, 4000, 5), c}, dt, 6.0, 2);
+  Tensor x3 =
+      s::varied({s::size(spec, 16, 2), c, s::size(spec, 301, 4)}, dt, 6.0, 3);
+  Tensor w = s::positive({c}, dt, 4);
+  Tensor b = s::varied({c}, dt, 2.0, 5);
+  Tensor rm = s::varied({c}, dt, 1.0, 6);
+  Tensor rv = s::positive({c}, dt, 7);
+  auto train = s::call3([](auto& in, auto& wt, auto& bs) {
+    return batch_norm(in, {}, {}, wt, bs, true, 0.1, 1e-5);
+  });
+  // Training with running statistics: fresh ones each call, updated in
+  // place; full-sized samples return them too (gradcheck would see them
+  // depend on x without a gradient).
+  s::Call running = [rm, rv, small](const std::vector<Tensor>& in) {
+    Tensor m = fresh(rm), v = fresh(rv);
+    Tensor y = batch_norm(in[0], m, v, in[1], in[2], true, 0.1, 1e-5);
+    return small ? std::vector<Tensor>{y} : std::vector<Tensor>{y, m, v};
+  };
+  auto eval = s::call3([rm, rv](auto& in, auto& wt, auto& bs) {
+    return batch_norm(in, rm, rv, wt, bs, false, 0.1, 1e-5);
+  });
+  return {
+      {"train", {x, w, b}, train},
+      {"train_running", {x, w, b}, running},
+      {"eval", {x, w, b}, eval},
+      {"2d", {x2, w, b}, running},
+      {"strided", {s::strided(x3), w, b}, train},
+      {"eval_empty", {s::varied({0, c, 4}, dt, 1.0, 8), w, b}, eval},
+  };
+}
+
+// layer_norm and group_norm trace (x, weight, bias), an undefined weight
+// or bias included: their samples give both.
+std::vector<Sample> layer_norm_samples(const SampleSpec& spec) {
+  const Dtype dt = spec.dtype;
+  const int64_t r = s::size(spec, 113, 3), c = s::size(spec, 307, 5);
+  Tensor m = s::varied({r, c}, dt, 6.0, 1, 1.0);
+  Tensor w = s::positive({c}, dt, 2);
+  Tensor b = s::varied({c}, dt, 2.0, 3);
+  const int64_t h = s::size(spec, 61, 3), wd = s::size(spec, 53, 4);
+  Tensor x3 = s::varied({s::size(spec, 8, 2), h, wd}, dt, 6.0, 4);
+  Tensor w2 = s::positive({h, wd}, dt, 5);
+  Tensor b2 = s::varied({h, wd}, dt, 2.0, 6);
+  auto over = [](Shape shape) {
+    return s::call3([shape](auto& x, auto& wt, auto& bs) {
+      return layer_norm(x, shape, wt, bs, 1e-5);
+    });
+  };
+  return {
+      {"last_dim", {m, w, b}, over({c})},
+      {"last_two_dims", {x3, w2, b2}, over({h, wd})},
+      {"strided", {s::strided(m), w, b}, over({c})},
+      {"empty", {s::varied({0, c}, dt, 1.0, 7), w, b}, over({c})},
+  };
+}
+
+std::vector<Sample> group_norm_samples(const SampleSpec& spec) {
+  const Dtype dt = spec.dtype;
+  const int64_t c = s::size(spec, 12, 4);
+  Tensor x = s::varied(
+      {s::size(spec, 4, 2), c, s::size(spec, 31, 2), s::size(spec, 29, 2)},
+      dt,
+      6.0,
+      1,
+      -0.5);
+  Tensor x3 =
+      s::varied({s::size(spec, 8, 2), c, s::size(spec, 401, 3)}, dt, 6.0, 2);
+  Tensor w = s::positive({c}, dt, 3);
+  Tensor b = s::varied({c}, dt, 2.0, 4);
+  auto groups = [](int64_t g) {
+    return s::call3([g](auto& in, auto& wt, auto& bs) {
+      return group_norm(in, g, wt, bs, 1e-5);
+    });
+  };
+  return {
+      {"two_groups", {x, w, b}, groups(2)},
+      {"one_channel_each", {x, w, b}, groups(c)},
+      {"strided", {s::strided(x3), w, b}, groups(2)},
+      {"empty_batch", {s::varied({0, c, 3}, dt, 1.0, 5), w, b}, groups(2)},
+  };
+}
+
+} // namespace
+
+DITTO_OP_RECORDS(norm) {
+  register_op({
+      .name = "batch_norm",
+      .family = "normalization",
+      .callables =
+          {"ditto::batch_norm(x, running_mean, running_var, weight, bias, "
+           "training, momentum, eps)",
+           "ditto::nn::functional::batch_norm(...)"},
+      .deterministic_because =
+          "each channel is reduced by one task, its sums in double in "
+          "memory order",
+      .dtypes = kFloating,
+      .samples = batch_norm_samples,
+      .bad_samples =
+          [] {
+            Tensor x = s::varied({2, 3, 4}, kFloat32, 2.0, 1);
+            Tensor w = s::positive({3}, kFloat32, 2);
+            Tensor b = s::varied({3}, kFloat32, 2.0, 3);
+            return std::vector<Sample>{
+                s::undefined_input(
+                    s::call3([](auto& in, auto& wt, auto& bs) {
+                      return batch_norm(in, {}, {}, wt, bs, true, 0.1, 1e-5);
+                    }),
+                    3),
+                {"running_stats_size",
+                 {x, w, b},
+                 s::call3([](auto& in, auto& wt, auto& bs) {
+                   Tensor rm = s::varied({4}, kFloat32, 1.0, 4);
+                   Tensor rv = s::positive({4}, kFloat32, 5);
+                   return batch_norm(in, rm, rv, wt, bs, true, 0.1, 1e-5);
+                 })},
+                {"one_dim_input",
+                 {s::varied({3}, kFloat32, 2.0, 6), w, b},
+                 s::call3([](auto& in, auto& wt, auto& bs) {
+                   return batch_norm(in, {}, {}, wt, bs, true, 0.1, 1e-5);
+                 })},
+                {"integer_input",
+                 {s::varied({2, 3, 4}, kInt64, 20.0, 7), w, b},
+                 s::call3([](auto& in, auto& wt, auto& bs) {
+                   return batch_norm(in, {}, {}, wt, bs, true, 0.1, 1e-5);
+                 })},
+            };
+          },
+  });
+  register_op({
+      .name = "layer_norm",
+      .family = "normalization",
+      .callables =
+          {"ditto::layer_norm(x, normalized_shape, weight, bias, eps)",
+           "ditto::nn::functional::layer_norm(...)"},
+      .deterministic_because =
+          "composed of mean, elementwise ops and sqrt: means that add in a "
+          "fixed order",
+      .dtypes = kFloating,
+      .samples = layer_norm_samples,
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"shape_mismatch",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1),
+                  s::positive({4}, kFloat32, 2),
+                  s::varied({4}, kFloat32, 2.0, 3)},
+                 s::call3([](auto& x, auto& w, auto& b) {
+                   return layer_norm(x, {4}, w, b);
+                 })},
+                {"weight_shape",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1),
+                  s::positive({2}, kFloat32, 2),
+                  s::varied({3}, kFloat32, 2.0, 3)},
+                 s::call3([](auto& x, auto& w, auto& b) {
+                   return layer_norm(x, {3}, w, b);
+                 })},
+            };
+          },
+  });
+  register_op({
+      .name = "group_norm",
+      .family = "normalization",
+      .callables =
+          {"ditto::group_norm(x, num_groups, weight, bias, eps)",
+           "ditto::nn::functional::group_norm(...)"},
+      .deterministic_because =
+          "composed of mean, elementwise ops and sqrt: means that add in a "
+          "fixed order",
+      .dtypes = kFloating,
+      .samples = group_norm_samples,
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"groups_do_not_divide",
+                 {s::varied({2, 6, 3}, kFloat32, 2.0, 1),
+                  s::positive({6}, kFloat32, 2),
+                  s::varied({6}, kFloat32, 2.0, 3)},
+                 s::call3([](auto& x, auto& w, auto& b) {
+                   return group_norm(x, 4, w, b);
+                 })},
+                {"one_dim_input",
+                 {s::varied({6}, kFloat32, 2.0, 1),
+                  s::positive({6}, kFloat32, 2),
+                  s::varied({6}, kFloat32, 2.0, 3)},
+                 s::call3([](auto& x, auto& w, auto& b) {
+                   return group_norm(x, 2, w, b);
+                 })},
+            };
+          },
+  });
+}
+
+} // namespace ditto
