@@ -8,6 +8,7 @@
 
 #include "ditto/kernels/cpu/math.h"
 #include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/detail/random_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"
@@ -15,6 +16,9 @@
 
 namespace ditto {
 namespace {
+
+using detail::resolve;
+using detail::uniform01;
 
 // Calls fn(pointer, other_offset) for every element of t in the order of
 // its storage (increasing address), as PyTorch's serial distribution kernels
@@ -73,17 +77,6 @@ void for_each_in_memory_order(
 template <typename T, typename F>
 void for_each_in_memory_order(const Tensor& t, F fn) {
   for_each_in_memory_order<T>(t, Shape{}, [&](T* p, int64_t) { fn(p); });
-}
-
-// PyTorch's uniform on [0, 1) from one draw (float) or two (double): the
-// low `digits` bits, scaled.
-template <typename T>
-T uniform01(GeneratorImpl& g) {
-  constexpr int kDigits = std::numeric_limits<T>::digits;
-  constexpr uint64_t kMask = (uint64_t(1) << kDigits) - 1;
-  const T scale = T(1) / T(uint64_t(1) << kDigits);
-  uint64_t v = std::is_same_v<T, double> ? g.random64() : g.random();
-  return T(v & kMask) * scale;
 }
 
 // Note [Whose libm]
@@ -162,12 +155,6 @@ void normal_blocks(T* d, int64_t nblocks, double mean, double std) {
     }
   }
 }
-
-GeneratorImpl& resolve(const std::optional<Generator>& gen, Generator& hold) {
-  hold = gen ? *gen : default_generator();
-  return *hold.impl();
-}
-
 // Counter-based fills for Philox generators. Element i of a contiguous
 // tensor takes words first + kWords * i (two words: the first is the high
 // half), so chunks run on the thread pool and the bits do not depend on the
@@ -672,145 +659,6 @@ Tensor& Tensor::exponential_(
   });
   op.done_inplace(*this, draws_have_no_gradient);
   return *this;
-}
-
-Tensor dropout(
-    const Tensor& x,
-    double p,
-    bool train,
-    const std::optional<Generator>& gen) {
-  detail::OpScope op("dropout", {x});
-  DITTO_CHECK(x.defined(), ValueError, "dropout", "undefined tensor");
-  DITTO_CHECK(
-      p >= 0.0 && p <= 1.0,
-      ValueError,
-      "dropout",
-      "dropout probability has to be between 0 and 1, but got ",
-      p);
-  if (p == 0.0 || !train || x.numel() == 0) {
-    return x;
-  }
-  if (p == 1.0) {
-    return op.done(mul(x, 0), [](const autograd::GradList& g) {
-      return autograd::GradList{mul(g[0], 0)};
-    });
-  }
-  // PyTorch's CPU path: a Bernoulli(1 - p) mask of x's dtype, divided by
-  // 1 - p in that dtype, times x.
-  Tensor noise = detail::new_tensor(x.sizes(), x.dtype());
-  noise.bernoulli_(1.0 - p, gen);
-  noise.div_(1.0 - p);
-  // The backward multiplies by the saved mask: it never draws again.
-  return op.done(
-      mul(x, noise), [mask = op.save(noise)](const autograd::GradList& g) {
-        return autograd::GradList{mul(g[0], mask.unpack())};
-      });
-}
-
-} // namespace ditto
-
-namespace ditto {
-
-Tensor multinomial(
-    const Tensor& probs,
-    int64_t n,
-    bool replacement,
-    const std::optional<Generator>& gen) {
-  detail::OpScope op("multinomial", {probs});
-  const char* name = "multinomial";
-  DITTO_CHECK(probs.defined(), ValueError, name, "undefined tensor");
-  DITTO_CHECK(
-      probs.dim() == 1 || probs.dim() == 2,
-      ValueError,
-      name,
-      "prob_dist must be 1 or 2 dim, got ",
-      probs.dim());
-  DITTO_CHECK(
-      is_floating(probs.dtype()),
-      TypeError,
-      name,
-      "prob_dist must be a floating point tensor, got ",
-      probs.dtype());
-  const int64_t cats = probs.size(-1);
-  DITTO_CHECK(cats > 0, ValueError, name, "prob_dist has no categories");
-  DITTO_CHECK(
-      n > 0, ValueError, name, "cannot sample n_sample <= 0 samples (", n, ")");
-  DITTO_CHECK(
-      replacement || n <= cats,
-      ValueError,
-      name,
-      "cannot sample n_sample > prob_dist.size(-1) samples without "
-      "replacement (",
-      n,
-      " > ",
-      cats,
-      ")");
-  DITTO_CHECK(
-      cats <= (int64_t(1) << 24),
-      ValueError,
-      name,
-      "number of categories cannot exceed 2^24, got ",
-      cats);
-  const int64_t rows = probs.dim() == 2 ? probs.size(0) : 1;
-  Tensor p = probs.reshape({rows, cats}).contiguous();
-  // Every weight checked before anything is drawn.
-  DITTO_CHECK(
-      max(p).item<double>() < INFINITY && min(p).item<double>() >= 0.0,
-      ValueError,
-      name,
-      "probability tensor contains either `inf`, `nan` or element < 0");
-  DITTO_CHECK(
-      min(sum(p, {1})).item<double>() > 0.0,
-      ValueError,
-      name,
-      "invalid multinomial distribution (sum of probabilities <= 0)");
-  Shape out_shape = probs.dim() == 2 ? Shape{rows, n} : Shape{n};
-  if (!replacement || n == 1) {
-    // s = argmax(p / q), q ~ Exp(1): a Gumbel race, as PyTorch does.
-    Tensor q = detail::new_tensor(p.sizes(), p.dtype());
-    q.exponential_(1.0, gen);
-    Tensor r = div(p, q);
-    Tensor idx = n == 1 ? argmax(r, -1, true)
-                        : sort(r, -1, true).second.narrow(-1, 0, n);
-    return op.done(idx.contiguous().reshape(out_shape));
-  }
-  Tensor out = detail::new_tensor({rows, n}, kInt64);
-  int64_t* o = out.data_ptr<int64_t>();
-  Generator hold;
-  GeneratorImpl& g = resolve(gen, hold);
-  std::lock_guard<std::mutex> lock(g.mutex);
-  dispatch_dtype(p.dtype(), name, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      const T* pp = p.data_ptr<T>();
-      std::vector<T> cum(static_cast<size_t>(cats));
-      for (int64_t i = 0; i < rows; ++i) {
-        // The cumulative weights in T, normalized, the last one set to 1.
-        T total = 0;
-        for (int64_t j = 0; j < cats; ++j) {
-          total += pp[i * cats + j];
-          cum[size_t(j)] = total;
-        }
-        for (int64_t j = 0; j < cats; ++j) {
-          cum[size_t(j)] /= total;
-        }
-        cum[size_t(cats - 1)] = 1;
-        for (int64_t k = 0; k < n; ++k) {
-          double u = uniform01<double>(g);
-          int64_t lo = 0, hi = cats;
-          while (hi - lo > 0) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (cum[size_t(mid)] < u) {
-              lo = mid + 1;
-            } else {
-              hi = mid;
-            }
-          }
-          o[i * n + k] = lo;
-        }
-      }
-    }
-  });
-  return op.done(out.reshape(out_shape));
 }
 
 } // namespace ditto

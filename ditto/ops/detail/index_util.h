@@ -1,7 +1,7 @@
 #pragma once
 
 // Internal helpers shared by the scatter/index family (index.cpp,
-// scatter.cpp, counting.cpp).
+// advanced_index.cpp, scatter.cpp, counting.cpp).
 
 #include <vector>
 

@@ -1,0 +1,597 @@
+#include "ditto/ops/detail/elementwise_engine.h"
+
+#include <cmath>
+#include <optional>
+
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/reduce.h"
+
+namespace ditto::detail {
+
+using kernels::BinaryOp;
+using kernels::FusedOp;
+using kernels::UnaryOp;
+
+// c10's combine_categories: a lower-priority operand only changes the
+// result when it is of a higher category.
+std::optional<Dtype> combine_categories(
+    std::optional<Dtype> higher,
+    std::optional<Dtype> lower) {
+  if (!higher) {
+    return lower;
+  }
+  if (!lower) {
+    return higher;
+  }
+  if (is_floating(*higher)) {
+    return higher;
+  }
+  if (*higher == kBool || is_floating(*lower)) {
+    return promote_types(*higher, *lower);
+  }
+  return higher;
+}
+
+// A scalar operand as a 0-d tensor of the compute dtype. Not an op of its
+// own: the trace shows only the op the scalar was given to.
+Tensor wrap(const Scalar& s, Dtype d) {
+  FpEnvGuard fp; // the conversion of s must not see the caller's mode
+  Tensor t = detail::new_tensor({}, d);
+  dispatch_dtype(
+      d, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
+  return t;
+}
+
+bool can_cast(Dtype from, Dtype to) {
+  if (is_floating(from) && !is_floating(to)) {
+    return false;
+  }
+  if (from != kBool && to == kBool) {
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+const char* binary_name(BinaryOp op, bool inplace) {
+  static const char* names[] = {
+      "add",
+      "sub",
+      "mul",
+      "div",
+      "pow",
+      "maximum",
+      "minimum",
+      "eq",
+      "ne",
+      "lt",
+      "le",
+      "gt",
+      "ge"};
+  static const char* inplace_names[] = {
+      "add_",
+      "sub_",
+      "mul_",
+      "div_",
+      "pow_",
+      "maximum_",
+      "minimum_",
+      "eq_",
+      "ne_",
+      "lt_",
+      "le_",
+      "gt_",
+      "ge_"};
+  return inplace ? inplace_names[int(op)] : names[int(op)];
+}
+
+bool is_comparison(BinaryOp op) {
+  return op >= BinaryOp::Eq;
+}
+
+void check_binary_args(
+    BinaryOp op,
+    const char* name,
+    Dtype compute,
+    const Tensor& a,
+    const Tensor& b) {
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, name, "undefined tensor");
+  if (op == BinaryOp::Sub) {
+    DITTO_CHECK(
+        compute != kBool,
+        TypeError,
+        name,
+        "subtraction, the `-` operator, with two bool tensors is not "
+        "supported; use the `^` or logical_xor() operator instead");
+  }
+}
+
+// True where both are (for clamp's mask).
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return mul(a, b).to(kBool);
+}
+
+Tensor ones_like_bool(const Tensor& x) {
+  return full(x.sizes(), true, kBool);
+}
+
+// Gradients of a binary op at the broadcast shape (the engine sums them
+// back to each input's shape and casts them to its dtype). PyTorch's
+// formulas (derivatives.yaml, 1.13), so results agree to rounding.
+autograd::GradList binary_backward(
+    BinaryOp op,
+    const Tensor& g,
+    const autograd::SavedTensor& saved_a,
+    const autograd::SavedTensor& saved_b) {
+  switch (op) {
+    case BinaryOp::Add:
+      return {g, g};
+    case BinaryOp::Sub:
+      return {g, neg(g)};
+    default:
+      break;
+  }
+  Tensor a = saved_a.unpack();
+  Tensor b = saved_b.unpack();
+  switch (op) {
+    case BinaryOp::Mul:
+      return {mul(g, b), mul(g, a)};
+    case BinaryOp::Div:
+      return {div(g, b), mul(neg(g), div(div(a, b), b))};
+    case BinaryOp::Pow: {
+      // d/da: b * a^(b-1), 0 where b == 0; d/db: a^b * log(a), 0 where
+      // a == 0 and b >= 0.
+      Tensor ga = where(eq(b, 0.0), 0.0, mul(g, mul(b, pow(a, sub(b, 1.0)))));
+      Tensor y = pow(a, b);
+      Tensor zero_base = logical_and(eq(a, 0.0), ge(b, 0.0));
+      Tensor gb = mul(g, where(zero_base, 0.0, mul(y, log(a))));
+      return {ga, gb};
+    }
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      // Ties split the gradient in halves, as PyTorch.
+      Tensor shared = where(eq(a, b), div(g, 2.0), g);
+      Tensor a_wins = op == BinaryOp::Maximum ? gt(a, b) : lt(a, b);
+      Tensor b_wins = op == BinaryOp::Maximum ? lt(a, b) : gt(a, b);
+      return {where(b_wins, 0.0, shared), where(a_wins, 0.0, shared)};
+    }
+    default:
+      return {Tensor(), Tensor()}; // comparisons: no gradient
+  }
+}
+
+Tensor unary_backward(
+    UnaryOp op,
+    const Tensor& g,
+    const autograd::SavedTensor& saved_x,
+    const autograd::SavedTensor& saved_y) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return neg(g);
+    case UnaryOp::Abs: {
+      Tensor x = saved_x.unpack();
+      return where(gt(x, 0.0), g, where(lt(x, 0.0), neg(g), 0.0));
+    }
+    case UnaryOp::Exp:
+      return mul(g, saved_y.unpack());
+    case UnaryOp::Log:
+      return div(g, saved_x.unpack());
+    case UnaryOp::Log1p:
+      return div(g, add(saved_x.unpack(), 1.0));
+    case UnaryOp::Sqrt:
+      return div(g, mul(saved_y.unpack(), 2.0));
+    case UnaryOp::Tanh: {
+      Tensor y = saved_y.unpack();
+      return mul(g, (1.0 - mul(y, y)));
+    }
+    case UnaryOp::Sigmoid: {
+      Tensor y = saved_y.unpack();
+      return mul(mul(g, 1.0 - y), y);
+    }
+    case UnaryOp::Relu:
+      return where(le(saved_y.unpack(), 0.0), 0.0, g);
+    case UnaryOp::Erf: {
+      // 2 / sqrt(pi) e^(-x^2)
+      Tensor x = saved_x.unpack();
+      return mul(g, mul(exp(neg(mul(x, x))), 1.1283791670955126));
+    }
+    default:
+      return {};
+  }
+}
+
+} // namespace
+
+// The core of every binary op: validate, promote, broadcast, run the loop.
+// With out given (in-place), the result is written there.
+Tensor binary(
+    BinaryOp op,
+    const Tensor& a,
+    const Tensor& b_in,
+    Dtype compute,
+    const Tensor* out) {
+  const bool inplace = out != nullptr;
+  const char* name = binary_name(op, inplace);
+  detail::OpScope scope(
+      name,
+      {a, b_in},
+      inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+  if (op == BinaryOp::Div && !is_floating(compute)) {
+    compute = kFloat32;
+  }
+  check_binary_args(op, name, compute, a, b_in);
+  Shape shape = broadcast_shapes(a.sizes(), b_in.sizes(), name);
+  Dtype result_dtype = is_comparison(op) ? kBool : compute;
+  Tensor dst;
+  if (inplace) {
+    DITTO_CHECK(
+        shape == out->sizes(),
+        ValueError,
+        name,
+        "output with shape ",
+        shape_str(out->sizes()),
+        " doesn't match the broadcast shape ",
+        shape_str(shape));
+    DITTO_CHECK(
+        can_cast(result_dtype, out->dtype()),
+        TypeError,
+        name,
+        "result type ",
+        result_dtype,
+        " can't be cast to the desired output type ",
+        out->dtype());
+    detail::check_no_internal_overlap(*out, name);
+    dst = out->dtype() == result_dtype
+        ? *out
+        : detail::new_tensor(shape, result_dtype);
+  } else {
+    dst = detail::new_tensor(shape, result_dtype);
+  }
+  auto prepare = [&](const Tensor& t) {
+    Tensor c = t.to(compute);
+    if (inplace && detail::shares_storage(c, dst) &&
+        !(detail::same_view(c, dst))) {
+      c = c.clone(); // partial overlap: read from a copy
+    }
+    return c.expand(shape);
+  };
+  // What the backward needs, before an in-place op overwrites a.
+  autograd::SavedTensor saved_a, saved_b;
+  if (scope.needs_grad() && op != BinaryOp::Add && op != BinaryOp::Sub) {
+    saved_a = scope.save(inplace ? a.clone() : a);
+    saved_b = scope.save(b_in);
+  }
+  Tensor x = prepare(a);
+  Tensor y = prepare(b_in);
+  auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
+  DITTO_CHECK(
+      loop != nullptr, TypeError, name, "not implemented for ", compute);
+  detail::run_loop(
+      shape,
+      {{static_cast<char*>(dst.raw_data()), dst.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()},
+       {static_cast<char*>(y.raw_data()), y.strides()}},
+      {dst.element_size(), x.element_size(), y.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
+      });
+  if (inplace && !dst.is_same(*out)) {
+    detail::copy_into(*out, dst, name);
+    dst = *out;
+  }
+  auto backward = [op, saved_a, saved_b](const autograd::GradList& g) {
+    return binary_backward(op, g[0], saved_a, saved_b);
+  };
+  if (inplace) {
+    return scope.done_inplace(dst, backward);
+  }
+  return scope.done(dst, backward);
+}
+
+Tensor binary_tt(BinaryOp op, const Tensor& a, const Tensor& b) {
+  return binary(op, a, b, result_type(a, b), nullptr);
+}
+
+Tensor binary_ts(BinaryOp op, const Tensor& a, const Scalar& b) {
+  Dtype compute = result_type(a, b);
+  // As PyTorch: a negative integer scalar exponent is an error for integer
+  // tensors (a tensor of exponents gives 1/x^n truncated instead).
+  DITTO_CHECK(
+      !(op == BinaryOp::Pow && !is_floating(compute) && b.is_integral() &&
+        b.to<int64_t>() < 0),
+      ValueError,
+      "pow",
+      "integers to negative integer powers are not allowed");
+  return binary(op, a, wrap(b, compute), compute, nullptr);
+}
+
+Tensor binary_st(BinaryOp op, const Scalar& a, const Tensor& b) {
+  Dtype compute = result_type(b, a);
+  return binary(op, wrap(a, compute), b, compute, nullptr);
+}
+
+// add(a, b, alpha), addcmul, addcdiv: one loop with PyTorch's roundings
+// (kernel_table.h, FusedOp). Floating types only; c is null for AddScaled.
+// With out given (in-place), the result is written there.
+Tensor fused(
+    FusedOp op,
+    const char* name,
+    const Tensor& a,
+    const Tensor& b,
+    const Tensor* c,
+    double s,
+    const Tensor* out) {
+  const bool inplace = out != nullptr;
+  detail::OpScope scope(
+      name,
+      c ? detail::OpScope::Inputs{a, b, *c} : detail::OpScope::Inputs{a, b},
+      inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+  DITTO_CHECK(
+      a.defined() && b.defined() && (!c || c->defined()),
+      ValueError,
+      name,
+      "undefined tensor");
+  DITTO_CHECK(
+      std::isfinite(s) || op == FusedOp::AddScaled,
+      ValueError,
+      name,
+      "value must be finite, got ",
+      s);
+  ResultTypeState rt;
+  rt.add(a);
+  rt.add(b);
+  if (c) {
+    rt.add(*c);
+  }
+  const Dtype compute = rt.result();
+  DITTO_CHECK(
+      is_floating(compute),
+      TypeError,
+      name,
+      "needs floating tensors, got ",
+      compute);
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  if (c) {
+    shape = broadcast_shapes(shape, c->sizes(), name);
+  }
+  Tensor dst;
+  if (inplace) {
+    DITTO_CHECK(
+        shape == out->sizes(),
+        ValueError,
+        name,
+        "output with shape ",
+        shape_str(out->sizes()),
+        " doesn't match the broadcast shape ",
+        shape_str(shape));
+    DITTO_CHECK(
+        can_cast(compute, out->dtype()),
+        TypeError,
+        name,
+        "result type ",
+        compute,
+        " can't be cast to the desired output type ",
+        out->dtype());
+    detail::check_no_internal_overlap(*out, name);
+    dst = out->dtype() == compute ? *out : detail::new_tensor(shape, compute);
+  } else {
+    dst = detail::new_tensor(shape, compute);
+  }
+  auto prepare = [&](const Tensor& t) {
+    Tensor p = t.to(compute);
+    if (inplace && detail::shares_storage(p, dst) &&
+        !detail::same_view(p, dst)) {
+      p = p.clone();
+    }
+    return p.expand(shape);
+  };
+  autograd::SavedTensor saved_b, saved_c;
+  if (scope.needs_grad() && op != FusedOp::AddScaled) {
+    saved_b = scope.save(b);
+    saved_c = scope.save(*c);
+  }
+  Tensor x = prepare(a);
+  Tensor y = prepare(b);
+  Tensor z = c ? prepare(*c) : y;
+  auto loop = scope.kernels().fused[int(op)][dtype_index(compute)];
+  DITTO_ASSERT(loop != nullptr);
+  detail::run_loop(
+      shape,
+      {{static_cast<char*>(dst.raw_data()), dst.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()},
+       {static_cast<char*>(y.raw_data()), y.strides()},
+       {static_cast<char*>(z.raw_data()), z.strides()}},
+      {dst.element_size(),
+       x.element_size(),
+       y.element_size(),
+       z.element_size()},
+      [loop, s](char* const* p, const int64_t* st, int64_t n) {
+        loop(n, p[0], p[1], p[2], p[3], st, s);
+      });
+  if (inplace && !dst.is_same(*out)) {
+    detail::copy_into(*out, dst, name);
+    dst = *out;
+  }
+  auto backward = [op, s, saved_b, saved_c](const autograd::GradList& g) {
+    const Tensor& go = g[0];
+    if (op == FusedOp::AddScaled) {
+      return autograd::GradList{go, mul(go, s)};
+    }
+    Tensor bv = saved_b.unpack();
+    Tensor cv = saved_c.unpack();
+    Tensor gs = mul(go, s);
+    if (op == FusedOp::Addcmul) {
+      return autograd::GradList{go, mul(gs, cv), mul(gs, bv)};
+    }
+    return autograd::GradList{
+        go, div(gs, cv), neg(div(mul(gs, bv), mul(cv, cv)))};
+  };
+  if (inplace) {
+    return scope.done_inplace(const_cast<Tensor&>(*out), backward);
+  }
+  return scope.done(dst, backward);
+}
+
+Scalar negated(const Scalar& s) {
+  return s.is_integral() ? Scalar(-s.to<int64_t>()) : Scalar(-s.to<double>());
+}
+
+// add/sub with alpha: floating operands take the fused loop; integer ones
+// compute a + alpha*b exactly as PyTorch does for them.
+Tensor add_scaled(
+    const char* name,
+    const Tensor& a,
+    const Tensor& b,
+    const Scalar& alpha,
+    const Tensor* out) {
+  if (is_floating(result_type(a, b))) {
+    return fused(
+        FusedOp::AddScaled, name, a, b, nullptr, alpha.to<double>(), out);
+  }
+  // Integers: one op frame around the parts, so the trace shows the op
+  // the user called.
+  detail::OpScope scope(
+      name, {a, b}, out ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+  DITTO_CHECK(
+      alpha.is_integral(),
+      TypeError,
+      name,
+      "for integral input tensors, argument alpha must not be a floating "
+      "point number.");
+  Tensor r = add(a, mul(b, alpha));
+  if (out) {
+    Tensor& self = const_cast<Tensor&>(*out);
+    self.copy_(r);
+    return scope.done_inplace(self);
+  }
+  return scope.done(r);
+}
+
+namespace {
+
+const char* unary_name(UnaryOp op) {
+  static const char* names[] = {
+      "neg",
+      "abs",
+      "exp",
+      "log",
+      "log1p",
+      "sqrt",
+      "tanh",
+      "sigmoid",
+      "relu",
+      "erf"};
+  return names[int(op)];
+}
+
+} // namespace
+
+Tensor unary(UnaryOp op, const Tensor& a) {
+  const char* name = unary_name(op);
+  detail::OpScope scope(name, {a});
+  DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
+  bool floating_op =
+      op != UnaryOp::Neg && op != UnaryOp::Abs && op != UnaryOp::Relu;
+  Dtype compute = a.dtype();
+  if (floating_op && !is_floating(compute)) {
+    compute = kFloat32;
+  }
+  if (op == UnaryOp::Neg) {
+    DITTO_CHECK(
+        compute != kBool,
+        TypeError,
+        name,
+        "negation, the `-` operator, on a bool tensor is not supported; use "
+        "the `~` or logical_not() operator instead");
+  }
+  DITTO_CHECK(
+      compute != kBool || floating_op,
+      TypeError,
+      name,
+      "not implemented for bool");
+  Tensor x = a.to(compute);
+  Tensor out = detail::new_tensor(a.sizes(), compute);
+  auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
+  DITTO_ASSERT(loop != nullptr);
+  detail::run_loop(
+      a.sizes(),
+      {{static_cast<char*>(out.raw_data()), out.strides()},
+       {static_cast<char*>(x.raw_data()), x.strides()}},
+      {out.element_size(), x.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], s[0], s[1]);
+      });
+  return scope.done(
+      out,
+      [op, sa = scope.save(a), sy = scope.save(out)](
+          const autograd::GradList& g) {
+        return autograd::GradList{unary_backward(op, g[0], sa, sy)};
+      });
+}
+
+// clamp into dst (a fresh tensor, or a in place).
+void clamp_into(
+    const char* name,
+    const Tensor& dst,
+    const Tensor& src,
+    const std::optional<Scalar>& lo,
+    const std::optional<Scalar>& hi) {
+  const bool inplace = dst.is_same(src);
+  detail::OpScope scope(
+      name,
+      {src},
+      inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
+  // The gradient passes where lo <= x <= hi (x before the op).
+  autograd::SavedTensor saved_x =
+      scope.save(inplace && scope.needs_grad() ? src.clone() : src);
+  DITTO_CHECK(
+      lo || hi,
+      ValueError,
+      name,
+      "at least one of 'min' or 'max' must not be None");
+  Dtype d = dst.dtype();
+  DITTO_CHECK(d != kBool, TypeError, name, "not implemented for bool");
+  dispatch_dtype(d, name, [&]<typename T>() {
+    T lo_v = lo ? lo->to_checked<T>(name) : T(0);
+    T hi_v = hi ? hi->to_checked<T>(name) : T(0);
+    Tensor x = src.to(d);
+    auto loop = scope.kernels().clamp[dtype_index(d)];
+    detail::run_loop(
+        dst.sizes(),
+        {{static_cast<char*>(dst.raw_data()), dst.strides()},
+         {static_cast<char*>(x.raw_data()), x.strides()}},
+        {dst.element_size(), x.element_size()},
+        [&](char* const* p, const int64_t* s, int64_t n) {
+          loop(
+              n,
+              p[0],
+              p[1],
+              s[0],
+              s[1],
+              lo ? &lo_v : nullptr,
+              hi ? &hi_v : nullptr);
+        });
+  });
+  auto backward = [saved_x, lo, hi](const autograd::GradList& g) {
+    Tensor x = saved_x.unpack();
+    Tensor keep = ones_like_bool(x);
+    if (lo) {
+      keep = logical_and(keep, ge(x, *lo));
+    }
+    if (hi) {
+      keep = logical_and(keep, le(x, *hi));
+    }
+    return autograd::GradList{where(keep, g[0], 0.0)};
+  };
+  Tensor result = dst;
+  if (inplace) {
+    scope.done_inplace(result, backward);
+  } else {
+    scope.done(result, backward);
+  }
+}
+
+} // namespace ditto::detail

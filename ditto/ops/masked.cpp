@@ -1,0 +1,109 @@
+#include "ditto/ops/index.h"
+
+#include <cstring>
+
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+
+namespace ditto {
+
+namespace {
+
+// masked_fill_ and masked_select take a defined bool mask.
+void check_mask(const Tensor& self, const Tensor& mask, const char* name) {
+  DITTO_CHECK(
+      self.defined() && mask.defined(), ValueError, name, "undefined tensor");
+  DITTO_CHECK(
+      mask.dtype() == kBool,
+      TypeError,
+      name,
+      "expected a bool mask but got ",
+      mask.dtype());
+}
+
+} // namespace
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  Tensor& self = *this;
+  const char* name = "masked_fill_";
+  detail::OpScope op(name, {self, mask}, detail::OpScope::kInplace);
+  check_mask(self, mask, name);
+  DITTO_CHECK(
+      expands_to(mask.sizes(), self.sizes()),
+      ValueError,
+      name,
+      "mask ",
+      shape_str(mask.sizes()),
+      " is not broadcastable to self ",
+      shape_str(self.sizes()));
+  detail::check_no_internal_overlap(self, name);
+  Tensor m = mask.expand(self.sizes());
+  dispatch_dtype(self.dtype(), name, [&]<typename T>() {
+    const T v = value.to_checked<T>(name);
+    detail::run_loop(
+        self.sizes(),
+        {{static_cast<char*>(self.raw_data()), self.strides()},
+         {static_cast<char*>(const_cast<void*>(m.raw_data())), m.strides()}},
+        {sizeof(T), sizeof(bool)},
+        [&](char* const* ptrs, const int64_t* strides, int64_t count) {
+          T* o = reinterpret_cast<T*>(ptrs[0]);
+          const bool* mp = reinterpret_cast<const bool*>(ptrs[1]);
+          for (int64_t i = 0; i < count; ++i) {
+            if (mp[i * strides[1]]) {
+              o[i * strides[0]] = v;
+            }
+          }
+        });
+  });
+  return op.done_inplace(
+      self, [sm = op.save(mask)](const autograd::GradList& g) {
+        return autograd::GradList{
+            ::ditto::where(sm.unpack(), 0.0, g[0]), Tensor()};
+      });
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  const char* name = "masked_select";
+  detail::OpScope op(name, {self, mask});
+  check_mask(self, mask, name);
+  Shape shape = broadcast_shapes(self.sizes(), mask.sizes(), name);
+  Tensor s = self.expand(shape).contiguous();
+  Tensor m = mask.expand(shape).contiguous();
+  const bool* mp = m.data_ptr<bool>();
+  const int64_t total = s.numel();
+  constexpr int64_t kChunk = 16384;
+  const int64_t chunks = (total + kChunk - 1) / kChunk;
+  // Count per fixed chunk, then each chunk copies to its prefix offset.
+  std::vector<int64_t> start(static_cast<size_t>(chunks + 1), 0);
+  parallel_chunks(chunks, [&](int64_t c) {
+    int64_t cnt = 0;
+    for (int64_t i = c * kChunk; i < std::min(total, (c + 1) * kChunk); ++i) {
+      cnt += mp[i] ? 1 : 0;
+    }
+    start[size_t(c + 1)] = cnt;
+  });
+  for (size_t c = 1; c < start.size(); ++c) {
+    start[c] += start[c - 1];
+  }
+  Tensor out = detail::new_tensor({start.back()}, self.dtype());
+  const size_t es = self.element_size();
+  const char* from = static_cast<const char*>(s.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  parallel_chunks(chunks, [&](int64_t c) {
+    int64_t j = start[size_t(c)];
+    for (int64_t i = c * kChunk; i < std::min(total, (c + 1) * kChunk); ++i) {
+      if (mp[i]) {
+        std::memcpy(to + size_t(j++) * es, from + size_t(i) * es, es);
+      }
+    }
+  });
+  return op.done(out, [sm = op.save(m), shape](const autograd::GradList& g) {
+    // The engine sums the broadcast gradient back to self's shape.
+    Tensor gi = zeros(shape, g[0].dtype());
+    gi.index_put_({sm.unpack()}, g[0], /*accumulate=*/true);
+    return autograd::GradList{gi, Tensor()};
+  });
+}
+
+} // namespace ditto
