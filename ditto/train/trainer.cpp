@@ -37,10 +37,19 @@
 #include "ditto/random/streams.h"
 #include "ditto/trace/trace.h"
 #include "ditto/train/checkpoint.h"
+#include "ditto/train/detail/progress.h"
 #include "ditto/train/models.h"
 #include "ditto/train/state.h"
 
 namespace ditto::train {
+
+using progress_json::epoch_from_json;
+using progress_json::epoch_json_value;
+using progress_json::exact;
+using progress_json::from_exact;
+using progress_json::parse_hex64;
+using progress_json::kFormat;
+using progress_json::kFormatVersion;
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -48,8 +57,6 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kOp = "train";
-constexpr const char* kFormat = "ditto-checkpoint";
-constexpr int kFormatVersion = 1;
 constexpr int64_t kEvalBatch = 1000;
 
 using Clock = std::chrono::steady_clock;
@@ -60,62 +67,6 @@ double seconds_since(Clock::time_point t0) {
 
 const char* seed_mode_name(data::SeedMode m) {
   return m == data::SeedMode::PyTorch ? "pytorch" : "per-sample";
-}
-
-// Doubles travel through JSON as their exact bits, so a resumed run sums
-// and reports the same values.
-std::string exact(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  return hex64(bits);
-}
-
-// The inverse of hex64: exactly 16 lowercase hex digits.
-uint64_t parse_hex64(const std::string& s, const std::string& what) {
-  DITTO_CHECK(
-      s.size() == 16 &&
-          s.find_first_not_of("0123456789abcdef") == std::string::npos,
-      ValueError,
-      kOp,
-      what,
-      ": not a 16-digit hex value: '",
-      s,
-      "'");
-  return std::stoull(s, nullptr, 16);
-}
-
-double from_exact(const std::string& s, const std::string& what) {
-  const uint64_t bits = parse_hex64(s, what);
-  double v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
-json epoch_json_value(const EpochRecord& e) {
-  return json{
-      {"epoch", e.epoch},
-      {"step", e.step},
-      {"train_loss", e.train_loss},
-      {"test_loss", e.test.loss},
-      {"accuracy", e.test.accuracy},
-      {"seconds", e.seconds},
-      {"fingerprint", hex64(e.fingerprint)},
-      {"exact",
-       {exact(e.train_loss), exact(e.test.loss), exact(e.test.accuracy)}}};
-}
-
-EpochRecord epoch_from_json(const json& j) {
-  EpochRecord e;
-  e.epoch = detail::json_int(j.at("epoch"));
-  e.step = detail::json_int(j.at("step"));
-  e.seconds = j.at("seconds").get<double>();
-  e.fingerprint = parse_hex64(
-      j.at("fingerprint").get<std::string>(), "history fingerprint");
-  const json& x = j.at("exact");
-  e.train_loss = from_exact(x.at(0).get<std::string>(), "history");
-  e.test.loss = from_exact(x.at(1).get<std::string>(), "history");
-  e.test.accuracy = from_exact(x.at(2).get<std::string>(), "history");
-  return e;
 }
 
 // The settings a checkpoint must share with the run that resumes it: every
@@ -732,112 +683,6 @@ TrainResult Run::go() {
 }
 
 } // namespace
-
-std::string epoch_json(const EpochRecord& e) {
-  return epoch_json_value(e).dump();
-}
-
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
-  return buf;
-}
-
-uint64_t weights_fingerprint(const nn::Module& module) {
-  XXH3_state_t* st = XXH3_createState();
-  DITTO_CHECK(st != nullptr, Error, "weights_fingerprint", "out of memory");
-  XXH3_64bits_reset(st);
-  for (const auto& [name, p] : module.named_parameters()) {
-    Tensor c = p.contiguous();
-    XXH3_64bits_update(
-        st, c.raw_data(), size_t(c.numel()) * element_size(c.dtype()));
-  }
-  const uint64_t h = XXH3_64bits_digest(st);
-  XXH3_freeState(st);
-  return h;
-}
-
-CheckpointProgress read_train_state(
-    const io::SafetensorsFile& file,
-    const std::string& source) {
-  auto meta = [&](const std::string& key) -> const std::string& {
-    auto it = file.metadata.find(key);
-    DITTO_CHECK(
-        it != file.metadata.end(),
-        ValueError,
-        kOp,
-        source,
-        ": metadata has no '",
-        key,
-        "'");
-    return it->second;
-  };
-  DITTO_CHECK(
-      meta("format") == kFormat,
-      ValueError,
-      kOp,
-      source,
-      ": not a ditto checkpoint (format '",
-      meta("format"),
-      "')");
-  DITTO_CHECK(
-      meta("version") == std::to_string(kFormatVersion),
-      ValueError,
-      kOp,
-      source,
-      ": checkpoint format version ",
-      meta("version"),
-      ", this ditto reads version ",
-      kFormatVersion);
-  CheckpointProgress p;
-  try {
-    const json settings = detail::parse_json(meta("settings"), kOp, "settings");
-    DITTO_CHECK(
-        settings.is_object(), ValueError, kOp, "settings: not an object");
-    p.settings_json = settings.dump();
-    const json progress = detail::parse_json(meta("progress"), kOp, "progress");
-    p.step = detail::json_int(progress.at("step"));
-    p.epoch = detail::json_int(progress.at("epoch"));
-    p.epoch_loss_sum = from_exact(
-        progress.at("epoch_loss_sum").get<std::string>(), "progress");
-    p.epoch_loss_count = detail::json_int(progress.at("epoch_loss_count"));
-    p.epoch_seconds = progress.at("epoch_seconds").get<double>();
-    DITTO_CHECK(
-        p.step >= 0 && p.epoch >= 0 && p.epoch_loss_count >= 0 &&
-            p.epoch_loss_count <= p.step,
-        ValueError,
-        kOp,
-        "progress: inconsistent counts (step ",
-        p.step,
-        ", epoch ",
-        p.epoch,
-        ", epoch steps ",
-        p.epoch_loss_count,
-        ")");
-    for (const json& e : progress.at("history")) {
-      p.history.push_back(epoch_from_json(e));
-    }
-    DITTO_CHECK(
-        int64_t(p.history.size()) == p.epoch,
-        ValueError,
-        kOp,
-        "progress: ",
-        p.history.size(),
-        " epoch records for ",
-        p.epoch,
-        " completed epochs");
-    p.loader = data::LoaderState::from_json(meta("loader"));
-  } catch (const json::exception& e) {
-    detail::throw_error<ValueError>(
-        kOp, source, ": malformed metadata: ", e.what());
-  } catch (const Error& e) {
-    detail::throw_error<ValueError>(kOp, source, ": ", e.what());
-  }
-  // Generator states: 1-D uint8 blobs the generators accept (checked on
-  // copies; nothing is applied here).
-  TrainState::check_generator_states(file, source);
-  return p;
-}
 
 TrainResult run_training(
     const TrainOptions& options,
