@@ -223,11 +223,11 @@ void nn_layers(Sweep& r, Dtype dt) {
         }));
 }
 
-// Glibc's log/sin/cos on the PyTorch-compatible mt19937 paths (Note
-// [Whose libm] in ditto/ops/random.cpp).
+// The ops whose PyTorch-compatible paths call glibc (docs/numerics.md, "The
+// libm calls left"; Note [Whose libm] in ditto/ops/random.cpp).
 bool libm_record(const OpRecord& rec, Dtype dt) {
   const std::string& n = rec.name;
-  return n == "exponential_" || n == "multinomial" ||
+  return n == "exponential_" || n == "multinomial" || n == "erfinv" ||
       ((n == "randn" || n == "normal_") && dt == kFloat64);
 }
 
