@@ -59,7 +59,7 @@ tsan: setup
 	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1 ctest --output-on-failure -L 'test_parallel|test_ops|test_random|test_data' \
-	  -E 'OpSuite\.(Gradcheck|RecordsANode|Trace|BadInput)'
+	  -E 'OpSuite\.'
 
 # The libFuzzer targets (fuzz/) under ASan+UBSan, FUZZ_SECONDS each (the
 # corpora grow in build-fuzz/corpus across runs).
