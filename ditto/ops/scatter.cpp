@@ -420,9 +420,17 @@ std::pair<Tensor, Tensor> scatter_reduce_backward(
     bool include_self,
     const Tensor& grad,
     const Tensor& self,
-    const Tensor& src,
+    const Tensor& src_whole,
     const Tensor& index,
     const Tensor& result) {
+  // Only src's index-shaped corner is reduced (src may be larger in any
+  // dim); its gradient is index-shaped, padded with zeros by the caller.
+  Tensor src = src_whole;
+  for (int64_t k = 0; k < index.dim(); ++k) {
+    if (src.size(k) != index.size(k)) {
+      src = src.narrow(k, 0, index.size(k));
+    }
+  }
   Tensor grad_self, grad_src;
   switch (r) {
     case Reduce::kSum:
