@@ -1,38 +1,101 @@
 #include "ditto/config.h"
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "ditto/core/cpu_capability.h"
+#include "ditto/core/env.h"
 #include "ditto/core/parallel.h"
 #include "ditto/core/storage.h"
+#include "ditto/data/mnist.h"
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/conv.h"
+#include "ditto/ops/linalg.h"
+#include "ditto/trace/trace.h"
 
 namespace ditto {
+namespace {
+
+// The report's values, read once; both forms are printed from it, so the
+// text and the JSON cannot disagree.
+nlohmann::json report() {
+  namespace fs = std::filesystem;
+  auto caps = [](const std::vector<CpuCapability>& list) {
+    std::vector<std::string> out;
+    for (CpuCapability c : list) {
+      out.emplace_back(cpu_capability_name(c));
+    }
+    return out;
+  };
+  nlohmann::json vars = nlohmann::json::object();
+  for (const auto& [name, value] : detail::env_ditto_variables()) {
+    vars[name] = value;
+  }
+  const std::string root = data::kFashionMNISTRoot;
+  std::error_code ec;
+  const bool found = fs::exists(root + "/train-images-idx3-ubyte.gz", ec) ||
+      fs::exists(root + "/train-images-idx3-ubyte", ec);
+#ifdef NDEBUG
+  const char* build = "release";
+#else
+  const char* build = "debug";
+#endif
+  return {
+      {"version", version()},
+      {"build", build},
+      {"compiler", __VERSION__},
+      {"cpu_capabilities",
+       {{"compiled", caps(compiled_cpu_capabilities())},
+        {"supported", caps(supported_cpu_capabilities())},
+        {"active", cpu_capability_name(get_cpu_capability())}}},
+      {"threads", get_num_threads()},
+      {"determinism",
+       {{"deterministic_algorithms", are_deterministic_algorithms_enabled()},
+        {"warn_only", is_deterministic_algorithms_warn_only_enabled()},
+        {"debug_mode", get_deterministic_debug_mode()},
+        {"fill_uninitialized_memory",
+         determinism::fill_uninitialized_memory()}}},
+      {"conv",
+       {{"benchmark", backends::conv::benchmark()},
+        {"deterministic", backends::conv::deterministic()},
+        {"benchmark_limit", backends::conv::benchmark_limit()},
+        {"replay_only", backends::conv::replay_only()}}},
+      {"gemm",
+       {{"workspace_config", backends::gemm::workspace_config()},
+        {"workspace_bytes", backends::gemm::workspace_bytes()}}},
+      {"environment", vars},
+      {"data", {{"fashion_mnist", root}, {"found", found}}},
+      {"trace", trace::active_path()}};
+}
+
+} // namespace
 
 const char* version() {
   return DITTO_VERSION;
 }
 
 std::string config_report() {
+  const nlohmann::json j = report();
   std::ostringstream os;
-  auto list = [&](const std::vector<CpuCapability>& caps) {
+  auto list = [](const nlohmann::json& caps) {
     std::string s;
-    for (CpuCapability c : caps) {
-      s += (s.empty() ? "" : ", ") + std::string(cpu_capability_name(c));
+    for (const auto& c : caps) {
+      s += (s.empty() ? "" : ", ") + c.get<std::string>();
     }
     return s;
   };
   auto yes = [](bool b) { return b ? "true" : "false"; };
+  const nlohmann::json& caps = j["cpu_capabilities"];
+  const nlohmann::json& det = j["determinism"];
   os << "ditto " << version() << "\n"
      << "  compiler:                        " << __VERSION__ << "\n"
-     << "  cpu capabilities compiled:       "
-     << list(compiled_cpu_capabilities()) << "\n"
-     << "  cpu capabilities supported:      "
-     << list(supported_cpu_capabilities()) << "\n"
+     << "  cpu capabilities compiled:       " << list(caps["compiled"]) << "\n"
+     << "  cpu capabilities supported:      " << list(caps["supported"]) << "\n"
      << "  cpu capability active:           "
-     << cpu_capability_name(get_cpu_capability()) << "\n"
-     << "  threads:                         " << get_num_threads() << "\n"
+     << caps["active"].get<std::string>() << "\n"
+     << "  threads:                         " << j["threads"] << "\n"
      << "  reduction chunk (elements):      " << kernels::kReduceGrain << "\n"
      << "  storage cache (held / limit):    ";
   if (storage_cache_available()) {
@@ -40,16 +103,37 @@ std::string config_report() {
   } else {
     os << "none";
   }
+  const std::string workspace = j["gemm"]["workspace_config"];
   os << "\n"
      << "  deterministic algorithms:        "
-     << yes(are_deterministic_algorithms_enabled()) << "\n"
+     << yes(det["deterministic_algorithms"].get<bool>()) << "\n"
      << "  deterministic warn only:         "
-     << yes(is_deterministic_algorithms_warn_only_enabled()) << "\n"
-     << "  deterministic debug mode:        " << get_deterministic_debug_mode()
-     << "\n"
+     << yes(det["warn_only"].get<bool>()) << "\n"
+     << "  deterministic debug mode:        " << det["debug_mode"] << "\n"
      << "  fill uninitialized memory:       "
-     << yes(determinism::fill_uninitialized_memory()) << "\n";
+     << yes(det["fill_uninitialized_memory"].get<bool>()) << "\n"
+     << "  build:                           " << j["build"].get<std::string>()
+     << "\n"
+     << "  conv benchmark / deterministic:  " << j["conv"]["benchmark"] << " / "
+     << j["conv"]["deterministic"] << " (limit " << j["conv"]["benchmark_limit"]
+     << ")\n"
+     << "  gemm workspace config:           "
+     << (workspace.empty() ? std::string("(default)") : workspace) << " ("
+     << j["gemm"]["workspace_bytes"] << " bytes)\n"
+     << "  Fashion-MNIST:                   "
+     << j["data"]["fashion_mnist"].get<std::string>()
+     << (j["data"]["found"].get<bool>() ? "" : " (not found)") << "\n";
+  if (j["environment"].empty()) {
+    os << "  DITTO_* variables:               (none set)\n";
+  }
+  for (const auto& [k, v] : j["environment"].items()) {
+    os << "  " << k << "=" << v.get<std::string>() << "\n";
+  }
   return os.str();
+}
+
+std::string config_report_json() {
+  return report().dump(2);
 }
 
 } // namespace ditto

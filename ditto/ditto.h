@@ -10,7 +10,6 @@
 #include "ditto/core/device.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/error.h"
-#include "ditto/core/generator.h"
 #include "ditto/core/parallel.h"
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"

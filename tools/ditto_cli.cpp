@@ -16,8 +16,6 @@
 // ditto verify: 3 when the runs diverge.
 #include <unistd.h>
 
-#include <filesystem>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -27,8 +25,6 @@
 #include "cli_common.h"
 #include "ditto/ditto.h"
 #include "verify.h"
-
-extern char** environ;
 
 namespace {
 
@@ -140,89 +136,13 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
   }
 }
 
-// `ditto env`: the build, the machine and every setting that can change
-// what ditto computes, as JSON (the text form adds to config_report()).
-nlohmann::json env_json() {
-  namespace fs = std::filesystem;
-  auto caps = [](const std::vector<ditto::CpuCapability>& list) {
-    std::vector<std::string> out;
-    for (auto c : list) {
-      out.emplace_back(ditto::cpu_capability_name(c));
-    }
-    return out;
-  };
-  nlohmann::json vars = nlohmann::json::object();
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    if (kv.rfind("DITTO_", 0) == 0) {
-      const size_t eq = kv.find('=');
-      vars[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
-    }
-  }
-  const std::string root = ditto::data::kFashionMNISTRoot;
-  std::error_code ec;
-  const bool found = fs::exists(root + "/train-images-idx3-ubyte.gz", ec) ||
-      fs::exists(root + "/train-images-idx3-ubyte", ec);
-#ifdef NDEBUG
-  const char* build = "release";
-#else
-  const char* build = "debug";
-#endif
-  return {
-      {"version", ditto::version()},
-      {"build", build},
-      {"compiler", __VERSION__},
-      {"cpu_capabilities",
-       {{"compiled", caps(ditto::compiled_cpu_capabilities())},
-        {"supported", caps(ditto::supported_cpu_capabilities())},
-        {"active", ditto::cpu_capability_name(ditto::get_cpu_capability())}}},
-      {"threads", ditto::get_num_threads()},
-      {"determinism",
-       {{"deterministic_algorithms",
-         ditto::are_deterministic_algorithms_enabled()},
-        {"warn_only", ditto::is_deterministic_algorithms_warn_only_enabled()},
-        {"debug_mode", ditto::get_deterministic_debug_mode()},
-        {"fill_uninitialized_memory",
-         ditto::determinism::fill_uninitialized_memory()}}},
-      {"conv",
-       {{"benchmark", ditto::backends::conv::benchmark()},
-        {"deterministic", ditto::backends::conv::deterministic()},
-        {"benchmark_limit", ditto::backends::conv::benchmark_limit()},
-        {"replay_only", ditto::backends::conv::replay_only()}}},
-      {"gemm",
-       {{"workspace_config", ditto::backends::gemm::workspace_config()},
-        {"workspace_bytes", ditto::backends::gemm::workspace_bytes()}}},
-      {"environment", vars},
-      {"data", {{"fashion_mnist", root}, {"found", found}}},
-      {"trace", ditto::trace::active_path()}};
-}
-
+// `ditto env`: the library's environment report (ditto/config.h).
 void print_env(bool json) {
-  const nlohmann::json j = env_json();
   if (json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << ditto::config_report_json() << "\n";
     return;
   }
   std::cout << ditto::config_report();
-  std::cout << "  build:                           "
-            << j["build"].get<std::string>() << "\n"
-            << "  conv benchmark / deterministic:  " << j["conv"]["benchmark"]
-            << " / " << j["conv"]["deterministic"] << " (limit "
-            << j["conv"]["benchmark_limit"] << ")\n"
-            << "  gemm workspace config:           "
-            << (j["gemm"]["workspace_config"].get<std::string>().empty()
-                    ? std::string("(default)")
-                    : j["gemm"]["workspace_config"].get<std::string>())
-            << " (" << j["gemm"]["workspace_bytes"] << " bytes)\n"
-            << "  Fashion-MNIST:                   "
-            << j["data"]["fashion_mnist"].get<std::string>()
-            << (j["data"]["found"].get<bool>() ? "" : " (not found)") << "\n";
-  if (j["environment"].empty()) {
-    std::cout << "  DITTO_* variables:               (none set)\n";
-  }
-  for (const auto& [k, v] : j["environment"].items()) {
-    std::cout << "  " << k << "=" << v.get<std::string>() << "\n";
-  }
 }
 
 std::string duration(double s) {

@@ -1,8 +1,12 @@
 #include "ditto/core/env.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "ditto/core/error.h"
+
+extern char** environ;
 
 namespace ditto::detail {
 namespace {
@@ -74,6 +78,18 @@ std::optional<uint64_t> env_u64_bits(const char* name) {
       *text,
       "'");
   return negative ? uint64_t(0) - *m : *m;
+}
+
+std::map<std::string, std::string> env_ditto_variables() {
+  std::map<std::string, std::string> vars;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("DITTO_", 0) == 0) {
+      const size_t eq = kv.find('=');
+      vars[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    }
+  }
+  return vars;
 }
 
 } // namespace ditto::detail

@@ -8,6 +8,7 @@
 //   read, and is never replaced by a default.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -22,5 +23,9 @@ std::optional<int64_t> env_int(const char* name, int64_t lo, int64_t hi);
 // A decimal integer in [-2^63, 2^64) as 64 bits (a negative value is taken
 // as its two's-complement bits, as manual_seed does).
 std::optional<uint64_t> env_u64_bits(const char* name);
+
+// Every DITTO_* variable in the environment, empty ones included, by name
+// (the list of `ditto env`).
+std::map<std::string, std::string> env_ditto_variables();
 
 } // namespace ditto::detail

@@ -13,7 +13,6 @@
 #include "ditto/core/device.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/error.h"
-#include "ditto/core/generator.h"
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"
 #include "ditto/core/storage.h"
@@ -25,6 +24,13 @@ namespace autograd {
 struct AutogradMeta;
 class Node;
 } // namespace autograd
+
+// A random-number generator (ditto/random/generator.h). Core includes
+// nothing outside core/, so it only names the type: the random fills below
+// take it through overloads (a defaulted std::optional<Generator> would
+// need the whole class here), and their definitions are in
+// ditto/ops/random.cpp.
+class Generator;
 
 // What a Tensor handle points at: a storage, how to read it, and an
 // autograd slot (empty for tensors that never took part in autograd).
@@ -233,24 +239,22 @@ class DITTO_API Tensor {
   // ---- random fills (ditto/ops/random.h); without a generator they use
   // the current thread's default one.
   // Uniform on [from, to): PyTorch's exact values for mt19937 generators.
-  Tensor& uniform_(
-      double from = 0.0,
-      double to = 1.0,
-      const std::optional<Generator>& gen = {});
-  Tensor& normal_(
-      double mean = 0.0,
-      double std = 1.0,
-      const std::optional<Generator>& gen = {});
+  Tensor& uniform_(double from = 0.0, double to = 1.0);
+  Tensor& uniform_(double from, double to, const std::optional<Generator>& gen);
+  Tensor& normal_(double mean = 0.0, double std = 1.0);
+  Tensor& normal_(double mean, double std, const std::optional<Generator>& gen);
   // Integers on [from, to).
+  Tensor& random_(int64_t from, int64_t to);
   Tensor& random_(
       int64_t from,
       int64_t to,
-      const std::optional<Generator>& gen = {});
-  Tensor& bernoulli_(double p, const std::optional<Generator>& gen = {});
-  Tensor& bernoulli_(const Tensor& p, const std::optional<Generator>& gen = {});
-  Tensor& exponential_(
-      double lambd = 1.0,
-      const std::optional<Generator>& gen = {});
+      const std::optional<Generator>& gen);
+  Tensor& bernoulli_(double p);
+  Tensor& bernoulli_(double p, const std::optional<Generator>& gen);
+  Tensor& bernoulli_(const Tensor& p);
+  Tensor& bernoulli_(const Tensor& p, const std::optional<Generator>& gen);
+  Tensor& exponential_(double lambd = 1.0);
+  Tensor& exponential_(double lambd, const std::optional<Generator>& gen);
 
   // ---- the ops' method forms: x.sum(), x.matmul(w), x.exp_() (one list,
   // ditto/core/tensor_methods.def; each calls the free function).

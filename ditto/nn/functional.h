@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "ditto/core/generator.h"
 #include "ditto/core/tensor.h"
 #include "ditto/nn/options.h"
 #include "ditto/ops/nn_ops.h"
+#include "ditto/random/generator.h"
 
 namespace ditto::nn::functional {
 

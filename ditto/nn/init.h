@@ -9,8 +9,8 @@
 #include <optional>
 #include <utility>
 
-#include "ditto/core/generator.h"
 #include "ditto/core/tensor.h"
+#include "ditto/random/generator.h"
 
 namespace ditto::nn::init {
 

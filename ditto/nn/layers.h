@@ -6,10 +6,10 @@
 //
 // One header per family, as LibTorch splits torch/nn/modules/.
 
-#include "ditto/core/generator.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/module.h"
 #include "ditto/nn/options.h"
+#include "ditto/random/generator.h"
 
 #include "ditto/nn/modules/activation.h"
 #include "ditto/nn/modules/container.h"

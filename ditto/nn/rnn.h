@@ -16,9 +16,9 @@
 #include <tuple>
 #include <vector>
 
-#include "ditto/core/generator.h"
 #include "ditto/nn/module.h"
 #include "ditto/nn/options.h"
+#include "ditto/random/generator.h"
 
 namespace ditto::nn {
 

@@ -1,10 +1,10 @@
 // The records of the decompositions (decomp.cpp) (Note [Op records] in
 // record.cpp).
 
-#include "ditto/core/generator.h"
 #include "ditto/ops/decomp.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/record.h"
+#include "ditto/random/generator.h"
 
 namespace ditto {
 namespace {

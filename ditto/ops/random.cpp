@@ -661,4 +661,30 @@ Tensor& Tensor::exponential_(
   return *this;
 }
 
+// The fills without a generator: core only names Generator, so these are
+// overloads rather than defaults (see ditto/core/tensor.h).
+Tensor& Tensor::uniform_(double from, double to) {
+  return uniform_(from, to, std::nullopt);
+}
+
+Tensor& Tensor::normal_(double mean, double std) {
+  return normal_(mean, std, std::nullopt);
+}
+
+Tensor& Tensor::random_(int64_t from, int64_t to) {
+  return random_(from, to, std::nullopt);
+}
+
+Tensor& Tensor::bernoulli_(double p) {
+  return bernoulli_(p, std::nullopt);
+}
+
+Tensor& Tensor::bernoulli_(const Tensor& p) {
+  return bernoulli_(p, std::nullopt);
+}
+
+Tensor& Tensor::exponential_(double lambd) {
+  return exponential_(lambd, std::nullopt);
+}
+
 } // namespace ditto

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "ditto/core/generator.h"
 #include "ditto/nn/module.h"
 #include "ditto/nn/options.h"
+#include "ditto/random/generator.h"
 
 namespace ditto::nn {
 

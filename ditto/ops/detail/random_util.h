@@ -7,7 +7,7 @@
 #include <optional>
 #include <type_traits>
 
-#include "ditto/core/generator.h"
+#include "ditto/random/generator.h"
 #include "ditto/random/generator_impl.h"
 
 namespace ditto::detail {
