@@ -23,7 +23,7 @@ ditto::Tensor forward(const std::string& op, const ditto::Tensor& x) {
     return F::interpolate(
         x,
         F::InterpolateOptions().scale_factor({4.0}).mode(
-            ditto::InterpolateMode::Bilinear));
+            F::InterpolateMode::Bilinear));
   }
   ditto::Tensor theta =
       ditto::tensor(std::vector<float>{0.9f, 0.1f, 0.05f, -0.1f, 0.95f, 0.02f})

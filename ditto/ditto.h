@@ -35,7 +35,6 @@
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/record.h"
 #include "ditto/ops/reduce.h"

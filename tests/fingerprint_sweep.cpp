@@ -195,7 +195,7 @@ void nn_layers(Sweep& r, Dtype dt) {
           return F::interpolate(
               t,
               F::InterpolateOptions().size({20, 17}).mode(
-                  InterpolateMode::Bilinear));
+                  F::InterpolateMode::Bilinear));
         }));
   r.add("grad_avg_pool", grad_of([](const Tensor& t) {
           return F::avg_pool2d(t, {3}, {2}, {1}, true, false);
@@ -210,13 +210,13 @@ void nn_layers(Sweep& r, Dtype dt) {
           return F::pad(t, {3, 2, 1, 4}, "reflect");
         }));
   Tensor grid = varied(2 * 6 * 7 * 2, dt, 2.4, 33).view({2, 6, 7, 2});
-  r.add(
-      "grad_grid_sample", grad_of([&](const Tensor& t) {
-        return F::grid_sample(
-            t,
-            grid,
-            F::GridSampleOptions().padding_mode(GridSamplePadding::Reflection));
-      }));
+  r.add("grad_grid_sample", grad_of([&](const Tensor& t) {
+          return F::grid_sample(
+              t,
+              grid,
+              F::GridSampleOptions().padding_mode(
+                  F::GridSamplePadding::Reflection));
+        }));
   Tensor ctw = varied(3 * 2 * 3 * 3, dt, 0.5, 34).view({3, 2, 3, 3});
   r.add("grad_conv_transpose", grad_of([&](const Tensor& t) {
           return conv_transpose2d(t, ctw, {}, {2}, {1}, {1});

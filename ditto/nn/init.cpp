@@ -9,7 +9,6 @@
 #include "ditto/ops/decomp.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 
 namespace ditto::nn::init {
 namespace {

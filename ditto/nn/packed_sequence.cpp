@@ -7,11 +7,11 @@
 #include <numeric>
 
 #include "ditto/core/error.h"
-#include "ditto/ops/detail/nn_util.h"
-#include "ditto/ops/detail/rnn_ops.h"
+#include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/detail/rnn_ops.h"
+#include "ditto/nn/functional/rnn.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto::nn {
@@ -142,7 +142,7 @@ PackedSequence pack_padded_sequence(
   const Tensor xt =
       (steps < T ? x.narrow(0, 0, steps) : x).contiguous().reshape(flat);
   std::vector<Tensor> blocks =
-      split_rows(xt, std::vector<int64_t>(size_t(steps), B));
+      functional::split_rows(xt, std::vector<int64_t>(size_t(steps), B));
   std::vector<Tensor> rows;
   rows.reserve(size_t(steps));
   for (int64_t t = 0; t < steps; ++t) {
@@ -203,7 +203,7 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(
     return full(s, padding_value, data.dtype());
   };
   std::vector<Tensor> steps;
-  const std::vector<Tensor> blocks = split_rows(data, bs);
+  const std::vector<Tensor> blocks = functional::split_rows(data, bs);
   for (int64_t t = 0; t < T; ++t) {
     const Tensor& rows = blocks[size_t(t)];
     steps.push_back(bs[t] < B ? cat({rows, padding(B - bs[t])}, 0) : rows);

@@ -10,15 +10,14 @@
 #include "ditto/core/error.h"
 #include "ditto/determinism/context.h"
 #include "ditto/nn/detail/module_util.h"
+#include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/detail/rnn_ops.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
-#include "ditto/ops/detail/nn_util.h"
-#include "ditto/ops/detail/rnn_ops.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto::nn {
@@ -57,14 +56,15 @@ struct Step {
         h = relu(detail::recurrent_step(xt, h, w_hh_t));
         return;
       case RNNMode::LSTM: {
-        auto [hh, cc] =
-            lstm_cell_gates(detail::recurrent_step(xt, h, w_hh_t), c);
+        auto [hh, cc] = functional::lstm_cell_gates(
+            detail::recurrent_step(xt, h, w_hh_t), c);
         h = w_hr_t.defined() ? mm(hh, w_hr_t) : hh;
         c = cc;
         return;
       }
       case RNNMode::GRU:
-        h = gru_cell_gates(xt, detail::recurrent_step(bt, h, w_hh_t), h);
+        h = functional::gru_cell_gates(
+            xt, detail::recurrent_step(bt, h, w_hh_t), h);
         return;
     }
   }
@@ -117,7 +117,7 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
   }
   // Each step's rows (one op: its backward is one cat).
   auto blocks = [&](const Tensor& t) {
-    return T == 1 ? std::vector<Tensor>{t} : split_rows(t, bs);
+    return T == 1 ? std::vector<Tensor>{t} : functional::split_rows(t, bs);
   };
   const std::vector<Tensor> xs = blocks(xp);
   const std::vector<Tensor> bhs =

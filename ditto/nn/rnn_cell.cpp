@@ -12,15 +12,14 @@
 #include "ditto/core/error.h"
 #include "ditto/determinism/context.h"
 #include "ditto/nn/detail/module_util.h"
+#include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/detail/rnn_ops.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
-#include "ditto/ops/detail/nn_util.h"
-#include "ditto/ops/detail/rnn_ops.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto::nn {
@@ -156,7 +155,7 @@ LSTMCell::State LSTMCell::forward(
   Tensor gates = bias_ih.defined()
       ? add(addmm(bias_ih, x, weight_ih.t()), addmm(bias_hh, h, weight_hh.t()))
       : add(mm(x, weight_ih.t()), mm(h, weight_hh.t()));
-  auto [h2, c2] = lstm_cell_gates(gates, c);
+  auto [h2, c2] = functional::lstm_cell_gates(gates, c);
   if (unbatched) {
     return {h2.squeeze(0), c2.squeeze(0)};
   }
@@ -173,7 +172,7 @@ Tensor GRUCell::forward(const Tensor& input, const Tensor& h0) const {
                                 : mm(x, weight_ih.t());
   Tensor gh = bias_hh.defined() ? addmm(bias_hh, h, weight_hh.t())
                                 : mm(h, weight_hh.t());
-  Tensor out = gru_cell_gates(gi, gh, h);
+  Tensor out = functional::gru_cell_gates(gi, gh, h);
   return unbatched ? out.squeeze(0) : out;
 }
 

@@ -66,6 +66,10 @@ DITTO_API Tensor tanh(const Tensor& a);
 DITTO_API Tensor sigmoid(const Tensor& a);
 // The error function, ditto's own (Note [erf] in cpu_kernels.cpp).
 DITTO_API Tensor erf(const Tensor& a);
+// The inverse error function with PyTorch 1.13's algorithm (a rational
+// first guess, two Newton steps), PyTorch's bits: it calls glibc's erf, exp,
+// log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
+DITTO_API Tensor erfinv(const Tensor& x);
 DITTO_API Tensor relu(const Tensor& a);
 DITTO_API Tensor clamp(
     const Tensor& a,

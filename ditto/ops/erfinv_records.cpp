@@ -1,7 +1,7 @@
 // The records of erfinv (erfinv.cpp) (Note [Op records] in record.cpp).
 
 #include "ditto/ops/detail/sample_util.h"
-#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/record.h"
 
 namespace ditto {

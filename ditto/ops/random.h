@@ -64,12 +64,4 @@ DITTO_API Tensor multinomial(
     bool replacement = false,
     const std::optional<Generator>& gen = {});
 
-// Zeroes elements with probability p and scales the rest by 1/(1-p) while
-// training; returns x itself when p == 0 or !train. PyTorch's CPU mask.
-DITTO_API Tensor dropout(
-    const Tensor& x,
-    double p,
-    bool train = true,
-    const std::optional<Generator>& gen = {});
-
 } // namespace ditto

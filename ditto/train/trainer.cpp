@@ -176,12 +176,12 @@ EvalResult evaluate(const Model& model, data::DataLoader& loader) {
   int64_t correct = 0, count = 0;
   for (const data::Batch& b : loader) {
     Tensor logits = model.forward(b.data);
-    loss_sum +=
-        nn::functional::cross_entropy(
-            logits,
-            b.target,
-            nn::functional::CrossEntropyOptions().reduction(Reduction::Sum))
-            .item<double>();
+    loss_sum += nn::functional::cross_entropy(
+                    logits,
+                    b.target,
+                    nn::functional::CrossEntropyOptions().reduction(
+                        nn::functional::Reduction::Sum))
+                    .item<double>();
     correct += sum(eq(argmax(logits, 1), b.target)).item<int64_t>();
     count += b.target.numel();
   }

@@ -268,7 +268,7 @@ TEST(NnLayers, ConvTranspose2dIsPyTorchs) {
 
 TEST(NnLayers, InterpolateIsPyTorchs) {
   using IO = F::InterpolateOptions;
-  using M = InterpolateMode;
+  using M = F::InterpolateMode;
   std::map<std::string, IO> opts = {
       {"nearest_size", IO().size({8, 11})},
       {"nearest_scale", IO().scale_factor({1.7})},
@@ -314,7 +314,7 @@ TEST(NnLayers, InterpolateIsPyTorchs) {
   Tensor r = randn({2, 3, 40, 33});
   auto fn = [](const Tensor& t) {
     return F::interpolate(
-        t, IO().size({40, 33}).mode(InterpolateMode::Bilinear));
+        t, IO().size({40, 33}).mode(F::InterpolateMode::Bilinear));
   };
   const uint64_t want = fingerprint(grad_of(fn, x, r));
   for (int threads : {1, 3, 8}) {
@@ -346,11 +346,12 @@ TEST(NnLayers, GridSampleAndAffineGridArePyTorchs) {
     SCOPED_TRACE(mode + " " + pad + (ac ? " align_corners" : ""));
     F::GridSampleOptions o;
     o.mode(
-         mode == "nearest" ? GridSampleMode::Nearest : GridSampleMode::Bilinear)
+         mode == "nearest" ? F::GridSampleMode::Nearest
+                           : F::GridSampleMode::Bilinear)
         .padding_mode(
-            pad == "zeros"        ? GridSamplePadding::Zeros
-                : pad == "border" ? GridSamplePadding::Border
-                                  : GridSamplePadding::Reflection)
+            pad == "zeros"        ? F::GridSamplePadding::Zeros
+                : pad == "border" ? F::GridSamplePadding::Border
+                                  : F::GridSamplePadding::Reflection)
         .align_corners(ac);
     Tensor grid = f64(k["grid"], {2, 4, 7, 2});
     Tensor xl = x.clone().requires_grad_();

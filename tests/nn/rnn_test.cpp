@@ -21,6 +21,8 @@ namespace {
 namespace nn = ditto::nn;
 namespace rnnu = ditto::nn::utils::rnn;
 using nlohmann::json;
+using nn::functional::Reduction;
+using nn::functional::reduction_name;
 
 const json& golden() {
   static const json j = [] {

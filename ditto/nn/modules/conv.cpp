@@ -3,8 +3,8 @@
 #include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/module_util.h"
+#include "ditto/nn/functional/conv.h"
 #include "ditto/ops/conv.h"
-#include "ditto/ops/nn_ops.h"
 
 namespace ditto::nn {
 

@@ -13,7 +13,7 @@ namespace ditto::nn {
 
 struct DITTO_API CTCLossOptions {
   DITTO_NN_ARG(int64_t, blank) = 0;
-  DITTO_NN_ARG(Reduction, reduction) = Reduction::Mean;
+  DITTO_NN_ARG(functional::Reduction, reduction) = functional::Reduction::Mean;
   DITTO_NN_ARG(bool, zero_infinity) = false;
 };
 

@@ -4,7 +4,7 @@
 #include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/module_util.h"
-#include "ditto/ops/nn_ops.h"
+#include "ditto/nn/functional/normalization.h"
 
 namespace ditto::nn {
 

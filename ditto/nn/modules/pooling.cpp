@@ -3,7 +3,6 @@
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/module_util.h"
 #include "ditto/nn/functional.h"
-#include "ditto/ops/nn_ops.h"
 
 namespace ditto::nn {
 
@@ -15,7 +14,7 @@ MaxPool2d::MaxPool2d(const MaxPool2dOptions& o)
 std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(
     const Tensor& x) const {
   ForwardScope scope(*this);
-  return max_pool2d_with_indices(
+  return functional::max_pool2d_with_indices(
       x,
       options.kernel_size(),
       options.stride(),

@@ -25,6 +25,7 @@ std::string Upsample::extra_repr() const {
       s += ")";
     }
   }
+  using functional::InterpolateMode;
   const char* mode = o.mode() == InterpolateMode::Bilinear ? "bilinear"
       : o.mode() == InterpolateMode::NearestExact          ? "nearest-exact"
                                                            : "nearest";

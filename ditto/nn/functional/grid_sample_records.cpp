@@ -1,17 +1,16 @@
 // The records of grid_sample and affine_grid (grid_sample.cpp) (Note [Op
-// records] in record.cpp).
+// records] in ditto/ops/record.cpp).
 
-#include "ditto/nn/functional.h"
+#include "ditto/nn/functional/vision.h"
 #include "ditto/ops/detail/nn_records.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/record.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
-namespace s = detail::samples;
+namespace s = ::ditto::detail::samples;
 using detail::plane_path;
 
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
@@ -35,7 +34,10 @@ std::vector<Sample> grid_sample_samples(const SampleSpec& spec) {
       s::varied({1, s::size(spec, 97, 3), s::size(spec, 89, 3), 2}, dt, 1.9, 5);
   auto gs = [](GridSampleMode m, GridSamplePadding p, bool align) {
     return s::call2([=](const Tensor& x, const Tensor& g) {
-      return grid_sample(x, g, m, p, align);
+      return grid_sample(
+          x,
+          g,
+          GridSampleOptions().mode(m).padding_mode(p).align_corners(align));
     });
   };
   const auto bil = GridSampleMode::Bilinear;
@@ -60,10 +62,7 @@ DITTO_OP_RECORDS(grid_sample) {
   register_op({
       .name = "grid_sample",
       .family = "interpolation",
-      .callables =
-          {"ditto::grid_sample(input, grid, mode, padding, "
-           "align_corners)",
-           "ditto::nn::functional::grid_sample(input, grid, options)"},
+      .callables = {"ditto::nn::functional::grid_sample(input, grid, options)"},
       .deterministic_because = {},
       .nondeterministic = {plane_path(
           "grid_sampler_2d_backward",
@@ -91,10 +90,8 @@ DITTO_OP_RECORDS(grid_sample) {
   register_op({
       .name = "affine_grid",
       .family = "interpolation",
-      .callables =
-          {"ditto::affine_grid(theta, size, align_corners)",
-           "ditto::nn::functional::affine_grid(theta, size, "
-           "align_corners)"},
+      .callables = {"ditto::nn::functional::affine_grid(theta, size, "
+                    "align_corners)"},
       .deterministic_because =
           "one batched product with k = 3 (one fma chain per output element) "
           "of a base grid built elementwise",
@@ -133,4 +130,4 @@ DITTO_OP_RECORDS(grid_sample) {
   });
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

@@ -2,19 +2,20 @@
 // backward, with ditto's own sigmoid and tanh (kernels/cpu/math.h). Each
 // element is computed alone, so any split gives the same bits.
 
+#include "ditto/nn/functional/rnn.h"
+
 #include <cstring>
 
 #include "ditto/core/parallel.h"
 #include "ditto/kernels/cpu/kernel_table.h"
-#include "ditto/ops/detail/nn_util.h"
+#include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/detail/rnn_ops.h"
 #include "ditto/ops/detail/op_util.h"
-#include "ditto/ops/detail/rnn_ops.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/shape_ops.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
 // Rows of the batch per task: elementwise work, any split is exact.
@@ -319,7 +320,9 @@ std::vector<Tensor> split_rows(
   return outs;
 }
 
-namespace detail {
+} // namespace ditto::nn::functional
+
+namespace ditto::detail {
 
 Tensor recurrent_weight_carrier(
     const Tensor& base,
@@ -345,6 +348,4 @@ Tensor recurrent_step(const Tensor& input, const Tensor& h, const Tensor& w_t) {
   });
 }
 
-} // namespace detail
-
-} // namespace ditto
+} // namespace ditto::detail

@@ -1,15 +1,16 @@
 // Normalization ops: batch_norm with PyTorch's CPU arithmetic and its
-// backward, layer_norm and group_norm composed of recorded ops.
+// backward, layer_norm, group_norm and normalize composed of recorded ops.
+
+#include "ditto/nn/functional/normalization.h"
 
 #include <cmath>
 
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/reduce.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
 // x as (N, C, S), contiguous.
@@ -326,4 +327,11 @@ Tensor group_norm(
   return scope.done(y);
 }
 
-} // namespace ditto
+Tensor normalize(const Tensor& x, int64_t dim, double eps) {
+  detail::OpScope op("normalize", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, "normalize", "undefined input");
+  Tensor norm = sqrt(mul(x, x).sum({dim}, true));
+  return op.done(div(x, clamp(norm, eps, std::nullopt)));
+}
+
+} // namespace ditto::nn::functional

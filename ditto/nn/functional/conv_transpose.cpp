@@ -1,14 +1,16 @@
 // conv_transpose2d: the gradient of conv2d with respect to its input, run
 // forward; its backward is conv2d and conv2d_backward_weight.
+
+#include "ditto/nn/functional/conv.h"
+
+#include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/conv.h"
-#include "ditto/ops/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/reduce.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 
 Tensor conv_transpose2d(
     const Tensor& x,
@@ -122,4 +124,4 @@ Tensor conv_transpose2d(
       });
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

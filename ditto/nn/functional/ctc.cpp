@@ -4,18 +4,21 @@
 // One task per sample, each sample's recursion serial: the same bits for
 // any thread count.
 
+#include "ditto/nn/functional/loss.h"
+
 #include <algorithm>
 #include <limits>
 
 #include "ditto/core/parallel.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
-#include "ditto/ops/detail/nn_util.h"
+#include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
+#include "ditto/ops/reduce.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
 namespace km = kernels::scalar::math;
@@ -236,31 +239,8 @@ struct Rows {
   }
 };
 
-} // namespace
-
-namespace detail {
-
-std::vector<int64_t> int_values(
-    const Tensor& t,
-    const char* op,
-    const char* what) {
-  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
-  DITTO_CHECK(
-      t.dim() <= 1 && (t.dtype() == kInt64 || t.dtype() == kInt32),
-      ValueError,
-      op,
-      what,
-      " must be a 1-D integer tensor, got ",
-      dtype_name(t.dtype()),
-      " of sizes ",
-      shape_str(t.sizes()));
-  const Tensor c = t.to(kInt64).contiguous();
-  const int64_t* p = c.data_ptr<int64_t>();
-  return std::vector<int64_t>(p, p + c.numel());
-}
-
-} // namespace detail
-
+// PyTorch's _ctc_loss: each sample's negative log-likelihood (no
+// reduction); its frame has no record of its own, as ctc_loss calls it.
 Tensor ctc_loss_nll(
     const Tensor& log_probs,
     const Tensor& targets,
@@ -492,4 +472,52 @@ Tensor ctc_loss_nll(
       });
 }
 
-} // namespace ditto
+} // namespace
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const std::vector<int64_t>& input_lengths,
+    const std::vector<int64_t>& target_lengths,
+    int64_t blank,
+    Reduction reduction,
+    bool zero_infinity) {
+  detail::OpScope op("ctc_loss", {log_probs}, detail::OpScope::kComposite);
+  // PyTorch's composite: _ctc_loss, then zero_infinity, then the reduction.
+  Tensor res = ctc_loss_nll(
+      log_probs, targets, input_lengths, target_lengths, blank, zero_infinity);
+  if (zero_infinity) {
+    res = where(eq(res, std::numeric_limits<double>::infinity()), 0.0, res);
+  }
+  if (reduction == Reduction::Mean) {
+    std::vector<double> tl;
+    for (int64_t v : target_lengths) {
+      tl.push_back(double(std::max<int64_t>(v, 1)));
+    }
+    return op.done(mean(div(res, tensor(tl).to(res.dtype()))));
+  }
+  if (reduction == Reduction::Sum) {
+    return op.done(sum(res));
+  }
+  return op.done(res);
+}
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const Tensor& input_lengths,
+    const Tensor& target_lengths,
+    int64_t blank,
+    Reduction reduction,
+    bool zero_infinity) {
+  return ctc_loss(
+      log_probs,
+      targets,
+      detail::int_values(input_lengths, "ctc_loss", "input_lengths"),
+      detail::int_values(target_lengths, "ctc_loss", "target_lengths"),
+      blank,
+      reduction,
+      zero_infinity);
+}
+
+} // namespace ditto::nn::functional

@@ -1,17 +1,18 @@
-// The records of the normalizations batch_norm, layer_norm and group_norm
-// (norm.cpp) (Note [Op records] in record.cpp).
+// The records of the normalizations batch_norm, layer_norm, group_norm and
+// normalize (normalization.cpp) (Note [Op records] in
+// ditto/ops/record.cpp).
 
 #include <cstring>
 
+#include "ditto/nn/functional/normalization.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/record.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
-namespace s = detail::samples;
+namespace s = ::ditto::detail::samples;
 
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
 
@@ -227,6 +228,49 @@ DITTO_OP_RECORDS(norm) {
             };
           },
   });
+
+  register_op({
+      .name = "normalize",
+      .family = "normalization",
+      .callables = {"ditto::nn::functional::normalize(x, dim, eps)"},
+      .deterministic_because =
+          "composed of elementwise ops and a sum along dim that adds in a "
+          "fixed order",
+      .dtypes = kFloating,
+      .samples =
+          [](const SampleSpec& spec) {
+            const Dtype dt = spec.dtype;
+            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 5);
+            Tensor m = s::varied({r, c}, dt, 6.0, 1);
+            Tensor t3 = s::varied(
+                {s::size(spec, 8, 2),
+                 s::size(spec, 33, 3),
+                 s::size(spec, 45, 4)},
+                dt,
+                6.0,
+                2);
+            auto along = [](int64_t d) {
+              return s::call1([d](const Tensor& x) { return normalize(x, d); });
+            };
+            std::vector<Sample> out = {
+                {"rows", {m}, along(1)},
+                {"columns", {m}, along(0)},
+                {"strided", {s::strided(m)}, along(-1)},
+                {"middle_dim", {t3}, along(1)},
+                {"empty", {s::varied({0, c}, dt, 1.0, 3)}, along(1)},
+            };
+            if (!spec.small) {
+              out.push_back(
+                  {"long_rows", {s::varied({3, 40000}, dt, 6.0, 4)}, along(1)});
+            }
+            return out;
+          },
+      .bad_samples =
+          [] {
+            return std::vector{s::undefined_input(
+                s::call1([](const Tensor& x) { return normalize(x); }), 1)};
+          },
+  });
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

@@ -1,5 +1,7 @@
 // grid_sample and affine_grid.
 
+#include "ditto/nn/functional/vision.h"
+
 #include <cmath>
 
 #include "ditto/ops/detail/op_util.h"
@@ -7,9 +9,8 @@
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/linalg.h"
-#include "ditto/ops/nn_ops.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
 // A grid coordinate mapped to the input's pixel space, with d(pixel)/d(g).
@@ -90,9 +91,10 @@ std::vector<Coord<T>> source_coords(
 Tensor grid_sample(
     const Tensor& input,
     const Tensor& grid,
-    GridSampleMode mode,
-    GridSamplePadding padding,
-    bool align_corners) {
+    const GridSampleOptions& options) {
+  const GridSampleMode mode = options.mode();
+  const GridSamplePadding padding = options.padding_mode();
+  const bool align_corners = options.align_corners();
   const char* op = "grid_sample";
   detail::OpScope scope(op, {input, grid});
   DITTO_CHECK(
@@ -291,4 +293,4 @@ Tensor affine_grid(const Tensor& theta, const Shape& size, bool align_corners) {
   return scope.done(grid);
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

@@ -1,16 +1,18 @@
 // embedding: a row gather forward; its backward adds rows with index_add_
-// (the registry's embedding_backward entry).
+// (the registry's embedding_backward entry). one_hot.
+
+#include "ditto/nn/functional/embedding.h"
+
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
-#include "ditto/ops/nn_ops.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 
 Tensor embedding(
-    const Tensor& weight,
     const Tensor& indices,
+    const Tensor& weight,
     std::optional<int64_t> padding_idx) {
   const char* op = "embedding";
   detail::OpScope scope(op, {weight});
@@ -44,4 +46,39 @@ Tensor embedding(
   });
 }
 
-} // namespace ditto
+Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+  detail::OpScope op("one_hot", {indices});
+  DITTO_CHECK(
+      indices.defined() && indices.dtype() == kInt64,
+      TypeError,
+      "one_hot",
+      "one_hot is only applicable to index tensor (int64)");
+  int64_t n = num_classes;
+  if (n == -1) {
+    DITTO_CHECK(
+        indices.numel() > 0,
+        ValueError,
+        "one_hot",
+        "Can not infer total number of classes from empty tensor.");
+    n = indices.max().item<int64_t>() + 1;
+  }
+  DITTO_CHECK(
+      n >= 0 && (indices.numel() == 0 || indices.min().item<int64_t>() >= 0),
+      ValueError,
+      "one_hot",
+      "Class values must be non-negative.");
+  DITTO_CHECK(
+      indices.numel() == 0 || indices.max().item<int64_t>() < n,
+      ValueError,
+      "one_hot",
+      "Class values must be smaller than num_classes.");
+  Shape s = indices.sizes();
+  s.push_back(n);
+  Tensor out = zeros(s, kInt64);
+  if (indices.numel() > 0) {
+    out.scatter_(indices.dim(), indices.unsqueeze(-1), Scalar(int64_t(1)));
+  }
+  return op.done(out);
+}
+
+} // namespace ditto::nn::functional

@@ -1,16 +1,16 @@
-// The records of the interpolations upsample_nearest2d and upsample_bilinear2d
-// (upsample.cpp) (Note [Op records] in record.cpp).
+// The records of the interpolations upsample_nearest2d and
+// upsample_bilinear2d (upsample.cpp) (Note [Op records] in
+// ditto/ops/record.cpp).
 
-#include "ditto/nn/functional.h"
+#include "ditto/nn/functional/vision.h"
 #include "ditto/ops/detail/nn_records.h"
 #include "ditto/ops/detail/sample_util.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/record.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
-namespace s = detail::samples;
+namespace s = ::ditto::detail::samples;
 using detail::plane_path;
 
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
@@ -92,8 +92,8 @@ DITTO_OP_RECORDS(upsample) {
       .name = "upsample_nearest2d",
       .family = "interpolation",
       .callables =
-          {"ditto::upsample2d(x, out_h, out_w, InterpolateMode::Nearest)",
-           "ditto::upsample2d(x, out_h, out_w, InterpolateMode::NearestExact)",
+          {"ditto::nn::functional::upsample2d(x, out_h, out_w, InterpolateMode::Nearest)",
+           "ditto::nn::functional::upsample2d(x, out_h, out_w, InterpolateMode::NearestExact)",
            "ditto::nn::functional::interpolate(x, options) (nearest modes)"},
       .deterministic_because = {},
       .nondeterministic = {plane_path("upsample_nearest2d_backward")},
@@ -107,7 +107,7 @@ DITTO_OP_RECORDS(upsample) {
       .name = "upsample_bilinear2d",
       .family = "interpolation",
       .callables =
-          {"ditto::upsample2d(x, out_h, out_w, InterpolateMode::Bilinear, "
+          {"ditto::nn::functional::upsample2d(x, out_h, out_w, InterpolateMode::Bilinear, "
            "align_corners)",
            "ditto::nn::functional::interpolate(x, options) (bilinear)"},
       .deterministic_because = {},
@@ -120,4 +120,4 @@ DITTO_OP_RECORDS(upsample) {
   });
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

@@ -1,16 +1,17 @@
 // The records of the recurrent layers' ops: the fused cell gates, split_rows
-// and the recurrent step (rnn_ops.cpp) (Note [Op records] in record.cpp).
+// and the recurrent step (rnn.cpp) (Note [Op records] in
+// ditto/ops/record.cpp).
 
-#include "ditto/ops/detail/rnn_ops.h"
+#include "ditto/nn/detail/rnn_ops.h"
+#include "ditto/nn/functional/rnn.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/record.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
-namespace s = detail::samples;
+namespace s = ::ditto::detail::samples;
 
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
 
@@ -80,7 +81,7 @@ DITTO_OP_RECORDS(rnn_ops) {
       .name = "lstm_cell_gates",
       .family = "rnn",
       .callables =
-          {"ditto::lstm_cell_gates(gates, c)",
+          {"ditto::nn::functional::lstm_cell_gates(gates, c)",
            "ditto::nn::LSTM, LSTMCell (each step)"},
       .deterministic_because = kRows,
       .dtypes = kFloating,
@@ -108,7 +109,7 @@ DITTO_OP_RECORDS(rnn_ops) {
       .name = "gru_cell_gates",
       .family = "rnn",
       .callables =
-          {"ditto::gru_cell_gates(gi, gh, h)",
+          {"ditto::nn::functional::gru_cell_gates(gi, gh, h)",
            "ditto::nn::GRU, GRUCell (each step)"},
       .deterministic_because = kRows,
       .dtypes = kFloating,
@@ -132,7 +133,7 @@ DITTO_OP_RECORDS(rnn_ops) {
       .name = "split_rows",
       .family = "rnn",
       .callables =
-          {"ditto::split_rows(x, rows)",
+          {"ditto::nn::functional::split_rows(x, rows)",
            "ditto::nn::RNN, LSTM, GRU (the steps' rows)"},
       .deterministic_because = "each output element is copied from one input "
                                "element",
@@ -210,4 +211,4 @@ DITTO_OP_RECORDS(rnn_ops) {
   });
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

@@ -1,15 +1,19 @@
 // upsample2d (nearest, nearest-exact, bilinear): forward, and a backward
-// through detail::plane_scatter (Note [Plane scatters]).
+// through detail::plane_scatter (Note [Plane scatters]); interpolate, its
+// PyTorch front end.
+
+#include "ditto/nn/functional/vision.h"
+
 #include <cmath>
 #include <optional>
 
-#include "ditto/ops/detail/nn_util.h"
+#include "ditto/core/error.h"
+#include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
 // Per output index along one dim: the two source cells and their weights.
@@ -171,4 +175,58 @@ Tensor upsample2d(
   });
 }
 
-} // namespace ditto
+Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
+  const char* op = "interpolate";
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
+  DITTO_CHECK(
+      x.dim() == 4,
+      ValueError,
+      op,
+      "only 4-D input (N, C, H, W) is supported, got sizes ",
+      shape_str(x.sizes()));
+  DITTO_CHECK(
+      o.size().empty() != o.scale_factor().empty(),
+      ValueError,
+      op,
+      "only one of size or scale_factor should be defined");
+  DITTO_CHECK(
+      !(o.align_corners() && o.mode() != InterpolateMode::Bilinear),
+      ValueError,
+      op,
+      "align_corners option can only be set with the interpolating modes: "
+      "linear | bilinear | bicubic | trilinear");
+  int64_t oh = 0, ow = 0;
+  std::optional<double> sh, sw;
+  if (!o.size().empty()) {
+    DITTO_CHECK(
+        o.size().size() <= 2, ValueError, op, "size must be one or two values");
+    oh = o.size()[0];
+    ow = o.size().size() == 2 ? o.size()[1] : oh;
+  } else {
+    const auto& f = o.scale_factor();
+    DITTO_CHECK(
+        f.size() <= 2 && f[0] > 0 && f.back() > 0 && std::isfinite(f[0]) &&
+            std::isfinite(f.back()),
+        ValueError,
+        op,
+        "scale_factor must be one or two positive finite values");
+    const double fh = f[0], fw = f.size() == 2 ? f[1] : f[0];
+    const double eh = std::floor(double(x.size(2)) * fh);
+    const double ew = std::floor(double(x.size(3)) * fw);
+    DITTO_CHECK(
+        eh < 9.2e18 && ew < 9.2e18,
+        ValueError,
+        op,
+        "scale_factor gives an output size beyond int64");
+    oh = int64_t(eh);
+    ow = int64_t(ew);
+    if (!o.recompute_scale_factor()) {
+      sh = fh;
+      sw = fw;
+    }
+  }
+  return upsample2d(
+      x, oh, ow, o.mode(), o.align_corners().value_or(false), sh, sw);
+}
+
+} // namespace ditto::nn::functional

@@ -1,7 +1,7 @@
 #pragma once
 
-// Internal: argument checks shared by the nn ops (pooling, interpolation,
-// transposed convolution). Defined in nn_ops.cpp.
+// Internal: argument checks shared by the NN ops (pooling, interpolation,
+// transposed convolution, ctc_loss, the recurrent layers). Not installed.
 
 #include <cstdint>
 #include <utility>
@@ -25,7 +25,7 @@ void check_floating(const Tensor& x, const char* op);
 void check_pool_input(const Tensor& x, const char* op);
 
 // The values of a 1-D int64 or int32 tensor (lengths, indices); ValueError
-// naming op and what otherwise. Defined in ctc.cpp.
+// naming op and what otherwise.
 std::vector<int64_t> int_values(
     const Tensor& t,
     const char* op,

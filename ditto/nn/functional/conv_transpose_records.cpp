@@ -1,15 +1,15 @@
 // The records of conv_transpose2d (conv_transpose.cpp) (Note [Op records] in
-// record.cpp).
+// ditto/ops/record.cpp).
 
+#include "ditto/nn/functional/conv.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
-#include "ditto/ops/nn_ops.h"
 #include "ditto/ops/record.h"
 
-namespace ditto {
+namespace ditto::nn::functional {
 namespace {
 
-namespace s = detail::samples;
+namespace s = ::ditto::detail::samples;
 
 const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
 
@@ -78,4 +78,4 @@ DITTO_OP_RECORDS(conv_transpose) {
   });
 }
 
-} // namespace ditto
+} // namespace ditto::nn::functional

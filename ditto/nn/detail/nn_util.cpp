@@ -1,0 +1,63 @@
+// The argument checks shared by the NN ops (nn_util.h).
+
+#include "ditto/nn/detail/nn_util.h"
+
+#include "ditto/core/error.h"
+
+namespace ditto::detail {
+
+std::pair<int64_t, int64_t> pair_arg(
+    const IntList& v,
+    const char* op,
+    const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 2,
+      ValueError,
+      op,
+      what,
+      " must be one int or two ints, got ",
+      v.size(),
+      " values");
+  return {v[0], v.size() == 2 ? v[1] : v[0]};
+}
+
+void check_floating(const Tensor& x, const char* op) {
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined tensor");
+  DITTO_CHECK(
+      is_floating(x.dtype()),
+      TypeError,
+      op,
+      "expected a floating tensor, got ",
+      x.dtype());
+}
+
+void check_pool_input(const Tensor& x, const char* op) {
+  check_floating(x, op);
+  DITTO_CHECK(
+      (x.dim() == 3 || x.dim() == 4) && x.numel() > 0,
+      ValueError,
+      op,
+      "expected a non-empty 3D or 4D (batch mode) tensor, got sizes ",
+      shape_str(x.sizes()));
+}
+
+std::vector<int64_t> int_values(
+    const Tensor& t,
+    const char* op,
+    const char* what) {
+  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
+  DITTO_CHECK(
+      t.dim() <= 1 && (t.dtype() == kInt64 || t.dtype() == kInt32),
+      ValueError,
+      op,
+      what,
+      " must be a 1-D integer tensor, got ",
+      dtype_name(t.dtype()),
+      " of sizes ",
+      shape_str(t.sizes()));
+  const Tensor c = t.to(kInt64).contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  return std::vector<int64_t>(p, p + c.numel());
+}
+
+} // namespace ditto::detail

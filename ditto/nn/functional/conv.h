@@ -1,0 +1,34 @@
+#pragma once
+
+// The transposed convolution. conv2d is ditto/ops/conv.h's, named here too.
+
+#include <cstdint>
+
+#include "ditto/core/tensor.h"
+#include "ditto/ops/conv.h"
+
+namespace ditto::nn::functional {
+
+using ::ditto::conv2d;
+
+// The transposed convolution (the gradient of conv2d with respect to its
+// input, as a layer): x (N, C_in, H, W), weight (C_in, C_out / groups, kh,
+// kw); output size (H - 1) s - 2 p + d (kh - 1) + output_padding + 1 per
+// dim. Its backward is conv2d (input) and conv2d_backward_weight (weight):
+// the same bits for any thread count.
+DITTO_API Tensor conv_transpose2d(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias = {},
+    const IntList& stride = {1},
+    const IntList& padding = {0},
+    const IntList& output_padding = {0},
+    int64_t groups = 1,
+    const IntList& dilation = {1});
+
+} // namespace ditto::nn::functional
+
+namespace ditto {
+// torch.conv_transpose2d.
+using nn::functional::conv_transpose2d;
+} // namespace ditto

@@ -1,0 +1,80 @@
+// dropout and dropout2d: Bernoulli masks from the generator (PyTorch's
+// CPU draws), forward and backward.
+
+#include "ditto/nn/functional/dropout.h"
+
+#include "ditto/core/error.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+
+namespace ditto::nn::functional {
+
+Tensor dropout(
+    const Tensor& x,
+    double p,
+    bool training,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("dropout", {x});
+  DITTO_CHECK(x.defined(), ValueError, "dropout", "undefined tensor");
+  DITTO_CHECK(
+      p >= 0.0 && p <= 1.0,
+      ValueError,
+      "dropout",
+      "dropout probability has to be between 0 and 1, but got ",
+      p);
+  if (p == 0.0 || !training || x.numel() == 0) {
+    return x;
+  }
+  if (p == 1.0) {
+    return op.done(mul(x, 0), [](const autograd::GradList& g) {
+      return autograd::GradList{mul(g[0], 0)};
+    });
+  }
+  // PyTorch's CPU path: a Bernoulli(1 - p) mask of x's dtype, divided by
+  // 1 - p in that dtype, times x.
+  Tensor noise = detail::new_tensor(x.sizes(), x.dtype());
+  noise.bernoulli_(1.0 - p, gen);
+  noise.div_(1.0 - p);
+  // The backward multiplies by the saved mask: it never draws again.
+  return op.done(
+      mul(x, noise), [mask = op.save(noise)](const autograd::GradList& g) {
+        return autograd::GradList{mul(g[0], mask.unpack())};
+      });
+}
+
+Tensor dropout2d(
+    const Tensor& x,
+    double p,
+    bool training,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("dropout2d", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, "dropout2d", "undefined input");
+  DITTO_CHECK(
+      p >= 0.0 && p <= 1.0,
+      ValueError,
+      "dropout2d",
+      "dropout probability has to be between 0 and 1, but got ",
+      p);
+  DITTO_CHECK(
+      x.dim() == 3 || x.dim() == 4,
+      ValueError,
+      "dropout2d",
+      "expected a 3D or 4D input, got sizes ",
+      shape_str(x.sizes()));
+  if (!training || p == 0.0 || x.numel() == 0) {
+    return op.done(x);
+  }
+  if (p == 1.0) {
+    return op.done(mul(x, 0.0));
+  }
+  Shape noise_sizes(size_t(x.dim()), 1);
+  noise_sizes[0] = x.size(0);
+  noise_sizes[1] = x.size(1);
+  Tensor noise = zeros(noise_sizes, x.dtype());
+  noise.bernoulli_(1.0 - p, gen);
+  noise.div_(1.0 - p);
+  return op.done(mul(x, noise));
+}
+
+} // namespace ditto::nn::functional

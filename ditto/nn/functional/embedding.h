@@ -1,0 +1,26 @@
+#pragma once
+
+// Embedding lookups and one-hot encoding (PyTorch's "sparse functions").
+
+#include <cstdint>
+#include <optional>
+
+#include "ditto/core/tensor.h"
+
+namespace ditto::nn::functional {
+
+// Rows of weight (num, dim) at int64 indices input: output input.sizes +
+// {dim}. The backward adds each gradient row into its weight row with
+// index_add_ (its deterministic or fast variant, as the policy says); rows
+// at padding_idx get no gradient. (torch.embedding takes weight first;
+// this is F.embedding's order.)
+DITTO_API Tensor embedding(
+    const Tensor& input,
+    const Tensor& weight,
+    std::optional<int64_t> padding_idx = std::nullopt);
+
+// int64 class indices -> (..., num_classes) int64 one-hot; num_classes -1
+// means max + 1.
+DITTO_API Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+
+} // namespace ditto::nn::functional

@@ -1,0 +1,396 @@
+// The losses of nn::functional, forward and backward.
+
+#include "ditto/nn/functional/loss.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ditto/core/error.h"
+#include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/functional/activation.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
+#include "ditto/ops/reduce.h"
+
+namespace ditto::nn::functional {
+namespace {
+
+using detail::check_floating;
+
+Tensor reduce(const Tensor& per_element, Reduction r) {
+  switch (r) {
+    case Reduction::None:
+      return per_element;
+    case Reduction::Sum:
+      return per_element.sum();
+    case Reduction::Mean:
+      return per_element.mean();
+  }
+  return per_element;
+}
+
+void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
+  DITTO_CHECK(
+      a.defined() && b.defined(), ValueError, op, "undefined input or target");
+  DITTO_CHECK(
+      a.sizes() == b.sizes(),
+      ValueError,
+      op,
+      "Using a target size (",
+      shape_str(b.sizes()),
+      ") that is different to the input size (",
+      shape_str(a.sizes()),
+      ") is not supported");
+}
+
+// The class weights shaped to broadcast along dim 1 of an input of ndim.
+Tensor class_weights_view(const Tensor& w, int64_t ndim) {
+  Shape s(size_t(std::max<int64_t>(ndim, 1)), 1);
+  s[ndim >= 2 ? 1 : 0] = w.size(0);
+  return w.reshape(s);
+}
+
+// input as (N, C, S) and target as (N, S), both contiguous.
+struct NllGeom {
+  int64_t n, c, s;
+};
+
+NllGeom nll_geom(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight) {
+  const char* op = "nll_loss";
+  check_floating(input, op);
+  DITTO_CHECK(target.defined(), ValueError, op, "undefined target");
+  DITTO_CHECK(
+      input.dim() >= 1,
+      ValueError,
+      op,
+      "input must have at least one dim, got sizes ",
+      shape_str(input.sizes()));
+  DITTO_CHECK(
+      target.dtype() == kInt64,
+      TypeError,
+      op,
+      "expected scalar type Long for the target but found ",
+      target.dtype());
+  NllGeom g{};
+  if (input.dim() == 1) {
+    DITTO_CHECK(
+        target.dim() == 0,
+        ValueError,
+        op,
+        "for 1D input (C) the target must be 0D, got sizes ",
+        shape_str(target.sizes()));
+    g = {1, input.size(0), 1};
+  } else {
+    Shape expected = input.sizes();
+    expected.erase(expected.begin() + 1);
+    DITTO_CHECK(
+        target.sizes() == expected,
+        ValueError,
+        op,
+        "Expected target of sizes ",
+        shape_str(expected),
+        " for input of sizes ",
+        shape_str(input.sizes()),
+        ", got ",
+        shape_str(target.sizes()));
+    g.n = input.size(0);
+    g.c = input.size(1);
+    g.s = 1;
+    for (int64_t k = 2; k < input.dim(); ++k) {
+      g.s *= input.size(k);
+    }
+  }
+  if (weight.defined()) {
+    DITTO_CHECK(
+        weight.dim() == 1 && weight.size(0) == g.c,
+        ValueError,
+        op,
+        "weight tensor should be defined either for all ",
+        g.c,
+        " classes or no classes but got weight tensor of shape: ",
+        shape_str(weight.sizes()));
+  }
+  return g;
+}
+
+} // namespace
+
+const char* reduction_name(Reduction r) {
+  switch (r) {
+    case Reduction::None:
+      return "none";
+    case Reduction::Mean:
+      return "mean";
+    case Reduction::Sum:
+      return "sum";
+  }
+  return "?";
+}
+
+Tensor nll_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const NLLLossOptions& options) {
+  const Tensor& weight = options.weight();
+  const int64_t ignore_index = options.ignore_index();
+  const Reduction reduction = options.reduction();
+  detail::OpScope scope("nll_loss", {input, weight});
+  const NllGeom g = nll_geom(input, target, weight);
+  const Tensor x = input.contiguous();
+  const Tensor t = target.contiguous();
+  const Tensor w =
+      weight.defined() ? weight.to(x.dtype()).contiguous() : Tensor();
+  const int64_t* tp = t.data_ptr<int64_t>();
+  const int64_t count = g.n * g.s;
+  // Every target is checked before anything is computed.
+  for (int64_t i = 0; i < count; ++i) {
+    DITTO_CHECK(
+        tp[i] == ignore_index || (tp[i] >= 0 && tp[i] < g.c),
+        IndexError,
+        "nll_loss",
+        "Target ",
+        tp[i],
+        " is out of bounds.");
+  }
+  Tensor out;
+  double total_weight = 0;
+  dispatch_dtype(x.dtype(), "nll_loss", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* xp = x.data_ptr<T>();
+      const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
+      Shape none_sizes = target.sizes();
+      Tensor per = reduction == Reduction::None
+          ? detail::new_tensor(none_sizes, x.dtype())
+          : Tensor();
+      T* pp = per.defined() ? per.data_ptr<T>() : nullptr;
+      double acc = 0;
+      for (int64_t n = 0; n < g.n; ++n) {
+        for (int64_t s = 0; s < g.s; ++s) {
+          const int64_t i = n * g.s + s;
+          const int64_t c = tp[i];
+          T v = 0;
+          if (c != ignore_index) {
+            const T wc = wp ? wp[c] : T(1);
+            v = -(xp[(n * g.c + c) * g.s + s] * wc);
+            total_weight += double(wc);
+          }
+          if (pp) {
+            pp[i] = v;
+          } else {
+            acc += double(v);
+          }
+        }
+      }
+      if (pp) {
+        out = per;
+      } else {
+        double r = reduction == Reduction::Sum ? acc : acc / total_weight;
+        out = scalar_tensor(static_cast<T>(r), x.dtype());
+      }
+    }
+  });
+  Shape in_sizes = input.sizes();
+  return scope.done(
+      out,
+      [g, in_sizes, ignore_index, reduction, total_weight, st = t, sw = w](
+          const autograd::GradList& go) {
+        Tensor gi = zeros(in_sizes, go[0].dtype());
+        Tensor gout = go[0].contiguous();
+        const int64_t* tp = st.data_ptr<int64_t>();
+        dispatch_dtype(gi.dtype(), "nll_loss_backward", [&]<typename T>() {
+          if constexpr (std::is_floating_point_v<T>) {
+            T* gp = gi.data_ptr<T>();
+            const T* op = gout.data_ptr<T>();
+            Tensor wt = sw.defined() ? sw.to(gi.dtype()) : Tensor();
+            const T* wp = wt.defined() ? wt.data_ptr<T>() : nullptr;
+            const T scale = reduction == Reduction::Mean
+                ? T(op[0] / T(total_weight))
+                : op[0];
+            for (int64_t i = 0; i < g.n * g.s; ++i) {
+              const int64_t c = tp[i];
+              if (c == ignore_index) {
+                continue;
+              }
+              const int64_t n = i / g.s, s = i % g.s;
+              const T wc = wp ? wp[c] : T(1);
+              const T gv = reduction == Reduction::None ? op[i] : scale;
+              gp[(n * g.c + c) * g.s + s] = -(wc * gv);
+            }
+          }
+        });
+        return autograd::GradList{gi, Tensor()};
+      });
+}
+
+Tensor cross_entropy(
+    const Tensor& input,
+    const Tensor& target,
+    const CrossEntropyOptions& o) {
+  detail::OpScope op(
+      "cross_entropy", {input, target}, detail::OpScope::kComposite);
+  DITTO_CHECK(
+      input.defined() && target.defined(),
+      ValueError,
+      "cross_entropy",
+      "undefined input or target");
+  const double eps = o.label_smoothing();
+  DITTO_CHECK(
+      eps >= 0.0 && eps <= 1.0,
+      ValueError,
+      "cross_entropy",
+      "label_smoothing must be between 0.0 and 1.0. Got: ",
+      eps);
+  const int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  DITTO_CHECK(
+      input.dim() >= 1,
+      ValueError,
+      "cross_entropy",
+      "input must have at least one dim");
+  const int64_t c = input.size(class_dim);
+  Tensor lp = log_softmax(input, class_dim);
+  Tensor w = o.weight().defined() ? o.weight().to(input.dtype()) : Tensor();
+  if (is_floating(target.dtype())) {
+    // Class probabilities: -sum_c w_c p'_c lp_c, mean over the batch.
+    check_same_shape(input, target, "cross_entropy");
+    Tensor p = eps > 0 ? add(mul(target, 1.0 - eps), eps / double(c)) : target;
+    Tensor terms = mul(lp, p);
+    if (w.defined()) {
+      terms = mul(terms, class_weights_view(w, input.dim()));
+    }
+    Tensor per = neg(terms.sum({class_dim}));
+    if (o.reduction() == Reduction::Mean) {
+      const int64_t n = input.dim() == 1 ? 1 : input.size(0);
+      return op.done(div(per.sum(), double(n)));
+    }
+    return op.done(reduce(per, o.reduction()));
+  }
+  Tensor nll = nll_loss(
+      lp,
+      target,
+      NLLLossOptions()
+          .weight(w)
+          .ignore_index(o.ignore_index())
+          .reduction(o.reduction()));
+  if (eps == 0.0) {
+    return op.done(nll);
+  }
+  // Label smoothing (PyTorch's cross_entropy_loss_label_smoothing): the
+  // smoothing term is -sum_c w_c lp_c, 0 at ignored targets, with the
+  // nll's denominator for the mean.
+  Tensor smooth_terms =
+      w.defined() ? mul(lp, class_weights_view(w, input.dim())) : lp;
+  Tensor ignored = eq(target, o.ignore_index());
+  Tensor smooth = neg(smooth_terms.sum({class_dim})).masked_fill(ignored, 0.0);
+  Tensor smooth_red;
+  if (o.reduction() == Reduction::Mean) {
+    Tensor kept = ne(target, o.ignore_index());
+    Tensor den = w.defined()
+        ? where(
+              kept,
+              w.index_select(0, where(kept, target, 0).flatten())
+                  .reshape(target.sizes()),
+              0.0)
+              .sum()
+        : kept.to(input.dtype()).sum();
+    smooth_red = div(smooth.sum(), den);
+  } else {
+    smooth_red = reduce(smooth, o.reduction());
+  }
+  return op.done(add(mul(nll, 1.0 - eps), mul(smooth_red, eps / double(c))));
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction r) {
+  detail::OpScope op("mse_loss", {input, target}, detail::OpScope::kComposite);
+  check_same_shape(input, target, "mse_loss");
+  Tensor d = sub(input, target);
+  return op.done(reduce(mul(d, d), r));
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction r) {
+  detail::OpScope op("l1_loss", {input, target}, detail::OpScope::kComposite);
+  check_same_shape(input, target, "l1_loss");
+  return op.done(reduce(abs(sub(input, target)), r));
+}
+
+Tensor smooth_l1_loss(
+    const Tensor& input,
+    const Tensor& target,
+    Reduction r,
+    double beta) {
+  detail::OpScope op(
+      "smooth_l1_loss", {input, target}, detail::OpScope::kComposite);
+  check_same_shape(input, target, "smooth_l1_loss");
+  DITTO_CHECK(
+      beta >= 0,
+      ValueError,
+      "smooth_l1_loss",
+      "smooth_l1_loss does not support negative values for beta, got ",
+      beta);
+  Tensor d = abs(sub(input, target));
+  if (beta == 0.0) {
+    return op.done(reduce(d, r));
+  }
+  Tensor quad = div(mul(mul(d, d), 0.5), beta);
+  return op.done(reduce(where(lt(d, beta), quad, sub(d, 0.5 * beta)), r));
+}
+
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& z,
+    const Tensor& y,
+    const BCEWithLogitsOptions& o) {
+  detail::OpScope op(
+      "binary_cross_entropy_with_logits", {z, y}, detail::OpScope::kComposite);
+  check_same_shape(z, y, "binary_cross_entropy_with_logits");
+  // m = max(-z, 0); loss = (1 - y) z + lw (log(e^-m + e^(-z-m)) + m), with
+  // lw = 1 + (pos_weight - 1) y, or without pos_weight (1 - y) z + m +
+  // log(...).
+  Tensor m = clamp(neg(z), 0.0, std::nullopt);
+  Tensor lse = log(add(exp(neg(m)), exp(sub(neg(z), m))));
+  Tensor loss;
+  if (o.pos_weight().defined()) {
+    Tensor lw = add(mul(sub(o.pos_weight(), 1.0), y), 1.0);
+    loss = add(mul(1.0 - y, z), mul(lw, add(lse, m)));
+  } else {
+    loss = add(add(mul(1.0 - y, z), m), lse);
+  }
+  if (o.weight().defined()) {
+    loss = mul(loss, o.weight());
+  }
+  return op.done(reduce(loss, o.reduction()));
+}
+
+Tensor kl_div(
+    const Tensor& input,
+    const Tensor& target,
+    KLDivReduction r,
+    bool log_target) {
+  detail::OpScope op("kl_div", {input, target}, detail::OpScope::kComposite);
+  check_same_shape(input, target, "kl_div");
+  Tensor per;
+  if (log_target) {
+    per = mul(exp(target), sub(target, input));
+  } else {
+    // target * (log target - input), 0 where target == 0.
+    per = where(eq(target, 0.0), 0.0, mul(target, sub(log(target), input)));
+  }
+  switch (r) {
+    case KLDivReduction::None:
+      return op.done(per);
+    case KLDivReduction::Sum:
+      return op.done(per.sum());
+    case KLDivReduction::Mean:
+      return op.done(per.mean());
+    case KLDivReduction::BatchMean:
+      return op.done(
+          div(per.sum(), double(input.dim() == 0 ? 1 : input.size(0))));
+  }
+  return op.done(per);
+}
+
+} // namespace ditto::nn::functional
