@@ -11,7 +11,6 @@
 #include <map>
 #include <mutex>
 
-#include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/file_io.h"
 #include "ditto/core/json_read.h"
