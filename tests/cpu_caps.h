@@ -1,10 +1,13 @@
-// The CPU capabilities a test forces, for every test binary.
+// The CPU capabilities and thread counts a test forces, for every test
+// binary.
 
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,31 @@ inline std::vector<CpuCapability> testable_capabilities() {
       ::testing::Test::RecordProperty(
           "skipped_capability_" + name, "this CPU does not support it");
     }
+  }
+  return out;
+}
+
+// The thread counts the bit-equality tests compare: 1, 2, 3 and 8, or the
+// comma-separated list in DITTO_TEST_THREADS. The sanitizer builds set
+// "1,3" (tests/CMakeLists.txt): memory errors and races are what they
+// add, and the serial run and an uneven split reach every chunk edge that
+// the others do; the release build's run compares all four.
+inline std::vector<int> test_thread_counts() {
+  const char* env = std::getenv("DITTO_TEST_THREADS");
+  if (env == nullptr || *env == '\0') {
+    return {1, 2, 3, 8};
+  }
+  std::vector<int> out;
+  std::stringstream in(env);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const int n = std::atoi(item.c_str());
+    if (n < 1) {
+      ADD_FAILURE() << "DITTO_TEST_THREADS: '" << item
+                    << "' is not a thread count (expected e.g. 1,3)";
+      return {1, 2, 3, 8};
+    }
+    out.push_back(n);
   }
   return out;
 }

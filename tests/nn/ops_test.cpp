@@ -467,7 +467,7 @@ TEST(NnOps, ScatterBackwardsHaveADeterministicAndAFastVariant) {
         serial = scatter_grad(c, dt);
         for (CpuCapability cap : test::testable_capabilities()) {
           set_cpu_capability(cap);
-          for (int threads : {1, 2, 3, 8}) {
+          for (int threads : test::test_thread_counts()) {
             set_num_threads(threads);
             EXPECT_EQ(fingerprint(scatter_grad(c, dt)), fingerprint(serial))
                 << threads << " threads, " << cpu_capability_name(cap);

@@ -617,7 +617,7 @@ TEST(RnnReproducibility, SameBitsForAnyThreadCountCapabilityAndRun) {
   EXPECT_EQ(lstm_training_fingerprint(), ref) << "second run";
   for (CpuCapability cap : test::testable_capabilities()) {
     set_cpu_capability(cap);
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : test::test_thread_counts()) {
       set_num_threads(threads);
       EXPECT_EQ(lstm_training_fingerprint(), ref)
           << threads << " threads, " << cpu_capability_name(cap);

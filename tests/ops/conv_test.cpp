@@ -121,7 +121,7 @@ TEST_F(Conv, ForwardAlgorithmsMatchTheReferenceAndTheirOwnBits) {
         Tensor first;
         for (CpuCapability cap : test::testable_capabilities()) {
           set_cpu_capability(cap);
-          for (int threads : {1, 2, 3, 8}) {
+          for (int threads : test::test_thread_counts()) {
             set_num_threads(threads);
             Tensor y =
                 conv2d(x, w, bias, {f.s, f.s}, {f.p, f.p}, {f.d, f.d}, f.g);
@@ -199,7 +199,7 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
     Tensor first;
     for (CpuCapability cap : test::testable_capabilities()) {
       set_cpu_capability(cap);
-      for (int threads : {1, 2, 3, 8}) {
+      for (int threads : test::test_thread_counts()) {
         set_num_threads(threads);
         Tensor gw = conv2d_backward_weight(go, x, w.sizes(), {1, 1}, {1, 1});
         if (!first.defined()) {
@@ -219,7 +219,7 @@ TEST_F(Conv, GradientAlgorithmsGiveTheSameBitsForAnyThreadCount) {
   for (const char* algo : {"gemm_col2im", "direct"}) {
     conv::force_algorithm("backward_input", algo);
     Tensor first;
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : test::test_thread_counts()) {
       set_num_threads(threads);
       Tensor gi = conv2d_backward_input(go, w, x.sizes(), {1, 1}, {1, 1});
       if (!first.defined()) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "ditto/ditto.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 
@@ -40,7 +41,7 @@ TEST_P(IndexOps, IndexAddDeterministicEqualsSerialForEveryThreadCount) {
   Tensor base = randn({dest_rows, 16}, kFloat32, g);
   Tensor expected = index_add_reference(base, index, src);
   use_deterministic_algorithms(true);
-  for (int threads : {1, 2, 3, 8}) {
+  for (int threads : test::test_thread_counts()) {
     set_num_threads(threads);
     Tensor t = base.clone();
     t.index_add_(0, index, src);
@@ -108,7 +109,7 @@ TEST(IndexOps2, ScatterAddDeterministicEqualsSerial) {
     }
   }
   use_deterministic_algorithms(true);
-  for (int threads : {1, 2, 3, 8}) {
+  for (int threads : test::test_thread_counts()) {
     set_num_threads(threads);
     Tensor t = base.clone();
     t.scatter_add_(0, index, src);

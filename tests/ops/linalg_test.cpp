@@ -80,7 +80,7 @@ TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
                                      : chain_reference<double>(a, b);
         for (CpuCapability cap : test::testable_capabilities()) {
           set_cpu_capability(cap);
-          for (int threads : {1, 2, 3, 8}) {
+          for (int threads : test::test_thread_counts()) {
             set_num_threads(threads);
             EXPECT_TRUE(same_bits(mm(a, b), want))
                 << dtype_name(dt) << " " << m << "x" << k << "x" << n
@@ -178,7 +178,7 @@ TEST_F(Linalg, SplitKDeterministicVariantForAnyWorkspace) {
   use_deterministic_algorithms(true);
   for (CpuCapability cap : test::testable_capabilities()) {
     set_cpu_capability(cap);
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : test::test_thread_counts()) {
       set_num_threads(threads);
       EXPECT_TRUE(same_bits(mm(a, b), want)) << threads;
     }

@@ -1,7 +1,8 @@
 // The one op suite: every op record's samples (Note [Op records] in
 // ditto/ops/record.cpp) through the reproducibility contract. For every op
-// and sample: the same bits at 1, 2, 3 and 8 threads and under every CPU
-// capability this machine runs (the reference: the scalar kernels on one
+// and sample: the same bits at 1, 2, 3 and 8 threads (1 and 3 in the
+// sanitizer builds: test_thread_counts) and under every CPU capability this
+// machine runs (the reference: the scalar kernels on one
 // thread, under the deterministic mode for ops with variants, so the
 // deterministic variant equals the serial loop); the fast variant within
 // tolerance of it; float64 gradcheck; a node recorded when an input
@@ -79,7 +80,7 @@ TEST_P(OpSuite, SameBitsAtEveryThreadCountAndCapability) {
         const auto ref = prints(run(*r, s));
         for (CpuCapability cap : caps) {
           set_cpu_capability(cap);
-          for (int threads : {1, 2, 3, 8}) {
+          for (int threads : test::test_thread_counts()) {
             set_num_threads(threads);
             EXPECT_EQ(prints(run(*r, s)), ref)
                 << where(*r, dt, s) << " differs with "

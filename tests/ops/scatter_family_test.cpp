@@ -13,6 +13,7 @@
 
 #include "ditto/ditto.h"
 #include "test_util.h"
+#include "tests/cpu_caps.h"
 
 using namespace ditto;
 
@@ -30,7 +31,7 @@ class ScatterFamily : public ::testing::Test {
   // fast variant (2 threads) is within rtol 1e-4 / atol 1e-3 of it.
   void check(const std::function<Tensor()>& run, const Tensor& expected) {
     use_deterministic_algorithms(true);
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : test::test_thread_counts()) {
       set_num_threads(threads);
       EXPECT_TRUE(same_bits(run(), expected)) << threads << " threads";
     }
@@ -140,7 +141,7 @@ TEST_F(ScatterFamily, ScatterWithDuplicatesKeepsTheLastInIndexOrder) {
           src.data_ptr<float>()[k];
     }
     use_deterministic_algorithms(true);
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : test::test_thread_counts()) {
       set_num_threads(threads);
       Tensor t = self.clone();
       EXPECT_TRUE(same_bits(t.scatter_(0, index, src), expected));
@@ -190,7 +191,7 @@ TEST_F(ScatterFamily, IndexPutPutIndexCopy) {
         },
         acc);
     use_deterministic_algorithms(true);
-    for (int threads : {1, 2, 3, 8}) {
+    for (int threads : test::test_thread_counts()) {
       set_num_threads(threads);
       Tensor t = self.clone();
       EXPECT_TRUE(same_bits(t.index_put_({idx}, vals), last));
