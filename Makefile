@@ -5,6 +5,10 @@ CMAKE_FLAGS ?=
 CCACHE := $(shell command -v ccache 2>/dev/null)
 ifneq ($(CCACHE),)
   CMAKE_FLAGS += -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+  # Paths under the checkout are hashed relative to the build directory, so
+  # the scalar-only build's unity sources (build-scalar/CMakeFiles/...) hit
+  # the objects of the first build's (build/CMakeFiles/...).
+  export CCACHE_BASEDIR ?= $(CURDIR)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 

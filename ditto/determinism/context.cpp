@@ -101,9 +101,13 @@ void default_warning(std::string_view op, std::string_view message) {
 }
 
 std::mutex g_registry_mu;
+// Never destroyed: the trace that DITTO_TRACE started is finished during
+// static destruction and writes the registry into its last line, whatever
+// the order in which the two were constructed (in a unity build the
+// registry came second, so was destroyed first).
 std::map<std::string, OpInfo>& registry() {
-  static std::map<std::string, OpInfo> r;
-  return r;
+  static auto* r = new std::map<std::string, OpInfo>();
+  return *r;
 }
 } // namespace
 

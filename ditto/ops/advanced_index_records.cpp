@@ -19,7 +19,7 @@ using s::kOwnerComputes;
 using s::out_of_place;
 using s::values;
 
-const std::vector<Dtype> kDtypes = {kFloat32, kFloat64, kInt64};
+using ::ditto::detail::samples::kFloatingAndInt64;
 
 // The nondeterministic path. index_put runs index_put_ on a copy, so its
 // record holds the same path: the same entry, declared with the same texts.
@@ -128,7 +128,7 @@ DITTO_OP_RECORDS(advanced_index) {
           {{.entry = "index_backward",
             .reason =
                 "adds the output gradient into the input gradient with index_put_ (see its entry)"}},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             const Dtype dt = spec.dtype;
@@ -233,7 +233,7 @@ DITTO_OP_RECORDS(advanced_index) {
       .callables = {"Tensor::index_put_(indices, values, accumulate)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexPut},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [index_put_, index_put_both](const SampleSpec& spec) {
             return index_put_both(spec, index_put_);
@@ -247,7 +247,7 @@ DITTO_OP_RECORDS(advanced_index) {
       .callables = {"Tensor::index_put(indices, values, accumulate)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexPut},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [index_put, index_put_both](const SampleSpec& spec) {
             return out_of_place(index_put_both(spec, index_put));

@@ -10,7 +10,7 @@ namespace {
 
 namespace s = detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // conv2d_backward_weight's fast algorithm (chosen by benchmark mode or
 // forced); conv1d_backward_weight runs conv2d_backward_weight.
@@ -25,9 +25,7 @@ const NondeterministicPath kConvBackwardWeight = {
         "2 threads)",
 };
 
-Tensor values(const Shape& shape, Dtype dt, uint64_t seed) {
-  return s::varied(shape, dt, 2.0, seed);
-}
+using ::ditto::detail::samples::unit_values;
 
 struct ConvArgs {
   IntList stride, padding, dilation;
@@ -129,9 +127,10 @@ std::vector<Sample> conv_samples(
   uint64_t seed = 1;
   for (const ConvCase& c : cases) {
     ConvArgs args = c.args;
-    Tensor x = values(c.input, spec.dtype, seed++);
-    Tensor w = values(c.weight, spec.dtype, seed++);
-    Tensor b = c.bias ? values({c.weight[0]}, spec.dtype, seed++) : Tensor();
+    Tensor x = unit_values(c.input, spec.dtype, seed++);
+    Tensor w = unit_values(c.weight, spec.dtype, seed++);
+    Tensor b =
+        c.bias ? unit_values({c.weight[0]}, spec.dtype, seed++) : Tensor();
     out.push_back(
         {c.label, {x, w, b}, [fn, args](const std::vector<Tensor>& in) {
            return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
@@ -141,8 +140,8 @@ std::vector<Sample> conv_samples(
   ConvArgs args = c.args;
   out.push_back(
       {"no_bias",
-       {values(c.input, spec.dtype, seed),
-        values(c.weight, spec.dtype, seed + 1),
+       {unit_values(c.input, spec.dtype, seed),
+        unit_values(c.weight, spec.dtype, seed + 1),
         Tensor()},
        [fn, args](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
@@ -150,9 +149,9 @@ std::vector<Sample> conv_samples(
   // A non-contiguous input.
   out.push_back(
       {"strided",
-       {s::strided(values(c.input, spec.dtype, seed)),
-        values(c.weight, spec.dtype, seed + 1),
-        values({c.weight[0]}, spec.dtype, seed + 2)},
+       {s::strided(unit_values(c.input, spec.dtype, seed)),
+        unit_values(c.weight, spec.dtype, seed + 1),
+        unit_values({c.weight[0]}, spec.dtype, seed + 2)},
        [fn, args](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
        }});
@@ -173,8 +172,9 @@ std::vector<Sample> conv_backward_samples(
   uint64_t seed = 1;
   for (const ConvCase& c : cases) {
     ConvArgs args = c.args;
-    Tensor go = values(out_shape(c), spec.dtype, seed++);
-    Tensor other = values(weight_grad ? c.input : c.weight, spec.dtype, seed++);
+    Tensor go = unit_values(out_shape(c), spec.dtype, seed++);
+    Tensor other =
+        unit_values(weight_grad ? c.input : c.weight, spec.dtype, seed++);
     Shape sizes = weight_grad ? c.weight : c.input;
     out.push_back(
         {c.label,
@@ -188,9 +188,9 @@ std::vector<Sample> conv_backward_samples(
   Shape sizes = weight_grad ? c.weight : c.input;
   out.push_back(
       {"strided",
-       {s::strided(values(out_shape(c), spec.dtype, seed)),
-        s::strided(
-            values(weight_grad ? c.input : c.weight, spec.dtype, seed + 1))},
+       {s::strided(unit_values(out_shape(c), spec.dtype, seed)),
+        s::strided(unit_values(
+            weight_grad ? c.input : c.weight, spec.dtype, seed + 1))},
        [fn, sizes, args](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{fn(in[0], in[1], sizes, args)};
        }});

@@ -13,7 +13,7 @@ namespace {
 namespace s = detail::samples;
 using s::values;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // The nondeterministic paths.
 const NondeterministicPath kBincount = {

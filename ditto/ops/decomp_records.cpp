@@ -11,7 +11,7 @@ namespace {
 
 namespace s = detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 Tensor values(const Shape& shape, Dtype dt, uint64_t seed) {
   return s::varied(shape, dt, 2.0, seed);

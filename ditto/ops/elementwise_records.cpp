@@ -14,8 +14,8 @@ const char* kElementwise =
     "each output element is computed from its own inputs by one kernel "
     "call, whatever the thread that runs it";
 
-const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
+using ::ditto::detail::samples::kNumeric;
 
 // An op, its in-place form writing inputs[0].
 s::Call inplace1(std::function<void(Tensor&)> fn) {

@@ -9,7 +9,7 @@ namespace {
 
 namespace s = detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 } // namespace
 

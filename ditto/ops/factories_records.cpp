@@ -11,9 +11,9 @@ namespace {
 namespace s = detail::samples;
 
 const char* kFill = "each element written once from its index or a value";
-const char* kCopy = "each output element is copied from one input element";
-const std::vector<Dtype> kAll = {kFloat32, kFloat64, kInt64, kInt32, kBool};
-const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
+using ::ditto::detail::samples::kCopies;
+using ::ditto::detail::samples::kEveryDtype;
+using ::ditto::detail::samples::kNumeric;
 const char* kNoInput = "a factory: no tensor input";
 
 // A factory: no tensor inputs, one output per call of make(dtype, n).
@@ -66,7 +66,7 @@ DITTO_OP_RECORDS(factories) {
       [](Dtype dt, int64_t n) {
         return empty({n, 3}, dt);
       },
-      kAll,
+      kEveryDtype,
       true);
   factory(
       "empty_strided",
@@ -74,23 +74,23 @@ DITTO_OP_RECORDS(factories) {
       [](Dtype dt, int64_t n) {
         return empty_strided({n, 3}, {1, n}, dt);
       },
-      kAll,
+      kEveryDtype,
       true);
   factory(
       "zeros",
       "zeros(shape, dtype), ditto::zeros_like(t)",
       [](Dtype dt, int64_t n) { return zeros({n}, dt); },
-      kAll);
+      kEveryDtype);
   factory(
       "ones",
       "ones(shape, dtype), ditto::ones_like(t)",
       [](Dtype dt, int64_t n) { return ones({n}, dt); },
-      kAll);
+      kEveryDtype);
   factory(
       "full",
       "full(shape, value, dtype), ditto::full_like(t, value)",
       [](Dtype dt, int64_t n) { return full({n}, 7, dt); },
-      kAll);
+      kEveryDtype);
   factory(
       "arange",
       "arange(start, end, step, dtype)",
@@ -108,7 +108,7 @@ DITTO_OP_RECORDS(factories) {
       "eye",
       "eye(n, m, dtype)",
       [](Dtype dt, int64_t n) { return eye(n < 0 ? n : n / 100 + 1, 37, dt); },
-      kAll);
+      kEveryDtype);
   factory(
       "scalar_tensor",
       "scalar_tensor(value, dtype)",
@@ -133,8 +133,8 @@ DITTO_OP_RECORDS(factories) {
       .name = "clone",
       .family = "copy",
       .callables = {"Tensor::clone()"},
-      .deterministic_because = kCopy,
-      .dtypes = kAll,
+      .deterministic_because = kCopies,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             return s::unary(spec, [](const Tensor& t) { return t.clone(); });
@@ -145,7 +145,7 @@ DITTO_OP_RECORDS(factories) {
       .family = "copy",
       .callables = {"Tensor::to(dtype)"},
       .deterministic_because = "each element converted on its own",
-      .dtypes = kAll,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             // Floating to the other floating type, integers to float64.
@@ -167,7 +167,7 @@ DITTO_OP_RECORDS(factories) {
       .name = "copy_",
       .family = "copy",
       .callables = {"Tensor::copy_(src)"},
-      .deterministic_because = kCopy,
+      .deterministic_because = kCopies,
       .dtypes = kNumeric,
       .samples =
           [copy_call](const SampleSpec& spec) {

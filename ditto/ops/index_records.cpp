@@ -19,7 +19,7 @@ using s::kOwnerComputes;
 using s::out_of_place;
 using s::values;
 
-const std::vector<Dtype> kDtypes = {kFloat32, kFloat64, kInt64};
+using ::ditto::detail::samples::kFloatingAndInt64;
 
 // The nondeterministic paths. An out-of-place form (index_add, put, ...)
 // runs its in-place op on a copy, so its record holds the same path: the
@@ -195,7 +195,7 @@ DITTO_OP_RECORDS(index) {
           {{.entry = "index_select_backward",
             .reason =
                 "adds the output gradient into the input gradient with index_add_ (see its entry)"}},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             const Dtype dt = spec.dtype;
@@ -249,7 +249,7 @@ DITTO_OP_RECORDS(index) {
           {{.entry = "take_backward",
             .reason =
                 "adds the output gradient into the input gradient with put_ (see its entry)"}},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             const Dtype dt = spec.dtype;
@@ -300,7 +300,7 @@ DITTO_OP_RECORDS(index) {
       .callables = {"Tensor::index_add_(dim, index, source, alpha)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexAdd},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [add_](const SampleSpec& spec) {
             return index_rows_samples(spec, true, add_);
@@ -314,7 +314,7 @@ DITTO_OP_RECORDS(index) {
       .callables = {"Tensor::index_add(dim, index, source, alpha)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexAdd},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [add](const SampleSpec& spec) {
             return out_of_place(index_rows_samples(spec, true, add));
@@ -352,7 +352,7 @@ DITTO_OP_RECORDS(index) {
       .callables = {"Tensor::index_copy_(dim, index, source)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexCopy},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [copy_, copy_samples](const SampleSpec& spec) {
             return copy_samples(spec, copy_);
@@ -366,7 +366,7 @@ DITTO_OP_RECORDS(index) {
       .callables = {"Tensor::index_copy(dim, index, source)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexCopy},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [copy, copy_samples](const SampleSpec& spec) {
             return out_of_place(copy_samples(spec, copy));
@@ -399,7 +399,7 @@ DITTO_OP_RECORDS(index) {
       .callables = {"Tensor::put_(index, source, accumulate)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kPut},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples = [put_, put_both](
                      const SampleSpec& spec) { return put_both(spec, put_); },
       .bad_samples = [put_] { return put_bad(put_(false)); },
@@ -411,7 +411,7 @@ DITTO_OP_RECORDS(index) {
       .callables = {"Tensor::put(index, source, accumulate)"},
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kPut},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [put, put_both](const SampleSpec& spec) {
             return out_of_place(put_both(spec, put));

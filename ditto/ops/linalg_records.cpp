@@ -10,7 +10,7 @@ namespace {
 
 namespace s = detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // The split-K path of every product (Note [Split-K] in linalg.cpp): mm,
 // bmm (of one batch), matmul, addmm and linear run it, so each record holds
@@ -27,9 +27,7 @@ const char* kGemm =
     "order; under the deterministic mode the split-K partials are added in "
     "chunk order";
 
-Tensor values(const Shape& shape, Dtype dt, uint64_t seed) {
-  return s::varied(shape, dt, 2.0, seed);
-}
+using ::ditto::detail::samples::unit_values;
 
 // [m, k] @ [k, n] with k past the split-K threshold and an output of one
 // tile: cheap (about 1M multiply-adds) and split into 5 chunks.
@@ -72,26 +70,28 @@ DITTO_OP_RECORDS(linalg) {
                 [](const Tensor& a, const Tensor& b) { return mm(a, b); });
             const int64_t m = s::size(spec, 70, 3), k = s::size(spec, 300, 4),
                           n = s::size(spec, 45, 5);
-            Tensor a = values({m, k}, dt, 1), b = values({k, n}, dt, 2);
+            Tensor a = unit_values({m, k}, dt, 1),
+                   b = unit_values({k, n}, dt, 2);
             std::vector<Sample> out = {
                 {"matrix", {a, b}, call},
                 {"transposed_b", {a, s::strided(b)}, call},
                 {"transposed_a", {s::strided(a), b}, call},
                 {"empty_k",
-                 {values({m, 0}, dt, 3), values({0, n}, dt, 4)},
+                 {unit_values({m, 0}, dt, 3), unit_values({0, n}, dt, 4)},
                  call},
-                {"empty_m", {values({0, k}, dt, 5), b}, call},
+                {"empty_m", {unit_values({0, k}, dt, 5), b}, call},
             };
             if (!spec.small) {
               // Several row bands and column tiles.
               out.push_back(
                   {"tiles",
-                   {values({211, 31}, dt, 6), values({31, 290}, dt, 7)},
+                   {unit_values({211, 31}, dt, 6),
+                    unit_values({31, 290}, dt, 7)},
                    call});
               out.push_back(
                   {"split_k",
-                   {values({kSplitM, kSplitKDepth}, dt, 8),
-                    values({kSplitKDepth, kSplitN}, dt, 9)},
+                   {unit_values({kSplitM, kSplitKDepth}, dt, 8),
+                    unit_values({kSplitKDepth, kSplitN}, dt, 9)},
                    call});
             }
             return out;
@@ -125,20 +125,21 @@ DITTO_OP_RECORDS(linalg) {
                 [](const Tensor& a, const Tensor& b) { return bmm(a, b); });
             const int64_t bs = s::size(spec, 3, 2), m = s::size(spec, 70, 3),
                           k = s::size(spec, 100, 4), n = s::size(spec, 45, 2);
-            Tensor a = values({bs, m, k}, dt, 1), b = values({bs, k, n}, dt, 2);
+            Tensor a = unit_values({bs, m, k}, dt, 1),
+                   b = unit_values({bs, k, n}, dt, 2);
             std::vector<Sample> out = {
                 {"batch", {a, b}, call},
                 {"transposed_b", {a, s::strided(b)}, call},
                 {"transposed_a", {s::strided(a), b}, call},
                 {"empty_batch",
-                 {values({0, m, k}, dt, 3), values({0, k, n}, dt, 4)},
+                 {unit_values({0, m, k}, dt, 3), unit_values({0, k, n}, dt, 4)},
                  call},
             };
             if (!spec.small) {
               out.push_back(
                   {"split_k_one_batch",
-                   {values({1, kSplitM, kSplitKDepth}, dt, 5),
-                    values({1, kSplitKDepth, kSplitN}, dt, 6)},
+                   {unit_values({1, kSplitM, kSplitKDepth}, dt, 5),
+                    unit_values({1, kSplitKDepth, kSplitN}, dt, 6)},
                    call});
             }
             return out;
@@ -176,26 +177,29 @@ DITTO_OP_RECORDS(linalg) {
             const bool small = spec.small;
             const int64_t m = small ? 3 : 70, k = small ? 4 : 300,
                           n = small ? 2 : 45;
-            Tensor a = values({m, k}, dt, 1), b = values({k, n}, dt, 2);
+            Tensor a = unit_values({m, k}, dt, 1),
+                   b = unit_values({k, n}, dt, 2);
             std::vector<Sample> out = {
                 {"matrix", {a, b}, call},
                 {"transposed_b", {a, s::strided(b)}, call},
-                {"dot", {values({k}, dt, 3), values({k}, dt, 4)}, call},
-                {"vector_matrix", {values({k}, dt, 5), b}, call},
-                {"matrix_vector", {a, values({k}, dt, 6)}, call},
+                {"dot",
+                 {unit_values({k}, dt, 3), unit_values({k}, dt, 4)},
+                 call},
+                {"vector_matrix", {unit_values({k}, dt, 5), b}, call},
+                {"matrix_vector", {a, unit_values({k}, dt, 6)}, call},
                 // Batch dims broadcast both ways: [2, 1] with [3].
                 {"broadcast_batch",
-                 {values({2, 1, small ? 2 : 30, small ? 3 : 40}, dt, 7),
-                  values({3, small ? 3 : 40, small ? 2 : 20}, dt, 8)},
+                 {unit_values({2, 1, small ? 2 : 30, small ? 3 : 40}, dt, 7),
+                  unit_values({3, small ? 3 : 40, small ? 2 : 20}, dt, 8)},
                  call},
-                {"batch_matrix", {values({2, m, k}, dt, 9), b}, call},
-                {"empty", {values({0, k}, dt, 10), b}, call},
+                {"batch_matrix", {unit_values({2, m, k}, dt, 9), b}, call},
+                {"empty", {unit_values({0, k}, dt, 10), b}, call},
             };
             if (!spec.small) {
               out.push_back(
                   {"split_k",
-                   {values({kSplitM, kSplitKDepth}, dt, 11),
-                    values({kSplitKDepth, kSplitN}, dt, 12)},
+                   {unit_values({kSplitM, kSplitKDepth}, dt, 11),
+                    unit_values({kSplitKDepth, kSplitN}, dt, 12)},
                    call});
             }
             return out;
@@ -235,30 +239,36 @@ DITTO_OP_RECORDS(linalg) {
             };
             const int64_t m = s::size(spec, 70, 3), k = s::size(spec, 300, 4),
                           n = s::size(spec, 45, 5);
-            Tensor a = values({m, k}, dt, 1), b = values({k, n}, dt, 2);
+            Tensor a = unit_values({m, k}, dt, 1),
+                   b = unit_values({k, n}, dt, 2);
             std::vector<Sample> out = {
-                {"row_bias", {values({n}, dt, 3), a, b}, call(1, 1)},
-                {"full_input", {values({m, n}, dt, 4), a, b}, call(0.5, 2)},
+                {"row_bias", {unit_values({n}, dt, 3), a, b}, call(1, 1)},
+                {"full_input",
+                 {unit_values({m, n}, dt, 4), a, b},
+                 call(0.5, 2)},
                 {"column_input",
-                 {values({m, 1}, dt, 5), s::strided(a), b},
+                 {unit_values({m, 1}, dt, 5), s::strided(a), b},
                  call(1, -1)},
                 {"transposed_b",
-                 {values({n}, dt, 6), a, s::strided(b)},
+                 {unit_values({n}, dt, 6), a, s::strided(b)},
                  call(2, 1)},
                 // beta = 0: input is not read (nor differentiated).
-                {"beta_zero", {values({m, n}, dt, 7), a, b}, call(0, 1), {0}},
+                {"beta_zero",
+                 {unit_values({m, n}, dt, 7), a, b},
+                 call(0, 1),
+                 {0}},
                 {"empty_k",
-                 {values({n}, dt, 8),
-                  values({m, 0}, dt, 9),
-                  values({0, n}, dt, 10)},
+                 {unit_values({n}, dt, 8),
+                  unit_values({m, 0}, dt, 9),
+                  unit_values({0, n}, dt, 10)},
                  call(1, 1)},
             };
             if (!spec.small) {
               out.push_back(
                   {"split_k",
-                   {values({kSplitN}, dt, 11),
-                    values({kSplitM, kSplitKDepth}, dt, 12),
-                    values({kSplitKDepth, kSplitN}, dt, 13)},
+                   {unit_values({kSplitN}, dt, 11),
+                    unit_values({kSplitM, kSplitKDepth}, dt, 12),
+                    unit_values({kSplitKDepth, kSplitN}, dt, 13)},
                    call(1, 1)});
             }
             return out;
@@ -307,22 +317,23 @@ DITTO_OP_RECORDS(linalg) {
             const bool small = spec.small;
             const int64_t m = small ? 3 : 70, k = small ? 4 : 300,
                           n = small ? 2 : 45;
-            Tensor x = values({m, k}, dt, 1), w = values({n, k}, dt, 2);
-            Tensor b = values({n}, dt, 3);
+            Tensor x = unit_values({m, k}, dt, 1),
+                   w = unit_values({n, k}, dt, 2);
+            Tensor b = unit_values({n}, dt, 3);
             std::vector<Sample> out = {
                 {"matrix", {x, w, b}, call},
-                {"batch", {values({2, m, k}, dt, 4), w, b}, call},
-                {"vector", {values({k}, dt, 5), w, b}, call},
+                {"batch", {unit_values({2, m, k}, dt, 4), w, b}, call},
+                {"vector", {unit_values({k}, dt, 5), w, b}, call},
                 {"strided_weight", {x, s::strided(w), b}, call},
-                {"empty", {values({0, k}, dt, 6), w, b}, call},
+                {"empty", {unit_values({0, k}, dt, 6), w, b}, call},
             };
             out.push_back({"no_bias", {x, w, Tensor()}, call});
             if (!spec.small) {
               out.push_back(
                   {"split_k",
-                   {values({kSplitM, kSplitKDepth}, dt, 7),
-                    values({kSplitN, kSplitKDepth}, dt, 8),
-                    values({kSplitN}, dt, 9)},
+                   {unit_values({kSplitM, kSplitKDepth}, dt, 7),
+                    unit_values({kSplitN, kSplitKDepth}, dt, 8),
+                    unit_values({kSplitN}, dt, 9)},
                    call});
             }
             return out;

@@ -16,7 +16,7 @@ using s::inplace;
 using s::out_of_place;
 using s::values;
 
-const std::vector<Dtype> kDtypes = {kFloat32, kFloat64, kInt64};
+using ::ditto::detail::samples::kFloatingAndInt64;
 
 // ---- masked_fill_: inputs self, mask (broadcast to self).
 
@@ -53,7 +53,7 @@ DITTO_OP_RECORDS(masked) {
       .deterministic_because =
           "counts per fixed chunk of 16384 elements, then each chunk copies "
           "its elements to its own prefix offset",
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             const Dtype dt = spec.dtype;
@@ -99,7 +99,7 @@ DITTO_OP_RECORDS(masked) {
       .callables = {"Tensor::masked_fill_(mask, value)"},
       .deterministic_because =
           "each element is written once, from its own mask element",
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             return masked_fill_samples(
@@ -140,7 +140,7 @@ DITTO_OP_RECORDS(masked) {
       .deterministic_because =
           "masked_fill_ on a copy: each element is written once, from its own "
           "mask element",
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             return out_of_place(

@@ -14,7 +14,7 @@ namespace s = detail::samples;
 using detail::kDraw;
 using detail::kStream;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 } // namespace
 

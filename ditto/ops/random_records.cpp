@@ -17,7 +17,7 @@ namespace s = detail::samples;
 using detail::kDraw;
 using detail::kStream;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // A draw into a fresh tensor of n elements (no tensor input), from the
 // default generator and from a Philox one.

@@ -16,7 +16,7 @@ const char* kChunked =
 const char* kExtremum =
     "a max or min is exact; chunks are combined left to right, so the first "
     "index wins ties and the first NaN wins";
-const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
+using ::ditto::detail::samples::kNumeric;
 
 void reduction(
     const char* name,

@@ -17,7 +17,7 @@ using s::inplace;
 using s::out_of_place;
 using s::values;
 
-const std::vector<Dtype> kDtypes = {kFloat32, kFloat64, kInt64};
+using ::ditto::detail::samples::kFloatingAndInt64;
 
 // The nondeterministic paths. An out-of-place form (scatter_add, ...) runs
 // its in-place op on a copy, so its record holds the same path: the same
@@ -52,7 +52,7 @@ const NondeterministicPath kScatterReduce = {
 
 // What the deterministic variant of the scatters does (Note [Owner
 // computes] and Note [Scatter by columns]).
-const char* kOwnerComputes =
+const char* kOwnerComputesByColumns =
     "under the deterministic mode, updates are grouped by fixed destination "
     "blocks and each block applies its updates in index order (an index of "
     "16 columns or more: each column chunk in index order): the serial "
@@ -306,7 +306,7 @@ DITTO_OP_RECORDS(scatter) {
           {{.entry = "gather_backward",
             .reason =
                 "adds the output gradient into the input gradient with scatter_add_ (see its entry)"}},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             const Dtype dt = spec.dtype;
@@ -375,9 +375,9 @@ DITTO_OP_RECORDS(scatter) {
       .name = "scatter_add_",
       .family = "scatter",
       .callables = {"Tensor::scatter_add_(dim, index, src)"},
-      .deterministic_because = kOwnerComputes,
+      .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatterAdd},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [add_](const SampleSpec& spec) {
             return scatter_samples(spec, false, add_);
@@ -389,9 +389,9 @@ DITTO_OP_RECORDS(scatter) {
       .name = "scatter_add",
       .family = "scatter",
       .callables = {"Tensor::scatter_add(dim, index, src)"},
-      .deterministic_because = kOwnerComputes,
+      .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatterAdd},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [add](const SampleSpec& spec) {
             return out_of_place(scatter_samples(spec, false, add));
@@ -438,9 +438,9 @@ DITTO_OP_RECORDS(scatter) {
       .callables =
           {"Tensor::scatter_(dim, index, src)",
            "Tensor::scatter_(dim, index, value)"},
-      .deterministic_because = kOwnerComputes,
+      .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatter},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [src_, value_, scatter_all](const SampleSpec& spec) {
             return scatter_all(spec, src_, value_);
@@ -463,9 +463,9 @@ DITTO_OP_RECORDS(scatter) {
       .callables =
           {"Tensor::scatter(dim, index, src)",
            "Tensor::scatter(dim, index, value)"},
-      .deterministic_because = kOwnerComputes,
+      .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatter},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [src, value, scatter_all](const SampleSpec& spec) {
             return out_of_place(scatter_all(spec, src, value));
@@ -509,9 +509,9 @@ DITTO_OP_RECORDS(scatter) {
       .family = "scatter",
       .callables =
           {"Tensor::scatter_reduce_(dim, index, src, reduce, include_self)"},
-      .deterministic_because = kOwnerComputes,
+      .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatterReduce},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             return scatter_reduce_samples(spec, true);
@@ -524,9 +524,9 @@ DITTO_OP_RECORDS(scatter) {
       .family = "scatter",
       .callables =
           {"Tensor::scatter_reduce(dim, index, src, reduce, include_self)"},
-      .deterministic_because = kOwnerComputes,
+      .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatterReduce},
-      .dtypes = kDtypes,
+      .dtypes = kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
             return out_of_place(scatter_reduce_samples(spec, false));

@@ -14,8 +14,8 @@ namespace s = detail::samples;
 
 const char* kView =
     "a view: no arithmetic, the output reads the input's elements";
-const char* kCopy = "each output element is copied from one input element";
-const std::vector<Dtype> kAll = {kFloat32, kFloat64, kInt64, kInt32, kBool};
+using ::ditto::detail::samples::kCopies;
+using ::ditto::detail::samples::kEveryDtype;
 
 // A view op on a 3-d input (and its non-contiguous form); its gradient
 // scatters back through the view.
@@ -29,7 +29,7 @@ void view_op(
       .family = "view",
       .callables = {"Tensor::" + callable},
       .deterministic_because = kView,
-      .dtypes = kAll,
+      .dtypes = kEveryDtype,
       .samples =
           [fn, shape](const SampleSpec& spec) {
             Tensor x = s::varied(shape, spec.dtype, 8.0, 1);
@@ -96,7 +96,7 @@ DITTO_OP_RECORDS(views) {
       .family = "view",
       .callables = {"Tensor::t()"},
       .deterministic_because = kView,
-      .dtypes = kAll,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             return matrices(
@@ -110,7 +110,7 @@ DITTO_OP_RECORDS(views) {
       .deterministic_because =
           "a view; its backward adds the gradients of outputs that read one "
           "element with index_add_, whose variant the policy picks",
-      .dtypes = kAll,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             Tensor x = s::varied({40}, spec.dtype, 8.0, 1);
@@ -137,8 +137,8 @@ DITTO_OP_RECORDS(shape_ops) {
       .name = "cat",
       .family = "shape",
       .callables = {"ditto::cat(tensors, dim)"},
-      .deterministic_because = kCopy,
-      .dtypes = kAll,
+      .deterministic_because = kCopies,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
@@ -173,8 +173,8 @@ DITTO_OP_RECORDS(shape_ops) {
       .name = "stack",
       .family = "shape",
       .callables = {"ditto::stack(tensors, dim)"},
-      .deterministic_because = kCopy,
-      .dtypes = kAll,
+      .deterministic_because = kCopies,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
@@ -203,8 +203,8 @@ DITTO_OP_RECORDS(shape_ops) {
       .name = "flip",
       .family = "shape",
       .callables = {"ditto::flip(a, dims)", "Tensor::flip(dims)"},
-      .deterministic_because = kCopy,
-      .dtypes = kAll,
+      .deterministic_because = kCopies,
+      .dtypes = kEveryDtype,
       .samples =
           [](const SampleSpec& spec) {
             return matrices(spec, s::call1([](const Tensor& x) {
@@ -225,7 +225,7 @@ DITTO_OP_RECORDS(shape_ops) {
       .name = "pad",
       .family = "shape",
       .callables = {"ditto::pad(a, pads, mode, value)"},
-      .deterministic_because = kCopy,
+      .deterministic_because = kCopies,
       .nondeterministic = detail::pad_backward_paths(),
       .dtypes = {kFloat32, kFloat64},
       .samples =

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOp = "checkpoint";
+constexpr const char* kCheckpointOp = "checkpoint";
 constexpr std::string_view kPrefix = "step-";
 constexpr std::string_view kTmpPrefix = ".tmp-";
 
@@ -65,13 +65,20 @@ void write_checkpoint(
   DITTO_CHECK(
       !name.empty() && name.find('/') == std::string::npos && name[0] != '.',
       ValueError,
-      kOp,
+      kCheckpointOp,
       "invalid checkpoint name '",
       name,
       "'");
   std::error_code ec;
   fs::create_directories(root, ec);
-  DITTO_CHECK(!ec, ValueError, kOp, "cannot create ", root, ": ", ec.message());
+  DITTO_CHECK(
+      !ec,
+      ValueError,
+      kCheckpointOp,
+      "cannot create ",
+      root,
+      ": ",
+      ec.message());
   const fs::path final_dir = fs::path(root) / name;
   const fs::path tmp =
       fs::path(root) / detail::str_cat(kTmpPrefix, name, ".", ::getpid());
@@ -81,7 +88,7 @@ void write_checkpoint(
     DITTO_CHECK(
         !ec,
         ValueError,
-        kOp,
+        kCheckpointOp,
         "cannot create ",
         tmp.string(),
         ": ",
@@ -91,7 +98,7 @@ void write_checkpoint(
       DITTO_CHECK(
           !f.name.empty() && f.name.find('/') == std::string::npos,
           ValueError,
-          kOp,
+          kCheckpointOp,
           "invalid file name '",
           f.name,
           "'");
@@ -99,12 +106,12 @@ void write_checkpoint(
           (tmp / f.name).string(),
           std::string_view(
               reinterpret_cast<const char*>(f.bytes.data()), f.bytes.size()),
-          kOp);
+          kCheckpointOp);
       if (i == 0 && fault_between_files()) {
         ::kill(::getpid(), SIGKILL);
       }
     }
-    detail::fsync_directory(tmp.string(), kOp);
+    detail::fsync_directory(tmp.string(), kCheckpointOp);
     // An existing checkpoint of that name moves aside first (rename cannot
     // replace a non-empty directory) and is removed once the new one is in
     // place.
@@ -117,7 +124,7 @@ void write_checkpoint(
       DITTO_CHECK(
           !ec,
           ValueError,
-          kOp,
+          kCheckpointOp,
           "cannot replace ",
           final_dir.string(),
           ": ",
@@ -127,12 +134,12 @@ void write_checkpoint(
     DITTO_CHECK(
         !ec,
         ValueError,
-        kOp,
+        kCheckpointOp,
         "cannot write ",
         final_dir.string(),
         ": ",
         ec.message());
-    detail::fsync_directory(root, kOp);
+    detail::fsync_directory(root, kCheckpointOp);
     if (had_old) {
       remove_quietly(old);
     }

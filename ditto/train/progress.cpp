@@ -21,7 +21,7 @@ namespace ditto::train {
 using json = nlohmann::json;
 
 namespace {
-constexpr const char* kOp = "train";
+constexpr const char* kProgressOp = "train";
 } // namespace
 
 namespace progress_json {
@@ -38,7 +38,7 @@ uint64_t parse_hex64(const std::string& s, const std::string& what) {
       s.size() == 16 &&
           s.find_first_not_of("0123456789abcdef") == std::string::npos,
       ValueError,
-      kOp,
+      kProgressOp,
       what,
       ": not a 16-digit hex value: '",
       s,
@@ -122,7 +122,7 @@ CheckpointProgress read_train_state(
     DITTO_CHECK(
         it != file.metadata.end(),
         ValueError,
-        kOp,
+        kProgressOp,
         source,
         ": metadata has no '",
         key,
@@ -132,7 +132,7 @@ CheckpointProgress read_train_state(
   DITTO_CHECK(
       meta("format") == kFormat,
       ValueError,
-      kOp,
+      kProgressOp,
       source,
       ": not a ditto checkpoint (format '",
       meta("format"),
@@ -140,7 +140,7 @@ CheckpointProgress read_train_state(
   DITTO_CHECK(
       meta("version") == std::to_string(kFormatVersion),
       ValueError,
-      kOp,
+      kProgressOp,
       source,
       ": checkpoint format version ",
       meta("version"),
@@ -148,11 +148,16 @@ CheckpointProgress read_train_state(
       kFormatVersion);
   CheckpointProgress p;
   try {
-    const json settings = detail::parse_json(meta("settings"), kOp, "settings");
+    const json settings =
+        detail::parse_json(meta("settings"), kProgressOp, "settings");
     DITTO_CHECK(
-        settings.is_object(), ValueError, kOp, "settings: not an object");
+        settings.is_object(),
+        ValueError,
+        kProgressOp,
+        "settings: not an object");
     p.settings_json = settings.dump();
-    const json progress = detail::parse_json(meta("progress"), kOp, "progress");
+    const json progress =
+        detail::parse_json(meta("progress"), kProgressOp, "progress");
     p.step = detail::json_int(progress.at("step"));
     p.epoch = detail::json_int(progress.at("epoch"));
     p.epoch_loss_sum = from_exact(
@@ -163,7 +168,7 @@ CheckpointProgress read_train_state(
         p.step >= 0 && p.epoch >= 0 && p.epoch_loss_count >= 0 &&
             p.epoch_loss_count <= p.step,
         ValueError,
-        kOp,
+        kProgressOp,
         "progress: inconsistent counts (step ",
         p.step,
         ", epoch ",
@@ -177,7 +182,7 @@ CheckpointProgress read_train_state(
     DITTO_CHECK(
         int64_t(p.history.size()) == p.epoch,
         ValueError,
-        kOp,
+        kProgressOp,
         "progress: ",
         p.history.size(),
         " epoch records for ",
@@ -186,9 +191,9 @@ CheckpointProgress read_train_state(
     p.loader = data::LoaderState::from_json(meta("loader"));
   } catch (const json::exception& e) {
     detail::throw_error<ValueError>(
-        kOp, source, ": malformed metadata: ", e.what());
+        kProgressOp, source, ": malformed metadata: ", e.what());
   } catch (const Error& e) {
-    detail::throw_error<ValueError>(kOp, source, ": ", e.what());
+    detail::throw_error<ValueError>(kProgressOp, source, ": ", e.what());
   }
   // Generator states: 1-D uint8 blobs the generators accept (checked on
   // copies; nothing is applied here).

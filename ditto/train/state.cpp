@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOp = "TrainState";
+constexpr const char* kStateOp = "TrainState";
 
 void add_prefixed(
     StateDict& into,
@@ -128,7 +128,7 @@ TrainState::Checkpoint TrainState::read(
     DITTO_CHECK(
         !all.empty(),
         ValueError,
-        kOp,
+        kStateOp,
         "no complete checkpoint in ",
         root,
         incomplete.empty() ? "" : " (incomplete, skipped: ",
@@ -142,7 +142,7 @@ TrainState::Checkpoint TrainState::read(
   DITTO_CHECK(
       fs::is_directory(dir),
       ValueError,
-      kOp,
+      kStateOp,
       dir,
       " is not a checkpoint directory");
   const std::string model_path = (fs::path(dir) / "model.safetensors").string();
@@ -152,7 +152,7 @@ TrainState::Checkpoint TrainState::read(
     DITTO_CHECK(
         fs::exists(p),
         ValueError,
-        kOp,
+        kStateOp,
         p,
         ": missing (not a complete checkpoint)");
   }
@@ -168,7 +168,7 @@ void TrainState::check_generator_states(
   DITTO_CHECK(
       file.tensors.contains("rng.default"),
       ValueError,
-      kOp,
+      kStateOp,
       source,
       ": no 'rng.default' tensor");
   for (const auto& [k, t] : file.tensors) {
@@ -180,7 +180,7 @@ void TrainState::check_generator_states(
     DITTO_CHECK(
         t.dtype() == kUInt8 && t.dim() == 1,
         ValueError,
-        kOp,
+        kStateOp,
         source,
         ": '",
         k,
@@ -189,11 +189,13 @@ void TrainState::check_generator_states(
       if (is_default) {
         default_generator().clone().set_state(t);
       } else if (is_stream) {
-        DITTO_CHECK(k.size() > 11, ValueError, kOp, "an empty stream name");
+        DITTO_CHECK(
+            k.size() > 11, ValueError, kStateOp, "an empty stream name");
         Generator::philox(0).set_state(t);
       }
     } catch (const Error& e) {
-      detail::throw_error<ValueError>(kOp, source, ": '", k, "': ", e.what());
+      detail::throw_error<ValueError>(
+          kStateOp, source, ": '", k, "': ", e.what());
     }
   }
 }
@@ -211,13 +213,16 @@ void TrainState::restore(const Checkpoint& c) const {
     if (loader_ != nullptr) {
       auto it = c.state.metadata.find("loader");
       DITTO_CHECK(
-          it != c.state.metadata.end(), ValueError, kOp, "no loader state");
+          it != c.state.metadata.end(),
+          ValueError,
+          kStateOp,
+          "no loader state");
       data::LoaderState ls = data::LoaderState::from_json(it->second);
       ls.num_workers = loader_->state_dict().num_workers;
       loader_->load_state_dict(ls);
     }
   } catch (const Error& e) {
-    detail::throw_error<ValueError>(kOp, c.dir, ": ", e.what());
+    detail::throw_error<ValueError>(kStateOp, c.dir, ": ", e.what());
   }
   default_generator().set_state(state.at("rng.default"));
   std::map<std::string, std::vector<uint8_t>> ext;

@@ -56,7 +56,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr const char* kOp = "train";
+constexpr const char* kTrainerOp = "train";
 constexpr int64_t kEvalBatch = 1000;
 
 using Clock = std::chrono::steady_clock;
@@ -132,7 +132,7 @@ std::unique_ptr<optim::Optimizer> make_optimizer(
     return std::make_unique<optim::AdamW>(params, a);
   }
   detail::throw_error<ValueError>(
-      kOp,
+      kTrainerOp,
       "--optimizer: unknown optimizer '",
       o.optimizer,
       "' (sgd, adam, adamw)");
@@ -162,7 +162,7 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(
         opt, optim::OneCycleLROptions(o.lr, std::max<int64_t>(1, total_steps)));
   }
   detail::throw_error<ValueError>(
-      kOp,
+      kTrainerOp,
       "--scheduler: unknown scheduler '",
       o.scheduler,
       "' (none, step, cosine, onecycle)");
@@ -239,7 +239,7 @@ void Run::validate() const {
     DITTO_CHECK(
         value >= min,
         ValueError,
-        kOp,
+        kTrainerOp,
         flag,
         " must be at least ",
         min,
@@ -256,10 +256,11 @@ void Run::validate() const {
   DITTO_CHECK(
       std::isfinite(o_.lr) && o_.lr > 0,
       ValueError,
-      kOp,
+      kTrainerOp,
       "--lr must be positive, got ",
       o_.lr);
-  DITTO_CHECK(!o_.out.empty(), ValueError, kOp, "--out must not be empty");
+  DITTO_CHECK(
+      !o_.out.empty(), ValueError, kTrainerOp, "--out must not be empty");
 }
 
 void Run::setup() {
@@ -289,7 +290,11 @@ void Run::setup() {
       s2 += int64_t(px[i]) * px[i];
     }
     DITTO_CHECK(
-        count > 0, ValueError, kOp, o_.data_root, ": no training images");
+        count > 0,
+        ValueError,
+        kTrainerOp,
+        o_.data_root,
+        ": no training images");
     // var * count^2 * 255^2 = s2 * count - s1^2, exactly.
     const __int128 var_num = s2 * count - s1 * s1;
     mean_ = double(s1) / (double(count) * 255.0);
@@ -297,7 +302,7 @@ void Run::setup() {
     DITTO_CHECK(
         std_ > 0,
         ValueError,
-        kOp,
+        kTrainerOp,
         o_.data_root,
         ": the training images are all one value");
     data::Transform norm = data::Normalize({mean_}, {std_});
@@ -314,7 +319,7 @@ void Run::setup() {
       model_.module->load_state_dict(f.tensors);
     } catch (const Error& e) {
       detail::throw_error<ValueError>(
-          kOp, "--init-from ", o_.init_from, ": ", e.what());
+          kTrainerOp, "--init-from ", o_.init_from, ": ", e.what());
     }
   }
   model_.module->train();
@@ -351,7 +356,8 @@ void Run::resume(const std::string& where) {
   try {
     c = TrainState::read(where, checkpoint_root(), &incomplete);
   } catch (const Error& e) {
-    detail::throw_error<ValueError>(kOp, "--resume ", where, ": ", e.what());
+    detail::throw_error<ValueError>(
+        kTrainerOp, "--resume ", where, ": ", e.what());
   }
   if (!incomplete.empty() && r_.message) {
     std::string skipped;
@@ -376,7 +382,7 @@ void Run::resume(const std::string& where) {
     DITTO_CHECK(
         saved.contains(key) && saved[key] == value,
         ValueError,
-        kOp,
+        kTrainerOp,
         dir,
         ": the checkpoint was trained with ",
         flag_of(key),
@@ -498,7 +504,7 @@ void Run::write_run_json(bool finished) const {
   detail::write_file_atomic(
       (fs::path(o_.out) / "run.json").string(),
       run_json(finished).dump(2) + "\n",
-      kOp);
+      kTrainerOp);
 }
 
 void Run::log_metrics(const StepInfo& s) {
@@ -516,7 +522,7 @@ void Run::flush_metrics() {
   DITTO_CHECK(
       metrics_.good(),
       ValueError,
-      kOp,
+      kTrainerOp,
       "cannot write ",
       metrics_path_,
       ": ",
@@ -530,7 +536,7 @@ TrainResult Run::go() {
   DITTO_CHECK(
       !ec,
       ValueError,
-      kOp,
+      kTrainerOp,
       "--out: cannot create ",
       o_.out,
       ": ",
@@ -560,7 +566,7 @@ TrainResult Run::go() {
     }
     metrics_.open(metrics_path, std::ios::trunc);
     DITTO_CHECK(
-        metrics_.good(), ValueError, kOp, "cannot write ", metrics_path);
+        metrics_.good(), ValueError, kTrainerOp, "cannot write ", metrics_path);
     for (const std::string& l : keep) {
       metrics_ << l << "\n";
     }

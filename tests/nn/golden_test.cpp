@@ -22,7 +22,7 @@ namespace nn = ditto::nn;
 namespace optim = ditto::optim;
 using nlohmann::json;
 
-const json& golden() {
+const json& nn_golden() {
   static const json j = [] {
     std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/nn_golden.json");
     return json::parse(in);
@@ -81,7 +81,7 @@ std::unique_ptr<nn::Module> make_module(const std::string& name) {
 
 TEST(NnGolden, DefaultInitIsPyTorchsBits) {
   int checked = 0;
-  for (const auto& c : golden()["init"]) {
+  for (const auto& c : nn_golden()["init"]) {
     const std::string name = c["name"];
     manual_seed(c["seed"].get<uint64_t>());
     auto m = make_module(name);
@@ -148,7 +148,7 @@ TEST(NnGolden, InitFunctionsArePyTorchsBits) {
       {"eye", [](const Tensor& t) { init::eye_(t); }},
   };
   int checked = 0;
-  for (const auto& c : golden()["init_fns"]) {
+  for (const auto& c : nn_golden()["init_fns"]) {
     const std::string name = c["name"];
     SCOPED_TRACE(name);
     auto it = fns.find(name);
@@ -161,7 +161,7 @@ TEST(NnGolden, InitFunctionsArePyTorchsBits) {
     ++checked;
   }
   EXPECT_EQ(checked, 26);
-  const auto& g = golden()["gains"];
+  const auto& g = nn_golden()["gains"];
   EXPECT_EQ(init::calculate_gain(NL::Tanh), g["tanh"].get<double>());
   EXPECT_EQ(init::calculate_gain(NL::ReLU), g["relu"].get<double>());
   EXPECT_EQ(init::calculate_gain(NL::LeakyReLU), g["leaky_relu"].get<double>());
@@ -177,7 +177,7 @@ std::vector<double> as_vector(const json& j) {
 
 TEST(NnGolden, SchedulersArePyTorchsLrSequences) {
   int checked = 0;
-  for (const auto& c : golden()["sched"]) {
+  for (const auto& c : nn_golden()["sched"]) {
     const std::string name = c["name"];
     SCOPED_TRACE(name);
     Tensor p = zeros({1}).requires_grad_();
@@ -247,7 +247,7 @@ std::pair<Tensor, Tensor> batch(int64_t b) {
 
 void train_case(const std::string& name, double tol = 1e-4) {
   const json* found = nullptr;
-  for (const auto& c : golden()["train"]) {
+  for (const auto& c : nn_golden()["train"]) {
     if (c["name"] == name) {
       found = &c;
     }

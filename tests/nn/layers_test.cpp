@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
+#include "tests/nn/fixture.h"
 
 namespace ditto {
 namespace {
@@ -28,19 +29,8 @@ const json& layers() {
 Tensor f32(const json& v, const Shape& s) {
   return tensor(v.get<std::vector<float>>()).view(s);
 }
-Tensor f64(const json& v, const Shape& s) {
-  return tensor(v.get<std::vector<double>>()).view(s);
-}
-
-void expect_close(const Tensor& got, const json& want, double tol) {
-  auto w = want.get<std::vector<double>>();
-  Tensor g = got.contiguous().to(kFloat64).flatten();
-  ASSERT_EQ(g.numel(), int64_t(w.size()));
-  const double* p = g.data_ptr<double>();
-  for (size_t i = 0; i < w.size(); ++i) {
-    ASSERT_NEAR(p[i], w[i], tol * std::max(1.0, std::abs(w[i]))) << i;
-  }
-}
+using test::expect_close;
+using test::f64;
 
 void expect_bits(const Tensor& got, const json& want) {
   auto w = want.get<std::vector<float>>();

@@ -11,6 +11,7 @@
 
 #include "ditto/ditto.h"
 #include "tests/cpu_caps.h"
+#include "tests/nn/fixture.h"
 
 namespace ditto {
 namespace {
@@ -27,35 +28,12 @@ const json& extra() {
   return j;
 }
 
-// null stands for NaN (JSON has none).
-std::vector<double> doubles(const json& v) {
-  std::vector<double> out;
-  for (const auto& e : v) {
-    out.push_back(e.is_null() ? std::nan("") : e.get<double>());
-  }
-  return out;
-}
-
-Tensor f64(const json& v, const Shape& shape) {
-  return tensor(doubles(v)).view(shape);
-}
 Tensor i64(const json& v, const Shape& shape) {
   return tensor(v.get<std::vector<int64_t>>()).view(shape);
 }
 
-void expect_close(const Tensor& got, const json& want, double tol = 1e-12) {
-  auto w = doubles(want);
-  Tensor g = got.contiguous().flatten();
-  ASSERT_EQ(g.numel(), int64_t(w.size()));
-  for (size_t i = 0; i < w.size(); ++i) {
-    const double gv = g[int64_t(i)].item<double>();
-    if (std::isnan(w[i])) {
-      EXPECT_TRUE(std::isnan(gv)) << i;
-    } else {
-      EXPECT_NEAR(gv, w[i], tol * std::max(1.0, std::abs(w[i]))) << i;
-    }
-  }
-}
+using test::expect_close;
+using test::f64;
 
 TEST(NnOps, LossesArePyTorchs) {
   const json& in = extra()["loss_inputs"];

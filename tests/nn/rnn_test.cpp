@@ -24,7 +24,7 @@ using nlohmann::json;
 using nn::functional::Reduction;
 using nn::functional::reduction_name;
 
-const json& golden() {
+const json& rnn_golden() {
   static const json j = [] {
     std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/rnn_golden.json");
     return json::parse(in);
@@ -32,9 +32,9 @@ const json& golden() {
   return j;
 }
 
-// The fixture records float32 bytes (crc_of converts), the generator's
+// The fixture records float32 bytes (crc_f32 converts), the generator's
 // state as it is (test::rng_crc).
-uint32_t crc_of(const Tensor& t) {
+uint32_t crc_f32(const Tensor& t) {
   return test::crc_of(t.detach().to(kFloat32));
 }
 
@@ -221,7 +221,7 @@ Tensor randn_no_draw(const Shape& s) {
 }
 
 TEST(RnnGolden, DefaultInitIsPyTorchsBits) {
-  for (const json& c : golden().at("init")) {
+  for (const json& c : rnn_golden().at("init")) {
     manual_seed(c.at("seed").get<uint64_t>());
     AnyRnn m(c.at("kind"), c.at("kw"));
     auto params = m.module().named_parameters();
@@ -230,7 +230,7 @@ TEST(RnnGolden, DefaultInitIsPyTorchsBits) {
       const json& p = c.at("params")[i];
       EXPECT_EQ(params[i].first, p.at("name").get<std::string>());
       EXPECT_EQ(params[i].second.sizes(), p.at("shape").get<Shape>());
-      EXPECT_EQ(crc_of(params[i].second), p.at("crc").get<uint32_t>())
+      EXPECT_EQ(crc_f32(params[i].second), p.at("crc").get<uint32_t>())
           << c.at("kind") << " " << params[i].first;
     }
     EXPECT_EQ(test::rng_crc(), c.at("rng_crc").get<uint32_t>()) << c.at("kind");
@@ -308,7 +308,7 @@ std::pair<double, double> compare_forward(
 TEST(RnnGolden, OutputsAndGradientsMatchPyTorch) {
   double worst[2][2] = {{0, 0}, {0, 0}};
   double f32_elementwise[2] = {0, 0};
-  for (const json& c : golden().at("forward")) {
+  for (const json& c : rnn_golden().at("forward")) {
     const bool f64 = c.at("dtype") == "float64";
     const double tol = f64 ? 1e-10 : 1e-5;
     auto [oe, ge] = compare_forward(c);
@@ -335,7 +335,7 @@ TEST(RnnGolden, OutputsAndGradientsMatchPyTorch) {
 // Inter-layer dropout draws as PyTorch's: the same masks (so the same
 // output to rounding) and the same generator state afterwards.
 TEST(RnnGolden, InterLayerDropoutDrawsAsPyTorch) {
-  for (const json& c : golden().at("dropout")) {
+  for (const json& c : rnn_golden().at("dropout")) {
     const bool bf = c.at("batch_first");
     manual_seed(11);
     nn::LSTM m(nn::LSTMOptions(3, 4)
@@ -394,7 +394,7 @@ TEST(RnnGrad, FrozenRecurrentWeight) {
 
 TEST(CtcGolden, LossAndGradientMatchPyTorch) {
   double worst_loss = 0, worst_grad = 0;
-  for (const json& c : golden().at("ctc")) {
+  for (const json& c : rnn_golden().at("ctc")) {
     const int64_t T = c.at("T"), N = c.at("N"), C = c.at("C");
     Tensor lp0 = tensor(nums(c.at("log_probs")), {T, N, C});
     const auto il = c.at("input_lengths").get<std::vector<int64_t>>();

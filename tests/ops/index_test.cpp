@@ -21,6 +21,8 @@ Tensor index_add_reference(
   return out;
 }
 
+} // namespace
+
 class IndexOps : public ::testing::TestWithParam<int64_t> {
  protected:
   void TearDown() override {
@@ -29,8 +31,6 @@ class IndexOps : public ::testing::TestWithParam<int64_t> {
   }
   int saved_ = get_num_threads();
 };
-
-} // namespace
 
 TEST_P(IndexOps, IndexAddDeterministicEqualsSerialForEveryThreadCount) {
   const int64_t dest_rows = GetParam(); // 3: heavy duplicates, 5000: few

@@ -39,6 +39,8 @@ Tensor chain_reference(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+} // namespace
+
 class Linalg : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -49,8 +51,6 @@ class Linalg : public ::testing::Test {
   int threads_ = get_num_threads();
   CpuCapability cap_ = get_cpu_capability();
 };
-
-} // namespace
 
 TEST_F(Linalg, EveryCapabilityAndThreadCountComputesTheChain) {
   Generator g;

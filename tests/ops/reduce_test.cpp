@@ -12,7 +12,7 @@
 using namespace ditto;
 
 namespace {
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
 }
 
 TEST(Reduce, SumOverAllAndDims) {
@@ -75,7 +75,7 @@ TEST(Reduce, MaxMinWithIndicesTiesTakeFirst) {
 }
 
 TEST(Reduce, NaNPropagatesAndWins) {
-  Tensor a = tensor<float>({1, kNaN, 5, kNaN});
+  Tensor a = tensor<float>({1, kNaNf, 5, kNaNf});
   EXPECT_TRUE(std::isnan(max(a).item<float>()));
   EXPECT_TRUE(std::isnan(min(a).item<float>()));
   EXPECT_EQ(argmax(a).item<int64_t>(), 1);
@@ -83,8 +83,8 @@ TEST(Reduce, NaNPropagatesAndWins) {
   EXPECT_TRUE(std::isnan(sum(a).item<float>()));
   // Across chunk boundaries too: the first NaN is in a later chunk.
   Tensor big = arange(0, 100000, 1, kFloat32);
-  big.data_ptr<float>()[70000] = kNaN;
-  big.data_ptr<float>()[90000] = kNaN;
+  big.data_ptr<float>()[70000] = kNaNf;
+  big.data_ptr<float>()[90000] = kNaNf;
   EXPECT_EQ(argmax(big).item<int64_t>(), 70000);
   EXPECT_EQ(argmin(big).item<int64_t>(), 70000);
 }

@@ -19,8 +19,6 @@ using namespace ditto;
 
 using ditto::test::same_bits;
 
-namespace {
-
 class ScatterFamily : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -42,6 +40,8 @@ class ScatterFamily : public ::testing::Test {
   }
   int saved_ = get_num_threads();
 };
+
+namespace {
 
 template <typename F>
 float apply(const std::string& r, float d, float s, F) {

@@ -12,7 +12,7 @@ namespace {
 
 namespace s = ::ditto::detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 const char* kComposedElementwise =
     "composed of elementwise ops: each output element is computed from its "

@@ -11,7 +11,7 @@ namespace {
 
 namespace s = ::ditto::detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 } // namespace
 

@@ -12,7 +12,7 @@ namespace {
 
 namespace s = ::ditto::detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // log_probs (T, N, C) as the loss expects them: the call takes the
 // log_softmax of its input (the loss's gradient is PyTorch's, which holds

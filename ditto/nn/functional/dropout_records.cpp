@@ -14,7 +14,7 @@ namespace {
 namespace s = ::ditto::detail::samples;
 using detail::kStream;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // ---- dropout2d
 

@@ -13,7 +13,7 @@ namespace {
 namespace s = ::ditto::detail::samples;
 using detail::plane_path;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // ---- grid sampling
 

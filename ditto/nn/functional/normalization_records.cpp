@@ -14,7 +14,7 @@ namespace {
 
 namespace s = ::ditto::detail::samples;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 // A copy of t made without an op (the call's own running statistics, fresh
 // for every call, show no other op in the trace).

@@ -17,7 +17,7 @@ using detail::pool_bad_samples;
 using detail::pool_inputs;
 using detail::PoolInputs;
 
-const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+using ::ditto::detail::samples::kFloating;
 
 std::vector<Sample> avg_pool_samples(const SampleSpec& spec) {
   PoolInputs p = pool_inputs(spec);

@@ -21,6 +21,10 @@ DITTO_API Tensor varied(
     double scale,
     uint64_t seed,
     double offset = 0.0);
+// Values in [-1, 1) (integer dtypes: varied's truncation).
+inline Tensor unit_values(const Shape& shape, Dtype dt, uint64_t seed) {
+  return varied(shape, dt, 2.0, seed);
+}
 // Values in [0.5, 1.5) * scale: away from zero (log, sqrt, div, pow).
 DITTO_API Tensor
 positive(const Shape& shape, Dtype dt, uint64_t seed, double scale = 1.0);
@@ -29,6 +33,19 @@ DITTO_API Tensor indices(int64_t n, int64_t mod, uint64_t seed = 0);
 // The same values as t in a non-contiguous layout (its last two dims stored
 // transposed, or every other element of a 1-d buffer).
 DITTO_API Tensor strided(const Tensor& t);
+
+// The dtype lists the records declare.
+inline const std::vector<Dtype> kFloating = {kFloat32, kFloat64};
+inline const std::vector<Dtype> kFloatingAndInt64 = {
+    kFloat32,
+    kFloat64,
+    kInt64};
+inline const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
+inline const std::vector<Dtype> kEveryDtype =
+    {kFloat32, kFloat64, kInt64, kInt32, kBool};
+// Why an op that only moves elements is deterministic.
+inline const char* kCopies =
+    "each output element is copied from one input element";
 
 // small ? s : large: full-sized samples cross the loops' chunk sizes.
 inline int64_t size(const SampleSpec& spec, int64_t large, int64_t small) {
