@@ -51,7 +51,7 @@ SANITIZE_BUILD = build-sanitize
 sanitize-configure: setup
 	@scripts/setup --fuzz
 	CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_BUILD) $(SANITIZER_FLAGS) \
-	  -DDITTO_SANITIZE=fuzz -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	  -DDITTO_SANITIZE=fuzz -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
 
 sanitize: sanitize-configure
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
@@ -66,7 +66,7 @@ sanitize: sanitize-configure
 tsan: setup
 	@scripts/setup --fuzz
 	CC=clang CXX=clang++ cmake -S . -B build-tsan $(SANITIZER_FLAGS) -DDITTO_SANITIZE=tsan \
-	  -DDITTO_BUILD_EXAMPLES=OFF $(CMAKE_FLAGS)
+	  -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1 ctest --output-on-failure \
 	  -j $(JOBS) -L 'test_parallel|test_ops|test_random|test_data' -E 'OpSuite\.'
@@ -80,7 +80,7 @@ fuzz: sanitize-configure
 
 # The scalar-only build (DITTO_SIMD=scalar) and the whole suite.
 scalar-test: setup
-	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar $(CMAKE_FLAGS)
+	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar -DDITTO_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build build-scalar -j $(JOBS)
 	cd build-scalar && ctest --output-on-failure -j $(JOBS)
 
