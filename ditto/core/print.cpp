@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ditto/core/print.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/tensor.h"
 
@@ -329,29 +330,38 @@ std::string add_suffixes(
 } // namespace
 
 std::string Tensor::to_string() const {
-  if (!defined()) {
+  return detail::tensor_repr(*this, "torch.", {});
+}
+
+std::string detail::tensor_repr(
+    const Tensor& t,
+    std::string_view dtype_prefix,
+    const std::vector<std::string>& extra_suffixes) {
+  if (!t.defined()) {
     return "tensor(undefined)";
   }
   const std::string prefix = "tensor(";
   const int64_t indent = int64_t(prefix.size());
-  std::string dtype_suffix = "dtype=torch." + std::string(dtype_name(dtype()));
+  std::string dtype_suffix =
+      "dtype=" + std::string(dtype_prefix) + std::string(dtype_name(t.dtype()));
   std::vector<std::string> suffixes;
   std::string body;
-  if (numel() == 0) {
+  if (t.numel() == 0) {
     // No values to infer the dtype from, so only float32 goes unnamed.
-    if (dim() != 1) {
-      suffixes.push_back("size=" + tuple_str(sizes()));
+    if (t.dim() != 1) {
+      suffixes.push_back("size=" + tuple_str(t.sizes()));
     }
-    if (dtype() != kFloat32) {
+    if (t.dtype() != kFloat32) {
       suffixes.push_back(dtype_suffix);
     }
     body = "[]";
   } else {
-    if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) {
+    if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
       suffixes.push_back(dtype_suffix);
     }
-    body = body_str(*this, indent);
+    body = body_str(t, indent);
   }
+  suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
   return add_suffixes(prefix + body, suffixes, indent);
 }
 

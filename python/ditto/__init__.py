@@ -1,0 +1,130 @@
+"""ditto: reproducible tensors and training with PyTorch's API.
+
+A Python package over ditto's C++ library (docs/python.md): the same
+operations, the same bits, PyTorch's names.
+"""
+import random as _py_random
+
+from . import _C
+from ._C import (  # noqa: F401
+    Generator, Tensor, dtype, promote_types, result_type,
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode, get_deterministic_debug_mode,
+    is_grad_enabled, set_num_threads, get_num_threads,
+    initial_seed, seed, get_rng_state, set_rng_state,
+    uint8, int32, int64, float32, float64, bool, float, double, long, int,
+    # factories
+    tensor, from_numpy, empty, zeros, ones, full, empty_like, zeros_like,
+    ones_like, full_like, empty_strided, linspace, eye, scalar_tensor,
+    # random
+    rand, randn, rand_like, randn_like, randperm, bernoulli, multinomial,
+    # elementwise
+    add, sub, subtract, mul, multiply, div, divide, true_divide, pow,
+    maximum, minimum, eq, ne, lt, le, gt, ge, neg, negative, abs, absolute,
+    exp, log, log1p, sqrt, tanh, sigmoid, relu, erf, erfinv, clamp, clip,
+    where, addcmul, addcdiv,
+    # reductions, shape ops, matrix products
+    sum, mean, prod, max, min, argmax, argmin, sum_to_size, cat, concat,
+    stack, flip, pad, sort, equal, allclose, mm, bmm, matmul, addmm, linear,
+    # index and scatter
+    index_select, gather, take, index, masked_select, bincount, histc,
+    embedding_bag, index_add, index_copy, index_put, put, masked_fill,
+    scatter, scatter_add, scatter_reduce,
+    # NN ops torch has at top level
+    conv1d, conv2d, conv_transpose2d, conv1d_backward_input,
+    conv1d_backward_weight, conv2d_backward_input, conv2d_backward_weight,
+    max_pool2d, batch_norm, layer_norm, group_norm, softmax, log_softmax,
+    dropout)
+from ._size import Size  # noqa: F401
+from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
+from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
+
+__version__ = _C.__version__
+default_generator = _C.default_generator()
+svd_lowrank = linalg.svd_lowrank
+
+
+def manual_seed(seed):
+    """Seeds the default generator (torch.manual_seed); returns it."""
+    _C._manual_seed(seed)
+    return _C.default_generator()
+
+
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False):
+    """Values from start to end (exclusive) by step (torch.arange)."""
+    if end is None:
+        start, end = 0, start
+    return _C._arange(start, end, step, dtype, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None,
+            requires_grad=False):
+    """Integers on [low, high) (torch.randint(high, size) or
+    torch.randint(low, high, size))."""
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list, Size)):
+            raise TypeError("randint() missing required argument 'size'")
+        low, high, size = 0, low, high
+    elif high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    return _C._randint(low, high, size, generator, dtype, requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None):
+    """Integers on [low, high) shaped as input (torch.randint_like)."""
+    if high is None:
+        low, high = 0, low
+    return _C._randint_like(input, low, high, dtype)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None,
+           requires_grad=False):
+    """torch.normal: from float mean and std with a size, or from tensors
+    of means and/or standard deviations (the same draws as torch's)."""
+    mean_t = isinstance(mean, Tensor)
+    std_t = isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError("normal() with float mean and std needs a size")
+        out = empty(size, dtype=dtype)
+        out.normal_(mean, std, generator=generator)
+    elif mean_t and not std_t:
+        out = empty_like(mean).normal_(0.0, std, generator=generator)
+        out.add_(mean)
+    elif std_t and not mean_t:
+        out = empty_like(std).normal_(0.0, 1.0, generator=generator)
+        out.mul_(std).add_(mean)
+    else:
+        out = empty_like(mean).normal_(0.0, 1.0, generator=generator)
+        out.mul_(std).add_(mean)
+    if requires_grad:
+        out.requires_grad_()
+    return out
+
+
+def seed_everything(seed):
+    """Seeds ditto's default generator, Python's random and NumPy's global
+    generator (as Lightning's seed_everything does); returns the seed."""
+    manual_seed(seed)
+    _py_random.seed(seed)
+    try:
+        import numpy
+        numpy.random.seed(seed % 2**32)
+    except ImportError:
+        pass
+    return seed
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def op_records():
+    """Every op record: name, family, callables, determinism class."""
+    return _C.op_records()
+

@@ -1,0 +1,42 @@
+"""ditto.backends: the backend switches (torch.backends).
+
+ditto.backends.conv is torch.backends.cudnn's counterpart for ditto's
+convolutions: its benchmark, deterministic and benchmark_limit attributes
+are read and set like cudnn's.
+"""
+import sys
+import types
+
+from .. import _C
+
+
+class _ConvModule(types.ModuleType):
+    @property
+    def benchmark(self):
+        return _C._conv_benchmark()
+
+    @benchmark.setter
+    def benchmark(self, value):
+        _C._set_conv_benchmark(bool(value))
+
+    @property
+    def deterministic(self):
+        return _C._conv_deterministic()
+
+    @deterministic.setter
+    def deterministic(self, value):
+        _C._set_conv_deterministic(bool(value))
+
+    @property
+    def benchmark_limit(self):
+        return _C._conv_benchmark_limit()
+
+    @benchmark_limit.setter
+    def benchmark_limit(self, value):
+        _C._set_conv_benchmark_limit(int(value))
+
+
+conv = _ConvModule(__name__ + ".conv", "ditto's convolution switches "
+                   "(torch.backends.cudnn's benchmark, deterministic, "
+                   "benchmark_limit)")
+sys.modules[conv.__name__] = conv

@@ -1,0 +1,2 @@
+"""ditto.nn: functional today (modules follow, issue 33)."""
+from . import functional  # noqa: F401

@@ -1,0 +1,36 @@
+"""ditto.nn.functional (torch.nn.functional) over ditto's C++ ops."""
+from .. import _C
+from .._C._nn import (  # noqa: F401
+    adaptive_avg_pool2d, affine_grid, avg_pool2d, batch_norm,
+    binary_cross_entropy_with_logits, conv1d, conv2d, conv_transpose2d,
+    cross_entropy, ctc_loss, dropout, dropout2d, embedding, gelu,
+    grid_sample, group_norm, gru_cell_gates, interpolate, kl_div, l1_loss,
+    layer_norm, leaky_relu, linear, log_softmax, lstm_cell_gates,
+    max_pool2d, max_pool2d_backward, max_pool2d_with_indices, mse_loss,
+    nll_loss, normalize, one_hot, pad, silu, smooth_l1_loss, softmax,
+    split_rows, upsample2d)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _C.relu(input)
+
+
+def sigmoid(input):
+    return _C.sigmoid(input)
+
+
+def tanh(input):
+    return _C.tanh(input)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False,
+                  per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """torch.nn.functional.embedding_bag (max_norm, scale_grad_by_freq and
+    sparse are not supported)."""
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise ValueError("[embedding_bag] max_norm, scale_grad_by_freq and "
+                         "sparse are not supported")
+    return _C.embedding_bag(input, weight, offsets, mode, per_sample_weights,
+                            include_last_offset, padding_idx)

@@ -1,0 +1,2 @@
+"""ditto.utils."""
+from . import deterministic  # noqa: F401

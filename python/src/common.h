@@ -1,0 +1,79 @@
+#pragma once
+
+// What every translation unit of the extension module ditto._C shares: the
+// pybind11 headers, the conversions between Python values and ditto's
+// argument types (Scalar, Shape/IntList, optional tensors), and the
+// functions each unit registers with the module (module.cpp calls them).
+// See docs/python.md.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ditto/ditto.h"
+
+namespace py = pybind11;
+
+// Every op binding releases the GIL while ditto computes (issue 33): a
+// Python thread running a ditto op does not block the others.
+using ReleaseGil = py::call_guard<py::gil_scoped_release>;
+
+namespace pybind11::detail {
+
+// A Python bool, int or float (or anything with __index__ or __float__,
+// NumPy scalars among them, in the converting pass) as ditto::Scalar.
+template <>
+struct type_caster<ditto::Scalar> {
+  PYBIND11_TYPE_CASTER(ditto::Scalar, const_name("Number"));
+  bool load(handle src, bool convert);
+  static handle cast(const ditto::Scalar& s, return_value_policy, handle);
+};
+
+// Sizes, strides and dims: an int or a sequence of ints (a tuple, a list,
+// a ditto.Size), as PyTorch's IntArrayRef arguments take them; returned as
+// a tuple.
+template <>
+struct type_caster<std::vector<int64_t>> {
+  PYBIND11_TYPE_CASTER(std::vector<int64_t>, const_name("Sequence[int]"));
+  bool load(handle src, bool convert);
+  static handle cast(
+      const std::vector<int64_t>& v,
+      return_value_policy,
+      handle);
+};
+
+} // namespace pybind11::detail
+
+namespace ditto::python {
+
+// None for an undefined tensor (a missing grad, an absent bias), else the
+// tensor.
+py::object tensor_or_none(const Tensor& t);
+// An undefined tensor for None.
+inline Tensor value_or_undefined(const std::optional<Tensor>& t) {
+  return t ? *t : Tensor();
+}
+
+// Sizes given as PyTorch's factories and views take them: zeros(2, 3),
+// zeros((2, 3)), zeros([2, 3]), x.view(ditto.Size([6])).
+Shape shape_from_args(const py::args& args, const char* op);
+
+// A Python object as a tensor: a Tensor as is, anything else through
+// ditto.tensor (copies, as torch.as_tensor does for lists).
+Tensor as_tensor(py::handle obj, std::optional<Dtype> dtype = std::nullopt);
+
+// The registrations of each unit, in the order module.cpp calls them.
+void init_dtype(py::module_& m);
+void init_tensor(py::module_& m, py::class_<Tensor>& cls);
+void init_tensor_index(py::class_<Tensor>& cls);
+void init_ops(py::module_& m, py::class_<Tensor>& cls);
+void init_ops_index(py::module_& m, py::class_<Tensor>& cls);
+void init_nn_functional(py::module_& m, py::class_<Tensor>& cls);
+void init_random(py::module_& m, py::class_<Tensor>& cls);
+
+} // namespace ditto::python

@@ -1,0 +1,661 @@
+// The NN-family records (activation, conv, pooling, normalization, loss,
+// interpolation, rnn) as ditto._C._nn functions with
+// torch.nn.functional's argument names; python/ditto/nn/functional.py
+// exports them, and the ones torch has at top level too (ditto.conv2d).
+
+#include "python/src/common.h"
+
+namespace ditto::python {
+namespace {
+
+namespace F = nn::functional;
+
+F::Reduction reduction_of(const std::string& r) {
+  if (r == "none") {
+    return F::Reduction::None;
+  }
+  if (r == "sum") {
+    return F::Reduction::Sum;
+  }
+  if (r == "mean") {
+    return F::Reduction::Mean;
+  }
+  throw ValueError(r + " is not a valid value for reduction");
+}
+
+// An int or a list of ints, as torch's _pair arguments; empty stays empty.
+IntList pair(const IntList& v) {
+  return v.size() == 1 ? IntList{v[0], v[0]} : v;
+}
+
+void init_activation_and_conv(py::module_& nn, py::module_& m) {
+  nn.def(
+      "leaky_relu",
+      &F::leaky_relu,
+      py::arg("input"),
+      py::arg("negative_slope") = 0.01,
+      ReleaseGil());
+  nn.def("silu", &F::silu, py::arg("input"), ReleaseGil());
+  nn.def(
+      "gelu",
+      [](const Tensor& x, const std::string& approximate) {
+        return F::gelu(x, approximate);
+      },
+      py::arg("input"),
+      py::kw_only(),
+      py::arg("approximate") = "none",
+      ReleaseGil());
+  for (const char* name : {"softmax", "log_softmax"}) {
+    bool log = name[0] == 'l';
+    auto f = [log](const Tensor& x, int64_t dim, std::optional<Dtype> d) {
+      Tensor in = d ? x.to(*d) : x;
+      return log ? F::log_softmax(in, dim) : F::softmax(in, dim);
+    };
+    nn.def(
+        name,
+        f,
+        py::arg("input"),
+        py::arg("dim"),
+        py::kw_only(),
+        py::arg("dtype") = py::none(),
+        ReleaseGil());
+    m.def(
+        name,
+        f,
+        py::arg("input"),
+        py::arg("dim"),
+        py::kw_only(),
+        py::arg("dtype") = py::none(),
+        ReleaseGil());
+  }
+  auto conv = [&](const char* name, auto fn, bool two_d) {
+    auto f = [fn, two_d](
+                 const Tensor& x,
+                 const Tensor& w,
+                 const std::optional<Tensor>& b,
+                 const IntList& stride,
+                 const IntList& padding,
+                 const IntList& dilation,
+                 int64_t groups) {
+      auto fix = [two_d](const IntList& v) { return two_d ? pair(v) : v; };
+      return fn(
+          x,
+          w,
+          value_or_undefined(b),
+          fix(stride),
+          fix(padding),
+          fix(dilation),
+          groups);
+    };
+    for (py::module_* mod : {&nn, &m}) {
+      mod->def(
+          name,
+          f,
+          py::arg("input"),
+          py::arg("weight"),
+          py::arg("bias") = py::none(),
+          py::arg("stride") = 1,
+          py::arg("padding") = 0,
+          py::arg("dilation") = 1,
+          py::arg("groups") = 1,
+          ReleaseGil());
+    }
+  };
+  conv("conv2d", &conv2d, true);
+  conv("conv1d", &conv1d, false);
+  auto conv_grad = [&](const char* name, auto fn, bool two_d) {
+    m.def(
+        name,
+        [fn, two_d](
+            const Tensor& a,
+            const Tensor& b,
+            const Shape& sizes,
+            const IntList& stride,
+            const IntList& padding,
+            const IntList& dilation,
+            int64_t groups) {
+          auto fix = [two_d](const IntList& v) { return two_d ? pair(v) : v; };
+          return fn(
+              a, b, sizes, fix(stride), fix(padding), fix(dilation), groups);
+        },
+        py::arg("grad_output"),
+        py::arg(name[9] == 'i' || name[10] == 'i' ? "weight" : "input"),
+        py::arg(
+            name[9] == 'i' || name[10] == 'i' ? "input_size" : "weight_size"),
+        py::arg("stride") = 1,
+        py::arg("padding") = 0,
+        py::arg("dilation") = 1,
+        py::arg("groups") = 1,
+        ReleaseGil());
+  };
+  conv_grad("conv2d_backward_input", &conv2d_backward_input, true);
+  conv_grad("conv2d_backward_weight", &conv2d_backward_weight, true);
+  conv_grad("conv1d_backward_input", &conv1d_backward_input, false);
+  conv_grad("conv1d_backward_weight", &conv1d_backward_weight, false);
+  auto conv_t = [](const Tensor& x,
+                   const Tensor& w,
+                   const std::optional<Tensor>& b,
+                   const IntList& stride,
+                   const IntList& padding,
+                   const IntList& output_padding,
+                   int64_t groups,
+                   const IntList& dilation) {
+    return F::conv_transpose2d(
+        x,
+        w,
+        value_or_undefined(b),
+        pair(stride),
+        pair(padding),
+        pair(output_padding),
+        groups,
+        pair(dilation));
+  };
+  for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "conv_transpose2d",
+        conv_t,
+        py::arg("input"),
+        py::arg("weight"),
+        py::arg("bias") = py::none(),
+        py::arg("stride") = 1,
+        py::arg("padding") = 0,
+        py::arg("output_padding") = 0,
+        py::arg("groups") = 1,
+        py::arg("dilation") = 1,
+        ReleaseGil());
+  }
+}
+
+void init_pooling_and_norm(py::module_& nn, py::module_& m) {
+  auto max_pool = [](bool with_indices) {
+    return [with_indices](
+               const Tensor& x,
+               const IntList& kernel_size,
+               const std::optional<IntList>& stride,
+               const IntList& padding,
+               const IntList& dilation,
+               bool ceil_mode,
+               bool return_indices) -> py::object {
+      std::pair<Tensor, Tensor> r;
+      {
+        py::gil_scoped_release gil;
+        r = F::max_pool2d_with_indices(
+            x,
+            pair(kernel_size),
+            stride ? pair(*stride) : IntList{},
+            pair(padding),
+            pair(dilation),
+            ceil_mode);
+      }
+      if (with_indices || return_indices) {
+        return py::make_tuple(r.first, r.second);
+      }
+      return py::cast(r.first);
+    };
+  };
+  for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "max_pool2d",
+        max_pool(false),
+        py::arg("input"),
+        py::arg("kernel_size"),
+        py::arg("stride") = py::none(),
+        py::arg("padding") = 0,
+        py::arg("dilation") = 1,
+        py::arg("ceil_mode") = false,
+        py::arg("return_indices") = false);
+  }
+  nn.def(
+      "max_pool2d_with_indices",
+      max_pool(true),
+      py::arg("input"),
+      py::arg("kernel_size"),
+      py::arg("stride") = py::none(),
+      py::arg("padding") = 0,
+      py::arg("dilation") = 1,
+      py::arg("ceil_mode") = false,
+      py::arg("return_indices") = true);
+  nn.def(
+      "max_pool2d_backward",
+      &F::max_pool2d_backward,
+      py::arg("grad_output"),
+      py::arg("indices"),
+      py::arg("input_size"),
+      ReleaseGil());
+  nn.def(
+      "avg_pool2d",
+      [](const Tensor& x,
+         const IntList& kernel_size,
+         const std::optional<IntList>& stride,
+         const IntList& padding,
+         bool ceil_mode,
+         bool count_include_pad,
+         std::optional<int64_t> divisor_override) {
+        return F::avg_pool2d(
+            x,
+            pair(kernel_size),
+            stride ? pair(*stride) : IntList{},
+            pair(padding),
+            ceil_mode,
+            count_include_pad,
+            divisor_override);
+      },
+      py::arg("input"),
+      py::arg("kernel_size"),
+      py::arg("stride") = py::none(),
+      py::arg("padding") = 0,
+      py::arg("ceil_mode") = false,
+      py::arg("count_include_pad") = true,
+      py::arg("divisor_override") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "adaptive_avg_pool2d",
+      [](const Tensor& x, const IntList& output_size) {
+        return F::adaptive_avg_pool2d(x, pair(output_size));
+      },
+      py::arg("input"),
+      py::arg("output_size"),
+      ReleaseGil());
+
+  using OptT = std::optional<Tensor>;
+  auto batch_norm = [](const Tensor& x,
+                       const OptT& rm,
+                       const OptT& rv,
+                       const OptT& w,
+                       const OptT& b,
+                       bool training,
+                       double momentum,
+                       double eps) {
+    return F::batch_norm(
+        x,
+        value_or_undefined(rm),
+        value_or_undefined(rv),
+        value_or_undefined(w),
+        value_or_undefined(b),
+        training,
+        momentum,
+        eps);
+  };
+  auto layer_norm = [](const Tensor& x,
+                       const Shape& shape,
+                       const OptT& w,
+                       const OptT& b,
+                       double eps) {
+    return F::layer_norm(
+        x, shape, value_or_undefined(w), value_or_undefined(b), eps);
+  };
+  auto group_norm = [](const Tensor& x,
+                       int64_t groups,
+                       const OptT& w,
+                       const OptT& b,
+                       double eps) {
+    return F::group_norm(
+        x, groups, value_or_undefined(w), value_or_undefined(b), eps);
+  };
+  for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "batch_norm",
+        batch_norm,
+        py::arg("input"),
+        py::arg("running_mean"),
+        py::arg("running_var"),
+        py::arg("weight") = py::none(),
+        py::arg("bias") = py::none(),
+        py::arg("training") = false,
+        py::arg("momentum") = 0.1,
+        py::arg("eps") = 1e-5,
+        ReleaseGil());
+    mod->def(
+        "layer_norm",
+        layer_norm,
+        py::arg("input"),
+        py::arg("normalized_shape"),
+        py::arg("weight") = py::none(),
+        py::arg("bias") = py::none(),
+        py::arg("eps") = 1e-5,
+        ReleaseGil());
+    mod->def(
+        "group_norm",
+        group_norm,
+        py::arg("input"),
+        py::arg("num_groups"),
+        py::arg("weight") = py::none(),
+        py::arg("bias") = py::none(),
+        py::arg("eps") = 1e-5,
+        ReleaseGil());
+  }
+  nn.def(
+      "normalize",
+      [](const Tensor& x, double p, int64_t dim, double eps) {
+        if (p != 2.0) {
+          throw ValueError("[normalize] ditto implements p=2 only");
+        }
+        return F::normalize(x, dim, eps);
+      },
+      py::arg("input"),
+      py::arg("p") = 2.0,
+      py::arg("dim") = 1,
+      py::arg("eps") = 1e-12,
+      ReleaseGil());
+}
+
+void init_losses(py::module_& nn) {
+  using OptT = std::optional<Tensor>;
+  nn.def(
+      "nll_loss",
+      [](const Tensor& input,
+         const Tensor& target,
+         const OptT& weight,
+         int64_t ignore_index,
+         const std::string& reduction) {
+        return F::nll_loss(
+            input,
+            target,
+            F::NLLLossOptions()
+                .weight(value_or_undefined(weight))
+                .ignore_index(ignore_index)
+                .reduction(reduction_of(reduction)));
+      },
+      py::arg("input"),
+      py::arg("target"),
+      py::arg("weight") = py::none(),
+      py::kw_only(),
+      py::arg("ignore_index") = -100,
+      py::arg("reduction") = "mean",
+      ReleaseGil());
+  nn.def(
+      "cross_entropy",
+      [](const Tensor& input,
+         const Tensor& target,
+         const OptT& weight,
+         int64_t ignore_index,
+         const std::string& reduction,
+         double label_smoothing) {
+        return F::cross_entropy(
+            input,
+            target,
+            F::CrossEntropyOptions()
+                .weight(value_or_undefined(weight))
+                .ignore_index(ignore_index)
+                .reduction(reduction_of(reduction))
+                .label_smoothing(label_smoothing));
+      },
+      py::arg("input"),
+      py::arg("target"),
+      py::arg("weight") = py::none(),
+      py::kw_only(),
+      py::arg("ignore_index") = -100,
+      py::arg("reduction") = "mean",
+      py::arg("label_smoothing") = 0.0,
+      ReleaseGil());
+  nn.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input,
+         const Tensor& target,
+         const OptT& weight,
+         const std::string& reduction,
+         const OptT& pos_weight) {
+        return F::binary_cross_entropy_with_logits(
+            input,
+            target,
+            F::BCEWithLogitsOptions()
+                .weight(value_or_undefined(weight))
+                .pos_weight(value_or_undefined(pos_weight))
+                .reduction(reduction_of(reduction)));
+      },
+      py::arg("input"),
+      py::arg("target"),
+      py::arg("weight") = py::none(),
+      py::kw_only(),
+      py::arg("reduction") = "mean",
+      py::arg("pos_weight") = py::none(),
+      ReleaseGil());
+  for (const char* name : {"mse_loss", "l1_loss"}) {
+    bool mse = name[0] == 'm';
+    nn.def(
+        name,
+        [mse](
+            const Tensor& input,
+            const Tensor& target,
+            const std::string& reduction) {
+          F::Reduction r = reduction_of(reduction);
+          return mse ? F::mse_loss(input, target, r)
+                     : F::l1_loss(input, target, r);
+        },
+        py::arg("input"),
+        py::arg("target"),
+        py::kw_only(),
+        py::arg("reduction") = "mean",
+        ReleaseGil());
+  }
+  nn.def(
+      "smooth_l1_loss",
+      [](const Tensor& input,
+         const Tensor& target,
+         const std::string& reduction,
+         double beta) {
+        return F::smooth_l1_loss(input, target, reduction_of(reduction), beta);
+      },
+      py::arg("input"),
+      py::arg("target"),
+      py::kw_only(),
+      py::arg("reduction") = "mean",
+      py::arg("beta") = 1.0,
+      ReleaseGil());
+  nn.def(
+      "kl_div",
+      [](const Tensor& input,
+         const Tensor& target,
+         const std::string& reduction,
+         bool log_target) {
+        F::KLDivReduction r = reduction == "none" ? F::KLDivReduction::None
+            : reduction == "batchmean"            ? F::KLDivReduction::BatchMean
+            : reduction == "sum"                  ? F::KLDivReduction::Sum
+            : reduction == "mean"
+            ? F::KLDivReduction::Mean
+            : throw ValueError(
+                  reduction + " is not a valid value for reduction");
+        return F::kl_div(input, target, r, log_target);
+      },
+      py::arg("input"),
+      py::arg("target"),
+      py::kw_only(),
+      py::arg("reduction") = "mean",
+      py::arg("log_target") = false,
+      ReleaseGil());
+  nn.def(
+      "ctc_loss",
+      [](const Tensor& log_probs,
+         const Tensor& targets,
+         const Tensor& input_lengths,
+         const Tensor& target_lengths,
+         int64_t blank,
+         const std::string& reduction,
+         bool zero_infinity) {
+        return F::ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            blank,
+            reduction_of(reduction),
+            zero_infinity);
+      },
+      py::arg("log_probs"),
+      py::arg("targets"),
+      py::arg("input_lengths"),
+      py::arg("target_lengths"),
+      py::arg("blank") = 0,
+      py::arg("reduction") = "mean",
+      py::arg("zero_infinity") = false,
+      ReleaseGil());
+}
+
+void init_other(py::module_& nn, py::module_& m) {
+  nn.def(
+      "embedding",
+      &F::embedding,
+      py::arg("input"),
+      py::arg("weight"),
+      py::arg("padding_idx") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "one_hot",
+      &F::one_hot,
+      py::arg("tensor"),
+      py::arg("num_classes") = -1,
+      ReleaseGil());
+  for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "dropout",
+        &F::dropout,
+        py::arg("input"),
+        py::arg("p") = 0.5,
+        py::arg("training") = true,
+        py::kw_only(),
+        py::arg("generator") = py::none(),
+        ReleaseGil());
+  }
+  nn.def(
+      "dropout2d",
+      &F::dropout2d,
+      py::arg("input"),
+      py::arg("p") = 0.5,
+      py::arg("training") = true,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "upsample2d",
+      [](const Tensor& x,
+         int64_t out_h,
+         int64_t out_w,
+         const std::string& mode,
+         bool align_corners) {
+        F::InterpolateMode md = mode == "nearest" ? F::InterpolateMode::Nearest
+            : mode == "nearest-exact" ? F::InterpolateMode::NearestExact
+            : mode == "bilinear"
+            ? F::InterpolateMode::Bilinear
+            : throw ValueError("[upsample2d] mode " + mode);
+        return F::upsample2d(x, out_h, out_w, md, align_corners);
+      },
+      py::arg("input"),
+      py::arg("out_h"),
+      py::arg("out_w"),
+      py::arg("mode") = "nearest",
+      py::arg("align_corners") = false,
+      ReleaseGil());
+  nn.def(
+      "interpolate",
+      [](const Tensor& x,
+         const std::optional<IntList>& size,
+         const std::optional<std::vector<double>>& scale_factor,
+         const std::string& mode,
+         std::optional<bool> align_corners,
+         std::optional<bool> recompute_scale_factor) {
+        F::InterpolateOptions o;
+        o.mode(
+            mode == "nearest"             ? F::InterpolateMode::Nearest
+                : mode == "nearest-exact" ? F::InterpolateMode::NearestExact
+                : mode == "bilinear"
+                ? F::InterpolateMode::Bilinear
+                : throw ValueError("[interpolate] unsupported mode " + mode));
+        if (size) {
+          o.size(*size);
+        }
+        if (scale_factor) {
+          o.scale_factor(*scale_factor);
+        }
+        o.align_corners(align_corners);
+        o.recompute_scale_factor(recompute_scale_factor.value_or(false));
+        return F::interpolate(x, o);
+      },
+      py::arg("input"),
+      py::arg("size") = py::none(),
+      py::arg("scale_factor") = py::none(),
+      py::arg("mode") = "nearest",
+      py::arg("align_corners") = py::none(),
+      py::arg("recompute_scale_factor") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "grid_sample",
+      [](const Tensor& input,
+         const Tensor& grid,
+         const std::string& mode,
+         const std::string& padding_mode,
+         std::optional<bool> align_corners) {
+        F::GridSampleOptions o;
+        o.mode(
+            mode == "bilinear" ? F::GridSampleMode::Bilinear
+                : mode == "nearest"
+                ? F::GridSampleMode::Nearest
+                : throw ValueError("[grid_sample] unsupported mode " + mode));
+        o.padding_mode(
+            padding_mode == "zeros"        ? F::GridSamplePadding::Zeros
+                : padding_mode == "border" ? F::GridSamplePadding::Border
+                : padding_mode == "reflection"
+                ? F::GridSamplePadding::Reflection
+                : throw ValueError(
+                      "[grid_sample] unsupported padding_mode " +
+                      padding_mode));
+        o.align_corners(align_corners.value_or(false));
+        return F::grid_sample(input, grid, o);
+      },
+      py::arg("input"),
+      py::arg("grid"),
+      py::arg("mode") = "bilinear",
+      py::arg("padding_mode") = "zeros",
+      py::arg("align_corners") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "affine_grid",
+      [](const Tensor& theta,
+         const Shape& size,
+         std::optional<bool> align_corners) {
+        return F::affine_grid(theta, size, align_corners.value_or(false));
+      },
+      py::arg("theta"),
+      py::arg("size"),
+      py::arg("align_corners") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "lstm_cell_gates",
+      [](const Tensor& gates, const Tensor& c) {
+        std::pair<Tensor, Tensor> r;
+        {
+          py::gil_scoped_release gil;
+          r = F::lstm_cell_gates(gates, c);
+        }
+        return py::make_tuple(r.first, r.second);
+      },
+      py::arg("gates"),
+      py::arg("c"));
+  nn.def(
+      "gru_cell_gates",
+      &F::gru_cell_gates,
+      py::arg("gi"),
+      py::arg("gh"),
+      py::arg("h"),
+      ReleaseGil());
+  nn.def(
+      "split_rows",
+      &F::split_rows,
+      py::arg("input"),
+      py::arg("rows"),
+      ReleaseGil());
+}
+
+} // namespace
+
+void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
+  py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
+  init_activation_and_conv(nn, m);
+  init_pooling_and_norm(nn, m);
+  init_losses(nn);
+  init_other(nn, m);
+  for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {
+    nn.attr(name) = m.attr(name);
+  }
+}
+
+} // namespace ditto::python

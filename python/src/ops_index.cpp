@@ -1,0 +1,441 @@
+// The view, copy, index and scatter records as ditto.<op> functions and
+// Tensor methods (and their in-place forms), with torch's argument names.
+
+#include "python/src/common.h"
+
+namespace ditto::python {
+namespace {
+
+constexpr auto kSelf = py::return_value_policy::reference;
+
+// Sizes from *args, read with the GIL held (the bindings release it).
+Shape sizes_of(const py::args& args, const char* op) {
+  py::gil_scoped_acquire gil;
+  return shape_from_args(args, op);
+}
+
+void init_views(py::class_<Tensor>& cls) {
+  cls.def(
+      "view",
+      [](const Tensor& t, py::args shape) {
+        return t.view(sizes_of(shape, "view"));
+      },
+      ReleaseGil());
+  cls.def(
+      "view",
+      [](const Tensor& t, Dtype dtype) {
+        if (dtype != t.dtype()) {
+          throw ValueError(
+              "[view] viewing a tensor as another dtype is not supported");
+        }
+        return t;
+      },
+      py::arg("dtype"));
+  cls.def(
+      "reshape",
+      [](const Tensor& t, py::args shape) {
+        return t.reshape(sizes_of(shape, "reshape"));
+      },
+      ReleaseGil());
+  cls.def(
+      "permute",
+      [](const Tensor& t, py::args dims) {
+        return t.permute(sizes_of(dims, "permute"));
+      },
+      ReleaseGil());
+  cls.def(
+      "expand",
+      [](const Tensor& t, py::args sizes) {
+        return t.expand(sizes_of(sizes, "expand"));
+      },
+      ReleaseGil());
+  cls.def(
+      "expand_as",
+      [](const Tensor& t, const Tensor& other) {
+        return t.expand(other.sizes());
+      },
+      py::arg("other"),
+      ReleaseGil());
+  cls.def(
+      "view_as",
+      [](const Tensor& t, const Tensor& other) {
+        return t.view(other.sizes());
+      },
+      py::arg("other"),
+      ReleaseGil());
+  cls.def(
+      "reshape_as",
+      [](const Tensor& t, const Tensor& other) {
+        return t.reshape(other.sizes());
+      },
+      py::arg("other"),
+      ReleaseGil());
+  cls.def(
+      "transpose",
+      &Tensor::transpose,
+      py::arg("dim0"),
+      py::arg("dim1"),
+      ReleaseGil());
+  cls.def("t", &Tensor::t, ReleaseGil());
+  cls.def_property_readonly("T", [](const Tensor& t) {
+    IntList rev;
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      rev.push_back(d);
+    }
+    return t.permute(rev);
+  });
+  cls.def(
+      "narrow",
+      &Tensor::narrow,
+      py::arg("dim"),
+      py::arg("start"),
+      py::arg("length"),
+      ReleaseGil());
+  cls.def(
+      "select",
+      &Tensor::select,
+      py::arg("dim"),
+      py::arg("index"),
+      ReleaseGil());
+  cls.def(
+      "slice",
+      [](const Tensor& t,
+         int64_t dim,
+         std::optional<int64_t> start,
+         std::optional<int64_t> end,
+         int64_t step) {
+        return t.slice(dim, start.value_or(0), end.value_or(INT64_MAX), step);
+      },
+      py::arg("dim") = 0,
+      py::arg("start") = py::none(),
+      py::arg("end") = py::none(),
+      py::arg("step") = 1,
+      ReleaseGil());
+  cls.def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"), ReleaseGil());
+  cls.def(
+      "squeeze",
+      [](const Tensor& t, std::optional<int64_t> dim) {
+        return dim ? t.squeeze(*dim) : t.squeeze();
+      },
+      py::arg("dim") = py::none(),
+      ReleaseGil());
+  cls.def(
+      "flatten",
+      &Tensor::flatten,
+      py::arg("start_dim") = 0,
+      py::arg("end_dim") = -1,
+      ReleaseGil());
+  cls.def(
+      "as_strided",
+      [](const Tensor& t,
+         const Shape& size,
+         const Shape& stride,
+         std::optional<int64_t> offset) {
+        return t.as_strided(size, stride, offset.value_or(t.storage_offset()));
+      },
+      py::arg("size"),
+      py::arg("stride"),
+      py::arg("storage_offset") = py::none(),
+      ReleaseGil());
+}
+
+void init_copies(py::class_<Tensor>& cls) {
+  cls.def("clone", &Tensor::clone, ReleaseGil());
+  cls.def("contiguous", &Tensor::contiguous, ReleaseGil());
+  cls.def(
+      "copy_",
+      [](Tensor& t, const Tensor& src, bool) -> Tensor& {
+        return t.copy_(src);
+      },
+      py::arg("src"),
+      py::arg("non_blocking") = false,
+      kSelf,
+      ReleaseGil());
+  cls.def("fill_", &Tensor::fill_, py::arg("value"), kSelf, ReleaseGil());
+  cls.def("zero_", &Tensor::zero_, kSelf, ReleaseGil());
+  cls.def(
+      "resize_",
+      [](Tensor& t, py::args size) -> Tensor& {
+        return t.resize_(sizes_of(size, "resize_"));
+      },
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "new_empty",
+      [](const Tensor& t, py::args size) {
+        return t.new_empty(sizes_of(size, "new_empty"));
+      },
+      ReleaseGil());
+  cls.def(
+      "new_zeros",
+      [](const Tensor& t, py::args size) {
+        return t.new_zeros(sizes_of(size, "new_zeros"));
+      },
+      ReleaseGil());
+  cls.def(
+      "new_ones",
+      [](const Tensor& t, py::args size) {
+        return t.new_ones(sizes_of(size, "new_ones"));
+      },
+      ReleaseGil());
+  cls.def(
+      "new_full",
+      &Tensor::new_full,
+      py::arg("size"),
+      py::arg("fill_value"),
+      ReleaseGil());
+}
+
+// index_put's indices: a tuple whose Nones are whole dims.
+std::vector<Tensor> index_list(const std::vector<std::optional<Tensor>>& in) {
+  std::vector<Tensor> out;
+  out.reserve(in.size());
+  for (const auto& t : in) {
+    out.push_back(value_or_undefined(t));
+  }
+  return out;
+}
+
+void init_index(py::module_& m, py::class_<Tensor>& cls) {
+  using OptIndices = std::vector<std::optional<Tensor>>;
+  auto both = [&](const char* name, auto f, auto... extra) {
+    m.def(name, f, py::arg("input"), extra..., ReleaseGil());
+    cls.def(name, f, extra..., ReleaseGil());
+  };
+  both("index_select", &index_select, py::arg("dim"), py::arg("index"));
+  both("gather", &gather, py::arg("dim"), py::arg("index"));
+  both("take", &take, py::arg("index"));
+  both(
+      "index",
+      [](const Tensor& t, const OptIndices& indices) {
+        return index(t, index_list(indices));
+      },
+      py::arg("indices"));
+  both("masked_select", &masked_select, py::arg("mask"));
+  both(
+      "bincount",
+      [](const Tensor& t, const std::optional<Tensor>& w, int64_t minlength) {
+        return bincount(t, value_or_undefined(w), minlength);
+      },
+      py::arg("weights") = py::none(),
+      py::arg("minlength") = 0);
+  both(
+      "histc",
+      &histc,
+      py::arg("bins") = 100,
+      py::arg("min") = 0,
+      py::arg("max") = 0);
+  m.def(
+      "embedding_bag",
+      [](const Tensor& input,
+         const Tensor& weight,
+         const std::optional<Tensor>& offsets,
+         const std::string& mode,
+         const std::optional<Tensor>& per_sample_weights,
+         bool include_last_offset,
+         std::optional<int64_t> padding_idx) {
+        return embedding_bag(
+            input,
+            weight,
+            value_or_undefined(offsets),
+            mode,
+            value_or_undefined(per_sample_weights),
+            include_last_offset,
+            padding_idx);
+      },
+      py::arg("input"),
+      py::arg("weight"),
+      py::arg("offsets") = py::none(),
+      py::arg("mode") = "mean",
+      py::arg("per_sample_weights") = py::none(),
+      py::arg("include_last_offset") = false,
+      py::arg("padding_idx") = py::none(),
+      ReleaseGil());
+
+  // The in-place family and its out-of-place forms (on a copy of self).
+  cls.def(
+      "index_add_",
+      &Tensor::index_add_,
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("source"),
+      py::kw_only(),
+      py::arg("alpha") = 1,
+      kSelf,
+      ReleaseGil());
+  both(
+      "index_add",
+      &Tensor::index_add,
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("source"),
+      py::kw_only(),
+      py::arg("alpha") = 1);
+  cls.def(
+      "index_copy_",
+      &Tensor::index_copy_,
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("source"),
+      kSelf,
+      ReleaseGil());
+  both(
+      "index_copy",
+      &Tensor::index_copy,
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("source"));
+  cls.def(
+      "index_put_",
+      [](Tensor& t,
+         const OptIndices& indices,
+         const Tensor& values,
+         bool accumulate) -> Tensor& {
+        return t.index_put_(index_list(indices), values, accumulate);
+      },
+      py::arg("indices"),
+      py::arg("values"),
+      py::arg("accumulate") = false,
+      kSelf,
+      ReleaseGil());
+  both(
+      "index_put",
+      [](const Tensor& t,
+         const OptIndices& indices,
+         const Tensor& values,
+         bool accumulate) {
+        return t.index_put(index_list(indices), values, accumulate);
+      },
+      py::arg("indices"),
+      py::arg("values"),
+      py::arg("accumulate") = false);
+  cls.def(
+      "put_",
+      &Tensor::put_,
+      py::arg("index"),
+      py::arg("source"),
+      py::arg("accumulate") = false,
+      kSelf,
+      ReleaseGil());
+  both(
+      "put",
+      &Tensor::put,
+      py::arg("index"),
+      py::arg("source"),
+      py::arg("accumulate") = false);
+  cls.def(
+      "masked_fill_",
+      [](Tensor& t, const Tensor& mask, const Scalar& v) -> Tensor& {
+        return t.masked_fill_(mask, v);
+      },
+      py::arg("mask"),
+      py::arg("value"),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "masked_fill_",
+      [](Tensor& t, const Tensor& mask, const Tensor& v) -> Tensor& {
+        return t.masked_fill_(mask, v.item_scalar());
+      },
+      py::arg("mask"),
+      py::arg("value"),
+      kSelf,
+      ReleaseGil());
+  both(
+      "masked_fill",
+      [](const Tensor& t, const Tensor& mask, const Scalar& v) {
+        return t.masked_fill(mask, v);
+      },
+      py::arg("mask"),
+      py::arg("value"));
+  cls.def(
+      "scatter_",
+      py::overload_cast<int64_t, const Tensor&, const Tensor&>(
+          &Tensor::scatter_),
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("src"),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "scatter_",
+      py::overload_cast<int64_t, const Tensor&, const Scalar&>(
+          &Tensor::scatter_),
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("value"),
+      kSelf,
+      ReleaseGil());
+  both(
+      "scatter",
+      py::overload_cast<int64_t, const Tensor&, const Tensor&>(
+          &Tensor::scatter, py::const_),
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("src"));
+  both(
+      "scatter",
+      py::overload_cast<int64_t, const Tensor&, const Scalar&>(
+          &Tensor::scatter, py::const_),
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("value"));
+  cls.def(
+      "scatter_add_",
+      &Tensor::scatter_add_,
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("src"),
+      kSelf,
+      ReleaseGil());
+  both(
+      "scatter_add",
+      &Tensor::scatter_add,
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("src"));
+  cls.def(
+      "scatter_reduce_",
+      [](Tensor& t,
+         int64_t dim,
+         const Tensor& index,
+         const Tensor& src,
+         const std::string& reduce,
+         bool include_self) -> Tensor& {
+        return t.scatter_reduce_(dim, index, src, reduce, include_self);
+      },
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("src"),
+      py::arg("reduce"),
+      py::kw_only(),
+      py::arg("include_self") = true,
+      kSelf,
+      ReleaseGil());
+  both(
+      "scatter_reduce",
+      [](const Tensor& t,
+         int64_t dim,
+         const Tensor& index,
+         const Tensor& src,
+         const std::string& reduce,
+         bool include_self) {
+        return t.scatter_reduce(dim, index, src, reduce, include_self);
+      },
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("src"),
+      py::arg("reduce"),
+      py::kw_only(),
+      py::arg("include_self") = true);
+}
+
+} // namespace
+
+void init_ops_index(py::module_& m, py::class_<Tensor>& cls) {
+  init_views(cls);
+  init_copies(cls);
+  init_index(m, cls);
+}
+
+} // namespace ditto::python

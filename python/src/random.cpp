@@ -1,0 +1,258 @@
+// ditto.Generator and the random records (rand, randn, randint, randperm,
+// bernoulli, multinomial and the Tensor fills), with torch's generator=
+// keyword: the same bits as torch on the same seeds and states.
+
+#include "python/src/common.h"
+
+namespace ditto::python {
+namespace {
+
+constexpr auto kSelf = py::return_value_policy::reference;
+using OptGen = std::optional<Generator>;
+
+// A seed as torch takes it: any Python int, negative ones as their
+// two's-complement bits (torch.manual_seed(-1) is 2**64 - 1).
+uint64_t seed_of(const py::int_& seed) {
+  py::object mask = py::int_(
+      py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(~0ull)));
+  py::object low = seed.attr("__and__")(mask);
+  return low.cast<uint64_t>();
+}
+
+Tensor finish(Tensor t, bool requires_grad) {
+  if (requires_grad) {
+    t.requires_grad_(true);
+  }
+  return t;
+}
+
+void init_generator(py::module_& m) {
+  py::class_<Generator>(m, "Generator")
+      .def(
+          py::init([](const std::string& device) {
+            if (device != "cpu") {
+              throw ValueError(
+                  "[Generator] ditto has CPU generators only, not " + device);
+            }
+            return Generator();
+          }),
+          py::arg("device") = "cpu")
+      .def(
+          "manual_seed",
+          [](Generator& g, const py::int_& seed) -> Generator& {
+            return g.manual_seed(seed_of(seed));
+          },
+          py::arg("seed"),
+          kSelf)
+      .def("initial_seed", &Generator::initial_seed)
+      .def("seed", &Generator::seed)
+      .def("get_state", &Generator::get_state)
+      .def(
+          "set_state",
+          [](Generator& g, const Tensor& state) -> Generator& {
+            return g.set_state(state);
+          },
+          py::arg("new_state"),
+          kSelf)
+      .def("clone", &Generator::clone)
+      .def_property_readonly("device", [](const Generator&) { return "cpu"; })
+      .def("__eq__", [](const Generator& a, const Generator& b) {
+        return a == b;
+      });
+  m.def(
+      "_manual_seed", [](const py::int_& seed) { manual_seed(seed_of(seed)); });
+  m.def("initial_seed", py::overload_cast<>(&initial_seed));
+  m.def("seed", py::overload_cast<>(&seed));
+  m.def("default_generator", &default_generator);
+  m.def("get_rng_state", &get_rng_state);
+  m.def("set_rng_state", &set_rng_state, py::arg("new_state"));
+}
+
+void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
+  for (const char* name : {"rand", "randn"}) {
+    bool normal = name[4] == 'n';
+    m.def(
+        name,
+        [normal, name](
+            py::args size,
+            const OptGen& gen,
+            std::optional<Dtype> dtype,
+            bool rg) {
+          Shape s = shape_from_args(size, name);
+          py::gil_scoped_release gil;
+          Dtype d = dtype.value_or(kFloat32);
+          return finish(normal ? randn(s, d, gen) : rand(s, d, gen), rg);
+        },
+        py::kw_only(),
+        py::arg("generator") = py::none(),
+        py::arg("dtype") = py::none(),
+        py::arg("requires_grad") = false);
+  }
+  m.def(
+      "rand_like",
+      [](const Tensor& t, std::optional<Dtype> d, bool rg) {
+        return finish(rand_like(d ? empty_like(t, *d) : t), rg);
+      },
+      py::arg("input"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "randn_like",
+      [](const Tensor& t, std::optional<Dtype> d, bool rg) {
+        return finish(randn_like(d ? empty_like(t, *d) : t), rg);
+      },
+      py::arg("input"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "_randint",
+      [](int64_t low,
+         int64_t high,
+         const Shape& size,
+         const OptGen& gen,
+         std::optional<Dtype> dtype,
+         bool rg) {
+        return finish(
+            randint(low, high, size, dtype.value_or(kInt64), gen), rg);
+      },
+      ReleaseGil());
+  m.def(
+      "_randint_like",
+      [](const Tensor& t,
+         int64_t low,
+         int64_t high,
+         std::optional<Dtype> dtype) {
+        return randint_like(dtype ? empty_like(t, *dtype) : t, low, high);
+      },
+      ReleaseGil());
+  m.def(
+      "randperm",
+      [](int64_t n, const OptGen& gen, std::optional<Dtype> dtype, bool rg) {
+        return finish(randperm(n, dtype.value_or(kInt64), gen), rg);
+      },
+      py::arg("n"),
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  auto bern = [](const Tensor& p, const OptGen& gen) {
+    return bernoulli(p, gen);
+  };
+  m.def(
+      "bernoulli",
+      bern,
+      py::arg("input"),
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      ReleaseGil());
+  cls.def(
+      "bernoulli",
+      bern,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      ReleaseGil());
+  auto multi =
+      [](const Tensor& p, int64_t n, bool replacement, const OptGen& gen) {
+        return multinomial(p, n, replacement, gen);
+      };
+  m.def(
+      "multinomial",
+      multi,
+      py::arg("input"),
+      py::arg("num_samples"),
+      py::arg("replacement") = false,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      ReleaseGil());
+  cls.def(
+      "multinomial",
+      multi,
+      py::arg("num_samples"),
+      py::arg("replacement") = false,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      ReleaseGil());
+
+  // The fills, in place.
+  cls.def(
+      "uniform_",
+      [](Tensor& t, double from, double to, const OptGen& gen) -> Tensor& {
+        return t.uniform_(from, to, gen);
+      },
+      py::arg("from") = 0.0,
+      py::arg("to") = 1.0,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "normal_",
+      [](Tensor& t, double mean, double std, const OptGen& gen) -> Tensor& {
+        return t.normal_(mean, std, gen);
+      },
+      py::arg("mean") = 0.0,
+      py::arg("std") = 1.0,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "random_",
+      [](Tensor& t, int64_t from, std::optional<int64_t> to, const OptGen& gen)
+          -> Tensor& {
+        if (!to) { // random_(to): [0, to)
+          return t.random_(0, from, gen);
+        }
+        return t.random_(from, *to, gen);
+      },
+      py::arg("from"),
+      py::arg("to") = py::none(),
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "bernoulli_",
+      [](Tensor& t, double p, const OptGen& gen) -> Tensor& {
+        return t.bernoulli_(p, gen);
+      },
+      py::arg("p") = 0.5,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "bernoulli_",
+      [](Tensor& t, const Tensor& p, const OptGen& gen) -> Tensor& {
+        return t.bernoulli_(p, gen);
+      },
+      py::arg("p"),
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      kSelf,
+      ReleaseGil());
+  cls.def(
+      "exponential_",
+      [](Tensor& t, double lambd, const OptGen& gen) -> Tensor& {
+        return t.exponential_(lambd, gen);
+      },
+      py::arg("lambd") = 1.0,
+      py::kw_only(),
+      py::arg("generator") = py::none(),
+      kSelf,
+      ReleaseGil());
+}
+
+} // namespace
+
+void init_random(py::module_& m, py::class_<Tensor>& cls) {
+  init_generator(m);
+  init_random_ops(m, cls);
+}
+
+} // namespace ditto::python

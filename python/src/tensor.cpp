@@ -1,0 +1,603 @@
+// ditto.Tensor's own surface: geometry, values out (item, tolist, numpy),
+// values in (ditto.tensor, from_numpy), repr, autograd, dtype conversions
+// and the factories.
+
+#include <pybind11/numpy.h>
+
+#include <cstring>
+
+#include "ditto/core/print.h"
+#include "python/src/common.h"
+
+namespace ditto::python {
+namespace {
+
+// ---- NumPy
+
+py::dtype numpy_dtype(Dtype d) {
+  switch (d) {
+    case kUInt8:
+      return py::dtype::of<uint8_t>();
+    case kInt32:
+      return py::dtype::of<int32_t>();
+    case kInt64:
+      return py::dtype::of<int64_t>();
+    case kFloat32:
+      return py::dtype::of<float>();
+    case kFloat64:
+      return py::dtype::of<double>();
+    case kBool:
+      return py::dtype::of<bool>();
+  }
+  throw TypeError("[numpy] unknown dtype");
+}
+
+Dtype dtype_of_numpy(const py::dtype& dt, const char* op) {
+  char kind = dt.kind();
+  py::ssize_t size = dt.itemsize();
+  bool native = dt.attr("isnative").cast<bool>();
+  if (native) {
+    if (kind == 'f' && size == 4) {
+      return kFloat32;
+    }
+    if (kind == 'f' && size == 8) {
+      return kFloat64;
+    }
+    if (kind == 'i' && size == 8) {
+      return kInt64;
+    }
+    if (kind == 'i' && size == 4) {
+      return kInt32;
+    }
+    if (kind == 'u' && size == 1) {
+      return kUInt8;
+    }
+    if (kind == 'b' && size == 1) {
+      return kBool;
+    }
+  }
+  throw TypeError(detail::str_cat(
+      "[",
+      op,
+      "] can't convert np.ndarray of type ",
+      std::string(py::str(py::handle(dt))),
+      ". The only supported types are: float64, float32, int64, int32, "
+      "uint8, and bool."));
+}
+
+py::array to_numpy(const Tensor& t) {
+  if (t.requires_grad()) {
+    throw Error(
+        "[numpy] Can't call numpy() on Tensor that requires grad. Use "
+        "tensor.detach().numpy() instead.");
+  }
+  std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<py::ssize_t> strides;
+  for (int64_t s : t.strides()) {
+    strides.push_back(py::ssize_t(s * int64_t(t.element_size())));
+  }
+  // The array keeps a handle on the tensor, and so its storage, alive.
+  auto* keep = new Tensor(t);
+  py::capsule base(keep, [](void* p) { delete static_cast<Tensor*>(p); });
+  return py::array(numpy_dtype(t.dtype()), shape, strides, t.raw_data(), base);
+}
+
+Tensor from_numpy(const py::array& a) {
+  Dtype dtype = dtype_of_numpy(a.dtype(), "from_numpy");
+  Shape sizes(a.shape(), a.shape() + a.ndim());
+  Shape strides;
+  auto item = int64_t(a.itemsize());
+  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+    int64_t s = int64_t(a.strides()[i]);
+    if (s < 0) {
+      throw ValueError(
+          "[from_numpy] At least one stride in the given numpy array is "
+          "negative, and tensors with negative strides are not currently "
+          "supported. (You can probably work around this by making a copy "
+          "of your array with array.copy().)");
+    }
+    if (s % item != 0) {
+      throw ValueError(
+          "[from_numpy] given numpy array strides not a multiple of the "
+          "element byte size. Copy the numpy array to reallocate the memory.");
+    }
+    strides.push_back(s / item);
+  }
+  // The storage holds a reference to the array; the last tensor to let go
+  // of it drops the reference under the GIL.
+  PyObject* owner = a.ptr();
+  Py_INCREF(owner);
+  return from_blob(
+      const_cast<void*>(a.data()), sizes, strides, dtype, [owner](void*) {
+        if (Py_IsInitialized()) {
+          py::gil_scoped_acquire gil;
+          Py_DECREF(owner);
+        }
+      });
+}
+
+// ---- Python data to a tensor (ditto.tensor)
+
+// The values of nested sequences, in row-major order, and the widest kind
+// among them (bool < int < float), as torch.tensor infers its dtype.
+struct Collected {
+  Shape shape;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  Scalar::Kind kind = Scalar::Kind::Bool;
+  bool shape_known = false;
+};
+
+void collect(py::handle obj, size_t depth, Collected& out) {
+  bool is_seq = !py::isinstance<py::str>(obj) && !py::isinstance<Tensor>(obj) &&
+      PySequence_Check(obj.ptr());
+  if (py::isinstance<Tensor>(obj) && obj.cast<Tensor>().dim() > 0) {
+    throw TypeError(
+        "[tensor] only one-element tensors can be nested in the data (use "
+        "ditto.stack for a list of tensors)");
+  }
+  if (!is_seq) {
+    if (!out.shape_known) {
+      out.shape.resize(depth);
+      out.shape_known = true;
+    } else if (out.shape.size() != depth) {
+      throw ValueError(
+          "[tensor] expected a sequence at every level of equal depth");
+    }
+    Scalar s;
+    try {
+      s = obj.cast<Scalar>();
+    } catch (const py::cast_error&) {
+      throw TypeError(detail::str_cat(
+          "[tensor] Could not infer dtype of ",
+          std::string(py::str(py::type::of(obj).attr("__name__")))));
+    }
+    if (s.kind() > out.kind) {
+      out.kind = s.kind();
+    }
+    out.floats.push_back(s.to<double>());
+    out.ints.push_back(s.is_floating() ? 0 : s.to<int64_t>());
+    return;
+  }
+  py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+  auto n = int64_t(py::len(seq));
+  if (!out.shape_known) {
+    if (out.shape.size() == depth) {
+      out.shape.resize(depth + 1, n); // (push_back: a GCC 12 false warning)
+    }
+    if (n == 0) {
+      out.shape_known = true;
+      out.kind = Scalar::Kind::Float;
+    }
+  }
+  if (out.shape.size() <= depth || out.shape[depth] != n) {
+    throw ValueError(detail::str_cat(
+        "[tensor] expected sequence of length ",
+        out.shape.size() > depth ? out.shape[depth] : 0,
+        " at dim ",
+        depth,
+        " (got ",
+        n,
+        ")"));
+  }
+  for (py::handle item : seq) {
+    collect(item, depth + 1, out);
+  }
+}
+
+Tensor tensor_from_data(py::handle data, std::optional<Dtype> dtype) {
+  if (py::isinstance<Tensor>(data)) {
+    Tensor t = data.cast<Tensor>();
+    py::gil_scoped_release gil;
+    Tensor c = t.detach().clone();
+    return dtype ? c.to(*dtype) : c;
+  }
+  if (py::isinstance<py::array>(data)) {
+    auto a = py::reinterpret_borrow<py::array>(data);
+    Tensor view = from_numpy(a);
+    py::gil_scoped_release gil;
+    Tensor c = view.clone(); // a copy, as torch.tensor(ndarray)
+    return dtype ? c.to(*dtype) : c;
+  }
+  Collected c;
+  collect(data, 0, c);
+  Dtype inferred = c.kind == Scalar::Kind::Float ? kFloat32
+      : c.kind == Scalar::Kind::Int              ? kInt64
+                                                 : kBool;
+  Dtype target = dtype.value_or(inferred);
+  auto count = int64_t(c.floats.size());
+  py::gil_scoped_release gil;
+  Tensor t;
+  if (c.kind == Scalar::Kind::Float || is_floating(target)) {
+    t = detail::tensor_from_bytes(
+        c.floats.data(), count, kFloat64, c.shape, true);
+  } else {
+    t = detail::tensor_from_bytes(c.ints.data(), count, kInt64, c.shape, true);
+  }
+  return t.to(target);
+}
+
+// ---- values out
+
+py::object tolist_rec(const char* p, const Tensor& t, int64_t dim) {
+  if (dim == t.dim()) {
+    return dispatch_dtype(t.dtype(), "tolist", [&]<typename T>() {
+      T v;
+      std::memcpy(&v, p, sizeof(T));
+      return py::cast(v);
+    });
+  }
+  py::list out;
+  int64_t step = t.stride(dim) * int64_t(t.element_size());
+  for (int64_t i = 0; i < t.size(dim); ++i) {
+    out.append(tolist_rec(p + i * step, t, dim + 1));
+  }
+  return out;
+}
+
+py::object item(const Tensor& t) {
+  Scalar s;
+  {
+    py::gil_scoped_release gil;
+    s = t.item_scalar();
+  }
+  return py::cast(s);
+}
+
+std::string repr(const Tensor& t) {
+  std::vector<std::string> suffixes;
+  if (auto fn = t.grad_fn()) {
+    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+  } else if (t.requires_grad()) {
+    suffixes.push_back("requires_grad=True");
+  }
+  return detail::tensor_repr(t, "ditto.", suffixes);
+}
+
+// ---- factories
+
+Tensor finish(Tensor t, bool requires_grad) {
+  if (requires_grad) {
+    t.requires_grad_(true);
+  }
+  return t;
+}
+
+void init_factories(py::module_& m) {
+  auto sized = [&](const char* name, Tensor (*f)(const Shape&, Dtype)) {
+    m.def(
+        name,
+        [f, name](py::args size, std::optional<Dtype> dtype, bool rg) {
+          Shape s = shape_from_args(size, name);
+          py::gil_scoped_release gil;
+          return finish(f(s, dtype.value_or(kFloat32)), rg);
+        },
+        py::kw_only(),
+        py::arg("dtype") = py::none(),
+        py::arg("requires_grad") = false);
+  };
+  sized("empty", &empty);
+  sized("zeros", &zeros);
+  sized("ones", &ones);
+  auto like = [&](const char* name, Tensor (*f)(const Tensor&, Dtype)) {
+    m.def(
+        name,
+        [f](const Tensor& t, std::optional<Dtype> dtype, bool rg) {
+          return finish(f(t, dtype.value_or(t.dtype())), rg);
+        },
+        py::arg("input"),
+        py::kw_only(),
+        py::arg("dtype") = py::none(),
+        py::arg("requires_grad") = false,
+        ReleaseGil());
+  };
+  like("empty_like", &empty_like);
+  like("zeros_like", &zeros_like);
+  like("ones_like", &ones_like);
+  m.def(
+      "full",
+      [](const Shape& size, const Scalar& v, std::optional<Dtype> d, bool rg) {
+        return finish(d ? full(size, v, *d) : full(size, v), rg);
+      },
+      py::arg("size"),
+      py::arg("fill_value"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "full_like",
+      [](const Tensor& t, const Scalar& v, std::optional<Dtype> d, bool rg) {
+        Tensor out = full_like(t, v);
+        return finish(d ? out.to(*d) : out, rg);
+      },
+      py::arg("input"),
+      py::arg("fill_value"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "empty_strided",
+      [](const Shape& size,
+         const Shape& stride,
+         std::optional<Dtype> d,
+         bool rg) {
+        return finish(empty_strided(size, stride, d.value_or(kFloat32)), rg);
+      },
+      py::arg("size"),
+      py::arg("stride"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "_arange",
+      [](const Scalar& start,
+         const Scalar& end,
+         const Scalar& step,
+         std::optional<Dtype> d,
+         bool rg) {
+        return finish(
+            d ? arange(start, end, step, *d) : arange(start, end, step), rg);
+      },
+      ReleaseGil());
+  m.def(
+      "linspace",
+      [](const Scalar& start,
+         const Scalar& end,
+         int64_t steps,
+         std::optional<Dtype> d,
+         bool rg) {
+        return finish(linspace(start, end, steps, d.value_or(kFloat32)), rg);
+      },
+      py::arg("start"),
+      py::arg("end"),
+      py::arg("steps"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "eye",
+      [](int64_t n,
+         std::optional<int64_t> mm,
+         std::optional<Dtype> d,
+         bool rg) {
+        return finish(eye(n, mm.value_or(n), d.value_or(kFloat32)), rg);
+      },
+      py::arg("n"),
+      py::arg("m") = py::none(),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "scalar_tensor",
+      [](const Scalar& v, std::optional<Dtype> d, bool rg) {
+        return finish(scalar_tensor(v, d.value_or(kFloat32)), rg);
+      },
+      py::arg("s"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false,
+      ReleaseGil());
+  m.def(
+      "tensor",
+      [](py::handle data, std::optional<Dtype> dtype, bool rg) {
+        return finish(tensor_from_data(data, dtype), rg);
+      },
+      py::arg("data"),
+      py::kw_only(),
+      py::arg("dtype") = py::none(),
+      py::arg("requires_grad") = false);
+  m.def("from_numpy", &from_numpy, py::arg("ndarray"));
+}
+
+} // namespace
+
+void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
+  static py::object* size_cls = nullptr;
+  cls.def_property_readonly("dtype", &Tensor::dtype);
+  cls.def_property_readonly("shape", [](const Tensor& t) {
+    if (size_cls == nullptr) {
+      size_cls =
+          new py::object(py::module_::import("ditto._size").attr("Size"));
+    }
+    return (*size_cls)(py::cast(t.sizes()));
+  });
+  cls.def(
+      "size",
+      [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
+        if (dim) {
+          return py::int_(t.size(*dim));
+        }
+        if (size_cls == nullptr) {
+          size_cls =
+              new py::object(py::module_::import("ditto._size").attr("Size"));
+        }
+        return (*size_cls)(py::cast(t.sizes()));
+      },
+      py::arg("dim") = py::none());
+  cls.def(
+      "stride",
+      [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
+        return dim ? py::object(py::int_(t.stride(*dim)))
+                   : py::object(py::cast(t.strides()));
+      },
+      py::arg("dim") = py::none());
+  cls.def("dim", &Tensor::dim);
+  cls.def("ndimension", &Tensor::dim);
+  cls.def_property_readonly("ndim", &Tensor::dim);
+  cls.def("numel", &Tensor::numel);
+  cls.def("nelement", &Tensor::numel);
+  cls.def("element_size", &Tensor::element_size);
+  cls.def_property_readonly("itemsize", &Tensor::element_size);
+  cls.def_property_readonly("nbytes", &Tensor::nbytes);
+  cls.def("storage_offset", &Tensor::storage_offset);
+  cls.def("is_contiguous", &Tensor::is_contiguous);
+  cls.def("is_floating_point", [](const Tensor& t) {
+    return is_floating(t.dtype());
+  });
+  cls.def_property_readonly("device", [](const Tensor&) { return "cpu"; });
+  cls.def_property_readonly("is_cpu", [](const Tensor&) { return true; });
+  cls.def("data_ptr", [](const Tensor& t) {
+    return reinterpret_cast<uintptr_t>(t.raw_data());
+  });
+  cls.def("item", &item);
+  cls.def("tolist", [](const Tensor& t) {
+    Tensor c;
+    {
+      py::gil_scoped_release gil;
+      c = t.contiguous();
+    }
+    return tolist_rec(static_cast<const char*>(c.raw_data()), c, 0);
+  });
+  cls.def("__len__", [](const Tensor& t) {
+    if (t.dim() == 0) {
+      throw py::type_error("len() of a 0-d tensor");
+    }
+    return t.size(0);
+  });
+  cls.def("__bool__", [](const Tensor& t) { return item(t).cast<bool>(); });
+  cls.def("__float__", [](const Tensor& t) { return item(t).cast<double>(); });
+  cls.def("__int__", [](const Tensor& t) { return item(t).cast<int64_t>(); });
+  cls.def("__repr__", &repr);
+  cls.def("__str__", &repr);
+  cls.def("numpy", &to_numpy);
+  cls.def(
+      "__array__",
+      [](const Tensor& t, py::object dtype) -> py::object {
+        py::array a = to_numpy(t);
+        return dtype.is_none() ? py::object(a) : a.attr("astype")(dtype);
+      },
+      py::arg("dtype") = py::none());
+  cls.def("__reduce__", [](const Tensor& t) -> py::tuple {
+    Tensor c = t.detach().clone();
+    return py::make_tuple(
+        py::module_::import("ditto").attr("from_numpy"),
+        py::make_tuple(to_numpy(c).attr("copy")()));
+  });
+
+  // ---- autograd
+  cls.def_property(
+      "requires_grad", &Tensor::requires_grad, [](Tensor& t, bool v) {
+        t.requires_grad_(v);
+      });
+  cls.def(
+      "requires_grad_",
+      [](Tensor& t, bool v) -> Tensor& { return t.requires_grad_(v); },
+      py::arg("requires_grad") = true,
+      py::return_value_policy::reference);
+  cls.def_property(
+      "grad",
+      [](const Tensor& t) { return tensor_or_none(t.grad()); },
+      [](Tensor& t, std::optional<Tensor> g) {
+        t.mutable_grad() = value_or_undefined(g);
+      });
+  cls.def_property_readonly("grad_fn", &Tensor::grad_fn);
+  cls.def_property_readonly("is_leaf", &Tensor::is_leaf);
+  cls.def("detach", &Tensor::detach);
+  cls.def_property_readonly(
+      "data", &Tensor::detach); // shares storage, no graph
+  cls.def("retain_grad", &Tensor::retain_grad);
+  cls.def_property_readonly("retains_grad", &Tensor::retains_grad);
+  cls.def(
+      "backward",
+      [](const Tensor& t,
+         std::optional<Tensor> gradient,
+         std::optional<bool> retain_graph,
+         bool create_graph) {
+        t.backward(value_or_undefined(gradient), retain_graph, create_graph);
+      },
+      py::arg("gradient") = py::none(),
+      py::arg("retain_graph") = py::none(),
+      py::arg("create_graph") = false,
+      ReleaseGil());
+  py::class_<autograd::Node, std::shared_ptr<autograd::Node>>(m, "Node")
+      .def("name", &autograd::Node::name)
+      .def(
+          "__repr__",
+          [](const autograd::Node& n) { return "<" + n.name() + ">"; })
+      .def_property_readonly("next_functions", [](const autograd::Node& n) {
+        py::list out;
+        for (const auto& e : n.next_functions()) {
+          out.append(py::make_tuple(
+              e.node ? py::cast(e.node) : py::none(), e.input_nr));
+        }
+        return py::tuple(out);
+      });
+  m.def(
+      "autograd_grad",
+      [](const std::vector<Tensor>& outputs,
+         const std::vector<Tensor>& inputs,
+         std::optional<std::vector<Tensor>> grad_outputs,
+         std::optional<bool> retain_graph,
+         bool create_graph,
+         bool allow_unused) {
+        std::vector<Tensor> r;
+        {
+          py::gil_scoped_release gil;
+          r = autograd::grad(
+              outputs,
+              inputs,
+              grad_outputs.value_or(std::vector<Tensor>{}),
+              retain_graph,
+              create_graph,
+              allow_unused);
+        }
+        py::list out;
+        for (const Tensor& g : r) {
+          out.append(tensor_or_none(g));
+        }
+        return py::tuple(out);
+      },
+      py::arg("outputs"),
+      py::arg("inputs"),
+      py::arg("grad_outputs") = py::none(),
+      py::arg("retain_graph") = py::none(),
+      py::arg("create_graph") = false,
+      py::arg("allow_unused") = false);
+
+  // ---- dtype conversions
+  cls.def(
+      "to",
+      [](const Tensor& t, Dtype d) { return t.to(d); },
+      py::arg("dtype"),
+      ReleaseGil());
+  cls.def(
+      "to",
+      [](const Tensor& t, const Tensor& other) { return t.to(other.dtype()); },
+      py::arg("other"),
+      ReleaseGil());
+  cls.def(
+      "to",
+      [](const Tensor& t, const std::string& device, std::optional<Dtype> d) {
+        if (device != "cpu") {
+          throw ValueError("[to] ditto tensors live on the CPU, not " + device);
+        }
+        return d ? t.to(*d) : t;
+      },
+      py::arg("device"),
+      py::arg("dtype") = py::none(),
+      ReleaseGil());
+  auto as = [&](const char* name, Dtype d) {
+    cls.def(
+        name, [d](const Tensor& t) { return t.to(d); }, ReleaseGil());
+  };
+  as("float", kFloat32);
+  as("double", kFloat64);
+  as("long", kInt64);
+  as("int", kInt32);
+  as("bool", kBool);
+  as("byte", kUInt8);
+  cls.def(
+      "type",
+      [](const Tensor& t, Dtype d) { return t.to(d); },
+      py::arg("dtype"),
+      ReleaseGil());
+  cls.def("cpu", [](const Tensor& t) { return t; });
+  init_factories(m);
+}
+
+} // namespace ditto::python
