@@ -11,8 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "ditto/core/print.h"
 #include "ditto/core/dtype.h"
+#include "ditto/core/print.h"
 #include "ditto/core/tensor.h"
 
 namespace ditto {
