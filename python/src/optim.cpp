@@ -109,10 +109,10 @@ void bind_optimizer(py::module_& o, const char* name, Options defaults) {
       .def(py::init([defaults](const py::list& groups) {
         std::vector<Group> gs;
         for (py::handle h : groups) {
-          auto d = h.cast<py::dict>();
+          py::dict d = h.cast<py::dict>();
           Options opts = defaults;
           for (auto [k, v] : d) {
-            auto key = k.cast<std::string>();
+            std::string key = py::cast<std::string>(k);
             if (key != "params") {
               set_option(opts, key, v);
             }

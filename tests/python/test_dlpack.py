@@ -28,8 +28,9 @@ def test_numpy_reads_a_ditto_tensor_in_place():
     a = np.from_dlpack(t)
     assert a.shape == (3, 4) and a.dtype == np.float32
     assert a.__array_interface__["data"][0] == t.data_ptr()
-    a[1, 2] = -5.0
-    assert t[1, 2].item() == -5.0
+    # NumPy marks arrays imported through DLPack read-only; writes
+    # through ditto show in the array.
+    assert not a.flags.writeable
     t[0, 0] = 42.0
     assert a[0, 0] == 42.0
     # Strides survive (a transposed view).
@@ -100,8 +101,7 @@ def test_the_producer_lives_as_long_as_the_consumer():
     del base, t
     gc.collect()
     assert ref() is not None
-    n[2] = 1.5
-    assert n.tolist() == [0.0, 0.0, 1.5]
+    assert n.tolist() == [0.0, 0.0, 0.0]
     del n
     gc.collect()
     assert ref() is None
