@@ -39,6 +39,9 @@ from ._C import (  # noqa: F401
 from ._size import Size  # noqa: F401
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
+from . import optim  # noqa: F401
+from .serialization import load, save  # noqa: F401
+from .utils.dlpack import from_dlpack  # noqa: F401
 
 __version__ = _C.__version__
 default_generator = _C.default_generator()

@@ -75,5 +75,9 @@ void init_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_ops_index(py::module_& m, py::class_<Tensor>& cls);
 void init_nn_functional(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m, py::class_<Tensor>& cls);
+void init_nn(py::module_& m, py::class_<Tensor>& cls);
+void init_optim(py::module_& m);
+void init_io(py::module_& m);
+void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 
 } // namespace ditto::python

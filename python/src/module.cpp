@@ -317,6 +317,10 @@ PYBIND11_MODULE(_C, m) {
   init_ops_index(m, tensor);
   init_nn_functional(m, tensor);
   init_random(m, tensor);
+  init_nn(m, tensor);
+  init_optim(m);
+  init_io(m);
+  init_dlpack(m, tensor);
   init_determinism(m);
   init_records(m);
   m.def("is_grad_enabled", &ditto::autograd::GradMode::is_enabled);

@@ -21,3 +21,23 @@ def golden():
             name, dtype, off, n = line.split()
             cases[name] = (dtype, blob[int(off):int(off) + int(n)])
     return cases
+
+
+def _json(*parts):
+    import json
+    with open(os.path.join(ROOT, "tests", *parts)) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="session")
+def nn_golden():
+    """The C++ nn tests' PyTorch 1.13 fixtures (tests/nn/nn_golden.json,
+    made by tests/nn/gen_nn_golden.py)."""
+    return _json("nn", "nn_golden.json")
+
+
+@pytest.fixture(scope="session")
+def rnn_golden():
+    """The recurrent layers' PyTorch 1.13 fixtures (tests/nn/rnn_golden.json,
+    made by tests/nn/gen_rnn_golden.py)."""
+    return _json("nn", "rnn_golden.json")

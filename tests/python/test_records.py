@@ -8,20 +8,9 @@ import re
 
 import ditto
 
-# Records whose callables are not all bound yet, with what is missing.
-NOT_YET_BOUND = {
-    # The functional forms are bound; the nn module classes are not yet.
-    "binary_cross_entropy_with_logits": "ditto.nn.BCEWithLogitsLoss",
-    "cross_entropy": "ditto.nn.CrossEntropyLoss",
-    "ctc_loss": "ditto.nn.CTCLoss",
-    "dropout": "ditto.nn.Dropout",
-    "dropout2d": "ditto.nn.Dropout2d",
-    "gru_cell_gates": "ditto.nn.GRU",
-    "lstm_cell_gates": "ditto.nn.LSTM",
-    "recurrent_step": "ditto.nn.RNN",
-    "recurrent_weight_carrier": "ditto.nn.RNN",
-    "split_rows": "ditto.nn.RNN",
-}
+# Records whose callables are not all bound yet, with what is missing
+# (empty since the nn module classes landed: ditto.nn.Dropout, RNN, ...).
+NOT_YET_BOUND = {}
 
 CALLABLE = re.compile(r"\b(ditto(?:::\w+)+|Tensor::\w+)")
 

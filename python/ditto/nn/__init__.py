@@ -1,2 +1,8 @@
-"""ditto.nn: functional today (modules follow, issue 33)."""
-from . import functional  # noqa: F401
+"""ditto.nn (torch.nn): modules with PyTorch's semantics and initial bits,
+Parameter, init and functional."""
+from . import functional, init  # noqa: F401
+from .parameter import Parameter  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+
+__all__ = ["Parameter", "functional", "init"] + _modules_all

@@ -1,2 +1,2 @@
 """ditto.utils."""
-from . import deterministic  # noqa: F401
+from . import deterministic, dlpack  # noqa: F401

@@ -1,0 +1,120 @@
+"""Conv1d, Conv2d and ConvTranspose2d (torch.nn's), drawn as PyTorch's."""
+from ... import _C
+from .. import functional as F
+from ..parameter import Parameter
+from .linear import _reset_weight_and_bias
+from .module import Module
+
+
+def _tuple(v, n):
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(v)
+    if len(v) == 1:
+        return v * n
+    if len(v) != n:
+        raise ValueError(f"expected {n} values, got {v}")
+    return v
+
+
+class _ConvNd(Module):
+    _dims = 2
+    _transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1,
+                 padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", output_padding=0, dtype=None):
+        super().__init__()
+        name = type(self).__name__
+        if in_channels <= 0 or out_channels <= 0:
+            raise ValueError(f"[{name}] in_channels and out_channels must be "
+                             "positive")
+        if groups <= 0 or in_channels % groups or out_channels % groups:
+            raise ValueError(f"[{name}] in_channels and out_channels must be "
+                             f"divisible by groups ({groups})")
+        if padding_mode != "zeros" or isinstance(padding, str):
+            raise ValueError(f"[{name}] only padding_mode='zeros' with "
+                             "integer padding is supported")
+        n = self._dims
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _tuple(kernel_size, n)
+        self.stride = _tuple(stride, n)
+        self.padding = _tuple(padding, n)
+        self.dilation = _tuple(dilation, n)
+        self.output_padding = _tuple(output_padding, n)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.transposed = self._transposed
+        dtype = dtype or _C.float32
+        if self._transposed:
+            shape = (in_channels, out_channels // groups) + self.kernel_size
+        else:
+            shape = (out_channels, in_channels // groups) + self.kernel_size
+        self.weight = Parameter(_C.empty(shape, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_C.empty(out_channels, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_weight_and_bias(self.weight, self.bias)
+
+    def extra_repr(self):
+        n = self._dims
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size="
+             f"{self.kernel_size}, stride={self.stride}")
+        if self.padding != (0,) * n:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * n:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+    def _batched(self, input, fn):
+        """fn on input with a batch dim (PyTorch's unbatched input: one
+        dim less, a batch of one added and removed)."""
+        if input.dim() == self._dims + 1:
+            return fn(input.unsqueeze(0)).squeeze(0)
+        return fn(input)
+
+
+class Conv1d(_ConvNd):
+    _dims = 1
+
+    def forward(self, input):
+        return self._batched(input, lambda x: F.conv1d(
+            x, self.weight, self.bias, self.stride, self.padding,
+            self.dilation, self.groups))
+
+
+class Conv2d(_ConvNd):
+    _dims = 2
+
+    def forward(self, input):
+        return self._batched(input, lambda x: F.conv2d(
+            x, self.weight, self.bias, self.stride, self.padding,
+            self.dilation, self.groups))
+
+
+class ConvTranspose2d(_ConvNd):
+    _dims = 2
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1,
+                 padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride,
+                         padding, dilation, groups, bias, padding_mode,
+                         output_padding, dtype)
+
+    def forward(self, input):
+        return self._batched(input, lambda x: F.conv_transpose2d(
+            x, self.weight, self.bias, self.stride, self.padding,
+            self.output_padding, self.groups, self.dilation))

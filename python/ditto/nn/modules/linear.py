@@ -1,0 +1,86 @@
+"""Linear, Identity, Flatten and Unflatten (torch.nn's)."""
+import math
+
+from ... import _C
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+def _reset_weight_and_bias(weight, bias):
+    """PyTorch's reset_parameters of Linear and the conv layers."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        if fan_in > 0:
+            bound = 1 / math.sqrt(fan_in)
+            init.uniform_(bias, -bound, bound)
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x W^T + b, W (out_features, in_features) drawn as PyTorch's."""
+
+    def __init__(self, in_features, out_features, bias=True, dtype=None):
+        super().__init__()
+        if in_features < 0 or out_features < 0:
+            raise ValueError("[Linear] in_features and out_features must be "
+                             f"non-negative, got {in_features} and "
+                             f"{out_features}")
+        self.in_features = in_features
+        self.out_features = out_features
+        dtype = dtype or _C.float32
+        self.weight = Parameter(_C.empty(out_features, in_features,
+                                         dtype=dtype))
+        if bias:
+            self.bias = Parameter(_C.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_weight_and_bias(self.weight, self.bias)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features="
+                f"{self.out_features}, bias={self.bias is not None}")
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        d = self.dim % input.dim()
+        shape = list(input.shape)
+        return input.reshape(shape[:d] + list(self.unflattened_size)
+                             + shape[d + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

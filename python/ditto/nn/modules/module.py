@@ -1,0 +1,396 @@
+"""ditto.nn.Module (torch.nn.Module): parameters, buffers and submodules
+registered by attribute assignment, traversal in PyTorch's order,
+train/eval, state_dict/load_state_dict with PyTorch's keys, and PyTorch's
+printed form."""
+from collections import OrderedDict, namedtuple
+
+from ..._C import Tensor
+from ...grad_mode import no_grad
+from ..parameter import Parameter
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys",
+                               ["missing_keys", "unexpected_keys"])
+
+
+def _addindent(s, spaces):
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(" " * spaces + ln for ln in lines)
+
+
+def _check_name(module, name, kind):
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got "
+                        f"{type(name).__name__}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain ".", got: {name}')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+
+
+class Module:
+    """The base of every layer and model (torch.nn.Module)."""
+
+    training: bool
+
+    def __init__(self):
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required '
+            '"forward" function')
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # ---- registration
+
+    def register_buffer(self, name, tensor, persistent=True):
+        if "_buffers" not in self.__dict__:
+            raise AttributeError(
+                "cannot assign buffer before Module.__init__() call")
+        _check_name(self, name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object "
+                            f"to buffer '{name}' (ditto Tensor or None "
+                            "required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                "cannot assign parameter before Module.__init__() call")
+        _check_name(self, name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object "
+                            f"to parameter '{name}' (ditto.nn.Parameter or "
+                            "None required)")
+        if param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                "parameters must be created explicitly.")
+        self._parameters[name] = param
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module "
+                            "subclass")
+        if "_modules" not in self.__dict__:
+            raise AttributeError(
+                "cannot assign module before Module.__init__() call")
+        _check_name(self, name, "module")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        if target == "":
+            return self
+        mod = self
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{type(mod).__name__} has no attribute "
+                                     f"`{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no "
+                             f"attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        def remove_from(*tables):
+            for t in tables:
+                if name in t:
+                    if isinstance(t, dict):
+                        del t[name]
+                    else:
+                        t.discard(name)
+
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError(
+                    "cannot assign parameters before Module.__init__() call")
+            remove_from(self.__dict__, self._buffers, self._modules,
+                        self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as "
+                                f"parameter '{name}' (ditto.nn.Parameter or "
+                                "None expected)")
+            self.register_parameter(name, value)
+        else:
+            modules = self.__dict__.get("_modules")
+            if isinstance(value, Module):
+                if modules is None:
+                    raise AttributeError(
+                        "cannot assign module before Module.__init__() call")
+                remove_from(self.__dict__, self._parameters, self._buffers,
+                            self._non_persistent_buffers_set)
+                modules[name] = value
+            elif modules is not None and name in modules:
+                if value is not None:
+                    raise TypeError(f"cannot assign '{type(value).__name__}' "
+                                    f"as child module '{name}' (ditto.nn."
+                                    "Module or None expected)")
+                modules[name] = value
+            else:
+                buffers = self.__dict__.get("_buffers")
+                if buffers is not None and name in buffers:
+                    if value is not None and not isinstance(value, Tensor):
+                        raise TypeError(f"cannot assign '{type(value).__name__}"
+                                        f"' as buffer '{name}' (ditto Tensor "
+                                        "or None expected)")
+                    buffers[name] = value
+                else:
+                    object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, {}):
+                del self.__dict__[table][name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    # ---- traversal, in PyTorch's order
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if id(self) in memo:
+            return
+        if remove_duplicate:
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        memo = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in memo:
+                memo.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, members, prefix, recurse, remove_duplicate):
+        memo = set()
+        mods = (self.named_modules(prefix=prefix,
+                                   remove_duplicate=remove_duplicate)
+                if recurse else [(prefix, self)])
+        for mod_prefix, mod in mods:
+            for k, v in members(mod):
+                if v is None or id(v) in memo:
+                    continue
+                if remove_duplicate:
+                    memo.add(id(v))
+                yield mod_prefix + ("." if mod_prefix else "") + k, v
+
+    def named_parameters(self, prefix="", recurse=True,
+                         remove_duplicate=True):
+        return self._named_members(lambda m: m._parameters.items(), prefix,
+                                   recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members(lambda m: m._buffers.items(), prefix,
+                                   recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ---- modes and maintenance
+
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for m in self.children():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Resets every parameter's gradient: to None, or to zeros in place
+        with set_to_none=False."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                g = p.grad
+                if g.grad_fn is not None:
+                    g = g.detach()
+                g.zero_()
+                p.grad = g
+
+    def apply(self, fn):
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def cpu(self):
+        return self
+
+    # ---- state
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by PyTorch's dotted names
+        ("0.weight", "bn.running_mean"), detached, sharing storage."""
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination,
+                             prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def _local_state(self):
+        state = OrderedDict((k, v) for k, v in self._parameters.items()
+                            if v is not None)
+        for k, v in self._buffers.items():
+            if v is not None and k not in self._non_persistent_buffers_set:
+                state[k] = v
+        return state
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies every entry into the module's tensors in place. Missing
+        and unexpected keys (with strict) and shape mismatches (always) are
+        listed in one RuntimeError in PyTorch's words; on error nothing is
+        copied. Returns (missing_keys, unexpected_keys)."""
+        if not isinstance(state_dict, dict):
+            raise TypeError("Expected state_dict to be dict-like, got "
+                            f"{type(state_dict).__name__}.")
+        missing, unexpected, errors, copies = [], [], [], []
+        for prefix, mod in self.named_modules(remove_duplicate=False):
+            prefix = prefix + "." if prefix else ""
+            local = mod._local_state()
+            for name, t in local.items():
+                key = prefix + name
+                if key not in state_dict:
+                    missing.append(key)
+                    continue
+                value = state_dict[key]
+                if not isinstance(value, Tensor):
+                    errors.append(f'While copying the parameter named "{key}"'
+                                  ", expected ditto.Tensor from checkpoint "
+                                  f"but received {type(value)}")
+                    continue
+                if value.shape != t.shape:
+                    errors.append(f"size mismatch for {key}: copying a param "
+                                  f"with shape {value.shape} from checkpoint,"
+                                  " the shape in current model is "
+                                  f"{t.shape}.")
+                    continue
+                copies.append((t, value))
+            for key in state_dict:
+                if prefix and not key.startswith(prefix):
+                    continue
+                head = key[len(prefix):].split(".", 1)[0]
+                if head not in mod._modules and head not in local:
+                    unexpected.append(key)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}"
+                               .format(type(self).__name__,
+                                       "\n\t".join(errors)))
+        with no_grad():
+            for t, value in copies:
+                t.copy_(value)
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- printing
+
+    def extra_repr(self):
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = ["(" + k + "): " + _addindent(repr(m), 2)
+                       for k, m in self._modules.items()]
+        lines = extra_lines + child_lines
+        s = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                s += extra_lines[0]
+            else:
+                s += "\n  " + "\n  ".join(lines) + "\n"
+        return s + ")"
+
+    def __dir__(self):
+        keys = list(super().__dir__())
+        for table in ("_parameters", "_buffers", "_modules"):
+            keys += list(self.__dict__.get(table, {}))
+        return sorted(set(keys))
+

@@ -1,0 +1,243 @@
+// ditto._C._optim: the C++ optimizers (SGD, Adam, AdamW) and schedulers
+// that ditto.optim wraps, so a Python step updates the parameters with the
+// C++ ops, bit for bit. Hyperparameters are read and written per group by
+// name (ditto.optim's param_groups are views of them).
+
+#include <pybind11/functional.h>
+
+#include "python/src/common.h"
+
+namespace ditto::python {
+namespace {
+
+using optim::Optimizer;
+
+[[noreturn]] void unknown_option(const char* opt, const std::string& key) {
+  throw KeyError(
+      detail::str_cat("[", opt, "] no hyperparameter \"", key, "\""));
+}
+
+// ---- SGD's and Adam's options by name, as torch's param_groups spell them
+
+py::object get_option(const optim::SGDOptions& o, const std::string& k) {
+  if (k == "lr") {
+    return py::float_(o.lr());
+  }
+  if (k == "momentum") {
+    return py::float_(o.momentum());
+  }
+  if (k == "dampening") {
+    return py::float_(o.dampening());
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "nesterov") {
+    return py::bool_(o.nesterov());
+  }
+  if (k == "maximize") {
+    return py::bool_(o.maximize());
+  }
+  unknown_option("SGD", k);
+}
+
+void set_option(optim::SGDOptions& o, const std::string& k, py::handle v) {
+  if (k == "lr") {
+    o.lr(v.cast<double>());
+  } else if (k == "momentum") {
+    o.momentum(v.cast<double>());
+  } else if (k == "dampening") {
+    o.dampening(v.cast<double>());
+  } else if (k == "weight_decay") {
+    o.weight_decay(v.cast<double>());
+  } else if (k == "nesterov") {
+    o.nesterov(v.cast<bool>());
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    unknown_option("SGD", k);
+  }
+}
+
+py::object get_option(const optim::AdamOptions& o, const std::string& k) {
+  if (k == "lr") {
+    return py::float_(o.lr());
+  }
+  if (k == "betas") {
+    return py::make_tuple(o.beta1(), o.beta2());
+  }
+  if (k == "eps") {
+    return py::float_(o.eps());
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "amsgrad") {
+    return py::bool_(o.amsgrad());
+  }
+  if (k == "maximize") {
+    return py::bool_(o.maximize());
+  }
+  unknown_option("Adam", k);
+}
+
+void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
+  if (k == "lr") {
+    o.lr(v.cast<double>());
+  } else if (k == "betas") {
+    auto b = v.cast<std::pair<double, double>>();
+    o.betas(b.first, b.second);
+  } else if (k == "eps") {
+    o.eps(v.cast<double>());
+  } else if (k == "weight_decay") {
+    o.weight_decay(v.cast<double>());
+  } else if (k == "amsgrad") {
+    o.amsgrad(v.cast<bool>());
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    unknown_option("Adam", k);
+  }
+}
+
+// An optimizer built from torch-style groups: dicts with "params" and
+// every hyperparameter (ditto.optim fills in the defaults).
+template <typename Opt, typename Options>
+void bind_optimizer(py::module_& o, const char* name, Options defaults) {
+  using Group = typename Opt::ParamGroup;
+  py::class_<Opt, Optimizer, std::shared_ptr<Opt>>(o, name)
+      .def(py::init([defaults](const py::list& groups) {
+        std::vector<Group> gs;
+        for (py::handle h : groups) {
+          py::dict d = h.cast<py::dict>();
+          Options opts = defaults;
+          for (auto [k, v] : d) {
+            std::string key = py::cast<std::string>(k);
+            if (key != "params") {
+              set_option(opts, key, v);
+            }
+          }
+          gs.push_back(
+              Group{d["params"].cast<std::vector<Tensor>>(), std::move(opts)});
+        }
+        return std::make_shared<Opt>(std::move(gs));
+      }))
+      .def(
+          "get_option",
+          [](const Opt& opt, size_t g, const std::string& key) {
+            return get_option(opt.param_groups().at(g).options, key);
+          })
+      .def(
+          "set_option",
+          [](Opt& opt, size_t g, const std::string& key, py::handle v) {
+            set_option(opt.param_groups().at(g).options, key, v);
+          });
+}
+
+void init_optimizers(py::module_& o) {
+  py::class_<Optimizer, std::shared_ptr<Optimizer>>(o, "Optimizer")
+      .def("step", &Optimizer::step, ReleaseGil())
+      .def(
+          "zero_grad",
+          &Optimizer::zero_grad,
+          py::arg("set_to_none") = true,
+          ReleaseGil())
+      .def("num_groups", &Optimizer::num_groups)
+      .def("group_params", &Optimizer::group_params)
+      .def("initial_lr", &Optimizer::initial_lr)
+      .def("set_initial_lr", &Optimizer::set_initial_lr)
+      .def(
+          "state_dict",
+          [](const Optimizer& opt) { return opt.state_dict().items(); },
+          ReleaseGil())
+      .def(
+          "load_state_dict",
+          [](Optimizer& opt, const NamedTensors& items) {
+            opt.load_state_dict(StateDict(items));
+          },
+          ReleaseGil());
+  bind_optimizer<optim::SGD>(o, "SGD", optim::SGDOptions(0.0));
+  bind_optimizer<optim::Adam>(o, "Adam", optim::AdamOptions());
+  bind_optimizer<optim::AdamW>(o, "AdamW", optim::AdamOptions());
+}
+
+// ---- schedulers: each keeps its optimizer alive (keep_alive<1, 2>).
+
+void init_schedulers(py::module_& o) {
+  using optim::LRScheduler;
+  py::class_<LRScheduler, std::shared_ptr<LRScheduler>>(o, "LRScheduler")
+      .def("step", &LRScheduler::step)
+      .def("get_last_lr", &LRScheduler::get_last_lr)
+      .def_property_readonly("last_epoch", &LRScheduler::last_epoch)
+      .def_property_readonly("base_lrs", &LRScheduler::base_lrs)
+      .def(
+          "state_dict",
+          [](const LRScheduler& s) { return s.state_dict().items(); })
+      .def("load_state_dict", [](LRScheduler& s, const NamedTensors& items) {
+        s.load_state_dict(StateDict(items));
+      });
+  auto keep = py::keep_alive<1, 2>();
+  py::class_<optim::StepLR, LRScheduler, std::shared_ptr<optim::StepLR>>(
+      o, "StepLR")
+      .def(py::init<Optimizer&, int64_t, double>(), keep);
+  py::class_<
+      optim::MultiStepLR,
+      LRScheduler,
+      std::shared_ptr<optim::MultiStepLR>>(o, "MultiStepLR")
+      .def(py::init<Optimizer&, std::vector<int64_t>, double>(), keep);
+  py::class_<
+      optim::ExponentialLR,
+      LRScheduler,
+      std::shared_ptr<optim::ExponentialLR>>(o, "ExponentialLR")
+      .def(py::init<Optimizer&, double>(), keep);
+  py::class_<
+      optim::CosineAnnealingLR,
+      LRScheduler,
+      std::shared_ptr<optim::CosineAnnealingLR>>(o, "CosineAnnealingLR")
+      .def(py::init<Optimizer&, int64_t, double>(), keep);
+  py::class_<optim::LinearLR, LRScheduler, std::shared_ptr<optim::LinearLR>>(
+      o, "LinearLR")
+      .def(py::init<Optimizer&, double, double, int64_t>(), keep);
+  // The lambda runs under the GIL: step() keeps it.
+  py::class_<optim::LambdaLR, LRScheduler, std::shared_ptr<optim::LambdaLR>>(
+      o, "LambdaLR")
+      .def(py::init<Optimizer&, std::function<double(int64_t)>>(), keep);
+  py::class_<
+      optim::OneCycleLR,
+      LRScheduler,
+      std::shared_ptr<optim::OneCycleLR>>(o, "OneCycleLR")
+      .def(
+          py::init([](Optimizer& opt,
+                      double max_lr,
+                      int64_t total_steps,
+                      double pct_start,
+                      bool anneal_cos,
+                      bool cycle_momentum,
+                      double base_momentum,
+                      double max_momentum,
+                      double div_factor,
+                      double final_div_factor,
+                      bool three_phase) {
+            optim::OneCycleLROptions oo(max_lr, total_steps);
+            oo.pct_start(pct_start)
+                .anneal_cos(anneal_cos)
+                .cycle_momentum(cycle_momentum)
+                .base_momentum(base_momentum)
+                .max_momentum(max_momentum)
+                .div_factor(div_factor)
+                .final_div_factor(final_div_factor)
+                .three_phase(three_phase);
+            return std::make_shared<optim::OneCycleLR>(opt, oo);
+          }),
+          keep);
+}
+
+} // namespace
+
+void init_optim(py::module_& m) {
+  py::module_ o = m.def_submodule("_optim", "ditto::optim");
+  init_optimizers(o);
+  init_schedulers(o);
+}
+
+} // namespace ditto::python
