@@ -10,10 +10,16 @@
 
 namespace ditto::data {
 
+// What a binding carries through the loader besides tensors (the Python
+// package's samples and batches are Python objects). The loader only moves
+// it; its deleter is the binding's (which takes the GIL).
+using Payload = std::shared_ptr<void>;
+
 // One sample: its data and its target.
 struct Example {
   Tensor data;
   Tensor target;
+  Payload payload = {};
 };
 
 // A batch as the loader delivers it (the default collate stacks the
@@ -21,6 +27,7 @@ struct Example {
 struct Batch {
   Tensor data;
   Tensor target;
+  Payload payload = {};
 };
 
 // A map-style dataset. get() may be called from several loader workers at

@@ -321,6 +321,7 @@ PYBIND11_MODULE(_C, m) {
   init_optim(m);
   init_io(m);
   init_dlpack(m, tensor);
+  init_data(m);
   init_determinism(m);
   init_records(m);
   m.def("is_grad_enabled", &ditto::autograd::GradMode::is_enabled);

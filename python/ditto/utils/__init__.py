@@ -1,2 +1,2 @@
 """ditto.utils."""
-from . import deterministic, dlpack  # noqa: F401
+from . import data, deterministic, dlpack  # noqa: F401

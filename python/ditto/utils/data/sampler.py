@@ -1,0 +1,128 @@
+"""Samplers (torch.utils.data's). The ones the C++ library has run there
+(the loader's workers never wait for Python to pick an index); any Python
+iterable of indices with a length also works as a sampler."""
+from ... import _C
+
+
+class Sampler:
+    """A base for Python samplers: __iter__ yields indices, __len__ counts
+    them."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class _Native(Sampler):
+    """A C++ sampler behind torch's Python interface."""
+
+    _native = None
+
+    def __iter__(self):
+        return iter(self._native.indices())
+
+    def __len__(self):
+        return len(self._native)
+
+
+class SequentialSampler(_Native):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+        self._native = _C.data.SequentialSampler(len(data_source))
+
+
+class RandomSampler(_Native):
+    """A random permutation (or, with replacement, num_samples draws) in
+    torch's order: the same indices as torch.utils.data.RandomSampler from
+    the same generator state."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None,
+                 generator=None):
+        if not isinstance(replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={replacement}")
+        if num_samples is not None and (
+                not isinstance(num_samples, int) or num_samples <= 0):
+            raise ValueError("num_samples should be a positive integer value, "
+                             f"but got num_samples={num_samples}")
+        self.data_source = data_source
+        self.replacement = replacement
+        self.generator = generator
+        self._native = _C.data.RandomSampler(
+            len(data_source), replacement, num_samples, generator)
+
+    @property
+    def num_samples(self):
+        return len(self._native)
+
+
+class DistributedSampler(_Native):
+    """This rank's share of the dataset (torch's order, padding and
+    set_epoch)."""
+
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True,
+                 seed=0, drop_last=False):
+        if num_replicas is None or rank is None:
+            raise ValueError("DistributedSampler: give num_replicas and rank "
+                             "(ditto has no process group yet)")
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.shuffle = shuffle
+        self.seed = seed
+        self.drop_last = drop_last
+        self._native = _C.data.DistributedSampler(
+            len(dataset), num_replicas, rank, shuffle, seed, drop_last)
+
+    def set_epoch(self, epoch):
+        self._native.set_epoch(epoch)
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (one randperm)."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        g = self.generator if self.generator is not None \
+            else _C.default_generator()
+        for i in _C.randperm(len(self.indices), generator=g).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups a sampler's indices into lists of batch_size."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) \
+                or batch_size <= 0:
+            raise ValueError("batch_size should be a positive integer value, "
+                             f"but got batch_size={batch_size}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        batch = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        if self.drop_last:
+            return n // self.batch_size
+        return (n + self.batch_size - 1) // self.batch_size

@@ -1,0 +1,359 @@
+// ditto.utils.data's engine: the C++ DataLoader (ditto/data/loader.h)
+// driving Python datasets, samplers, collate functions and worker_init_fn.
+// Workers are the loader's C++ threads; they take the GIL only to call
+// Python code, and a C++ dataset (FashionMNIST) with the default collate
+// takes no GIL at all. The Python objects travel through the loader as
+// Payloads whose deleter takes the GIL. The Python side
+// (python/ditto/utils/data/) wraps each call so that exceptions come back
+// as values, with their traceback, and re-raises them in the caller.
+
+#include <pybind11/functional.h>
+
+#include "python/src/common.h"
+
+namespace ditto::python {
+namespace {
+
+// A Python object kept by C++ code that may drop it in any thread: the
+// reference is released with the GIL held.
+data::Payload hold(py::object obj) {
+  return data::Payload(new py::object(std::move(obj)), [](void* p) {
+    if (!Py_IsInitialized()) {
+      return; // at exit: the interpreter took its objects with it
+    }
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(p);
+  });
+}
+
+const py::object& held(const data::Payload& p) {
+  return *static_cast<const py::object*>(p.get());
+}
+
+// A map-style Python dataset: fetch(index) returns the sample (the Python
+// side's wrapper around dataset[index]).
+class PyDataset : public data::Dataset {
+ public:
+  PyDataset(py::object dataset, py::object fetch, int64_t size)
+      : dataset_(hold(std::move(dataset))),
+        fetch_(hold(std::move(fetch))),
+        size_(size) {}
+  int64_t size() const override {
+    return size_;
+  }
+  data::Example get(int64_t index) const override {
+    py::gil_scoped_acquire gil;
+    data::Example e;
+    e.payload = hold(held(fetch_)(index));
+    return e;
+  }
+  const py::object& dataset() const {
+    return held(dataset_);
+  }
+
+ private:
+  data::Payload dataset_, fetch_;
+  int64_t size_;
+};
+
+// Any Python iterable of indices with a length, as a sampler. Its state is
+// the number of indices handed out: restoring re-iterates and skips them
+// (exact for a sampler whose order its own state fixes).
+class PySampler : public data::Sampler {
+ public:
+  explicit PySampler(py::object sampler) : sampler_(hold(std::move(sampler))) {}
+  void reset() override {
+    py::gil_scoped_acquire gil;
+    iterator_ = hold(py::iter(held(sampler_)));
+    consumed_ = 0;
+  }
+  std::optional<int64_t> next() override {
+    py::gil_scoped_acquire gil;
+    if (!iterator_) {
+      iterator_ = hold(py::iter(held(sampler_)));
+    }
+    PyObject* item = PyIter_Next(held(iterator_).ptr());
+    if (item == nullptr) {
+      if (PyErr_Occurred()) {
+        throw py::error_already_set();
+      }
+      return std::nullopt;
+    }
+    py::object index = py::reinterpret_steal<py::object>(item);
+    ++consumed_;
+    return index.cast<int64_t>();
+  }
+  int64_t size() const override {
+    py::gil_scoped_acquire gil;
+    return int64_t(py::len(held(sampler_)));
+  }
+  data::SamplerState state() const override {
+    data::SamplerState s;
+    s.consumed = consumed_;
+    return s;
+  }
+  void restore(const data::SamplerState& state) override {
+    reset();
+    for (int64_t i = 0; i < state.consumed; ++i) {
+      if (!next()) {
+        break;
+      }
+    }
+  }
+
+ private:
+  data::Payload sampler_, iterator_;
+  int64_t consumed_ = 0;
+};
+
+std::shared_ptr<data::Sampler> as_sampler(const py::object& obj) {
+  if (py::isinstance<data::Sampler>(obj)) {
+    return obj.cast<std::shared_ptr<data::Sampler>>();
+  }
+  return std::make_shared<PySampler>(obj);
+}
+
+data::SeedMode seed_mode_of(const std::string& name) {
+  if (name == "per_sample") {
+    return data::SeedMode::PerSample;
+  }
+  if (name == "pytorch") {
+    return data::SeedMode::PyTorch;
+  }
+  throw ValueError(
+      "[DataLoader] seed_mode must be 'per_sample' or 'pytorch', got '" + name +
+      "'");
+}
+
+// One DataLoader and its epoch in progress, as the Python iterator sees it.
+class LoaderCore {
+ public:
+  LoaderCore(
+      std::shared_ptr<const data::Dataset> dataset,
+      data::DataLoaderOptions options,
+      bool python_batches)
+      : python_batches_(python_batches) {
+    py::gil_scoped_release nogil;
+    loader_ = std::make_unique<data::DataLoader>(
+        std::move(dataset), std::move(options));
+  }
+  ~LoaderCore() {
+    // Joining the workers waits for Python code they run.
+    py::gil_scoped_release nogil;
+    loader_.reset();
+  }
+  // Starts an epoch (and its workers' prefetching); the first next()
+  // returns its first batch.
+  void begin() {
+    py::gil_scoped_release nogil;
+    started_ = false;
+    it_ = loader_->begin();
+    active_ = true;
+  }
+  // The next batch, or None at the end of the epoch.
+  py::object next() {
+    if (!active_) {
+      return py::none();
+    }
+    {
+      py::gil_scoped_release nogil;
+      try {
+        if (started_) {
+          ++*it_;
+        }
+      } catch (...) {
+        active_ = false;
+        throw;
+      }
+      started_ = true;
+      if (*it_ == loader_->end()) {
+        active_ = false;
+      }
+    }
+    if (!active_) {
+      return py::none();
+    }
+    const data::Batch& b = **it_;
+    if (python_batches_) {
+      return held(b.payload);
+    }
+    return py::make_tuple(b.data, b.target);
+  }
+  int64_t size() const {
+    return loader_->size();
+  }
+  std::string state_dict() const {
+    return loader_->state_dict().to_json();
+  }
+  void load_state_dict(const std::string& json) {
+    data::LoaderState s = data::LoaderState::from_json(json);
+    py::gil_scoped_release nogil;
+    loader_->load_state_dict(s);
+    active_ = false;
+  }
+
+ private:
+  std::unique_ptr<data::DataLoader> loader_;
+  std::optional<data::DataLoader::Iterator> it_;
+  bool python_batches_;
+  bool started_ = false, active_ = false;
+};
+
+std::unique_ptr<LoaderCore> make_loader(
+    const py::object& dataset,
+    int64_t size,
+    const py::object& fetch,
+    const py::object& collate,
+    int64_t batch_size,
+    bool shuffle,
+    const py::object& sampler,
+    int num_workers,
+    bool drop_last,
+    std::optional<Generator> generator,
+    const py::object& worker_init_fn,
+    int prefetch_factor,
+    bool persistent_workers,
+    const std::string& seed_mode) {
+  data::DataLoaderOptions o;
+  o.batch_size = batch_size;
+  o.shuffle = shuffle;
+  o.num_workers = num_workers;
+  o.drop_last = drop_last;
+  o.generator = std::move(generator);
+  o.prefetch_factor = prefetch_factor;
+  o.persistent_workers = persistent_workers;
+  o.seed_mode = seed_mode_of(seed_mode);
+  if (!sampler.is_none()) {
+    o.sampler = as_sampler(sampler);
+  }
+  if (!worker_init_fn.is_none()) {
+    data::Payload fn = hold(worker_init_fn);
+    o.worker_init_fn = [fn](int worker) {
+      py::gil_scoped_acquire gil;
+      held(fn)(worker);
+    };
+  }
+  // A C++ dataset with the default collate runs without the GIL.
+  if (py::isinstance<data::Dataset>(dataset) && collate.is_none()) {
+    return std::make_unique<LoaderCore>(
+        dataset.cast<std::shared_ptr<data::Dataset>>(), std::move(o), false);
+  }
+  data::Payload fn = hold(collate);
+  o.collate = [fn](std::vector<data::Example> examples) {
+    py::gil_scoped_acquire gil;
+    py::list samples(examples.size());
+    for (size_t i = 0; i < examples.size(); ++i) {
+      samples[i] = held(examples[i].payload);
+    }
+    examples.clear(); // their references go with the GIL held
+    data::Batch b;
+    b.payload = hold(held(fn)(samples));
+    return b;
+  };
+  return std::make_unique<LoaderCore>(
+      std::make_shared<PyDataset>(dataset, fetch, size), std::move(o), true);
+}
+
+// Iterating a C++ sampler from Python (list(RandomSampler(...))).
+py::list sampler_indices(data::Sampler& s) {
+  std::vector<int64_t> out;
+  {
+    py::gil_scoped_release nogil;
+    s.reset();
+    while (std::optional<int64_t> i = s.next()) {
+      out.push_back(*i);
+    }
+  }
+  py::list l;
+  for (int64_t i : out) {
+    l.append(i);
+  }
+  return l;
+}
+
+} // namespace
+
+void init_data(py::module_& m) {
+  py::module_ d = m.def_submodule("data", "ditto.utils.data's engine");
+  py::class_<data::Dataset, std::shared_ptr<data::Dataset>>(d, "Dataset")
+      .def("__len__", &data::Dataset::size)
+      .def(
+          "__getitem__",
+          [](const data::Dataset& ds, int64_t i) {
+            int64_t n = ds.size();
+            if (i < -n || i >= n) {
+              throw IndexError(
+                  "[Dataset] index " + std::to_string(i) +
+                  " is out of range for a dataset of " + std::to_string(n) +
+                  " samples");
+            }
+            data::Example e = ds.get(i < 0 ? i + n : i);
+            return std::make_pair(e.data, e.target); // cast with the GIL
+          },
+          ReleaseGil());
+  py::class_<data::MNIST, data::Dataset, std::shared_ptr<data::MNIST>>(
+      d, "MNIST")
+      .def(py::init<std::string, bool>(), py::arg("root"), py::arg("train"))
+      .def_property_readonly("data", &data::MNIST::images)
+      .def_property_readonly("targets", &data::MNIST::labels);
+  py::class_<
+      data::FashionMNIST,
+      data::MNIST,
+      std::shared_ptr<data::FashionMNIST>>(d, "FashionMNIST")
+      .def(py::init<std::string, bool>(), py::arg("root"), py::arg("train"));
+  d.attr("FASHION_MNIST_ROOT") = data::kFashionMNISTRoot;
+
+  py::class_<data::Sampler, std::shared_ptr<data::Sampler>>(d, "Sampler")
+      .def("__len__", &data::Sampler::size)
+      .def("indices", &sampler_indices);
+  py::class_<
+      data::SequentialSampler,
+      data::Sampler,
+      std::shared_ptr<data::SequentialSampler>>(d, "SequentialSampler")
+      .def(py::init<int64_t>());
+  py::class_<
+      data::RandomSampler,
+      data::Sampler,
+      std::shared_ptr<data::RandomSampler>>(d, "RandomSampler")
+      .def(py::init<
+           int64_t,
+           bool,
+           std::optional<int64_t>,
+           std::optional<Generator>>());
+  py::class_<
+      data::DistributedSampler,
+      data::Sampler,
+      std::shared_ptr<data::DistributedSampler>>(d, "DistributedSampler")
+      .def(py::init<int64_t, int64_t, int64_t, bool, uint64_t, bool>())
+      .def("set_epoch", &data::DistributedSampler::set_epoch);
+
+  py::class_<LoaderCore>(d, "LoaderCore")
+      .def(py::init(&make_loader))
+      .def("begin", &LoaderCore::begin)
+      .def("next", &LoaderCore::next)
+      .def("__len__", &LoaderCore::size)
+      .def("state_dict", &LoaderCore::state_dict)
+      .def("load_state_dict", &LoaderCore::load_state_dict);
+
+  // Inside a loader's worker: (id, num_workers, seed, dataset); else None.
+  d.def("worker_info", []() -> py::object {
+    std::optional<data::WorkerInfo> w = data::get_worker_info();
+    if (!w) {
+      return py::none();
+    }
+    py::object ds = py::none();
+    if (auto p = std::dynamic_pointer_cast<const PyDataset>(w->dataset)) {
+      ds = p->dataset();
+    } else if (w->dataset) {
+      ds = py::cast(std::const_pointer_cast<data::Dataset>(w->dataset));
+    }
+    return py::make_tuple(w->id, w->num_workers, w->seed, ds);
+  });
+  // The seed of the generator the current sample draws from (its own in
+  // per-sample mode, the worker's default generator in pytorch mode).
+  d.def(
+      "sample_seed", []() { return data::sample_generator().initial_seed(); });
+  d.def("derive_sample_seed", &data::sample_seed);
+}
+
+} // namespace ditto::python

@@ -1,0 +1,268 @@
+"""ditto.utils.data against torch 1.13's DataLoader (tests/python/
+data_golden.json, made by gen_data_golden.py with real worker processes),
+and ditto's own promises: per-sample mode gives the same data for any number
+of workers and across a resume; worker exceptions come back with their
+traceback; C++ datasets load without the GIL."""
+import json
+import os
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ditto
+from ditto.utils.data import (
+    BatchSampler, ConcatDataset, DataLoader, Dataset, FashionMNIST,
+    RandomSampler, SequentialSampler, Subset, TensorDataset, default_collate,
+    get_worker_info, random_split)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope="module")
+def golden():
+    with open(os.path.join(HERE, "data_golden.json")) as f:
+        return json.load(f)
+
+
+class Draws(Dataset):
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        w = get_worker_info()
+        return {
+            "index": i,
+            "worker": -1 if w is None else w.id,
+            "seed": -1 if w is None else w.seed,
+            "torch": ditto.rand(2, dtype=ditto.float64).tolist(),
+            "random": random.random(),
+            "numpy": float(np.random.rand()),
+        }
+
+
+def listed(value):
+    if isinstance(value, ditto.Tensor):
+        return value.tolist()
+    if isinstance(value, dict):
+        return {k: listed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [listed(v) for v in value]
+    return value
+
+
+def run(case, seed_mode="pytorch", workers=None):
+    seed = case["seed"]
+    ditto.manual_seed(seed)
+    random.seed(seed + 1)
+    np.random.seed(seed + 2)
+    g = ditto.Generator().manual_seed(seed + 3)
+    dl = DataLoader(Draws(case["n"]), batch_size=case["batch_size"],
+                    shuffle=case["shuffle"],
+                    num_workers=case["workers"] if workers is None else workers,
+                    generator=g, persistent_workers=case["persistent"],
+                    seed_mode=seed_mode)
+    return [[listed(b) for b in dl] for _ in range(case["epochs"])]
+
+
+def test_pytorch_mode_is_torchs_workers_bit_for_bit(golden):
+    # Sampling order, base seeds, worker assignment, and every draw from
+    # ditto's default generator, Python's random and NumPy's global
+    # generator inside the workers: as torch's worker processes.
+    for case in golden["cases"]:
+        assert run(case) == case["batches"], case
+
+
+def test_samplers_and_split_are_torchs(golden):
+    ditto.manual_seed(3)
+    assert [list(RandomSampler(range(7))) for _ in range(2)] == \
+        golden["random_sampler"]
+    g = ditto.Generator().manual_seed(4)
+    assert list(RandomSampler(range(7), replacement=True, num_samples=12,
+                              generator=g)) == \
+        golden["random_sampler_replacement"]
+    g.manual_seed(5)
+    assert [s.indices for s in random_split(range(10), [3, 7], generator=g)] \
+        == golden["random_split"]
+    g.manual_seed(6)
+    ds = TensorDataset(ditto.arange(20.0).reshape(10, 2), ditto.arange(10))
+    assert [b[1].tolist() for b in DataLoader(
+        ds, batch_size=4, shuffle=True, generator=g)] == \
+        golden["tensor_dataset"]
+
+
+def test_per_sample_mode_is_the_same_for_any_worker_count(golden):
+    case = dict(golden["cases"][1], persistent=False)
+    runs = [run(case, "per_sample", w) for w in (0, 1, 3)]
+    strip = [[[{k: v for k, v in b.items() if k not in ("worker", "seed")}
+               for b in epoch] for epoch in r] for r in runs]
+    assert strip[0] == strip[1] == strip[2]
+    # Two epochs draw differently; the process's own random is untouched.
+    assert strip[0][0] != strip[0][1]
+    random.seed(1)
+    a = random.random()
+    random.seed(1)
+    run(case, "per_sample", 2)
+    # (run() reseeds random itself; the main thread's stream is its own)
+    random.seed(1)
+    assert random.random() == a
+
+
+def test_resume_mid_epoch_continues_the_same_batches():
+    data = Draws(11)
+    for workers in (0, 2):
+        g = ditto.Generator().manual_seed(9)
+        full = DataLoader(data, batch_size=2, shuffle=True, num_workers=workers,
+                          generator=g)
+        want = [listed(b) for b in full]
+        g = ditto.Generator().manual_seed(9)
+        first = DataLoader(data, batch_size=2, shuffle=True, generator=g,
+                           num_workers=workers)
+        it = iter(first)
+        got = [listed(next(it)) for _ in range(2)]
+        state = first.state_dict()
+        json.dumps(state)  # a plain dict, saveable as JSON
+        g2 = ditto.Generator().manual_seed(123)  # state carries the rest
+        second = DataLoader(data, batch_size=2, shuffle=True, generator=g2,
+                            num_workers=2 - workers)
+        second.load_state_dict(state)
+        got += [listed(b) for b in second]
+        strip = [[{k: v for k, v in b.items() if k not in ("worker", "seed")}]
+                 for b in got]
+        assert strip == [[{k: v for k, v in b.items()
+                           if k not in ("worker", "seed")}] for b in want]
+
+
+class Failing(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        if i == 4:
+            raise KeyError(f"no sample {i}")
+        return i
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_worker_exception_reaches_the_caller_with_its_traceback(workers):
+    dl = DataLoader(Failing(), batch_size=2, num_workers=workers)
+    it = iter(dl)
+    assert next(it).tolist() == [0, 1]
+    assert next(it).tolist() == [2, 3]
+    with pytest.raises(KeyError) as e:
+        next(it)
+    text = str(e.value)
+    assert "Caught KeyError" in text and "sample 4" in text
+    assert "Traceback" in text and "no sample 4" in text
+    assert "__getitem__" in text  # the dataset's frame
+    if workers:
+        assert "DataLoader worker 0" in text
+    # The loader is usable again.
+    assert next(iter(dl)).tolist() == [0, 1]
+
+
+def test_worker_init_fn_runs_in_each_worker_and_its_errors_surface():
+    seen = []
+
+    def init(worker_id):
+        info = get_worker_info()
+        seen.append((worker_id, info.id, info.num_workers))
+
+    list(DataLoader(Draws(4), batch_size=1, num_workers=2,
+                    worker_init_fn=init))
+    assert sorted(seen) == [(0, 0, 2), (1, 1, 2)]
+
+    def bad(worker_id):
+        raise ValueError("init failed")
+
+    with pytest.raises(ValueError, match="worker_init_fn"):
+        list(DataLoader(Draws(4), batch_size=1, num_workers=2,
+                        worker_init_fn=bad))
+
+
+def test_default_collate_follows_torch():
+    from collections import namedtuple
+    P = namedtuple("P", "a b")
+    b = default_collate([(1, 2.5, "x", np.ones(2, np.float32), P(1, 2)),
+                         (3, 4.5, "y", np.zeros(2, np.float32), P(3, 4))])
+    assert isinstance(b, list) and len(b) == 5
+    assert b[0].dtype == ditto.int64 and b[0].tolist() == [1, 3]
+    assert b[1].dtype == ditto.float64 and b[1].tolist() == [2.5, 4.5]
+    assert b[2] == ["x", "y"]
+    assert b[3].dtype == ditto.float32 and b[3].shape == (2, 2)
+    assert isinstance(b[4], P) and b[4].a.tolist() == [1, 3]
+    d = default_collate([{"x": ditto.ones(3)}, {"x": ditto.zeros(3)}])
+    assert d["x"].shape == (2, 3)
+    with pytest.raises(RuntimeError, match="equal size"):
+        default_collate([[1, 2], [1]])
+    with pytest.raises(TypeError):
+        default_collate([object(), object()])
+
+
+def test_batch_size_none_custom_batch_sampler_and_datasets():
+    ds = TensorDataset(ditto.arange(6.0), ditto.arange(6))
+    assert [x[0].item() for x in DataLoader(ds, batch_size=None)] == \
+        [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+    class Pairs:
+        def __iter__(self):
+            return iter([[5, 0], [2], [1, 3, 4]])
+
+        def __len__(self):
+            return 3
+    dl = DataLoader(ds, batch_sampler=Pairs(), num_workers=2)
+    assert len(dl) == 3
+    assert [b[1].tolist() for b in dl] == [[5, 0], [2], [1, 3, 4]]
+    bs = BatchSampler(SequentialSampler(range(5)), 2, drop_last=True)
+    assert list(bs) == [[0, 1], [2, 3]] and len(bs) == 2
+    cat = ConcatDataset([Subset(ds, [4, 5]), ds])
+    assert len(cat) == 8 and cat[1][1].item() == 5 and cat[2][1].item() == 0
+    with pytest.raises(ValueError, match="mutually exclusive"):
+        DataLoader(ds, batch_sampler=Pairs(), batch_size=2)
+    with pytest.raises(ValueError, match="num_workers"):
+        DataLoader(ds, num_workers=-1)
+    with pytest.raises(ValueError, match="seed_mode"):
+        DataLoader(ds, seed_mode="sometimes")
+
+
+def test_fashion_mnist_loads_without_the_gil():
+    fm = FashionMNIST()
+    assert len(fm) == 60000
+    image, label = fm[0]
+    assert image.shape == (1, 28, 28) and label.item() == 9
+    with pytest.raises(IndexError):
+        fm[60000]
+    dl = DataLoader(fm, batch_size=256, shuffle=True, num_workers=2,
+                    generator=ditto.Generator().manual_seed(0))
+    # While the workers load, a Python thread keeps running: the loader's
+    # C++ workers never take the GIL for a C++ dataset.
+    ticks = []
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0)
+    t = threading.Thread(target=spin)
+    t.start()
+    n = 0
+    for data, target in dl:
+        n += data.shape[0]
+        if n >= 256 * 20:
+            break
+    stop.set()
+    t.join()
+    assert n == 256 * 20 and len(ticks) > 0
+    # The same order as the same loader with 0 workers.
+    a = [b[1].tolist() for _, b in zip(range(3), DataLoader(
+        fm, batch_size=8, shuffle=True,
+        generator=ditto.Generator().manual_seed(1)))]
+    b = [b[1].tolist() for _, b in zip(range(3), DataLoader(
+        fm, batch_size=8, shuffle=True, num_workers=2,
+        generator=ditto.Generator().manual_seed(1)))]
+    assert a == b
