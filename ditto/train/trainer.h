@@ -129,6 +129,9 @@ run_training(const TrainOptions& options, const Reporter& reporter = {});
 // "fingerprint". In Python: xxhash.xxh3_64(b"".join(p.detach().numpy()
 // .tobytes() for _, p in model.named_parameters())).intdigest().
 DITTO_API uint64_t weights_fingerprint(const nn::Module& module);
+// The same over tensors in the given order (what the Python package's
+// ditto.utils.weights_fingerprint(module) passes).
+DITTO_API uint64_t weights_fingerprint(const std::vector<Tensor>& tensors);
 
 // 16 lowercase hex digits.
 DITTO_API std::string hex64(uint64_t v);

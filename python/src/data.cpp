@@ -30,6 +30,11 @@ const py::object& held(const data::Payload& p) {
   return *static_cast<const py::object*>(p.get());
 }
 
+// A C++ transform as a Python object.
+struct NativeTransform {
+  data::Transform fn;
+};
+
 // A map-style Python dataset: fetch(index) returns the sample (the Python
 // side's wrapper around dataset[index]).
 class PyDataset : public data::Dataset {
@@ -302,6 +307,42 @@ void init_data(py::module_& m) {
       std::shared_ptr<data::FashionMNIST>>(d, "FashionMNIST")
       .def(py::init<std::string, bool>(), py::arg("root"), py::arg("train"));
   d.attr("FASHION_MNIST_ROOT") = data::kFashionMNISTRoot;
+
+  // The C++ transforms (ditto/data/transforms.h): applied by a MapDataset,
+  // they keep a C++ dataset's loading free of the GIL.
+  py::class_<NativeTransform>(d, "Transform")
+      .def(
+          "__call__",
+          [](const NativeTransform& t, const Tensor& x) { return t.fn(x); },
+          ReleaseGil());
+  d.def("Normalize", [](std::vector<double> mean, std::vector<double> std) {
+    return NativeTransform{data::Normalize(std::move(mean), std::move(std))};
+  });
+  d.def("RandomCrop", [](int64_t size, int64_t padding) {
+    return NativeTransform{data::RandomCrop(size, padding)};
+  });
+  d.def("RandomHorizontalFlip", [](double p) {
+    return NativeTransform{data::RandomHorizontalFlip(p)};
+  });
+  d.def("Compose", [](const std::vector<NativeTransform>& ts) {
+    std::vector<data::Transform> fns;
+    for (const NativeTransform& t : ts) {
+      fns.push_back(t.fn);
+    }
+    return NativeTransform{data::Compose(std::move(fns))};
+  });
+  py::class_<
+      data::MapDataset,
+      data::Dataset,
+      std::shared_ptr<data::MapDataset>>(d, "MapDataset")
+      .def(py::init([](std::shared_ptr<data::Dataset> ds,
+                       const std::optional<NativeTransform>& t,
+                       const std::optional<NativeTransform>& target_t) {
+        return std::make_shared<data::MapDataset>(
+            std::move(ds),
+            t ? t->fn : data::Transform(),
+            target_t ? target_t->fn : data::Transform());
+      }));
 
   py::class_<data::Sampler, std::shared_ptr<data::Sampler>>(d, "Sampler")
       .def("__len__", &data::Sampler::size)
