@@ -9,10 +9,75 @@
 
 #include <pybind11/functional.h>
 
+#include <atomic>
+#include <thread>
+
 #include "python/src/common.h"
 
 namespace ditto::python {
 namespace {
+
+// The GIL's manners in a loader. The caller's thread waits for a batch with
+// the GIL released and must take it back to hand the batch to Python; the
+// workers, taking the GIL sample after sample, would win most of those races
+// (a waiting thread gets the GIL by force only after the 5 ms switch
+// interval: a batch every 5 ms). So while the caller waits for the GIL, the
+// workers hold back before taking it.
+struct GilGate {
+  std::atomic<int> caller_waiting{0};
+};
+
+// The caller's side: marks the wait for the GIL at the end of a released
+// section (constructed inside it, destroyed after the GIL is back).
+class CallerWaits {
+ public:
+  explicit CallerWaits(GilGate& gate) : gate_(gate) {
+    gate_.caller_waiting.fetch_add(1, std::memory_order_acq_rel);
+  }
+  ~CallerWaits() {
+    gate_.caller_waiting.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  CallerWaits(const CallerWaits&) = delete;
+  CallerWaits& operator=(const CallerWaits&) = delete;
+
+ private:
+  GilGate& gate_;
+};
+
+// A worker thread's Python thread state, kept from one GIL acquisition to
+// the next (made at the first, freed when the thread ends).
+struct KeptThreadState {
+  bool kept = false;
+  ~KeptThreadState() {
+    if (kept && Py_IsInitialized() && !_Py_IsFinalizing()) {
+      py::gil_scoped_acquire gil;
+      gil.dec_ref();
+    }
+  }
+};
+thread_local KeptThreadState tls_thread_state;
+
+// Takes the GIL for Python code called by the loader (in a worker, or in
+// the caller's thread with num_workers=0).
+class LoaderGil {
+ public:
+  explicit LoaderGil(const GilGate& gate) {
+    const bool worker = data::get_worker_info().has_value();
+    if (worker) {
+      while (gate.caller_waiting.load(std::memory_order_acquire) > 0) {
+        std::this_thread::yield();
+      }
+    }
+    gil_.emplace();
+    if (worker && !tls_thread_state.kept) {
+      gil_->inc_ref();
+      tls_thread_state.kept = true;
+    }
+  }
+
+ private:
+  std::optional<py::gil_scoped_acquire> gil_;
+};
 
 // A Python object kept by C++ code that may drop it in any thread: the
 // reference is released with the GIL held.
@@ -39,15 +104,20 @@ struct NativeTransform {
 // side's wrapper around dataset[index]).
 class PyDataset : public data::Dataset {
  public:
-  PyDataset(py::object dataset, py::object fetch, int64_t size)
+  PyDataset(
+      py::object dataset,
+      py::object fetch,
+      int64_t size,
+      std::shared_ptr<GilGate> gate)
       : dataset_(hold(std::move(dataset))),
         fetch_(hold(std::move(fetch))),
-        size_(size) {}
+        size_(size),
+        gate_(std::move(gate)) {}
   int64_t size() const override {
     return size_;
   }
   data::Example get(int64_t index) const override {
-    py::gil_scoped_acquire gil;
+    LoaderGil gil(*gate_);
     data::Example e;
     e.payload = hold(held(fetch_)(index));
     return e;
@@ -59,6 +129,7 @@ class PyDataset : public data::Dataset {
  private:
   data::Payload dataset_, fetch_;
   int64_t size_;
+  std::shared_ptr<GilGate> gate_;
 };
 
 // Any Python iterable of indices with a length, as a sampler. Its state is
@@ -136,8 +207,9 @@ class LoaderCore {
   LoaderCore(
       std::shared_ptr<const data::Dataset> dataset,
       data::DataLoaderOptions options,
-      bool python_batches)
-      : python_batches_(python_batches) {
+      bool python_batches,
+      std::shared_ptr<GilGate> gate)
+      : python_batches_(python_batches), gate_(std::move(gate)) {
     py::gil_scoped_release nogil;
     loader_ = std::make_unique<data::DataLoader>(
         std::move(dataset), std::move(options));
@@ -150,16 +222,21 @@ class LoaderCore {
   // Starts an epoch (and its workers' prefetching); the first next()
   // returns its first batch.
   void begin() {
-    py::gil_scoped_release nogil;
-    started_ = false;
-    it_ = loader_->begin();
-    active_ = true;
+    std::optional<CallerWaits> waits;
+    {
+      py::gil_scoped_release nogil;
+      started_ = false;
+      it_ = loader_->begin();
+      active_ = true;
+      waits.emplace(*gate_);
+    }
   }
   // The next batch, or None at the end of the epoch.
   py::object next() {
     if (!active_) {
       return py::none();
     }
+    std::optional<CallerWaits> waits;
     {
       py::gil_scoped_release nogil;
       try {
@@ -168,12 +245,14 @@ class LoaderCore {
         }
       } catch (...) {
         active_ = false;
+        waits.emplace(*gate_);
         throw;
       }
       started_ = true;
       if (*it_ == loader_->end()) {
         active_ = false;
       }
+      waits.emplace(*gate_);
     }
     if (!active_) {
       return py::none();
@@ -201,6 +280,7 @@ class LoaderCore {
   std::unique_ptr<data::DataLoader> loader_;
   std::optional<data::DataLoader::Iterator> it_;
   bool python_batches_;
+  std::shared_ptr<GilGate> gate_;
   bool started_ = false, active_ = false;
 };
 
@@ -231,21 +311,25 @@ std::unique_ptr<LoaderCore> make_loader(
   if (!sampler.is_none()) {
     o.sampler = as_sampler(sampler);
   }
+  auto gate = std::make_shared<GilGate>();
   if (!worker_init_fn.is_none()) {
     data::Payload fn = hold(worker_init_fn);
-    o.worker_init_fn = [fn](int worker) {
-      py::gil_scoped_acquire gil;
+    o.worker_init_fn = [fn, gate](int worker) {
+      LoaderGil gil(*gate);
       held(fn)(worker);
     };
   }
   // A C++ dataset with the default collate runs without the GIL.
   if (py::isinstance<data::Dataset>(dataset) && collate.is_none()) {
     return std::make_unique<LoaderCore>(
-        dataset.cast<std::shared_ptr<data::Dataset>>(), std::move(o), false);
+        dataset.cast<std::shared_ptr<data::Dataset>>(),
+        std::move(o),
+        false,
+        gate);
   }
   data::Payload fn = hold(collate);
-  o.collate = [fn](std::vector<data::Example> examples) {
-    py::gil_scoped_acquire gil;
+  o.collate = [fn, gate](std::vector<data::Example> examples) {
+    LoaderGil gil(*gate);
     py::list samples(examples.size());
     for (size_t i = 0; i < examples.size(); ++i) {
       samples[i] = held(examples[i].payload);
@@ -256,7 +340,10 @@ std::unique_ptr<LoaderCore> make_loader(
     return b;
   };
   return std::make_unique<LoaderCore>(
-      std::make_shared<PyDataset>(dataset, fetch, size), std::move(o), true);
+      std::make_shared<PyDataset>(dataset, fetch, size, gate),
+      std::move(o),
+      true,
+      gate);
 }
 
 // Iterating a C++ sampler from Python (list(RandomSampler(...))).
