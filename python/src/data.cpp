@@ -209,7 +209,9 @@ class LoaderCore {
       data::DataLoaderOptions options,
       bool python_batches,
       std::shared_ptr<GilGate> gate)
-      : python_batches_(python_batches), gate_(std::move(gate)) {
+      : python_batches_(python_batches),
+        keep_gil_(python_batches && options.num_workers == 0),
+        gate_(std::move(gate)) {
     py::gil_scoped_release nogil;
     loader_ = std::make_unique<data::DataLoader>(
         std::move(dataset), std::move(options));
@@ -222,38 +224,31 @@ class LoaderCore {
   // Starts an epoch (and its workers' prefetching); the first next()
   // returns its first batch.
   void begin() {
-    std::optional<CallerWaits> waits;
-    {
-      py::gil_scoped_release nogil;
+    loading([&] {
       started_ = false;
       it_ = loader_->begin();
       active_ = true;
-      waits.emplace(*gate_);
-    }
+    });
   }
   // The next batch, or None at the end of the epoch.
   py::object next() {
     if (!active_) {
       return py::none();
     }
-    std::optional<CallerWaits> waits;
-    {
-      py::gil_scoped_release nogil;
+    loading([&] {
       try {
         if (started_) {
           ++*it_;
         }
       } catch (...) {
         active_ = false;
-        waits.emplace(*gate_);
         throw;
       }
       started_ = true;
       if (*it_ == loader_->end()) {
         active_ = false;
       }
-      waits.emplace(*gate_);
-    }
+    });
     if (!active_) {
       return py::none();
     }
@@ -279,7 +274,29 @@ class LoaderCore {
  private:
   std::unique_ptr<data::DataLoader> loader_;
   std::optional<data::DataLoader::Iterator> it_;
+  // Runs the loader's part of begin()/next(). Workers (or C++ code alone)
+  // load with the GIL released, and the caller goes first when it wants it
+  // back; a Python dataset loaded in this thread keeps the GIL throughout
+  // (as torch's loop does), instead of taking it sample by sample.
+  template <typename F>
+  void loading(F&& f) {
+    if (keep_gil_) {
+      f();
+      return;
+    }
+    std::optional<CallerWaits> waits;
+    py::gil_scoped_release nogil;
+    try {
+      f();
+    } catch (...) {
+      waits.emplace(*gate_);
+      throw;
+    }
+    waits.emplace(*gate_);
+  }
+
   bool python_batches_;
+  bool keep_gil_;
   std::shared_ptr<GilGate> gate_;
   bool started_ = false, active_ = false;
 };
