@@ -319,107 +319,28 @@ std::vector<Tensor> all_gather(const Tensor& tensor) {
   return out;
 }
 
-namespace {
-
-bool power_of_two(int64_t v) {
-  return v > 0 && (v & (v - 1)) == 0;
+train::ProcessGroup process_group() {
+  train::ProcessGroup g;
+  g.rank = g_rank;
+  g.world_size = g_size;
+  g.all_gather = [](const Tensor& t) { return all_gather(t); };
+  return g;
 }
-
-std::vector<Tensor> sum_pair(
-    const std::vector<Tensor>& a,
-    const std::vector<Tensor>& b) {
-  std::vector<Tensor> out;
-  out.reserve(a.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    out.push_back(add(a[i], b[i]));
-  }
-  return out;
-}
-
-} // namespace
 
 MicroBatchGradient::MicroBatchGradient(
     std::vector<Tensor> params,
     int64_t micro_batches)
-    : params_(std::move(params)), k_(micro_batches) {
-  constexpr const char* kOp = "MicroBatchGradient";
-  DITTO_CHECK(
-      power_of_two(k_),
-      ValueError,
-      kOp,
-      "the number of micro-batches per step must be a power of two, got ",
-      k_);
-  DITTO_CHECK(
-      power_of_two(g_size) && k_ % g_size == 0,
-      ValueError,
-      kOp,
-      "the world size must be a power of two dividing the ",
-      k_,
-      " micro-batches of a step, got ",
-      g_size,
-      " processes");
-  begin_ = k_ / g_size * g_rank;
-  end_ = begin_ + k_ / g_size;
-  next_ = begin_;
-}
+    : params_(std::move(params)), sum_(micro_batches, process_group()) {}
 
 void MicroBatchGradient::add(int64_t j) {
-  DITTO_CHECK(
-      j == next_ && j < end_,
-      ValueError,
-      "MicroBatchGradient",
-      "expected micro-batch ",
-      next_,
-      " of this rank's [",
-      begin_,
-      ", ",
-      end_,
-      "), got ",
-      j);
-  Partial leaf;
-  leaf.leaves = 1;
-  for (Tensor& p : params_) {
-    Tensor g = p.grad();
-    leaf.grads.push_back(g.defined() ? g : zeros_like(p));
-    p.mutable_grad() = Tensor();
-  }
-  // A binary counter: two subtrees of equal size merge, left + right.
-  stack_.push_back(std::move(leaf));
-  while (stack_.size() >= 2 &&
-         stack_[stack_.size() - 1].leaves == stack_[stack_.size() - 2].leaves) {
-    Partial right = std::move(stack_.back());
-    stack_.pop_back();
-    Partial& left = stack_.back();
-    left.grads = sum_pair(left.grads, right.grads);
-    left.leaves += right.leaves;
-  }
-  ++next_;
+  sum_.add(j, train::take_gradients(params_));
 }
 
 void MicroBatchGradient::reduce() {
-  DITTO_CHECK(
-      next_ == end_ && stack_.size() == 1,
-      ValueError,
-      "MicroBatchGradient",
-      "reduce() after ",
-      next_ - begin_,
-      " of this rank's ",
-      end_ - begin_,
-      " micro-batches");
-  std::vector<Tensor> mine = std::move(stack_.back().grads);
-  stack_.clear();
-  next_ = begin_;
+  std::vector<Tensor> total = sum_.reduce();
+  const double k = double(sum_.micro_batches());
   for (size_t i = 0; i < params_.size(); ++i) {
-    // The P partial sums, then the tree's top levels in index order.
-    std::vector<Tensor> level = all_gather(mine[i]);
-    while (level.size() > 1) {
-      std::vector<Tensor> up;
-      for (size_t q = 0; q + 1 < level.size(); q += 2) {
-        up.push_back(ditto::add(level[q], level[q + 1]));
-      }
-      level = std::move(up);
-    }
-    params_[i].mutable_grad() = div(level[0], double(k_));
+    params_[i].mutable_grad() = div(total[i], k);
   }
 }
 

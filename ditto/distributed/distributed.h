@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/train/micro_batch.h"
 
 namespace ditto::distributed {
 
@@ -48,27 +49,24 @@ std::vector<Tensor> all_gather(const Tensor& tensor);
 // The text "rank R of N" for messages.
 std::string where();
 
+// This process group for train::MicroBatchSum and the trainer.
+train::ProcessGroup process_group();
+
 // One step's gradient with the same bits on any number of processes (R6,
-// docs/distributed.md). A step's global batch is k micro-batches (k a power
-// of two); each micro-batch's gradient is computed whole by one rank, and
-// the k gradients are summed in the balanced binary tree over the
-// micro-batch index: ((g0 + g1) + (g2 + g3)) + ... With P ranks (a power of
-// two dividing k), rank r computes the contiguous block
-// [r k/P, (r + 1) k/P), a subtree: it sums that locally, and the P partial
-// sums meet in the tree's top levels on every rank. The gradient is that
-// sum divided by k (the mean of the micro-batch losses' gradients). One
-// process (P = 1) accumulating the k micro-batches gives the same bits.
+// docs/distributed.md): train::MicroBatchSum over the parameters'
+// gradients. A step's global batch is k micro-batches (k a power of two);
+// rank r of P (a power of two dividing k) computes the micro-batches
+// [r k/P, (r + 1) k/P); the gradient is the tree sum over k. One process
+// (P = 1) accumulating the k micro-batches gives the same bits.
 class MicroBatchGradient {
  public:
-  // params: the model's parameters, in the same order on every rank.
-  // ValueError unless k is a power of two and world_size() divides it.
   MicroBatchGradient(std::vector<Tensor> params, int64_t micro_batches);
   // This rank's micro-batches of each step: [begin(), end()).
   int64_t begin() const {
-    return begin_;
+    return sum_.begin();
   }
   int64_t end() const {
-    return end_;
+    return sum_.end();
   }
   // After micro-batch j's backward, in order from begin(): takes the
   // parameters' gradients (an undefined one counts as zeros) and clears
@@ -81,13 +79,8 @@ class MicroBatchGradient {
   void reduce();
 
  private:
-  struct Partial {
-    int64_t leaves = 0;
-    std::vector<Tensor> grads;
-  };
   std::vector<Tensor> params_;
-  int64_t k_, begin_, end_, next_;
-  std::vector<Partial> stack_;
+  train::MicroBatchSum sum_;
 };
 
 } // namespace ditto::distributed
