@@ -2,9 +2,14 @@
 
 #include "ditto/train/micro_batch.h"
 
+#include <string>
+
 #include "ditto/core/error.h"
+#include "ditto/nn/functional/loss.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/random/generator.h"
+#include "ditto/random/streams.h"
 
 namespace ditto::train {
 namespace {
@@ -127,6 +132,46 @@ std::vector<Tensor> take_gradients(const std::vector<Tensor>& params) {
     handle.mutable_grad() = Tensor();
   }
   return grads;
+}
+
+double micro_batch_step(
+    MicroBatchSum& sum,
+    const std::vector<Tensor>& params,
+    const std::function<Tensor(const Tensor&)>& forward,
+    const Tensor& data,
+    const Tensor& target,
+    uint64_t seed,
+    int64_t step) {
+  const int64_t k = sum.micro_batches();
+  const int64_t rows = data.size(0);
+  DITTO_CHECK(
+      rows % k == 0,
+      ValueError,
+      "micro_batch_step",
+      "a batch of ",
+      rows,
+      " rows does not split into ",
+      k,
+      " micro-batches");
+  const int64_t m = rows / k;
+  for (int64_t j = sum.begin(); j < sum.end(); ++j) {
+    Generator g = Generator::philox(random::derive_seed(
+        seed,
+        "train.micro_batch:" + std::to_string(step) + ":" + std::to_string(j)));
+    GeneratorGuard guard(g);
+    Tensor loss = nn::functional::cross_entropy(
+        forward(data.narrow(0, j * m, m)), target.narrow(0, j * m, m));
+    loss.backward();
+    std::vector<Tensor> values = take_gradients(params);
+    values.push_back(loss.detach());
+    sum.add(j, std::move(values));
+  }
+  std::vector<Tensor> total = sum.reduce();
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor p = params[i];
+    p.mutable_grad() = div(total[i], double(k));
+  }
+  return div(total.back(), double(k)).item<double>();
 }
 
 } // namespace ditto::train

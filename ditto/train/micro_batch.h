@@ -60,4 +60,22 @@ class DITTO_API MicroBatchSum {
 // them: what MicroBatchSum::add needs after a micro-batch's backward.
 DITTO_API std::vector<Tensor> take_gradients(const std::vector<Tensor>& params);
 
+// One training step's gradient from micro-batches (for the trainer): this
+// rank's micro-batches of the batch (rows [j m, (j + 1) m) for micro-batch
+// j, m = rows / k), each run forward with the cross entropy and backward
+// with the default generator set to a Philox stream derived from
+// (seed, "train.micro_batch:<step>:<j>"), so that dropout depends on the
+// micro-batch and not on the rank; then every parameter's grad becomes the
+// tree sum over k divided by k. Returns the mean of the k micro-batch
+// losses (also a tree sum). Call after zero_grad(), before the optimizer's
+// step. Collective with several processes.
+DITTO_API double micro_batch_step(
+    MicroBatchSum& sum,
+    const std::vector<Tensor>& params,
+    const std::function<Tensor(const Tensor&)>& forward,
+    const Tensor& data,
+    const Tensor& target,
+    uint64_t seed,
+    int64_t step);
+
 } // namespace ditto::train
