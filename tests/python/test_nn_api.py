@@ -532,3 +532,38 @@ def test_parameters_vector_round_trip():
         vector_to_parameters([1.0], m.parameters())
     with pytest.raises(ValueError):
         vector_to_parameters(ditto.zeros(3), m.parameters())
+
+
+# ---- smaller Module gaps
+
+def test_deepcopy_keeps_parameters():
+    import copy
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    m[0].weight.grad = ditto.ones(2, 2)
+    c = copy.deepcopy(m)
+    w = c[0].weight
+    assert isinstance(w, nn.Parameter) and w.requires_grad and w.grad is None
+    assert w is not m[0].weight and ditto.equal(w, m[0].weight)
+    with ditto.no_grad():
+        w.zero_()
+    assert m[0].weight.abs().sum().item() > 0
+    assert [n for n, _ in c.named_parameters()] == [
+        n for n, _ in m.named_parameters()]
+    assert list(c.state_dict()) == list(m.state_dict())
+    shared = nn.Module()
+    shared.a = nn.Linear(1, 1)
+    shared.b = shared.a
+    s2 = copy.deepcopy(shared)
+    assert s2.b is s2.a and s2.a is not shared.a
+
+
+def test_get_parameter_and_buffer():
+    m = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    assert m.get_parameter("0.weight") is m[0].weight
+    assert m.get_buffer("1.running_mean") is m[1].running_mean
+    with pytest.raises(AttributeError, match="is not an nn.Parameter"):
+        m.get_parameter("1.running_mean")
+    with pytest.raises(AttributeError, match="is not a buffer"):
+        m.get_buffer("0.weight")
+    with pytest.raises(AttributeError, match="has no attribute `nope`"):
+        m.get_parameter("0.nope")
