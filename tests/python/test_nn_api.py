@@ -370,7 +370,7 @@ def test_optimizer_state_is_live():
     st["exp_avg"].zero_()                   # the optimizer's own tensor
     assert flat(opt.state[p]["exp_avg"]) == [0.0, 0.0, 0.0]
     sd = opt.state_dict()
-    assert list(sd["state"][0]) == ["exp_avg", "exp_avg_sq", "step"]
+    assert list(sd["state"][0]) == ["step", "exp_avg", "exp_avg_sq"]
     # Adagrad's state exists from construction, as torch's.
     q = nn.Parameter(ditto.ones(2))
     ada = optim.Adagrad([q], initial_accumulator_value=0.5)

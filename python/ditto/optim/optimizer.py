@@ -170,10 +170,13 @@ class Optimizer:
             for p in g["params"]:
                 st = self._impl.param_state(p)
                 if st:
-                    order = [k for k in self._state_order if k in st]
-                    order += sorted(k for k in st if k not in order)
-                    out[p] = {k: st[k] for k in order}
+                    out[p] = self._in_torch_order(st)
         return out
+
+    def _in_torch_order(self, st):
+        order = [k for k in self._state_order if k in st]
+        order += sorted(k for k in st if k not in order)
+        return {k: st[k] for k in order}
 
     def zero_grad(self, set_to_none=False):
         """Resets every parameter's gradient: to zeros in place (torch
@@ -199,6 +202,7 @@ class Optimizer:
             kind, index, name = key.split(".", 2)
             if kind == "state":
                 state.setdefault(int(index), {})[name] = t
+        state = {i: self._in_torch_order(st) for i, st in state.items()}
         groups, start = [], 0
         for g in self.param_groups:
             d = {k: v for k, v in g.items() if k != "params"}
