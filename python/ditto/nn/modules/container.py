@@ -120,6 +120,18 @@ class ModuleList(Module):
             self.add_module(str(i), m)
 
 
+def _pairs(items, kind):
+    """The (key, value) pairs of an update() sequence, checked as torch's."""
+    for j, m in enumerate(items):
+        if not isinstance(m, container_abcs.Iterable):
+            raise TypeError(f"{kind} update sequence element #{j} should be "
+                            f"Iterable; is{type(m).__name__}")
+        if not len(m) == 2:
+            raise ValueError(f"{kind} update sequence element #{j} has "
+                             f"length {len(m)}; 2 is required")
+        yield m[0], m[1]
+
+
 class ModuleDict(Module):
     """A dict of modules, registered as children by their keys (in
     insertion order; a plain dict given to update() keeps its order)."""
@@ -174,16 +186,8 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, container_abcs.Iterable):
-                    raise TypeError("ModuleDict update sequence element #"
-                                    f"{j} should be Iterable; is"
-                                    f"{type(m).__name__}")
-                if not len(m) == 2:
-                    raise ValueError("ModuleDict update sequence element #"
-                                     f"{j} has length {len(m)}; 2 is "
-                                     "required")
-                self[m[0]] = m[1]
+            for key, module in _pairs(modules, "ModuleDict"):
+                self[key] = module
 
 
 _TYPENAMES = None
@@ -374,16 +378,8 @@ class ParameterDict(Module):
             for key, parameter in sorted(parameters.items()):
                 self[key] = parameter
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, container_abcs.Iterable):
-                    raise TypeError("ParameterDict update sequence element #"
-                                    f"{j} should be Iterable; is"
-                                    f"{type(p).__name__}")
-                if not len(p) == 2:
-                    raise ValueError("ParameterDict update sequence element #"
-                                     f"{j} has length {len(p)}; 2 is "
-                                     "required")
-                self[p[0]] = p[1]
+            for key, value in _pairs(parameters, "ParameterDict"):
+                self[key] = value
 
     def extra_repr(self):
         return _param_lines(self.items(), _typename)

@@ -235,13 +235,18 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target):
-        """The parameter at a dotted path ("0.weight")."""
+    def _owner_of(self, target):
+        """(module, name) for a dotted path to an attribute."""
         module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute "
                                  f"`{name}`")
+        return mod, name
+
+    def get_parameter(self, target):
+        """The parameter at a dotted path ("0.weight")."""
+        mod, name = self._owner_of(target)
         param = getattr(mod, name)
         if not isinstance(param, Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
@@ -249,11 +254,7 @@ class Module:
 
     def get_buffer(self, target):
         """The buffer at a dotted path ("1.running_mean")."""
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute "
-                                 f"`{name}`")
+        mod, name = self._owner_of(target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(mod, name)
