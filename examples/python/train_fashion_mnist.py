@@ -84,7 +84,7 @@ def main():
     t0 = time.perf_counter()
     for epoch in range(a.epochs):
         for data, target in loader:
-            opt.zero_grad()
+            opt.zero_grad(set_to_none=True)  # as ditto train (C++ default)
             loss = F.cross_entropy(model(data), target)
             loss.backward()
             opt.step()

@@ -1,5 +1,5 @@
 """ditto.utils."""
-from . import data, deterministic, dlpack  # noqa: F401
+from . import data, deterministic, dlpack, hooks  # noqa: F401
 
 
 def weights_fingerprint(module):
