@@ -6,6 +6,7 @@ from collections import OrderedDict, namedtuple
 
 from ..._C import Tensor
 from ...grad_mode import no_grad
+from ...trace import _ON as _TRACING, _module_call
 from ..parameter import Parameter
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys",
@@ -48,6 +49,10 @@ class Module:
             '"forward" function')
 
     def __call__(self, *args, **kwargs):
+        # While a trace is written, the ops of forward are reported with
+        # this module's path (ditto.trace); otherwise one list read.
+        if _TRACING[0]:
+            return _module_call(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     # ---- registration
