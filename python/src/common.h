@@ -81,5 +81,7 @@ void init_io(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void init_data(py::module_& m);
 void init_trace(py::module_& m);
+// Last: replaces some bindings of Tensor by plain CPython ones.
+void init_fast_paths(py::class_<Tensor>& cls);
 
 } // namespace ditto::python
