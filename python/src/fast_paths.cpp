@@ -138,27 +138,54 @@ PyObject* binary(
   return fallback(name, self, args, nargs, kwnames);
 }
 
+// ditto._C._SizeBase: a tuple whose t[i] runs in C, the base of ditto.Size
+// (python/ditto/_size.py), whose Python __getitem__ cost ~150 ns on
+// t.shape[0]; a slice gives a Size, as torch.Size's does.
+PyObject* size_subscript(PyObject* self, PyObject* key) {
+  PyObject* r = PyTuple_Type.tp_as_mapping->mp_subscript(self, key);
+  if (r == nullptr || !PySlice_Check(key)) {
+    return r;
+  }
+  PyObject* size =
+      PyObject_CallOneArg(reinterpret_cast<PyObject*>(Py_TYPE(self)), r);
+  Py_DECREF(r);
+  return size;
+}
+
+PyType_Slot kSizeSlots[] = {
+    {Py_mp_subscript, reinterpret_cast<void*>(size_subscript)},
+    {Py_tp_doc, const_cast<char*>("The C base of ditto.Size.")},
+    {0, nullptr}};
+
+PyType_Spec kSizeSpec = {
+    "ditto._C._SizeBase",
+    0,
+    0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    kSizeSlots};
+
+// A ditto.Size of t's sizes, built in place as tuple.__new__ builds a
+// tuple subclass's instance.
 PyObject* size_object(const Tensor& t) {
-  const Shape& s = t.sizes();
-  PyObject* tuple = PyTuple_New(Py_ssize_t(s.size()));
-  if (tuple == nullptr) {
-    return nullptr;
-  }
-  for (size_t i = 0; i < s.size(); ++i) {
-    PyObject* v = PyLong_FromLongLong(s[i]);
-    if (v == nullptr) {
-      Py_DECREF(tuple);
-      return nullptr;
-    }
-    PyTuple_SET_ITEM(tuple, Py_ssize_t(i), v);
-  }
   if (g_size_cls == nullptr) {
     g_size_cls = py::object(py::module_::import("ditto._size").attr("Size"))
                      .release()
                      .ptr();
   }
-  PyObject* size = PyObject_CallOneArg(g_size_cls, tuple);
-  Py_DECREF(tuple);
+  auto* type = reinterpret_cast<PyTypeObject*>(g_size_cls);
+  const Shape& s = t.sizes();
+  PyObject* size = type->tp_alloc(type, Py_ssize_t(s.size()));
+  if (size == nullptr) {
+    return nullptr;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    PyObject* v = PyLong_FromLongLong(s[i]);
+    if (v == nullptr) {
+      Py_DECREF(size);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(size, Py_ssize_t(i), v);
+  }
   return size;
 }
 
@@ -341,6 +368,18 @@ PyGetSetDef kGetters[] = {
 };
 
 } // namespace
+
+void init_size_base(py::module_& m) {
+  PyObject* base = PyType_FromSpecWithBases(
+      &kSizeSpec,
+      py::make_tuple(py::reinterpret_borrow<py::object>(
+                         reinterpret_cast<PyObject*>(&PyTuple_Type)))
+          .ptr());
+  if (base == nullptr) {
+    throw py::error_already_set();
+  }
+  m.attr("_SizeBase") = py::reinterpret_steal<py::object>(base);
+}
 
 void init_fast_paths(py::class_<Tensor>& cls) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());

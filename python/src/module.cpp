@@ -326,6 +326,7 @@ PYBIND11_MODULE(_C, m) {
   init_trace(m);
   init_determinism(m);
   init_records(m);
+  init_size_base(m);
   // DITTO_PYTHON_FAST_PATHS=0 keeps the pybind11 bindings alone (to rule
   // the fast paths out, or to measure what they save).
   const char* fast = std::getenv("DITTO_PYTHON_FAST_PATHS");
