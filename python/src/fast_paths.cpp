@@ -1,7 +1,8 @@
 // Tensor's cheapest and most called methods as plain CPython methods and
 // getters, installed over the pybind11 bindings of the same names: dim,
 // numel, shape, size, item, requires_grad; a (+ - * /) b, add, sub, mul,
-// div with a tensor or a number; sum() and mean() of everything. A
+// div with a tensor or a number (and ditto.add, sub, mul, div), alpha= for
+// add and sub; sum() and mean() of everything or of one dim. A
 // pybind11 call spends ~100 ns in its dispatcher (argument casters, the
 // overload loop) before work that is a field read or a tiny op, 2-4x what
 // torch 1.13 takes (bench/python/bench_overhead.py, docs/benchmarks.md).
@@ -39,7 +40,9 @@ const Tensor* tensor_of(PyObject* self) {
 }
 
 // self.<name>(*args, **kwargs) through the replaced binding (args and
-// kwnames as METH_FASTCALL | METH_KEYWORDS passes them).
+// kwnames as METH_FASTCALL | METH_KEYWORDS passes them); name "ditto.<op>"
+// is the module function, called with self first, or as is for a null
+// self.
 PyObject* fallback(
     const char* name,
     PyObject* self,
@@ -50,6 +53,9 @@ PyObject* fallback(
   if (f == nullptr) {
     PyErr_Format(PyExc_AttributeError, "Tensor.%s", name);
     return nullptr;
+  }
+  if (self == nullptr) { // a module function called as is
+    return PyObject_Vectorcall(f, args, size_t(nargs), kwnames);
   }
   const Py_ssize_t total =
       nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0);
@@ -112,9 +118,12 @@ PyObject* run(F f) {
 using BinT = Tensor (*)(const Tensor&, const Tensor&);
 using BinS = Tensor (*)(const Tensor&, const Scalar&);
 
+using BinA = Tensor (*)(const Tensor&, const Tensor&, const Scalar&);
+
 // self (op) other for a tensor or an exact int or float: the binding's
-// first two overloads.
-template <BinT FT, BinS FS>
+// first two overloads; FA, when given, takes alpha= with a tensor other
+// (alpha 1 is no alpha, as the binding has it).
+template <BinT FT, BinS FS, BinA FA = nullptr>
 PyObject* binary(
     const char* name,
     PyObject* self,
@@ -122,20 +131,51 @@ PyObject* binary(
     Py_ssize_t nargs,
     PyObject* kwnames) {
   const Tensor* a = tensor_of(self);
-  if (a == nullptr || nargs != 1 || kwnames != nullptr) {
-    return fallback(name, self, args, nargs, kwnames);
-  }
-  if (PyObject_TypeCheck(args[0], g_tensor_type)) {
-    const Tensor* b = tensor_of(args[0]);
-    if (b != nullptr) {
-      return run([&] { return FT(*a, *b); });
+  // alpha=: the only keyword taken here, for a tensor other.
+  Scalar alpha;
+  bool has_alpha = false;
+  bool kw_left = kwnames != nullptr;
+  if constexpr (FA != nullptr) {
+    if (kw_left && PyTuple_GET_SIZE(kwnames) == 1 &&
+        PyUnicode_CompareWithASCIIString(
+            PyTuple_GET_ITEM(kwnames, 0), "alpha") == 0 &&
+        exact_scalar(args[nargs], alpha)) {
+      has_alpha = alpha.is_floating() || alpha.to<int64_t>() != 1;
+      kw_left = false;
     }
   }
-  Scalar s;
-  if (exact_scalar(args[0], s)) {
-    return run([&] { return FS(*a, s); });
+  if (a != nullptr && nargs == 1 && !kw_left) {
+    if (PyObject_TypeCheck(args[0], g_tensor_type)) {
+      const Tensor* b = tensor_of(args[0]);
+      if (b != nullptr) {
+        if constexpr (FA != nullptr) {
+          if (has_alpha) {
+            return run([&] { return FA(*a, *b, alpha); });
+          }
+        }
+        return run([&] { return FT(*a, *b); });
+      }
+    }
+    Scalar s;
+    if (!has_alpha && exact_scalar(args[0], s)) {
+      return run([&] { return FS(*a, s); });
+    }
   }
   return fallback(name, self, args, nargs, kwnames);
+}
+
+// ditto.<op>(input, other, ...): binary() when input is a tensor given by
+// position, else the binding.
+template <BinT FT, BinS FS, BinA FA = nullptr>
+PyObject* binary_function(
+    const char* name,
+    PyObject* const* args,
+    Py_ssize_t nargs,
+    PyObject* kwnames) {
+  if (nargs >= 1 && PyObject_TypeCheck(args[0], g_tensor_type)) {
+    return binary<FT, FS, FA>(name, args[0], args + 1, nargs - 1, kwnames);
+  }
+  return fallback(name, nullptr, args, nargs, kwnames);
 }
 
 // ditto._C._SizeBase: a tuple whose t[i] runs in C, the base of ditto.Size
@@ -244,37 +284,62 @@ PyObject* item(PyObject* self, PyObject*) {
   }
 }
 
-#define DITTO_FAST_BINARY(fn, name, ft, fs)                  \
-  PyObject* fn(                                              \
-      PyObject* self,                                        \
-      PyObject* const* args,                                 \
-      Py_ssize_t nargs,                                      \
-      PyObject* kwnames) {                                   \
-    return binary<ft, fs>(name, self, args, nargs, kwnames); \
+#define DITTO_FAST_BINARY(fn, name, ...)                          \
+  PyObject* fn(                                                   \
+      PyObject* self,                                             \
+      PyObject* const* args,                                      \
+      Py_ssize_t nargs,                                           \
+      PyObject* kwnames) {                                        \
+    return binary<__VA_ARGS__>(name, self, args, nargs, kwnames); \
   }
-DITTO_FAST_BINARY(op_add, "__add__", &ditto::add, &ditto::add)
-DITTO_FAST_BINARY(op_sub, "__sub__", &ditto::sub, &ditto::sub)
-DITTO_FAST_BINARY(op_mul, "__mul__", &ditto::mul, &ditto::mul)
-DITTO_FAST_BINARY(op_div, "__truediv__", &ditto::div, &ditto::div)
-DITTO_FAST_BINARY(m_add, "add", &ditto::add, &ditto::add)
-DITTO_FAST_BINARY(m_sub, "sub", &ditto::sub, &ditto::sub)
-DITTO_FAST_BINARY(m_mul, "mul", &ditto::mul, &ditto::mul)
-DITTO_FAST_BINARY(m_div, "div", &ditto::div, &ditto::div)
+#define DITTO_FAST_FUNCTION(fn, name, ...)                                \
+  PyObject* fn(                                                           \
+      PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) { \
+    return binary_function<__VA_ARGS__>(name, args, nargs, kw);           \
+  }
+using ditto::add, ditto::sub, ditto::mul, ditto::div;
+constexpr BinT kAddT = &add, kSubT = &sub, kMulT = &mul, kDivT = &div;
+constexpr BinS kAddS = &add, kSubS = &sub, kMulS = &mul, kDivS = &div;
+constexpr BinA kAddA = &add, kSubA = &sub;
+DITTO_FAST_BINARY(op_add, "__add__", kAddT, kAddS)
+DITTO_FAST_BINARY(op_sub, "__sub__", kSubT, kSubS)
+DITTO_FAST_BINARY(op_mul, "__mul__", kMulT, kMulS)
+DITTO_FAST_BINARY(op_div, "__truediv__", kDivT, kDivS)
+DITTO_FAST_BINARY(m_add, "add", kAddT, kAddS, kAddA)
+DITTO_FAST_BINARY(m_sub, "sub", kSubT, kSubS, kSubA)
+DITTO_FAST_BINARY(m_mul, "mul", kMulT, kMulS)
+DITTO_FAST_BINARY(m_div, "div", kDivT, kDivS)
+DITTO_FAST_FUNCTION(f_add, "ditto.add", kAddT, kAddS, kAddA)
+DITTO_FAST_FUNCTION(f_sub, "ditto.sub", kSubT, kSubS, kSubA)
+DITTO_FAST_FUNCTION(f_mul, "ditto.mul", kMulT, kMulS)
+DITTO_FAST_FUNCTION(f_div, "ditto.div", kDivT, kDivS)
+#undef DITTO_FAST_FUNCTION
 #undef DITTO_FAST_BINARY
 
-// t.sum() and t.mean() over every element; any argument takes the binding.
-template <Tensor (*F)(const Tensor&)>
-PyObject* reduce_all(
+// t.sum() and t.mean() over every element, or over one dim given as an
+// int; any other argument takes the binding.
+template <
+    Tensor (*F)(const Tensor&),
+    Tensor (*FD)(const Tensor&, const IntList&, bool)>
+PyObject* reduce(
     const char* name,
     PyObject* self,
     PyObject* const* args,
     Py_ssize_t nargs,
     PyObject* kwnames) {
   const Tensor* t = tensor_of(self);
-  if (t == nullptr || nargs != 0 || kwnames != nullptr) {
-    return fallback(name, self, args, nargs, kwnames);
+  if (t != nullptr && nargs == 0 && kwnames == nullptr) {
+    return run([&] { return F(*t); });
   }
-  return run([&] { return F(*t); });
+  if (t != nullptr && nargs == 1 && kwnames == nullptr &&
+      PyLong_CheckExact(args[0])) {
+    const long long d = PyLong_AsLongLong(args[0]);
+    if (!(d == -1 && PyErr_Occurred())) {
+      return run([&] { return FD(*t, IntList{int64_t(d)}, false); });
+    }
+    PyErr_Clear();
+  }
+  return fallback(name, self, args, nargs, kwnames);
 }
 
 PyObject* m_sum(
@@ -282,7 +347,7 @@ PyObject* m_sum(
     PyObject* const* args,
     Py_ssize_t nargs,
     PyObject* kwnames) {
-  return reduce_all<&ditto::sum>("sum", self, args, nargs, kwnames);
+  return reduce<&ditto::sum, &ditto::sum>("sum", self, args, nargs, kwnames);
 }
 
 PyObject* m_mean(
@@ -290,7 +355,7 @@ PyObject* m_mean(
     PyObject* const* args,
     Py_ssize_t nargs,
     PyObject* kwnames) {
-  return reduce_all<&ditto::mean>("mean", self, args, nargs, kwnames);
+  return reduce<&ditto::mean, &ditto::mean>("mean", self, args, nargs, kwnames);
 }
 
 PyObject* get_shape(PyObject* self, void*) {
@@ -355,6 +420,14 @@ PyMethodDef kMethods[] = {
     DITTO_KW_METHOD(m_sum, "sum"),
     DITTO_KW_METHOD(m_mean, "mean"),
 };
+
+PyMethodDef kFunctions[] = {
+    DITTO_KW_METHOD(f_add, "add"),
+    DITTO_KW_METHOD(f_sub, "sub"),
+    DITTO_KW_METHOD(f_mul, "mul"),
+    DITTO_KW_METHOD(f_div, "div"),
+};
+
 #undef DITTO_KW_METHOD
 
 PyGetSetDef kGetters[] = {
@@ -381,20 +454,34 @@ void init_size_base(py::module_& m) {
   m.attr("_SizeBase") = py::reinterpret_steal<py::object>(base);
 }
 
-void init_fast_paths(py::class_<Tensor>& cls) {
+void init_fast_paths(py::module_& m, py::class_<Tensor>& cls) {
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   g_tensor_type = type;
-  g_fallback = new py::dict();
   // Held for the life of the process, as the type itself.
-  for (PyMethodDef& def : kMethods) {
-    py::object old = cls.attr(def.ml_name);
+  g_fallback = new py::dict();
+  static std::deque<std::string> docs;
+  auto keep_doc = [](PyMethodDef& def, const py::object& old) {
     if (def.ml_doc == nullptr) { // the binding's signature and doc
-      static std::deque<std::string> docs;
       def.ml_doc = docs.emplace_back(py::str(old.attr("__doc__"))).c_str();
     }
+  };
+  for (PyMethodDef& def : kMethods) {
+    py::object old = cls.attr(def.ml_name);
+    keep_doc(def, old);
     (*g_fallback)[def.ml_name] = old;
     cls.attr(def.ml_name) =
         py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &def));
+  }
+  for (PyMethodDef& def : kFunctions) {
+    py::object old = m.attr(def.ml_name);
+    keep_doc(def, old);
+    (*g_fallback)[py::str("ditto.") + py::str(def.ml_name)] = old;
+    py::object f = py::reinterpret_steal<py::object>(
+        PyCFunction_NewEx(&def, nullptr, m.attr("__name__").ptr()));
+    if (!f) {
+      throw py::error_already_set();
+    }
+    m.attr(def.ml_name) = f;
   }
   for (PyGetSetDef& def : kGetters) {
     // The property object itself (its __get__/__set__), not its value.

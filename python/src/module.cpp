@@ -331,7 +331,7 @@ PYBIND11_MODULE(_C, m) {
   // the fast paths out, or to measure what they save).
   const char* fast = std::getenv("DITTO_PYTHON_FAST_PATHS");
   if (fast == nullptr || std::strcmp(fast, "0") != 0) {
-    init_fast_paths(tensor);
+    init_fast_paths(m, tensor);
   }
   m.def("is_grad_enabled", &ditto::autograd::GradMode::is_enabled);
   m.def(

@@ -17,8 +17,14 @@ CASES = [
     "a + True", "a + 2**70", "a + 'x'", "a + m", "i + 1", "i / 2",
     "a.add(b)", "a.add(b, alpha=2)", "a.add(2, alpha=3)", "a.add(other=b)",
     "a.sub(1.5)", "a.mul(b)", "a.div(m)", "ditto.Tensor.add(a, b)",
+    "a.add(b, alpha=1)", "a.add(b, alpha=2.5)", "a.sub(b, alpha=-1)",
+    "a.add(b, alpha=True)", "a.add(b, beta=2)", "a.mul(b, alpha=2)",
+    "ditto.add(a, b)", "ditto.add(a, 2, alpha=3)", "ditto.sub(a, b, alpha=0.5)",
+    "ditto.add(input=a, other=b)", "ditto.add(a, other=b)", "ditto.mul(2, a)",
+    "ditto.div(a, m)", "ditto.div(i, 2)", "ditto.add(a)", "ditto.add.__name__",
     "a.sum()", "m.sum()", "m.sum(0)", "m.sum(dim=1, keepdim=True)",
     "i.sum()", "m.mean()", "i.mean()", "m.mean(1)",
+    "m.sum(-1)", "m.sum(5)", "i.mean(0)", "m.sum(2**70)", "m.sum(True)",
     "m.shape", "s.shape", "m.size()", "m.size(1)", "m.size(-1)",
     "m.size(2)", "m.size(dim=0)", "m.size(True)", "m.size('x')",
     "m.dim()", "m.ndim", "s.ndimension()", "m.numel()", "m.nelement()",
@@ -67,6 +73,7 @@ def test_fast_paths_answer_as_the_bindings():
     # The fast paths are there (a plain CPython method, not pybind11's).
     assert type(ditto.Tensor.dim).__name__ == "method_descriptor"
     assert type(ditto.Tensor.__add__).__name__ == "method_descriptor"
+    assert type(ditto.add).__name__ == "builtin_function_or_method"
 
 
 def test_an_error_in_a_trace_hook_reaches_the_caller():
