@@ -183,3 +183,27 @@ def test_ditto_trace_env_traces_a_script(tmp_path):
     records = read_trace(tmp_path / "t.jsonl")
     assert {r.get("module") for r in records} >= {"0", "1.fc", "1", "2"}
     assert any(r["phase"] == "optimizer" and r["step"] == 2 for r in records)
+
+
+def test_a_hook_left_at_exit_and_ditto_trace(tmp_path):
+    # The hook is dropped at interpreter exit, before the C++ trace that
+    # holds it is destroyed; the DITTO_TRACE file is still finished.
+    script = tmp_path / "hook.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import ditto
+        seen = []
+        ditto.trace.set_hook(lambda e: seen.append(e["op"]))
+        ditto.ones(3) + 1
+        print(seen)
+        sys.exit(3)
+    """))
+    env = dict(os.environ, DITTO_TRACE=str(tmp_path / "t.jsonl"))
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    r = subprocess.run([sys.executable, str(script)], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120)
+    assert r.returncode == 3, r.stderr
+    assert r.stdout.strip() == "['ones', 'add']"
+    assert [x["op"] for x in read_trace(tmp_path / "t.jsonl")] == ["ones",
+                                                                    "add"]
