@@ -29,7 +29,9 @@ CASES = [
     "m.size(2)", "m.size(dim=0)", "m.size(True)", "m.size('x')",
     "m.dim()", "m.ndim", "s.ndimension()", "m.numel()", "m.nelement()",
     "s.item()", "i[0].item()", "u[0].item()", "bo[0].item()",
-    "d[0].item()", "m.item()", "p.shape", "p.requires_grad", "p.dim()",
+    "d[0].item()", "m.item()", "m[1, 2].item()", "m.t()[2][1].item()",
+    "ditto.tensor([1, 2], dtype=ditto.int32)[1].item()",
+    "p.shape", "p.requires_grad", "p.dim()",
     "p + a", "m.requires_grad", "m.requires_grad_().requires_grad",
 ]
 
