@@ -12,7 +12,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: docs all setup configure build demo verify-demo test sanitize-configure sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench format format-check clean
+.PHONY: docs all setup configure build demo verify-demo test sanitize-configure sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench bench-python format format-check clean
 
 all: build
 
@@ -131,6 +131,14 @@ bench:
 	/usr/bin/python3 bench/compare_train.py --ditto-bench build-bench/bench/ditto_bench \
 	  --ditto-rss build-bench/bench/ditto_train_rss \
 	  --libtorch-bench build-bench/bench/libtorch_bench
+
+# The Python bindings' cost per call next to PyTorch 1.13's, then with the
+# CPython fast paths off (docs/benchmarks.md).
+bench-python: configure
+	cmake --build $(BUILD) -j $(JOBS) --target ditto_python
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_overhead.py
+	DITTO_PYTHON_FAST_PATHS=0 PYTHONPATH=$(BUILD)/python \
+	  /usr/bin/python3 bench/python/bench_overhead.py
 
 # Regenerates the registry table in docs/determinism.md.
 docs: build

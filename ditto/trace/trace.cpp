@@ -103,7 +103,21 @@ double element_at(const Tensor& t, int64_t pos) {
   });
 }
 
-void append_tensor(std::string& out, const Tensor& t, bool whole) {
+// The ops whose outputs are uninitialized memory (unless the determinism
+// policy fills it): their values are whatever the allocator returned, so
+// the trace shows only shape and dtype, with fingerprint "uninitialized"
+// and no sample. A Python layer starts from them (torch's pattern:
+// Parameter(empty(...)) then an init_ function), and two runs would
+// otherwise part at the first layer built.
+bool uninitialized_output(std::string_view op) {
+  return op == "empty" || op == "empty_strided";
+}
+
+void append_tensor(
+    std::string& out,
+    const Tensor& t,
+    bool whole,
+    bool uninitialized) {
   if (!t.defined()) {
     out += "null";
     return;
@@ -115,6 +129,10 @@ void append_tensor(std::string& out, const Tensor& t, bool whole) {
   }
   out += "],\"dtype\":\"";
   out += dtype_name(t.dtype());
+  if (uninitialized) {
+    out += "\",\"fp\":\"uninitialized\",\"sample\":[]}";
+    return;
+  }
   char fp[24];
   std::snprintf(fp, sizeof fp, "%016" PRIx64, detail::chunked_fingerprint(t));
   out += "\",\"fp\":\"";
@@ -218,9 +236,12 @@ class Writer {
       append_json_string(line, m->type);
     }
     line += ",\"out\":[";
+    const bool uninitialized = uninitialized_output(op) &&
+        !(determinism::current_policy().deterministic &&
+          determinism::fill_uninitialized_memory());
     for (size_t k = 0; k < outputs.size(); ++k) {
       line += k ? "," : "";
-      append_tensor(line, outputs[k], count_ == whole_);
+      append_tensor(line, outputs[k], count_ == whole_, uninitialized);
     }
     line += "]}\n";
     put(line);

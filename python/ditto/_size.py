@@ -1,8 +1,10 @@
 """ditto.Size: a tensor's sizes, a tuple as torch.Size is."""
+from ._C import _SizeBase
 
 
-class Size(tuple):
-    """The sizes of a tensor: a tuple of ints (torch.Size)."""
+class Size(_SizeBase):
+    """The sizes of a tensor: a tuple of ints (torch.Size). Indexing is
+    _SizeBase's, in C: a slice gives a Size."""
 
     __slots__ = ()
 
@@ -14,10 +16,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-    def __getitem__(self, key):
-        r = tuple.__getitem__(self, key)
-        return Size(r) if isinstance(key, slice) else r
 
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))

@@ -4,6 +4,7 @@
 
 #include <Python.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "python/src/common.h"
@@ -322,8 +323,16 @@ PYBIND11_MODULE(_C, m) {
   init_io(m);
   init_dlpack(m, tensor);
   init_data(m);
+  init_trace(m);
   init_determinism(m);
   init_records(m);
+  init_size_base(m);
+  // DITTO_PYTHON_FAST_PATHS=0 keeps the pybind11 bindings alone (to rule
+  // the fast paths out, or to measure what they save).
+  const char* fast = std::getenv("DITTO_PYTHON_FAST_PATHS");
+  if (fast == nullptr || std::strcmp(fast, "0") != 0) {
+    init_fast_paths(m, tensor);
+  }
   m.def("is_grad_enabled", &ditto::autograd::GradMode::is_enabled);
   m.def(
       "_set_grad_enabled",

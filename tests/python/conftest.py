@@ -6,6 +6,18 @@ ROOT = os.environ.get("DITTO_SOURCE_DIR") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def cli():
+    """The built `ditto` command (CTest passes DITTO_CLI)."""
+    path = os.environ.get("DITTO_CLI")
+    if not path:
+        import ditto
+        # build/python/ditto/__init__.py -> build/ditto
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(ditto.__file__)))), "ditto")
+    assert os.path.exists(path), f"the ditto CLI is not built at {path}"
+    return path
+
+
 @pytest.fixture(scope="session")
 def golden():
     """The C++ random tests' golden bytes (tests/random/golden.bin), made

@@ -8,20 +8,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, cli
 
 SCRIPT = os.path.join(ROOT, "examples", "python", "train_fashion_mnist.py")
-
-
-def cli():
-    path = os.environ.get("DITTO_CLI")
-    if not path:
-        import ditto
-        # build/python/ditto/__init__.py -> build/ditto
-        path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-            os.path.abspath(ditto.__file__)))), "ditto")
-    assert os.path.exists(path), f"the ditto CLI is not built at {path}"
-    return path
 
 
 def fingerprint(output):

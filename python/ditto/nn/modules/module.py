@@ -7,6 +7,7 @@ from collections import OrderedDict, namedtuple
 from ... import _C
 from ..._C import Tensor
 from ...grad_mode import no_grad
+from ...trace import _ON as _TRACING, _module_call
 from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
 
@@ -127,11 +128,15 @@ class Module:
         """forward, with the forward hooks around it as torch 1.13 runs
         them: pre-hooks may replace the positional input (a non-tuple
         result is wrapped in a tuple), hooks may replace the output; the
-        hooks see no keyword arguments."""
+        hooks see no keyword arguments. While a trace is written, the ops
+        of forward are reported with this module's path (ditto.trace);
+        otherwise that costs one list read."""
         pre = self.__dict__.get("_forward_pre_hooks")
         post = self.__dict__.get("_forward_hooks")
         if not (pre or post or _global_forward_pre_hooks
                 or _global_forward_hooks):
+            if _TRACING[0]:
+                return _module_call(self, input, kwargs)
             return self.forward(*input, **kwargs)
         for hook in (*_global_forward_pre_hooks.values(),
                      *(pre or {}).values()):
@@ -140,7 +145,10 @@ class Module:
                 if not isinstance(result, tuple):
                     result = (result,)
                 input = result
-        output = self.forward(*input, **kwargs)
+        if _TRACING[0]:
+            output = _module_call(self, input, kwargs)
+        else:
+            output = self.forward(*input, **kwargs)
         for hook in (*_global_forward_hooks.values(),
                      *(post or {}).values()):
             result = hook(self, input, output)
