@@ -80,5 +80,6 @@ void init_optim(py::module_& m);
 void init_io(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void init_data(py::module_& m);
+void init_function(py::module_& m);
 
 } // namespace ditto::python

@@ -322,6 +322,7 @@ PYBIND11_MODULE(_C, m) {
   init_io(m);
   init_dlpack(m, tensor);
   init_data(m);
+  init_function(m);
   init_determinism(m);
   init_records(m);
   m.def("is_grad_enabled", &ditto::autograd::GradMode::is_enabled);
