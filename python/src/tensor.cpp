@@ -128,7 +128,17 @@ struct Collected {
   bool shape_known = false;
 };
 
+// How deep data may nest (torch's limit on dims, 64): deeper lists, or a
+// list that holds itself, would recurse until the C stack ran out.
+constexpr size_t kMaxDataDepth = 64;
+
 void collect(py::handle obj, size_t depth, Collected& out) {
+  if (depth > kMaxDataDepth) {
+    throw ValueError(detail::str_cat(
+        "[tensor] too many dimensions: the data nests deeper than ",
+        kMaxDataDepth,
+        " sequences"));
+  }
   bool is_seq = !py::isinstance<py::str>(obj) && !py::isinstance<Tensor>(obj) &&
       PySequence_Check(obj.ptr());
   if (py::isinstance<Tensor>(obj) && obj.cast<Tensor>().dim() > 0) {
