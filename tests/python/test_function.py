@@ -529,3 +529,40 @@ def test_torch_style_example_from_the_docs():
     b = ditto.randn(2, dtype=ditto.float64, requires_grad=True)
     assert gradcheck(LinearFn.apply, (x, w, b))
     assert gradcheck(LinearFn.apply, (x, w))
+
+
+def test_a_graph_alive_at_exit_does_not_crash_the_interpreter(tmp_path):
+    """The node's Python callbacks are dropped while the interpreter shuts
+    down (then they are left alone), and from a thread without the GIL."""
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "alive.py"
+    script.write_text(
+        "import threading\n"
+        "import ditto\n"
+        "class Double(ditto.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        ctx.save_for_backward(x)\n"
+        "        return x * 2\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g * 2\n"
+        "x = ditto.ones(3, requires_grad=True)\n"
+        "kept = Double.apply(x)\n"  # alive until the interpreter ends
+        "def drop():\n"
+        "    y = Double.apply(x)\n"
+        "    y.sum().backward()\n"  # freed on this thread
+        "t = threading.Thread(target=drop)\n"
+        "t.start()\n"
+        "t.join()\n"
+        "print('ok', x.grad.tolist())\n")
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(ditto.__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    r = subprocess.run([sys.executable, str(script)], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok [2.0, 2.0, 2.0]"

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-TRIALS = int(os.environ.get("DITTO_FUZZ_TRIALS", "150"))  # calls per callable
+TRIALS = int(os.environ.get("DITTO_FUZZ_TRIALS", "100"))  # calls per callable
 TIMEOUT_S = 240
 ADDRESS_SPACE = 3 << 30  # bytes; ditto's largest legitimate call here is tiny
 
@@ -130,12 +130,16 @@ def _child():
     import datetime
     foreign_capsule = datetime.datetime_CAPI  # a capsule of another name
 
+    import mmap
+    read_only = mmap.mmap(-1, 64, prot=mmap.PROT_READ)
+
     def arrays():
         try:
             import numpy as np
         except ImportError:
             return []
-        return [np.zeros(3, np.float16), np.array(["a", "b"]),
+        return [np.frombuffer(read_only, dtype=np.float32),  # read-only
+                np.zeros(3, np.float16), np.array(["a", "b"]),
                 np.arange(6.0)[::-1], np.array([1 + 2j]), np.zeros((2, 0)),
                 np.array([object()]), np.float64("nan"), np.int64(-1),
                 np.zeros((2, 3), np.float32)[:, ::2]]
