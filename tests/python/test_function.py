@@ -566,3 +566,39 @@ def test_a_graph_alive_at_exit_does_not_crash_the_interpreter(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "ok [2.0, 2.0, 2.0]"
+
+
+def test_vjp_is_another_name_for_backward():
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def vjp(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x * x * g
+
+    x = t64([2.0])
+    Cube.apply(x).sum().backward()
+    assert x.grad.tolist() == [12.0]
+
+
+def test_a_function_inside_forward_is_nested():
+    class Outer(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return MyExp.apply(x) * 2  # neither recorded nor traced apart
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+    x = t64([0.0])
+    y = Outer.apply(x)
+    assert y.tolist() == [2.0]
+    assert y.grad_fn.name().endswith("Outer_backward")
+    assert [n for n, _ in y.grad_fn.next_functions if n is not None] != []
+    y.sum().backward()
+    assert x.grad.tolist() == [5.0]

@@ -39,9 +39,11 @@ class FunctionCtx:
     def __init__(self, needs_input_grad):
         self.needs_input_grad = needs_input_grad
         self.materialize_grads = True
-        self._cpp = None  # ditto's context, only while forward or backward runs
+        # ditto's CustomOpContext, set only while forward or backward runs
+        # (kept longer, it would make a reference cycle through the node).
+        self._cpp = None
+        self._in_backward = False
         self._non_differentiable = []
-        self._saved = False
 
     def save_for_backward(self, *tensors):
         if self._cpp is None or self._in_backward:
@@ -53,7 +55,6 @@ class FunctionCtx:
                     "save_for_backward can only save tensors (or None), but "
                     f"argument {i} is of type {type(t).__name__}")
         self._cpp.save_for_backward(list(tensors))
-        self._saved = True
 
     @property
     def saved_tensors(self):
@@ -88,8 +89,6 @@ class FunctionCtx:
         None, for the gradient of an output that got none (as torch's
         default, materialize_grads=True, does)."""
         self.materialize_grads = bool(value)
-
-    _in_backward = False
 
 
 def _op_name(cls):
@@ -129,6 +128,15 @@ def _nondeterministic_paths(cls, name):
     return out
 
 
+def _backward_of(cls):
+    """The class's backward (or vjp, its other name in torch), or None."""
+    if cls.backward is not Function.backward:
+        return cls.backward
+    if cls.vjp is not Function.vjp:
+        return cls.vjp
+    return None
+
+
 def _register(cls):
     """The class's C++ op, registered once (a subclass gets its own)."""
     op = cls.__dict__.get("_ditto_op")
@@ -144,7 +152,7 @@ def _register(cls):
         while name in taken:
             n += 1
             name = f"{base}#{n}"
-        differentiable = cls.backward is not Function.backward
+        differentiable = _backward_of(cls) is not None
         op = _C._CustomOp(
             name, [_callable(cls)],
             str(getattr(cls, "deterministic_because", None) or
@@ -242,7 +250,7 @@ class Function:
             ctx._cpp = cpp
             ctx._in_backward = True
             try:
-                res = cls.backward(ctx, *full)
+                res = _backward_of(cls)(ctx, *full)
             finally:
                 ctx._cpp = None
                 ctx._in_backward = False
