@@ -602,3 +602,13 @@ def test_a_function_inside_forward_is_nested():
     assert [n for n, _ in y.grad_fn.next_functions if n is not None] != []
     y.sum().backward()
     assert x.grad.tolist() == [5.0]
+
+
+def test_gradcheck_errors():
+    x = t64([1.0, 2.0])
+    with pytest.raises(KeyError):
+        gradcheck(lambda x: {}["missing"], (x,))
+    with pytest.raises(ValueError, match="no floating tensor"):
+        gradcheck(lambda x: 3, (x,))
+    with pytest.raises(TypeError, match="float64"):
+        gradcheck(lambda x: x * 2, (ditto.ones(2, requires_grad=True),))

@@ -1,17 +1,25 @@
 """Bad arguments never crash the interpreter (issue 33): every public
-callable of ditto, ditto.nn.functional, ditto.linalg and ditto.autograd,
-every Tensor method and operator, called with a deterministic pseudo-random
-selection (random.Random, seeded with 0 and each callable's name) of bad arguments (None, strings, huge and
+callable of ditto, ditto.nn.functional, ditto.linalg, ditto.autograd and
+ditto.nn.init, every Tensor method and operator and every Generator method,
+called with a deterministic pseudo-random selection (random.Random, seeded
+with 0 and each callable's name) of bad arguments (None, strings, huge and
 negative ints, nan, empty tuples, mixed lists, tensors of the wrong dtype or
-shape, 0-dim and empty tensors, wrong keyword names) either returns or raises
-an ordinary Exception subclass (TypeError, ValueError, IndexError,
-RuntimeError, MemoryError, ...).
+shape, 0-dim and empty tensors, lists nested past any C stack, NumPy arrays
+of odd dtypes and read-only memory, consumed and foreign capsules, wrong
+keyword names) either returns or raises an ordinary Exception subclass
+(TypeError, ValueError, IndexError, RuntimeError, MemoryError, ...). Half the
+calls draw each argument from its declared type (read from the binding's
+signature) with a bad value, so that they get past argument conversion.
 
 The walk runs in a child interpreter (this file run as a script), which
 prints each call before making it: a crash (a signal, an abort) or a hang
 fails the test naming the last call attempted. The child runs under an
 address-space limit, so that a call asking for an enormous tensor fails with
 MemoryError at once instead of taking the machine's memory.
+
+Crashes it found (fixed): ditto.<op>(None, ...) for ops bound from Tensor
+member functions (a null self); ditto.tensor of a list nested 100000 deep
+(C stack overflow).
 """
 import os
 import random
@@ -69,6 +77,7 @@ def _child():
     import ditto.autograd
     import ditto.linalg
     import ditto.nn.functional as F
+    import ditto.nn.init
 
     def public(mod, prefix):
         out = []
@@ -83,13 +92,17 @@ def _child():
 
     targets = (public(ditto, "") + public(F, "F.") +
                public(ditto.linalg, "linalg.") +
-               public(ditto.autograd, "autograd."))
+               public(ditto.autograd, "autograd.") +
+               public(ditto.nn.init, "init."))
     for n in sorted(dir(ditto.Tensor)):
         if n.startswith("_") and not n.startswith("__"):
             continue
         if not callable(getattr(ditto.Tensor, n, None)):
             continue
         targets.append(("Tensor." + n, None, n))
+    for n in sorted(dir(ditto.Generator)):
+        if not n.startswith("_"):
+            targets.append(("Generator." + n, None, n))
     targets = [t for t in targets
                if t[0] not in SKIP and t[0].split(".")[-1] not in SKIP]
 
@@ -319,7 +332,8 @@ def _child():
             ts, bad = tensors(), bad_values()
             pool = ts + bad
             if method is not None:
-                self = rng.choice(ts)
+                self = (ditto.Generator() if name.startswith("Generator.")
+                        else rng.choice(ts))
                 target = getattr(self, method)
                 shown = f"{describe(self)}.{method}"
             else:

@@ -63,9 +63,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
     tensors = [inputs[p] for p in pos]
     with no_grad():
         first = outputs([t.detach() for t in tensors])
-    for k, o in enumerate(first):
-        if not isinstance(o, _C.Tensor) or not o.dtype.is_floating_point:
-            continue
+    checked = [k for k, o in enumerate(first)
+               if isinstance(o, _C.Tensor) and o.dtype.is_floating_point]
+    if not checked:
+        raise ValueError(
+            "gradcheck: func returned no floating tensor to check")
+    for k in checked:
         ok, report, _ = _C._gradcheck(
             lambda ts, k=k: outputs(ts)[k], tensors, eps, atol, rtol)
         if not ok:

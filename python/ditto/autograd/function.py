@@ -75,14 +75,15 @@ class FunctionCtx:
         (their gradients reach backward as zeros, as in torch)."""
         for t in tensors:
             if not isinstance(t, _C.Tensor):
-                raise TypeError("mark_non_differentiable only accepts tensors, "
-                                f"got {type(t).__name__}")
+                raise TypeError(
+                    "mark_non_differentiable only accepts tensors, got "
+                    f"{type(t).__name__}")
         self._non_differentiable.extend(tensors)
 
     def mark_dirty(self, *tensors):
         raise NotImplementedError(
-            "ditto.autograd.Function: mark_dirty (inputs modified in place) is "
-            "not supported; return a new tensor instead")
+            "ditto.autograd.Function: mark_dirty (inputs modified in place) "
+            "is not supported; return a new tensor instead")
 
     def set_materialize_grads(self, value):
         """Kept for torch's API: ditto's engine always passes zeros, never
