@@ -103,6 +103,10 @@ def _child():
     for n in sorted(dir(ditto.Generator)):
         if not n.startswith("_"):
             targets.append(("Generator." + n, None, n))
+    if os.environ.get("DITTO_FUZZ_PLANT"):  # the harness's own test
+        import ctypes
+        targets = [("planted.segfault",
+                    lambda *a, **k: ctypes.string_at(0), None)]
     targets = [t for t in targets
                if t[0] not in SKIP and t[0].split(".")[-1] not in SKIP]
 
@@ -388,10 +392,11 @@ def _child():
     sys.exit(1 if unexpected else 0)
 
 
-def test_bad_arguments_never_crash_the_interpreter(tmp_path):
+def _walk(tmp_path, **env_extra):
+    """Runs the child: (problem or None, the last call attempted)."""
     import ditto
 
-    env = dict(os.environ)
+    env = dict(os.environ, **env_extra)
     here = os.path.dirname(os.path.dirname(os.path.abspath(ditto.__file__)))
     env["PYTHONPATH"] = os.pathsep.join(
         [here] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -409,14 +414,30 @@ def test_bad_arguments_never_crash_the_interpreter(tmp_path):
     lines = out.splitlines()
     last = next((ln[5:] for ln in reversed(lines) if ln.startswith("CALL ")),
                 "(none)")
-    assert not hung, f"the walk hung for {TIMEOUT_S} s at: {last}"
-    assert proc.returncode >= 0, (
-        f"the interpreter died (signal {-proc.returncode}) at: {last}\n"
-        f"{err[-3000:]}")
     unexpected = [ln for ln in lines if ln.startswith("UNEXPECTED ")]
-    assert not unexpected, "\n".join(unexpected)
-    assert proc.returncode == 0 and lines and lines[-1].startswith("DONE"), (
-        f"the walk stopped (exit {proc.returncode}) at: {last}\n{err[-3000:]}")
+    if hung:
+        return f"the walk hung for {TIMEOUT_S} s at: {last}", last
+    if proc.returncode < 0:
+        return (f"the interpreter died (signal {-proc.returncode}) at: "
+                f"{last}\n{err[-3000:]}"), last
+    if unexpected:
+        return "\n".join(unexpected), last
+    if proc.returncode != 0 or not lines or not lines[-1].startswith("DONE"):
+        return (f"the walk stopped (exit {proc.returncode}) at: {last}\n"
+                f"{err[-3000:]}"), last
+    return None, last
+
+
+def test_bad_arguments_never_crash_the_interpreter(tmp_path):
+    problem, _ = _walk(tmp_path)
+    assert problem is None, problem
+
+
+def test_a_crash_is_reported_naming_the_last_call(tmp_path):
+    """The harness itself: a planted segfault fails the walk by name."""
+    problem, last = _walk(tmp_path, DITTO_FUZZ_PLANT="1")
+    assert problem is not None and "died (signal" in problem, problem
+    assert last.startswith("planted.segfault(")
 
 
 if __name__ == "__main__":
