@@ -55,7 +55,8 @@ SANITIZE_BUILD = build-sanitize
 sanitize-configure: setup
 	@scripts/setup --fuzz
 	CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_BUILD) $(SANITIZER_FLAGS) \
-	  -DDITTO_SANITIZE=fuzz -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
+	  -DDITTO_SANITIZE=fuzz -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_BUILD_PYTHON=OFF \
+	  -DDITTO_BUILD_DISTRIBUTED=OFF $(CMAKE_FLAGS)
 
 # Not run under the sanitizers: five tests whose length is repetition or
 # scale, not code (about 260 s of CPU under ASan): bits over long trainings
@@ -78,7 +79,7 @@ sanitize: sanitize-configure
 tsan: setup
 	@scripts/setup --fuzz
 	CC=clang CXX=clang++ cmake -S . -B build-tsan $(SANITIZER_FLAGS) -DDITTO_SANITIZE=tsan \
-	  -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
+	  -DDITTO_BUILD_EXAMPLES=OFF -DDITTO_BUILD_PYTHON=OFF -DDITTO_BUILD_DISTRIBUTED=OFF $(CMAKE_FLAGS)
 	cmake --build build-tsan -j $(JOBS) --target test_parallel test_ops test_random test_data
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:allocator_may_return_null=1 ctest --output-on-failure \
 	  -j $(JOBS) -L 'test_parallel|test_ops|test_random|test_data' -E 'OpSuite\.'
@@ -92,7 +93,7 @@ fuzz: sanitize-configure
 
 # The scalar-only build (DITTO_SIMD=scalar) and the whole suite.
 scalar-test: setup
-	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar -DDITTO_BUILD_PYTHON=OFF $(CMAKE_FLAGS)
+	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar -DDITTO_BUILD_PYTHON=OFF -DDITTO_BUILD_DISTRIBUTED=OFF $(CMAKE_FLAGS)
 	cmake --build build-scalar -j $(JOBS)
 	cd build-scalar && ctest --output-on-failure -j $(JOBS)
 

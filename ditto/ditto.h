@@ -49,4 +49,5 @@
 #include "ditto/train/checkpoint.h"
 #include "ditto/train/models.h"
 #include "ditto/train/state.h"
+#include "ditto/train/micro_batch.h"
 #include "ditto/train/trainer.h"

@@ -24,6 +24,9 @@
 
 #include "cli_common.h"
 #include "ditto/ditto.h"
+#if defined(DITTO_HAVE_DISTRIBUTED)
+#include "ditto/distributed/distributed.h"
+#endif
 #include "verify.h"
 
 namespace {
@@ -163,6 +166,7 @@ std::string duration(double s) {
 struct Output {
   bool tty = false;
   bool quiet = false;
+  bool distributed = false; // --distributed: one rank of mpirun
   bool json = false;
   bool bar_drawn = false;
 
@@ -408,6 +412,17 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
       "load the model's weights from a safetensors file");
   cmd.add_option(
       "--out", o.out, "directory for run.json, metrics.jsonl and checkpoints");
+  cmd.add_option(
+         "--micro-batches",
+         o.micro_batches,
+         "split each batch into K micro-batches (a power of two): the "
+         "weights then do not depend on the number of processes")
+      ->check(integer_in(1, 1 << 20));
+  cmd.add_flag(
+      "--distributed",
+      out.distributed,
+      "one of the processes of `mpirun -n N` (N a power of two dividing "
+      "--micro-batches); rank 0 reports and writes files");
   cmd.add_flag("--quiet", out.quiet, "print only the final fingerprint");
   cmd.add_flag("--json", out.json, "print JSON lines");
 }
@@ -415,7 +430,20 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
 int run_train(train::TrainOptions& o, Output& out, CLI::App& cmd) {
   o.checkpoints = cmd.count("--checkpoint-dir") > 0 || o.checkpoint_every > 0;
   out.tty = ::isatty(STDOUT_FILENO) != 0;
+  if (out.distributed) {
+#if defined(DITTO_HAVE_DISTRIBUTED)
+    ditto::distributed::init();
+    o.group = ditto::distributed::process_group();
+#else
+    throw ValueError(
+        "[train] --distributed: this ditto was built without MPI "
+        "(docs/distributed.md)");
+#endif
+  }
   const train::TrainResult r = train::run_training(o, out.reporter());
+  if (o.group.rank != 0) {
+    return 0; // rank 0 prints
+  }
   out.clear_bar();
   if (out.json) {
     std::cout

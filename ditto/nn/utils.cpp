@@ -14,6 +14,25 @@
 namespace ditto::nn::utils {
 namespace {
 
+// PyTorch 1.13's vector norm for p other than 2 and inf (its NormOneOps
+// and NormOps): one serial accumulation in the tensor's dtype, then
+// acc^(1/p). Its bits wherever PyTorch does not split the sum across
+// threads (under its GRAIN_SIZE of 32768 elements, or with one thread).
+template <typename T>
+Tensor serial_norm(const Tensor& g, double p) {
+  const Tensor c = g.contiguous();
+  const T* x = c.data_ptr<T>();
+  const T pt = static_cast<T>(p);
+  T acc = 0;
+  for (int64_t i = 0; i < c.numel(); ++i) {
+    acc += p == 1.0 ? std::abs(x[i]) : std::pow(std::abs(x[i]), pt);
+  }
+  if (p != 1.0) {
+    acc = std::pow(acc, T(1) / pt);
+  }
+  return scalar_tensor(acc, g.dtype());
+}
+
 // PyTorch's norm(g, p) of one tensor, in its dtype.
 Tensor norm_of(const Tensor& g, double p) {
   if (std::isinf(p)) {
@@ -22,10 +41,10 @@ Tensor norm_of(const Tensor& g, double p) {
   if (p == 2.0) {
     return sqrt(mul(g, g).sum());
   }
-  if (p == 1.0) {
-    return abs(g).sum();
+  if (g.dtype() == kFloat64) {
+    return serial_norm<double>(g, p);
   }
-  return pow(pow(abs(g), p).sum(), 1.0 / p);
+  return serial_norm<float>(g.to(kFloat32), p);
 }
 
 std::string py_float(double v) {

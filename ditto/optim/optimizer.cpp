@@ -81,6 +81,11 @@ std::vector<Tensor> Optimizer::parameters() const {
   return out;
 }
 
+std::map<std::string, Tensor> Optimizer::param_state(const Tensor& p) const {
+  auto it = state_.find(p.impl().get());
+  return it == state_.end() ? std::map<std::string, Tensor>{} : it->second;
+}
+
 StateDict Optimizer::state_dict() const {
   StateDict sd;
   const std::vector<Tensor> params = parameters();
@@ -206,17 +211,21 @@ SGD::SGD(std::vector<Tensor> params, const SGDOptions& o)
 
 SGD::SGD(std::vector<ParamGroup> groups) : OptimizerWith(std::move(groups)) {
   for (const auto& g : groups_) {
-    const auto& o = g.options;
-    check_params(g.params, "SGD");
-    check_nonneg(o.lr(), "SGD", "learning rate");
-    check_nonneg(o.momentum(), "SGD", "momentum");
-    check_nonneg(o.weight_decay(), "SGD", "weight_decay");
-    DITTO_CHECK(
-        !o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
-        ValueError,
-        "SGD",
-        "Nesterov momentum requires a momentum and zero dampening");
+    check_group(g);
   }
+}
+
+void SGD::check_group(const ParamGroup& g) const {
+  const auto& o = g.options;
+  check_params(g.params, "SGD");
+  check_nonneg(o.lr(), "SGD", "learning rate");
+  check_nonneg(o.momentum(), "SGD", "momentum");
+  check_nonneg(o.weight_decay(), "SGD", "weight_decay");
+  DITTO_CHECK(
+      !o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
+      ValueError,
+      "SGD",
+      "Nesterov momentum requires a momentum and zero dampening");
 }
 
 void SGD::step() {
@@ -257,24 +266,28 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& o)
 
 Adam::Adam(std::vector<ParamGroup> groups) : OptimizerWith(std::move(groups)) {
   for (const auto& g : groups_) {
-    const auto& o = g.options;
-    check_params(g.params, "Adam");
-    check_nonneg(o.lr(), "Adam", "learning rate");
-    check_nonneg(o.eps(), "Adam", "epsilon");
-    check_nonneg(o.weight_decay(), "Adam", "weight_decay");
-    DITTO_CHECK(
-        o.beta1() >= 0 && o.beta1() < 1,
-        ValueError,
-        "Adam",
-        "Invalid beta parameter at index 0: ",
-        o.beta1());
-    DITTO_CHECK(
-        o.beta2() >= 0 && o.beta2() < 1,
-        ValueError,
-        "Adam",
-        "Invalid beta parameter at index 1: ",
-        o.beta2());
+    check_group(g);
   }
+}
+
+void Adam::check_group(const ParamGroup& g) const {
+  const auto& o = g.options;
+  check_params(g.params, "Adam");
+  check_nonneg(o.lr(), "Adam", "learning rate");
+  check_nonneg(o.eps(), "Adam", "epsilon");
+  check_nonneg(o.weight_decay(), "Adam", "weight_decay");
+  DITTO_CHECK(
+      o.beta1() >= 0 && o.beta1() < 1,
+      ValueError,
+      "Adam",
+      "Invalid beta parameter at index 0: ",
+      o.beta1());
+  DITTO_CHECK(
+      o.beta2() >= 0 && o.beta2() < 1,
+      ValueError,
+      "Adam",
+      "Invalid beta parameter at index 1: ",
+      o.beta2());
 }
 
 void Adam::step() {
@@ -343,8 +356,18 @@ void AdamW::step() {
 // ---- RMSprop
 
 RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o)
-    : OptimizerWith(one_group<ParamGroup>(std::move(params), o)) {
-  check_params(groups_[0].params, "RMSprop");
+    : RMSprop(one_group<ParamGroup>(std::move(params), o)) {}
+
+RMSprop::RMSprop(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  for (const auto& g : groups_) {
+    check_group(g);
+  }
+}
+
+void RMSprop::check_group(const ParamGroup& g) const {
+  const auto& o = g.options;
+  check_params(g.params, "RMSprop");
   check_nonneg(o.lr(), "RMSprop", "learning rate");
   check_nonneg(o.eps(), "RMSprop", "epsilon");
   check_nonneg(o.momentum(), "RMSprop", "momentum");
@@ -400,18 +423,34 @@ void RMSprop::step() {
 // ---- Adagrad
 
 Adagrad::Adagrad(std::vector<Tensor> params, const AdagradOptions& o)
-    : OptimizerWith(one_group<ParamGroup>(std::move(params), o)) {
-  check_params(groups_[0].params, "Adagrad");
+    : Adagrad(one_group<ParamGroup>(std::move(params), o)) {}
+
+Adagrad::Adagrad(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  for (const auto& g : groups_) {
+    check_group(g);
+  }
+  for (const auto& g : groups_) {
+    init_group(g);
+  }
+}
+
+void Adagrad::check_group(const ParamGroup& g) const {
+  const auto& o = g.options;
+  check_params(g.params, "Adagrad");
   check_nonneg(o.lr(), "Adagrad", "learning rate");
   check_nonneg(o.lr_decay(), "Adagrad", "lr_decay");
   check_nonneg(o.weight_decay(), "Adagrad", "weight_decay");
   check_nonneg(
       o.initial_accumulator_value(), "Adagrad", "initial_accumulator_value");
   check_nonneg(o.eps(), "Adagrad", "epsilon");
-  for (const Tensor& p : groups_[0].params) {
+}
+
+void Adagrad::init_group(const ParamGroup& g) {
+  for (const Tensor& p : g.params) {
     auto& st = state_[p.impl().get()];
     st["step"] = scalar_tensor(0.0, kFloat32);
-    st["sum"] = full_like(p, o.initial_accumulator_value());
+    st["sum"] = full_like(p, g.options.initial_accumulator_value());
   }
 }
 

@@ -41,6 +41,9 @@ class DITTO_API Optimizer {
   virtual void set_momentum(size_t, double) {}
   // Every parameter, group by group.
   std::vector<Tensor> parameters() const;
+  // One parameter's state by name (PyTorch's optimizer.state[p]): the
+  // optimizer's own tensors, not copies; empty before its first update.
+  std::map<std::string, Tensor> param_state(const Tensor& p) const;
   // The lr a group started from (PyTorch's group['initial_lr']): set by
   // the first scheduler attached, kept by later ones.
   std::optional<double> initial_lr(size_t group) const {
@@ -87,8 +90,12 @@ class OptimizerWith : public Optimizer {
   const std::vector<ParamGroup>& param_groups() const {
     return groups_;
   }
+  // Appends a group (PyTorch's add_param_group), checked as the
+  // constructor checks its groups.
   void add_param_group(ParamGroup g) {
+    check_group(g);
     groups_.push_back(std::move(g));
+    init_group(groups_.back());
   }
   size_t num_groups() const override {
     return groups_.size();
@@ -104,6 +111,11 @@ class OptimizerWith : public Optimizer {
   }
 
  protected:
+  // Throws for invalid parameters or options.
+  virtual void check_group(const ParamGroup&) const {}
+  // The state an optimizer creates for a new group's parameters.
+  virtual void init_group(const ParamGroup&) {}
+
   std::vector<ParamGroup> groups_;
 };
 
@@ -130,6 +142,9 @@ class DITTO_API SGD : public OptimizerWith<SGDOptions> {
   void set_momentum(size_t g, double m) override {
     groups_.at(g).options.momentum(m);
   }
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
 };
 
 // ---- Adam and AdamW
@@ -166,6 +181,7 @@ class DITTO_API Adam : public OptimizerWith<AdamOptions> {
   }
 
  protected:
+  void check_group(const ParamGroup& g) const override;
   // decoupled: AdamW's p *= 1 - lr * wd before the moments.
   void adam_step(bool decoupled);
 };
@@ -202,6 +218,7 @@ struct DITTO_API RMSpropOptions {
 class DITTO_API RMSprop : public OptimizerWith<RMSpropOptions> {
  public:
   RMSprop(std::vector<Tensor> params, const RMSpropOptions& options = {});
+  RMSprop(std::vector<ParamGroup> groups);
   void step() override;
   std::optional<double> momentum(size_t g) const override {
     return groups_.at(g).options.momentum();
@@ -209,6 +226,9 @@ class DITTO_API RMSprop : public OptimizerWith<RMSpropOptions> {
   void set_momentum(size_t g, double m) override {
     groups_.at(g).options.momentum(m);
   }
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
 };
 
 struct DITTO_API AdagradOptions {
@@ -225,7 +245,12 @@ struct DITTO_API AdagradOptions {
 class DITTO_API Adagrad : public OptimizerWith<AdagradOptions> {
  public:
   Adagrad(std::vector<Tensor> params, const AdagradOptions& options = {});
+  Adagrad(std::vector<ParamGroup> groups);
   void step() override;
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
+  void init_group(const ParamGroup& g) override;
 };
 
 } // namespace ditto::optim

@@ -100,11 +100,11 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-uint64_t weights_fingerprint(const nn::Module& module) {
+uint64_t weights_fingerprint(const std::vector<Tensor>& tensors) {
   XXH3_state_t* st = XXH3_createState();
   DITTO_CHECK(st != nullptr, Error, "weights_fingerprint", "out of memory");
   XXH3_64bits_reset(st);
-  for (const auto& [name, p] : module.named_parameters()) {
+  for (const Tensor& p : tensors) {
     Tensor c = p.contiguous();
     XXH3_64bits_update(
         st, c.raw_data(), size_t(c.numel()) * element_size(c.dtype()));
@@ -112,6 +112,14 @@ uint64_t weights_fingerprint(const nn::Module& module) {
   const uint64_t h = XXH3_64bits_digest(st);
   XXH3_freeState(st);
   return h;
+}
+
+uint64_t weights_fingerprint(const nn::Module& module) {
+  std::vector<Tensor> params;
+  for (const auto& [name, p] : module.named_parameters()) {
+    params.push_back(p);
+  }
+  return weights_fingerprint(params);
 }
 
 CheckpointProgress read_train_state(

@@ -1,5 +1,7 @@
 #include "ditto/train/trainer.h"
 
+#include "ditto/train/micro_batch.h"
+
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -85,6 +87,9 @@ json bit_settings(const TrainOptions& o) {
       {"scheduler", o.scheduler},
       {"seed_mode", seed_mode_name(o.seed_mode)},
       {"deterministic", o.deterministic}};
+  if (o.micro_batches > 1 || o.group.world_size > 1) {
+    j["micro_batches"] = o.micro_batches; // not the world size: R6
+  }
   if (o.seed_mode == data::SeedMode::PyTorch) {
     j["workers"] = o.workers;
   }
@@ -197,7 +202,11 @@ using Progress = CheckpointProgress;
 
 class Run {
  public:
-  Run(const TrainOptions& o, const Reporter& r) : o_(o), r_(r) {}
+  // Only rank 0 of a process group reports and writes files.
+  Run(const TrainOptions& o, const Reporter& r)
+      : o_(o),
+        r_(o.group.rank == 0 ? r : Reporter{}),
+        lead_(o.group.rank == 0) {}
 
   TrainResult go();
 
@@ -217,7 +226,10 @@ class Run {
   }
 
   const TrainOptions& o_;
-  const Reporter& r_;
+  const Reporter r_;
+  const bool lead_;
+  // --micro-batches / a process group: R6's step (micro_batch.h).
+  std::unique_ptr<MicroBatchSum> micro_;
   std::shared_ptr<data::MNIST> train_images_, test_images_;
   std::shared_ptr<const data::Dataset> train_set_, test_set_;
   double mean_ = 0, std_ = 1;
@@ -334,6 +346,19 @@ void Run::setup() {
   lo.generator =
       Generator().manual_seed(random::derive_seed(o_.seed, "train.loader"));
   lo.seed_mode = o_.seed_mode;
+  if (o_.micro_batches > 1 || o_.group.world_size > 1) {
+    // Whole global batches only: every step has its k micro-batches.
+    micro_ = std::make_unique<MicroBatchSum>(o_.micro_batches, o_.group);
+    DITTO_CHECK(
+        o_.batch_size % o_.micro_batches == 0,
+        ValueError,
+        kTrainerOp,
+        "--batch-size ",
+        o_.batch_size,
+        " is not a multiple of --micro-batches ",
+        o_.micro_batches);
+    lo.drop_last = true;
+  }
   train_loader_ = std::make_unique<data::DataLoader>(train_set_, lo);
   data::DataLoaderOptions to;
   to.batch_size = kEvalBatch;
@@ -401,6 +426,10 @@ void Run::resume(const std::string& where) {
 }
 
 void Run::save_checkpoint() {
+  last_saved_step_ = p_.step;
+  if (!lead_) {
+    return; // every rank holds the same state: rank 0's is the checkpoint
+  }
   // The parameters' names in named_parameters() order: the order of the
   // weights' fingerprint.
   json names = json::array();
@@ -501,6 +530,9 @@ json Run::run_json(bool finished) const {
 }
 
 void Run::write_run_json(bool finished) const {
+  if (!lead_) {
+    return;
+  }
   detail::write_file_atomic(
       (fs::path(o_.out) / "run.json").string(),
       run_json(finished).dump(2) + "\n",
@@ -508,6 +540,9 @@ void Run::write_run_json(bool finished) const {
 }
 
 void Run::log_metrics(const StepInfo& s) {
+  if (!lead_) {
+    return;
+  }
   metrics_
       << json{{"step", s.step}, {"epoch", s.epoch}, {"loss", s.loss}, {"lr", s.lr}, {"samples_per_second", s.samples_per_second}}
              .dump()
@@ -548,7 +583,7 @@ TrainResult Run::go() {
   // metrics.jsonl: a resumed run keeps the lines up to its checkpoint.
   metrics_path_ = (fs::path(o_.out) / "metrics.jsonl").string();
   const std::string& metrics_path = metrics_path_;
-  {
+  if (lead_) {
     std::vector<std::string> keep;
     if (p_.step > 0) {
       std::ifstream in(metrics_path);
@@ -589,15 +624,27 @@ TrainResult Run::go() {
       trace::set_step(p_.step);
       trace::record_value("batch", trace::Phase::kData, {b.data, b.target});
       opt_->zero_grad();
-      Tensor loss =
-          nn::functional::cross_entropy(model_.forward(b.data), b.target);
-      loss.backward();
+      double l = 0;
+      if (micro_) {
+        l = micro_batch_step(
+            *micro_,
+            model_.module->parameters(),
+            [&](const Tensor& x) { return model_.forward(x); },
+            b.data,
+            b.target,
+            o_.seed,
+            p_.step);
+      } else {
+        Tensor loss =
+            nn::functional::cross_entropy(model_.forward(b.data), b.target);
+        loss.backward();
+        l = loss.item<double>();
+      }
       opt_->step();
       const double lr = opt_->lr(0);
       if (sched_) {
         sched_->step();
       }
-      const double l = loss.item<double>();
       ++p_.step;
       ++epoch_step;
       p_.epoch_loss_sum += l;
@@ -629,7 +676,7 @@ TrainResult Run::go() {
       }
       if (o_.eval_every > 0 && p_.step % o_.eval_every == 0 &&
           epoch_step != steps_per_epoch_) {
-        EvalResult ev = evaluate(model_, *test_loader_);
+        EvalResult ev = lead_ ? evaluate(model_, *test_loader_) : EvalResult{};
         if (r_.eval) {
           r_.eval(s, ev);
         }
@@ -654,7 +701,7 @@ TrainResult Run::go() {
         ? 0
         : p_.epoch_loss_sum / double(p_.epoch_loss_count);
     rec.seconds = p_.epoch_seconds;
-    rec.test = evaluate(model_, *test_loader_);
+    rec.test = lead_ ? evaluate(model_, *test_loader_) : EvalResult{};
     rec.fingerprint = weights_fingerprint(*model_.module);
     p_.history.push_back(rec);
     ++p_.epoch;

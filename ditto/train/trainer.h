@@ -15,6 +15,7 @@
 #include "ditto/data/mnist.h"
 #include "ditto/io/safetensors.h"
 #include "ditto/nn/module.h"
+#include "ditto/train/micro_batch.h"
 
 namespace ditto::train {
 
@@ -49,6 +50,14 @@ struct TrainOptions {
   std::string resume; // a checkpoint directory, or "latest"
   std::string init_from; // a model.safetensors (weights only)
   std::string out = "ditto-run";
+  // R6 (docs/distributed.md): each step's batch as this many micro-batches
+  // (a power of two dividing batch_size), their gradients summed in a tree
+  // fixed by the micro-batch index and dropout drawn per micro-batch; with
+  // group (several processes) each rank computes its block of them. The
+  // weights are then the same for any world size. 1 and one process: the
+  // plain step. Only rank 0 reports and writes files.
+  int64_t micro_batches = 1;
+  ProcessGroup group;
   std::string command_line;
 };
 
@@ -129,6 +138,9 @@ run_training(const TrainOptions& options, const Reporter& reporter = {});
 // "fingerprint". In Python: xxhash.xxh3_64(b"".join(p.detach().numpy()
 // .tobytes() for _, p in model.named_parameters())).intdigest().
 DITTO_API uint64_t weights_fingerprint(const nn::Module& module);
+// The same over tensors in the given order (what the Python package's
+// ditto.utils.weights_fingerprint(module) passes).
+DITTO_API uint64_t weights_fingerprint(const std::vector<Tensor>& tensors);
 
 // 16 lowercase hex digits.
 DITTO_API std::string hex64(uint64_t v);

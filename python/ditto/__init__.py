@@ -39,7 +39,7 @@ from ._C import (  # noqa: F401
 from ._size import Size  # noqa: F401
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
-from . import optim  # noqa: F401
+from . import optim, random  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 
@@ -109,7 +109,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None,
 def seed_everything(seed):
     """Seeds ditto's default generator, Python's random and NumPy's global
     generator (as Lightning's seed_everything does); returns the seed."""
-    manual_seed(seed)
+    _C._seed_everything(seed)  # ditto's generators, streams, C's srand
     _py_random.seed(seed)
     try:
         import numpy

@@ -9,10 +9,75 @@
 
 #include <pybind11/functional.h>
 
+#include <atomic>
+#include <thread>
+
 #include "python/src/common.h"
 
 namespace ditto::python {
 namespace {
+
+// The GIL's manners in a loader. The caller's thread waits for a batch with
+// the GIL released and must take it back to hand the batch to Python; the
+// workers, taking the GIL sample after sample, would win most of those races
+// (a waiting thread gets the GIL by force only after the 5 ms switch
+// interval: a batch every 5 ms). So while the caller waits for the GIL, the
+// workers hold back before taking it.
+struct GilGate {
+  std::atomic<int> caller_waiting{0};
+};
+
+// The caller's side: marks the wait for the GIL at the end of a released
+// section (constructed inside it, destroyed after the GIL is back).
+class CallerWaits {
+ public:
+  explicit CallerWaits(GilGate& gate) : gate_(gate) {
+    gate_.caller_waiting.fetch_add(1, std::memory_order_acq_rel);
+  }
+  ~CallerWaits() {
+    gate_.caller_waiting.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  CallerWaits(const CallerWaits&) = delete;
+  CallerWaits& operator=(const CallerWaits&) = delete;
+
+ private:
+  GilGate& gate_;
+};
+
+// A worker thread's Python thread state, kept from one GIL acquisition to
+// the next (made at the first, freed when the thread ends).
+struct KeptThreadState {
+  bool kept = false;
+  ~KeptThreadState() {
+    if (kept && Py_IsInitialized() && !_Py_IsFinalizing()) {
+      py::gil_scoped_acquire gil;
+      gil.dec_ref();
+    }
+  }
+};
+thread_local KeptThreadState tls_thread_state;
+
+// Takes the GIL for Python code called by the loader (in a worker, or in
+// the caller's thread with num_workers=0).
+class LoaderGil {
+ public:
+  explicit LoaderGil(const GilGate& gate) {
+    const bool worker = data::get_worker_info().has_value();
+    if (worker) {
+      while (gate.caller_waiting.load(std::memory_order_acquire) > 0) {
+        std::this_thread::yield();
+      }
+    }
+    gil_.emplace();
+    if (worker && !tls_thread_state.kept) {
+      gil_->inc_ref();
+      tls_thread_state.kept = true;
+    }
+  }
+
+ private:
+  std::optional<py::gil_scoped_acquire> gil_;
+};
 
 // A Python object kept by C++ code that may drop it in any thread: the
 // reference is released with the GIL held.
@@ -30,19 +95,29 @@ const py::object& held(const data::Payload& p) {
   return *static_cast<const py::object*>(p.get());
 }
 
+// A C++ transform as a Python object.
+struct NativeTransform {
+  data::Transform fn;
+};
+
 // A map-style Python dataset: fetch(index) returns the sample (the Python
 // side's wrapper around dataset[index]).
 class PyDataset : public data::Dataset {
  public:
-  PyDataset(py::object dataset, py::object fetch, int64_t size)
+  PyDataset(
+      py::object dataset,
+      py::object fetch,
+      int64_t size,
+      std::shared_ptr<GilGate> gate)
       : dataset_(hold(std::move(dataset))),
         fetch_(hold(std::move(fetch))),
-        size_(size) {}
+        size_(size),
+        gate_(std::move(gate)) {}
   int64_t size() const override {
     return size_;
   }
   data::Example get(int64_t index) const override {
-    py::gil_scoped_acquire gil;
+    LoaderGil gil(*gate_);
     data::Example e;
     e.payload = hold(held(fetch_)(index));
     return e;
@@ -54,6 +129,7 @@ class PyDataset : public data::Dataset {
  private:
   data::Payload dataset_, fetch_;
   int64_t size_;
+  std::shared_ptr<GilGate> gate_;
 };
 
 // Any Python iterable of indices with a length, as a sampler. Its state is
@@ -131,8 +207,11 @@ class LoaderCore {
   LoaderCore(
       std::shared_ptr<const data::Dataset> dataset,
       data::DataLoaderOptions options,
-      bool python_batches)
-      : python_batches_(python_batches) {
+      bool python_batches,
+      std::shared_ptr<GilGate> gate)
+      : python_batches_(python_batches),
+        keep_gil_(python_batches && options.num_workers == 0),
+        gate_(std::move(gate)) {
     py::gil_scoped_release nogil;
     loader_ = std::make_unique<data::DataLoader>(
         std::move(dataset), std::move(options));
@@ -145,18 +224,18 @@ class LoaderCore {
   // Starts an epoch (and its workers' prefetching); the first next()
   // returns its first batch.
   void begin() {
-    py::gil_scoped_release nogil;
-    started_ = false;
-    it_ = loader_->begin();
-    active_ = true;
+    loading([&] {
+      started_ = false;
+      it_ = loader_->begin();
+      active_ = true;
+    });
   }
   // The next batch, or None at the end of the epoch.
   py::object next() {
     if (!active_) {
       return py::none();
     }
-    {
-      py::gil_scoped_release nogil;
+    loading([&] {
       try {
         if (started_) {
           ++*it_;
@@ -169,7 +248,7 @@ class LoaderCore {
       if (*it_ == loader_->end()) {
         active_ = false;
       }
-    }
+    });
     if (!active_) {
       return py::none();
     }
@@ -195,7 +274,30 @@ class LoaderCore {
  private:
   std::unique_ptr<data::DataLoader> loader_;
   std::optional<data::DataLoader::Iterator> it_;
+  // Runs the loader's part of begin()/next(). Workers (or C++ code alone)
+  // load with the GIL released, and the caller goes first when it wants it
+  // back; a Python dataset loaded in this thread keeps the GIL throughout
+  // (as torch's loop does), instead of taking it sample by sample.
+  template <typename F>
+  void loading(F&& f) {
+    if (keep_gil_) {
+      f();
+      return;
+    }
+    std::optional<CallerWaits> waits;
+    py::gil_scoped_release nogil;
+    try {
+      f();
+    } catch (...) {
+      waits.emplace(*gate_);
+      throw;
+    }
+    waits.emplace(*gate_);
+  }
+
   bool python_batches_;
+  bool keep_gil_;
+  std::shared_ptr<GilGate> gate_;
   bool started_ = false, active_ = false;
 };
 
@@ -226,21 +328,25 @@ std::unique_ptr<LoaderCore> make_loader(
   if (!sampler.is_none()) {
     o.sampler = as_sampler(sampler);
   }
+  auto gate = std::make_shared<GilGate>();
   if (!worker_init_fn.is_none()) {
     data::Payload fn = hold(worker_init_fn);
-    o.worker_init_fn = [fn](int worker) {
-      py::gil_scoped_acquire gil;
+    o.worker_init_fn = [fn, gate](int worker) {
+      LoaderGil gil(*gate);
       held(fn)(worker);
     };
   }
   // A C++ dataset with the default collate runs without the GIL.
   if (py::isinstance<data::Dataset>(dataset) && collate.is_none()) {
     return std::make_unique<LoaderCore>(
-        dataset.cast<std::shared_ptr<data::Dataset>>(), std::move(o), false);
+        dataset.cast<std::shared_ptr<data::Dataset>>(),
+        std::move(o),
+        false,
+        gate);
   }
   data::Payload fn = hold(collate);
-  o.collate = [fn](std::vector<data::Example> examples) {
-    py::gil_scoped_acquire gil;
+  o.collate = [fn, gate](std::vector<data::Example> examples) {
+    LoaderGil gil(*gate);
     py::list samples(examples.size());
     for (size_t i = 0; i < examples.size(); ++i) {
       samples[i] = held(examples[i].payload);
@@ -251,7 +357,10 @@ std::unique_ptr<LoaderCore> make_loader(
     return b;
   };
   return std::make_unique<LoaderCore>(
-      std::make_shared<PyDataset>(dataset, fetch, size), std::move(o), true);
+      std::make_shared<PyDataset>(dataset, fetch, size, gate),
+      std::move(o),
+      true,
+      gate);
 }
 
 // Iterating a C++ sampler from Python (list(RandomSampler(...))).
@@ -302,6 +411,42 @@ void init_data(py::module_& m) {
       std::shared_ptr<data::FashionMNIST>>(d, "FashionMNIST")
       .def(py::init<std::string, bool>(), py::arg("root"), py::arg("train"));
   d.attr("FASHION_MNIST_ROOT") = data::kFashionMNISTRoot;
+
+  // The C++ transforms (ditto/data/transforms.h): applied by a MapDataset,
+  // they keep a C++ dataset's loading free of the GIL.
+  py::class_<NativeTransform>(d, "Transform")
+      .def(
+          "__call__",
+          [](const NativeTransform& t, const Tensor& x) { return t.fn(x); },
+          ReleaseGil());
+  d.def("Normalize", [](std::vector<double> mean, std::vector<double> std) {
+    return NativeTransform{data::Normalize(std::move(mean), std::move(std))};
+  });
+  d.def("RandomCrop", [](int64_t size, int64_t padding) {
+    return NativeTransform{data::RandomCrop(size, padding)};
+  });
+  d.def("RandomHorizontalFlip", [](double p) {
+    return NativeTransform{data::RandomHorizontalFlip(p)};
+  });
+  d.def("Compose", [](const std::vector<NativeTransform>& ts) {
+    std::vector<data::Transform> fns;
+    for (const NativeTransform& t : ts) {
+      fns.push_back(t.fn);
+    }
+    return NativeTransform{data::Compose(std::move(fns))};
+  });
+  py::class_<
+      data::MapDataset,
+      data::Dataset,
+      std::shared_ptr<data::MapDataset>>(d, "MapDataset")
+      .def(py::init([](std::shared_ptr<data::Dataset> ds,
+                       const std::optional<NativeTransform>& t,
+                       const std::optional<NativeTransform>& target_t) {
+        return std::make_shared<data::MapDataset>(
+            std::move(ds),
+            t ? t->fn : data::Transform(),
+            target_t ? target_t->fn : data::Transform());
+      }));
 
   py::class_<data::Sampler, std::shared_ptr<data::Sampler>>(d, "Sampler")
       .def("__len__", &data::Sampler::size)

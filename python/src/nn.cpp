@@ -352,6 +352,35 @@ void init_recurrent(py::module_& m) {
           ReleaseGil());
 }
 
+void init_utils(py::module_& m) {
+  py::module_ u = m.def_submodule("_nn_utils", "ditto::nn::utils");
+  u.def(
+      "clip_grad_norm_",
+      &nn::utils::clip_grad_norm_,
+      py::arg("parameters"),
+      py::arg("max_norm"),
+      py::arg("norm_type") = 2.0,
+      py::arg("error_if_nonfinite") = false,
+      ReleaseGil());
+  u.def(
+      "clip_grad_value_",
+      &nn::utils::clip_grad_value_,
+      py::arg("parameters"),
+      py::arg("clip_value"),
+      ReleaseGil());
+  u.def(
+      "parameters_to_vector",
+      &nn::utils::parameters_to_vector,
+      py::arg("parameters"),
+      ReleaseGil());
+  u.def(
+      "vector_to_parameters",
+      &nn::utils::vector_to_parameters,
+      py::arg("vec"),
+      py::arg("parameters"),
+      ReleaseGil());
+}
+
 } // namespace
 
 void init_nn(py::module_& m, py::class_<Tensor>& cls) {
@@ -361,6 +390,7 @@ void init_nn(py::module_& m, py::class_<Tensor>& cls) {
   m.def("_run_deferred", [] { detail::run_deferred(); });
   init_init(m);
   init_recurrent(m);
+  init_utils(m);
 }
 
 } // namespace ditto::python

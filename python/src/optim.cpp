@@ -1,7 +1,7 @@
-// ditto._C._optim: the C++ optimizers (SGD, Adam, AdamW) and schedulers
-// that ditto.optim wraps, so a Python step updates the parameters with the
-// C++ ops, bit for bit. Hyperparameters are read and written per group by
-// name (ditto.optim's param_groups are views of them).
+// ditto._C._optim: the C++ optimizers (SGD, Adam, AdamW, RMSprop, Adagrad)
+// and schedulers that ditto.optim wraps, so a Python step updates the
+// parameters with the C++ ops, bit for bit. Hyperparameters are read and
+// written per group by name (ditto.optim's param_groups are views of them).
 
 #include <pybind11/functional.h>
 
@@ -17,7 +17,7 @@ using optim::Optimizer;
       detail::str_cat("[", opt, "] no hyperparameter \"", key, "\""));
 }
 
-// ---- SGD's and Adam's options by name, as torch's param_groups spell them
+// ---- the options by name, as torch's param_groups spell them
 
 py::object get_option(const optim::SGDOptions& o, const std::string& k) {
   if (k == "lr") {
@@ -100,6 +100,106 @@ void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
   }
 }
 
+py::object get_option(const optim::RMSpropOptions& o, const std::string& k) {
+  if (k == "lr") {
+    return py::float_(o.lr());
+  }
+  if (k == "alpha") {
+    return py::float_(o.alpha());
+  }
+  if (k == "eps") {
+    return py::float_(o.eps());
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "momentum") {
+    return py::float_(o.momentum());
+  }
+  if (k == "centered") {
+    return py::bool_(o.centered());
+  }
+  if (k == "maximize") {
+    return py::bool_(o.maximize());
+  }
+  unknown_option("RMSprop", k);
+}
+
+void set_option(optim::RMSpropOptions& o, const std::string& k, py::handle v) {
+  if (k == "lr") {
+    o.lr(v.cast<double>());
+  } else if (k == "alpha") {
+    o.alpha(v.cast<double>());
+  } else if (k == "eps") {
+    o.eps(v.cast<double>());
+  } else if (k == "weight_decay") {
+    o.weight_decay(v.cast<double>());
+  } else if (k == "momentum") {
+    o.momentum(v.cast<double>());
+  } else if (k == "centered") {
+    o.centered(v.cast<bool>());
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    unknown_option("RMSprop", k);
+  }
+}
+
+py::object get_option(const optim::AdagradOptions& o, const std::string& k) {
+  if (k == "lr") {
+    return py::float_(o.lr());
+  }
+  if (k == "lr_decay") {
+    return py::float_(o.lr_decay());
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "initial_accumulator_value") {
+    return py::float_(o.initial_accumulator_value());
+  }
+  if (k == "eps") {
+    return py::float_(o.eps());
+  }
+  if (k == "maximize") {
+    return py::bool_(o.maximize());
+  }
+  unknown_option("Adagrad", k);
+}
+
+void set_option(optim::AdagradOptions& o, const std::string& k, py::handle v) {
+  if (k == "lr") {
+    o.lr(v.cast<double>());
+  } else if (k == "lr_decay") {
+    o.lr_decay(v.cast<double>());
+  } else if (k == "weight_decay") {
+    o.weight_decay(v.cast<double>());
+  } else if (k == "initial_accumulator_value") {
+    o.initial_accumulator_value(v.cast<double>());
+  } else if (k == "eps") {
+    o.eps(v.cast<double>());
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    unknown_option("Adagrad", k);
+  }
+}
+
+// One torch-style group: a dict with "params" and hyperparameters (those
+// missing keep defaults').
+template <typename Group, typename Options>
+Group make_group(py::handle h, const Options& defaults) {
+  py::dict d = h.cast<py::dict>();
+  Options opts = defaults;
+  for (auto [k, v] : d) {
+    std::string key = py::cast<std::string>(k);
+    if (key != "params") {
+      set_option(opts, key, v);
+    }
+  }
+  return Group{d["params"].cast<std::vector<Tensor>>(), std::move(opts)};
+}
+
 // An optimizer built from torch-style groups: dicts with "params" and
 // every hyperparameter (ditto.optim fills in the defaults).
 template <typename Opt, typename Options>
@@ -109,19 +209,15 @@ void bind_optimizer(py::module_& o, const char* name, Options defaults) {
       .def(py::init([defaults](const py::list& groups) {
         std::vector<Group> gs;
         for (py::handle h : groups) {
-          py::dict d = h.cast<py::dict>();
-          Options opts = defaults;
-          for (auto [k, v] : d) {
-            std::string key = py::cast<std::string>(k);
-            if (key != "params") {
-              set_option(opts, key, v);
-            }
-          }
-          gs.push_back(
-              Group{d["params"].cast<std::vector<Tensor>>(), std::move(opts)});
+          gs.push_back(make_group<Group>(h, defaults));
         }
         return std::make_shared<Opt>(std::move(gs));
       }))
+      .def(
+          "add_param_group",
+          [defaults](Opt& opt, const py::dict& group) {
+            opt.add_param_group(make_group<Group>(group, defaults));
+          })
       .def(
           "get_option",
           [](const Opt& opt, size_t g, const std::string& key) {
@@ -146,6 +242,7 @@ void init_optimizers(py::module_& o) {
       .def("group_params", &Optimizer::group_params)
       .def("initial_lr", &Optimizer::initial_lr)
       .def("set_initial_lr", &Optimizer::set_initial_lr)
+      .def("param_state", &Optimizer::param_state)
       .def(
           "state_dict",
           [](const Optimizer& opt) { return opt.state_dict().items(); },
@@ -159,9 +256,12 @@ void init_optimizers(py::module_& o) {
   bind_optimizer<optim::SGD>(o, "SGD", optim::SGDOptions(0.0));
   bind_optimizer<optim::Adam>(o, "Adam", optim::AdamOptions());
   bind_optimizer<optim::AdamW>(o, "AdamW", optim::AdamOptions());
+  bind_optimizer<optim::RMSprop>(o, "RMSprop", optim::RMSpropOptions());
+  bind_optimizer<optim::Adagrad>(o, "Adagrad", optim::AdagradOptions());
 }
 
-// ---- schedulers: each keeps its optimizer alive (keep_alive<1, 2>).
+// ---- schedulers: each keeps its optimizer alive (keep_alive<1, 2>);
+// SequentialLR holds its schedulers.
 
 void init_schedulers(py::module_& o) {
   using optim::LRScheduler;
@@ -229,6 +329,16 @@ void init_schedulers(py::module_& o) {
                 .three_phase(three_phase);
             return std::make_shared<optim::OneCycleLR>(opt, oo);
           }),
+          keep);
+  py::class_<
+      optim::SequentialLR,
+      LRScheduler,
+      std::shared_ptr<optim::SequentialLR>>(o, "SequentialLR")
+      .def(
+          py::init<
+              Optimizer&,
+              std::vector<std::shared_ptr<LRScheduler>>,
+              std::vector<int64_t>>(),
           keep);
 }
 

@@ -248,11 +248,35 @@ void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
       ReleaseGil());
 }
 
+// Named streams, seed_everything and the fingerprints (docs/randomness.md,
+// docs/fingerprint.md).
+void init_streams(py::module_& m) {
+  m.def("_derive_seed", [](uint64_t root, const std::string& name) {
+    return random::derive_seed(root, name);
+  });
+  m.def(
+      "_stream", [](const std::string& name) { return random::stream(name); });
+  m.def("_stream_names", &random::stream_names);
+  m.def("_seed_everything", &seed_everything, ReleaseGil());
+  m.def(
+      "fingerprint",
+      [](const Tensor& t) { return fingerprint(t); },
+      ReleaseGil());
+  m.def(
+      "_weights_fingerprint",
+      [](const std::vector<Tensor>& ts) {
+        return train::weights_fingerprint(ts);
+      },
+      ReleaseGil());
+  m.def("_hex64", &train::hex64);
+}
+
 } // namespace
 
 void init_random(py::module_& m, py::class_<Tensor>& cls) {
   init_generator(m);
   init_random_ops(m, cls);
+  init_streams(m);
 }
 
 } // namespace ditto::python

@@ -526,8 +526,13 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
   cls.def_property_readonly("grad_fn", &Tensor::grad_fn);
   cls.def_property_readonly("is_leaf", &Tensor::is_leaf);
   cls.def("detach", &Tensor::detach);
-  cls.def_property_readonly(
-      "data", &Tensor::detach); // shares storage, no graph
+  // Reading shares storage without the graph; assigning points this tensor
+  // at another's data, dtype and shape, keeping its autograd slot (torch's
+  // `t.data = src`, how Module.to converts parameters in place).
+  cls.def_property(
+      "data", &Tensor::detach, [](const Tensor& t, const Tensor& src) {
+        t.impl()->set_data(*src.impl());
+      });
   cls.def("retain_grad", &Tensor::retain_grad);
   cls.def_property_readonly("retains_grad", &Tensor::retains_grad);
   cls.def(

@@ -296,6 +296,42 @@ TEST(NnModule, OptimizerSkipsParametersWithoutGradAndValidates) {
   EXPECT_THROW(optim::SGD({nonleaf}, optim::SGDOptions(0.1)), ValueError);
 }
 
+// add_param_group checks a group as the constructors do, and Adagrad gives
+// the added parameters their state (sum from initial_accumulator_value).
+TEST(NnModule, AddParamGroupChecksAndInitializes) {
+  manual_seed(0);
+  nn::Linear a(3, 2), b(3, 2);
+  optim::SGD sgd(a.parameters(), optim::SGDOptions(0.1));
+  EXPECT_THROW(
+      sgd.add_param_group({b.parameters(), optim::SGDOptions(-1)}), ValueError);
+  EXPECT_EQ(sgd.num_groups(), 1u);
+  sgd.add_param_group({b.parameters(), optim::SGDOptions(0.5)});
+  EXPECT_EQ(sgd.num_groups(), 2u);
+  EXPECT_EQ(sgd.lr(1), 0.5);
+
+  optim::Adagrad ada({{a.parameters(), optim::AdagradOptions(0.1)}});
+  EXPECT_EQ(ada.param_state(b.weight).size(), 0u);
+  ada.add_param_group(
+      {b.parameters(),
+       optim::AdagradOptions(0.1).initial_accumulator_value(2)});
+  auto st = ada.param_state(b.weight);
+  ASSERT_EQ(st.count("sum"), 1u);
+  EXPECT_EQ(st["sum"].max().item<float>(), 2.0f);
+  EXPECT_EQ(st["step"].item<float>(), 0.0f);
+  b.forward(ones({1, 3})).sum().backward();
+  ada.step();
+  EXPECT_EQ(ada.param_state(b.weight)["step"].item<float>(), 1.0f);
+  // The state tensors are the optimizer's own, not copies.
+  EXPECT_TRUE(ada.param_state(b.weight)["sum"].is_same(
+      ada.param_state(b.weight)["sum"]));
+
+  optim::RMSprop rms({{a.parameters(), optim::RMSpropOptions(0.01)}});
+  EXPECT_THROW(
+      rms.add_param_group(
+          {b.parameters(), optim::RMSpropOptions(0.01).alpha(-1)}),
+      ValueError);
+}
+
 // The path a module shows in traces: its registration names from the root,
 // kept through moves of its parents, cleared when a parent dies first.
 TEST(NnModule, TracePathsFollowRegistrationMovesAndLifetimes) {

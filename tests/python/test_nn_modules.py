@@ -141,7 +141,7 @@ def test_modes_grads_and_apply():
     assert all(p.grad is not None for p in m.b.parameters())
     m.zero_grad(set_to_none=False)
     assert m.a.weight.grad.abs().sum().item() == 0
-    m.zero_grad()
+    m.zero_grad(set_to_none=True)
     assert all(p.grad is None for p in m.parameters())
     m.requires_grad_(False)
     assert not any(p.requires_grad for p in m.parameters())

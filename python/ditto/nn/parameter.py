@@ -25,6 +25,15 @@ class Parameter(Tensor):
         Tensor.__init__(p, t)
         return p
 
+    def __deepcopy__(self, memo):
+        """copy.deepcopy (of a model, say) as torch's: a Parameter on a
+        clone of the data, with the same requires_grad and no grad."""
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.detach().clone(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 

@@ -126,3 +126,25 @@ class OneCycleLR(LRScheduler):
             float(final_div_factor), bool(three_phase)))
 
 
+
+
+class SequentialLR(LRScheduler):
+    """Runs schedulers one after another, switching at the milestones
+    (torch 1.13's SequentialLR: built from schedulers already attached to
+    the optimizer; the lr restarts from the first one's)."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1,
+                 verbose=False):
+        _check(last_epoch, "SequentialLR")
+        schedulers = list(schedulers)
+        milestones = list(milestones)
+        for i, s in enumerate(schedulers):
+            if s.optimizer is not optimizer:
+                raise ValueError(
+                    "Sequential Schedulers expects all schedulers to belong "
+                    "to the same optimizer, but got schedulers at index "
+                    f"{i} to be different than the optimizer passed in.")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        super().__init__(optimizer, _optim.SequentialLR(
+            optimizer._impl, [s._impl for s in schedulers], milestones))

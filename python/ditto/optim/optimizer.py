@@ -1,15 +1,22 @@
-"""ditto.optim's optimizers (torch.optim's SGD, Adam, AdamW) over the C++
-ones (ditto/optim/optimizer.h): a Python step runs the C++ update, op for
-op PyTorch 1.13's single-tensor formulas. param_groups are live views of
-the C++ groups' hyperparameters: setting group["lr"] changes the next
-step, and the schedulers' changes show in them."""
+"""ditto.optim's optimizers (torch.optim's SGD, Adam, AdamW, RMSprop,
+Adagrad) over the C++ ones (ditto/optim/optimizer.h): a Python step runs
+the C++ update, op for op PyTorch 1.13's single-tensor formulas.
+param_groups are live views of the C++ groups' hyperparameters: setting
+group["lr"] changes the next step, and the schedulers' changes show in
+them."""
+from collections import defaultdict
 from collections.abc import MutableMapping
+import warnings
 
 from .. import _C
 from .._C import Tensor
 from ..grad_mode import enable_grad
 
 _optim = _C._optim
+
+# Accepted for torch's signatures and kept in param_groups; ditto has one
+# implementation of each optimizer (the single-tensor loop).
+_IGNORED = ("foreach", "differentiable", "capturable", "fused")
 
 
 class _ParamGroup(MutableMapping):
@@ -29,7 +36,7 @@ class _ParamGroup(MutableMapping):
     def __getitem__(self, key):
         if key == "params":
             return self._params
-        if key in self._opt.defaults:
+        if key in self._opt.defaults and key not in _IGNORED:
             return self._impl().get_option(self._index, key)
         if key == "initial_lr":
             v = self._impl().initial_lr(self._index)
@@ -42,7 +49,7 @@ class _ParamGroup(MutableMapping):
         if key == "params":
             raise ValueError("ditto.optim: a group's params are fixed when "
                              "the optimizer is built")
-        if key in self._opt.defaults:
+        if key in self._opt.defaults and key not in _IGNORED:
             self._impl().set_option(self._index, key, value)
         elif key == "initial_lr":
             self._impl().set_initial_lr(self._index, float(value))
@@ -56,7 +63,7 @@ class _ParamGroup(MutableMapping):
         keys = ["params"] + list(self._opt.defaults)
         if self._impl().initial_lr(self._index) is not None:
             keys.append("initial_lr")
-        return keys + list(self._extra)
+        return keys + [k for k in self._extra if k not in keys]
 
     def __iter__(self):
         return iter(self._keys())
@@ -72,6 +79,7 @@ class Optimizer:
     """The base of ditto.optim's optimizers (torch.optim.Optimizer)."""
 
     _impl_class = None
+    _state_order = ()
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -86,33 +94,93 @@ class Optimizer:
             groups = [{"params": groups}]
         full, seen = [], set()
         for g in groups:
-            g = dict(g)
-            ps = g["params"]
-            ps = [ps] if isinstance(ps, Tensor) else list(ps)
-            for p in ps:
-                if not isinstance(p, Tensor):
-                    raise TypeError("optimizer can only optimize Tensors, but "
-                                    f"one of the params is {type(p).__name__}")
-                if id(p) in seen:
-                    raise ValueError("some parameters appear in more than one "
-                                     "parameter group")
-                seen.add(id(p))
-            g["params"] = ps
-            for k, v in defaults.items():
-                g.setdefault(k, v)
-            full.append(g)
-        self._impl = self._impl_class(
-            [{k: v for k, v in g.items() if k == "params" or k in defaults}
-             for g in full])
+            full.append(self._prepare_group(g, seen))
+        self._impl = self._impl_class([self._impl_group(g) for g in full])
         self.param_groups = []
-        for i, g in enumerate(full):
-            view = _ParamGroup(self, i, g["params"])
-            for k, v in g.items():
-                if k != "params" and k not in defaults:
-                    view[k] = v
-            self.param_groups.append(view)
+        for g in full:
+            self._append_view(g)
 
-    def zero_grad(self, set_to_none=True):
+    def _prepare_group(self, group, seen):
+        """torch's add_param_group checks: the group as a new dict with a
+        list of params and every default filled in; seen gathers the ids
+        of the params of the groups before it."""
+        if not isinstance(group, dict):
+            raise TypeError("param group must be a dict")
+        g = dict(group)
+        ps = g["params"]
+        if isinstance(ps, Tensor):
+            ps = [ps]
+        elif isinstance(ps, set):
+            raise TypeError("optimizer parameters need to be organized in "
+                            "ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. "
+                            "Please use a list instead.")
+        else:
+            ps = list(ps)
+        ids = set()
+        for p in ps:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but "
+                                f"one of the params is {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+            ids.add(id(p))
+        if len(ids) != len(ps):
+            warnings.warn("optimizer contains a parameter group with "
+                          "duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/"
+                          "40967 for more information", stacklevel=3)
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one "
+                             "parameter group")
+        seen.update(ids)
+        g["params"] = ps
+        for k, v in self.defaults.items():
+            g.setdefault(k, v)
+        return g
+
+    def _impl_group(self, g):
+        return {k: v for k, v in g.items()
+                if k == "params" or k in self.defaults and k not in _IGNORED}
+
+    def _append_view(self, g):
+        view = _ParamGroup(self, len(self.param_groups), g["params"])
+        for k, v in g.items():
+            if k != "params" and (k not in self.defaults or k in _IGNORED):
+                view._extra[k] = v
+        self.param_groups.append(view)
+
+    def add_param_group(self, param_group):
+        """Adds a group (a dict with "params" and any hyperparameters; the
+        rest from the optimizer's defaults), as torch's: its params may not
+        be in another group."""
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        g = self._prepare_group(param_group, seen)
+        self._impl.add_param_group(self._impl_group(g))
+        self._append_view(g)
+
+    @property
+    def state(self):
+        """torch's optimizer.state: a defaultdict(dict) from each parameter
+        that has state to {name: tensor}, in torch's key order. The tensors
+        are the optimizer's own (changing one in place changes the next
+        step); the dict itself is rebuilt at each access."""
+        out = defaultdict(dict)
+        for g in self.param_groups:
+            for p in g["params"]:
+                st = self._impl.param_state(p)
+                if st:
+                    out[p] = self._in_torch_order(st)
+        return out
+
+    def _in_torch_order(self, st):
+        order = [k for k in self._state_order if k in st]
+        order += sorted(k for k in st if k not in order)
+        return {k: st[k] for k in order}
+
+    def zero_grad(self, set_to_none=False):
+        """Resets every parameter's gradient: to zeros in place (torch
+        1.13's default), or to None with set_to_none=True."""
         self._impl.zero_grad(set_to_none)
 
     def step(self, closure=None):
@@ -134,6 +202,7 @@ class Optimizer:
             kind, index, name = key.split(".", 2)
             if kind == "state":
                 state.setdefault(int(index), {})[name] = t
+        state = {i: self._in_torch_order(st) for i, st in state.items()}
         groups, start = [], 0
         for g in self.param_groups:
             d = {k: v for k, v in g.items() if k != "params"}
@@ -200,24 +269,32 @@ class SGD(Optimizer):
     weight decay (torch.optim.SGD)."""
 
     _impl_class = _optim.SGD
+    _state_order = ("momentum_buffer",)
 
     def __init__(self, params, lr, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False):
+                 nesterov=False, *, maximize=False, foreach=None,
+                 differentiable=False):
         super().__init__(params, dict(
             lr=lr, momentum=momentum, dampening=dampening,
-            weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
+            weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
+            foreach=foreach, differentiable=differentiable))
 
 
 class Adam(Optimizer):
     """Adam with L2 weight decay, and AMSGrad (torch.optim.Adam)."""
 
     _impl_class = _optim.Adam
+    _state_order = ("step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
-                 weight_decay=0, amsgrad=False, *, maximize=False):
+                 weight_decay=0, amsgrad=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False,
+                 fused=False):
         super().__init__(params, dict(
             lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-            amsgrad=amsgrad, maximize=maximize))
+            amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+            capturable=capturable, differentiable=differentiable,
+            fused=fused))
 
 
 class AdamW(Adam):
@@ -226,6 +303,42 @@ class AdamW(Adam):
     _impl_class = _optim.AdamW
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
-                 weight_decay=1e-2, amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad,
-                         maximize=maximize)
+                 weight_decay=1e-2, amsgrad=False, *, maximize=False,
+                 foreach=None, capturable=False):
+        Optimizer.__init__(self, params, dict(
+            lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+            amsgrad=amsgrad, foreach=foreach, maximize=maximize,
+            capturable=capturable))
+
+
+class RMSprop(Optimizer):
+    """RMSprop with momentum, centering and weight decay
+    (torch.optim.RMSprop). Its state has no "step" count (torch's is a
+    Python int that the update does not read)."""
+
+    _impl_class = _optim.RMSprop
+    _state_order = ("step", "square_avg", "momentum_buffer", "grad_avg")
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0,
+                 momentum=0, centered=False, foreach=None, maximize=False,
+                 differentiable=False):
+        super().__init__(params, dict(
+            lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+            weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+            differentiable=differentiable))
+
+
+class Adagrad(Optimizer):
+    """Adagrad with lr decay and weight decay (torch.optim.Adagrad); its
+    state (step, sum) exists from construction, as torch's."""
+
+    _impl_class = _optim.Adagrad
+    _state_order = ("step", "sum")
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
+                 initial_accumulator_value=0, eps=1e-10, foreach=None, *,
+                 maximize=False):
+        super().__init__(params, dict(
+            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            foreach=foreach, maximize=maximize))

@@ -1,12 +1,86 @@
 """ditto.nn.Module (torch.nn.Module): parameters, buffers and submodules
 registered by attribute assignment, traversal in PyTorch's order,
-train/eval, state_dict/load_state_dict with PyTorch's keys, and PyTorch's
-printed form."""
+train/eval, forward hooks, dtype conversion, state_dict/load_state_dict
+with PyTorch's keys, and PyTorch's printed form."""
 from collections import OrderedDict, namedtuple
 
+from ... import _C
 from ..._C import Tensor
 from ...grad_mode import no_grad
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter
+
+# Hooks for every module (torch.nn.modules.module's globals), run before
+# each module's own.
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook):
+    """hook(module, input) before every module's forward
+    (torch.nn.modules.module.register_module_forward_pre_hook)."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook):
+    """hook(module, input, output) after every module's forward."""
+    handle = RemovableHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    return handle
+
+
+_FLOATING = None
+
+
+def _is_floating(t):
+    global _FLOATING
+    if _FLOATING is None:
+        _FLOATING = (_C.float32, _C.float64)
+    return t.dtype in _FLOATING
+
+
+def _no_backward_hooks(name):
+    raise NotImplementedError(
+        f"ditto.nn.Module.{name}: ditto's autograd has no gradient hooks on "
+        "tensors or nodes yet, so backward hooks are not supported "
+        "(docs/python.md)")
+
+
+def _parse_to(args, kwargs):
+    """(device, dtype) from Module.to's forms: to(device, dtype), to(dtype),
+    to(tensor), with keywords."""
+    kwargs = dict(kwargs)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    if kwargs:
+        raise TypeError("to() got an unexpected keyword argument "
+                        f"'{next(iter(kwargs))}'")
+    args = list(args)
+    if args and isinstance(args[-1], bool):  # non_blocking
+        args.pop()
+    if len(args) > 2:
+        raise TypeError(f"to() takes at most 2 positional arguments but "
+                        f"{len(args)} were given")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, _C.dtype):
+            dtype = a
+        else:
+            device = a
+    if device is not None:
+        name = str(device)
+        if name.split(":")[0] != "cpu":
+            raise ValueError(f"[Module.to] ditto tensors live on the CPU, "
+                             f"not {name}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise TypeError("nn.Module.to only accepts floating point or complex "
+                        f"dtypes, but got desired dtype={dtype}")
+    return dtype
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys",
                                ["missing_keys", "unexpected_keys"])
@@ -41,14 +115,59 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required '
             '"forward" function')
 
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+    def __call__(self, *input, **kwargs):
+        """forward, with the forward hooks around it as torch 1.13 runs
+        them: pre-hooks may replace the positional input (a non-tuple
+        result is wrapped in a tuple), hooks may replace the output; the
+        hooks see no keyword arguments."""
+        pre = self.__dict__.get("_forward_pre_hooks")
+        post = self.__dict__.get("_forward_hooks")
+        if not (pre or post or _global_forward_pre_hooks
+                or _global_forward_hooks):
+            return self.forward(*input, **kwargs)
+        for hook in (*_global_forward_pre_hooks.values(),
+                     *(pre or {}).values()):
+            result = hook(self, input)
+            if result is not None:
+                if not isinstance(result, tuple):
+                    result = (result,)
+                input = result
+        output = self.forward(*input, **kwargs)
+        for hook in (*_global_forward_hooks.values(),
+                     *(post or {}).values()):
+            result = hook(self, input, output)
+            if result is not None:
+                output = result
+        return output
+
+    # ---- hooks
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, input) -> None or a new input, before forward."""
+        handle = RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_forward_hook(self, hook):
+        """hook(module, input, output) -> None or a new output, after
+        forward."""
+        handle = RemovableHandle(self._forward_hooks)
+        self._forward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook):
+        _no_backward_hooks("register_full_backward_hook")
+
+    def register_backward_hook(self, hook):
+        _no_backward_hooks("register_backward_hook")
 
     # ---- registration
 
@@ -115,6 +234,30 @@ class Module:
             if not isinstance(mod, Module):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def _owner_of(self, target):
+        """(module, name) for a dotted path to an attribute."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute "
+                                 f"`{name}`")
+        return mod, name
+
+    def get_parameter(self, target):
+        """The parameter at a dotted path ("0.weight")."""
+        mod, name = self._owner_of(target)
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        """The buffer at a dotted path ("1.running_mean")."""
+        mod, name = self._owner_of(target)
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -260,9 +403,9 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
-        """Resets every parameter's gradient: to None, or to zeros in place
-        with set_to_none=False."""
+    def zero_grad(self, set_to_none=False):
+        """Resets every parameter's gradient: to zeros in place (torch
+        1.13's default), or to None with set_to_none=True."""
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -283,6 +426,64 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        raise ValueError("[Module.cuda] ditto tensors live on the CPU")
+
+    # ---- dtype conversion, in place as torch's
+
+    def _apply(self, fn):
+        """fn on every parameter, gradient and buffer, recursively. A
+        parameter keeps its identity (its data is replaced, as torch's
+        `param.data = fn(param)`), so optimizers built before still hold
+        it; a converted buffer is a new tensor."""
+        for m in self.children():
+            m._apply(fn)
+        with no_grad():
+            for p in self._parameters.values():
+                if p is None:
+                    continue
+                new = fn(p)
+                if new.dtype != p.dtype:
+                    p.data = new
+                g = p.grad
+                if g is not None:
+                    new = fn(g)
+                    if new.dtype != g.dtype:
+                        g.data = new
+            for k, b in self._buffers.items():
+                if b is not None:
+                    new = fn(b)
+                    if new.dtype != b.dtype:
+                        self._buffers[k] = new
+        return self
+
+    def to(self, *args, **kwargs):
+        """to(dtype), to(device="cpu"), to(tensor): casts the floating
+        parameters and buffers (torch.nn.Module.to); integer buffers keep
+        their dtype."""
+        dtype = _parse_to(args, kwargs)
+        if dtype is None:
+            return self
+        return self._apply(lambda t: t.to(dtype) if _is_floating(t) else t)
+
+    def type(self, dst_type):
+        """Casts every parameter and buffer, integer ones too."""
+        return self._apply(lambda t: t.to(dst_type))
+
+    def float(self):
+        return self._apply(lambda t: t.float() if _is_floating(t) else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if _is_floating(t) else t)
+
+    def half(self):
+        raise TypeError("[Module.half] ditto has no float16 dtype (float32 "
+                        "and float64 are its floating types)")
+
+    def bfloat16(self):
+        raise TypeError("[Module.bfloat16] ditto has no bfloat16 dtype "
+                        "(float32 and float64 are its floating types)")
 
     # ---- state
 

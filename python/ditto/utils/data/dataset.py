@@ -103,14 +103,48 @@ def random_split(dataset, lengths, generator=None):
     return out
 
 
-def FashionMNIST(root=_C.data.FASHION_MNIST_ROOT, train=True):
+class _Mapped(Dataset):
+    """A dataset whose samples pass through Python transforms."""
+
+    def __init__(self, dataset, transform, target_transform):
+        self.dataset = dataset
+        self.transform = transform
+        self.target_transform = target_transform
+
+    def __len__(self):
+        return len(self.dataset)
+
+    def __getitem__(self, index):
+        data, target = self.dataset[index]
+        if self.transform is not None:
+            data = self.transform(data)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return data, target
+
+
+def _with_transforms(dataset, transform, target_transform):
+    if transform is None and target_transform is None:
+        return dataset
+    native = _C.data.Transform
+    if all(t is None or isinstance(t, native)
+           for t in (transform, target_transform)):
+        return _C.data.MapDataset(dataset, transform, target_transform)
+    return _Mapped(dataset, transform, target_transform)
+
+
+def FashionMNIST(root=_C.data.FASHION_MNIST_ROOT, train=True, transform=None,
+                 target_transform=None):
     """Fashion-MNIST from its IDX files (Debian's dataset-fashion-mnist by
-    default), read by the C++ library: samples are (image, label) with the
-    image a 1x28x28 float32 tensor scaled to [0, 1] as `ditto train` reads
-    it. A DataLoader over it with the default collate takes no GIL."""
-    return _C.data.FashionMNIST(root, train)
+    default), read by the C++ library: samples are (image, label), the image
+    a 1x28x28 float32 tensor of pixel / 255 and the label an int64 scalar.
+    With no transform or C++ ones (ditto.utils.data.transforms), a
+    DataLoader over it with the default collate takes no GIL."""
+    return _with_transforms(_C.data.FashionMNIST(root, train), transform,
+                            target_transform)
 
 
-def MNIST(root, train=True):
+def MNIST(root, train=True, transform=None, target_transform=None):
     """MNIST from its IDX files (as FashionMNIST)."""
-    return _C.data.MNIST(root, train)
+    return _with_transforms(_C.data.MNIST(root, train), transform,
+                            target_transform)

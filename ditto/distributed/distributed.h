@@ -1,0 +1,86 @@
+#pragma once
+// ditto::distributed: processes started by Open MPI's mpirun, and the
+// collectives a data-parallel trainer needs, on tensors (issue 34; see
+// docs/distributed.md). A separate library, libditto_distributed (target
+// ditto::distributed), built when MPI is found: programs that do not use it
+// do not load MPI.
+//
+// Every collective is deterministic: its result does not depend on timing,
+// on MPI's choice of algorithm or on the network. all_reduce sums each
+// element over the ranks in rank order, ((x0 + x1) + x2) + ..., on every
+// rank alike (a reduce-scatter by chunks, each chunk summed in rank order by
+// its owner, then an all-gather: the bytes of a ring all-reduce).
+//
+// Every call is collective: all ranks call it, in the same order, with
+// tensors of one dtype and shape; a mismatch raises ValueError on every
+// rank (naming the ranks and their shapes), never a hang or a corrupt
+// buffer. Bad arguments raise before anything is sent, on the rank that
+// gave them; the other ranks then wait in the collective, so an uncaught
+// exception must end the process: mpirun then ends the whole job.
+
+#include <string>
+#include <vector>
+
+#include "ditto/core/tensor.h"
+#include "ditto/train/micro_batch.h"
+
+namespace ditto::distributed {
+
+// MPI_Init_thread (funneled: ditto's worker threads never call MPI) unless
+// MPI is already initialized; idempotent. MPI is finalized at exit.
+void init();
+bool is_initialized();
+// This process's rank and the number of processes (0 and 1 before init()).
+int rank();
+int world_size();
+void barrier();
+
+enum class ReduceOp { Sum, Avg };
+
+// In place, on every rank: the elementwise sum over the ranks in rank order
+// (Avg: the sum divided by world_size; floating dtypes only). Bool tensors
+// are refused (TypeError). Any layout; the result keeps the tensor's.
+void all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::Sum);
+// In place: root's values on every rank.
+void broadcast(Tensor& tensor, int root = 0);
+// Every rank's tensor, in rank order (new contiguous tensors).
+std::vector<Tensor> all_gather(const Tensor& tensor);
+
+// The text "rank R of N" for messages.
+std::string where();
+
+// This process group for train::MicroBatchSum and the trainer.
+train::ProcessGroup process_group();
+
+// One step's gradient with the same bits on any number of processes (R6,
+// docs/distributed.md): train::MicroBatchSum over the parameters'
+// gradients. A step's global batch is k micro-batches (k a power of two);
+// rank r of P (a power of two dividing k) computes the micro-batches
+// [r k/P, (r + 1) k/P); the gradient is the tree sum over k. One process
+// (P = 1) accumulating the k micro-batches gives the same bits.
+class MicroBatchGradient {
+ public:
+  MicroBatchGradient(std::vector<Tensor> params, int64_t micro_batches);
+  // This rank's micro-batches of each step: [begin(), end()).
+  int64_t begin() const {
+    return sum_.begin();
+  }
+  int64_t end() const {
+    return sum_.end();
+  }
+  // After micro-batch j's backward, in order from begin(): takes the
+  // parameters' gradients (an undefined one counts as zeros) and clears
+  // them for the next micro-batch. Clear the gradients before a step's
+  // first backward (optimizer.zero_grad()), as in any training loop: the
+  // previous step's would add into the first micro-batch's.
+  void add(int64_t j);
+  // After this rank's last add(): every parameter's grad becomes the step's
+  // gradient, the same on every rank. Collective.
+  void reduce();
+
+ private:
+  std::vector<Tensor> params_;
+  train::MicroBatchSum sum_;
+};
+
+} // namespace ditto::distributed
