@@ -60,6 +60,17 @@ class ExpTanh(Function):
         return ge * e + gt * (1 - t * t)
 
 
+@pytest.fixture(autouse=True)
+def _nondeterministic_mode():
+    """Each test starts with the deterministic mode off (another file's
+    test may leave it on) and leaves it as it found it."""
+    on = ditto.are_deterministic_algorithms_enabled()
+    warn = ditto.is_deterministic_algorithms_warn_only_enabled()
+    ditto.use_deterministic_algorithms(False)
+    yield
+    ditto.use_deterministic_algorithms(on, warn_only=warn)
+
+
 def t64(values, requires_grad=True):
     return ditto.tensor(values, dtype=ditto.float64,
                         requires_grad=requires_grad)

@@ -100,6 +100,11 @@ def _child():
         if not callable(getattr(ditto.Tensor, n, None)):
             continue
         targets.append(("Tensor." + n, None, n))
+    # Assignable properties (t.grad = ..., t.data = ...): target(value).
+    for n in sorted(dir(ditto.Tensor)):
+        prop = inspect.getattr_static(ditto.Tensor, n, None)
+        if isinstance(prop, property) and prop.fset is not None:
+            targets.append((f"Tensor.{n}=", None, ("=", n)))
     for n in sorted(dir(ditto.Generator)):
         if not n.startswith("_"):
             targets.append(("Generator." + n, None, n))
@@ -183,6 +188,11 @@ def _child():
         if type(v) is object:
             return "object()"
         return repr(v)
+
+    def setter(obj, attr):
+        def assign(*args, **kwargs):
+            setattr(obj, attr, args[0] if args else None)
+        return assign
 
     rng = random.Random(0)
     ints = [2**62, 2**63 - 1, -2**63, 2**31, -2**31 - 1, -1, -7, 0, 1, 2, 3,
@@ -335,7 +345,12 @@ def _child():
         for trial in range(TRIALS):
             ts, bad = tensors(), bad_values()
             pool = ts + bad
-            if method is not None:
+            if isinstance(method, tuple):  # an assignment
+                self = rng.choice(ts)
+
+                target = setter(self, method[1])
+                shown = f"{describe(self)}.{method[1]} = "
+            elif method is not None:
                 self = (ditto.Generator() if name.startswith("Generator.")
                         else rng.choice(ts))
                 target = getattr(self, method)
