@@ -282,6 +282,12 @@ void Storage::grow(size_t nbytes) {
       ValueError,
       "resize_",
       "cannot resize a tensor whose memory is borrowed (from_blob)");
+  DITTO_CHECK(
+      !address_shared(),
+      ValueError,
+      "resize_",
+      "cannot resize a tensor whose memory is shared by address (numpy(), "
+      "__dlpack__): the holder would be left with freed memory");
   if (nbytes <= nbytes_) {
     return;
   }

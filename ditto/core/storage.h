@@ -45,8 +45,17 @@ class DITTO_API Storage {
   }
   // Reallocates an owned storage to nbytes (> nbytes()), keeping its bytes;
   // every tensor sharing it sees the new memory. ValueError for borrowed
-  // memory (from_blob).
+  // memory (from_blob) and for memory whose address was shared.
   void grow(size_t nbytes);
+  // The address was handed to a holder that outlives every op (a NumPy
+  // array from numpy(), a DLPack capsule): the bytes stay where they are for
+  // the storage's life, so grow() refuses rather than free them under it.
+  void share_address() {
+    address_shared_.store(true, std::memory_order_relaxed);
+  }
+  bool address_shared() const {
+    return address_shared_.load(std::memory_order_relaxed);
+  }
 
   // The version counter that in-place ops bump (PyTorch keeps it per tensor
   // and shares it among views; views share the storage here, so it lives
@@ -68,6 +77,7 @@ class DITTO_API Storage {
   size_t block_bytes_ = 0; // mapped bytes of a large block, else 0
   std::function<void(void*)> deleter_;
   std::atomic<uint64_t> version_{0};
+  std::atomic<bool> address_shared_{false};
 };
 
 // The cache of released storages of 2 MiB and more, which the next storage

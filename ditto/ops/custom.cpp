@@ -8,6 +8,7 @@ namespace ditto {
 struct CustomOpContext::State {
   detail::OpScope* scope = nullptr; // during the forward
   std::vector<autograd::SavedTensor> saved;
+  std::shared_ptr<void> data;
 };
 
 void CustomOpContext::save_for_backward(const std::vector<Tensor>& tensors) {
@@ -34,6 +35,11 @@ std::vector<Tensor> CustomOpContext::saved_tensors() const {
 
 bool CustomOpContext::deterministic() const {
   return determinism::current_policy().deterministic;
+}
+
+const std::shared_ptr<void>& CustomOpContext::data() const {
+  static const std::shared_ptr<void> none;
+  return state_ ? state_->data : none;
 }
 
 namespace {
@@ -70,7 +76,8 @@ CustomOp::CustomOp(OpRecord record, Forward forward, Backward backward)
 }
 
 std::vector<Tensor> CustomOp::operator()(
-    const std::vector<Tensor>& inputs) const {
+    const std::vector<Tensor>& inputs,
+    std::shared_ptr<void> data) const {
   const OpRecord& r = *record_;
   // The record owns the name for the process: the frame may keep it.
   detail::OpScope scope(r.name.c_str(), inputs);
@@ -80,6 +87,7 @@ std::vector<Tensor> CustomOp::operator()(
   CustomOpContext ctx;
   ctx.state_ = std::make_shared<CustomOpContext::State>();
   ctx.state_->scope = &scope;
+  ctx.state_->data = std::move(data);
   std::vector<Tensor> outs = forward_(ctx, inputs);
   ctx.state_->scope = nullptr;
   if (!backward_) {

@@ -30,6 +30,9 @@ class DITTO_API CustomOpContext {
   // of the policy in force (for the backward, the one recorded with its
   // node).
   bool deterministic() const;
+  // What the call passed besides its tensors (CustomOp::operator()'s data:
+  // a scale, a binding's callbacks), kept with the node for the backward.
+  const std::shared_ptr<void>& data() const;
 
  private:
   friend class CustomOp;
@@ -55,7 +58,11 @@ class DITTO_API CustomOp {
   // forward does.
   CustomOp(OpRecord record, Forward forward, Backward backward = {});
 
-  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs) const;
+  // data reaches the forward and the backward as ctx.data() (per call;
+  // the node keeps it alive as long as the graph holds the backward).
+  std::vector<Tensor> operator()(
+      const std::vector<Tensor>& inputs,
+      std::shared_ptr<void> data = {}) const;
   const OpRecord& record() const {
     return *record_;
   }

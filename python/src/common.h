@@ -80,6 +80,7 @@ void init_optim(py::module_& m);
 void init_io(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void init_data(py::module_& m);
+void init_function(py::module_& m);
 void init_trace(py::module_& m);
 // Last: replaces some bindings of Tensor by plain CPython ones.
 void init_fast_paths(py::module_& m, py::class_<Tensor>& cls);

@@ -140,6 +140,9 @@ py::capsule to_dlpack(const Tensor& t, const py::object& stream) {
   e->strides.assign(t.strides().begin(), t.strides().end());
   DLTensor& d = e->managed.dl_tensor;
   d.data = const_cast<void*>(t.raw_data());
+  if (t.storage()) {
+    t.storage()->share_address(); // resize_ may not free it under the taker
+  }
   d.device = {kDLCPU, 0};
   d.ndim = int32_t(t.dim());
   d.dtype = dl_dtype(t.dtype());

@@ -324,6 +324,7 @@ PYBIND11_MODULE(_C, m) {
   init_dlpack(m, tensor);
   init_data(m);
   init_trace(m);
+  init_function(m);
   init_determinism(m);
   init_records(m);
   init_size_base(m);

@@ -9,7 +9,9 @@ namespace {
 
 constexpr auto kSelf = py::return_value_policy::reference;
 
-// Binds f as ditto.<name>(input, ...) and as Tensor.<name>(...).
+// Binds f as ditto.<name>(input, ...) and as Tensor.<name>(...). input may
+// not be None: f may be a member function, which pybind11 binds with a
+// pointer for self (None would be a null this).
 template <typename F, typename... Extra>
 void def_both(
     py::module_& m,
@@ -17,7 +19,7 @@ void def_both(
     const char* name,
     F f,
     const Extra&... extra) {
-  m.def(name, f, py::arg("input"), extra..., ReleaseGil());
+  m.def(name, f, py::arg("input").none(false), extra..., ReleaseGil());
   cls.def(name, f, extra..., ReleaseGil());
 }
 

@@ -198,8 +198,10 @@ std::vector<Tensor> index_list(const std::vector<std::optional<Tensor>>& in) {
 
 void init_index(py::module_& m, py::class_<Tensor>& cls) {
   using OptIndices = std::vector<std::optional<Tensor>>;
+  // input may not be None: f may be a member function, which pybind11 binds
+  // with a pointer for self (None would be a null this).
   auto both = [&](const char* name, auto f, auto... extra) {
-    m.def(name, f, py::arg("input"), extra..., ReleaseGil());
+    m.def(name, f, py::arg("input").none(false), extra..., ReleaseGil());
     cls.def(name, f, extra..., ReleaseGil());
   };
   both("index_select", &index_select, py::arg("dim"), py::arg("index"));

@@ -76,7 +76,11 @@ py::array to_numpy(const Tensor& t) {
   for (int64_t s : t.strides()) {
     strides.push_back(py::ssize_t(s * int64_t(t.element_size())));
   }
-  // The array keeps a handle on the tensor, and so its storage, alive.
+  // The array keeps a handle on the tensor, and so its storage, alive; and
+  // resize_ may not move the bytes from under it.
+  if (t.storage()) {
+    t.storage()->share_address();
+  }
   auto* keep = new Tensor(t);
   py::capsule base(keep, [](void* p) { delete static_cast<Tensor*>(p); });
   return py::array(numpy_dtype(t.dtype()), shape, strides, t.raw_data(), base);
@@ -128,7 +132,17 @@ struct Collected {
   bool shape_known = false;
 };
 
+// How deep data may nest (torch's limit on dims, 64): deeper lists, or a
+// list that holds itself, would recurse until the C stack ran out.
+constexpr size_t kMaxDataDepth = 64;
+
 void collect(py::handle obj, size_t depth, Collected& out) {
+  if (depth > kMaxDataDepth) {
+    throw ValueError(detail::str_cat(
+        "[tensor] too many dimensions: the data nests deeper than ",
+        kMaxDataDepth,
+        " sequences"));
+  }
   bool is_seq = !py::isinstance<py::str>(obj) && !py::isinstance<Tensor>(obj) &&
       PySequence_Check(obj.ptr());
   if (py::isinstance<Tensor>(obj) && obj.cast<Tensor>().dim() > 0) {
@@ -391,7 +405,21 @@ void init_factories(py::module_& m) {
       py::kw_only(),
       py::arg("dtype") = py::none(),
       py::arg("requires_grad") = false);
-  m.def("from_numpy", &from_numpy, py::arg("ndarray"));
+  m.def(
+      "from_numpy",
+      [](const py::array& a) {
+        // A tensor can always be written: one on read-only memory (a
+        // read-only mapping, a bytes object) would crash, or change what
+        // its owner holds immutable. ditto.tensor(a) copies instead.
+        if (!a.writeable()) {
+          throw ValueError(
+              "[from_numpy] the array is read-only (flags.writeable is "
+              "False) and ditto tensors are always writable: pass "
+              "array.copy(), or ditto.tensor(array) for a copy");
+        }
+        return from_numpy(a);
+      },
+      py::arg("ndarray"));
 }
 
 } // namespace

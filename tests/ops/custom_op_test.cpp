@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "ditto/ditto.h"
@@ -177,6 +178,51 @@ TEST(CustomOp, WithoutABackwardAGradientRaisesNamingTheOp) {
     EXPECT_NE(std::string(e.what()).find("test_no_backward"), std::string::npos)
         << e.what();
   }
+}
+
+// The factor reaches the forward and the backward as ctx.data(), per call.
+CustomOp& scale_by_data_op() {
+  static CustomOp op(
+      {.name = "test_scale_by_data",
+       .family = "custom",
+       .callables = {"scale(x, factor)"},
+       .deterministic_because = "elementwise",
+       .samples =
+           [](const SampleSpec& spec) {
+             Tensor x = s::varied({4}, spec.dtype, 2.0, 4);
+             return std::vector<Sample>{
+                 {"vector", {x}, [](const std::vector<Tensor>& in) {
+                    return scale_by_data_op()(
+                        in, std::make_shared<double>(3.0));
+                  }}};
+           }},
+      [](CustomOpContext& ctx, const std::vector<Tensor>& in) {
+        double k = *static_cast<const double*>(ctx.data().get());
+        return std::vector<Tensor>{mul(in[0], k)};
+      },
+      [](CustomOpContext& ctx, const std::vector<Tensor>& g) {
+        double k = *static_cast<const double*>(ctx.data().get());
+        return std::vector<Tensor>{mul(g[0], k)};
+      });
+  return op;
+}
+
+TEST(CustomOp, DataReachesTheForwardAndTheBackwardAndLivesWithTheNode) {
+  Tensor x = tensor<double>({1, 2}).requires_grad_();
+  auto k = std::make_shared<double>(3.0);
+  std::weak_ptr<double> alive = k;
+  Tensor y = scale_by_data_op()({x}, std::move(k))[0];
+  EXPECT_TRUE(equal(y, tensor<double>({3, 6})));
+  EXPECT_FALSE(alive.expired()); // the node holds it for the backward
+  y.sum().backward();
+  EXPECT_TRUE(equal(x.grad(), tensor<double>({3, 3})));
+  y = Tensor();
+  EXPECT_TRUE(alive.expired());
+  // Without a node (no input requires grad) it goes with the call.
+  auto k2 = std::make_shared<double>(2.0);
+  alive = k2;
+  scale_by_data_op()({tensor<double>({1})}, std::move(k2));
+  EXPECT_TRUE(alive.expired());
 }
 
 } // namespace

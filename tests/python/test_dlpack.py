@@ -126,3 +126,39 @@ def test_the_producer_lives_as_long_as_the_consumer():
     del t
     gc.collect()
     assert ref() is None
+
+
+def test_resize_cannot_free_memory_an_array_holds():
+    """resize_ moves a tensor's bytes when it grows; an array made by
+    numpy() or through DLPack keeps their address, so such a storage refuses
+    to grow (it read freed memory before)."""
+    for export in (lambda t: t.numpy(), np.from_dlpack,
+                   lambda t: dlpack.to_dlpack(t)):
+        t = ditto.arange(0, 100, dtype=ditto.float64)
+        a = export(t)
+        with pytest.raises(ValueError, match="shared by address"):
+            t.resize_(10**5)
+        with pytest.raises(ValueError, match="shared by address"):
+            t[10:].resize_(10**5)  # a view: the same storage
+        t.resize_(50)  # shrinking keeps the bytes where they are
+        assert t.tolist() == list(map(float, range(50)))
+        del a
+    t = ditto.arange(0, 100, dtype=ditto.float64)
+    t.resize_(10**5)  # never shared: grows
+    assert t[:100].tolist() == list(map(float, range(100)))
+
+
+def test_from_numpy_refuses_read_only_memory():
+    """Writing through a tensor on a read-only mapping crashed the
+    interpreter; from_numpy refuses read-only arrays (ditto.tensor copies)."""
+    import mmap
+    m = mmap.mmap(-1, 64, prot=mmap.PROT_READ)
+    a = np.frombuffer(m, dtype=np.float32)
+    assert not a.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        ditto.from_numpy(a)
+    with pytest.raises(ValueError, match="read-only"):
+        ditto.from_numpy(np.frombuffer(b"\0" * 16, dtype=np.float32))
+    assert ditto.tensor(a).tolist() == [0.0] * 16  # a copy
+    del a
+    m.close()

@@ -2,8 +2,9 @@
 "ditto::x(...)" is ditto.x, "ditto::nn::functional::x" is
 ditto.nn.functional.x, "ditto::linalg::x" is ditto.linalg.x,
 "Tensor::x" is the method ditto.Tensor.x, and "ditto::nn::X" the module
-class ditto.nn.X. The records not bound yet are listed below; the list can
-only shrink: a listed record that is bound fails too."""
+class ditto.nn.X (users' own ops, family "custom", are skipped). The records
+not bound yet are listed below; the list can only shrink: a listed record
+that is bound fails too."""
 import re
 
 import ditto
@@ -46,6 +47,8 @@ def test_records_are_exposed():
 def test_every_record_is_bound():
     unbound = {}
     for rec in ditto.op_records():
+        if rec["family"] == "custom":
+            continue  # a user's ditto.autograd.Function (test_function.py)
         missing = missing_callables(rec)
         if missing and rec["name"] not in NOT_YET_BOUND:
             unbound[rec["name"]] = missing
