@@ -56,7 +56,7 @@ int main() {
   for (int64_t n : {1024, 65536, 1 << 20, 1 << 22}) {
     ditto::Tensor t = ditto::ones({n});
     std::vector<float> buf(size_t(n), 1.0f);
-    std::vector<float> out(size_t(n));
+    std::vector<float> out(buf.size());
     const double d = seconds_per_call([&] { dist::all_reduce(t); });
     const double m = seconds_per_call([&] {
       MPI_Allreduce(
