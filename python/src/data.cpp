@@ -10,6 +10,7 @@
 #include <pybind11/functional.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "python/src/common.h"
@@ -23,8 +24,15 @@ namespace {
 // (a waiting thread gets the GIL by force only after the 5 ms switch
 // interval: a batch every 5 ms). So while the caller waits for the GIL, the
 // workers hold back before taking it.
+//
+// Workers also run their Python one at a time (python_turn): the ops a
+// dataset calls release the GIL, and a second worker taking it in that
+// window makes the first wait for the switch interval to get it back (a
+// convoy: 2 workers gave a third of 1 worker's throughput). With the turn,
+// a worker's op still lets the caller's thread run.
 struct GilGate {
   std::atomic<int> caller_waiting{0};
+  std::mutex python_turn;
 };
 
 // The caller's side: marks the wait for the GIL at the end of a released
@@ -61,13 +69,18 @@ thread_local KeptThreadState tls_thread_state;
 // the caller's thread with num_workers=0).
 class LoaderGil {
  public:
-  explicit LoaderGil(const GilGate& gate) {
+  explicit LoaderGil(GilGate& gate) {
     const bool worker = data::get_worker_info().has_value();
     if (worker) {
+      turn_ = std::unique_lock<std::mutex>(gate.python_turn);
       while (gate.caller_waiting.load(std::memory_order_acquire) > 0) {
         std::this_thread::yield();
       }
     }
+    // At interpreter exit a thread that takes the GIL is ended by
+    // pthread_exit, which C++ frames cannot unwind through: refuse instead.
+    DITTO_CHECK(
+        !_Py_IsFinalizing(), Error, "DataLoader", "the interpreter is exiting");
     gil_.emplace();
     if (worker && !tls_thread_state.kept) {
       gil_->inc_ref();
@@ -76,6 +89,7 @@ class LoaderGil {
   }
 
  private:
+  std::unique_lock<std::mutex> turn_; // released after the GIL
   std::optional<py::gil_scoped_acquire> gil_;
 };
 
@@ -224,9 +238,10 @@ class LoaderCore {
   // Starts an epoch (and its workers' prefetching); the first next()
   // returns its first batch.
   void begin() {
+    data::DataLoader& l = live();
     loading([&] {
       started_ = false;
-      it_ = loader_->begin();
+      it_ = l.begin();
       active_ = true;
     });
   }
@@ -259,21 +274,38 @@ class LoaderCore {
     return py::make_tuple(b.data, b.target);
   }
   int64_t size() const {
-    return loader_->size();
+    return live().size();
+  }
+  // Stops the workers and frees the loader (at interpreter exit, before
+  // threads can no longer take the GIL).
+  void shutdown() {
+    py::gil_scoped_release nogil;
+    loader_.reset();
+    active_ = false;
   }
   std::string state_dict() const {
-    return loader_->state_dict().to_json();
+    return live().state_dict().to_json();
   }
   void load_state_dict(const std::string& json) {
     data::LoaderState s = data::LoaderState::from_json(json);
+    data::DataLoader& l = live();
     py::gil_scoped_release nogil;
-    loader_->load_state_dict(s);
+    l.load_state_dict(s);
     active_ = false;
   }
 
  private:
   std::unique_ptr<data::DataLoader> loader_;
   std::optional<data::DataLoader::Iterator> it_;
+  data::DataLoader& live() const {
+    DITTO_CHECK(
+        loader_ != nullptr,
+        Error,
+        "DataLoader",
+        "shut down (the interpreter is exiting)");
+    return *loader_;
+  }
+
   // Runs the loader's part of begin()/next(). Workers (or C++ code alone)
   // load with the GIL released, and the caller goes first when it wants it
   // back; a Python dataset loaded in this thread keeps the GIL throughout
@@ -477,6 +509,7 @@ void init_data(py::module_& m) {
       .def("begin", &LoaderCore::begin)
       .def("next", &LoaderCore::next)
       .def("__len__", &LoaderCore::size)
+      .def("shutdown", &LoaderCore::shutdown)
       .def("state_dict", &LoaderCore::state_dict)
       .def("load_state_dict", &LoaderCore::load_state_dict);
 

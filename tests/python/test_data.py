@@ -266,3 +266,28 @@ def test_fashion_mnist_loads_without_the_gil():
         fm, batch_size=8, shuffle=True, num_workers=2,
         generator=ditto.Generator().manual_seed(1)))]
     assert a == b
+
+
+def test_exiting_with_workers_mid_epoch_is_clean(tmp_path):
+    # Leaving the loop with workers loading and exiting the interpreter:
+    # the workers are stopped before finalization (a worker that takes the
+    # GIL during it would be ended by pthread_exit through C++ frames:
+    # "FATAL: exception not rethrown", an abort).
+    import subprocess
+    import sys
+    script = tmp_path / "leave.py"
+    script.write_text(
+        "import ditto\n"
+        "from ditto.utils.data import DataLoader, Dataset\n"
+        "class D(Dataset):\n"
+        "    def __len__(self): return 10000\n"
+        "    def __getitem__(self, i): return ditto.ones(8) * i\n"
+        "dl = DataLoader(D(), batch_size=4, num_workers=2, prefetch_factor=8)\n"
+        "for b in dl:\n"
+        "    break\n"
+        "print('left')\n")
+    for _ in range(3):
+        r = subprocess.run([sys.executable, str(script)], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == "left" and "FATAL" not in r.stderr

@@ -14,12 +14,28 @@ workers and across a resume. seed_mode="pytorch": worker i is seeded
 base_seed + i (ditto and `random`) and NumPy with torch's _generate_state,
 as torch seeds its worker processes.
 """
+import atexit
 import traceback
+import weakref
 
 from ... import _C
 from . import _rng
 from ._collate import default_collate, default_convert
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _Native
+
+
+# The loaders alive: their workers are stopped before the interpreter
+# exits (a thread that takes the GIL during finalization is ended by
+# pthread_exit, which the workers' C++ frames cannot unwind through).
+_live = weakref.WeakSet()
+
+
+@atexit.register
+def _shutdown_loaders():
+    for loader in list(_live):
+        core = getattr(loader, "_core", None)
+        if core is not None:
+            core.shutdown()
 
 
 class WorkerInfo:
@@ -214,6 +230,7 @@ class DataLoader:
         self._native = native_ok
         size = len(self.batch_sampler) if self._custom_batches \
             else len(self.dataset)
+        _live.add(self)
         self._core = _C.data.LoaderCore(
             self.dataset, size, e.fetch, None if native_ok else e.collate, batch_size, False,
             sampler if sampler is not None else _EpochBatches(self),
