@@ -435,7 +435,7 @@ int run_train(train::TrainOptions& o, Output& out, CLI::App& cmd) {
     ditto::distributed::init();
     o.group = ditto::distributed::process_group();
 #else
-    throw ValueError(
+    throw ditto::ValueError(
         "[train] --distributed: this ditto was built without MPI "
         "(docs/distributed.md)");
 #endif
