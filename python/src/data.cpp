@@ -531,7 +531,6 @@ void init_data(py::module_& m) {
   // per-sample mode, the worker's default generator in pytorch mode).
   d.def(
       "sample_seed", []() { return data::sample_generator().initial_seed(); });
-  d.def("derive_sample_seed", &data::sample_seed);
 }
 
 } // namespace ditto::python

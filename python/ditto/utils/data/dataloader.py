@@ -103,9 +103,10 @@ class _Epoch:
 
     def fetch(self, index):
         try:
-            w = _C.data.worker_info()
-            if w is not None and w[0] in self.init_failures:
-                return self.init_failures[w[0]]
+            if self.init_failures:  # rare: look up this worker only then
+                w = _C.data.worker_info()
+                if w is not None and w[0] in self.init_failures:
+                    return self.init_failures[w[0]]
             if self.per_sample:
                 with _rng.sample_scope(_C.data.sample_seed()):
                     return self._get(index)
