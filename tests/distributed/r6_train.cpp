@@ -86,17 +86,6 @@ int main(int argc, char** argv) {
       grad.add(j);
     }
     grad.reduce();
-    if (std::getenv("R6_DEBUG")) {
-      std::vector<Tensor> gs;
-      for (const Tensor& p : model.parameters()) {
-        gs.push_back(p.grad());
-      }
-      std::printf(
-          "step %lld rank %d grad %s\n",
-          (long long)step,
-          dist::rank(),
-          train::hex64(train::weights_fingerprint(gs)).c_str());
-    }
     opt.step();
     if (step + 1 == save_after && dist::rank() == 0) {
       state.save(save_dir, step + 1, {{"step", std::to_string(step + 1)}});
