@@ -47,7 +47,7 @@
 #include "ditto/random/streams.h"
 #include "ditto/trace/trace.h"
 #include "ditto/train/checkpoint.h"
+#include "ditto/train/micro_batch.h"
 #include "ditto/train/models.h"
 #include "ditto/train/state.h"
-#include "ditto/train/micro_batch.h"
 #include "ditto/train/trainer.h"
