@@ -415,13 +415,13 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
   cmd.add_option(
          "--micro-batches",
          o.micro_batches,
-         "split each batch into K micro-batches (a power of two): the "
-         "weights then do not depend on the number of processes")
+         "split each batch into K micro-batches (K dividing the batch "
+         "size): the weights then do not depend on the number of processes")
       ->check(integer_in(1, 1 << 20));
   cmd.add_flag(
       "--distributed",
       out.distributed,
-      "one of the processes of `mpirun -n N` (N a power of two dividing "
+      "one of the processes of `mpirun -n N` (N at most "
       "--micro-batches); rank 0 reports and writes files");
   cmd.add_flag("--quiet", out.quiet, "print only the final fingerprint");
   cmd.add_flag("--json", out.json, "print JSON lines");

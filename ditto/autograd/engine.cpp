@@ -11,6 +11,7 @@ namespace ditto::autograd {
 namespace {
 
 thread_local bool tls_anomaly = false;
+thread_local std::vector<std::function<void()>> tls_callbacks;
 
 // The gradients waiting for one node: one slot per output of its forward.
 using Buffer = std::vector<Tensor>;
@@ -351,9 +352,27 @@ void backward(
     const std::vector<Tensor>& grad_outputs,
     std::optional<bool> retain_graph,
     bool create_graph) {
-  Engine engine(
-      outputs, grad_outputs, retain_graph.value_or(create_graph), create_graph);
-  engine.run(0);
+  std::vector<std::function<void()>> callbacks;
+  try {
+    Engine engine(
+        outputs,
+        grad_outputs,
+        retain_graph.value_or(create_graph),
+        create_graph);
+    engine.run(0);
+  } catch (...) {
+    tls_callbacks.clear();
+    throw;
+  }
+  callbacks.swap(tls_callbacks);
+  for (auto& fn : callbacks) {
+    fn();
+  }
+}
+
+void queue_callback(std::function<void()> fn) {
+  DITTO_CHECK(fn, ValueError, "queue_callback", "empty callback");
+  tls_callbacks.push_back(std::move(fn));
 }
 
 std::vector<Tensor> grad(

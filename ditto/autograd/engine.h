@@ -9,6 +9,7 @@
 // under the determinism policy recorded with its forward. So gradients have
 // the same bits on every run, for any thread count and CPU capability.
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,6 +40,15 @@ DITTO_API std::vector<Tensor> grad(
     std::optional<bool> retain_graph = std::nullopt,
     bool create_graph = false,
     bool allow_unused = false);
+
+// Runs fn on this thread when the next backward() on this thread has
+// written every leaf's .grad, before it returns; callbacks run in the order
+// queued, once. A backward that raises drops them. (torch's
+// Variable._execution_engine.queue_callback, which DDP uses to reduce the
+// gradients once backward has accumulated them; ditto lets a forward queue
+// the callback for the backward that follows.) autograd::grad() does not
+// run them.
+DITTO_API void queue_callback(std::function<void()> fn);
 
 // While on (per thread), a backward node whose gradient contains a NaN
 // raises an error naming the node and the forward op that recorded it

@@ -12,10 +12,13 @@
 #include <mutex>
 #include <sstream>
 
+#include "ditto/autograd/engine.h"
+#include "ditto/autograd/graph.h"
 #include "ditto/core/error.h"
 #include "ditto/core/shape.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/shape_ops.h"
 
 namespace ditto::distributed {
 namespace {
@@ -76,16 +79,17 @@ std::string describe(const int64_t* h) {
 
 // Every rank's dtype and shape must be the same: checked by one small
 // all-gather, so that all ranks raise together.
-void check_same(const Tensor& t, const char* op) {
+void check_same(Dtype dtype, const IntList& sizes, const char* op) {
   int64_t mine[kHeader] = {};
-  mine[0] = int64_t(t.dtype());
-  mine[1] = t.dim();
-  if (t.dim() <= kDims) {
-    for (int64_t d = 0; d < t.dim(); ++d) {
-      mine[2 + d] = t.size(d);
+  const auto dim = int64_t(sizes.size());
+  mine[0] = int64_t(dtype);
+  mine[1] = dim;
+  if (dim <= kDims) {
+    for (int64_t d = 0; d < dim; ++d) {
+      mine[2 + d] = sizes[size_t(d)];
     }
   } else {
-    mine[2] = t.numel();
+    mine[2] = checked_numel(sizes, op);
   }
   std::vector<int64_t> all(size_t(kHeader) * size_t(g_size));
   MPI_Allgather(
@@ -103,6 +107,10 @@ void check_same(const Tensor& t, const char* op) {
       detail::throw_error<ValueError>(op, s.str());
     }
   }
+}
+
+void check_same(const Tensor& t, const char* op) {
+  check_same(t.dtype(), t.sizes(), op);
 }
 
 // acc[i] += x[i] in T (integers wrap, as two's complement).
@@ -188,85 +196,235 @@ void barrier() {
   MPI_Barrier(comm("barrier"));
 }
 
-void all_reduce(Tensor& tensor, ReduceOp op) {
-  constexpr const char* kOp = "all_reduce";
-  MPI_Comm c = comm(kOp);
-  DITTO_CHECK(tensor.defined(), ValueError, kOp, "undefined tensor");
-  const Dtype dt = tensor.dtype();
-  DITTO_CHECK(
-      dt != kBool, TypeError, kOp, "cannot sum bool tensors (use uint8)");
-  DITTO_CHECK(
-      op != ReduceOp::Avg || is_floating(dt),
-      TypeError,
-      kOp,
-      "ReduceOp::Avg needs a floating tensor, got ",
-      dtype_name(dt));
-  check_same(tensor, kOp);
-  if (g_size == 1) {
-    return;
-  }
-  Tensor buf = tensor.contiguous();
-  const int64_t n = buf.numel();
-  const size_t es = element_size(dt);
-  auto* base = static_cast<uint8_t*>(buf.raw_data());
+namespace {
 
-  // Reduce-scatter: rank r receives every rank's chunk r and sums it in
-  // rank order.
+// The engine of all_reduce and of ProcessGroup::reduce_columns: every rank
+// holds a contiguous [counts[r], n] tensor `rows`; the columns are cut into
+// one chunk per rank; rank q receives chunk q of every rank's rows
+// (MPI_Alltoallv), stacked in rank order as a [sum counts, c] tensor,
+// combines it into c values, and the combined chunks are gathered on every
+// rank (MPI_Allgatherv). Returns the [n] result. The caller has checked that
+// the dtype and n agree.
+Tensor reduce_columns_impl(
+    const Tensor& rows,
+    const std::vector<int64_t>& counts,
+    const train::ProcessGroup::Combine& combine,
+    const char* op) {
+  MPI_Comm c = comm(op);
+  const Dtype dt = rows.dtype();
+  const int64_t n = rows.size(1);
+  const size_t es = element_size(dt);
   const auto p = size_t(g_size);
+  const int64_t mine = counts[size_t(g_rank)];
+  int64_t total_rows = 0;
+  std::vector<int64_t> row_offset(p);
+  for (size_t r = 0; r < p; ++r) {
+    row_offset[r] = total_rows;
+    total_rows += counts[r];
+  }
+  // The send buffer by owner: for owner q, this rank's rows cut to chunk q.
   std::vector<int> send_counts(p), send_offsets(p);
-  for (int r = 0; r < g_size; ++r) {
-    const int64_t b = chunk_begin(n, r), e = chunk_begin(n, r + 1);
-    send_counts[size_t(r)] = count_of(size_t(e - b) * es, kOp);
-    send_offsets[size_t(r)] = count_of(size_t(b) * es, kOp);
+  std::vector<uint8_t> send(size_t(mine) * size_t(n) * es);
+  const auto* src = static_cast<const uint8_t*>(rows.raw_data());
+  size_t at = 0;
+  for (int q = 0; q < g_size; ++q) {
+    const int64_t b = chunk_begin(n, q), e = chunk_begin(n, q + 1);
+    const size_t width = size_t(e - b) * es;
+    send_offsets[size_t(q)] = count_of(at, op);
+    for (int64_t i = 0; i < mine; ++i) {
+      std::memcpy(
+          send.data() + at,
+          src + (size_t(i) * size_t(n) + size_t(b)) * es,
+          width);
+      at += width;
+    }
+    send_counts[size_t(q)] = count_of(size_t(mine) * width, op);
   }
   const int64_t my_b = chunk_begin(n, g_rank);
   const int64_t my_n = chunk_begin(n, g_rank + 1) - my_b;
-  const int my_bytes = count_of(size_t(my_n) * es, kOp);
-  std::vector<uint8_t> gathered(size_t(my_bytes) * size_t(g_size));
-  std::vector<int> recv_counts(size_t(g_size), my_bytes);
-  std::vector<int> recv_offsets(p);
-  for (int r = 0; r < g_size; ++r) {
-    recv_offsets[size_t(r)] = count_of(size_t(my_bytes) * size_t(r), kOp);
+  Tensor gathered = empty({total_rows, my_n}, dt);
+  std::vector<int> recv_counts(p), recv_offsets(p);
+  for (size_t r = 0; r < p; ++r) {
+    recv_counts[r] = count_of(size_t(counts[r] * my_n) * es, op);
+    recv_offsets[r] = count_of(size_t(row_offset[r] * my_n) * es, op);
   }
   MPI_Alltoallv(
-      base,
+      send.data(),
       send_counts.data(),
       send_offsets.data(),
       MPI_BYTE,
-      gathered.data(),
+      gathered.raw_data(),
       recv_counts.data(),
       recv_offsets.data(),
       MPI_BYTE,
       c);
-  uint8_t* acc = base + size_t(my_b) * es;
-  std::memcpy(acc, gathered.data(), size_t(my_bytes));
-  for (int r = 1; r < g_size; ++r) {
-    add_into(dt, acc, gathered.data() + size_t(r) * size_t(my_bytes), my_n);
+  Tensor reduced = combine(gathered).contiguous();
+  DITTO_CHECK(
+      reduced.dtype() == dt && reduced.dim() == 1 && reduced.size(0) == my_n,
+      Error,
+      op,
+      "the combine function must return ",
+      my_n,
+      " values of ",
+      dtype_name(dt),
+      ", got ",
+      dtype_name(reduced.dtype()),
+      " ",
+      shape_str(reduced.sizes()));
+  Tensor out = empty({n}, dt);
+  std::vector<int> out_counts(p), out_offsets(p);
+  for (int q = 0; q < g_size; ++q) {
+    const int64_t b = chunk_begin(n, q), e = chunk_begin(n, q + 1);
+    out_counts[size_t(q)] = count_of(size_t(e - b) * es, op);
+    out_offsets[size_t(q)] = count_of(size_t(b) * es, op);
   }
-  if (op == ReduceOp::Avg) {
-    if (dt == kFloat32) {
-      auto* a = reinterpret_cast<float*>(acc);
-      for (int64_t i = 0; i < my_n; ++i) {
-        a[i] /= float(g_size);
-      }
-    } else {
-      auto* a = reinterpret_cast<double*>(acc);
-      for (int64_t i = 0; i < my_n; ++i) {
-        a[i] /= double(g_size);
-      }
-    }
+  auto* dst = static_cast<uint8_t*>(out.raw_data());
+  if (my_n > 0) {
+    std::memcpy(dst + size_t(my_b) * es, reduced.raw_data(), size_t(my_n) * es);
   }
-  // All-gather of the reduced chunks.
   MPI_Allgatherv(
       MPI_IN_PLACE,
       0,
       MPI_BYTE,
-      base,
-      send_counts.data(),
-      send_offsets.data(),
+      dst,
+      out_counts.data(),
+      out_offsets.data(),
       MPI_BYTE,
       c);
-  write_back(tensor, buf);
+  return out;
+}
+
+// The rank-order sum of a [P, c] tensor's rows (Avg: divided by P).
+Tensor rank_order_sum(const Tensor& rows, ReduceOp op) {
+  const Dtype dt = rows.dtype();
+  const int64_t c = rows.size(1);
+  Tensor acc = rows.select(0, 0).clone();
+  const auto* base = static_cast<const uint8_t*>(rows.raw_data());
+  const size_t row_bytes = size_t(c) * element_size(dt);
+  for (int64_t r = 1; r < rows.size(0); ++r) {
+    add_into(dt, acc.raw_data(), base + size_t(r) * row_bytes, c);
+  }
+  if (op == ReduceOp::Avg) {
+    const auto p = rows.size(0);
+    if (dt == kFloat32) {
+      auto* a = static_cast<float*>(acc.raw_data());
+      for (int64_t i = 0; i < c; ++i) {
+        a[i] /= float(p);
+      }
+    } else {
+      auto* a = static_cast<double*>(acc.raw_data());
+      for (int64_t i = 0; i < c; ++i) {
+        a[i] /= double(p);
+      }
+    }
+  }
+  return acc;
+}
+
+void check_reduce_args(const Tensor& t, ReduceOp op, const char* name) {
+  DITTO_CHECK(t.defined(), ValueError, name, "undefined tensor");
+  const Dtype dt = t.dtype();
+  DITTO_CHECK(
+      dt != kBool, TypeError, name, "cannot sum bool tensors (use uint8)");
+  DITTO_CHECK(
+      dt == kFloat32 || dt == kFloat64 || dt == kInt64 || dt == kInt32 ||
+          dt == kUInt8,
+      TypeError,
+      name,
+      "cannot sum ",
+      dtype_name(dt),
+      " tensors");
+  DITTO_CHECK(
+      op != ReduceOp::Avg || is_floating(dt),
+      TypeError,
+      name,
+      "ReduceOp::Avg needs a floating tensor, got ",
+      dtype_name(dt));
+}
+
+} // namespace
+
+void all_reduce(Tensor& tensor, ReduceOp op) {
+  constexpr const char* kOp = "all_reduce";
+  comm(kOp);
+  check_reduce_args(tensor, op, kOp);
+  check_same(tensor, kOp);
+  if (g_size == 1) {
+    return;
+  }
+  Tensor rows = tensor.contiguous().reshape({1, tensor.numel()});
+  Tensor out = reduce_columns_impl(
+      rows,
+      std::vector<int64_t>(size_t(g_size), 1),
+      [op](const Tensor& r) { return rank_order_sum(r, op); },
+      kOp);
+  tensor.copy_(out.view(tensor.sizes()));
+}
+
+void reduce_scatter(
+    Tensor& output,
+    const std::vector<Tensor>& inputs,
+    ReduceOp op) {
+  constexpr const char* kOp = "reduce_scatter";
+  comm(kOp);
+  check_reduce_args(output, op, kOp);
+  DITTO_CHECK(
+      int64_t(inputs.size()) == g_size,
+      ValueError,
+      kOp,
+      "expected one input per rank (",
+      g_size,
+      "), got ",
+      inputs.size());
+  for (size_t r = 0; r < inputs.size(); ++r) {
+    DITTO_CHECK(
+        inputs[r].defined() && inputs[r].dtype() == output.dtype() &&
+            inputs[r].sizes() == output.sizes(),
+        ValueError,
+        kOp,
+        "input ",
+        r,
+        " must have the output's dtype and shape (",
+        dtype_name(output.dtype()),
+        " ",
+        shape_str(output.sizes()),
+        "), got ",
+        inputs[r].defined() ? dtype_name(inputs[r].dtype()) : "undefined",
+        " ",
+        inputs[r].defined() ? shape_str(inputs[r].sizes()) : "");
+  }
+  check_same(output, kOp);
+  if (g_size == 1) {
+    output.copy_(inputs[0]);
+    return;
+  }
+  // Rank q owns the columns of inputs[q]: the inputs laid end to end are
+  // one row of P m columns, chunked by m exactly.
+  const int64_t m = output.numel();
+  std::vector<Tensor> flat;
+  for (const Tensor& t : inputs) {
+    flat.push_back(t.reshape({-1}));
+  }
+  Tensor row = cat(flat, 0).reshape({1, m * g_size});
+  MPI_Comm c = comm(kOp);
+  const size_t es = element_size(output.dtype());
+  const auto p = size_t(g_size);
+  std::vector<int> counts(p, count_of(size_t(m) * es, kOp)), offsets(p);
+  for (size_t q = 0; q < p; ++q) {
+    offsets[q] = count_of(size_t(m) * q * es, kOp);
+  }
+  Tensor gathered = empty({g_size, m}, output.dtype());
+  MPI_Alltoallv(
+      row.raw_data(),
+      counts.data(),
+      offsets.data(),
+      MPI_BYTE,
+      gathered.raw_data(),
+      counts.data(),
+      offsets.data(),
+      MPI_BYTE,
+      c);
+  output.copy_(rank_order_sum(gathered, op).view(output.sizes()));
 }
 
 void broadcast(Tensor& tensor, int root) {
@@ -323,7 +481,22 @@ train::ProcessGroup process_group() {
   train::ProcessGroup g;
   g.rank = g_rank;
   g.world_size = g_size;
-  g.all_gather = [](const Tensor& t) { return all_gather(t); };
+  g.reduce_columns = [](const Tensor& rows,
+                        const std::vector<int64_t>& counts,
+                        const train::ProcessGroup::Combine& combine) {
+    constexpr const char* kOp = "reduce_columns";
+    DITTO_CHECK(
+        rows.dim() == 2 && counts.size() == size_t(g_size) &&
+            rows.size(0) == counts[size_t(g_rank)],
+        ValueError,
+        kOp,
+        "expected this rank's ",
+        counts.size() == size_t(g_size) ? counts[size_t(g_rank)] : -1,
+        " rows of a 2-d tensor, got ",
+        shape_str(rows.sizes()));
+    check_same(rows.dtype(), {rows.size(1)}, kOp);
+    return reduce_columns_impl(rows.contiguous(), counts, combine, kOp);
+  };
   return g;
 }
 
@@ -342,6 +515,52 @@ void MicroBatchGradient::reduce() {
   for (size_t i = 0; i < params_.size(); ++i) {
     params_[i].mutable_grad() = div(total[i], k);
   }
+}
+
+namespace {
+
+// The average over the ranks of the parameters' gradients: the tree sum
+// with rank r's gradient as micro-batch r, divided by P.
+void average_gradients(const std::vector<Tensor>& params) {
+  if (g_size == 1) {
+    return;
+  }
+  train::MicroBatchSum sum(g_size, process_group());
+  sum.add(g_rank, train::take_gradients(params));
+  std::vector<Tensor> total = sum.reduce();
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor p = params[i];
+    p.mutable_grad() = div(total[i], double(g_size));
+  }
+}
+
+} // namespace
+
+DataParallelState::DataParallelState(nn::Module& module)
+    : params_(module.parameters()), queued_(std::make_shared<bool>(false)) {
+  comm("DistributedDataParallel");
+  for (Tensor t : params_) {
+    autograd::NoGradGuard no_grad;
+    broadcast(t, 0);
+  }
+  for (Tensor t : module.buffers()) {
+    broadcast(t, 0);
+  }
+}
+
+void DataParallelState::prepare_backward() {
+  if (!sync_ || !autograd::GradMode::is_enabled() || *queued_) {
+    return;
+  }
+  *queued_ = true;
+  autograd::queue_callback([params = params_, queued = queued_] {
+    *queued = false;
+    average_gradients(params);
+  });
+}
+
+void DataParallelState::reduce_gradients() {
+  average_gradients(params_);
 }
 
 } // namespace ditto::distributed

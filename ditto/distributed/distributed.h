@@ -9,7 +9,9 @@
 // on MPI's choice of algorithm or on the network. all_reduce sums each
 // element over the ranks in rank order, ((x0 + x1) + x2) + ..., on every
 // rank alike (a reduce-scatter by chunks, each chunk summed in rank order by
-// its owner, then an all-gather: the bytes of a ring all-reduce).
+// its owner, then an all-gather: the bytes of a ring all-reduce). The
+// gradient reductions (MicroBatchGradient, DistributedDataParallel) sum in
+// the tree fixed by the micro-batch index instead, on the same exchange.
 //
 // Every call is collective: all ranks call it, in the same order, with
 // tensors of one dtype and shape; a mismatch raises ValueError on every
@@ -18,10 +20,13 @@
 // gave them; the other ranks then wait in the collective, so an uncaught
 // exception must end the process: mpirun then ends the whole job.
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/nn/module.h"
 #include "ditto/train/micro_batch.h"
 
 namespace ditto::distributed {
@@ -41,6 +46,13 @@ enum class ReduceOp { Sum, Avg };
 // (Avg: the sum divided by world_size; floating dtypes only). Bool tensors
 // are refused (TypeError). Any layout; the result keeps the tensor's.
 void all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::Sum);
+// torch.distributed.reduce_scatter: output (on rank r) becomes the sum over
+// the ranks, in rank order, of their inputs[r]. Every input has the
+// output's dtype and shape, one per rank.
+void reduce_scatter(
+    Tensor& output,
+    const std::vector<Tensor>& inputs,
+    ReduceOp op = ReduceOp::Sum);
 // In place: root's values on every rank.
 void broadcast(Tensor& tensor, int root = 0);
 // Every rank's tensor, in rank order (new contiguous tensors).
@@ -81,6 +93,82 @@ class MicroBatchGradient {
  private:
   std::vector<Tensor> params_;
   train::MicroBatchSum sum_;
+};
+
+// torch.nn.parallel.DistributedDataParallel's contract on a module: its
+// parameters and buffers are broadcast from rank 0 when it is built; each
+// forward through it (in grad mode, outside no_sync) makes the next
+// backward on this thread end by reducing the parameters' gradients, so
+// that after backward every rank holds the same average gradient and the
+// optimizer's step is identical everywhere. The average is the tree sum
+// over the ranks in rank order (rank r's gradient is micro-batch r) divided
+// by P: the same bits as one process with MicroBatchGradient over P
+// micro-batches of the per-rank batch. A parameter without a gradient on a
+// rank counts as zeros. Build one on every rank, in the same order.
+class DataParallelState {
+ public:
+  explicit DataParallelState(nn::Module& module);
+  // What a forward does before calling the module.
+  void prepare_backward();
+  // Reduces the gradients now (what the end of backward does). Collective.
+  void reduce_gradients();
+  // While the guard lives, forwards do not reduce: gradients accumulate on
+  // each rank (torch's no_sync()); the first synchronized backward after it
+  // reduces the accumulated gradients.
+  class NoSync {
+   public:
+    explicit NoSync(DataParallelState& s) : s_(s), previous_(s.sync_) {
+      s_.sync_ = false;
+    }
+    ~NoSync() {
+      s_.sync_ = previous_;
+    }
+    NoSync(const NoSync&) = delete;
+    NoSync& operator=(const NoSync&) = delete;
+
+   private:
+    DataParallelState& s_;
+    bool previous_;
+  };
+
+ private:
+  std::vector<Tensor> params_;
+  bool sync_ = true;
+  std::shared_ptr<bool> queued_;
+};
+
+template <typename M>
+class DistributedDataParallel {
+ public:
+  explicit DistributedDataParallel(std::shared_ptr<M> module)
+      : module_(std::move(module)),
+        state_(std::make_shared<DataParallelState>(*module_)) {}
+  // module->forward(args...), after arranging the gradient reduction.
+  template <typename... Args>
+  auto forward(Args&&... args) {
+    state_->prepare_backward();
+    return module_->forward(std::forward<Args>(args)...);
+  }
+  template <typename... Args>
+  auto operator()(Args&&... args) {
+    return forward(std::forward<Args>(args)...);
+  }
+  M* operator->() const {
+    return module_.get();
+  }
+  const std::shared_ptr<M>& module() const {
+    return module_;
+  }
+  [[nodiscard]] DataParallelState::NoSync no_sync() {
+    return DataParallelState::NoSync(*state_);
+  }
+  void reduce_gradients() {
+    state_->reduce_gradients();
+  }
+
+ private:
+  std::shared_ptr<M> module_;
+  std::shared_ptr<DataParallelState> state_;
 };
 
 } // namespace ditto::distributed

@@ -8,6 +8,7 @@
 #include "ditto/nn/functional/loss.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/shape_ops.h"
 #include "ditto/random/generator.h"
 #include "ditto/random/streams.h"
 
@@ -16,8 +17,42 @@ namespace {
 
 constexpr const char* kOp = "MicroBatchSum";
 
-bool power_of_two(int64_t v) {
-  return v > 0 && (v & (v - 1)) == 0;
+// Sibling nodes of the micro-batch tree: [a, a + s) and [a + s, a + 2s)
+// with a a multiple of 2s.
+bool siblings(
+    int64_t start,
+    int64_t size,
+    int64_t next_start,
+    int64_t next_size) {
+  return size == next_size && start % (2 * size) == 0 &&
+      next_start == start + size;
+}
+
+// Pushes a node onto a stack of nodes in index order and merges the top two
+// while they are siblings (left + right). Node has start, size, values.
+template <typename Node, typename Add>
+void push_node(std::vector<Node>& stack, Node node, const Add& add) {
+  stack.push_back(std::move(node));
+  while (stack.size() >= 2) {
+    Node& left = stack[stack.size() - 2];
+    const Node& right = stack.back();
+    if (!siblings(left.start, left.size, right.start, right.size)) {
+      break;
+    }
+    left.values = add(left.values, right.values);
+    left.size += right.size;
+    stack.pop_back();
+  }
+}
+
+// The nodes left once all micro-batches are in, added left to right.
+template <typename Node, typename Add>
+auto fold(std::vector<Node>& stack, const Add& add) {
+  auto total = std::move(stack[0].values);
+  for (size_t i = 1; i < stack.size(); ++i) {
+    total = add(total, stack[i].values);
+  }
+  return total;
 }
 
 std::vector<Tensor> sum_pair(
@@ -31,35 +66,59 @@ std::vector<Tensor> sum_pair(
   return out;
 }
 
+struct Span {
+  int64_t start = 0, size = 0;
+  int values = 0; // unused: the shape of the tree alone
+};
+
+int64_t block_begin(int64_t k, int64_t p, int64_t r) {
+  return k * r / p;
+}
+
 } // namespace
+
+std::vector<std::pair<int64_t, int64_t>> tree_nodes(
+    int64_t begin,
+    int64_t end) {
+  std::vector<Span> stack;
+  for (int64_t j = begin; j < end; ++j) {
+    push_node(stack, Span{j, 1, 0}, [](int, int) { return 0; });
+  }
+  std::vector<std::pair<int64_t, int64_t>> out;
+  out.reserve(stack.size());
+  for (const Span& s : stack) {
+    out.emplace_back(s.start, s.size);
+  }
+  return out;
+}
 
 MicroBatchSum::MicroBatchSum(int64_t micro_batches, ProcessGroup group)
     : k_(micro_batches), group_(std::move(group)) {
   DITTO_CHECK(
-      power_of_two(k_),
+      k_ >= 1,
       ValueError,
       kOp,
-      "the number of micro-batches per step must be a power of two, got ",
+      "a step needs at least one micro-batch, got ",
       k_);
   const int64_t p = group_.world_size;
   DITTO_CHECK(
-      power_of_two(p) && k_ % p == 0,
+      p >= 1 && p <= k_,
       ValueError,
       kOp,
-      "the world size must be a power of two dividing the ",
+      "every process needs at least one of the ",
       k_,
       " micro-batches of a step, got ",
       p,
       " processes");
   DITTO_CHECK(
-      p == 1 || group_.all_gather,
+      p == 1 || group_.reduce_columns,
       ValueError,
       kOp,
       "a group of ",
       p,
-      " processes needs all_gather");
-  begin_ = k_ / p * group_.rank;
-  end_ = begin_ + k_ / p;
+      " processes needs reduce_columns");
+  begin_ = block_begin(k_, p, group_.rank);
+  end_ = block_begin(k_, p, group_.rank + 1);
   next_ = begin_;
 }
 
@@ -76,22 +135,23 @@ void MicroBatchSum::add(int64_t j, std::vector<Tensor> values) {
       end_,
       "), got ",
       j);
-  // A binary counter: two subtrees of equal size merge, left + right.
-  stack_.push_back(Partial{1, std::move(values)});
-  while (stack_.size() >= 2 &&
-         stack_[stack_.size() - 1].leaves == stack_[stack_.size() - 2].leaves) {
-    Partial right = std::move(stack_.back());
-    stack_.pop_back();
-    Partial& left = stack_.back();
-    left.values = sum_pair(left.values, right.values);
-    left.leaves += right.leaves;
-  }
+  DITTO_CHECK(
+      stack_.empty() || values.size() == stack_[0].values.size(),
+      ValueError,
+      kOp,
+      "micro-batch ",
+      j,
+      " gave ",
+      values.size(),
+      " values, the earlier ones ",
+      stack_.empty() ? 0 : stack_[0].values.size());
+  push_node(stack_, Node{j, 1, std::move(values)}, sum_pair);
   ++next_;
 }
 
 std::vector<Tensor> MicroBatchSum::reduce() {
   DITTO_CHECK(
-      next_ == end_ && stack_.size() == 1,
+      next_ == end_,
       ValueError,
       kOp,
       "reduce() after ",
@@ -99,25 +159,87 @@ std::vector<Tensor> MicroBatchSum::reduce() {
       " of this rank's ",
       end_ - begin_,
       " micro-batches");
-  std::vector<Tensor> mine = std::move(stack_.back().values);
+  std::vector<Node> mine = std::move(stack_);
   stack_.clear();
   next_ = begin_;
   if (group_.world_size == 1) {
-    return mine;
+    return fold(mine, sum_pair);
   }
-  std::vector<Tensor> out;
-  out.reserve(mine.size());
-  for (const Tensor& t : mine) {
-    // The P partial sums, then the tree's top levels in index order.
-    std::vector<Tensor> level = group_.all_gather(t);
-    while (level.size() > 1) {
-      std::vector<Tensor> up;
-      for (size_t q = 0; q + 1 < level.size(); q += 2) {
-        up.push_back(ditto::add(level[q], level[q + 1]));
-      }
-      level = std::move(up);
+  return combine_ranks(std::move(mine));
+}
+
+// Every rank's nodes meet in the tree's upper levels. Each value is
+// flattened into one row per node (a row per dtype group), and the rows of
+// all ranks are combined column by column: the owner of a chunk of columns
+// pushes every rank's nodes in index order, as one process pushing the
+// micro-batches would have met them, and folds what is left.
+std::vector<Tensor> MicroBatchSum::combine_ranks(std::vector<Node> mine) const {
+  const int64_t p = group_.world_size;
+  std::vector<std::pair<int64_t, int64_t>> nodes;
+  std::vector<int64_t> counts;
+  for (int64_t r = 0; r < p; ++r) {
+    auto of_rank = tree_nodes(block_begin(k_, p, r), block_begin(k_, p, r + 1));
+    counts.push_back(int64_t(of_rank.size()));
+    nodes.insert(nodes.end(), of_rank.begin(), of_rank.end());
+  }
+  DITTO_CHECK(
+      int64_t(mine.size()) == counts[size_t(group_.rank)],
+      Error,
+      kOp,
+      "internal: ",
+      mine.size(),
+      " nodes on this rank, expected ",
+      counts[size_t(group_.rank)]);
+  const std::vector<Tensor>& first = mine[0].values;
+  std::vector<Tensor> out(first.size());
+  ProcessGroup::Combine combine = [&nodes](const Tensor& rows) {
+    struct Row {
+      int64_t start = 0, size = 0;
+      Tensor values;
+    };
+    std::vector<Row> pending;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      push_node(
+          pending,
+          Row{nodes[i].first, nodes[i].second, rows.select(0, int64_t(i))},
+          [](const Tensor& a, const Tensor& b) { return ditto::add(a, b); });
     }
-    out.push_back(std::move(level[0]));
+    return fold(
+               pending,
+               [](const Tensor& a, const Tensor& b) {
+                 return ditto::add(a, b);
+               })
+        .contiguous();
+  };
+  std::vector<bool> done(first.size(), false);
+  for (size_t i = 0; i < first.size(); ++i) {
+    if (done[i]) {
+      continue;
+    }
+    // The values of first[i]'s dtype, one row per node.
+    const Dtype dt = first[i].dtype();
+    std::vector<size_t> group;
+    for (size_t v = i; v < first.size(); ++v) {
+      if (first[v].dtype() == dt) {
+        group.push_back(v);
+        done[v] = true;
+      }
+    }
+    std::vector<Tensor> rows;
+    for (const Node& node : mine) {
+      std::vector<Tensor> parts;
+      for (size_t v : group) {
+        parts.push_back(node.values[v].reshape({-1}));
+      }
+      rows.push_back(cat(parts, 0));
+    }
+    Tensor total = group_.reduce_columns(stack(rows, 0), counts, combine);
+    int64_t offset = 0;
+    for (size_t v : group) {
+      const int64_t n = first[v].numel();
+      out[v] = total.narrow(0, offset, n).view(first[v].sizes());
+      offset += n;
+    }
   }
   return out;
 }

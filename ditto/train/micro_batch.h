@@ -1,14 +1,17 @@
 #pragma once
 // A step's gradient from k micro-batches, with the same bits for any number
-// of processes (R6, docs/distributed.md): each micro-batch's values are
-// summed in the balanced binary tree over the micro-batch index, and with
-// several processes each computes a contiguous block (a subtree) whose
-// partial sum meets the others' in the tree's top levels. The processes are
-// reached through ProcessGroup::all_gather (ditto::distributed gives one on
-// Open MPI; this library does not link MPI).
+// of processes (R6, docs/distributed.md): the micro-batches' values are
+// summed in the binary tree fixed by the micro-batch index (sibling nodes
+// [a, a + s) and [a + s, a + 2s), a a multiple of 2s, add left + right; the
+// complete nodes left at the end add left to right). With several processes
+// each computes a contiguous block of micro-batches, sums the complete nodes
+// inside it, and the nodes of all ranks meet in the tree's upper levels
+// through ProcessGroup::reduce_columns (ditto::distributed gives one on Open
+// MPI; this library does not link MPI).
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "ditto/core/api.h"
@@ -19,15 +22,33 @@ namespace ditto::train {
 struct ProcessGroup {
   int rank = 0;
   int world_size = 1;
-  // Every rank's tensor in rank order (collective); unused with one
-  // process.
-  std::function<std::vector<Tensor>(const Tensor&)> all_gather;
+  // Collective (unused with one process). Every rank passes a [m_r, n]
+  // tensor (m_r = counts[r], n and the dtype alike on every rank); the
+  // result, on every rank, is the [n] tensor whose column i is
+  // combine(column i of all ranks' rows stacked in rank order). combine maps
+  // a contiguous [sum m_r, c] tensor to a [c] one, each column on its own:
+  // the columns are cut into one chunk per rank, the chunk's owner combines
+  // it, and the results are gathered (about (m_r + 1) n (P - 1) / P values
+  // sent per rank).
+  using Combine = std::function<Tensor(const Tensor&)>;
+  std::function<Tensor(
+      const Tensor& rows,
+      const std::vector<int64_t>& counts,
+      const Combine& combine)>
+      reduce_columns;
 };
+
+// The complete nodes of the micro-batch tree that lie in [begin, end), as
+// (first micro-batch, micro-batches), in order: what a rank computing the
+// block [begin, end) holds once it has summed it.
+DITTO_API std::vector<std::pair<int64_t, int64_t>> tree_nodes(
+    int64_t begin,
+    int64_t end);
 
 class DITTO_API MicroBatchSum {
  public:
-  // ValueError unless micro_batches is a power of two and the world size a
-  // power of two dividing it.
+  // Rank r of P computes the micro-batches [r k / P, (r + 1) k / P).
+  // ValueError unless 1 <= P <= micro_batches.
   explicit MicroBatchSum(int64_t micro_batches, ProcessGroup group = {});
   // This rank's micro-batches: [begin(), end()).
   int64_t begin() const {
@@ -47,13 +68,14 @@ class DITTO_API MicroBatchSum {
   std::vector<Tensor> reduce();
 
  private:
-  struct Partial {
-    int64_t leaves = 0;
+  struct Node {
+    int64_t start = 0, size = 0;
     std::vector<Tensor> values;
   };
+  std::vector<Tensor> combine_ranks(std::vector<Node> mine) const;
   int64_t k_, begin_, end_, next_;
   ProcessGroup group_;
-  std::vector<Partial> stack_;
+  std::vector<Node> stack_;
 };
 
 // Takes the parameters' gradients (zeros for an undefined one) and clears

@@ -51,8 +51,8 @@ struct TrainOptions {
   std::string init_from; // a model.safetensors (weights only)
   std::string out = "ditto-run";
   // R6 (docs/distributed.md): each step's batch as this many micro-batches
-  // (a power of two dividing batch_size), their gradients summed in a tree
-  // fixed by the micro-batch index and dropout drawn per micro-batch; with
+  // (dividing batch_size; at least the world size), their gradients summed in a
+  // tree fixed by the micro-batch index and dropout drawn per micro-batch; with
   // group (several processes) each rank computes its block of them. The
   // weights are then the same for any world size. 1 and one process: the
   // plain step. Only rank 0 reports and writes files.

@@ -123,6 +123,133 @@ TEST(Distributed, BadArgumentsRaiseBeforeAnythingIsSent) {
   EXPECT_THROW(dist::broadcast(f, -1), ValueError);
 }
 
+TEST(Distributed, ReduceScatterSumsEachRanksShareInRankOrder) {
+  const int p = dist::world_size();
+  for (const Shape& shape : {Shape{0}, Shape{1}, Shape{5, 3}, Shape{1001}}) {
+    // Rank r's inputs[q] is input_of(r * 16 + q); rank q gets the rank-order
+    // sum over r of those.
+    std::vector<Tensor> inputs;
+    for (int q = 0; q < p; ++q) {
+      inputs.push_back(input_of(dist::rank() * 16 + q, shape, kFloat32));
+    }
+    Tensor out = zeros(shape);
+    dist::reduce_scatter(out, inputs);
+    Tensor want = input_of(dist::rank(), shape, kFloat32);
+    for (int r = 1; r < p; ++r) {
+      want = add(want, input_of(r * 16 + dist::rank(), shape, kFloat32));
+    }
+    EXPECT_TRUE(same_bits(out, want))
+        << shape_str(shape) << " " << dist::where();
+  }
+  Tensor out = zeros({2});
+  const std::vector<Tensor> too_many(size_t(p) + 1, zeros({2}));
+  EXPECT_THROW(dist::reduce_scatter(out, too_many), ValueError);
+  const std::vector<Tensor> wrong_shape(size_t(p), zeros({3}));
+  EXPECT_THROW(dist::reduce_scatter(out, wrong_shape), ValueError);
+}
+
+// Micro-batch j's values: a float32 vector, a float64 matrix and an empty
+// tensor.
+std::vector<Tensor> values_of(int64_t j) {
+  return {
+      input_of(int(j), {7}, kFloat32),
+      input_of(int(j) + 100, {3, 2}, kFloat64),
+      zeros({0})};
+}
+
+TEST(Distributed, MicroBatchTreeHasTheDocumentedShape) {
+  // k = 6: ((g0 + g1) + (g2 + g3)) + (g4 + g5), one process.
+  train::MicroBatchSum sum(6);
+  for (int64_t j = 0; j < 6; ++j) {
+    sum.add(j, {values_of(j)[0]});
+  }
+  Tensor got = sum.reduce()[0];
+  auto g = [](int64_t j) { return values_of(j)[0]; };
+  Tensor want = add(add(add(g(0), g(1)), add(g(2), g(3))), add(g(4), g(5)));
+  EXPECT_TRUE(same_bits(got, want));
+  using Nodes = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(train::tree_nodes(0, 8), (Nodes{{0, 8}}));
+  EXPECT_EQ(train::tree_nodes(2, 5), (Nodes{{2, 2}, {4, 1}}));
+  EXPECT_EQ(train::tree_nodes(3, 8), (Nodes{{3, 1}, {4, 4}}));
+  EXPECT_EQ(train::tree_nodes(0, 6), (Nodes{{0, 4}, {4, 2}}));
+  EXPECT_THROW(train::MicroBatchSum(0), ValueError);
+}
+
+TEST(Distributed, MicroBatchSumHasOneProcesssBitsForAnyWorldSizeAndK) {
+  const int p = dist::world_size();
+  for (int64_t k = p; k <= 9; ++k) {
+    train::MicroBatchSum one(k); // this process alone, all k micro-batches
+    for (int64_t j = 0; j < k; ++j) {
+      one.add(j, values_of(j));
+    }
+    std::vector<Tensor> want = one.reduce();
+    train::MicroBatchSum sum(k, dist::process_group());
+    for (int64_t j = sum.begin(); j < sum.end(); ++j) {
+      sum.add(j, values_of(j));
+    }
+    std::vector<Tensor> got = sum.reduce();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(same_bits(got[i], want[i]))
+          << "k " << k << " value " << i << " " << dist::where();
+    }
+  }
+  EXPECT_THROW(train::MicroBatchSum(p - 1, dist::process_group()), ValueError);
+}
+
+// DDP on a linear model: rank r trains on batch r of each step; after
+// backward every rank holds the tree average over the ranks, which each
+// rank also computes alone from every rank's batch.
+struct Net : nn::Module {
+  Net() : Module("Net") {}
+  nn::Linear& fc = register_module("fc", nn::Linear(5, 3));
+  Tensor forward(const Tensor& x) {
+    return fc.forward(x);
+  }
+};
+
+Tensor batch_of(int64_t step, int64_t r) {
+  return input_of(int(500 + step * 64 + r), {4, 5}, kFloat32);
+}
+
+Tensor loss_of(const Tensor& y) {
+  return mul(y, y).sum();
+}
+
+TEST(Distributed, DataParallelBroadcastsAndAveragesInTheTree) {
+  const int p = dist::world_size();
+  manual_seed(uint64_t(40 + dist::rank())); // each rank starts elsewhere
+  auto net = std::make_shared<Net>();
+  manual_seed(40);
+  Net reference; // rank 0's start
+  dist::DistributedDataParallel ddp(net);
+  ASSERT_TRUE(same_bits(net->fc.weight, reference.fc.weight));
+  ASSERT_TRUE(same_bits(net->fc.bias, reference.fc.bias));
+  for (int64_t step = 0; step < 3; ++step) {
+    // Step 1 accumulates an extra local batch first, under no_sync.
+    if (step == 1) {
+      auto guard = ddp.no_sync();
+      loss_of(ddp(batch_of(step + 100, dist::rank()))).backward();
+    }
+    loss_of(ddp(batch_of(step, dist::rank()))).backward();
+    train::MicroBatchSum sum(p);
+    for (int r = 0; r < p; ++r) {
+      if (step == 1) {
+        loss_of(reference.forward(batch_of(step + 100, r))).backward();
+      }
+      loss_of(reference.forward(batch_of(step, r))).backward();
+      sum.add(r, train::take_gradients(reference.parameters()));
+    }
+    std::vector<Tensor> total = sum.reduce();
+    std::vector<Tensor> params = net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(same_bits(params[i].grad(), div(total[i], double(p))))
+          << "step " << step << " parameter " << i << " " << dist::where();
+      params[i].mutable_grad() = Tensor();
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {

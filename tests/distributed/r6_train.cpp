@@ -1,11 +1,12 @@
 // R6 end to end on a small model: an MLP with dropout trained by
 // data-parallel SGD with momentum under mpirun, each step's gradient made by
-// distributed::MicroBatchGradient over k = 8 micro-batches of 4 samples.
+// distributed::MicroBatchGradient over k micro-batches of 4 samples (8
+// unless --micro-batches says otherwise).
 // Prints the weights' fingerprint (rank 0); tests/distributed/same_bits runs
 // it with 1, 2 and 4 processes and across a checkpoint written by one world
 // size and resumed by another, and expects one fingerprint.
 //
-//   r6_train STEPS [--save-after S ROOT] [--resume ROOT]
+//   r6_train STEPS [--micro-batches K] [--save-after S ROOT] [--resume ROOT]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -18,7 +19,7 @@ using namespace ditto;
 
 namespace {
 
-constexpr int64_t kMicro = 4, kMicroBatches = 8, kSamples = 256;
+constexpr int64_t kMicro = 4, kSamples = 256;
 constexpr uint64_t kSeed = 7;
 
 // Samples of a fixed synthetic task (20 features, 4 classes).
@@ -40,15 +41,19 @@ int main(int argc, char** argv) {
   dist::init();
   if (argc < 2) {
     std::fprintf(
-        stderr, "usage: r6_train STEPS [--save-after S DIR] [--resume DIR]\n");
+        stderr,
+        "usage: r6_train STEPS [--micro-batches K] [--save-after S DIR] "
+        "[--resume DIR]\n");
     return 2;
   }
   const int64_t steps = std::atoll(argv[1]);
-  int64_t save_after = -1;
+  int64_t save_after = -1, micro_batches = 8;
   std::string save_dir, resume_dir;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--save-after" && i + 2 < argc) {
+    if (a == "--micro-batches" && i + 1 < argc) {
+      micro_batches = std::atoll(argv[++i]);
+    } else if (a == "--save-after" && i + 2 < argc) {
       save_after = std::atoll(argv[++i]);
       save_dir = argv[++i];
     } else if (a == "--resume" && i + 1 < argc) {
@@ -69,12 +74,12 @@ int main(int argc, char** argv) {
     state.restore(c);
     first = std::stoll(c.metadata().at("step"));
   }
-  dist::MicroBatchGradient grad(model.parameters(), kMicroBatches);
+  dist::MicroBatchGradient grad(model.parameters(), micro_batches);
   for (int64_t step = first; step < steps; ++step) {
     opt.zero_grad();
     // The step's global batch: samples [step * k * m, ...) mod kSamples.
     for (int64_t j = grad.begin(); j < grad.end(); ++j) {
-      const int64_t start = (step * kMicroBatches + j) * kMicro % kSamples;
+      const int64_t start = (step * micro_batches + j) * kMicro % kSamples;
       Tensor xb = data.x.narrow(0, start, kMicro);
       Tensor yb = data.y.narrow(0, start, kMicro);
       // Dropout draws from a stream keyed by the step and the micro-batch,
