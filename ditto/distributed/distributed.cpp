@@ -537,13 +537,18 @@ void average_gradients(const std::vector<Tensor>& params) {
 } // namespace
 
 DataParallelState::DataParallelState(nn::Module& module)
-    : params_(module.parameters()), queued_(std::make_shared<bool>(false)) {
+    : DataParallelState(module.parameters(), module.buffers()) {}
+
+DataParallelState::DataParallelState(
+    std::vector<Tensor> params,
+    std::vector<Tensor> buffers)
+    : params_(std::move(params)), queued_(std::make_shared<bool>(false)) {
   comm("DistributedDataParallel");
+  autograd::NoGradGuard no_grad;
   for (Tensor t : params_) {
-    autograd::NoGradGuard no_grad;
     broadcast(t, 0);
   }
-  for (Tensor t : module.buffers()) {
+  for (Tensor t : buffers) {
     broadcast(t, 0);
   }
 }

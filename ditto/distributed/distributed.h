@@ -108,10 +108,20 @@ class MicroBatchGradient {
 class DataParallelState {
  public:
   explicit DataParallelState(nn::Module& module);
+  // The same for parameters and buffers held elsewhere (the Python
+  // binding's modules).
+  DataParallelState(std::vector<Tensor> params, std::vector<Tensor> buffers);
   // What a forward does before calling the module.
   void prepare_backward();
   // Reduces the gradients now (what the end of backward does). Collective.
   void reduce_gradients();
+  // Whether forwards arrange the reduction (false inside no_sync).
+  bool sync() const {
+    return sync_;
+  }
+  void set_sync(bool on) {
+    sync_ = on;
+  }
   // While the guard lives, forwards do not reduce: gradients accumulate on
   // each rank (torch's no_sync()); the first synchronized backward after it
   // reduces the accumulated gradients.

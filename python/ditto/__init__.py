@@ -131,3 +131,13 @@ def op_records():
     """Every op record: name, family, callables, determinism class."""
     return _C.op_records()
 
+
+
+def __getattr__(name):
+    # ditto.distributed on first use, as torch.distributed after
+    # `import torch`: importing it loads Open MPI, which `import ditto`
+    # alone does not.
+    if name == "distributed":
+        import importlib
+        return importlib.import_module(".distributed", __name__)
+    raise AttributeError(f"module 'ditto' has no attribute {name!r}")

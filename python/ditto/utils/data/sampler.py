@@ -67,8 +67,16 @@ class DistributedSampler(_Native):
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True,
                  seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            raise ValueError("DistributedSampler: give num_replicas and rank "
-                             "(ditto has no process group yet)")
+            from ... import distributed as dist
+            if not dist.is_available() or not dist.is_initialized():
+                raise RuntimeError(
+                    "DistributedSampler: Requires distributed package to be "
+                    "available (give num_replicas and rank, or call "
+                    "ditto.distributed.init_process_group() first)")
+            if num_replicas is None:
+                num_replicas = dist.get_world_size()
+            if rank is None:
+                rank = dist.get_rank()
         self.dataset = dataset
         self.num_replicas = num_replicas
         self.rank = rank
