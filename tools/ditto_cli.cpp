@@ -17,7 +17,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -169,6 +172,9 @@ struct Output {
   bool distributed = false; // --distributed: one rank of mpirun
   bool json = false;
   bool bar_drawn = false;
+  std::string rank_log_dir; // --rank-log: DIR/rank-R.log for every rank
+  FILE* rank_log = nullptr;
+  bool to_stdout = true; // false on ranks other than 0
 
   void clear_bar() {
     if (bar_drawn) {
@@ -178,10 +184,17 @@ struct Output {
   }
 
   void line(const std::string& text) {
-    clear_bar();
-    std::fputs(text.c_str(), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout);
+    if (to_stdout) {
+      clear_bar();
+      std::fputs(text.c_str(), stdout);
+      std::fputc('\n', stdout);
+      std::fflush(stdout);
+    }
+    if (rank_log != nullptr) {
+      std::fputs(text.c_str(), rank_log);
+      std::fputc('\n', rank_log);
+      std::fflush(rank_log);
+    }
   }
 
   train::Reporter reporter() {
@@ -423,9 +436,42 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
       out.distributed,
       "one of the processes of `mpirun -n N` (N at most "
       "--micro-batches); rank 0 reports and writes files");
+  cmd.add_option(
+         "--rank-log",
+         out.rank_log_dir,
+         "with --distributed: every rank also writes its progress lines to "
+         "DIR/rank-R.log")
+      ->needs("--distributed");
   cmd.add_flag("--quiet", out.quiet, "print only the final fingerprint");
   cmd.add_flag("--json", out.json, "print JSON lines");
 }
+
+#if defined(DITTO_HAVE_DISTRIBUTED)
+// --rank-log DIR: DIR/rank-R.log, written as it goes (progress lines, not
+// an atomic file); ranks other than 0 print nothing else. A path that
+// exists and is not a regular file is refused.
+void open_rank_log(Output& out, int rank) {
+  namespace fs = std::filesystem;
+  const fs::path dir(out.rank_log_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path path = dir / ("rank-" + std::to_string(rank) + ".log");
+  const fs::file_status st = fs::symlink_status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    throw ditto::ValueError(
+        "[train] --rank-log: " + path.string() +
+        " exists and is not a regular file");
+  }
+  out.rank_log = std::fopen(path.c_str(), "w");
+  if (out.rank_log == nullptr) {
+    throw ditto::ValueError(
+        "[train] --rank-log: cannot write " + path.string() + ": " +
+        std::strerror(errno));
+  }
+  out.tty = false; // lines, not a bar redrawn in place
+  out.to_stdout = rank == 0;
+}
+#endif
 
 int run_train(train::TrainOptions& o, Output& out, CLI::App& cmd) {
   o.checkpoints = cmd.count("--checkpoint-dir") > 0 || o.checkpoint_every > 0;
@@ -434,6 +480,10 @@ int run_train(train::TrainOptions& o, Output& out, CLI::App& cmd) {
 #if defined(DITTO_HAVE_DISTRIBUTED)
     ditto::distributed::init();
     o.group = ditto::distributed::process_group();
+    if (!out.rank_log_dir.empty()) {
+      open_rank_log(out, o.group.rank);
+      o.report_on_every_rank = true;
+    }
 #else
     throw ditto::ValueError(
         "[train] --distributed: this ditto was built without MPI "

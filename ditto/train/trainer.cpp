@@ -205,7 +205,7 @@ class Run {
   // Only rank 0 of a process group reports and writes files.
   Run(const TrainOptions& o, const Reporter& r)
       : o_(o),
-        r_(o.group.rank == 0 ? r : Reporter{}),
+        r_(o.group.rank == 0 || o.report_on_every_rank ? r : Reporter{}),
         lead_(o.group.rank == 0) {}
 
   TrainResult go();

@@ -58,6 +58,9 @@ struct TrainOptions {
   // plain step. Only rank 0 reports and writes files.
   int64_t micro_batches = 1;
   ProcessGroup group;
+  // Every rank's reporter gets the progress (for per-rank logs); only rank
+  // 0 writes files either way.
+  bool report_on_every_rank = false;
   std::string command_line;
 };
 
