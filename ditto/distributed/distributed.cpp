@@ -258,7 +258,7 @@ Tensor reduce_columns_impl(
       recv_offsets.data(),
       MPI_BYTE,
       c);
-  Tensor reduced = combine(gathered).contiguous();
+  Tensor reduced = combine(gathered, my_b).contiguous();
   DITTO_CHECK(
       reduced.dtype() == dt && reduced.dim() == 1 && reduced.size(0) == my_n,
       Error,
@@ -356,7 +356,7 @@ void all_reduce(Tensor& tensor, ReduceOp op) {
   Tensor out = reduce_columns_impl(
       rows,
       std::vector<int64_t>(size_t(g_size), 1),
-      [op](const Tensor& r) { return rank_order_sum(r, op); },
+      [op](const Tensor& r, int64_t) { return rank_order_sum(r, op); },
       kOp);
   tensor.copy_(out.view(tensor.sizes()));
 }

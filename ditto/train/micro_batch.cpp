@@ -2,8 +2,10 @@
 
 #include "ditto/train/micro_batch.h"
 
+#include <algorithm>
 #include <string>
 
+#include "ditto/autograd/graph.h"
 #include "ditto/core/error.h"
 #include "ditto/nn/functional/loss.h"
 #include "ditto/ops/elementwise.h"
@@ -146,6 +148,7 @@ void MicroBatchSum::add(int64_t j, std::vector<Tensor> values) {
       " values, the earlier ones ",
       stack_.empty() ? 0 : stack_[0].values.size());
   push_node(stack_, Node{j, 1, std::move(values)}, sum_pair);
+  stats_.push_back(recorder_.take());
   ++next_;
 }
 
@@ -162,10 +165,147 @@ std::vector<Tensor> MicroBatchSum::reduce() {
   std::vector<Node> mine = std::move(stack_);
   stack_.clear();
   next_ = begin_;
-  if (group_.world_size == 1) {
-    return fold(mine, sum_pair);
+  std::vector<Tensor> out = group_.world_size == 1
+      ? fold(mine, sum_pair)
+      : combine_ranks(std::move(mine));
+  replay_running_stats();
+  return out;
+}
+
+namespace {
+
+using StatsEntry = nn::functional::RunningStatsRecorder::Entry;
+
+// The replay of a chunk of the statistics' columns: column i of the
+// layout (per entry: its channels' means, then their variances) starts
+// from the running buffer's value and takes every micro-batch's update in
+// index order (the rows), with the formulas batch_norm uses.
+template <typename T>
+Tensor replay_columns(
+    const std::vector<StatsEntry>& layout,
+    const Tensor& rows,
+    int64_t first) {
+  const int64_t k = rows.size(0), c = rows.size(1);
+  Tensor out = empty({c}, rows.dtype());
+  T* o = out.data_ptr<T>();
+  const T* r = rows.data_ptr<T>();
+  int64_t col = 0; // the layout's column where entry e starts
+  for (const StatsEntry& e : layout) {
+    const int64_t ch = e.running_mean.numel();
+    const T* rm = e.running_mean.contiguous().data_ptr<T>();
+    const T* rv = e.running_var.contiguous().data_ptr<T>();
+    for (int64_t i = std::max(first, col);
+         i < std::min(first + c, col + 2 * ch);
+         ++i) {
+      const int64_t local = i - col;
+      const bool is_mean = local < ch;
+      T v = is_mean ? rm[local] : rv[local - ch];
+      for (int64_t j = 0; j < k; ++j) {
+        const T x = r[j * c + (i - first)];
+        v = is_mean ? nn::functional::updated_running_mean(v, x, e.momentum)
+                    : nn::functional::updated_running_var(v, x, e.momentum);
+      }
+      o[i - first] = v;
+    }
+    col += 2 * ch;
   }
-  return combine_ranks(std::move(mine));
+  return out;
+}
+
+} // namespace
+
+// BatchNorm's running statistics of the step: every micro-batch's, in
+// index order, from every rank (reduce_columns with the replay as the
+// combine), then written into the buffers on every rank.
+void MicroBatchSum::replay_running_stats() {
+  std::vector<std::vector<StatsEntry>> stats = std::move(stats_);
+  stats_.clear();
+  if (stats.empty() || stats[0].empty()) {
+    // No BatchNorm in training mode: nothing recorded here, nor (the same
+    // model on every rank) on the others.
+    for (const auto& s : stats) {
+      DITTO_CHECK(
+          s.empty(),
+          ValueError,
+          kOp,
+          "BatchNorm ran in some micro-batches of this rank and not in "
+          "others");
+    }
+    return;
+  }
+  const std::vector<StatsEntry>& layout = stats[0];
+  const Dtype dt = layout[0].mean.dtype();
+  for (size_t j = 0; j < stats.size(); ++j) {
+    DITTO_CHECK(
+        stats[j].size() == layout.size(),
+        ValueError,
+        kOp,
+        "micro-batch ",
+        begin_ + int64_t(j),
+        " ran ",
+        stats[j].size(),
+        " BatchNorm forwards, micro-batch ",
+        begin_,
+        " ran ",
+        layout.size());
+    for (size_t e = 0; e < layout.size(); ++e) {
+      const StatsEntry& a = stats[j][e];
+      DITTO_CHECK(
+          a.running_mean.is_same(layout[e].running_mean) &&
+              a.momentum == layout[e].momentum && a.mean.dtype() == dt,
+          ValueError,
+          kOp,
+          "BatchNorm forward ",
+          e,
+          " of micro-batch ",
+          begin_ + int64_t(j),
+          " is not the same layer, momentum and dtype as in micro-batch ",
+          begin_);
+    }
+  }
+  std::vector<Tensor> rows;
+  for (const auto& s : stats) {
+    std::vector<Tensor> parts;
+    for (const StatsEntry& e : s) {
+      parts.push_back(e.mean);
+      parts.push_back(e.unbiased_var);
+    }
+    rows.push_back(cat(parts, 0));
+  }
+  Tensor mine = ditto::stack(rows, 0);
+  ProcessGroup::Combine replay = [&layout, dt](const Tensor& r, int64_t first) {
+    return dt == kFloat64 ? replay_columns<double>(layout, r, first)
+                          : replay_columns<float>(layout, r, first);
+  };
+  DITTO_CHECK(
+      dt == kFloat32 || dt == kFloat64,
+      TypeError,
+      kOp,
+      "BatchNorm statistics of dtype ",
+      dtype_name(dt),
+      " (float32 and float64 only)");
+  Tensor total;
+  if (group_.world_size == 1) {
+    total = replay(mine, 0);
+  } else {
+    std::vector<int64_t> counts;
+    for (int64_t r = 0; r < group_.world_size; ++r) {
+      counts.push_back(
+          block_begin(k_, group_.world_size, r + 1) -
+          block_begin(k_, group_.world_size, r));
+    }
+    total = group_.reduce_columns(mine, counts, replay);
+  }
+  autograd::NoGradGuard no_grad;
+  int64_t at = 0;
+  for (const StatsEntry& e : layout) {
+    const int64_t ch = e.running_mean.numel();
+    Tensor(e.running_mean)
+        .copy_(total.narrow(0, at, ch).view(e.running_mean.sizes()));
+    Tensor(e.running_var)
+        .copy_(total.narrow(0, at + ch, ch).view(e.running_var.sizes()));
+    at += 2 * ch;
+  }
 }
 
 // Every rank's nodes meet in the tree's upper levels. Each value is
@@ -192,7 +332,7 @@ std::vector<Tensor> MicroBatchSum::combine_ranks(std::vector<Node> mine) const {
       counts[size_t(group_.rank)]);
   const std::vector<Tensor>& first = mine[0].values;
   std::vector<Tensor> out(first.size());
-  ProcessGroup::Combine combine = [&nodes](const Tensor& rows) {
+  ProcessGroup::Combine combine = [&nodes](const Tensor& rows, int64_t) {
     struct Row {
       int64_t start = 0, size = 0;
       Tensor values;

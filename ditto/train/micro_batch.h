@@ -16,6 +16,7 @@
 
 #include "ditto/core/api.h"
 #include "ditto/core/tensor.h"
+#include "ditto/nn/functional/normalization.h"
 
 namespace ditto::train {
 
@@ -26,11 +27,12 @@ struct ProcessGroup {
   // tensor (m_r = counts[r], n and the dtype alike on every rank); the
   // result, on every rank, is the [n] tensor whose column i is
   // combine(column i of all ranks' rows stacked in rank order). combine maps
-  // a contiguous [sum m_r, c] tensor to a [c] one, each column on its own:
-  // the columns are cut into one chunk per rank, the chunk's owner combines
-  // it, and the results are gathered (about (m_r + 1) n (P - 1) / P values
-  // sent per rank).
-  using Combine = std::function<Tensor(const Tensor&)>;
+  // a contiguous [sum m_r, c] tensor holding the columns [first, first + c)
+  // to a [c] one, each column on its own: the columns are cut into one
+  // chunk per rank, the chunk's owner combines it, and the results are
+  // gathered (about (m_r + 1) n (P - 1) / P values sent per rank).
+  using Combine =
+      std::function<Tensor(const Tensor& rows, int64_t first_column)>;
   std::function<Tensor(
       const Tensor& rows,
       const std::vector<int64_t>& counts,
@@ -65,6 +67,15 @@ class DITTO_API MicroBatchSum {
   void add(int64_t j, std::vector<Tensor> values);
   // After this rank's last add(): the tree sums over all k micro-batches,
   // the same on every rank. Collective. Starts the next step.
+  //
+  // BatchNorm's running statistics: while a MicroBatchSum lives, batch_norm
+  // in training mode on this thread records its batch statistics instead of
+  // updating the running buffers (nn::functional::RunningStatsRecorder);
+  // add(j) takes micro-batch j's, and reduce() replays every micro-batch's
+  // updates in index order on every rank, as one process running the k
+  // micro-batches would have made them, whichever rank computed each.
+  // (momentum=None, the cumulative average, follows each rank's own count
+  // of batches and is not covered.)
   std::vector<Tensor> reduce();
 
  private:
@@ -73,9 +84,13 @@ class DITTO_API MicroBatchSum {
     std::vector<Tensor> values;
   };
   std::vector<Tensor> combine_ranks(std::vector<Node> mine) const;
+  void replay_running_stats();
   int64_t k_, begin_, end_, next_;
   ProcessGroup group_;
   std::vector<Node> stack_;
+  nn::functional::RunningStatsRecorder recorder_;
+  // This rank's micro-batches' statistics, in order.
+  std::vector<std::vector<nn::functional::RunningStatsRecorder::Entry>> stats_;
 };
 
 // Takes the parameters' gradients (zeros for an undefined one) and clears

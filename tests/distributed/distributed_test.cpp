@@ -197,6 +197,35 @@ TEST(Distributed, MicroBatchSumHasOneProcesssBitsForAnyWorldSizeAndK) {
   EXPECT_THROW(train::MicroBatchSum(p - 1, dist::process_group()), ValueError);
 }
 
+// BatchNorm's running statistics under micro-batches: whichever rank runs
+// each micro-batch, every rank ends the step with the statistics of one
+// process running the k micro-batches in order, without deferral.
+TEST(Distributed, BatchNormRunningStatsAreReplayedInMicroBatchOrder) {
+  const int64_t k = 5;
+  auto micro = [](int64_t j) {
+    return input_of(int(300 + j), {6, 3}, kFloat32);
+  };
+  nn::BatchNorm1d sequential(3), replayed(3);
+  for (int64_t step = 0; step < 2; ++step) {
+    for (int64_t j = 0; j < k; ++j) {
+      sequential.forward(micro(step * k + j));
+    }
+    train::MicroBatchSum sum(k, dist::process_group());
+    const Tensor before = replayed.running_mean.clone();
+    for (int64_t j = sum.begin(); j < sum.end(); ++j) {
+      Tensor y = replayed.forward(micro(step * k + j));
+      // Deferred: the buffers change only when the step is reduced.
+      EXPECT_TRUE(same_bits(replayed.running_mean, before));
+      sum.add(j, {y.sum()});
+    }
+    sum.reduce();
+    EXPECT_TRUE(same_bits(replayed.running_mean, sequential.running_mean))
+        << "step " << step << " " << dist::where();
+    EXPECT_TRUE(same_bits(replayed.running_var, sequential.running_var))
+        << "step " << step << " " << dist::where();
+  }
+}
+
 // DDP on a linear model: rank r trains on batch r of each step; after
 // backward every rank holds the tree average over the ranks, which each
 // rank also computes alone from every rank's batch.

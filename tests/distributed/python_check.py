@@ -3,7 +3,8 @@ python_same_bits runs it with 1, 2 and 3 processes): the collectives bit for
 bit against what each rank computes from every rank's seeded input,
 DistributedDataParallel's broadcast and tree average (with no_sync), the
 sampler's defaults, and an R6 training run with MicroBatchGradient whose
-fingerprint (printed by rank 0) must not depend on the world size."""
+fingerprints (weights, BatchNorm's running statistics; printed by rank 0)
+must not depend on the world size."""
 import sys
 
 import ditto
@@ -125,13 +126,13 @@ for step in range(3):
         check(f"ddp gradient step {step} parameter {i}", same(p.grad, want))
     model.zero_grad(set_to_none=True)
 
-# ---- R6: an MLP with dropout, 6 micro-batches a step
+# ---- R6: an MLP with BatchNorm and dropout, 6 micro-batches a step
 ditto.manual_seed(7)
 data_g = ditto.Generator().manual_seed(7)
 x = ditto.randn(96, 10, generator=data_g)
 y = ditto.randint(0, 3, (96,), generator=data_g)
-net = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Dropout(0.2),
-                    nn.Linear(16, 3))
+net = nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.ReLU(),
+                    nn.Dropout(0.2), nn.Linear(16, 3))
 opt = ditto.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
 grad = dist.MicroBatchGradient(net.parameters(), 6)
 for step in range(4):
@@ -149,4 +150,6 @@ if failures:
           file=sys.stderr)
     sys.exit(1)
 if rank == 0:
-    print("fingerprint", ditto.utils.weights_fingerprint(net))
+    running = [t for name, t in net.named_buffers() if "running_" in name]
+    print("fingerprint", ditto.utils.weights_fingerprint(net),
+          ditto._C._weights_fingerprint(running))

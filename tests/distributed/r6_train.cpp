@@ -1,4 +1,4 @@
-// R6 end to end on a small model: an MLP with dropout trained by
+// R6 end to end on a small model: an MLP with BatchNorm and dropout trained by
 // data-parallel SGD with momentum under mpirun, each step's gradient made by
 // distributed::MicroBatchGradient over k micro-batches of 4 samples (8
 // unless --micro-batches says otherwise).
@@ -64,7 +64,11 @@ int main(int argc, char** argv) {
   const Data data = make_data();
   manual_seed(kSeed);
   nn::Sequential model(
-      nn::Linear(20, 32), nn::ReLU(), nn::Dropout(0.2), nn::Linear(32, 4));
+      nn::Linear(20, 32),
+      nn::BatchNorm1d(32),
+      nn::ReLU(),
+      nn::Dropout(0.2),
+      nn::Linear(32, 4));
   optim::SGD opt(model.parameters(), optim::SGDOptions(0.1).momentum(0.9));
   train::TrainState state(model, opt);
   int64_t first = 0;
@@ -97,9 +101,16 @@ int main(int argc, char** argv) {
     }
   }
   if (dist::rank() == 0) {
+    // The weights and BatchNorm's running statistics.
+    std::vector<Tensor> state = model.parameters();
+    for (const auto& [name, t] : model.named_buffers()) {
+      if (name.find("running_") != std::string::npos) {
+        state.push_back(t);
+      }
+    }
     std::printf(
         "fingerprint %s world %d\n",
-        train::hex64(train::weights_fingerprint(model)).c_str(),
+        train::hex64(train::weights_fingerprint(state)).c_str(),
         dist::world_size());
   }
   return 0;

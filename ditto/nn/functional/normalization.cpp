@@ -18,12 +18,34 @@ struct NormGeom {
   int64_t n, c, s;
 };
 
+thread_local RunningStatsRecorder* tls_recorder = nullptr;
+
 template <typename T>
 struct ChannelStats {
   T mean, invstd;
 };
 
 } // namespace
+
+RunningStatsRecorder::RunningStatsRecorder() : previous_(tls_recorder) {
+  tls_recorder = this;
+}
+
+RunningStatsRecorder::~RunningStatsRecorder() {
+  tls_recorder = previous_;
+}
+
+std::vector<RunningStatsRecorder::Entry> RunningStatsRecorder::take() {
+  return std::exchange(entries_, {});
+}
+
+RunningStatsRecorder* RunningStatsRecorder::current() {
+  return tls_recorder;
+}
+
+void RunningStatsRecorder::record(Entry e) {
+  entries_.push_back(std::move(e));
+}
 
 Tensor batch_norm(
     const Tensor& input,
@@ -90,6 +112,13 @@ Tensor batch_norm(
   Tensor y = detail::new_tensor(input.sizes(), input.dtype());
   Tensor save_mean = detail::new_tensor({g.c}, input.dtype());
   Tensor save_invstd = detail::new_tensor({g.c}, input.dtype());
+  // Deferred running statistics (RunningStatsRecorder): the batch's are
+  // recorded, the buffers left alone.
+  RunningStatsRecorder* recorder = training && running_mean.defined()
+      ? RunningStatsRecorder::current()
+      : nullptr;
+  Tensor rec_var =
+      recorder ? detail::new_tensor({g.c}, input.dtype()) : Tensor();
   dispatch_dtype(input.dtype(), op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T* xp = x.data_ptr<T>();
@@ -104,9 +133,9 @@ Tensor batch_norm(
       Tensor rv = running_var.defined() ? running_var.contiguous() : Tensor();
       T* rmp = rm.defined() ? rm.data_ptr<T>() : nullptr;
       T* rvp = rv.defined() ? rv.data_ptr<T>() : nullptr;
+      T* recvp = recorder ? rec_var.data_ptr<T>() : nullptr;
       T* smp = save_mean.data_ptr<T>();
       T* sip = save_invstd.data_ptr<T>();
-      const T mom = T(momentum), one_minus = T(1.0 - momentum);
       parallel_for(0, g.c, 1, [&](int64_t c0, int64_t c1) {
         for (int64_t c = c0; c < c1; ++c) {
           T mean, invstd;
@@ -130,9 +159,13 @@ Tensor batch_norm(
             const T var_sum = T(var_acc);
             invstd = T(1.0 / std::sqrt(double(T(var_sum / T(m))) + eps));
             if (training && rmp) {
-              rmp[c] = T(mom * mean) + T(one_minus * rmp[c]);
               const T unbiased = T(var_sum / T(m - 1));
-              rvp[c] = std::fma(mom, unbiased, T(one_minus * rvp[c]));
+              if (recvp) {
+                recvp[c] = unbiased;
+              } else {
+                rmp[c] = updated_running_mean(rmp[c], mean, momentum);
+                rvp[c] = updated_running_var(rvp[c], unbiased, momentum);
+              }
             }
           } else {
             mean = rmp[c];
@@ -151,7 +184,7 @@ Tensor batch_norm(
         }
       });
       // Written back only now, after everything that can fail.
-      if (rm.defined() && training) {
+      if (rm.defined() && training && !recorder) {
         if (!rm.is_same(running_mean)) {
           Tensor(running_mean).copy_(rm);
         }
@@ -161,7 +194,10 @@ Tensor batch_norm(
       }
     }
   });
-  if (training && running_mean.defined()) {
+  if (recorder) {
+    recorder->record(
+        {running_mean, running_var, save_mean.clone(), rec_var, momentum});
+  } else if (training && running_mean.defined()) {
     running_mean.impl()->storage()->bump_version();
     running_var.impl()->storage()->bump_version();
   }

@@ -2,7 +2,9 @@
 
 // Normalizations, each with its backward.
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "ditto/core/tensor.h"
 
@@ -44,6 +46,47 @@ DITTO_API Tensor group_norm(
     const Tensor& weight = {},
     const Tensor& bias = {},
     double eps = 1e-5);
+
+// BatchNorm's running-statistics update, per channel: what batch_norm does
+// in training mode, and what a replay of deferred updates must do to give
+// the same bits.
+template <typename T>
+inline T updated_running_mean(T running, T mean, double momentum) {
+  return T(T(momentum) * mean) + T(T(1.0 - momentum) * running);
+}
+template <typename T>
+inline T updated_running_var(T running, T unbiased_var, double momentum) {
+  return T(std::fma(T(momentum), unbiased_var, T(T(1.0 - momentum) * running)));
+}
+
+// While one lives on a thread, batch_norm in training mode does not update
+// the running statistics it is given: it records the batch's mean and
+// unbiased variance (and the momentum) here instead, in call order, and
+// the owner applies them later with updated_running_mean/var (the micro-batch
+// steps of docs/distributed.md replay every micro-batch's statistics in
+// index order, whichever rank computed it). Nested recorders: the newest
+// records.
+class DITTO_API RunningStatsRecorder {
+ public:
+  struct Entry {
+    Tensor running_mean, running_var; // the buffers, not updated
+    Tensor mean, unbiased_var; // this batch's, per channel
+    double momentum = 0;
+  };
+  RunningStatsRecorder();
+  ~RunningStatsRecorder();
+  RunningStatsRecorder(const RunningStatsRecorder&) = delete;
+  RunningStatsRecorder& operator=(const RunningStatsRecorder&) = delete;
+  // The entries recorded since the last take(), in call order.
+  std::vector<Entry> take();
+  // The recorder batch_norm reports to on this thread, or null.
+  static RunningStatsRecorder* current();
+  void record(Entry e);
+
+ private:
+  RunningStatsRecorder* previous_;
+  std::vector<Entry> entries_;
+};
 
 // x / max(||x||_2 along dim, eps).
 DITTO_API Tensor
