@@ -155,8 +155,25 @@ int64_t chunk_begin(int64_t n, int r) {
 // caller's tensor (a no-op when the tensor was contiguous already).
 void write_back(Tensor& t, const Tensor& c) {
   if (!c.is_same(t)) {
+    autograd::NoGradGuard no_grad; // a collective is not an autograd op
     t.copy_(c);
   }
+}
+
+// A collective's contiguous result (t's elements in order) into t: bytes
+// into a contiguous t (as MPI writes a receive buffer: not an autograd op,
+// as torch.distributed's are not), else through a copy into the view.
+void write_result(Tensor& t, const Tensor& result) {
+  if (t.is_contiguous()) {
+    if (t.numel() > 0) {
+      std::memmove( // the result may be t's own memory (one rank)
+          t.raw_data(),
+          result.raw_data(),
+          size_t(t.numel()) * element_size(t.dtype()));
+    }
+    return;
+  }
+  write_back(t, result.view(t.sizes()));
 }
 
 } // namespace
@@ -358,7 +375,7 @@ void all_reduce(Tensor& tensor, ReduceOp op) {
       std::vector<int64_t>(size_t(g_size), 1),
       [op](const Tensor& r, int64_t) { return rank_order_sum(r, op); },
       kOp);
-  tensor.copy_(out.view(tensor.sizes()));
+  write_result(tensor, out);
 }
 
 void reduce_scatter(
@@ -395,7 +412,7 @@ void reduce_scatter(
   }
   check_same(output, kOp);
   if (g_size == 1) {
-    output.copy_(inputs[0]);
+    write_result(output, inputs[0].contiguous());
     return;
   }
   // Rank q owns the columns of inputs[q]: the inputs laid end to end are
@@ -424,7 +441,7 @@ void reduce_scatter(
       offsets.data(),
       MPI_BYTE,
       c);
-  output.copy_(rank_order_sum(gathered, op).view(output.sizes()));
+  write_result(output, rank_order_sum(gathered, op));
 }
 
 void broadcast(Tensor& tensor, int root) {
