@@ -38,12 +38,13 @@ def cnn():
         nn.Linear(128, 10))
 
 
-def worker(rank, world, threads, steps):
+def worker(rank, world, threads, steps, plain=False):
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29517")
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
-    tdist.init_process_group("gloo", rank=rank, world_size=world)
+    if not plain:
+        tdist.init_process_group("gloo", rank=rank, world_size=world)
     images = torch.from_numpy(
         read_idx(os.path.join(ROOT, "train-images-idx3-ubyte.gz"))
         .astype(np.float32) / 255.0).reshape(-1, 1, 28, 28)
@@ -52,7 +53,7 @@ def worker(rank, world, threads, steps):
         read_idx(os.path.join(ROOT, "train-labels-idx1-ubyte.gz"))
         .astype(np.int64))
     torch.manual_seed(0)
-    model = nn.parallel.DistributedDataParallel(cnn())
+    model = cnn() if plain else nn.parallel.DistributedDataParallel(cnn())
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     per_rank = 64 // world
     g = torch.Generator().manual_seed(1)
@@ -60,17 +61,21 @@ def worker(rank, world, threads, steps):
     t0 = None
     for step in range(steps + 5):
         if step == 5:
-            tdist.barrier()
+            if not plain:
+                tdist.barrier()
             t0 = time.perf_counter()
         idx = order[step * 64 + rank * per_rank:step * 64 + (rank + 1) * per_rank]
         opt.zero_grad()
         F.cross_entropy(model(images[idx]), labels[idx]).backward()
         opt.step()
-    tdist.barrier()
+    if not plain:
+        tdist.barrier()
     if rank == 0:
         ms = 1000 * (time.perf_counter() - t0) / steps
-        print(f"PyTorch DDP gloo, {world} x {threads} threads: {ms:.2f} ms/step")
-    tdist.destroy_process_group()
+        what = "no DDP, one process" if plain else "DDP gloo"
+        print(f"PyTorch {what}, {world} x {threads} threads: {ms:.2f} ms/step")
+    if not plain:
+        tdist.destroy_process_group()
 
 
 def main():
@@ -78,8 +83,13 @@ def main():
     p.add_argument("--world", type=int, default=2)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--plain", action="store_true",
+                   help="the same loop without DDP, in this process")
     a = p.parse_args()
-    mp.spawn(worker, args=(a.world, a.threads, a.steps), nprocs=a.world)
+    if a.plain:
+        worker(0, 1, a.threads, a.steps, plain=True)
+    else:
+        mp.spawn(worker, args=(a.world, a.threads, a.steps), nprocs=a.world)
 
 
 if __name__ == "__main__":

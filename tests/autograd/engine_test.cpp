@@ -349,5 +349,28 @@ TEST(Autograd, StaleViewAndInPlaceOnViewRaise) {
       [&] { exp(v); }, "used after its base was modified in place");
 }
 
+// autograd::queue_callback (what DistributedDataParallel uses): the
+// callback runs once, after backward wrote every leaf's grad, in queue
+// order; a backward that raises drops it; grad() does not run it.
+TEST(Autograd, QueuedCallbacksRunOnceAtTheEndOfTheNextBackward) {
+  Tensor w = ones({3}).requires_grad_();
+  std::vector<std::string> seen;
+  autograd::queue_callback([&] {
+    seen.push_back(w.grad().defined() ? "first, grad written" : "first");
+  });
+  autograd::queue_callback([&] { seen.push_back("second"); });
+  autograd::grad({mul(w, w).sum()}, {w});
+  EXPECT_TRUE(seen.empty());
+  mul(w, w).sum().backward();
+  EXPECT_EQ(seen, (std::vector<std::string>{"first, grad written", "second"}));
+  mul(w, w).sum().backward();
+  EXPECT_EQ(seen.size(), 2u); // once
+  autograd::queue_callback([&] { seen.push_back("dropped"); });
+  Tensor bad = ones({2}).requires_grad_();
+  EXPECT_THROW(mul(bad, bad).backward(), ValueError); // not one element
+  mul(w, w).sum().backward();
+  EXPECT_EQ(seen.size(), 2u);
+}
+
 } // namespace
 } // namespace ditto

@@ -157,24 +157,6 @@ std::vector<Tensor> values_of(int64_t j) {
       zeros({0})};
 }
 
-TEST(Distributed, MicroBatchTreeHasTheDocumentedShape) {
-  // k = 6: ((g0 + g1) + (g2 + g3)) + (g4 + g5), one process.
-  train::MicroBatchSum sum(6);
-  for (int64_t j = 0; j < 6; ++j) {
-    sum.add(j, {values_of(j)[0]});
-  }
-  Tensor got = sum.reduce()[0];
-  auto g = [](int64_t j) { return values_of(j)[0]; };
-  Tensor want = add(add(add(g(0), g(1)), add(g(2), g(3))), add(g(4), g(5)));
-  EXPECT_TRUE(same_bits(got, want));
-  using Nodes = std::vector<std::pair<int64_t, int64_t>>;
-  EXPECT_EQ(train::tree_nodes(0, 8), (Nodes{{0, 8}}));
-  EXPECT_EQ(train::tree_nodes(2, 5), (Nodes{{2, 2}, {4, 1}}));
-  EXPECT_EQ(train::tree_nodes(3, 8), (Nodes{{3, 1}, {4, 4}}));
-  EXPECT_EQ(train::tree_nodes(0, 6), (Nodes{{0, 4}, {4, 2}}));
-  EXPECT_THROW(train::MicroBatchSum(0), ValueError);
-}
-
 TEST(Distributed, MicroBatchSumHasOneProcesssBitsForAnyWorldSizeAndK) {
   const int p = dist::world_size();
   for (int64_t k = p; k <= 9; ++k) {

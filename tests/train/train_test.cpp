@@ -623,4 +623,57 @@ TEST_F(TrainCli, LoadsWeightsWrittenByPyTorch) {
       dir + "torch_cnn.safetensors");
 }
 
+// The micro-batch tree of docs/distributed.md, one process (the
+// multi-process checks are tests/distributed/).
+TEST(MicroBatchSum, TheTreeHasTheDocumentedShape) {
+  using ditto::Tensor;
+  auto g = [](int64_t j) {
+    ditto::Generator gen;
+    gen.manual_seed(uint64_t(100 + j));
+    return ditto::randn({7}, ditto::kFloat32, gen);
+  };
+  ditto::train::MicroBatchSum sum(6);
+  for (int64_t j = 0; j < 6; ++j) {
+    sum.add(j, {g(j)});
+  }
+  // k = 6: ((g0 + g1) + (g2 + g3)) + (g4 + g5).
+  Tensor want = ditto::add(
+      ditto::add(ditto::add(g(0), g(1)), ditto::add(g(2), g(3))),
+      ditto::add(g(4), g(5)));
+  EXPECT_TRUE(ditto::equal(sum.reduce()[0], want));
+  using Nodes = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(ditto::train::tree_nodes(0, 8), (Nodes{{0, 8}}));
+  EXPECT_EQ(ditto::train::tree_nodes(2, 5), (Nodes{{2, 2}, {4, 1}}));
+  EXPECT_EQ(ditto::train::tree_nodes(3, 8), (Nodes{{3, 1}, {4, 4}}));
+  EXPECT_EQ(ditto::train::tree_nodes(0, 6), (Nodes{{0, 4}, {4, 2}}));
+  EXPECT_THROW(ditto::train::MicroBatchSum(0), ditto::ValueError);
+  ditto::train::ProcessGroup two;
+  two.world_size = 2;
+  EXPECT_THROW(ditto::train::MicroBatchSum(1, two), ditto::ValueError);
+}
+
+// BatchNorm's running statistics are deferred while a MicroBatchSum lives
+// and replayed at reduce(): the bits of updating as it goes.
+TEST(MicroBatchSum, BatchNormStatisticsAreReplayedWithTheSameBits) {
+  using ditto::Tensor;
+  ditto::nn::BatchNorm1d sequential(3), replayed(3);
+  auto micro = [](int64_t j) {
+    ditto::Generator gen;
+    gen.manual_seed(uint64_t(300 + j));
+    return ditto::randn({6, 3}, ditto::kFloat32, gen);
+  };
+  for (int64_t step = 0; step < 2; ++step) {
+    ditto::train::MicroBatchSum sum(5);
+    const Tensor before = replayed.running_var.clone();
+    for (int64_t j = 0; j < 5; ++j) {
+      sequential.forward(micro(step * 5 + j));
+      sum.add(j, {replayed.forward(micro(step * 5 + j)).sum()});
+      EXPECT_TRUE(ditto::equal(replayed.running_var, before));
+    }
+    sum.reduce();
+    EXPECT_TRUE(ditto::equal(replayed.running_mean, sequential.running_mean));
+    EXPECT_TRUE(ditto::equal(replayed.running_var, sequential.running_var));
+  }
+}
+
 } // namespace
