@@ -220,13 +220,15 @@ namespace {
 // one chunk per rank; rank q receives chunk q of every rank's rows
 // (MPI_Alltoallv), stacked in rank order as a [sum counts, c] tensor,
 // combines it into c values, and the combined chunks are gathered on every
-// rank (MPI_Allgatherv). Returns the [n] result. The caller has checked that
-// the dtype and n agree.
+// rank (MPI_Allgatherv). Returns the [n] result, in `into` when it is given
+// (contiguous, n elements of the dtype: all_reduce's own tensor), else in a
+// new tensor. The caller has checked that the dtype and n agree.
 Tensor reduce_columns_impl(
     const Tensor& rows,
     const std::vector<int64_t>& counts,
     const train::ProcessGroup::Combine& combine,
-    const char* op) {
+    const char* op,
+    const Tensor& into = Tensor()) {
   MPI_Comm c = comm(op);
   const Dtype dt = rows.dtype();
   const int64_t n = rows.size(1);
@@ -240,15 +242,20 @@ Tensor reduce_columns_impl(
     total_rows += counts[r];
   }
   // The send buffer by owner: for owner q, this rank's rows cut to chunk q.
+  // With one row the chunks are the row's own consecutive pieces, sent from
+  // where they are.
   std::vector<int> send_counts(p), send_offsets(p);
-  std::vector<uint8_t> send(size_t(mine) * size_t(n) * es);
+  std::vector<uint8_t> send(mine == 1 ? 0 : size_t(mine) * size_t(n) * es);
   const auto* src = static_cast<const uint8_t*>(rows.raw_data());
   size_t at = 0;
   for (int q = 0; q < g_size; ++q) {
     const int64_t b = chunk_begin(n, q), e = chunk_begin(n, q + 1);
     const size_t width = size_t(e - b) * es;
     send_offsets[size_t(q)] = count_of(at, op);
-    for (int64_t i = 0; i < mine; ++i) {
+    if (mine == 1) {
+      at += width;
+    }
+    for (int64_t i = 0; i < mine && mine != 1; ++i) {
       std::memcpy(
           send.data() + at,
           src + (size_t(i) * size_t(n) + size_t(b)) * es,
@@ -266,7 +273,7 @@ Tensor reduce_columns_impl(
     recv_offsets[r] = count_of(size_t(row_offset[r] * my_n) * es, op);
   }
   MPI_Alltoallv(
-      send.data(),
+      mine == 1 ? src : send.data(),
       send_counts.data(),
       send_offsets.data(),
       MPI_BYTE,
@@ -288,7 +295,7 @@ Tensor reduce_columns_impl(
       dtype_name(reduced.dtype()),
       " ",
       shape_str(reduced.sizes()));
-  Tensor out = empty({n}, dt);
+  Tensor out = into.defined() ? into : empty({n}, dt);
   std::vector<int> out_counts(p), out_offsets(p);
   for (int q = 0; q < g_size; ++q) {
     const int64_t b = chunk_begin(n, q), e = chunk_begin(n, q + 1);
@@ -315,9 +322,12 @@ Tensor reduce_columns_impl(
 Tensor rank_order_sum(const Tensor& rows, ReduceOp op) {
   const Dtype dt = rows.dtype();
   const int64_t c = rows.size(1);
-  Tensor acc = rows.select(0, 0).clone();
+  Tensor acc = empty({c}, dt);
   const auto* base = static_cast<const uint8_t*>(rows.raw_data());
   const size_t row_bytes = size_t(c) * element_size(dt);
+  if (row_bytes > 0) {
+    std::memcpy(acc.raw_data(), base, row_bytes);
+  }
   for (int64_t r = 1; r < rows.size(0); ++r) {
     add_into(dt, acc.raw_data(), base + size_t(r) * row_bytes, c);
   }
@@ -369,13 +379,15 @@ void all_reduce(Tensor& tensor, ReduceOp op) {
   if (g_size == 1) {
     return;
   }
-  Tensor rows = tensor.contiguous().reshape({1, tensor.numel()});
-  Tensor out = reduce_columns_impl(
-      rows,
+  // A contiguous tensor is sent from and gathered into in place.
+  Tensor buf = tensor.contiguous();
+  reduce_columns_impl(
+      buf.reshape({1, buf.numel()}),
       std::vector<int64_t>(size_t(g_size), 1),
       [op](const Tensor& r, int64_t) { return rank_order_sum(r, op); },
-      kOp);
-  write_result(tensor, out);
+      kOp,
+      buf.reshape({buf.numel()}));
+  write_back(tensor, buf);
 }
 
 void reduce_scatter(

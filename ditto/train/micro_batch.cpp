@@ -365,15 +365,23 @@ std::vector<Tensor> MicroBatchSum::combine_ranks(std::vector<Node> mine) const {
         done[v] = true;
       }
     }
-    std::vector<Tensor> rows;
-    for (const Node& node : mine) {
-      std::vector<Tensor> parts;
-      for (size_t v : group) {
-        parts.push_back(node.values[v].reshape({-1}));
-      }
-      rows.push_back(cat(parts, 0));
+    // One row per node, filled in place (one pass over the values).
+    int64_t width = 0;
+    for (size_t v : group) {
+      width += first[v].numel();
     }
-    Tensor total = group_.reduce_columns(stack(rows, 0), counts, combine);
+    Tensor rows = empty({int64_t(mine.size()), width}, dt);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      int64_t at = 0;
+      for (size_t v : group) {
+        const Tensor& value = mine[i].values[v];
+        rows.select(0, int64_t(i))
+            .narrow(0, at, value.numel())
+            .copy_(value.reshape({-1}));
+        at += value.numel();
+      }
+    }
+    Tensor total = group_.reduce_columns(rows, counts, combine);
     int64_t offset = 0;
     for (size_t v : group) {
       const int64_t n = first[v].numel();
