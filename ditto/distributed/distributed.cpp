@@ -565,21 +565,38 @@ void average_gradients(const std::vector<Tensor>& params) {
 
 } // namespace
 
-DataParallelState::DataParallelState(nn::Module& module)
-    : DataParallelState(module.parameters(), module.buffers()) {}
+DataParallelState::DataParallelState(nn::Module& module, bool broadcast_buffers)
+    : DataParallelState(
+          module.parameters(),
+          module.buffers(),
+          broadcast_buffers) {}
 
 DataParallelState::DataParallelState(
     std::vector<Tensor> params,
-    std::vector<Tensor> buffers)
-    : params_(std::move(params)), queued_(std::make_shared<bool>(false)) {
+    std::vector<Tensor> buffers,
+    bool broadcast_buffers)
+    : params_(std::move(params)),
+      buffers_(std::move(buffers)),
+      broadcast_buffers_(broadcast_buffers),
+      queued_(std::make_shared<bool>(false)) {
   comm("DistributedDataParallel");
   autograd::NoGradGuard no_grad;
   for (Tensor t : params_) {
     broadcast(t, 0);
   }
-  for (Tensor t : buffers) {
+  for (Tensor t : buffers_) {
     broadcast(t, 0);
   }
+}
+
+void DataParallelState::before_forward() {
+  if (broadcast_buffers_) {
+    autograd::NoGradGuard no_grad;
+    for (Tensor t : buffers_) {
+      broadcast(t, 0);
+    }
+  }
+  prepare_backward();
 }
 
 void DataParallelState::prepare_backward() {

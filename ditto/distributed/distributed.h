@@ -96,8 +96,10 @@ class MicroBatchGradient {
 };
 
 // torch.nn.parallel.DistributedDataParallel's contract on a module: its
-// parameters and buffers are broadcast from rank 0 when it is built; each
-// forward through it (in grad mode, outside no_sync) makes the next
+// parameters and buffers are broadcast from rank 0 when it is built, and
+// the buffers again before every forward (torch's broadcast_buffers=True;
+// false keeps each rank's); each forward through it (in grad mode, outside
+// no_sync) makes the next
 // backward on this thread end by reducing the parameters' gradients, so
 // that after backward every rank holds the same average gradient and the
 // optimizer's step is identical everywhere. The average is the tree sum
@@ -107,11 +109,17 @@ class MicroBatchGradient {
 // rank counts as zeros. Build one on every rank, in the same order.
 class DataParallelState {
  public:
-  explicit DataParallelState(nn::Module& module);
+  explicit DataParallelState(nn::Module& module, bool broadcast_buffers = true);
   // The same for parameters and buffers held elsewhere (the Python
   // binding's modules).
-  DataParallelState(std::vector<Tensor> params, std::vector<Tensor> buffers);
-  // What a forward does before calling the module.
+  DataParallelState(
+      std::vector<Tensor> params,
+      std::vector<Tensor> buffers,
+      bool broadcast_buffers = true);
+  // What a forward does before calling the module: the buffers from rank 0
+  // (collective, when broadcast_buffers), and the reduction queued for the
+  // next backward (in grad mode, outside no_sync).
+  void before_forward();
   void prepare_backward();
   // Reduces the gradients now (what the end of backward does). Collective.
   void reduce_gradients();
@@ -142,7 +150,8 @@ class DataParallelState {
   };
 
  private:
-  std::vector<Tensor> params_;
+  std::vector<Tensor> params_, buffers_;
+  bool broadcast_buffers_ = true;
   bool sync_ = true;
   std::shared_ptr<bool> queued_;
 };
@@ -150,13 +159,16 @@ class DataParallelState {
 template <typename M>
 class DistributedDataParallel {
  public:
-  explicit DistributedDataParallel(std::shared_ptr<M> module)
+  explicit DistributedDataParallel(
+      std::shared_ptr<M> module,
+      bool broadcast_buffers = true)
       : module_(std::move(module)),
-        state_(std::make_shared<DataParallelState>(*module_)) {}
-  // module->forward(args...), after arranging the gradient reduction.
+        state_(
+            std::make_shared<DataParallelState>(*module_, broadcast_buffers)) {}
+  // module->forward(args...), after DataParallelState::before_forward().
   template <typename... Args>
   auto forward(Args&&... args) {
-    state_->prepare_backward();
+    state_->before_forward();
     return module_->forward(std::forward<Args>(args)...);
   }
   template <typename... Args>

@@ -59,9 +59,14 @@ PYBIND11_MODULE(_distributed, m) {
 
   py::class_<dist::DataParallelState>(m, "DataParallelState")
       .def(
-          py::init<std::vector<Tensor>, std::vector<Tensor>>(),
+          py::init<std::vector<Tensor>, std::vector<Tensor>, bool>(),
           py::arg("params"),
           py::arg("buffers"),
+          py::arg("broadcast_buffers"),
+          ReleaseGil())
+      .def(
+          "before_forward",
+          &dist::DataParallelState::before_forward,
           ReleaseGil())
       .def("prepare_backward", &dist::DataParallelState::prepare_backward)
       .def(

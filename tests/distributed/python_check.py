@@ -105,6 +105,16 @@ check("ddp broadcast", same(model.weight, reference.weight)
       and same(model.bias, reference.bias))
 
 
+# Buffers come from rank 0 before every forward (broadcast_buffers=True).
+bn = nn.BatchNorm1d(3)
+bn_ddp = nn.parallel.DistributedDataParallel(bn)
+bn.eval()
+bn.running_mean.fill_(float(rank))
+bn_ddp(ditto.ones(2, 3))
+check("ddp buffers broadcast before a forward",
+      bn.running_mean.tolist() == [0.0, 0.0, 0.0])
+
+
 def batch(step, r):
     return input_of(500 + step * 64 + r, (4, 5))
 

@@ -1,7 +1,6 @@
 """DistributedDataParallel on ditto.distributed (docs/distributed.md)."""
 import contextlib
 
-from ... import _C
 from ..modules.module import Module
 
 
@@ -16,10 +15,11 @@ class DistributedDataParallel(Module):
     divided by the world size: the same bits as one process accumulating
     the ranks' batches with ditto.distributed.MicroBatchGradient, and the
     same bits on every run. A parameter with no gradient on a rank counts
-    as zeros there. device_ids, output_device, bucket_cap_mb,
-    find_unused_parameters, gradient_as_bucket_view and static_graph are
-    accepted for torch's signature; broadcast_buffers=True broadcasts the
-    buffers when wrapping (not again at every forward)."""
+    as zeros there. With broadcast_buffers (the default, as torch's) the
+    buffers are broadcast from rank 0 before every forward. device_ids,
+    output_device, bucket_cap_mb, find_unused_parameters,
+    gradient_as_bucket_view and static_graph are accepted for torch's
+    signature."""
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
                  broadcast_buffers=True, process_group=None,
@@ -40,13 +40,15 @@ class DistributedDataParallel(Module):
         self.dim = dim
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
-        buffers = list(module.buffers()) if broadcast_buffers else []
-        state = dist._D.DataParallelState(list(module.parameters()), buffers)
+        state = dist._D.DataParallelState(
+            list(module.parameters()), list(module.buffers()),
+            broadcast_buffers)
         object.__setattr__(self, "_state", state)
 
     def forward(self, *inputs, **kwargs):
-        if _C.is_grad_enabled():
-            self._state.prepare_backward()
+        # The buffers from rank 0, and (in grad mode, outside no_sync) the
+        # gradient reduction queued for the next backward.
+        self._state.before_forward()
         return self.module(*inputs, **kwargs)
 
     @contextlib.contextmanager
