@@ -77,6 +77,25 @@ int64_t block_begin(int64_t k, int64_t p, int64_t r) {
   return k * r / p;
 }
 
+// What reduce_columns takes: one row per entry of `rows`, each row its
+// tensors flattened end to end (one dtype; the same total size in every
+// row), filled in place, one pass over the values.
+Tensor flat_rows(const std::vector<std::vector<Tensor>>& rows, Dtype dt) {
+  int64_t width = 0;
+  for (const Tensor& t : rows.at(0)) {
+    width += t.numel();
+  }
+  Tensor out = empty({int64_t(rows.size()), width}, dt);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    int64_t at = 0;
+    for (const Tensor& t : rows[i]) {
+      out.select(0, int64_t(i)).narrow(0, at, t.numel()).copy_(t.reshape({-1}));
+      at += t.numel();
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<std::pair<int64_t, int64_t>> tree_nodes(
@@ -263,16 +282,15 @@ void MicroBatchSum::replay_running_stats() {
           begin_);
     }
   }
-  std::vector<Tensor> rows;
+  std::vector<std::vector<Tensor>> rows;
   for (const auto& s : stats) {
-    std::vector<Tensor> parts;
+    std::vector<Tensor>& parts = rows.emplace_back();
     for (const StatsEntry& e : s) {
       parts.push_back(e.mean);
       parts.push_back(e.unbiased_var);
     }
-    rows.push_back(cat(parts, 0));
   }
-  Tensor mine = ditto::stack(rows, 0);
+  Tensor mine = flat_rows(rows, dt);
   ProcessGroup::Combine replay = [&layout, dt](const Tensor& r, int64_t first) {
     return dt == kFloat64 ? replay_columns<double>(layout, r, first)
                           : replay_columns<float>(layout, r, first);
@@ -365,23 +383,14 @@ std::vector<Tensor> MicroBatchSum::combine_ranks(std::vector<Node> mine) const {
         done[v] = true;
       }
     }
-    // One row per node, filled in place (one pass over the values).
-    int64_t width = 0;
-    for (size_t v : group) {
-      width += first[v].numel();
-    }
-    Tensor rows = empty({int64_t(mine.size()), width}, dt);
-    for (size_t i = 0; i < mine.size(); ++i) {
-      int64_t at = 0;
+    std::vector<std::vector<Tensor>> rows;
+    for (const Node& node : mine) {
+      std::vector<Tensor>& parts = rows.emplace_back();
       for (size_t v : group) {
-        const Tensor& value = mine[i].values[v];
-        rows.select(0, int64_t(i))
-            .narrow(0, at, value.numel())
-            .copy_(value.reshape({-1}));
-        at += value.numel();
+        parts.push_back(node.values[v]);
       }
     }
-    Tensor total = group_.reduce_columns(rows, counts, combine);
+    Tensor total = group_.reduce_columns(flat_rows(rows, dt), counts, combine);
     int64_t offset = 0;
     for (size_t v : group) {
       const int64_t n = first[v].numel();
