@@ -8,6 +8,7 @@
 #include "ditto/config.h"
 #include "ditto/core/cpu_capability.h"
 #include "ditto/core/device.h"
+#include "ditto/device/device.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/error.h"
 #include "ditto/core/parallel.h"

@@ -29,13 +29,6 @@ std::ostream& operator<<(std::ostream& os, Dtype d) {
   return os << dtype_name(d);
 }
 
-std::ostream& operator<<(std::ostream& os, const Device& d) {
-  os << "cpu";
-  if (d.index >= 0) {
-    os << ":" << d.index;
-  }
-  return os;
-}
 
 namespace {
 // bool < uint8 < int32 < int64 < float32 < float64, except that the mix of

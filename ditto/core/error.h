@@ -47,6 +47,20 @@ class DITTO_API NondeterministicError : public Error {
   using Error::Error;
 };
 
+// An op called on a device for which it has no kernel (PyTorch raises
+// NotImplementedError for a backend without the op).
+class DITTO_API NotImplementedError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A device that cannot be used: no Vulkan loader, no such device, a lost
+// device, a driver error (torch's RuntimeError for CUDA errors).
+class DITTO_API DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A broken internal invariant: a bug in ditto, never the user's input.
 class DITTO_API InternalError : public Error {
  public:

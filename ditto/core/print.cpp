@@ -346,6 +346,9 @@ std::string detail::tensor_repr(
       "dtype=" + std::string(dtype_prefix) + std::string(dtype_name(t.dtype()));
   std::vector<std::string> suffixes;
   std::string body;
+  if (!t.is_cpu()) {
+    suffixes.push_back("device='" + t.device().str() + "'");
+  }
   if (t.numel() == 0) {
     // No values to infer the dtype from, so only float32 goes unnamed.
     if (t.dim() != 1) {
@@ -359,7 +362,7 @@ std::string detail::tensor_repr(
     if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
       suffixes.push_back(dtype_suffix);
     }
-    body = body_str(t, indent);
+    body = body_str(t.is_cpu() ? t : t.cpu(), indent);
   }
   suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
   return add_suffixes(prefix + body, suffixes, indent);

@@ -244,6 +244,22 @@ Storage::Storage(size_t nbytes, Device device)
       "empty",
       nbytes,
       " bytes do not fit in memory");
+  if (!device.is_cpu()) {
+    // A device's memory: an opaque handle from the device module.
+    const detail::DeviceHooks& hooks = detail::device_hooks(device.type);
+    DITTO_CHECK(
+        hooks.allocate != nullptr,
+        DeviceError,
+        "empty",
+        "this build of ditto has no ",
+        device.type,
+        " device (built without the Vulkan headers or glslc)");
+    device_ = Device(device.type, int16_t(device.resolved_index()));
+    data_ = hooks.allocate(device.resolved_index(), nbytes);
+    owned_ = false;
+    deleter_ = hooks.release;
+    return;
+  }
   size_t rounded =
       (nbytes + kStorageAlignment - 1) / kStorageAlignment * kStorageAlignment;
   if (rounded == 0) {
@@ -277,6 +293,16 @@ Storage::Storage(
       deleter_(std::move(deleter)) {}
 
 void Storage::grow(size_t nbytes) {
+  if (nbytes <= nbytes_) {
+    return;
+  }
+  DITTO_CHECK(
+      device_.is_cpu(),
+      NotImplementedError,
+      "resize_",
+      "growing a tensor on ",
+      device_,
+      " is not supported yet");
   DITTO_CHECK(
       owned_,
       ValueError,

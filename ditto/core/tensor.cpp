@@ -139,9 +139,13 @@ void TensorImpl::set_sizes_contiguous(Shape sizes) {
 
 namespace detail {
 Tensor new_tensor(const Shape& sizes, Dtype dtype) {
+  return new_tensor(sizes, dtype, kCPU);
+}
+
+Tensor new_tensor(const Shape& sizes, Dtype dtype, Device device) {
   int64_t n = checked_numel(sizes, "empty");
   return Tensor(std::make_shared<TensorImpl>(
-      std::make_shared<Storage>(checked_nbytes(n, dtype, "empty")),
+      std::make_shared<Storage>(checked_nbytes(n, dtype, "empty"), device),
       sizes,
       contiguous_strides(sizes),
       0,
@@ -245,6 +249,13 @@ const std::shared_ptr<Storage>& Tensor::storage() const {
 
 void* Tensor::raw_data() const {
   check_defined("data_ptr");
+  DITTO_CHECK(
+      impl_->storage()->device().is_cpu(),
+      ValueError,
+      "data_ptr",
+      "the tensor's elements are on ",
+      impl_->storage()->device(),
+      ", not in host memory: copy them with .cpu() first");
   detail::run_deferred();
   return static_cast<char*>(impl_->storage()->data()) +
       impl_->offset() * int64_t(ditto::element_size(impl_->dtype()));
@@ -259,6 +270,9 @@ Scalar Tensor::item_scalar() const {
       "a tensor with ",
       numel(),
       " elements cannot be converted to a scalar");
+  if (!device().is_cpu()) {
+    return cpu().item_scalar();
+  }
   return dispatch_dtype(dtype(), "item", [&]<typename T>() {
     return Scalar(*static_cast<const T*>(raw_data()));
   });

@@ -142,6 +142,19 @@ class DITTO_API Tensor {
   Tensor contiguous() const;
   Tensor clone() const;
   Tensor to(Dtype dtype) const; // returns *this when the dtype already matches
+  // A copy on device (docs/device.md); *this when it is there already. The
+  // gradient flows back to this tensor's device.
+  Tensor to(Device device) const;
+  Tensor to(Device device, Dtype dtype) const;
+  Tensor cpu() const {
+    return to(kCPU);
+  }
+  bool is_cpu() const {
+    return device().is_cpu();
+  }
+  bool is_vulkan() const {
+    return device().is_vulkan();
+  }
   // Copies src into this tensor, broadcasting and converting the dtype.
   Tensor& copy_(const Tensor& src);
 
@@ -309,6 +322,7 @@ namespace detail {
 // A new contiguous tensor whose contents are unspecified; not an op (no
 // frame, never traced). Ops that write every element use it.
 DITTO_API Tensor new_tensor(const Shape& sizes, Dtype dtype);
+DITTO_API Tensor new_tensor(const Shape& sizes, Dtype dtype, Device device);
 } // namespace detail
 
 // xxh3-64 (seed 0) of the dtype code, the number of dims and each size (int64

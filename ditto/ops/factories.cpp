@@ -36,8 +36,12 @@ Dtype default_dtype_for(const Scalar& s) {
 } // namespace
 
 Tensor empty(const Shape& shape, Dtype dtype) {
+  return empty(shape, dtype, kCPU);
+}
+
+Tensor empty(const Shape& shape, Dtype dtype, Device device) {
   detail::OpScope op("empty");
-  return op.done(maybe_fill(detail::new_tensor(shape, dtype)));
+  return op.done(maybe_fill(detail::new_tensor(shape, dtype, device)));
 }
 
 Tensor empty_strided(const Shape& sizes, const Shape& strides, Dtype dtype) {
@@ -53,20 +57,40 @@ Tensor empty_strided(const Shape& sizes, const Shape& strides, Dtype dtype) {
 }
 
 Tensor zeros(const Shape& shape, Dtype dtype) {
+  return zeros(shape, dtype, kCPU);
+}
+
+Tensor zeros(const Shape& shape, Dtype dtype, Device device) {
   detail::OpScope op("zeros");
-  Tensor t = detail::new_tensor(shape, dtype);
-  std::memset(t.raw_data(), 0, t.nbytes());
+  Tensor t = detail::new_tensor(shape, dtype, device);
+  if (device.is_cpu()) {
+    std::memset(t.raw_data(), 0, t.nbytes());
+  } else {
+    t.fill_(0);
+  }
   return op.done(t);
 }
 
 Tensor ones(const Shape& shape, Dtype dtype) {
+  return ones(shape, dtype, kCPU);
+}
+
+Tensor ones(const Shape& shape, Dtype dtype, Device device) {
   detail::OpScope op("ones");
-  return op.done(full(shape, 1, dtype));
+  return op.done(full(shape, 1, dtype, device));
 }
 
 Tensor full(const Shape& shape, const Scalar& value, Dtype dtype) {
+  return full(shape, value, dtype, kCPU);
+}
+
+Tensor full(
+    const Shape& shape,
+    const Scalar& value,
+    Dtype dtype,
+    Device device) {
   detail::OpScope op("full");
-  Tensor t = detail::new_tensor(shape, dtype);
+  Tensor t = detail::new_tensor(shape, dtype, device);
   t.fill_(value);
   return op.done(t);
 }
@@ -75,26 +99,27 @@ Tensor full(const Shape& shape, const Scalar& value) {
   return full(shape, value, default_dtype_for(value));
 }
 
+// The *_like factories keep t's device, as PyTorch's do.
 Tensor empty_like(const Tensor& t) {
-  return empty(t.sizes(), t.dtype());
+  return empty(t.sizes(), t.dtype(), t.device());
 }
 Tensor zeros_like(const Tensor& t) {
-  return zeros(t.sizes(), t.dtype());
+  return zeros(t.sizes(), t.dtype(), t.device());
 }
 Tensor ones_like(const Tensor& t) {
-  return ones(t.sizes(), t.dtype());
+  return ones(t.sizes(), t.dtype(), t.device());
 }
 Tensor full_like(const Tensor& t, const Scalar& value) {
-  return full(t.sizes(), value, t.dtype());
+  return full(t.sizes(), value, t.dtype(), t.device());
 }
 Tensor empty_like(const Tensor& t, Dtype dtype) {
-  return empty(t.sizes(), dtype);
+  return empty(t.sizes(), dtype, t.device());
 }
 Tensor zeros_like(const Tensor& t, Dtype dtype) {
-  return zeros(t.sizes(), dtype);
+  return zeros(t.sizes(), dtype, t.device());
 }
 Tensor ones_like(const Tensor& t, Dtype dtype) {
-  return ones(t.sizes(), dtype);
+  return ones(t.sizes(), dtype, t.device());
 }
 
 Tensor arange(const Scalar& end) {
@@ -304,7 +329,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   detail::OpScope op("clone", {*this});
-  Tensor out = detail::new_tensor(sizes(), dtype());
+  Tensor out = detail::new_tensor(sizes(), dtype(), device());
   detail::copy_into(out, *this, "clone");
   return op.done(out, [](const autograd::GradList& g) { return g; });
 }
@@ -314,10 +339,29 @@ Tensor Tensor::to(Dtype d) const {
     return *this;
   }
   detail::OpScope op("to", {*this});
-  Tensor out = detail::new_tensor(sizes(), d);
+  Tensor out = detail::new_tensor(sizes(), d, device());
   detail::copy_into(out, *this, "to");
   // The engine casts the gradient back to this tensor's dtype.
   return op.done(out, [](const autograd::GradList& g) { return g; });
+}
+
+Tensor Tensor::to(Device d) const {
+  check_defined("to");
+  const Device from = device();
+  if (d == from) {
+    return *this;
+  }
+  detail::OpScope op("to", {*this});
+  Tensor out = detail::new_tensor(sizes(), dtype(), d);
+  detail::copy_into(out, *this, "to");
+  return op.done(out, [from](const autograd::GradList& g) {
+    return autograd::GradList{g[0].defined() ? g[0].to(from) : g[0]};
+  });
+}
+
+Tensor Tensor::to(Device d, Dtype t) const {
+  // Convert where the tensor is (on the CPU when either end is the CPU).
+  return device().is_cpu() ? to(t).to(d) : to(d).to(t);
 }
 
 Tensor& Tensor::copy_(const Tensor& src) {

@@ -18,6 +18,12 @@ DITTO_API Tensor full(const Shape& shape, const Scalar& value, Dtype dtype);
 // Without a dtype, full infers it from the value (bool, int64 or float32), as
 // torch.full does.
 DITTO_API Tensor full(const Shape& shape, const Scalar& value);
+// On a device (docs/device.md): zeros({2, 3}, kFloat32, Device("vulkan")).
+DITTO_API Tensor empty(const Shape& shape, Dtype dtype, Device device);
+DITTO_API Tensor zeros(const Shape& shape, Dtype dtype, Device device);
+DITTO_API Tensor ones(const Shape& shape, Dtype dtype, Device device);
+DITTO_API Tensor
+full(const Shape& shape, const Scalar& value, Dtype dtype, Device device);
 
 DITTO_API Tensor empty_like(const Tensor& t);
 DITTO_API Tensor zeros_like(const Tensor& t);

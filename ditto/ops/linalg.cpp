@@ -9,6 +9,7 @@
 #include "ditto/core/env.h"
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
+#include "ditto/device/vulkan/kernels.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
@@ -158,6 +159,37 @@ void gemm_batched(
     int64_t n,
     Tensor& out,
     const char* op) {
+  const int64_t tiles256_all =
+      ((m + kTileM - 1) / kTileM) * ((n + 255) / 256);
+  if (!out.is_cpu()) {
+    // Each output the CPU's one chain (the device has no split-K yet, so
+    // the products the CPU splits raise rather than give other bits).
+    DITTO_CHECK(
+        !(off.a.size() == 1 && m > 0 && n > 0 &&
+          tiles256_all <= kSplitKMaxTiles && k >= kSplitKMinK),
+        NotImplementedError,
+        op,
+        "a product with k = ",
+        k,
+        " >= ",
+        kSplitKMinK,
+        " and an output of at most ",
+        kSplitKMaxTiles,
+        " tiles splits k on the CPU (Note [Split-K]); no kernel on ",
+        out.device(),
+        " gives those bits yet");
+    for (size_t bi = 0; bi < off.a.size(); ++bi) {
+      vulkan::gemm(
+          {&out, out.storage_offset() + int64_t(bi) * m * n, n, 1},
+          {&a, a.storage_offset() + off.a[bi], a_rs, a_cs},
+          {&b, b.storage_offset() + off.b[bi], b_rs, b_cs},
+          m,
+          k,
+          n,
+          op);
+    }
+    return;
+  }
   const auto& t = kernels::kernel_table();
   const bool f32 = a.dtype() == kFloat32;
   kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
@@ -285,7 +317,7 @@ void check_float_pair(const Tensor& a, const Tensor& b, const char* op) {
 // a [m, k] @ b [k, n] for 2-d views (any strides).
 Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
-  Tensor out = detail::new_tensor({m, n}, a.dtype());
+  Tensor out = detail::new_tensor({m, n}, a.dtype(), a.device());
   BatchOffsets off{{0}, {0}};
   gemm_batched(
       a,
@@ -352,7 +384,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
       shape_str(b.sizes()));
   const int64_t batches = a.size(0), m = a.size(1), k = a.size(2),
                 n = b.size(2);
-  Tensor out = detail::new_tensor({batches, m, n}, a.dtype());
+  Tensor out = detail::new_tensor({batches, m, n}, a.dtype(), a.device());
   BatchOffsets off;
   for (int64_t bi = 0; bi < batches; ++bi) {
     off.a.push_back(bi * a.stride(0));
@@ -437,7 +469,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   }
   Shape out_shape = batch;
   out_shape.insert(out_shape.end(), {m, n});
-  Tensor out = detail::new_tensor(out_shape, a.dtype());
+  Tensor out = detail::new_tensor(out_shape, a.dtype(), a.device());
   gemm_batched(
       xa,
       xa.stride(-2),

@@ -1,5 +1,7 @@
 #include "ditto/ops/detail/elementwise_engine.h"
 
+#include "ditto/device/vulkan/kernels.h"
+
 #include <cmath>
 #include <optional>
 
@@ -225,6 +227,8 @@ Tensor binary(
   check_binary_args(op, name, compute, a, b_in);
   Shape shape = broadcast_shapes(a.sizes(), b_in.sizes(), name);
   Dtype result_dtype = is_comparison(op) ? kBool : compute;
+  // Note [Ops on a device]: a 0-dim CPU operand is a scalar there.
+  const Device device = a.is_cpu() ? b_in.device() : a.device();
   Tensor dst;
   if (inplace) {
     DITTO_CHECK(
@@ -246,9 +250,9 @@ Tensor binary(
     detail::check_no_internal_overlap(*out, name);
     dst = out->dtype() == result_dtype
         ? *out
-        : detail::new_tensor(shape, result_dtype);
+        : detail::new_tensor(shape, result_dtype, device);
   } else {
-    dst = detail::new_tensor(shape, result_dtype);
+    dst = detail::new_tensor(shape, result_dtype, device);
   }
   auto prepare = [&](const Tensor& t) {
     Tensor c = t.to(compute);
@@ -271,7 +275,15 @@ Tensor binary(
   auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
   DITTO_CHECK(
       loop != nullptr, TypeError, name, "not implemented for ", compute);
-  detail::run_loop(
+  if (!dst.is_cpu()) {
+    vulkan::binary(
+        int(op),
+        dst,
+        a.is_cpu() ? a.to(compute) : x,
+        b_in.is_cpu() ? b_in.to(compute) : y,
+        name);
+  } else {
+    detail::run_loop(
       shape,
       {{static_cast<char*>(dst.raw_data()), dst.strides()},
        {static_cast<char*>(x.raw_data()), x.strides()},
@@ -280,6 +292,7 @@ Tensor binary(
       [loop](char* const* p, const int64_t* s, int64_t n) {
         loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
       });
+  }
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
     dst = *out;
@@ -515,17 +528,21 @@ Tensor unary(UnaryOp op, const Tensor& a) {
       name,
       "not implemented for bool");
   Tensor x = a.to(compute);
-  Tensor out = detail::new_tensor(a.sizes(), compute);
+  Tensor out = detail::new_tensor(a.sizes(), compute, a.device());
   auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
   DITTO_ASSERT(loop != nullptr);
-  detail::run_loop(
-      a.sizes(),
-      {{static_cast<char*>(out.raw_data()), out.strides()},
-       {static_cast<char*>(x.raw_data()), x.strides()}},
-      {out.element_size(), x.element_size()},
-      [loop](char* const* p, const int64_t* s, int64_t n) {
-        loop(n, p[0], p[1], s[0], s[1]);
-      });
+  if (!out.is_cpu()) {
+    vulkan::unary(int(op), out, x, name);
+  } else {
+    detail::run_loop(
+        a.sizes(),
+        {{static_cast<char*>(out.raw_data()), out.strides()},
+         {static_cast<char*>(x.raw_data()), x.strides()}},
+        {out.element_size(), x.element_size()},
+        [loop](char* const* p, const int64_t* s, int64_t n) {
+          loop(n, p[0], p[1], s[0], s[1]);
+        });
+  }
   return scope.done(
       out,
       [op, sa = scope.save(a), sy = scope.save(out)](

@@ -2,7 +2,43 @@
 
 #include <algorithm>
 
+#include "ditto/device/vulkan/kernels.h"
+
 namespace ditto::detail {
+
+void check_devices(const char* op, const std::vector<const Tensor*>& inputs) {
+  Device device;
+  for (const Tensor* t : inputs) {
+    if (t->defined() && !t->is_cpu()) {
+      device = t->device();
+      break;
+    }
+  }
+  DITTO_CHECK(
+      vulkan::has_kernel(op),
+      NotImplementedError,
+      op,
+      "no kernel on ",
+      device,
+      " for this op (`ditto ops` lists the ops that have one); copy the "
+      "tensors to the CPU with .cpu() to run it there");
+  if (vulkan::mixes_devices(op)) {
+    return;
+  }
+  for (const Tensor* t : inputs) {
+    if (!t->defined() || t->device() == device ||
+        (t->is_cpu() && t->dim() == 0)) {
+      continue;
+    }
+    throw_error<ValueError>(
+        op,
+        "expected all tensors to be on the same device, but found at least "
+        "two devices, ",
+        device,
+        " and ",
+        t->device());
+  }
+}
 
 void OpScope::finish(
     std::span<const Tensor> outs,
@@ -180,6 +216,10 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
       shape_str(dst.sizes()));
   check_no_internal_overlap(dst, op);
   if (same_view(dst, src_in)) {
+    return;
+  }
+  if (!dst.is_cpu() || !src_in.is_cpu()) {
+    vulkan::copy_into(dst, src_in, op);
     return;
   }
   // A source overlapping the destination in another layout is read from a

@@ -30,6 +30,13 @@ inline int64_t elementwise_grain(int64_t n) {
   return std::max(kernels::kElementwiseGrain, (n + per - 1) / per);
 }
 
+// Note [Ops on a device]: an op given a tensor on a device raises unless it
+// has a kernel there (NotImplementedError naming the op and the device:
+// never a silent round trip through the CPU), and unless every tensor is on
+// that device, a 0-dim CPU tensor (a scalar) excepted, as in PyTorch. The
+// copies between devices (to, copy_) take any mix.
+void check_devices(const char* op, const std::vector<const Tensor*>& inputs);
+
 // Every public op runs inside one OpScope, the one dispatch point: it is
 // told the op's inputs, fixes the floating-point environment for the
 // kernels, records the op's backward on the autograd graph when an input
@@ -142,6 +149,17 @@ class OpScope {
       require_op_record(name_); // Note [Op records]
     }
     run_deferred(); // layers' pending initial draws come first
+    for (It it = first; it != last; ++it) {
+      const Tensor* t = get(it);
+      if (t->defined() && !t->storage()->device().is_cpu()) {
+        std::vector<const Tensor*> all;
+        for (It jt = first; jt != last; ++jt) {
+          all.push_back(get(jt));
+        }
+        check_devices(name_, all);
+        break;
+      }
+    }
     const bool outermost = opaque_depth() == 0;
     const bool tracing = frame_.outermost() && trace::enabled();
     if (outermost && kind_ != kComposite && autograd::GradMode::is_enabled()) {

@@ -1,0 +1,36 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+// out = a op b in float32, each a single correctly rounded IEEE operation
+// (Vulkan guarantees it for add, subtract and multiply), so the bits are
+// the CPU kernel's. Ops as kernels::BinaryOp: 0 add, 1 sub, 2 mul,
+// 5 maximum, 6 minimum.
+layout(local_size_x = 256) in;
+layout(set = 0, binding = 1) buffer Out { float out_[]; };
+layout(set = 0, binding = 2) readonly buffer A { float a_[]; };
+layout(set = 0, binding = 3) readonly buffer B { float b_[]; };
+void main() {
+  uint n = uint(p[0]);
+  int op = p[kOp];
+  bool a_scalar = (p[kFlags] & 4) != 0;
+  bool b_scalar = (p[kFlags] & 8) != 0;
+  for (uint i = gl_GlobalInvocationID.x; i < n;
+       i += gl_NumWorkGroups.x * gl_WorkGroupSize.x) {
+    float a = a_scalar ? intBitsToFloat(p[kScalar + 1]) : a_[operand_index(i, 1)];
+    float b = b_scalar ? intBitsToFloat(p[kScalar + 2]) : b_[operand_index(i, 2)];
+    precise float r;
+    if (op == 0) {
+      r = a + b;
+    } else if (op == 1) {
+      r = a - b;
+    } else if (op == 2) {
+      r = a * b;
+    } else if (op == 5) {
+      // As the CPU: NaN if either is NaN, else the larger.
+      r = isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b));
+    } else {
+      r = isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b));
+    }
+    out_[operand_index(i, 0)] = r;
+  }
+}

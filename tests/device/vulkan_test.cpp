@@ -1,0 +1,274 @@
+// The Vulkan device (docs/device.md): copies, factories, the ops with a
+// device kernel, each compared bit for bit with the CPU (R7 in DESIGN.md),
+// and the errors for what has no kernel. Runs on whichever device
+// DITTO_TEST_VULKAN_DEVICE names (default vulkan:0): Mesa's lavapipe in CI,
+// a real GPU under `make gpu-check`. With no Vulkan device these tests fail:
+// scripts/setup installs lavapipe.
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ditto/ditto.h"
+#include "ditto/device/device.h"
+#include "tests/error_of.h"
+
+namespace ditto {
+namespace {
+
+using test::error_of;
+
+Device test_device() {
+  const char* env = std::getenv("DITTO_TEST_VULKAN_DEVICE");
+  return Device(DeviceType::Vulkan, int16_t(env ? std::atoi(env) : 0));
+}
+
+// Values with the cases that tell implementations apart: signed zeros,
+// infinities, NaN, denormals, values near overflow, and ordinary ones.
+Tensor tricky(const Shape& shape, uint64_t seed) {
+  Generator g = Generator::philox(seed);
+  Tensor t = randn(shape, kFloat32, g);
+  float* p = t.data_ptr<float>();
+  const float special[] = {0.0f,
+                           -0.0f,
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::denorm_min(),
+                           -3.0e-39f,
+                           1.0e-38f,
+                           3.0e38f,
+                           -3.0e38f};
+  for (int64_t i = 0; i < t.numel(); i += 7) {
+    p[i] = special[(i / 7) % 10];
+  }
+  return t;
+}
+
+// Bits equal, NaNs compared as NaNs (their payload is not part of R7:
+// fingerprints canonicalize them).
+void expect_same_bits(const Tensor& cpu, const Tensor& dev, const char* what) {
+  ASSERT_TRUE(cpu.is_cpu());
+  ASSERT_TRUE(dev.is_vulkan()) << what;
+  ASSERT_EQ(cpu.sizes(), dev.sizes()) << what;
+  ASSERT_EQ(cpu.dtype(), dev.dtype()) << what;
+  Tensor back = dev.cpu().contiguous();
+  Tensor want = cpu.contiguous();
+  EXPECT_EQ(fingerprint(want), fingerprint(back)) << what;
+  if (want.dtype() == kFloat32) {
+    const float* a = want.data_ptr<float>();
+    const float* b = back.data_ptr<float>();
+    int64_t shown = 0;
+    for (int64_t i = 0; i < want.numel() && shown < 5; ++i) {
+      const bool same = (std::isnan(a[i]) && std::isnan(b[i])) ||
+          std::bit_cast<uint32_t>(a[i]) == std::bit_cast<uint32_t>(b[i]);
+      if (!same) {
+        ADD_FAILURE() << what << ": element " << i << " is " << b[i]
+                      << " on the device, " << a[i] << " on the CPU";
+        ++shown;
+      }
+    }
+  }
+}
+
+class Vulkan : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(is_vulkan_available()) << vulkan_unavailable_reason();
+  }
+  Device dev = test_device();
+};
+
+TEST(DeviceSpec, ParsesAndPrintsAsTorchDoes) {
+  EXPECT_EQ(Device("cpu"), kCPU);
+  EXPECT_EQ(Device("vulkan"), Device(kVulkan, 0));
+  EXPECT_EQ(Device("vulkan:1").index, 1);
+  EXPECT_EQ(Device("vulkan").str(), "vulkan:0");
+  EXPECT_EQ(Device("cpu").str(), "cpu");
+  EXPECT_NE(error_of<ValueError>([] { Device("cuda:0"); }).find("cuda:0"),
+            std::string::npos);
+  EXPECT_NE(error_of<ValueError>([] { Device("vulkan:x"); }), "");
+  EXPECT_NE(error_of<ValueError>([] { Device("vulkan:-1"); }), "");
+}
+
+TEST_F(Vulkan, ListsTheDeviceWithItsArithmetic) {
+  ASSERT_GE(vulkan_device_count(), 1);
+  const VulkanDeviceInfo info = vulkan_device_info(dev.index);
+  EXPECT_FALSE(info.name.empty());
+  // R7 rests on these two; a device without them cannot give the CPU's
+  // bits for products and denormals, and this says which property failed.
+  // fma() rounding once, or float64 to build it from (lavapipe's
+  // rounds twice; the products then use the float64 form).
+  EXPECT_TRUE(info.fma_fused || info.float64)
+      << info.name << ": fma() rounds twice and there is no float64";
+  EXPECT_TRUE(info.denormals_kept)
+      << info.name << ": float32 denormals are flushed";
+  EXPECT_NE(error_of<DeviceError>([] { zeros({2}, kFloat32, Device("vulkan:99")); })
+                .find("vulkan:99 does not exist"),
+            std::string::npos);
+}
+
+TEST_F(Vulkan, CopiesBothWaysKeepEveryBit) {
+  for (Dtype dt : {kFloat32, kFloat64, kInt32, kInt64}) {
+    Tensor c = tricky({37, 41}, 1).to(dt);
+    Tensor d = c.to(dev);
+    EXPECT_TRUE(d.is_vulkan());
+    EXPECT_EQ(d.device(), dev);
+    EXPECT_EQ(fingerprint(d.cpu()), fingerprint(c)) << dt;
+    // Strided views both ways: a transposed source, a sliced destination.
+    Tensor dt_view = d.t();
+    EXPECT_EQ(fingerprint(dt_view.cpu()), fingerprint(c.t())) << dt;
+    EXPECT_EQ(fingerprint(dt_view.contiguous().cpu()), fingerprint(c.t()));
+    Tensor target = zeros({41, 80}, dt, dev);
+    target.slice(1, 3, 77, 2).copy_(c.t());
+    Tensor want = zeros({41, 80}, dt);
+    want.slice(1, 3, 77, 2).copy_(c.t());
+    EXPECT_EQ(fingerprint(target.cpu()), fingerprint(want)) << dt;
+  }
+  // A large tensor crosses the staging buffer (16 MiB) several times.
+  Tensor big = arange(0, 10'000'000, 1, kFloat32);
+  EXPECT_EQ(fingerprint(big.to(dev).cpu()), fingerprint(big));
+}
+
+TEST_F(Vulkan, FactoriesAndFills) {
+  expect_same_bits(zeros({3, 5}), zeros({3, 5}, kFloat32, dev), "zeros");
+  expect_same_bits(ones({4}), ones({4}, kFloat32, dev), "ones");
+  expect_same_bits(
+      full({2, 3}, 2.5, kFloat32), full({2, 3}, 2.5, kFloat32, dev), "full");
+  Tensor d = tricky({6, 7}, 2).to(dev);
+  EXPECT_EQ(zeros_like(d).device(), dev);
+  EXPECT_EQ(ones_like(d).device(), dev);
+  d.slice(0, 1, 3).fill_(-1.5);
+  Tensor c = tricky({6, 7}, 2);
+  c.slice(0, 1, 3).fill_(-1.5);
+  expect_same_bits(c, d, "fill_ of a slice");
+  d.zero_();
+  expect_same_bits(zeros({6, 7}), d, "zero_");
+}
+
+TEST_F(Vulkan, ElementwiseGivesTheCpuBits) {
+  // Shapes that broadcast, a scalar, transposed operands, a 0-dim CPU
+  // tensor standing for a scalar, and long loops with every special value.
+  Tensor a = tricky({33, 65}, 3), b = tricky({33, 65}, 4);
+  Tensor row = tricky({1, 65}, 5), col = tricky({33, 1}, 6);
+  Tensor bt = tricky({65, 33}, 7).t();
+  Tensor big_a = tricky({1 << 20}, 8), big_b = tricky({1 << 20}, 9);
+  Tensor da = a.to(dev), db = b.to(dev), drow = row.to(dev), dcol = col.to(dev);
+  Tensor dbt = tricky({65, 33}, 7).to(dev).t();
+  expect_same_bits(add(a, b), add(da, db), "add");
+  expect_same_bits(sub(a, row), sub(da, drow), "sub, broadcast row");
+  expect_same_bits(mul(col, a), mul(dcol, da), "mul, broadcast column");
+  expect_same_bits(mul(a, bt), mul(da, dbt), "mul, transposed operand");
+  expect_same_bits(add(a, 0.1), add(da, 0.1), "add a scalar");
+  expect_same_bits(mul(a, -3.7), mul(da, -3.7), "mul by a scalar");
+  expect_same_bits(sub(a, scalar_tensor(2.0, kFloat32)),
+                   sub(da, scalar_tensor(2.0, kFloat32)),
+                   "sub a 0-dim CPU tensor");
+  expect_same_bits(maximum(a, b), maximum(da, db), "maximum");
+  expect_same_bits(minimum(a, b), minimum(da, db), "minimum");
+  expect_same_bits(mul(big_a, big_b), mul(big_a.to(dev), big_b.to(dev)),
+                   "mul, 1M elements");
+  expect_same_bits(neg(a), neg(da), "neg");
+  expect_same_bits(abs(a), abs(da), "abs");
+  expect_same_bits(relu(a), relu(da), "relu");
+  // In place, and the operators.
+  Tensor c = a.clone(), d = da.clone();
+  c.add_(row);
+  d.add_(drow);
+  c.mul_(b);
+  d.mul_(db);
+  c.sub_(1.25);
+  d.sub_(1.25);
+  expect_same_bits(c, d, "add_, mul_, sub_");
+  expect_same_bits(a * b + a, da * db + da, "operators");
+}
+
+TEST_F(Vulkan, MatrixProductsGiveTheCpuBits) {
+  struct Case {
+    int64_t m, k, n;
+  };
+  for (Case s : {Case{1, 1, 1}, Case{17, 33, 65}, Case{64, 64, 64},
+                 Case{130, 257, 129}, Case{5, 1000, 3}, Case{200, 3, 300}}) {
+    Generator g = Generator::philox(uint64_t(s.m * 1000003 + s.k * 1009 + s.n));
+    Tensor a = randn({s.m, s.k}, kFloat32, g), b = randn({s.k, s.n}, kFloat32, g);
+    const std::string what = "mm " + std::to_string(s.m) + "x" +
+        std::to_string(s.k) + "x" + std::to_string(s.n);
+    expect_same_bits(mm(a, b), mm(a.to(dev), b.to(dev)), what.c_str());
+  }
+  Generator g = Generator::philox(11);
+  Tensor a = randn({48, 70}, kFloat32, g), b = randn({90, 70}, kFloat32, g);
+  expect_same_bits(mm(a, b.t()), mm(a.to(dev), b.to(dev).t()), "mm a b^T");
+  expect_same_bits(mm(b.t().t(), a.t()), mm(b.to(dev), a.to(dev).t()),
+                   "mm with a transposed right operand");
+  Tensor x = randn({3, 4, 20, 30}, kFloat32, g), w = randn({30, 25}, kFloat32, g);
+  expect_same_bits(matmul(x, w), matmul(x.to(dev), w.to(dev)),
+                   "matmul batched by broadcast");
+  Tensor v = randn({30}, kFloat32, g);
+  expect_same_bits(matmul(x, v), matmul(x.to(dev), v.to(dev)),
+                   "matmul matrix-vector");
+  Tensor empty_k = zeros({4, 0}), rhs = zeros({0, 5});
+  expect_same_bits(mm(empty_k, rhs), mm(empty_k.to(dev), rhs.to(dev)),
+                   "mm with k = 0");
+}
+
+TEST_F(Vulkan, GradientsFlowOnTheDevice) {
+  Generator g = Generator::philox(12);
+  Tensor a = randn({20, 30}, kFloat32, g), b = randn({30, 10}, kFloat32, g), go = randn({20, 10}, kFloat32, g);
+  Tensor ca = a.clone().requires_grad_(true), cb = b.clone().requires_grad_(true);
+  Tensor da = a.to(dev).requires_grad_(true), db = b.to(dev).requires_grad_(true);
+  mul(mm(ca, cb), 0.5).backward(go);
+  mul(mm(da, db), 0.5).backward(go.to(dev));
+  ASSERT_TRUE(da.grad().defined());
+  expect_same_bits(ca.grad(), da.grad(), "d/da of (a b) / 2");
+  expect_same_bits(cb.grad(), db.grad(), "d/db of (a b) / 2");
+  // Through a copy: the gradient of to(device) returns to the CPU.
+  Tensor c = a.clone().requires_grad_(true);
+  mul(c.to(dev), 2.0).backward(ones({20, 30}, kFloat32, dev));
+  ASSERT_TRUE(c.grad().defined());
+  EXPECT_TRUE(c.grad().is_cpu());
+  EXPECT_EQ(fingerprint(c.grad()), fingerprint(full({20, 30}, 2.0, kFloat32)));
+}
+
+TEST_F(Vulkan, WhatHasNoKernelRaisesNamingTheOpAndDevice) {
+  Tensor d = ones({4, 4}, kFloat32, dev);
+  const std::string e = error_of<NotImplementedError>([&] { exp(d); });
+  EXPECT_NE(e.find("[exp]"), std::string::npos) << e;
+  EXPECT_NE(e.find(dev.str()), std::string::npos) << e;
+  EXPECT_NE(error_of<NotImplementedError>([&] { sum(d); }).find("[sum]"),
+            std::string::npos);
+  // Mixed devices: a clear error, as in PyTorch, except a 0-dim CPU tensor.
+  const std::string mixed =
+      error_of<ValueError>([&] { add(d, ones({4, 4})); });
+  EXPECT_NE(mixed.find("same device"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("cpu"), std::string::npos) << mixed;
+  // Host access to device memory, and dtypes without a kernel.
+  EXPECT_NE(error_of<ValueError>([&] { d.data_ptr<float>(); })
+                .find("copy them with .cpu()"),
+            std::string::npos);
+  EXPECT_NE(error_of<NotImplementedError>(
+                [&] { add(d.cpu().to(kFloat64).to(dev), 1.0); }),
+            "");
+  // The product the CPU splits along k raises rather than differ.
+  Tensor long_k = zeros({8, 20000}, kFloat32, dev);
+  EXPECT_NE(error_of<NotImplementedError>([&] {
+              mm(long_k, zeros({20000, 8}, kFloat32, dev));
+            }).find("Split-K"),
+            std::string::npos);
+  // Nothing changed on the way: d still holds ones.
+  expect_same_bits(ones({4, 4}), d, "d after the errors");
+}
+
+TEST_F(Vulkan, PrintsAndReadsItems) {
+  Tensor d = full({2}, 1.5, kFloat32, dev);
+  EXPECT_EQ(d.to_string(), "tensor([1.5000, 1.5000], device='" + dev.str() + "')");
+  EXPECT_EQ(d[1].item<float>(), 1.5f);
+}
+
+} // namespace
+} // namespace ditto
