@@ -12,7 +12,7 @@ ifneq ($(CCACHE),)
 endif
 FORMAT_FILES = $(shell git ls-files '*.cpp' '*.h')
 
-.PHONY: docs all setup configure build demo verify-demo test sanitize-configure sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench bench-python format format-check clean
+.PHONY: docs all setup configure build demo verify-demo test sanitize-configure sanitize tsan fuzz scalar-test cross-build-check cpu-check cross-arch-check bench bench-python gpu-check gpu-bundle format format-check clean
 
 all: build
 
@@ -64,13 +64,15 @@ sanitize-configure: setup
 # views. Every path they take, shorter tests of the sanitizer suite take
 # (TrainCli's resumes and checkpoints, NnGolden's AdamW CNN, the op suite's
 # reductions of views); the release, scalar-only and AVX2 suites run them.
+# Nor test_device: its shaders run in the Vulkan driver's JIT code (lavapipe),
+# which the sanitizers do not instrument; make test and cpu-check run it.
 SANITIZE_SKIP = ^train_golden$$|^BadInput\.ReductionsOfLargeViews|^NnGolden\.CnnSgdMomentum|^TrainCli\.TwoRunsThreadsAndWorkers|^Verify\.TrainThreadsWorkersAndResume
 
 sanitize: sanitize-configure
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE install -E '$(SANITIZE_SKIP)'
+	  ctest --output-on-failure -j $(JOBS) -LE 'install|test_device' -E '$(SANITIZE_SKIP)'
 
 # The parallel and threading tests under ThreadSanitizer (test_parallel
 # holds the backward passes on several threads into one leaf), built with
@@ -139,6 +141,20 @@ bench:
 	/usr/bin/python3 bench/compare_train.py --ditto-bench build-bench/bench/ditto_bench \
 	  --ditto-rss build-bench/bench/ditto_train_rss \
 	  --libtorch-bench build-bench/bench/libtorch_bench
+
+# The device suite, `ditto env` and the benchmark on a Vulkan device
+# (docs/device.md): vulkan:0 unless GPU_DEVICE names another. Needs only the
+# Vulkan loader and the vendor's driver besides the build.
+GPU_DEVICE ?= 0
+gpu-check: build
+	$(BUILD)/ditto env | sed -n '/vulkan/,+1p'
+	DITTO_TEST_VULKAN_DEVICE=$(GPU_DEVICE) $(BUILD)/tests/test_device
+	$(BUILD)/ditto_vulkan_bench $(GPU_DEVICE)
+
+# The same programs in gpu-bundle/, with the loader, for a GPU machine with
+# no toolchain: run gpu-bundle/run there.
+gpu-bundle: build
+	scripts/gpu_bundle $(BUILD) gpu-bundle
 
 # The Python bindings' cost per call next to PyTorch 1.13's, then with the
 # CPython fast paths off (docs/benchmarks.md).

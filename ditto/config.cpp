@@ -1,5 +1,7 @@
 #include "ditto/config.h"
 
+#include "ditto/device/device.h"
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -134,6 +136,69 @@ std::string config_report() {
 
 std::string config_report_json() {
   return report().dump(2);
+}
+
+namespace {
+nlohmann::json devices() {
+  // The Vulkan devices, each opened (its arithmetic probed): an error
+  // opening one is reported in its entry, never raised.
+  nlohmann::json devices = nlohmann::json::array();
+  for (int i = 0; i < vulkan_device_count(); ++i) {
+    try {
+      const VulkanDeviceInfo d = vulkan_device_info(i);
+      devices.push_back(
+          {{"device", Device(kVulkan, int16_t(i)).str()},
+           {"name", d.name},
+           {"type", d.type},
+           {"driver", d.driver},
+           {"vulkan", d.api_version},
+           {"memory_bytes", d.memory_bytes},
+           {"float64", d.float64},
+           {"fma_rounds_once", d.fma_fused},
+           {"denorm_preserve_float32", d.denorm_preserve_float32},
+           {"float32_denormals_kept", d.denormals_kept}});
+    } catch (const Error& e) {
+      devices.push_back(
+          {{"device", Device(kVulkan, int16_t(i)).str()}, {"error", e.what()}});
+    }
+  }
+  nlohmann::json vulkan = {
+      {"available", is_vulkan_available()}, {"devices", devices}};
+  if (!is_vulkan_available()) {
+    vulkan["why_not"] = vulkan_unavailable_reason();
+  }
+  return vulkan;
+}
+} // namespace
+
+std::string devices_report() {
+  const nlohmann::json vk = devices();
+  std::ostringstream os;
+  auto yes = [](bool b) { return b ? "true" : "false"; };
+  if (!vk["available"].get<bool>()) {
+    os << "  vulkan devices:                  none ("
+       << vk["why_not"].get<std::string>() << ")\n";
+  }
+  for (const auto& d : vk["devices"]) {
+    os << "  " << d["device"].get<std::string>() << ": ";
+    if (d.contains("error")) {
+      os << d["error"].get<std::string>() << "\n";
+      continue;
+    }
+    os << d["name"].get<std::string>() << " (" << d["type"].get<std::string>()
+       << "), " << d["driver"].get<std::string>() << ", Vulkan "
+       << d["vulkan"].get<std::string>() << ", "
+       << d["memory_bytes"].get<uint64_t>() / (1024 * 1024) << " MiB\n"
+       << "      fma rounds once: " << yes(d["fma_rounds_once"].get<bool>())
+       << " (else built from float64: " << yes(d["float64"].get<bool>())
+       << "); float32 denormals kept: "
+       << yes(d["float32_denormals_kept"].get<bool>()) << "\n";
+  }
+  return os.str();
+}
+
+std::string devices_report_json() {
+  return devices().dump(2);
 }
 
 } // namespace ditto

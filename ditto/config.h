@@ -23,4 +23,10 @@ DITTO_API std::string config_report();
 // environment (each DITTO_* variable), data {fashion_mnist, found}, trace.
 DITTO_API std::string config_report_json();
 
+// The Vulkan devices (`ditto env`'s last lines), each opened and its
+// arithmetic probed (docs/device.md); apart from config_report so that a
+// report does not start a device driver.
+DITTO_API std::string devices_report();
+DITTO_API std::string devices_report_json();
+
 } // namespace ditto

@@ -145,10 +145,12 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
 // `ditto env`: the library's environment report (ditto/config.h).
 void print_env(bool json) {
   if (json) {
-    std::cout << ditto::config_report_json() << "\n";
+    nlohmann::json j = nlohmann::json::parse(ditto::config_report_json());
+    j["vulkan"] = nlohmann::json::parse(ditto::devices_report_json());
+    std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << ditto::config_report();
+  std::cout << ditto::config_report() << ditto::devices_report();
 }
 
 std::string duration(double s) {

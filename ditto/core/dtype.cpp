@@ -29,7 +29,6 @@ std::ostream& operator<<(std::ostream& os, Dtype d) {
   return os << dtype_name(d);
 }
 
-
 namespace {
 // bool < uint8 < int32 < int64 < float32 < float64, except that the mix of
 // uint8 with a signed type takes the signed one (we have no int16).

@@ -159,8 +159,7 @@ void gemm_batched(
     int64_t n,
     Tensor& out,
     const char* op) {
-  const int64_t tiles256_all =
-      ((m + kTileM - 1) / kTileM) * ((n + 255) / 256);
+  const int64_t tiles256_all = ((m + kTileM - 1) / kTileM) * ((n + 255) / 256);
   if (!out.is_cpu()) {
     // Each output the CPU's one chain (the device has no split-K yet, so
     // the products the CPU splits raise rather than give other bits).

@@ -27,8 +27,12 @@ void copy_into(const Tensor& dst, const Tensor& src, const char* op);
 
 // out = a op b elementwise (kernels::BinaryOp numbering), a and b expanded
 // to out's shape; a 0-dim CPU tensor stands for a scalar.
-void binary(int op, const Tensor& out, const Tensor& a, const Tensor& b,
-            const char* name);
+void binary(
+    int op,
+    const Tensor& out,
+    const Tensor& a,
+    const Tensor& b,
+    const char* name);
 // out = op(x) (kernels::UnaryOp numbering), same shape.
 void unary(int op, const Tensor& out, const Tensor& x, const char* name);
 // One matrix of a product: elements at offset + i * rs + j * cs of t's
@@ -39,7 +43,13 @@ struct Matrix {
 };
 // c (m x n) = a (m x k) b (k x n), float32, each output the CPU's chain
 // (Note [GEMM accumulation order]).
-void gemm(Matrix c, Matrix a, Matrix b, int64_t m, int64_t k, int64_t n,
-          const char* name);
+void gemm(
+    Matrix c,
+    Matrix a,
+    Matrix b,
+    int64_t m,
+    int64_t k,
+    int64_t n,
+    const char* name);
 
 } // namespace ditto::vulkan

@@ -45,15 +45,15 @@ namespace {
 
 // ---- the loader's entry points, resolved at run time
 
-#define DITTO_VK_INSTANCE_FNS(X)            \
-  X(vkDestroyInstance)                      \
-  X(vkEnumeratePhysicalDevices)             \
-  X(vkGetPhysicalDeviceProperties)          \
-  X(vkGetPhysicalDeviceProperties2)         \
-  X(vkGetPhysicalDeviceFeatures)            \
+#define DITTO_VK_INSTANCE_FNS(X)              \
+  X(vkDestroyInstance)                        \
+  X(vkEnumeratePhysicalDevices)               \
+  X(vkGetPhysicalDeviceProperties)            \
+  X(vkGetPhysicalDeviceProperties2)           \
+  X(vkGetPhysicalDeviceFeatures)              \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
-  X(vkGetPhysicalDeviceMemoryProperties)    \
-  X(vkCreateDevice)                         \
+  X(vkGetPhysicalDeviceMemoryProperties)      \
+  X(vkCreateDevice)                           \
   X(vkGetDeviceProcAddr)
 
 #define DITTO_VK_DEVICE_FNS(X)     \
@@ -109,9 +109,8 @@ struct Api {
 
 [[noreturn]] void fail(const char* what, VkResult r) {
   if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) {
-    throw OutOfMemoryError(
-        detail::str_cat("[vulkan] out of memory in ", what, " (VkResult ", r,
-                        ")"));
+    throw OutOfMemoryError(detail::str_cat(
+        "[vulkan] out of memory in ", what, " (VkResult ", r, ")"));
   }
   throw DeviceError(
       detail::str_cat("[vulkan] ", what, " failed (VkResult ", int(r), ")"));
@@ -207,7 +206,10 @@ const char* device_type_name(VkPhysicalDeviceType t) {
 
 std::string version_text(uint32_t v) {
   return detail::str_cat(
-      VK_API_VERSION_MAJOR(v), ".", VK_API_VERSION_MINOR(v), ".",
+      VK_API_VERSION_MAJOR(v),
+      ".",
+      VK_API_VERSION_MINOR(v),
+      ".",
       VK_API_VERSION_PATCH(v));
 }
 
@@ -247,7 +249,8 @@ void describe(Runtime& rt, Gpu& g) {
   vk.vkGetPhysicalDeviceMemoryProperties(g.physical, &mem);
   for (uint32_t h = 0; h < mem.memoryHeapCount; ++h) {
     if (mem.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) {
-      d.memory_bytes = std::max<uint64_t>(d.memory_bytes, mem.memoryHeaps[h].size);
+      d.memory_bytes =
+          std::max<uint64_t>(d.memory_bytes, mem.memoryHeaps[h].size);
     }
   }
 }
@@ -273,7 +276,8 @@ Runtime& runtime() {
         vk.vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkCreateInstance"));
     vk.vkEnumerateInstanceVersion =
         reinterpret_cast<PFN_vkEnumerateInstanceVersion>(
-            vk.vkGetInstanceProcAddr(VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
+            vk.vkGetInstanceProcAddr(
+                VK_NULL_HANDLE, "vkEnumerateInstanceVersion"));
     uint32_t version = VK_API_VERSION_1_0;
     if (vk.vkEnumerateInstanceVersion != nullptr) {
       vk.vkEnumerateInstanceVersion(&version);
@@ -289,12 +293,13 @@ Runtime& runtime() {
     VkResult res = vk.vkCreateInstance(&ci, nullptr, &r->instance);
     if (res != VK_SUCCESS) {
       r->why_not = detail::str_cat(
-          "vkCreateInstance failed (VkResult ", int(res),
+          "vkCreateInstance failed (VkResult ",
+          int(res),
           "): no Vulkan driver is installed (Debian: mesa-vulkan-drivers "
           "for lavapipe, or the GPU vendor's driver)");
       return r;
     }
-#define X(f)        \
+#define X(f) \
   vk.f = reinterpret_cast<PFN_##f>(vk.vkGetInstanceProcAddr(r->instance, #f));
     DITTO_VK_INSTANCE_FNS(X)
 #undef X
@@ -351,14 +356,16 @@ Buffer* make_buffer(Runtime& rt, Gpu& g, size_t bytes, bool host) {
   bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  check(vk.vkCreateBuffer(g.device, &bi, nullptr, &b->buffer), "vkCreateBuffer");
+  check(
+      vk.vkCreateBuffer(g.device, &bi, nullptr, &b->buffer), "vkCreateBuffer");
   VkMemoryRequirements req{};
   vk.vkGetBufferMemoryRequirements(g.device, b->buffer, &req);
   VkPhysicalDeviceMemoryProperties mem{};
   vk.vkGetPhysicalDeviceMemoryProperties(g.physical, &mem);
   uint32_t type = host
       ? find_memory_type(
-            mem, req.memoryTypeBits,
+            mem,
+            req.memoryTypeBits,
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
       : find_memory_type(
@@ -380,7 +387,9 @@ Buffer* make_buffer(Runtime& rt, Gpu& g, size_t bytes, bool host) {
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY ||
         r == VK_ERROR_OUT_OF_HOST_MEMORY) {
       throw OutOfMemoryError(detail::str_cat(
-          "[vulkan] out of memory allocating ", bytes, " bytes on vulkan:",
+          "[vulkan] out of memory allocating ",
+          bytes,
+          " bytes on vulkan:",
           g.index));
     }
     fail("vkAllocateMemory", r);
@@ -415,8 +424,16 @@ void submit(Runtime& rt, Gpu& g) {
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
   vk.vkCmdPipelineBarrier(
-      g.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-      VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+      g.cmd,
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+      VK_PIPELINE_STAGE_HOST_BIT,
+      0,
+      1,
+      &mb,
+      0,
+      nullptr,
+      0,
+      nullptr);
   check(vk.vkEndCommandBuffer(g.cmd), "vkEndCommandBuffer");
   VkSubmitInfo si{};
   si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
@@ -467,10 +484,11 @@ Gpu& open(int index, const char* op) {
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
   di.pEnabledFeatures = &features;
-  check(vk.vkCreateDevice(g.physical, &di, nullptr, &g.device), "vkCreateDevice");
+  check(
+      vk.vkCreateDevice(g.physical, &di, nullptr, &g.device), "vkCreateDevice");
   Api& api = rt.api;
-#define X(f)                                                                   \
-  if (api.f == nullptr) {                                                      \
+#define X(f)                                                                 \
+  if (api.f == nullptr) {                                                    \
     api.f = reinterpret_cast<PFN_##f>(vk.vkGetDeviceProcAddr(g.device, #f)); \
   }
   DITTO_VK_DEVICE_FNS(X)
@@ -480,13 +498,17 @@ Gpu& open(int index, const char* op) {
   pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pi.queueFamilyIndex = g.queue_family;
-  check(vk.vkCreateCommandPool(g.device, &pi, nullptr, &g.pool), "vkCreateCommandPool");
+  check(
+      vk.vkCreateCommandPool(g.device, &pi, nullptr, &g.pool),
+      "vkCreateCommandPool");
   VkCommandBufferAllocateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   ci.commandPool = g.pool;
   ci.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ci.commandBufferCount = 1;
-  check(vk.vkAllocateCommandBuffers(g.device, &ci, &g.cmd), "vkAllocateCommandBuffers");
+  check(
+      vk.vkAllocateCommandBuffers(g.device, &ci, &g.cmd),
+      "vkAllocateCommandBuffers");
   VkFenceCreateInfo fi{};
   fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
   check(vk.vkCreateFence(g.device, &fi, nullptr, &g.fence), "vkCreateFence");
@@ -503,11 +525,13 @@ Gpu& open(int index, const char* op) {
       "vkCreateDescriptorPool");
   g.staging = make_buffer(rt, g, kStagingBytes, true);
   check(
-      vk.vkMapMemory(g.device, g.staging->memory, 0, VK_WHOLE_SIZE, 0, &g.staging_map),
+      vk.vkMapMemory(
+          g.device, g.staging->memory, 0, VK_WHOLE_SIZE, 0, &g.staging_map),
       "vkMapMemory");
   g.params = make_buffer(rt, g, kParamsBytes, true);
   check(
-      vk.vkMapMemory(g.device, g.params->memory, 0, VK_WHOLE_SIZE, 0, &g.params_map),
+      vk.vkMapMemory(
+          g.device, g.params->memory, 0, VK_WHOLE_SIZE, 0, &g.params_map),
       "vkMapMemory");
   g.opened = true;
   probe(rt, g);
@@ -550,7 +574,9 @@ Pipeline& pipeline(Runtime& rt, Gpu& g, const Shader& s) {
   mi.codeSize = code.size_bytes();
   mi.pCode = code.data();
   VkShaderModule module = VK_NULL_HANDLE;
-  check(vk.vkCreateShaderModule(g.device, &mi, nullptr, &module), "vkCreateShaderModule");
+  check(
+      vk.vkCreateShaderModule(g.device, &mi, nullptr, &module),
+      "vkCreateShaderModule");
   VkComputePipelineCreateInfo ci{};
   ci.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -578,14 +604,18 @@ void record_dispatch(
   DITTO_ASSERT(buffers.size() == shader.buffers);
   Pipeline& p = pipeline(rt, g, shader);
   std::memcpy(g.params_map, params, params_bytes);
-  check(vk.vkResetDescriptorPool(g.device, g.descriptors, 0), "vkResetDescriptorPool");
+  check(
+      vk.vkResetDescriptorPool(g.device, g.descriptors, 0),
+      "vkResetDescriptorPool");
   VkDescriptorSetAllocateInfo ai{};
   ai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
   ai.descriptorPool = g.descriptors;
   ai.descriptorSetCount = 1;
   ai.pSetLayouts = &p.set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  check(vk.vkAllocateDescriptorSets(g.device, &ai, &set), "vkAllocateDescriptorSets");
+  check(
+      vk.vkAllocateDescriptorSets(g.device, &ai, &set),
+      "vkAllocateDescriptorSets");
   std::vector<VkDescriptorBufferInfo> infos(buffers.size() + 1);
   std::vector<VkWriteDescriptorSet> writes(buffers.size() + 1);
   for (size_t i = 0; i < infos.size(); ++i) {
@@ -622,8 +652,15 @@ void probe(Runtime& rt, Gpu& g) {
   // fma(x, x, -(1 + 2^-11)) with x = 1 + 2^-12 is 2^-24 when fused and 0
   // when x * x is rounded first; 2^-126 * 0.5 is a denormal.
   const float x = 1.0f + std::ldexp(1.0f, -12);
-  const float in[8] = {x, x, -(1.0f + std::ldexp(1.0f, -11)), 0.0f,
-                       std::ldexp(1.0f, -126), 0.5f, 0.0f, 0.0f};
+  const float in[8] = {
+      x,
+      x,
+      -(1.0f + std::ldexp(1.0f, -11)),
+      0.0f,
+      std::ldexp(1.0f, -126),
+      0.5f,
+      0.0f,
+      0.0f};
   Buffer* b = make_buffer(rt, g, 64, false);
   std::memcpy(g.staging_map, in, sizeof in);
   const Api& vk = rt.api;

@@ -2,7 +2,8 @@
 
 // The Vulkan compute runtime under ditto's `vulkan` device (Note [The Vulkan
 // device] in runtime.cpp). Internal: ops reach it through
-// ditto/device/vulkan/kernels.h; users through Device and ditto/device/device.h.
+// ditto/device/vulkan/kernels.h; users through Device and
+// ditto/device/device.h.
 
 #include <cstddef>
 #include <cstdint>

@@ -284,14 +284,14 @@ Tensor binary(
         name);
   } else {
     detail::run_loop(
-      shape,
-      {{static_cast<char*>(dst.raw_data()), dst.strides()},
-       {static_cast<char*>(x.raw_data()), x.strides()},
-       {static_cast<char*>(y.raw_data()), y.strides()}},
-      {dst.element_size(), x.element_size(), y.element_size()},
-      [loop](char* const* p, const int64_t* s, int64_t n) {
-        loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
-      });
+        shape,
+        {{static_cast<char*>(dst.raw_data()), dst.strides()},
+         {static_cast<char*>(x.raw_data()), x.strides()},
+         {static_cast<char*>(y.raw_data()), y.strides()}},
+        {dst.element_size(), x.element_size(), y.element_size()},
+        [loop](char* const* p, const int64_t* s, int64_t n) {
+          loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
+        });
   }
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);

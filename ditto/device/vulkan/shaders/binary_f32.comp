@@ -25,11 +25,15 @@ void main() {
       r = a - b;
     } else if (op == 2) {
       r = a * b;
-    } else if (op == 5) {
-      // As the CPU: NaN if either is NaN, else the larger.
-      r = isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b));
     } else {
-      r = isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b));
+      // As the CPU: a if NaN, else b if NaN, else (a > b ? a : b) for
+      // maximum, (a < b ? a : b) for minimum; decided on the bits.
+      uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+      bool take_a = nan_bits(ua) ||
+          (!nan_bits(ub) &&
+           (op == 5 ? order_key(ua) > order_key(ub)
+                    : order_key(ua) < order_key(ub)));
+      r = uintBitsToFloat(take_a ? ua : ub);
     }
     out_[operand_index(i, 0)] = r;
   }

@@ -30,3 +30,19 @@ int operand_index(uint i, int k) {
   }
   return idx;
 }
+
+// Comparisons and selections on float32 bits, in integers: a driver may
+// compile a float select such as `x < 0.0 ? 0.0 : x` to a min/max
+// instruction that drops NaN and the sign of zero (NVIDIA's does, without
+// SignedZeroInfNanPreserve), where the CPU kernels keep both.
+bool nan_bits(uint u) {
+  return (u & 0x7FFFFFFFu) > 0x7F800000u;
+}
+// Orders non-NaN floats as `<` does, with -0 equal to +0.
+int order_key(uint u) {
+  return (u & 0x80000000u) != 0u ? -int(u & 0x7FFFFFFFu) : int(u);
+}
+// x < 0.0 for the float with bits u (false for NaN and -0).
+bool negative_bits(uint u) {
+  return u > 0x80000000u && u <= 0xFF800000u;
+}
