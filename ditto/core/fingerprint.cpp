@@ -68,7 +68,7 @@ uint64_t fingerprint(const Tensor& t) {
   for (int64_t s : t.sizes()) {
     XXH3_64bits_update(st, &s, sizeof(s));
   }
-  Tensor c = t.is_cpu() ? t.contiguous() : t.cpu();
+  Tensor c = (t.is_cpu() ? t : t.cpu()).contiguous();
   dispatch_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
     update_values(st, static_cast<const T*>(c.raw_data()), c.numel());
   });
@@ -81,7 +81,7 @@ namespace detail {
 
 uint64_t chunked_fingerprint(const Tensor& t) {
   DITTO_CHECK(t.defined(), ValueError, "fingerprint", "undefined tensor");
-  Tensor c = t.is_cpu() ? t.contiguous() : t.cpu();
+  Tensor c = (t.is_cpu() ? t : t.cpu()).contiguous();
   const int64_t n = c.numel();
   const int64_t chunks =
       std::max<int64_t>(1, (n + kFingerprintChunk - 1) / kFingerprintChunk);

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ditto/core/api.h"
 #include "ditto/core/device.h"
@@ -35,5 +37,11 @@ DITTO_API int vulkan_device_count();
 // DeviceError if vulkan:index does not exist. Opens the device (and runs
 // its arithmetic probe) on first use.
 DITTO_API VulkanDeviceInfo vulkan_device_info(int index = 0);
+
+// Whether the op named op (its record's name, as `ditto ops` lists it) has
+// a kernel on devices of this type; the ops that do, sorted. Every op runs
+// on the CPU.
+DITTO_API bool has_device_kernel(std::string_view op, DeviceType type);
+DITTO_API std::vector<std::string> device_ops(DeviceType type);
 
 } // namespace ditto

@@ -1,5 +1,6 @@
 #include "ditto/ops/factories.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -352,7 +353,27 @@ Tensor Tensor::to(Device d) const {
     return *this;
   }
   detail::OpScope op("to", {*this});
-  Tensor out = detail::new_tensor(sizes(), dtype(), d);
+  // As PyTorch's preserve_format: a dense tensor whose dims are only
+  // permuted (a transpose) keeps its strides on the other device.
+  std::vector<int64_t> perm(static_cast<size_t>(dim()));
+  for (int64_t i = 0; i < dim(); ++i) {
+    perm[size_t(i)] = i;
+  }
+  std::stable_sort(perm.begin(), perm.end(), [&](int64_t x, int64_t y) {
+    return stride(x) > stride(y);
+  });
+  Tensor out;
+  if (dim() >= 2 && !is_contiguous() && permute(perm).is_contiguous()) {
+    std::vector<int64_t> inverse(perm.size());
+    Shape permuted;
+    for (size_t i = 0; i < perm.size(); ++i) {
+      inverse[size_t(perm[i])] = int64_t(i);
+      permuted.push_back(size(perm[i]));
+    }
+    out = detail::new_tensor(permuted, dtype(), d).permute(inverse);
+  } else {
+    out = detail::new_tensor(sizes(), dtype(), d);
+  }
   detail::copy_into(out, *this, "to");
   return op.done(out, [from](const autograd::GradList& g) {
     return autograd::GradList{g[0].defined() ? g[0].to(from) : g[0]};

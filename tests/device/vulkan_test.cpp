@@ -18,7 +18,9 @@
 
 #include "ditto/device/device.h"
 #include "ditto/ditto.h"
+#include "ditto/ops/record.h"
 #include "tests/error_of.h"
+#include "tests/record_util.h"
 
 namespace ditto {
 namespace {
@@ -351,6 +353,84 @@ TEST_F(Vulkan, PrintsAndReadsItems) {
   EXPECT_EQ(
       d.to_string(), "tensor([1.5000, 1.5000], device='" + dev.str() + "')");
   EXPECT_EQ(d[1].item<float>(), 1.5f);
+}
+
+// The op-records suite on the device (Note [Op records]): every sample of
+// every op with a Vulkan kernel, its tensor inputs moved to the device in
+// their layout, gives the CPU's bits; a sample whose dtype the device does
+// not hold raises a ditto error naming the op instead. Each such op must run
+// at least one sample on the device. Factories (no tensor input) are in
+// FactoriesAndFills.
+TEST_F(Vulkan, OpRecordsSamplesGiveTheCpuBits) {
+  const bool flush = !vulkan_device_info(dev.index).denormals_kept;
+  int ops_run = 0;
+  for (const OpRecord* r : op_records()) {
+    if (!has_device_kernel(r->name, kVulkan) || r->random) {
+      continue;
+    }
+    DeterministicGuard det(
+        r->determinism() == Determinism::kVariants || r->uninitialized_output);
+    int ran = 0, refused = 0, samples = 0;
+    for (Dtype dt : r->dtypes) {
+      for (const Sample& s : r->samples({dt, false})) {
+        bool has_tensor = false;
+        for (const Tensor& t : s.inputs) {
+          has_tensor = has_tensor || t.defined();
+        }
+        if (!has_tensor) {
+          continue;
+        }
+        ++samples;
+        const std::string where =
+            r->name + " " + std::string(dtype_name(dt)) + " sample '" + s.label + "'";
+        const std::vector<Tensor> want = test::run(*r, s);
+        std::vector<Tensor> got;
+        const std::string error = error_of([&] {
+          std::vector<Tensor> inputs;
+          for (const Tensor& t : test::copies(s.inputs)) {
+            // A 0-dim input stays on the CPU (a scalar), as users pass them.
+            inputs.push_back(t.defined() && t.dim() > 0 ? t.to(dev) : t);
+          }
+          got = s.call(inputs);
+        });
+        if (!error.empty()) {
+          // The op refuses, or the copy of an input its dtype.
+          EXPECT_TRUE(
+              error.find("[" + r->name + "]") != std::string::npos ||
+              error.find("[to]") != std::string::npos)
+              << where << ": " << error;
+          const bool dtype_refused =
+              error.find("no kernel for") != std::string::npos ||
+              error.find("no kernel on") != std::string::npos ||
+              error.find("not supported yet") != std::string::npos ||
+              error.find("not supported on") != std::string::npos;
+          EXPECT_TRUE(dtype_refused) << where << ": " << error;
+          ++refused;
+          continue;
+        }
+        ++ran;
+        ASSERT_EQ(got.size(), want.size()) << where;
+        for (size_t k = 0; k < want.size(); ++k) {
+          if (!want[k].defined()) {
+            continue;
+          }
+          EXPECT_TRUE(got[k].is_vulkan()) << where << " output " << k;
+          if (want[k].dtype() == kFloat32 && flush) {
+            expect_same_bits(want[k], got[k], where.c_str(), true);
+          } else {
+            EXPECT_EQ(fingerprint(want[k]), fingerprint(got[k]))
+                << where << " output " << k;
+          }
+        }
+      }
+    }
+    if (samples > 0) {
+      EXPECT_GT(ran, 0) << r->name << ": every sample was refused ("
+                        << refused << ")";
+      ++ops_run;
+    }
+  }
+  EXPECT_GE(ops_run, 20);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "ditto/device/vulkan/runtime.h"
 #include "ditto/device/vulkan/shaders.h" // generated
 #include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/record.h"
 
 namespace ditto::vulkan {
 
@@ -27,6 +28,7 @@ struct OpEntry {
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
     {"abs", false},        {"add", false},       {"add_", false},
+    {"addcmul", false},    {"addcmul_", false},
     {"as_strided", false}, {"clone", false},     {"copy_", true},
     {"empty", false},      {"expand", false},    {"fill_", false},
     {"flatten", false},    {"full", false},      {"matmul", false},
@@ -58,10 +60,13 @@ const OpEntry* find_op(std::string_view op) {
 const Shader kProbe = DITTO_SHADER(probe, 1);
 const Shader kCopy32 = DITTO_SHADER(copy32, 2);
 const Shader kCopy64 = DITTO_SHADER(copy64, 2);
+const Shader kCopy8 = DITTO_SHADER(copy8, 2);
 const Shader kBinaryF32 = DITTO_SHADER(binary_f32, 3);
 const Shader kUnaryF32 = DITTO_SHADER(unary_f32, 2);
 const Shader kMmF32 = DITTO_SHADER(mm_f32, 3);
 const Shader kMmF32Fma64 = DITTO_SHADER(mm_f32_fma64, 3);
+const Shader kFusedF32 = DITTO_SHADER(fused_f32, 4);
+const Shader kFusedF32Fma64 = DITTO_SHADER(fused_f32_fma64, 4);
 #undef DITTO_SHADER
 
 // Registers the storage hooks and the probe while the library loads.
@@ -107,11 +112,14 @@ void check_extent(const Tensor& t, const char* op) {
       " yet");
 }
 
+// Where common.glsl reads the op, the flags and the scalars.
+constexpr int kOp = 46, kFlags = 47, kScalar = 48, kOpScalar = 52;
+
 // The params of the strided loops (common.glsl): sizes and up to three
 // operands' strides, with the dims that are contiguous for every operand
 // merged, so most loops index with no division at all.
 struct LoopParams {
-  std::array<int32_t, 42> p{};
+  std::array<int32_t, 53> p{};
 
   LoopParams(const Shape& sizes, std::initializer_list<const Tensor*> ops) {
     const size_t nops = ops.size();
@@ -142,7 +150,7 @@ struct LoopParams {
         }
       }
     }
-    DITTO_ASSERT(sz.size() <= 8);
+    DITTO_ASSERT(sz.size() <= 8 && nops <= 4);
     int64_t n = 1;
     for (int64_t s : sizes) {
       n *= s;
@@ -164,7 +172,15 @@ struct LoopParams {
       }
       ++k;
     }
-    p[38] = contiguous ? 1 : 0;
+    p[kFlags] = contiguous ? 1 : 0;
+  }
+
+  // Operand k is the 0-dim CPU tensor t (a scalar), when t is given.
+  void scalar(int k, const Tensor* t) {
+    if (t != nullptr) {
+      p[kFlags] |= 1 << (k + 1);
+      p[size_t(kScalar + k)] = std::bit_cast<int32_t>(t->item<float>());
+    }
   }
 };
 
@@ -184,15 +200,16 @@ void run(
 
 // dst = src, both on one device, one dtype, src expanded to dst's shape.
 void copy_on_device(const Tensor& dst, const Tensor& src, const char* op) {
+  // Copies move bits, so every dtype has one: by 1-, 4- or 8-byte words.
   const size_t es = dst.element_size();
   DITTO_CHECK(
-      es == 4 || es == 8,
+      es != 1 || device_info(device_of(dst), op).storage8,
       TypeError,
       op,
       dst.dtype(),
-      " tensors are not supported on ",
+      " tensors need 8-bit storage buffers, which ",
       dst.device(),
-      " yet (float32, float64, int32 and int64 are)");
+      " does not offer");
   check_extent(dst, op);
   check_extent(src, op);
   if (dst.numel() == 0) {
@@ -200,7 +217,9 @@ void copy_on_device(const Tensor& dst, const Tensor& src, const char* op) {
   }
   LoopParams lp(dst.sizes(), {&dst, &src});
   run(device_of(dst),
-      es == 4 ? kCopy32 : kCopy64,
+      es == 1       ? kCopy8
+          : es == 4 ? kCopy32
+                    : kCopy64,
       {buffer_of(dst), buffer_of(src)},
       lp.p.data(),
       sizeof lp.p,
@@ -246,7 +265,8 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
         dd,
         " is not supported yet: convert on the CPU");
     const bool overlap = dst.storage() == src_in.storage();
-    copy_on_device(dst, overlap ? src_in.clone() : src_in, op);
+    copy_on_device(
+        dst, (overlap ? src_in.clone() : src_in).expand(dst.sizes()), op);
     return;
   }
   if (sd.is_cpu()) {
@@ -312,15 +332,9 @@ void binary(
   }
   LoopParams lp(
       out.sizes(), {&out, a_scalar ? nullptr : &a, b_scalar ? nullptr : &b});
-  lp.p[37] = op;
-  if (a_scalar) {
-    lp.p[38] |= 4;
-    lp.p[40] = std::bit_cast<int32_t>(a.item<float>());
-  }
-  if (b_scalar) {
-    lp.p[38] |= 8;
-    lp.p[41] = std::bit_cast<int32_t>(b.item<float>());
-  }
+  lp.p[kOp] = op;
+  lp.scalar(1, a_scalar ? &a : nullptr);
+  lp.scalar(2, b_scalar ? &b : nullptr);
   if (out.numel() == 0) {
     return;
   }
@@ -350,13 +364,71 @@ void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
     return;
   }
   LoopParams lp(out.sizes(), {&out, &x});
-  lp.p[37] = op == 8 ? 2 : op;
+  lp.p[kOp] = op == 8 ? 2 : op;
   run(device_of(out),
       kUnaryF32,
       {buffer_of(out), buffer_of(x)},
       lp.p.data(),
       sizeof lp.p,
       out.numel());
+}
+
+// The shader for a chain of fma on t's device: the plain one where fma()
+// rounds once, else the one building it from float64 (Note [The device's
+// arithmetic]); without float64 it cannot be exact, and the op raises
+// rather than differ.
+const Shader& with_fma(const Tensor& t, const Shader& plain,
+                       const Shader& emulated, const char* name) {
+  const DeviceInfo& info = device_info(device_of(t), name);
+  DITTO_CHECK(
+      info.fma_fused || info.float64,
+      NotImplementedError,
+      name,
+      t.device(),
+      " (",
+      info.name,
+      ") rounds fma() twice and has no float64 to do it exactly: this op "
+      "cannot give the CPU's bits there");
+  return info.fma_fused ? plain : emulated;
+}
+
+void fused(int op, double s, const Tensor& out, const Tensor& x,
+           const Tensor& y, const Tensor* z, const char* name) {
+  DITTO_CHECK(
+      out.dtype() == kFloat32 && (op == 0 || op == 1),
+      NotImplementedError,
+      name,
+      "no kernel for ",
+      out.dtype(),
+      " on ",
+      out.device(),
+      " yet");
+  const Tensor* ops[3] = {&x, &y, z};
+  for (const Tensor* t : ops) {
+    if (t != nullptr && !t->is_cpu()) {
+      check_extent(*t, name);
+    }
+  }
+  check_extent(out, name);
+  auto on_device = [](const Tensor* t) {
+    return t == nullptr || t->is_cpu() ? nullptr : t;
+  };
+  LoopParams lp(out.sizes(), {&out, on_device(&x), on_device(&y),
+                              on_device(z)});
+  lp.p[kOp] = op;
+  lp.p[kOpScalar] = std::bit_cast<int32_t>(float(s));
+  lp.scalar(1, x.is_cpu() ? &x : nullptr);
+  lp.scalar(2, y.is_cpu() ? &y : nullptr);
+  lp.scalar(3, z != nullptr && z->is_cpu() ? z : nullptr);
+  if (out.numel() == 0) {
+    return;
+  }
+  Buffer* o = buffer_of(out);
+  auto buf = [&](const Tensor* t) {
+    return t == nullptr || t->is_cpu() ? o : buffer_of(*t);
+  };
+  run(device_of(out), with_fma(out, kFusedF32, kFusedF32Fma64, name),
+      {o, buf(&x), buf(&y), buf(z)}, lp.p.data(), sizeof lp.p, out.numel());
 }
 
 void gemm(
@@ -398,22 +470,9 @@ void gemm(
   const uint32_t groups[3] = {
       uint32_t((n + 63) / 64), uint32_t((m + 63) / 64), 1};
   Buffer* bufs[3] = {buffer_of(*c.t), buffer_of(*a.t), buffer_of(*b.t)};
-  // Where the device's fma() rounds twice, the chain's fma comes from
-  // float64 operations (Note [The device's arithmetic]); without float64
-  // it cannot be exact, and the product raises rather than differ.
-  const DeviceInfo& info = device_info(device_of(*c.t), name);
-  DITTO_CHECK(
-      info.fma_fused || info.float64,
-      NotImplementedError,
-      name,
-      c.t->device(),
-      " (",
-      info.name,
-      ") rounds fma() twice and has no float64 to do it exactly: its "
-      "products cannot give the CPU's bits");
   dispatch(
       device_of(*c.t),
-      info.fma_fused ? kMmF32 : kMmF32Fma64,
+      with_fma(*c.t, kMmF32, kMmF32Fma64, name),
       bufs,
       params,
       sizeof params,
@@ -436,6 +495,24 @@ std::string vulkan_unavailable_reason() {
 
 int vulkan_device_count() {
   return vulkan::device_count();
+}
+
+bool has_device_kernel(std::string_view op, DeviceType type) {
+  return type == DeviceType::CPU || vulkan::has_kernel(op);
+}
+
+std::vector<std::string> device_ops(DeviceType type) {
+  std::vector<std::string> out;
+  if (type == DeviceType::Vulkan) {
+    for (std::string_view name : vulkan::ops_with_kernels()) {
+      out.emplace_back(name);
+    }
+  } else {
+    for (const OpRecord* r : op_records()) {
+      out.push_back(r->name);
+    }
+  }
+  return out;
 }
 
 VulkanDeviceInfo vulkan_device_info(int index) {

@@ -51,6 +51,7 @@ namespace {
   X(vkGetPhysicalDeviceProperties)            \
   X(vkGetPhysicalDeviceProperties2)           \
   X(vkGetPhysicalDeviceFeatures)              \
+  X(vkGetPhysicalDeviceFeatures2)             \
   X(vkGetPhysicalDeviceQueueFamilyProperties) \
   X(vkGetPhysicalDeviceMemoryProperties)      \
   X(vkCreateDevice)                           \
@@ -244,6 +245,15 @@ void describe(Runtime& rt, Gpu& g) {
   d.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
   d.max_shared_memory = props.limits.maxComputeSharedMemorySize;
   d.float64 = features.shaderFloat64 == VK_TRUE;
+  if (v12 && vk.vkGetPhysicalDeviceFeatures2 != nullptr) {
+    VkPhysicalDeviceVulkan12Features f12{};
+    f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+    VkPhysicalDeviceFeatures2 f2{};
+    f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    f2.pNext = &f12;
+    vk.vkGetPhysicalDeviceFeatures2(g.physical, &f2);
+    d.storage8 = f12.storageBuffer8BitAccess == VK_TRUE;
+  }
   d.denorm_preserve_float32 = v12 && fc.shaderDenormPreserveFloat32 == VK_TRUE;
   VkPhysicalDeviceMemoryProperties mem{};
   vk.vkGetPhysicalDeviceMemoryProperties(g.physical, &mem);
@@ -479,8 +489,13 @@ Gpu& open(int index, const char* op) {
   qi.pQueuePriorities = &priority;
   VkPhysicalDeviceFeatures features{};
   features.shaderFloat64 = g.info.float64 ? VK_TRUE : VK_FALSE;
+  // 8-bit storage, for the copies of bool and uint8 tensors.
+  VkPhysicalDeviceVulkan12Features f12{};
+  f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  f12.storageBuffer8BitAccess = g.info.storage8 ? VK_TRUE : VK_FALSE;
   VkDeviceCreateInfo di{};
   di.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  di.pNext = &f12;
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
   di.pEnabledFeatures = &features;

@@ -368,6 +368,11 @@ Tensor fused(
       name,
       "needs floating tensors, got ",
       compute);
+  // Note [Ops on a device]: a 0-dim CPU operand is a scalar there.
+  const Device device = !a.is_cpu() ? a.device()
+      : !b.is_cpu()                 ? b.device()
+      : c                           ? c->device()
+                                    : kCPU;
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   if (c) {
     shape = broadcast_shapes(shape, c->sizes(), name);
@@ -391,9 +396,10 @@ Tensor fused(
         " can't be cast to the desired output type ",
         out->dtype());
     detail::check_no_internal_overlap(*out, name);
-    dst = out->dtype() == compute ? *out : detail::new_tensor(shape, compute);
+    dst = out->dtype() == compute ? *out
+                                  : detail::new_tensor(shape, compute, device);
   } else {
-    dst = detail::new_tensor(shape, compute);
+    dst = detail::new_tensor(shape, compute, device);
   }
   auto prepare = [&](const Tensor& t) {
     Tensor p = t.to(compute);
@@ -413,7 +419,21 @@ Tensor fused(
   Tensor z = c ? prepare(*c) : y;
   auto loop = scope.kernels().fused[int(op)][dtype_index(compute)];
   DITTO_ASSERT(loop != nullptr);
-  detail::run_loop(
+  if (!dst.is_cpu()) {
+    auto operand = [&](const Tensor& t, const Tensor& prepared) {
+      return t.is_cpu() ? t.to(compute) : prepared;
+    };
+    Tensor zc = c ? operand(*c, z) : Tensor();
+    vulkan::fused(
+        int(op),
+        s,
+        dst,
+        operand(a, x),
+        operand(b, y),
+        c ? &zc : nullptr,
+        name);
+  } else {
+    detail::run_loop(
       shape,
       {{static_cast<char*>(dst.raw_data()), dst.strides()},
        {static_cast<char*>(x.raw_data()), x.strides()},
@@ -426,6 +446,7 @@ Tensor fused(
       [loop, s](char* const* p, const int64_t* st, int64_t n) {
         loop(n, p[0], p[1], p[2], p[3], st, s);
       });
+  }
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
     dst = *out;

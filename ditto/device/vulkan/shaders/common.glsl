@@ -2,20 +2,25 @@
 // Every shader asks for float32 denormals to be kept where the device
 // offers it (the build makes a second SPIR-V with DITTO_DENORM_PRESERVE).
 #extension GL_EXT_spirv_intrinsics : require
+#ifdef DITTO_FMA_EMULATED
+#extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
+#endif
 #ifdef DITTO_DENORM_PRESERVE
 spirv_execution_mode(capabilities = [4464], 4459, 32);
 #endif
 
 // Binding 0: the params, int32 words. For the strided loops:
-//   p[0] n, p[1] ndim (<= 8), p[2..9] sizes, then per operand k (0..2)
+//   p[0] n, p[1] ndim (<= 8), p[2..9] sizes, then per operand k (0..3)
 //   p[10 + 9k] its element offset and p[11 + 9k ..] its strides;
-//   p[37] the op, p[38] flags (bit 0: every operand contiguous; bit 1 + k:
-//   operand k is the scalar whose bits are p[39 + k]).
+//   p[46] the op, p[47] flags (bit 0: every operand contiguous; bit 1 + k:
+//   operand k is the scalar whose bits are p[48 + k]); p[52] a float
+//   scalar of the op (fused ops' s).
 layout(set = 0, binding = 0) readonly buffer Params { int p[]; };
 
-const int kOp = 37;
-const int kFlags = 38;
-const int kScalar = 39;
+const int kOp = 46;
+const int kFlags = 47;
+const int kScalar = 48;
+const int kOpScalar = 52;
 
 int operand_index(uint i, int k) {
   int idx = p[10 + 9 * k];
@@ -46,3 +51,42 @@ int order_key(uint u) {
 bool negative_bits(uint u) {
   return u > 0x80000000u && u <= 0xFF800000u;
 }
+
+// The chains' fused multiply-add. Shaders that use FMA are built twice: as
+// is, for devices whose fma() rounds once, and with DITTO_FMA_EMULATED for
+// those whose fma() rounds twice (lavapipe lowers it to a multiply and an
+// add), where fma_exact computes it from float64 operations (Note [The
+// device's arithmetic]).
+#ifdef DITTO_FMA_EMULATED
+// The float product is exact in float64; p + c rounded to odd in float64
+// (53 bits, more than 2 x 24 + 1), then rounded to float32, is p + c
+// rounded once (Boldo and Melquiond's round-to-odd).
+float fma_exact(float a, float b, float c) {
+  precise double p = double(a) * double(b);
+  precise double dc = double(c);
+  precise double s = p + dc;
+  // TwoSum: the exact error of s.
+  precise double bb = s - p;
+  precise double err = (p - (s - bb)) + (dc - bb);
+  if (err != 0.0 && !isinf(s)) {
+    uvec2 w = unpackDouble2x32(s);
+    if ((w.x & 1u) == 0u) {
+      // Move s one unit toward the exact sum: its magnitude grows when err
+      // has s's sign.
+      const bool grow = (err > 0.0) == (s > 0.0);
+      uint lo = grow ? w.x + 1u : w.x - 1u;
+      uint hi = w.y;
+      if (grow && lo == 0u) {
+        hi += 1u;
+      } else if (!grow && w.x == 0u) {
+        hi -= 1u;
+      }
+      s = packDouble2x32(uvec2(lo, hi));
+    }
+  }
+  return float(s);
+}
+#define FMA fma_exact
+#else
+#define FMA fma
+#endif

@@ -9,44 +9,7 @@
 // Tiling decides only where a running sum waits, never its operations.
 // Params: M N K, then offset and the two strides of A, of B, of C.
 //
-// Built twice: as is, for devices whose fma() rounds once, and with
-// DITTO_FMA_EMULATED for those whose fma() rounds twice (lavapipe lowers it
-// to a multiply and an add): there fma_exact computes the correctly rounded
-// fma from float64 operations (Note [The device's arithmetic]).
-#ifdef DITTO_FMA_EMULATED
-#extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
-// The float product is exact in float64; p + c rounded to odd in float64
-// (53 bits, more than 2 x 24 + 1), then rounded to float32, is p + c
-// rounded once (Boldo and Melquiond's round-to-odd).
-float fma_exact(float a, float b, float c) {
-  precise double p = double(a) * double(b);
-  precise double dc = double(c);
-  precise double s = p + dc;
-  // TwoSum: the exact error of s.
-  precise double bb = s - p;
-  precise double err = (p - (s - bb)) + (dc - bb);
-  if (err != 0.0 && !isinf(s)) {
-    uvec2 w = unpackDouble2x32(s);
-    if ((w.x & 1u) == 0u) {
-      // Move s one unit toward the exact sum: its magnitude grows when err
-      // has s's sign.
-      const bool grow = (err > 0.0) == (s > 0.0);
-      uint lo = grow ? w.x + 1u : w.x - 1u;
-      uint hi = w.y;
-      if (grow && lo == 0u) {
-        hi += 1u;
-      } else if (!grow && w.x == 0u) {
-        hi -= 1u;
-      }
-      s = packDouble2x32(uvec2(lo, hi));
-    }
-  }
-  return float(s);
-}
-#define FMA fma_exact
-#else
-#define FMA fma
-#endif
+// FMA: see common.glsl (built twice, the second with DITTO_FMA_EMULATED).
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(set = 0, binding = 1) buffer C { float c_[]; };
 layout(set = 0, binding = 2) readonly buffer A { float a_[]; };
