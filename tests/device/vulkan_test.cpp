@@ -181,6 +181,37 @@ TEST_F(Vulkan, CopiesBothWaysKeepEveryBit) {
   EXPECT_EQ(fingerprint(big.to(dev).cpu()), fingerprint(big));
 }
 
+TEST_F(Vulkan, ConversionsGiveTheCpuBits) {
+  // The edges of convert(): NaN, infinities and out-of-range values to
+  // integers (the minimum), truncation, wrap-around to narrower integers,
+  // rounding of large int64 and of float64 to float32, bool.
+  Tensor f = tensor<double>({0.0, -0.0, 2.5, -2.5, 0.49999997, 3.0e9, -3.0e9,
+                             1.0e20, -1.0e20, 9.2233720368547758e18,
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN(), 255.0,
+                             256.0, -1.0, 1.0e-40, 16777217.0});
+  Tensor i = tensor<int64_t>({0, -1, 255, 256, 16777217, -16777217,
+                              (int64_t(1) << 53) + 1, INT64_MAX, INT64_MIN,
+                              int64_t(1) << 31, -(int64_t(1) << 31) - 1});
+  for (const Tensor& src : {f, f.to(kFloat32), i, i.to(kInt32),
+                            i.to(kUInt8), i.to(kBool)}) {
+    for (Dtype to : {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool}) {
+      const std::string what = std::string(dtype_name(src.dtype())) +
+          " to " + std::string(dtype_name(to));
+      Tensor want = src.to(to);
+      Tensor got = src.to(dev).to(to);
+      ASSERT_TRUE(got.is_vulkan()) << what;
+      if (to == kFloat32) {
+        expect_same_bits(want, got, what.c_str(),
+                         !vulkan_device_info(dev.index).denormals_kept);
+      } else {
+        EXPECT_EQ(fingerprint(want), fingerprint(got)) << what;
+      }
+    }
+  }
+}
+
 TEST_F(Vulkan, FactoriesAndFills) {
   expect_same_bits(zeros({3, 5}), zeros({3, 5}, kFloat32, dev), "zeros");
   expect_same_bits(ones({4}), ones({4}, kFloat32, dev), "ones");

@@ -61,6 +61,8 @@ const Shader kProbe = DITTO_SHADER(probe, 1);
 const Shader kCopy32 = DITTO_SHADER(copy32, 2);
 const Shader kCopy64 = DITTO_SHADER(copy64, 2);
 const Shader kCopy8 = DITTO_SHADER(copy8, 2);
+const Shader kCast = DITTO_SHADER(cast, 2);
+const Shader kCastToBytes = DITTO_SHADER(cast_to_bytes, 2);
 const Shader kBinaryF32 = DITTO_SHADER(binary_f32, 3);
 const Shader kUnaryF32 = DITTO_SHADER(unary_f32, 2);
 const Shader kMmF32 = DITTO_SHADER(mm_f32, 3);
@@ -226,6 +228,38 @@ void copy_on_device(const Tensor& dst, const Tensor& src, const char* op) {
       dst.numel());
 }
 
+// dst = src converted (the CPU's convert(), cast.comp), one device.
+void cast_on_device(const Tensor& dst, const Tensor& src, const char* op) {
+  const DeviceInfo& info = device_info(device_of(dst), op);
+  const bool bytes = dst.element_size() == 1;
+  DITTO_CHECK(
+      info.float64 && info.int64 && (!bytes || info.storage8),
+      TypeError,
+      op,
+      "converting ",
+      src.dtype(),
+      " to ",
+      dst.dtype(),
+      " on ",
+      dst.device(),
+      " needs float64, int64 and 8-bit storage in shaders, which it does "
+      "not offer all of");
+  check_extent(dst, op);
+  check_extent(src, op);
+  if (dst.numel() == 0) {
+    return;
+  }
+  LoopParams lp(dst.sizes(), {&dst, &src});
+  lp.p[kOp] = dtype_index(src.dtype());
+  lp.p[kOpScalar] = dtype_index(dst.dtype());
+  run(device_of(dst),
+      bytes ? kCastToBytes : kCast,
+      {buffer_of(dst), buffer_of(src)},
+      lp.p.data(),
+      sizeof lp.p,
+      dst.numel());
+}
+
 Tensor device_tensor(const Shape& sizes, Dtype dtype, Device device) {
   return detail::new_tensor(sizes, dtype, device);
 }
@@ -253,20 +287,13 @@ std::vector<std::string_view> ops_with_kernels() {
 void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
   const Device dd = dst.device(), sd = src_in.device();
   if (dd == sd) {
-    DITTO_CHECK(
-        dst.dtype() == src_in.dtype(),
-        TypeError,
-        op,
-        "converting ",
-        src_in.dtype(),
-        " to ",
-        dst.dtype(),
-        " on ",
-        dd,
-        " is not supported yet: convert on the CPU");
     const bool overlap = dst.storage() == src_in.storage();
-    copy_on_device(
-        dst, (overlap ? src_in.clone() : src_in).expand(dst.sizes()), op);
+    Tensor src = (overlap ? src_in.clone() : src_in).expand(dst.sizes());
+    if (dst.dtype() == src.dtype()) {
+      copy_on_device(dst, src, op);
+    } else {
+      cast_on_device(dst, src, op);
+    }
     return;
   }
   if (sd.is_cpu()) {

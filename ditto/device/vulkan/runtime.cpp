@@ -245,6 +245,7 @@ void describe(Runtime& rt, Gpu& g) {
   d.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
   d.max_shared_memory = props.limits.maxComputeSharedMemorySize;
   d.float64 = features.shaderFloat64 == VK_TRUE;
+  d.int64 = features.shaderInt64 == VK_TRUE;
   if (v12 && vk.vkGetPhysicalDeviceFeatures2 != nullptr) {
     VkPhysicalDeviceVulkan12Features f12{};
     f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
@@ -489,6 +490,7 @@ Gpu& open(int index, const char* op) {
   qi.pQueuePriorities = &priority;
   VkPhysicalDeviceFeatures features{};
   features.shaderFloat64 = g.info.float64 ? VK_TRUE : VK_FALSE;
+  features.shaderInt64 = g.info.int64 ? VK_TRUE : VK_FALSE;
   // 8-bit storage, for the copies of bool and uint8 tensors.
   VkPhysicalDeviceVulkan12Features f12{};
   f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;

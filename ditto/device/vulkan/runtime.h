@@ -26,6 +26,7 @@ struct DeviceInfo {
   uint32_t max_workgroup_invocations = 0;
   uint32_t max_shared_memory = 0; // bytes per workgroup
   bool float64 = false;
+  bool int64 = false;
   bool storage8 = false; // 8-bit storage buffers (bool and uint8 copies)
   // SPIR-V DenormPreserve for float32 is available and every shader asks
   // for it; false: the driver may flush float32 denormals to zero.
