@@ -296,7 +296,8 @@ TEST_F(Vulkan, MatrixProductsGiveTheCpuBits) {
         Case{64, 64, 64},
         Case{130, 257, 129},
         Case{5, 1000, 3},
-        Case{200, 3, 300}}) {
+        Case{200, 3, 300},
+        Case{2050, 40, 2049}}) {
     Generator g = Generator::philox(uint64_t(s.m * 1000003 + s.k * 1009 + s.n));
     Tensor a = randn({s.m, s.k}, kFloat32, g),
            b = randn({s.k, s.n}, kFloat32, g);

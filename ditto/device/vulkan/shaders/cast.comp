@@ -44,7 +44,15 @@ void main() {
     } else if (from == kI64) {
       iv = int64_t(uint64_t(src[2 * e]) | (uint64_t(src[2 * e + 1]) << 32));
     } else if (from == kF32) {
-      fv = double(uintBitsToFloat(src[e]));
+      // From the bits where the float is denormal: a device that flushes
+      // float32 denormals would make the conversion lose them.
+      uint u = src[e];
+      if ((u & 0x7F800000u) == 0u) {
+        fv = double(u & 0x007FFFFFu) * 1.401298464324817070923729583289916e-45lf;
+        fv = (u & 0x80000000u) != 0u ? -fv : fv;
+      } else {
+        fv = double(uintBitsToFloat(u));
+      }
     } else {
       fv = packDouble2x32(uvec2(src[2 * e], src[2 * e + 1]));
     }
