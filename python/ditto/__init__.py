@@ -35,7 +35,9 @@ from ._C import (  # noqa: F401
     conv1d, conv2d, conv_transpose2d, conv1d_backward_input,
     conv1d_backward_weight, conv2d_backward_input, conv2d_backward_weight,
     max_pool2d, batch_norm, layer_norm, group_norm, softmax, log_softmax,
-    dropout)
+    dropout,
+    # devices (docs/device.md)
+    is_vulkan_available)
 from ._size import Size  # noqa: F401
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401

@@ -213,6 +213,9 @@ void translate_errors() {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const OutOfMemoryError& e) {
       PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const NotImplementedError& e) {
+      // An op without a kernel on a device: torch's NotImplementedError.
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

@@ -277,17 +277,32 @@ Tensor finish(Tensor t, bool requires_grad) {
   return t;
 }
 
+// device=: None (the CPU), "cpu", "vulkan", "vulkan:1" (docs/device.md).
+Device device_arg(const std::optional<std::string>& device) {
+  return device ? Device(*device) : kCPU;
+}
+
+Tensor on_device(Tensor t, const std::optional<std::string>& device) {
+  return device ? t.to(Device(*device)) : t;
+}
+
 void init_factories(py::module_& m) {
-  auto sized = [&](const char* name, Tensor (*f)(const Shape&, Dtype)) {
+  auto sized = [&](const char* name, Tensor (*f)(const Shape&, Dtype, Device)) {
     m.def(
         name,
-        [f, name](py::args size, std::optional<Dtype> dtype, bool rg) {
+        [f, name](
+            py::args size,
+            std::optional<Dtype> dtype,
+            std::optional<std::string> device,
+            bool rg) {
           Shape s = shape_from_args(size, name);
+          const Device d = device_arg(device);
           py::gil_scoped_release gil;
-          return finish(f(s, dtype.value_or(kFloat32)), rg);
+          return finish(f(s, dtype.value_or(kFloat32), d), rg);
         },
         py::kw_only(),
         py::arg("dtype") = py::none(),
+        py::arg("device") = py::none(),
         py::arg("requires_grad") = false);
   };
   sized("empty", &empty);
@@ -296,12 +311,16 @@ void init_factories(py::module_& m) {
   auto like = [&](const char* name, Tensor (*f)(const Tensor&, Dtype)) {
     m.def(
         name,
-        [f](const Tensor& t, std::optional<Dtype> dtype, bool rg) {
-          return finish(f(t, dtype.value_or(t.dtype())), rg);
+        [f](const Tensor& t,
+            std::optional<Dtype> dtype,
+            std::optional<std::string> device,
+            bool rg) {
+          return finish(on_device(f(t, dtype.value_or(t.dtype())), device), rg);
         },
         py::arg("input"),
         py::kw_only(),
         py::arg("dtype") = py::none(),
+        py::arg("device") = py::none(),
         py::arg("requires_grad") = false,
         ReleaseGil());
   };
@@ -310,13 +329,19 @@ void init_factories(py::module_& m) {
   like("ones_like", &ones_like);
   m.def(
       "full",
-      [](const Shape& size, const Scalar& v, std::optional<Dtype> d, bool rg) {
-        return finish(d ? full(size, v, *d) : full(size, v), rg);
+      [](const Shape& size,
+         const Scalar& v,
+         std::optional<Dtype> d,
+         std::optional<std::string> device,
+         bool rg) {
+        Tensor t = d ? full(size, v, *d) : full(size, v);
+        return finish(on_device(t, device), rg);
       },
       py::arg("size"),
       py::arg("fill_value"),
       py::kw_only(),
       py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(),
       py::arg("requires_grad") = false,
       ReleaseGil());
   m.def(
@@ -467,8 +492,10 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("is_floating_point", [](const Tensor& t) {
     return is_floating(t.dtype());
   });
-  cls.def_property_readonly("device", [](const Tensor&) { return "cpu"; });
-  cls.def_property_readonly("is_cpu", [](const Tensor&) { return true; });
+  cls.def_property_readonly(
+      "device", [](const Tensor& t) { return t.device().str(); });
+  cls.def_property_readonly("is_cpu", &Tensor::is_cpu);
+  cls.def_property_readonly("is_vulkan", &Tensor::is_vulkan);
   cls.def("data_ptr", [](const Tensor& t) {
     return reinterpret_cast<uintptr_t>(t.raw_data());
   });
@@ -477,7 +504,7 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
     Tensor c;
     {
       py::gil_scoped_release gil;
-      c = t.contiguous();
+      c = (t.is_cpu() ? t : t.cpu()).contiguous();
     }
     return tolist_rec(static_cast<const char*>(c.raw_data()), c, 0);
   });
@@ -606,10 +633,8 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "to",
       [](const Tensor& t, const std::string& device, std::optional<Dtype> d) {
-        if (device != "cpu") {
-          throw ValueError("[to] ditto tensors live on the CPU, not " + device);
-        }
-        return d ? t.to(*d) : t;
+        const Device dev(device);
+        return d ? t.to(dev, *d) : t.to(dev);
       },
       py::arg("device"),
       py::arg("dtype") = py::none(),
@@ -629,7 +654,15 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       [](const Tensor& t, Dtype d) { return t.to(d); },
       py::arg("dtype"),
       ReleaseGil());
-  cls.def("cpu", [](const Tensor& t) { return t; });
+  cls.def("cpu", &Tensor::cpu, ReleaseGil());
+  cls.def(
+      "vulkan",
+      [](const Tensor& t, int index) {
+        return t.to(Device(kVulkan, int16_t(index)));
+      },
+      py::arg("device") = 0,
+      ReleaseGil());
+  m.def("is_vulkan_available", &is_vulkan_available);
   init_factories(m);
 }
 

@@ -185,26 +185,51 @@ TEST_F(Vulkan, ConversionsGiveTheCpuBits) {
   // The edges of convert(): NaN, infinities and out-of-range values to
   // integers (the minimum), truncation, wrap-around to narrower integers,
   // rounding of large int64 and of float64 to float32, bool.
-  Tensor f = tensor<double>({0.0, -0.0, 2.5, -2.5, 0.49999997, 3.0e9, -3.0e9,
-                             1.0e20, -1.0e20, 9.2233720368547758e18,
-                             std::numeric_limits<double>::infinity(),
-                             -std::numeric_limits<double>::infinity(),
-                             std::numeric_limits<double>::quiet_NaN(), 255.0,
-                             256.0, -1.0, 1.0e-40, 16777217.0});
-  Tensor i = tensor<int64_t>({0, -1, 255, 256, 16777217, -16777217,
-                              (int64_t(1) << 53) + 1, INT64_MAX, INT64_MIN,
-                              int64_t(1) << 31, -(int64_t(1) << 31) - 1});
-  for (const Tensor& src : {f, f.to(kFloat32), i, i.to(kInt32),
-                            i.to(kUInt8), i.to(kBool)}) {
+  Tensor f = tensor<double>(
+      {0.0,
+       -0.0,
+       2.5,
+       -2.5,
+       0.49999997,
+       3.0e9,
+       -3.0e9,
+       1.0e20,
+       -1.0e20,
+       9.2233720368547758e18,
+       std::numeric_limits<double>::infinity(),
+       -std::numeric_limits<double>::infinity(),
+       std::numeric_limits<double>::quiet_NaN(),
+       255.0,
+       256.0,
+       -1.0,
+       1.0e-40,
+       16777217.0});
+  Tensor i = tensor<int64_t>(
+      {0,
+       -1,
+       255,
+       256,
+       16777217,
+       -16777217,
+       (int64_t(1) << 53) + 1,
+       INT64_MAX,
+       INT64_MIN,
+       int64_t(1) << 31,
+       -(int64_t(1) << 31) - 1});
+  for (const Tensor& src :
+       {f, f.to(kFloat32), i, i.to(kInt32), i.to(kUInt8), i.to(kBool)}) {
     for (Dtype to : {kFloat32, kFloat64, kInt32, kInt64, kUInt8, kBool}) {
-      const std::string what = std::string(dtype_name(src.dtype())) +
-          " to " + std::string(dtype_name(to));
+      const std::string what = std::string(dtype_name(src.dtype())) + " to " +
+          std::string(dtype_name(to));
       Tensor want = src.to(to);
       Tensor got = src.to(dev).to(to);
       ASSERT_TRUE(got.is_vulkan()) << what;
       if (to == kFloat32) {
-        expect_same_bits(want, got, what.c_str(),
-                         !vulkan_device_info(dev.index).denormals_kept);
+        expect_same_bits(
+            want,
+            got,
+            what.c_str(),
+            !vulkan_device_info(dev.index).denormals_kept);
       } else {
         EXPECT_EQ(fingerprint(want), fingerprint(got)) << what;
       }
@@ -413,8 +438,8 @@ TEST_F(Vulkan, OpRecordsSamplesGiveTheCpuBits) {
           continue;
         }
         ++samples;
-        const std::string where =
-            r->name + " " + std::string(dtype_name(dt)) + " sample '" + s.label + "'";
+        const std::string where = r->name + " " + std::string(dtype_name(dt)) +
+            " sample '" + s.label + "'";
         const std::vector<Tensor> want = test::run(*r, s);
         std::vector<Tensor> got;
         const std::string error = error_of([&] {
@@ -457,8 +482,8 @@ TEST_F(Vulkan, OpRecordsSamplesGiveTheCpuBits) {
       }
     }
     if (samples > 0) {
-      EXPECT_GT(ran, 0) << r->name << ": every sample was refused ("
-                        << refused << ")";
+      EXPECT_GT(ran, 0) << r->name << ": every sample was refused (" << refused
+                        << ")";
       ++ops_run;
     }
   }

@@ -27,19 +27,19 @@ struct OpEntry {
 // Views only rearrange sizes and strides; the rest have a device kernel
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
-    {"abs", false},        {"add", false},       {"add_", false},
-    {"addcmul", false},    {"addcmul_", false},
-    {"as_strided", false}, {"clone", false},     {"copy_", true},
-    {"empty", false},      {"expand", false},    {"fill_", false},
-    {"flatten", false},    {"full", false},      {"matmul", false},
-    {"maximum", false},    {"minimum", false},   {"mm", false},
-    {"mul", false},        {"mul_", false},      {"narrow", false},
-    {"neg", false},        {"ones", false},      {"permute", false},
-    {"relu", false},       {"reshape", false},   {"select", false},
-    {"slice", false},      {"squeeze", false},   {"sub", false},
-    {"sub_", false},       {"t", false},         {"to", true},
-    {"transpose", false},  {"unsqueeze", false}, {"view", false},
-    {"zero_", false},      {"zeros", false},
+    {"abs", false},       {"add", false},      {"add_", false},
+    {"addcmul", false},   {"addcmul_", false}, {"as_strided", false},
+    {"clone", false},     {"copy_", true},     {"empty", false},
+    {"expand", false},    {"fill_", false},    {"flatten", false},
+    {"full", false},      {"matmul", false},   {"maximum", false},
+    {"minimum", false},   {"mm", false},       {"mul", false},
+    {"mul_", false},      {"narrow", false},   {"neg", false},
+    {"ones", false},      {"permute", false},  {"relu", false},
+    {"reshape", false},   {"select", false},   {"slice", false},
+    {"squeeze", false},   {"sub", false},      {"sub_", false},
+    {"t", false},         {"to", true},        {"transpose", false},
+    {"unsqueeze", false}, {"view", false},     {"zero_", false},
+    {"zeros", false},
 };
 
 const OpEntry* find_op(std::string_view op) {
@@ -406,8 +406,11 @@ void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
 // rounds once, else the one building it from float64 (Note [The device's
 // arithmetic]); without float64 it cannot be exact, and the op raises
 // rather than differ.
-const Shader& with_fma(const Tensor& t, const Shader& plain,
-                       const Shader& emulated, const char* name) {
+const Shader& with_fma(
+    const Tensor& t,
+    const Shader& plain,
+    const Shader& emulated,
+    const char* name) {
   const DeviceInfo& info = device_info(device_of(t), name);
   DITTO_CHECK(
       info.fma_fused || info.float64,
@@ -421,8 +424,14 @@ const Shader& with_fma(const Tensor& t, const Shader& plain,
   return info.fma_fused ? plain : emulated;
 }
 
-void fused(int op, double s, const Tensor& out, const Tensor& x,
-           const Tensor& y, const Tensor* z, const char* name) {
+void fused(
+    int op,
+    double s,
+    const Tensor& out,
+    const Tensor& x,
+    const Tensor& y,
+    const Tensor* z,
+    const char* name) {
   DITTO_CHECK(
       out.dtype() == kFloat32 && (op == 0 || op == 1),
       NotImplementedError,
@@ -442,8 +451,8 @@ void fused(int op, double s, const Tensor& out, const Tensor& x,
   auto on_device = [](const Tensor* t) {
     return t == nullptr || t->is_cpu() ? nullptr : t;
   };
-  LoopParams lp(out.sizes(), {&out, on_device(&x), on_device(&y),
-                              on_device(z)});
+  LoopParams lp(
+      out.sizes(), {&out, on_device(&x), on_device(&y), on_device(z)});
   lp.p[kOp] = op;
   lp.p[kOpScalar] = std::bit_cast<int32_t>(float(s));
   lp.scalar(1, x.is_cpu() ? &x : nullptr);
@@ -456,8 +465,12 @@ void fused(int op, double s, const Tensor& out, const Tensor& x,
   auto buf = [&](const Tensor* t) {
     return t == nullptr || t->is_cpu() ? o : buffer_of(*t);
   };
-  run(device_of(out), with_fma(out, kFusedF32, kFusedF32Fma64, name),
-      {o, buf(&x), buf(&y), buf(z)}, lp.p.data(), sizeof lp.p, out.numel());
+  run(device_of(out),
+      with_fma(out, kFusedF32, kFusedF32Fma64, name),
+      {o, buf(&x), buf(&y), buf(z)},
+      lp.p.data(),
+      sizeof lp.p,
+      out.numel());
 }
 
 void gemm(

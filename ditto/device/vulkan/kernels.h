@@ -36,8 +36,14 @@ void binary(
 // out = the fused op (kernels::FusedOp numbering: AddScaled, Addcmul) of
 // x, y, z (z null for AddScaled) with the scalar s, operands expanded to
 // out's shape; a 0-dim CPU tensor stands for a scalar.
-void fused(int op, double s, const Tensor& out, const Tensor& x,
-           const Tensor& y, const Tensor* z, const char* name);
+void fused(
+    int op,
+    double s,
+    const Tensor& out,
+    const Tensor& x,
+    const Tensor& y,
+    const Tensor* z,
+    const char* name);
 // out = op(x) (kernels::UnaryOp numbering), same shape.
 void unary(int op, const Tensor& out, const Tensor& x, const char* name);
 // One matrix of a product: elements at offset + i * rs + j * cs of t's

@@ -425,27 +425,21 @@ Tensor fused(
     };
     Tensor zc = c ? operand(*c, z) : Tensor();
     vulkan::fused(
-        int(op),
-        s,
-        dst,
-        operand(a, x),
-        operand(b, y),
-        c ? &zc : nullptr,
-        name);
+        int(op), s, dst, operand(a, x), operand(b, y), c ? &zc : nullptr, name);
   } else {
     detail::run_loop(
-      shape,
-      {{static_cast<char*>(dst.raw_data()), dst.strides()},
-       {static_cast<char*>(x.raw_data()), x.strides()},
-       {static_cast<char*>(y.raw_data()), y.strides()},
-       {static_cast<char*>(z.raw_data()), z.strides()}},
-      {dst.element_size(),
-       x.element_size(),
-       y.element_size(),
-       z.element_size()},
-      [loop, s](char* const* p, const int64_t* st, int64_t n) {
-        loop(n, p[0], p[1], p[2], p[3], st, s);
-      });
+        shape,
+        {{static_cast<char*>(dst.raw_data()), dst.strides()},
+         {static_cast<char*>(x.raw_data()), x.strides()},
+         {static_cast<char*>(y.raw_data()), y.strides()},
+         {static_cast<char*>(z.raw_data()), z.strides()}},
+        {dst.element_size(),
+         x.element_size(),
+         y.element_size(),
+         z.element_size()},
+        [loop, s](char* const* p, const int64_t* st, int64_t n) {
+          loop(n, p[0], p[1], p[2], p[3], st, s);
+        });
   }
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
