@@ -27,19 +27,19 @@ struct OpEntry {
 // Views only rearrange sizes and strides; the rest have a device kernel
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
-    {"abs", false},       {"add", false},      {"add_", false},
-    {"addcmul", false},   {"addcmul_", false}, {"as_strided", false},
-    {"clone", false},     {"copy_", true},     {"empty", false},
-    {"expand", false},    {"fill_", false},    {"flatten", false},
-    {"full", false},      {"matmul", false},   {"maximum", false},
-    {"minimum", false},   {"mm", false},       {"mul", false},
-    {"mul_", false},      {"narrow", false},   {"neg", false},
-    {"ones", false},      {"permute", false},  {"relu", false},
-    {"reshape", false},   {"select", false},   {"slice", false},
-    {"squeeze", false},   {"sub", false},      {"sub_", false},
-    {"t", false},         {"to", true},        {"transpose", false},
-    {"unsqueeze", false}, {"view", false},     {"zero_", false},
-    {"zeros", false},
+    {"abs", false},     {"add", false},       {"add_", false},
+    {"addcmul", false}, {"addcmul_", false},  {"as_strided", false},
+    {"clone", false},   {"copy_", true},      {"div", false},
+    {"div_", false},    {"empty", false},     {"expand", false},
+    {"fill_", false},   {"flatten", false},   {"full", false},
+    {"matmul", false},  {"maximum", false},   {"minimum", false},
+    {"mm", false},      {"mul", false},       {"mul_", false},
+    {"narrow", false},  {"neg", false},       {"ones", false},
+    {"permute", false}, {"relu", false},      {"reshape", false},
+    {"select", false},  {"slice", false},     {"squeeze", false},
+    {"sub", false},     {"sub_", false},      {"t", false},
+    {"to", true},       {"transpose", false}, {"unsqueeze", false},
+    {"view", false},    {"zero_", false},     {"zeros", false},
 };
 
 const OpEntry* find_op(std::string_view op) {
@@ -64,6 +64,7 @@ const Shader kCopy8 = DITTO_SHADER(copy8, 2);
 const Shader kCast = DITTO_SHADER(cast, 2);
 const Shader kCastToBytes = DITTO_SHADER(cast_to_bytes, 2);
 const Shader kBinaryF32 = DITTO_SHADER(binary_f32, 3);
+const Shader kBinaryF32Div = DITTO_SHADER(binary_f32_div, 3);
 const Shader kUnaryF32 = DITTO_SHADER(unary_f32, 2);
 const Shader kMmF32 = DITTO_SHADER(mm_f32, 3);
 const Shader kMmF32Fma64 = DITTO_SHADER(mm_f32_fma64, 3);
@@ -344,7 +345,7 @@ void binary(
     const Tensor& b,
     const char* name) {
   DITTO_CHECK(
-      out.dtype() == kFloat32 && op != 3 && op != 4 && op < 7,
+      out.dtype() == kFloat32 && op != 4 && op < 7,
       NotImplementedError,
       name,
       "no kernel for ",
@@ -367,9 +368,15 @@ void binary(
   if (out.numel() == 0) {
     return;
   }
+  DITTO_CHECK(
+      op != 3 || device_info(device_of(out), name).float64,
+      NotImplementedError,
+      name,
+      out.device(),
+      " has no float64, from which its division is made exact");
   Buffer* o = buffer_of(out);
   run(device_of(out),
-      kBinaryF32,
+      op == 3 ? kBinaryF32Div : kBinaryF32,
       {o, a_scalar ? o : buffer_of(a), b_scalar ? o : buffer_of(b)},
       lp.p.data(),
       sizeof lp.p,

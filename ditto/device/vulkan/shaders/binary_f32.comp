@@ -3,8 +3,9 @@
 #include "common.glsl"
 // out = a op b in float32, each a single correctly rounded IEEE operation
 // (Vulkan guarantees it for add, subtract and multiply), so the bits are
-// the CPU kernel's. Ops as kernels::BinaryOp: 0 add, 1 sub, 2 mul,
-// 5 maximum, 6 minimum.
+// the CPU kernel's; division through float64 (div_exact), in the build
+// with DITTO_FLOAT64 (binary_f32_div), for devices with float64. Ops as
+// kernels::BinaryOp: 0 add, 1 sub, 2 mul, 3 div, 5 maximum, 6 minimum.
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 1) buffer Out { float out_[]; };
 layout(set = 0, binding = 2) readonly buffer A { float a_[]; };
@@ -25,6 +26,10 @@ void main() {
       r = a - b;
     } else if (op == 2) {
       r = a * b;
+#ifdef DITTO_FLOAT64
+    } else if (op == 3) {
+      r = div_exact(a, b);
+#endif
     } else {
       // As the CPU: a if NaN, else b if NaN, else (a > b ? a : b) for
       // maximum, (a < b ? a : b) for minimum; decided on the bits.

@@ -2,7 +2,7 @@
 // Every shader asks for float32 denormals to be kept where the device
 // offers it (the build makes a second SPIR-V with DITTO_DENORM_PRESERVE).
 #extension GL_EXT_spirv_intrinsics : require
-#ifdef DITTO_FMA_EMULATED
+#if defined(DITTO_FMA_EMULATED) || defined(DITTO_FLOAT64)
 #extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
 #endif
 #ifdef DITTO_DENORM_PRESERVE
@@ -89,4 +89,43 @@ float fma_exact(float a, float b, float c) {
 #define FMA fma_exact
 #else
 #define FMA fma
+#endif
+
+#ifdef DITTO_FLOAT64
+// The float32 with bits u as a double, exactly, denormals included (a
+// device that flushes float32 denormals would lose them in a conversion).
+double exact_double(uint u) {
+  if ((u & 0x7F800000u) != 0u) {
+    return double(uintBitsToFloat(u));
+  }
+  double d = double(u & 0x007FFFFFu) * 1.401298464324817070923729583289916e-45lf;
+  return (u & 0x80000000u) != 0u ? -d : d;
+}
+
+// a / b rounded once to float32, as IEEE division (Vulkan allows 2.5 ulp
+// for a float32 division): the quotient of two floats is at least about
+// 2^-48 (relative) away from any float32 rounding boundary unless it lies
+// on one, so float64's quotient, within a few float64 ulps, rounds to the
+// correctly rounded float32. Zeros, infinities and NaN, where Vulkan
+// promises nothing, are taken apart on the bits first.
+float div_exact(float a, float b) {
+  uint ua = floatBitsToUint(a), ub = floatBitsToUint(b);
+  uint sign = (ua ^ ub) & 0x80000000u;
+  uint ma = ua & 0x7FFFFFFFu, mb = ub & 0x7FFFFFFFu;
+  if (ma > 0x7F800000u || mb > 0x7F800000u) {
+    return uintBitsToFloat(0x7FC00000u); // NaN
+  }
+  if (mb == 0u) { // x / 0
+    return uintBitsToFloat(ma == 0u ? 0x7FC00000u : (sign | 0x7F800000u));
+  }
+  if (ma == 0x7F800000u) { // inf / y
+    return uintBitsToFloat(mb == 0x7F800000u ? 0x7FC00000u
+                                             : (sign | 0x7F800000u));
+  }
+  if (mb == 0x7F800000u || ma == 0u) { // finite / inf, 0 / y
+    return uintBitsToFloat(sign);
+  }
+  precise double q = exact_double(ua) / exact_double(ub);
+  return float(q);
+}
 #endif
