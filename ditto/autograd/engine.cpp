@@ -76,6 +76,23 @@ Tensor fit_gradient(
   if (g.dtype() != meta.dtype) {
     g = g.to(meta.dtype);
   }
+  if (!(g.device() == meta.device)) {
+    // As PyTorch: a 0-dim gradient moves to the input's device; any other
+    // on the wrong device is a broken backward.
+    DITTO_CHECK(
+        g.dim() == 0,
+        ValueError,
+        "backward",
+        "Function ",
+        node.name(),
+        " returned an invalid gradient at index ",
+        index,
+        " - expected device ",
+        meta.device,
+        " but got ",
+        g.device());
+    g = g.to(meta.device);
+  }
   return g;
 }
 
@@ -260,7 +277,7 @@ class Engine {
       for (size_t k = 0; k < grads.size(); ++k) {
         const TensorMeta& m = node.output_metas()[k];
         if (!grads[k].defined() && is_floating(m.dtype)) {
-          grads[k] = detail::new_tensor(m.sizes, m.dtype).zero_();
+          grads[k] = detail::new_tensor(m.sizes, m.dtype, m.device).zero_();
         }
       }
       results = fn->apply(grads);

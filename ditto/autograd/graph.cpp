@@ -280,7 +280,7 @@ void NodeBuilder::record(
   for (const Tensor* in : inputs) {
     if (in != nullptr && in->defined()) {
       next.push_back(gradient_edge(*in));
-      input_metas.push_back({in->sizes(), in->dtype()});
+      input_metas.push_back({in->sizes(), in->dtype(), in->device()});
     } else {
       next.push_back({});
       input_metas.push_back({});
@@ -302,7 +302,7 @@ void NodeBuilder::record(
       node->output_metas_.push_back({});
       continue;
     }
-    node->output_metas_.push_back({out.sizes(), out.dtype()});
+    node->output_metas_.push_back({out.sizes(), out.dtype(), out.device()});
     if (!is_floating(out.dtype())) {
       continue; // integer outputs (indices) carry no gradient
     }

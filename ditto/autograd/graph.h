@@ -38,10 +38,11 @@ using GradList = std::vector<Tensor>;
 // tensor means zero (or "not differentiable").
 using BackwardFn = std::function<GradList(const GradList& grad_outputs)>;
 
-// The shape and dtype a gradient must have.
+// The shape, dtype and device a gradient must have.
 struct TensorMeta {
   Shape sizes;
   Dtype dtype = kFloat32;
+  Device device = kCPU;
 };
 
 // One recorded op (or a leaf's gradient accumulator). Nodes are created in

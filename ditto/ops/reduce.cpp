@@ -1,5 +1,7 @@
 #include "ditto/ops/reduce.h"
 
+#include "ditto/device/vulkan/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -120,7 +122,7 @@ Plan make_plan(
       checked_mul(
           a.numel(), int64_t(a.element_size()), op, "the input's bytes") >
       kCopyLimitBytes;
-  if (p.view.is_contiguous() || !large) {
+  if (a.is_cpu() && (p.view.is_contiguous() || !large)) {
     p.rows = p.view.contiguous();
   }
   return p;
@@ -247,7 +249,17 @@ Tensor sum_impl(
         in);
   }
   Dtype acc = is_floating(in) ? in : kInt64;
-  Tensor out = detail::new_tensor(p.out_shape, acc);
+  Tensor out = detail::new_tensor(p.out_shape, acc, a.device());
+  if (!a.is_cpu()) {
+    DITTO_CHECK(
+        !is_prod,
+        NotImplementedError,
+        name,
+        "no kernel on ",
+        a.device(),
+        " for this op");
+    vulkan::reduce_sum(out, p.view, p.outer, p.inner, is_mean, name);
+  }
   const auto& table = scope.kernels();
   auto loop =
       is_prod ? table.prod[dtype_index(in)] : table.sum[dtype_index(in)];
@@ -255,6 +267,9 @@ Tensor sum_impl(
     if constexpr (
         std::is_same_v<A, float> || std::is_same_v<A, double> ||
         std::is_same_v<A, int64_t>) {
+      if (!out.is_cpu()) {
+        return;
+      }
       A* o = out.data_ptr<A>();
       if (is_prod) {
         reduce_rows<A>(

@@ -277,8 +277,10 @@ TEST_F(Vulkan, ElementwiseGivesTheCpuBits) {
   same(mul(F(a), F(bt)), mul(da, dbt), "mul, transposed operand");
   same(div(F(a), F(b)), div(da, db), "div");
   same(div(F(col), F(a)), div(dcol, da), "div, broadcast column");
-  same(div(F(big_a), F(big_b)), div(big_a.to(dev), big_b.to(dev)),
-       "div, 1M elements");
+  same(
+      div(F(big_a), F(big_b)),
+      div(big_a.to(dev), big_b.to(dev)),
+      "div, 1M elements");
   same(div(F(a), 3.0), div(da, 3.0), "div by a scalar");
   same(add(F(a), 0.1), add(da, 0.1), "add a scalar");
   same(mul(F(a), -3.7), mul(da, -3.7), "mul by a scalar");
@@ -314,6 +316,60 @@ TEST_F(Vulkan, ElementwiseGivesTheCpuBits) {
     // tricky inputs' denormals reached the device and came back.
     EXPECT_EQ(fingerprint(a), fingerprint(da.cpu()));
   }
+}
+
+TEST_F(Vulkan, SumsAndMeansGiveTheCpuBits) {
+  // The CPU's chunks of 16384, 16 lanes and trees: rows shorter and longer
+  // than a chunk, several rows, reduced dims in the middle, a transposed
+  // input, keepdim, an empty row, the special values.
+  const bool flush = !vulkan_device_info(dev.index).denormals_kept;
+  auto F = [&](const Tensor& t) { return flush ? flushed(t) : t; };
+  Generator g = Generator::philox(21);
+  Tensor big = randn({3 * 16384 + 77}, kFloat32, g);
+  Tensor m = tricky({37, 1000}, 22), cube = tricky({4, 50, 6}, 23);
+  Tensor tall = tricky({40000, 3}, 24);
+  struct Case {
+    const char* what;
+    Tensor x;
+  };
+  for (const Case& c :
+       {Case{"1-d, four chunks", big},
+        Case{"matrix", m},
+        Case{"cube", cube},
+        Case{"tall", tall}}) {
+    Tensor x = F(c.x), dx = c.x.to(dev);
+    expect_same_bits(sum(x), sum(dx), c.what, flush);
+    expect_same_bits(mean(x), mean(dx), c.what, flush);
+    for (int64_t d = 0; d < x.dim(); ++d) {
+      expect_same_bits(sum(x, {d}, false), sum(dx, {d}, false), c.what, flush);
+      expect_same_bits(mean(x, {d}, true), mean(dx, {d}, true), c.what, flush);
+    }
+  }
+  expect_same_bits(
+      sum(F(cube), {0, 2}, false),
+      sum(cube.to(dev), {0, 2}, false),
+      "two dims",
+      flush);
+  expect_same_bits(
+      sum(F(m).t(), {1}, false),
+      sum(m.to(dev).t(), {1}, false),
+      "a transposed input",
+      flush);
+  Tensor empty_rows = zeros({3, 0});
+  expect_same_bits(
+      sum(empty_rows, {1}, false),
+      sum(empty_rows.to(dev), {1}, false),
+      "empty rows");
+  expect_same_bits(
+      mean(empty_rows, {1}, false),
+      mean(empty_rows.to(dev), {1}, false),
+      "mean of empty rows");
+  // The gradient of a mean, on the device.
+  Tensor leaf = tricky({5, 7}, 25).abs().requires_grad_(true);
+  Tensor dleaf = leaf.detach().to(dev).requires_grad_(true);
+  mean(mul(leaf, leaf)).backward();
+  mean(mul(dleaf, dleaf)).backward();
+  expect_same_bits(leaf.grad(), dleaf.grad(), "d mean(x^2) / dx", flush);
 }
 
 TEST_F(Vulkan, MatrixProductsGiveTheCpuBits) {
@@ -383,7 +439,7 @@ TEST_F(Vulkan, WhatHasNoKernelRaisesNamingTheOpAndDevice) {
   EXPECT_NE(e.find("[exp]"), std::string::npos) << e;
   EXPECT_NE(e.find(dev.str()), std::string::npos) << e;
   EXPECT_NE(
-      error_of<NotImplementedError>([&] { sum(d); }).find("[sum]"),
+      error_of<NotImplementedError>([&] { prod(d); }).find("[prod]"),
       std::string::npos);
   // Mixed devices: a clear error, as in PyTorch, except a 0-dim CPU tensor.
   const std::string mixed = error_of<ValueError>([&] { add(d, ones({4, 4})); });

@@ -10,6 +10,7 @@
 
 #include "ditto/device/vulkan/runtime.h"
 #include "ditto/device/vulkan/shaders.h" // generated
+#include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/record.h"
 
@@ -27,19 +28,20 @@ struct OpEntry {
 // Views only rearrange sizes and strides; the rest have a device kernel
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
-    {"abs", false},     {"add", false},       {"add_", false},
-    {"addcmul", false}, {"addcmul_", false},  {"as_strided", false},
-    {"clone", false},   {"copy_", true},      {"div", false},
-    {"div_", false},    {"empty", false},     {"expand", false},
-    {"fill_", false},   {"flatten", false},   {"full", false},
-    {"matmul", false},  {"maximum", false},   {"minimum", false},
-    {"mm", false},      {"mul", false},       {"mul_", false},
-    {"narrow", false},  {"neg", false},       {"ones", false},
-    {"permute", false}, {"relu", false},      {"reshape", false},
-    {"select", false},  {"slice", false},     {"squeeze", false},
-    {"sub", false},     {"sub_", false},      {"t", false},
-    {"to", true},       {"transpose", false}, {"unsqueeze", false},
-    {"view", false},    {"zero_", false},     {"zeros", false},
+    {"abs", false},     {"add", false},         {"add_", false},
+    {"addcmul", false}, {"addcmul_", false},    {"as_strided", false},
+    {"clone", false},   {"copy_", true},        {"div", false},
+    {"div_", false},    {"empty", false},       {"expand", false},
+    {"fill_", false},   {"flatten", false},     {"full", false},
+    {"matmul", false},  {"maximum", false},     {"mean", false},
+    {"minimum", false}, {"mm", false},          {"mul", false},
+    {"mul_", false},    {"narrow", false},      {"neg", false},
+    {"ones", false},    {"permute", false},     {"relu", false},
+    {"reshape", false}, {"select", false},      {"slice", false},
+    {"squeeze", false}, {"sub", false},         {"sub_", false},
+    {"sum", false},     {"sum_to_size", false}, {"t", false},
+    {"to", true},       {"transpose", false},   {"unsqueeze", false},
+    {"view", false},    {"zero_", false},       {"zeros", false},
 };
 
 const OpEntry* find_op(std::string_view op) {
@@ -65,6 +67,8 @@ const Shader kCast = DITTO_SHADER(cast, 2);
 const Shader kCastToBytes = DITTO_SHADER(cast_to_bytes, 2);
 const Shader kBinaryF32 = DITTO_SHADER(binary_f32, 3);
 const Shader kBinaryF32Div = DITTO_SHADER(binary_f32_div, 3);
+const Shader kReduceF32 = DITTO_SHADER(reduce_f32, 2);
+const Shader kReduceCombineF32 = DITTO_SHADER(reduce_combine_f32, 2);
 const Shader kUnaryF32 = DITTO_SHADER(unary_f32, 2);
 const Shader kMmF32 = DITTO_SHADER(mm_f32, 3);
 const Shader kMmF32Fma64 = DITTO_SHADER(mm_f32_fma64, 3);
@@ -381,6 +385,59 @@ void binary(
       lp.p.data(),
       sizeof lp.p,
       out.numel());
+}
+
+void reduce_sum(
+    const Tensor& out,
+    const Tensor& view,
+    int64_t rows,
+    int64_t inner,
+    bool mean,
+    const char* name) {
+  DITTO_CHECK(
+      out.dtype() == kFloat32 && view.dtype() == kFloat32,
+      NotImplementedError,
+      name,
+      "no kernel for ",
+      view.dtype(),
+      " on ",
+      view.device(),
+      " yet");
+  DITTO_CHECK(
+      device_info(device_of(out), name).float64,
+      NotImplementedError,
+      name,
+      out.device(),
+      " has no float64, from which the mean's division is made exact");
+  check_extent(view, name);
+  check_extent(out, name);
+  if (rows == 0) {
+    return;
+  }
+  constexpr int64_t kChunk = kernels::kReduceGrain;
+  static_assert(kChunk == 16384, "reduce_f32.comp's kChunk");
+  const int64_t chunks = (inner + kChunk - 1) / kChunk;
+  Tensor partials = device_tensor(
+      {std::max<int64_t>(rows * chunks, 1)}, kFloat32, out.device());
+  LoopParams lp(view.sizes(), {&view});
+  lp.p[kScalar] = int32_t(rows);
+  lp.p[kScalar + 1] = int32_t(inner);
+  lp.p[kScalar + 2] = int32_t(chunks);
+  lp.p[kScalar + 3] = mean ? 1 : 0;
+  if (chunks > 0) {
+    // One workgroup per chunk (up to 65535; they loop over the rest).
+    const uint32_t groups[3] = {
+        uint32_t(std::min<int64_t>(rows * chunks, 65535)), 1, 1};
+    Buffer* bufs[2] = {buffer_of(partials), buffer_of(view)};
+    dispatch(
+        device_of(out), kReduceF32, bufs, lp.p.data(), sizeof lp.p, groups);
+  }
+  run(device_of(out),
+      kReduceCombineF32,
+      {buffer_of(out), buffer_of(partials)},
+      lp.p.data(),
+      sizeof lp.p,
+      rows);
 }
 
 void unary(int op, const Tensor& out, const Tensor& x, const char* name) {

@@ -46,6 +46,17 @@ void fused(
     const char* name);
 // out = op(x) (kernels::UnaryOp numbering), same shape.
 void unary(int op, const Tensor& out, const Tensor& x, const char* name);
+// sum (mean: divided by inner) of each of the `rows` rows of `inner`
+// elements of view (row-major over view's shape) into out (rows elements,
+// contiguous), with the CPU's chunks, lanes and trees (reduce.cpp).
+void reduce_sum(
+    const Tensor& out,
+    const Tensor& view,
+    int64_t rows,
+    int64_t inner,
+    bool mean,
+    const char* name);
+
 // One matrix of a product: elements at offset + i * rs + j * cs of t's
 // storage (the offset counts from the storage's start).
 struct Matrix {
