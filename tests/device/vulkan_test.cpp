@@ -279,8 +279,8 @@ TEST_F(Vulkan, ElementwiseGivesTheCpuBits) {
   // denormal operands count even where the device flushes them elsewhere.
   same(div(a, b), div(da, db), "div");
   same(div(col, a), div(dcol, da), "div, broadcast column");
-  same(div(big_a, big_b), div(big_a.to(dev), big_b.to(dev)),
-       "div, 1M elements");
+  same(
+      div(big_a, big_b), div(big_a.to(dev), big_b.to(dev)), "div, 1M elements");
   same(div(a, 3.0), div(da, 3.0), "div by a scalar");
   same(add(F(a), 0.1), add(da, 0.1), "add a scalar");
   same(mul(F(a), -3.7), mul(da, -3.7), "mul by a scalar");
