@@ -28,20 +28,22 @@ struct OpEntry {
 // Views only rearrange sizes and strides; the rest have a device kernel
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
-    {"abs", false},     {"add", false},         {"add_", false},
-    {"addcmul", false}, {"addcmul_", false},    {"as_strided", false},
-    {"clone", false},   {"copy_", true},        {"div", false},
-    {"div_", false},    {"empty", false},       {"expand", false},
-    {"fill_", false},   {"flatten", false},     {"full", false},
-    {"matmul", false},  {"maximum", false},     {"mean", false},
-    {"minimum", false}, {"mm", false},          {"mul", false},
-    {"mul_", false},    {"narrow", false},      {"neg", false},
-    {"ones", false},    {"permute", false},     {"relu", false},
-    {"reshape", false}, {"select", false},      {"slice", false},
-    {"squeeze", false}, {"sub", false},         {"sub_", false},
-    {"sum", false},     {"sum_to_size", false}, {"t", false},
-    {"to", true},       {"transpose", false},   {"unsqueeze", false},
-    {"view", false},    {"zero_", false},       {"zeros", false},
+    {"abs", false},       {"add", false},      {"add_", false},
+    {"addcmul", false},   {"addcmul_", false}, {"as_strided", false},
+    {"clone", false},     {"copy_", true},     {"div", false},
+    {"div_", false},      {"empty", false},    {"exp", false},
+    {"exp_", false},      {"expand", false},   {"fill_", false},
+    {"flatten", false},   {"full", false},     {"log", false},
+    {"log_", false},      {"matmul", false},   {"maximum", false},
+    {"mean", false},      {"minimum", false},  {"mm", false},
+    {"mul", false},       {"mul_", false},     {"narrow", false},
+    {"neg", false},       {"ones", false},     {"permute", false},
+    {"relu", false},      {"reshape", false},  {"select", false},
+    {"slice", false},     {"squeeze", false},  {"sub", false},
+    {"sub_", false},      {"sum", false},      {"sum_to_size", false},
+    {"t", false},         {"to", true},        {"transpose", false},
+    {"unsqueeze", false}, {"view", false},     {"zero_", false},
+    {"zeros", false},
 };
 
 const OpEntry* find_op(std::string_view op) {
@@ -70,6 +72,7 @@ const Shader kBinaryF32Div = DITTO_SHADER(binary_f32_div, 3);
 const Shader kReduceF32 = DITTO_SHADER(reduce_f32, 2);
 const Shader kReduceCombineF32 = DITTO_SHADER(reduce_combine_f32, 2);
 const Shader kUnaryF32 = DITTO_SHADER(unary_f32, 2);
+const Shader kUnaryF32F64 = DITTO_SHADER(unary_f32_f64, 2);
 const Shader kMmF32 = DITTO_SHADER(mm_f32, 3);
 const Shader kMmF32Fma64 = DITTO_SHADER(mm_f32_fma64, 3);
 const Shader kMmF32Big = DITTO_SHADER(mm_f32_big, 3);
@@ -441,9 +444,11 @@ void reduce_sum(
 }
 
 void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
-  // kernels::UnaryOp: Neg 0, Abs 1, Relu 8.
+  // kernels::UnaryOp: Neg 0, Abs 1, Exp 2, Log 3, Relu 8; unary_f32.comp's
+  // codes: neg 0, abs 1, relu 2, exp 3, log 4 (the float64 build).
   DITTO_CHECK(
-      out.dtype() == kFloat32 && (op == 0 || op == 1 || op == 8),
+      out.dtype() == kFloat32 &&
+          (op == 0 || op == 1 || op == 2 || op == 3 || op == 8),
       NotImplementedError,
       name,
       "no kernel for ",
@@ -457,9 +462,15 @@ void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
     return;
   }
   LoopParams lp(out.sizes(), {&out, &x});
-  lp.p[kOp] = op == 8 ? 2 : op;
+  lp.p[kOp] = op == 8 ? 2 : op == 2 ? 3 : op == 3 ? 4 : op;
+  DITTO_CHECK(
+      op != 3 || device_info(device_of(out), name).float64,
+      NotImplementedError,
+      name,
+      out.device(),
+      " has no float64, from which log's division is made exact");
   run(device_of(out),
-      kUnaryF32,
+      op == 3 ? kUnaryF32F64 : kUnaryF32,
       {buffer_of(out), buffer_of(x)},
       lp.p.data(),
       sizeof lp.p,
