@@ -383,6 +383,28 @@ void Module::apply(const std::function<void(Module&)>& fn) {
   fn(*this);
 }
 
+Module& Module::to(Device device) {
+  autograd::NoGradGuard no_grad;
+  auto move = [device](const Tensor& t) {
+    if (t.defined() && !(t.device() == device)) {
+      Tensor c = t.detach().to(device);
+      t.impl()->set_data(*c.impl());
+    }
+  };
+  for (Module* m : modules()) {
+    for (Entry& e : m->params_) {
+      move(e.tensor);
+      if (e.tensor.defined()) {
+        move(e.tensor.grad());
+      }
+    }
+    for (Entry& e : m->buffers_) {
+      move(e.tensor);
+    }
+  }
+  return *this;
+}
+
 Module& Module::to(Dtype dtype) {
   DITTO_CHECK(
       is_floating(dtype),

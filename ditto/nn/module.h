@@ -125,6 +125,10 @@ class DITTO_API Module {
   // Converts floating parameters, buffers and gradients to dtype in place:
   // handles held elsewhere (an optimizer's) see the new values.
   Module& to(Dtype dtype);
+  // Moves parameters, buffers and gradients to device in place (as
+  // torch.nn.Module.to(device)): handles held elsewhere see the moved
+  // tensors. docs/device.md.
+  Module& to(Device device);
 
   // ---- state
   // Parameters and persistent buffers, detached, sharing storage with the

@@ -1,5 +1,7 @@
 #include "ditto/ops/elementwise.h"
 
+#include "ditto/device/vulkan/kernels.h"
+
 #include <optional>
 
 #include "ditto/ops/detail/elementwise_engine.h"
@@ -136,7 +138,21 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Tensor c = cond.expand(shape);
   Tensor x = a.to(d).expand(shape);
   Tensor y = b.to(d).expand(shape);
-  Tensor out = detail::new_tensor(shape, d);
+  // Note [Ops on a device]: a 0-dim CPU a or b is a scalar there.
+  const Device device = !cond.is_cpu() ? cond.device()
+      : !a.is_cpu()                    ? a.device()
+                                       : b.device();
+  Tensor out = detail::new_tensor(shape, d, device);
+  if (!device.is_cpu()) {
+    vulkan::where(
+        out, c, a.is_cpu() ? a.to(d) : x, b.is_cpu() ? b.to(d) : y, "where");
+    return scope.done(
+        out, [sc = scope.save(cond)](const autograd::GradList& g) {
+          Tensor cd = sc.unpack();
+          return autograd::GradList{
+              Tensor(), where(cd, g[0], 0.0), where(cd, 0.0, g[0])};
+        });
+  }
   auto loop = scope.kernels().where[dtype_index(d)];
   detail::run_loop(
       shape,

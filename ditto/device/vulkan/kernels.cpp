@@ -31,19 +31,21 @@ constexpr OpEntry kOps[] = {
     {"abs", false},       {"add", false},      {"add_", false},
     {"addcmul", false},   {"addcmul_", false}, {"as_strided", false},
     {"clone", false},     {"copy_", true},     {"div", false},
-    {"div_", false},      {"empty", false},    {"exp", false},
-    {"exp_", false},      {"expand", false},   {"fill_", false},
-    {"flatten", false},   {"full", false},     {"log", false},
-    {"log_", false},      {"matmul", false},   {"maximum", false},
-    {"mean", false},      {"minimum", false},  {"mm", false},
-    {"mul", false},       {"mul_", false},     {"narrow", false},
+    {"div_", false},      {"empty", false},    {"eq", false},
+    {"exp", false},       {"exp_", false},     {"expand", false},
+    {"fill_", false},     {"flatten", false},  {"full", false},
+    {"ge", false},        {"gt", false},       {"le", false},
+    {"log", false},       {"log_", false},     {"lt", false},
+    {"matmul", false},    {"maximum", false},  {"mean", false},
+    {"minimum", false},   {"mm", false},       {"mul", false},
+    {"mul_", false},      {"narrow", false},   {"ne", false},
     {"neg", false},       {"ones", false},     {"permute", false},
     {"relu", false},      {"reshape", false},  {"select", false},
     {"slice", false},     {"squeeze", false},  {"sub", false},
     {"sub_", false},      {"sum", false},      {"sum_to_size", false},
     {"t", false},         {"to", true},        {"transpose", false},
-    {"unsqueeze", false}, {"view", false},     {"zero_", false},
-    {"zeros", false},
+    {"unsqueeze", false}, {"view", false},     {"where", false},
+    {"zero_", false},     {"zeros", false},
 };
 
 const OpEntry* find_op(std::string_view op) {
@@ -69,6 +71,8 @@ const Shader kCast = DITTO_SHADER(cast, 2);
 const Shader kCastToBytes = DITTO_SHADER(cast_to_bytes, 2);
 const Shader kBinaryF32 = DITTO_SHADER(binary_f32, 3);
 const Shader kBinaryF32Div = DITTO_SHADER(binary_f32_div, 3);
+const Shader kCompareF32 = DITTO_SHADER(compare_f32, 3);
+const Shader kWhere = DITTO_SHADER(where_f32, 4);
 const Shader kReduceF32 = DITTO_SHADER(reduce_f32, 2);
 const Shader kReduceCombineF32 = DITTO_SHADER(reduce_combine_f32, 2);
 const Shader kUnaryF32 = DITTO_SHADER(unary_f32, 2);
@@ -351,15 +355,24 @@ void binary(
     const Tensor& a,
     const Tensor& b,
     const char* name) {
+  const bool compare = op >= 7; // kernels::BinaryOp::Eq .. Ge: bool out
+  const Dtype in = a.dtype();
   DITTO_CHECK(
-      out.dtype() == kFloat32 && op != 4 && op < 7,
+      in == kFloat32 && b.dtype() == kFloat32 && op != 4 &&
+          (compare ? out.dtype() == kBool : out.dtype() == kFloat32),
       NotImplementedError,
       name,
       "no kernel for ",
-      out.dtype(),
+      in,
       " on ",
       out.device(),
       " yet");
+  DITTO_CHECK(
+      !compare || device_info(device_of(out), name).storage8,
+      NotImplementedError,
+      name,
+      out.device(),
+      " has no 8-bit storage for the bool result");
   const bool a_scalar = a.device().is_cpu();
   const bool b_scalar = b.device().is_cpu();
   for (const Tensor* t : {&out, &a, &b}) {
@@ -383,8 +396,65 @@ void binary(
       " has no float64, from which its division is made exact");
   Buffer* o = buffer_of(out);
   run(device_of(out),
-      op == 3 ? kBinaryF32Div : kBinaryF32,
+      compare       ? kCompareF32
+          : op == 3 ? kBinaryF32Div
+                    : kBinaryF32,
       {o, a_scalar ? o : buffer_of(a), b_scalar ? o : buffer_of(b)},
+      lp.p.data(),
+      sizeof lp.p,
+      out.numel());
+}
+
+void where(
+    const Tensor& out,
+    const Tensor& cond,
+    const Tensor& a,
+    const Tensor& b,
+    const char* name) {
+  DITTO_CHECK(
+      out.element_size() == 4 && device_info(device_of(out), name).storage8,
+      NotImplementedError,
+      name,
+      "no kernel for ",
+      out.dtype(),
+      " on ",
+      out.device(),
+      " yet");
+  for (const Tensor* t : {&out, &cond, &a, &b}) {
+    if (!t->is_cpu()) {
+      check_extent(*t, name);
+    }
+  }
+  DITTO_CHECK(
+      !cond.is_cpu(),
+      ValueError,
+      name,
+      "the condition must be on ",
+      out.device());
+  auto on_device = [](const Tensor* t) { return t->is_cpu() ? nullptr : t; };
+  LoopParams lp(out.sizes(), {&out, &cond, on_device(&a), on_device(&b)});
+  if (a.is_cpu()) {
+    lp.p[kFlags] |= 8;
+    uint32_t bits = 0;
+    std::memcpy(&bits, a.raw_data(), 4);
+    lp.p[kScalar + 2] = int32_t(bits);
+  }
+  if (b.is_cpu()) {
+    lp.p[kFlags] |= 16;
+    uint32_t bits = 0;
+    std::memcpy(&bits, b.raw_data(), 4);
+    lp.p[kScalar + 3] = int32_t(bits);
+  }
+  if (out.numel() == 0) {
+    return;
+  }
+  Buffer* o = buffer_of(out);
+  run(device_of(out),
+      kWhere,
+      {o,
+       buffer_of(cond),
+       a.is_cpu() ? o : buffer_of(a),
+       b.is_cpu() ? o : buffer_of(b)},
       lp.p.data(),
       sizeof lp.p,
       out.numel());

@@ -46,6 +46,15 @@ void fused(
     const char* name);
 // out = op(x) (kernels::UnaryOp numbering), same shape.
 void unary(int op, const Tensor& out, const Tensor& x, const char* name);
+// out = cond ? a : b (4-byte elements) with cond, a, b expanded to out's
+// shape; a or b may be a 0-dim CPU tensor (a scalar).
+void where(
+    const Tensor& out,
+    const Tensor& cond,
+    const Tensor& a,
+    const Tensor& b,
+    const char* name);
+
 // sum (mean: divided by inner) of each of the `rows` rows of `inner`
 // elements of view (row-major over view's shape) into out (rows elements,
 // contiguous), with the CPU's chunks, lanes and trees (reduce.cpp).

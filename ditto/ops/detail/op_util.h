@@ -34,7 +34,8 @@ inline int64_t elementwise_grain(int64_t n) {
 // has a kernel there (NotImplementedError naming the op and the device:
 // never a silent round trip through the CPU), and unless every tensor is on
 // that device, a 0-dim CPU tensor (a scalar) excepted, as in PyTorch. The
-// copies between devices (to, copy_) take any mix.
+// copies between devices (to, copy_) take any mix; composite ops (linear,
+// the losses built from other ops) are checked through their parts.
 void check_devices(const char* op, const std::vector<const Tensor*>& inputs);
 
 // Every public op runs inside one OpScope, the one dispatch point: it is
@@ -149,7 +150,8 @@ class OpScope {
       require_op_record(name_); // Note [Op records]
     }
     run_deferred(); // layers' pending initial draws come first
-    for (It it = first; it != last; ++it) {
+    // A composite op runs on a device when its parts do: they check.
+    for (It it = first; kind_ != kComposite && it != last; ++it) {
       const Tensor* t = get(it);
       if (t->defined() && !t->storage()->device().is_cpu()) {
         std::vector<const Tensor*> all;
