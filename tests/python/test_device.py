@@ -42,3 +42,23 @@ def test_what_has_no_kernel_raises_naming_op_and_device():
         d.numpy()
     with pytest.raises(ValueError, match="device type"):
         d.to("cuda")
+
+
+def test_a_module_trains_on_the_device_to_the_cpu_weights():
+    def run(device):
+        ditto.manual_seed(5)
+        model = ditto.nn.Sequential(ditto.nn.Linear(6, 8), ditto.nn.ReLU(),
+                                    ditto.nn.Linear(8, 2)).to(device)
+        opt = ditto.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        g = ditto.Generator().manual_seed(6)
+        for _ in range(5):
+            x = ditto.randn(4, 6, generator=g).to(device)
+            y = ditto.randn(4, 2, generator=g).to(device)
+            loss = ditto.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        assert all(p.device == ("cpu" if device == "cpu" else "vulkan:0")
+                   for p in model.parameters())
+        return [p.cpu().tolist() for p in model.parameters()]
+    assert run("cpu") == run("vulkan")

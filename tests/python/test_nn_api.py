@@ -265,9 +265,9 @@ def test_to_refusals():
     m = nn.Linear(2, 2)
     with pytest.raises(TypeError, match="only accepts floating point"):
         m.to(ditto.int64)
-    with pytest.raises(ValueError, match="CPU"):
+    with pytest.raises(ValueError, match="device type"):
         m.to("cuda")
-    with pytest.raises(ValueError, match="CPU"):
+    with pytest.raises(ValueError, match="Vulkan"):
         m.cuda()
     with pytest.raises(TypeError, match="float16"):
         m.half()

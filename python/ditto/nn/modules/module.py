@@ -69,19 +69,20 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype
+            device = a.device
         elif isinstance(a, _C.dtype):
             dtype = a
         else:
             device = a
     if device is not None:
-        name = str(device)
-        if name.split(":")[0] != "cpu":
-            raise ValueError(f"[Module.to] ditto tensors live on the CPU, "
-                             f"not {name}")
+        device = str(device)
+        if device.split(":")[0] not in ("cpu", "vulkan"):
+            raise ValueError(f"[Module.to] expected a device type (cpu or "
+                             f"vulkan), but got \"{device}\"")
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError("nn.Module.to only accepts floating point or complex "
                         f"dtypes, but got desired dtype={dtype}")
-    return dtype
+    return device, dtype
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys",
                                ["missing_keys", "unexpected_keys"])
@@ -432,11 +433,9 @@ class Module:
         fn(self)
         return self
 
-    def cpu(self):
-        return self
-
     def cuda(self, device=None):
-        raise ValueError("[Module.cuda] ditto tensors live on the CPU")
+        raise ValueError("[Module.cuda] ditto has no CUDA device; its GPU "
+                         "device is Vulkan: module.to(\"vulkan\")")
 
     # ---- dtype conversion, in place as torch's
 
@@ -452,28 +451,36 @@ class Module:
                 if p is None:
                     continue
                 new = fn(p)
-                if new.dtype != p.dtype:
+                if new.dtype != p.dtype or new.device != p.device:
                     p.data = new
                 g = p.grad
                 if g is not None:
                     new = fn(g)
-                    if new.dtype != g.dtype:
+                    if new.dtype != g.dtype or new.device != g.device:
                         g.data = new
             for k, b in self._buffers.items():
                 if b is not None:
                     new = fn(b)
-                    if new.dtype != b.dtype:
+                    if new.dtype != b.dtype or new.device != b.device:
                         self._buffers[k] = new
         return self
 
     def to(self, *args, **kwargs):
-        """to(dtype), to(device="cpu"), to(tensor): casts the floating
-        parameters and buffers (torch.nn.Module.to); integer buffers keep
-        their dtype."""
-        dtype = _parse_to(args, kwargs)
+        """to(dtype), to("vulkan"), to(device, dtype), to(tensor): moves
+        parameters and buffers to the device and casts the floating ones
+        (torch.nn.Module.to); integer buffers keep their dtype."""
+        device, dtype = _parse_to(args, kwargs)
+        if device is not None:
+            self._apply(lambda t: t.to(device))
         if dtype is None:
             return self
         return self._apply(lambda t: t.to(dtype) if _is_floating(t) else t)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def vulkan(self, device=0):
+        return self.to(f"vulkan:{device}")
 
     def type(self, dst_type):
         """Casts every parameter and buffer, integer ones too."""
