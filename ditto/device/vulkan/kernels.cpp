@@ -214,6 +214,28 @@ void run(
   dispatch(device, s, bufs, params, bytes, groups);
 }
 
+// NotImplementedError naming the op unless ok: no kernel for the dtype, or
+// the device lacks what the kernel needs.
+void require_kernel(bool ok, const char* name, Dtype dtype, Device device) {
+  DITTO_CHECK(
+      ok,
+      NotImplementedError,
+      name,
+      "no kernel for ",
+      dtype,
+      " on ",
+      device,
+      " yet");
+}
+
+void require_feature(
+    bool ok,
+    const char* name,
+    Device device,
+    const char* what) {
+  DITTO_CHECK(ok, NotImplementedError, name, device, " has no ", what);
+}
+
 // dst = src, both on one device, one dtype, src expanded to dst's shape.
 void copy_on_device(const Tensor& dst, const Tensor& src, const char* op) {
   // Copies move bits, so every dtype has one: by 1-, 4- or 8-byte words.
@@ -357,22 +379,17 @@ void binary(
     const char* name) {
   const bool compare = op >= 7; // kernels::BinaryOp::Eq .. Ge: bool out
   const Dtype in = a.dtype();
-  DITTO_CHECK(
+  require_kernel(
       in == kFloat32 && b.dtype() == kFloat32 && op != 4 &&
           (compare ? out.dtype() == kBool : out.dtype() == kFloat32),
-      NotImplementedError,
       name,
-      "no kernel for ",
       in,
-      " on ",
-      out.device(),
-      " yet");
-  DITTO_CHECK(
+      out.device());
+  require_feature(
       !compare || device_info(device_of(out), name).storage8,
-      NotImplementedError,
       name,
       out.device(),
-      " has no 8-bit storage for the bool result");
+      "8-bit storage for the bool result");
   const bool a_scalar = a.device().is_cpu();
   const bool b_scalar = b.device().is_cpu();
   for (const Tensor* t : {&out, &a, &b}) {
@@ -388,12 +405,11 @@ void binary(
   if (out.numel() == 0) {
     return;
   }
-  DITTO_CHECK(
+  require_feature(
       op != 3 || device_info(device_of(out), name).float64,
-      NotImplementedError,
       name,
       out.device(),
-      " has no float64, from which its division is made exact");
+      "float64, from which its division is made exact");
   Buffer* o = buffer_of(out);
   run(device_of(out),
       compare       ? kCompareF32
@@ -411,15 +427,11 @@ void where(
     const Tensor& a,
     const Tensor& b,
     const char* name) {
-  DITTO_CHECK(
+  require_kernel(
       out.element_size() == 4 && device_info(device_of(out), name).storage8,
-      NotImplementedError,
       name,
-      "no kernel for ",
       out.dtype(),
-      " on ",
-      out.device(),
-      " yet");
+      out.device());
   for (const Tensor* t : {&out, &cond, &a, &b}) {
     if (!t->is_cpu()) {
       check_extent(*t, name);
@@ -467,21 +479,16 @@ void reduce_sum(
     int64_t inner,
     bool mean,
     const char* name) {
-  DITTO_CHECK(
+  require_kernel(
       out.dtype() == kFloat32 && view.dtype() == kFloat32,
-      NotImplementedError,
       name,
-      "no kernel for ",
       view.dtype(),
-      " on ",
-      view.device(),
-      " yet");
-  DITTO_CHECK(
+      view.device());
+  require_feature(
       device_info(device_of(out), name).float64,
-      NotImplementedError,
       name,
       out.device(),
-      " has no float64, from which the mean's division is made exact");
+      "float64, from which the mean's division is made exact");
   check_extent(view, name);
   check_extent(out, name);
   if (rows == 0) {
@@ -516,16 +523,12 @@ void reduce_sum(
 void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
   // kernels::UnaryOp: Neg 0, Abs 1, Exp 2, Log 3, Relu 8; unary_f32.comp's
   // codes: neg 0, abs 1, relu 2, exp 3, log 4 (the float64 build).
-  DITTO_CHECK(
+  require_kernel(
       out.dtype() == kFloat32 &&
           (op == 0 || op == 1 || op == 2 || op == 3 || op == 8),
-      NotImplementedError,
       name,
-      "no kernel for ",
       out.dtype(),
-      " on ",
-      out.device(),
-      " yet");
+      out.device());
   check_extent(out, name);
   check_extent(x, name);
   if (out.numel() == 0) {
@@ -533,12 +536,11 @@ void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
   }
   LoopParams lp(out.sizes(), {&out, &x});
   lp.p[kOp] = op == 8 ? 2 : op == 2 ? 3 : op == 3 ? 4 : op;
-  DITTO_CHECK(
+  require_feature(
       op != 3 || device_info(device_of(out), name).float64,
-      NotImplementedError,
       name,
       out.device(),
-      " has no float64, from which log's division is made exact");
+      "float64, from which log's division is made exact");
   run(device_of(out),
       op == 3 ? kUnaryF32F64 : kUnaryF32,
       {buffer_of(out), buffer_of(x)},
@@ -577,15 +579,11 @@ void fused(
     const Tensor& y,
     const Tensor* z,
     const char* name) {
-  DITTO_CHECK(
+  require_kernel(
       out.dtype() == kFloat32 && (op == 0 || op == 1),
-      NotImplementedError,
       name,
-      "no kernel for ",
       out.dtype(),
-      " on ",
-      out.device(),
-      " yet");
+      out.device());
   const Tensor* ops[3] = {&x, &y, z};
   for (const Tensor* t : ops) {
     if (t != nullptr && !t->is_cpu()) {
@@ -626,15 +624,7 @@ void gemm(
     int64_t k,
     int64_t n,
     const char* name) {
-  DITTO_CHECK(
-      c.t->dtype() == kFloat32,
-      NotImplementedError,
-      name,
-      "no kernel for ",
-      c.t->dtype(),
-      " on ",
-      c.t->device(),
-      " yet");
+  require_kernel(c.t->dtype() == kFloat32, name, c.t->dtype(), c.t->device());
   for (const Matrix* x : {&c, &a, &b}) {
     check_extent(*x->t, name);
   }

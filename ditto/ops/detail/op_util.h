@@ -36,7 +36,9 @@ inline int64_t elementwise_grain(int64_t n) {
 // that device, a 0-dim CPU tensor (a scalar) excepted, as in PyTorch. The
 // copies between devices (to, copy_) take any mix; composite ops (linear,
 // the losses built from other ops) are checked through their parts.
-void check_devices(const char* op, const std::vector<const Tensor*>& inputs);
+DITTO_API void check_devices(
+    const char* op,
+    const std::vector<const Tensor*>& inputs);
 
 // Every public op runs inside one OpScope, the one dispatch point: it is
 // told the op's inputs, fixes the floating-point environment for the
