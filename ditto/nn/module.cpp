@@ -383,25 +383,36 @@ void Module::apply(const std::function<void(Module&)>& fn) {
   fn(*this);
 }
 
-Module& Module::to(Device device) {
+// Replaces, in place, every parameter, gradient and buffer t for which
+// fn(t) gives another tensor (PyTorch's `t.data = fn(t)`): handles held
+// elsewhere (an optimizer's) see the new data.
+void Module::replace_data(const std::function<Tensor(const Tensor&)>& fn) {
   autograd::NoGradGuard no_grad;
-  auto move = [device](const Tensor& t) {
-    if (t.defined() && !(t.device() == device)) {
-      Tensor c = t.detach().to(device);
-      t.impl()->set_data(*c.impl());
+  auto replace = [&fn](const Tensor& t) {
+    if (t.defined()) {
+      Tensor c = fn(t);
+      if (!c.is_same(t)) {
+        t.impl()->set_data(*c.detach().impl());
+      }
     }
   };
   for (Module* m : modules()) {
     for (Entry& e : m->params_) {
-      move(e.tensor);
+      replace(e.tensor);
       if (e.tensor.defined()) {
-        move(e.tensor.grad());
+        replace(e.tensor.grad());
       }
     }
     for (Entry& e : m->buffers_) {
-      move(e.tensor);
+      replace(e.tensor);
     }
   }
+}
+
+Module& Module::to(Device device) {
+  replace_data([device](const Tensor& t) {
+    return t.device() == device ? t : t.detach().to(device);
+  });
   return *this;
 }
 
@@ -413,24 +424,10 @@ Module& Module::to(Dtype dtype) {
       "nn.Module.to only accepts floating point dtypes, but got desired "
       "dtype=",
       dtype);
-  autograd::NoGradGuard no_grad;
-  auto convert = [dtype](const Tensor& t) {
-    if (t.defined() && is_floating(t.dtype()) && t.dtype() != dtype) {
-      Tensor c = t.detach().to(dtype);
-      t.impl()->set_data(*c.impl());
-    }
-  };
-  for (Module* m : modules()) {
-    for (Entry& e : m->params_) {
-      convert(e.tensor);
-      if (e.tensor.defined()) {
-        convert(e.tensor.grad());
-      }
-    }
-    for (Entry& e : m->buffers_) {
-      convert(e.tensor);
-    }
-  }
+  replace_data([dtype](const Tensor& t) {
+    return is_floating(t.dtype()) && t.dtype() != dtype ? t.detach().to(dtype)
+                                                        : t;
+  });
   return *this;
 }
 

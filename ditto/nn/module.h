@@ -163,6 +163,7 @@ class DITTO_API Module {
   void defer_resets(std::vector<std::function<void()>> draws);
 
  private:
+  void replace_data(const std::function<Tensor(const Tensor&)>& fn);
   struct Entry {
     std::string name;
     Tensor tensor;
