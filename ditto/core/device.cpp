@@ -25,11 +25,12 @@ Device::Device(const std::string& spec) {
   if (colon != std::string::npos) {
     const char* first = spec.data() + colon + 1;
     const char* last = spec.data() + spec.size();
+    // Digits only (from_chars would also take a sign: "vulkan:-0").
     int value = -1;
     auto [end, ec] = std::from_chars(first, last, value);
     DITTO_CHECK(
-        ec == std::errc() && end == last && first != last && value >= 0 &&
-            value <= INT16_MAX,
+        first != last && *first >= '0' && *first <= '9' && ec == std::errc() &&
+            end == last && value <= INT16_MAX,
         ValueError,
         "device",
         "invalid device index in \"",

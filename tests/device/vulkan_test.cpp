@@ -129,6 +129,9 @@ TEST(DeviceSpec, ParsesAndPrintsAsTorchDoes) {
       std::string::npos);
   EXPECT_NE(error_of<ValueError>([] { Device("vulkan:x"); }), "");
   EXPECT_NE(error_of<ValueError>([] { Device("vulkan:-1"); }), "");
+  // Found by fuzz_device_spec: a sign before the index.
+  EXPECT_NE(error_of<ValueError>([] { Device("vulkan:-0"); }), "");
+  EXPECT_NE(error_of<ValueError>([] { Device("vulkan:+1"); }), "");
 }
 
 TEST_F(Vulkan, ListsTheDeviceWithItsArithmetic) {
