@@ -1,6 +1,7 @@
 // The device parser (Device(const std::string&), ditto/core/device.h),
 // against an oracle written from its rules: "cpu", "cpu:0", "vulkan" or
-// "vulkan:N" with N decimal digits in [0, 32767]; anything else is a
+// "vulkan:N" with N decimal digits (leading zeros allowed) in [0, 32767];
+// anything else is a
 // ValueError. A parsed device prints as text that parses back to it.
 
 #include <cstdlib>
@@ -22,13 +23,18 @@ int oracle(const std::string& s, bool* vulkan) {
     return -1;
   }
   const std::string digits = s.substr(colon + 1);
-  if (digits.empty() || digits.size() > 9) {
+  if (digits.empty()) {
     return -2;
   }
   long v = 0;
+  int significant = 0; // leading zeros are fine and do not count
   for (char c : digits) {
     if (c < '0' || c > '9') {
       return -2;
+    }
+    significant += v != 0 || c != '0';
+    if (significant > 9) {
+      return -2; // beyond any index
     }
     v = v * 10 + (c - '0');
   }
