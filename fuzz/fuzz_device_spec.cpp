@@ -1,8 +1,8 @@
 // The device parser (Device(const std::string&), ditto/core/device.h),
 // against an oracle written from its rules: "cpu", "cpu:0", "vulkan" or
 // "vulkan:N" with N decimal digits (leading zeros allowed) in [0, 32767];
-// anything else is a
-// ValueError. A parsed device prints as text that parses back to it.
+// anything else is a ValueError. A parsed device prints as text that
+// parses back to it.
 
 #include <cstdlib>
 #include <string>
