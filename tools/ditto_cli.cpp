@@ -361,6 +361,12 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
          o.threads,
          "compute threads (0: DITTO_NUM_THREADS or every core)")
       ->check(integer_in(0, 1024));
+  cmd.add_option_function<std::string>(
+         "--device",
+         [&o](const std::string& v) { o.device = ditto::Device(v); },
+         "where to train: cpu, or vulkan[:N] (a Vulkan device; `ditto env` "
+         "lists them)")
+      ->default_str("cpu");
   cmd.add_option(
          "--workers",
          o.workers,

@@ -135,7 +135,8 @@ std::vector<uint8_t> serialize_safetensors(
         name,
         " shares memory with another tensor; save a copy (clone) of one of "
         "them");
-    items.push_back({name, t.contiguous(), of(t.dtype()).rank});
+    // Device tensors are written from a host copy (the file holds bytes).
+    items.push_back({name, t.cpu().contiguous(), of(t.dtype()).rank});
   }
   std::stable_sort(
       items.begin(), items.end(), [](const Item& a, const Item& b) {

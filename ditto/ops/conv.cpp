@@ -36,6 +36,11 @@ void add_bias(Tensor& out, const Tensor& bias, const Geom& g, const char* op) {
       shape_str(bias.sizes()),
       " ",
       bias.dtype());
+  if (!out.is_cpu()) {
+    // One add per element, as below.
+    out.add_(bias.reshape({1, g.o, 1, 1}));
+    return;
+  }
   Tensor bc = bias.contiguous();
   dispatch_dtype(g.dtype, op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
@@ -101,7 +106,7 @@ Tensor conv2d(
       groups,
       x.dtype(),
       op_name);
-  Tensor out = detail::new_tensor({g.n, g.o, g.oh, g.ow}, g.dtype);
+  Tensor out = detail::new_tensor({g.n, g.o, g.oh, g.ow}, g.dtype, x.device());
   if (out.numel() > 0) {
     dispatch(kForward, g, x, w, out, op_name);
   }
@@ -153,7 +158,7 @@ Tensor conv2d_backward_input(
       go.dtype(),
       op_name);
   check_grad_out(go, g, op_name);
-  Tensor out = detail::new_tensor(input_sizes, g.dtype);
+  Tensor out = detail::new_tensor(input_sizes, g.dtype, go.device());
   if (out.numel() > 0) {
     dispatch(kBackwardInput, g, go, w, out, op_name);
   }
@@ -183,7 +188,7 @@ Tensor conv2d_backward_weight(
       x.dtype(),
       op_name);
   check_grad_out(go, g, op_name);
-  Tensor out = detail::new_tensor(weight_sizes, g.dtype);
+  Tensor out = detail::new_tensor(weight_sizes, g.dtype, go.device());
   dispatch(kBackwardWeight, g, go, x, out, op_name);
   return op.done(out);
 }

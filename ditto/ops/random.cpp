@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ditto/device/vulkan/kernels.h"
 #include "ditto/kernels/cpu/math.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/random_util.h"
@@ -198,6 +199,54 @@ T uniform01_from(uint64_t v) {
 // values.
 autograd::GradList draws_have_no_gradient(const autograd::GradList&) {
   return {Tensor()};
+}
+
+// Note [Random numbers on a device]
+// A random op on a device tensor draws from the generator it is given, else
+// from default_generator(device): a GeneratorGuard's, else the device's own
+// Philox generator (seeded by manual_seed, as PyTorch seeds every device).
+// A Philox generator's fill runs on the device, element i from its own
+// words as on the CPU, so the bits equal the CPU's fill of the same state.
+// A CPU mt19937 generator (PyTorch would refuse it for a CUDA tensor) is a
+// sequential stream: the values are drawn on the host in the CPU's order
+// and copied over, which is how `ditto train --device vulkan` gives the
+// CPU's dropout and so the CPU's fingerprint.
+void device_bernoulli(
+    const Tensor& t,
+    double p,
+    const std::optional<Generator>& gen) {
+  DITTO_CHECK(
+      t.is_contiguous(),
+      NotImplementedError,
+      "bernoulli_",
+      "random fills on ",
+      t.device(),
+      " take contiguous tensors only");
+  Generator g = gen ? *gen : default_generator(t.device());
+  if (g.is_philox()) {
+    // Checked before the generator moves: nothing changes on an error.
+    DITTO_CHECK(
+        t.dtype() == kFloat32,
+        NotImplementedError,
+        "bernoulli_",
+        "no kernel for ",
+        t.dtype(),
+        " on ",
+        t.device(),
+        " yet");
+    uint64_t first = 0;
+    random::PhiloxKey key{};
+    {
+      std::lock_guard<std::mutex> lock(g.impl()->mutex);
+      first = g.impl()->reserve(uint64_t(t.numel()) * 2);
+      key = *g.impl()->philox_key();
+    }
+    vulkan::philox_bernoulli(t, key[0], key[1], first, p, "bernoulli_");
+    return;
+  }
+  Tensor host = detail::new_tensor(t.sizes(), t.dtype());
+  host.bernoulli_(p, g);
+  detail::copy_into(t, host, "bernoulli_");
 }
 
 template <typename T>
@@ -551,6 +600,11 @@ Tensor& Tensor::bernoulli_(double p, const std::optional<Generator>& gen) {
       "expects p to be in [0, 1], but got p=",
       p);
   detail::check_no_internal_overlap(*this, "bernoulli_");
+  if (!is_cpu()) {
+    device_bernoulli(*this, p, gen);
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
   Generator hold;
   GeneratorImpl& g = resolve(gen, hold);
   std::lock_guard<std::mutex> lock(g.mutex);

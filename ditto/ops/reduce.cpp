@@ -378,8 +378,12 @@ ArgResult arg_impl(
         "'dim' argument");
   }
   Dtype d = a.dtype();
-  Tensor values = detail::new_tensor(p.out_shape, d);
-  Tensor indices = detail::new_tensor(p.out_shape, kInt64);
+  Tensor values = detail::new_tensor(p.out_shape, d, a.device());
+  Tensor indices = detail::new_tensor(p.out_shape, kInt64, a.device());
+  if (!a.is_cpu()) {
+    vulkan::arg_reduce(values, indices, p.view, p.outer, p.inner, is_max, name);
+    return {values, indices};
+  }
   const auto& table = scope.kernels();
   auto loop = is_max ? table.max[dtype_index(d)] : table.min[dtype_index(d)];
   dispatch_dtype(d, name, [&]<typename T>() {
@@ -530,7 +534,7 @@ std::pair<Tensor, Tensor> extremum_dim(
           idx = idx.unsqueeze(d);
           gv = gv.unsqueeze(d);
         }
-        Tensor gi = zeros(in, gv.dtype());
+        Tensor gi = zeros(in, gv.dtype(), gv.device());
         gi.scatter_(d, idx, gv);
         return autograd::GradList{gi};
       });

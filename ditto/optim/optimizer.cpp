@@ -187,8 +187,11 @@ void Optimizer::load_state_dict(const StateDict& sd) {
   for (auto& [i, entries] : state) {
     auto& dst = state_[params[i].impl().get()];
     for (auto& [name, t] : entries) {
-      dst[name] =
-          t.detach().clone().to(t.dim() == 0 ? t.dtype() : params[i].dtype());
+      // As PyTorch: the state follows its parameter's device and dtype
+      // (0-dim entries such as step counters stay as they are).
+      dst[name] = t.dim() == 0
+          ? t.detach().clone()
+          : t.detach().clone().to(params[i].device(), params[i].dtype());
     }
   }
   for (auto& [g, values] : groups) {

@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 
+#include "ditto/core/device.h"
 #include "ditto/core/env.h"
 #include "ditto/core/error.h"
 #include "ditto/core/tensor.h"
@@ -262,8 +264,46 @@ Generator process_default_generator() {
 }
 } // namespace detail
 
+namespace {
+
+// The devices' default generators (Philox), created on first use.
+struct DeviceGenerators {
+  std::mutex mu;
+  std::map<std::pair<int, int>, Generator> generators;
+  uint64_t seed = kDefaultGeneratorSeed; // the last manual_seed's
+};
+
+DeviceGenerators& device_generators() {
+  static DeviceGenerators* d = new DeviceGenerators; // used at exit
+  return *d;
+}
+
+} // namespace
+
+Generator default_generator(Device device) {
+  if (device.is_cpu() || tls_current) {
+    return default_generator();
+  }
+  DeviceGenerators& d = device_generators();
+  std::lock_guard<std::mutex> lock(d.mu);
+  const std::pair<int, int> key{int(device.type), device.resolved_index()};
+  auto it = d.generators.find(key);
+  if (it == d.generators.end()) {
+    it = d.generators.emplace(key, Generator::philox(d.seed)).first;
+  }
+  return it->second;
+}
+
 void manual_seed(uint64_t s) {
   default_generator().manual_seed(s);
+  {
+    DeviceGenerators& d = device_generators();
+    std::lock_guard<std::mutex> lock(d.mu);
+    d.seed = s;
+    for (auto& [key, g] : d.generators) {
+      g.manual_seed(s);
+    }
+  }
   detail::g_seed_epoch.fetch_add(1); // named streams re-derive
 }
 

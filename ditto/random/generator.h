@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "ditto/core/api.h"
+#include "ditto/core/device.h"
 
 namespace ditto {
 
@@ -73,9 +74,16 @@ class DITTO_API Generator {
 // from DITTO_SEED if set, else from the OS; initial_seed() always tells.
 DITTO_API Generator default_generator();
 
-// As torch.manual_seed: seeds the default generator of every device (CPU
-// only today) for the current thread (a GeneratorGuard's generator inside
-// its scope).
+// The generator a random op on `device` draws from when it is given none:
+// the innermost GeneratorGuard's, else the CPU's default generator for the
+// CPU and, for a Vulkan device, that device's default generator: a Philox
+// stream (Generator::philox, as PyTorch's CUDA generators are Philox),
+// seeded with kDefaultGeneratorSeed until manual_seed.
+DITTO_API Generator default_generator(Device device);
+// As torch.manual_seed: seeds the default generator of every device for
+// the current thread (a GeneratorGuard's generator inside its scope, and
+// the devices' Philox generators, which get_state/set_state through
+// default_generator(device)).
 DITTO_API void manual_seed(uint64_t seed);
 DITTO_API uint64_t initial_seed();
 DITTO_API uint64_t seed();

@@ -105,7 +105,7 @@ uint64_t weights_fingerprint(const std::vector<Tensor>& tensors) {
   DITTO_CHECK(st != nullptr, Error, "weights_fingerprint", "out of memory");
   XXH3_64bits_reset(st);
   for (const Tensor& p : tensors) {
-    Tensor c = p.contiguous();
+    Tensor c = p.cpu().contiguous(); // a device's weights: their bytes
     XXH3_64bits_update(
         st, c.raw_data(), size_t(c.numel()) * element_size(c.dtype()));
   }

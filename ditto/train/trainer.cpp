@@ -173,21 +173,25 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(
       "' (none, step, cosine, onecycle)");
 }
 
-EvalResult evaluate(const Model& model, data::DataLoader& loader) {
+EvalResult evaluate(
+    const Model& model,
+    data::DataLoader& loader,
+    Device device) {
   autograd::NoGradGuard no_grad;
   trace::PhaseGuard phase(trace::Phase::kEval);
   model.module->eval();
   double loss_sum = 0;
   int64_t correct = 0, count = 0;
   for (const data::Batch& b : loader) {
-    Tensor logits = model.forward(b.data);
+    Tensor logits = model.forward(b.data.to(device));
     loss_sum += nn::functional::cross_entropy(
                     logits,
-                    b.target,
+                    b.target.to(device),
                     nn::functional::CrossEntropyOptions().reduction(
                         nn::functional::Reduction::Sum))
                     .item<double>();
-    correct += sum(eq(argmax(logits, 1), b.target)).item<int64_t>();
+    // The predicted classes come back to compare (a count, not a value).
+    correct += sum(eq(argmax(logits, 1).cpu(), b.target)).item<int64_t>();
     count += b.target.numel();
   }
   model.module->train();
@@ -335,6 +339,7 @@ void Run::setup() {
     }
   }
   model_.module->train();
+  model_.module->to(o_.device);
   opt_ = make_optimizer(o_, model_.module->parameters());
 
   // The loaders shuffle and seed from their own generators: evaluating more
@@ -497,6 +502,7 @@ json Run::run_json(bool finished) const {
   j["scheduler"] = o_.scheduler;
   j["max_steps"] = o_.max_steps;
   j["threads"] = get_num_threads();
+  j["device"] = o_.device.str(); // not a bit setting: R7
   j["workers"] = o_.workers;
   j["seed_mode"] = seed_mode_name(o_.seed_mode);
   j["determinism"]["deterministic_algorithms"] =
@@ -625,18 +631,23 @@ TrainResult Run::go() {
       trace::record_value("batch", trace::Phase::kData, {b.data, b.target});
       opt_->zero_grad();
       double l = 0;
+      const Tensor data = b.data.to(o_.device);
+      const Tensor target = b.target.to(o_.device);
+      // On a device too, dropout draws from the CPU's default generator
+      // (the micro-batches' Philox streams set their own).
+      GeneratorGuard cpu_draws(default_generator());
       if (micro_) {
         l = micro_batch_step(
             *micro_,
             model_.module->parameters(),
             [&](const Tensor& x) { return model_.forward(x); },
-            b.data,
-            b.target,
+            data,
+            target,
             o_.seed,
             p_.step);
       } else {
         Tensor loss =
-            nn::functional::cross_entropy(model_.forward(b.data), b.target);
+            nn::functional::cross_entropy(model_.forward(data), target);
         loss.backward();
         l = loss.item<double>();
       }
@@ -676,7 +687,8 @@ TrainResult Run::go() {
       }
       if (o_.eval_every > 0 && p_.step % o_.eval_every == 0 &&
           epoch_step != steps_per_epoch_) {
-        EvalResult ev = lead_ ? evaluate(model_, *test_loader_) : EvalResult{};
+        EvalResult ev =
+            lead_ ? evaluate(model_, *test_loader_, o_.device) : EvalResult{};
         if (r_.eval) {
           r_.eval(s, ev);
         }
@@ -701,7 +713,8 @@ TrainResult Run::go() {
         ? 0
         : p_.epoch_loss_sum / double(p_.epoch_loss_count);
     rec.seconds = p_.epoch_seconds;
-    rec.test = lead_ ? evaluate(model_, *test_loader_) : EvalResult{};
+    rec.test =
+        lead_ ? evaluate(model_, *test_loader_, o_.device) : EvalResult{};
     rec.fingerprint = weights_fingerprint(*model_.module);
     p_.history.push_back(rec);
     ++p_.epoch;

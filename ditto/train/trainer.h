@@ -35,6 +35,11 @@ struct TrainOptions {
   double weight_decay = 0;
   std::string scheduler = "none"; // none, step, cosine, onecycle
   int threads = 0; // 0: leave the library's setting
+  // Where the model trains (kVulkan: a Vulkan device, docs/device.md). The
+  // batches are copied there; dropout still draws from the CPU's generator
+  // (Note [Random numbers on a device]), so the run gives the CPU's
+  // fingerprint where the device has the CPU's bits.
+  Device device = kCPU;
   int workers = 0;
   data::SeedMode seed_mode = data::SeedMode::PerSample;
   bool deterministic = true;

@@ -263,8 +263,8 @@ PyObject* size(
 
 PyObject* item(PyObject* self, PyObject*) {
   const Tensor* t = tensor_of(self);
-  if (t == nullptr || t->numel() != 1) {
-    return fallback("item", self, nullptr, 0);
+  if (t == nullptr || t->numel() != 1 || !t->is_cpu()) {
+    return fallback("item", self, nullptr, 0); // a device's value: a copy
   }
   // One value read: no reason to give up the GIL.
   const void* p = t->raw_data();

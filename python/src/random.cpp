@@ -63,7 +63,7 @@ void init_generator(py::module_& m) {
       "_manual_seed", [](const py::int_& seed) { manual_seed(seed_of(seed)); });
   m.def("initial_seed", py::overload_cast<>(&initial_seed));
   m.def("seed", py::overload_cast<>(&seed));
-  m.def("default_generator", &default_generator);
+  m.def("default_generator", py::overload_cast<>(&default_generator));
   m.def("get_rng_state", &get_rng_state);
   m.def("set_rng_state", &set_rng_state, py::arg("new_state"));
 }

@@ -501,6 +501,170 @@ TEST_F(Vulkan, TrainingStepsGiveTheCpuWeights) {
       << !vulkan_device_info(dev.index).denormals_kept << ")";
 }
 
+// conv2d's three directions for the shapes of the CNN and ones that take
+// the other algorithms (strides, dilation, groups, col2im), and
+// max_pool2d forward and backward: the CPU's bits.
+TEST_F(Vulkan, ConvolutionsAndPoolingGiveTheCpuBits) {
+  struct Case {
+    Shape x, w;
+    IntList stride, padding, dilation;
+    int64_t groups;
+  };
+  const Case cases[] = {
+      {{4, 1, 28, 28}, {32, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1},
+      {{4, 32, 14, 14}, {64, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1},
+      {{3, 4, 11, 9}, {6, 2, 3, 2}, {2, 1}, {1, 0}, {1, 2}, 2},
+      {{2, 3, 9, 9}, {5, 3, 5, 5}, {3, 2}, {2, 2}, {1, 1}, 1},
+  };
+  Generator g = Generator::philox(31);
+  for (const Case& c : cases) {
+    const std::string what = "conv2d x " + shape_str(c.x);
+    Tensor x = randn(c.x, kFloat32, g), w = randn(c.w, kFloat32, g);
+    Tensor b = randn({c.w[0]}, kFloat32, g);
+    Tensor y = conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups);
+    Tensor dy = conv2d(
+        x.to(dev),
+        w.to(dev),
+        b.to(dev),
+        c.stride,
+        c.padding,
+        c.dilation,
+        c.groups);
+    expect_same_bits(y, dy, (what + " forward").c_str());
+    Tensor go = randn(y.sizes(), kFloat32, g);
+    expect_same_bits(
+        conv2d_backward_input(
+            go, w, c.x, c.stride, c.padding, c.dilation, c.groups),
+        conv2d_backward_input(
+            go.to(dev),
+            w.to(dev),
+            c.x,
+            c.stride,
+            c.padding,
+            c.dilation,
+            c.groups),
+        (what + " input gradient").c_str());
+    expect_same_bits(
+        conv2d_backward_weight(
+            go, x, c.w, c.stride, c.padding, c.dilation, c.groups),
+        conv2d_backward_weight(
+            go.to(dev),
+            x.to(dev),
+            c.w,
+            c.stride,
+            c.padding,
+            c.dilation,
+            c.groups),
+        (what + " weight gradient").c_str());
+  }
+  // Both input-gradient algorithms, forced.
+  Tensor x = randn({2, 8, 7, 7}, kFloat32, g),
+         w = randn({8, 8, 3, 3}, kFloat32, g);
+  Tensor go = randn({2, 8, 7, 7}, kFloat32, g);
+  for (const char* algo : {"direct", "gemm_col2im"}) {
+    backends::conv::force_algorithm("backward_input", algo);
+    expect_same_bits(
+        conv2d_backward_input(go, w, x.sizes(), {1, 1}, {1, 1}, {1, 1}, 1),
+        conv2d_backward_input(
+            go.to(dev), w.to(dev), x.sizes(), {1, 1}, {1, 1}, {1, 1}, 1),
+        algo);
+  }
+  backends::conv::force_algorithm("backward_input", "");
+  // Pooling, with NaN, infinities and ties in the windows.
+  Tensor t = tricky({3, 5, 12, 10}, 32);
+  for (const IntList& k : {IntList{2, 2}, IntList{3, 2}}) {
+    auto [v, i] =
+        nn::functional::max_pool2d_with_indices(t, k, {2, 1}, {1, 1}, {1, 2});
+    auto [dv, di] = nn::functional::max_pool2d_with_indices(
+        t.to(dev), k, {2, 1}, {1, 1}, {1, 2});
+    expect_same_bits(v, dv, "max_pool2d values");
+    expect_same_bits(i, di, "max_pool2d indices");
+    Tensor gp = randn(v.sizes(), kFloat32, g);
+    expect_same_bits(
+        nn::functional::max_pool2d_backward(gp, i, t.sizes()),
+        nn::functional::max_pool2d_backward(gp.to(dev), di, t.sizes()),
+        "max_pool2d backward (overlapping windows)");
+  }
+  // A bad index raises naming the op, and nothing is written.
+  Tensor bad = zeros({1, 1, 2, 2}, kInt64);
+  bad.view({4})[3].fill_(9);
+  const std::string e = error_of<IndexError>([&] {
+    nn::functional::max_pool2d_backward(
+        ones({1, 1, 2, 2}, kFloat32, dev), bad.to(dev), {1, 1, 3, 3});
+  });
+  EXPECT_NE(e.find("[max_pool2d_backward] index 9"), std::string::npos) << e;
+}
+
+// log_softmax, cross entropy (mean, sum, none, class weights,
+// ignore_index) and their gradients, max/argmax along a dim, dropout's
+// Philox draws: the CPU's bits.
+TEST_F(Vulkan, LossesAndReductionsGiveTheCpuBits) {
+  Generator g = Generator::philox(41);
+  Tensor logits = randn({37, 10}, kFloat32, g);
+  Tensor target = randint(0, 10, {37}, kInt64, g);
+  target.view({37})[5].fill_(-100);
+  Tensor weight = rand({10}, kFloat32, g);
+  using nn::functional::CrossEntropyOptions;
+  using nn::functional::Reduction;
+  for (Reduction r : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
+    for (bool weighted : {false, true}) {
+      const std::string what = std::string("cross_entropy ") +
+          nn::functional::reduction_name(r) + (weighted ? " weighted" : "");
+      CrossEntropyOptions o = CrossEntropyOptions().reduction(r);
+      CrossEntropyOptions od = CrossEntropyOptions().reduction(r);
+      if (weighted) {
+        o.weight(weight);
+        od.weight(weight.to(dev));
+      }
+      Tensor cl = logits.clone().requires_grad_(true);
+      Tensor dl = logits.to(dev).requires_grad_(true);
+      Tensor loss = nn::functional::cross_entropy(cl, target, o);
+      Tensor dloss = nn::functional::cross_entropy(dl, target.to(dev), od);
+      expect_same_bits(loss, dloss, what.c_str());
+      Tensor go = r == Reduction::None ? randn({37}, kFloat32, g)
+                                       : full({}, 0.75, kFloat32);
+      loss.backward(go);
+      dloss.backward(go.dim() == 0 ? go.to(dev) : go.to(dev));
+      expect_same_bits(cl.grad(), dl.grad(), (what + " gradient").c_str());
+    }
+  }
+  Tensor t = tricky({9, 40}, 42);
+  for (int64_t d : {0, 1}) {
+    auto [v, i] = max(t, d);
+    auto [dv, di] = max(t.to(dev), d);
+    expect_same_bits(v, dv, "max values");
+    expect_same_bits(i, di, "max indices");
+    expect_same_bits(argmin(t, d), argmin(t.to(dev), d), "argmin");
+  }
+  expect_same_bits(max(t), max(t.to(dev)), "max over everything");
+  expect_same_bits(
+      nn::functional::softmax(logits, 1),
+      nn::functional::softmax(logits.to(dev), 1),
+      "softmax");
+  // Dropout from a Philox generator: the same mask as the CPU's fill.
+  Tensor x = randn({33, 17}, kFloat32, g);
+  Generator a = Generator::philox(5), b = Generator::philox(5);
+  for (double p : {0.25, 0.5, 0.9}) {
+    expect_same_bits(
+        nn::functional::dropout(x, p, true, a),
+        nn::functional::dropout(x.to(dev), p, true, b),
+        "dropout");
+  }
+  EXPECT_EQ(fingerprint(a.get_state()), fingerprint(b.get_state()));
+  // From a CPU mt19937 generator the mask is drawn on the host.
+  Generator m1 = Generator().manual_seed(3), m2 = Generator().manual_seed(3);
+  expect_same_bits(
+      nn::functional::dropout(x, 0.3, true, m1),
+      nn::functional::dropout(x.to(dev), 0.3, true, m2),
+      "dropout (mt19937)");
+  // The device's default generator is a Philox stream seeded by
+  // manual_seed, with the CPU Philox's numbers.
+  manual_seed(77);
+  Tensor drawn = ones({1000}, kFloat32, dev).bernoulli_(0.5);
+  Tensor want = ones({1000}).bernoulli_(0.5, Generator::philox(77));
+  expect_same_bits(want, drawn, "bernoulli_ from the device generator");
+}
+
 TEST_F(Vulkan, WhatHasNoKernelRaisesNamingTheOpAndDevice) {
   Tensor d = ones({4, 4}, kFloat32, dev);
   const std::string e = error_of<NotImplementedError>([&] { tanh(d); });
@@ -559,9 +723,11 @@ TEST_F(Vulkan, OpRecordsSamplesGiveTheCpuBits) {
     int ran = 0, refused = 0, samples = 0;
     for (Dtype dt : r->dtypes) {
       for (const Sample& s : r->samples({dt, false})) {
+        // A sample whose tensors are all 0-dim (kept on the CPU below, as
+        // scalars) does not reach the device.
         bool has_tensor = false;
         for (const Tensor& t : s.inputs) {
-          has_tensor = has_tensor || t.defined();
+          has_tensor = has_tensor || (t.defined() && t.dim() > 0);
         }
         if (!has_tensor) {
           continue;
@@ -585,8 +751,11 @@ TEST_F(Vulkan, OpRecordsSamplesGiveTheCpuBits) {
               error.find("[" + r->name + "]") != std::string::npos ||
               error.find("[to]") != std::string::npos)
               << where << ": " << error;
+          // (Or a tensor the sample holds itself, such as a class weight,
+          // stays on the CPU: the op refuses the mix, as PyTorch does.)
           const bool dtype_refused =
               error.find("no kernel for") != std::string::npos ||
+              error.find("on the same device") != std::string::npos ||
               error.find("no kernel on") != std::string::npos ||
               error.find("not supported yet") != std::string::npos ||
               error.find("not supported on") != std::string::npos;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -28,24 +29,73 @@ struct OpEntry {
 // Views only rearrange sizes and strides; the rest have a device kernel
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
-    {"abs", false},       {"add", false},      {"add_", false},
-    {"addcmul", false},   {"addcmul_", false}, {"as_strided", false},
-    {"clone", false},     {"copy_", true},     {"div", false},
-    {"div_", false},      {"empty", false},    {"eq", false},
-    {"exp", false},       {"exp_", false},     {"expand", false},
-    {"fill_", false},     {"flatten", false},  {"full", false},
-    {"ge", false},        {"gt", false},       {"le", false},
-    {"log", false},       {"log_", false},     {"lt", false},
-    {"matmul", false},    {"maximum", false},  {"mean", false},
-    {"minimum", false},   {"mm", false},       {"mul", false},
-    {"mul_", false},      {"narrow", false},   {"ne", false},
-    {"neg", false},       {"ones", false},     {"permute", false},
-    {"relu", false},      {"reshape", false},  {"select", false},
-    {"slice", false},     {"squeeze", false},  {"sub", false},
-    {"sub_", false},      {"sum", false},      {"sum_to_size", false},
-    {"t", false},         {"to", true},        {"transpose", false},
-    {"unsqueeze", false}, {"view", false},     {"where", false},
-    {"zero_", false},     {"zeros", false},
+    {"abs", false},
+    {"add", false},
+    {"add_", false},
+    {"addcmul", false},
+    {"addcmul_", false},
+    {"as_strided", false},
+    {"clone", false},
+    {"copy_", true},
+    {"div", false},
+    {"div_", false},
+    {"empty", false},
+    {"eq", false},
+    {"exp", false},
+    {"exp_", false},
+    {"expand", false},
+    {"fill_", false},
+    {"flatten", false},
+    {"full", false},
+    {"ge", false},
+    {"gt", false},
+    {"le", false},
+    {"log", false},
+    {"log_", false},
+    {"lt", false},
+    {"max", false},
+    {"min", false},
+    {"argmax", false},
+    {"argmin", false},
+    {"log_softmax", false},
+    {"softmax", false},
+    {"nll_loss", false},
+    {"bernoulli_", false},
+    {"dropout", false},
+    {"conv2d", false},
+    {"conv2d_backward_input", false},
+    {"conv2d_backward_weight", false},
+    {"max_pool2d", false},
+    {"max_pool2d_backward", false},
+    {"matmul", false},
+    {"maximum", false},
+    {"mean", false},
+    {"minimum", false},
+    {"mm", false},
+    {"mul", false},
+    {"mul_", false},
+    {"narrow", false},
+    {"ne", false},
+    {"neg", false},
+    {"ones", false},
+    {"permute", false},
+    {"relu", false},
+    {"reshape", false},
+    {"select", false},
+    {"slice", false},
+    {"squeeze", false},
+    {"sub", false},
+    {"sub_", false},
+    {"sum", false},
+    {"sum_to_size", false},
+    {"t", false},
+    {"to", true},
+    {"transpose", false},
+    {"unsqueeze", false},
+    {"view", false},
+    {"where", false},
+    {"zero_", false},
+    {"zeros", false},
 };
 
 const OpEntry* find_op(std::string_view op) {
@@ -83,6 +133,13 @@ const Shader kMmF32Big = DITTO_SHADER(mm_f32_big, 3);
 const Shader kMmF32BigFma64 = DITTO_SHADER(mm_f32_big_fma64, 3);
 const Shader kFusedF32 = DITTO_SHADER(fused_f32, 4);
 const Shader kFusedF32Fma64 = DITTO_SHADER(fused_f32_fma64, 4);
+const Shader kArgF32 = DITTO_SHADER(arg_f32, 4);
+const Shader kNllF32 = DITTO_SHADER(nll_f32, 4);
+const Shader kNllSumF32 = DITTO_SHADER(nll_sum_f32, 5);
+const Shader kPhiloxF32 = DITTO_SHADER(philox_f32, 1);
+const Shader kConvF32 = DITTO_SHADER(conv_f32, 4);
+const Shader kConvF32Fma64 = DITTO_SHADER(conv_f32_fma64, 4);
+const Shader kPoolF32 = DITTO_SHADER(pool_f32, 3);
 #undef DITTO_SHADER
 
 // Registers the storage hooks and the probe while the library loads.
@@ -298,6 +355,22 @@ void cast_on_device(const Tensor& dst, const Tensor& src, const char* op) {
 
 Tensor device_tensor(const Shape& sizes, Dtype dtype, Device device) {
   return detail::new_tensor(sizes, dtype, device);
+}
+
+// For the shaders that index contiguous operands from their buffer's
+// start: t itself when it is contiguous and starts there, else such a
+// copy. (Outputs are new tensors, which always do.)
+Tensor based(const Tensor& t) {
+  if (!t.defined() || (t.is_contiguous() && t.storage_offset() == 0)) {
+    return t;
+  }
+  Tensor copy = device_tensor(t.sizes(), t.dtype(), t.device());
+  copy_on_device(copy, t, "contiguous");
+  return copy;
+}
+
+void check_based(const Tensor& out) {
+  DITTO_ASSERT(out.is_contiguous() && out.storage_offset() == 0);
 }
 
 } // namespace
@@ -660,6 +733,399 @@ void gemm(
       params,
       sizeof params,
       groups);
+}
+
+void arg_reduce(
+    const Tensor& values,
+    const Tensor& indices,
+    const Tensor& view,
+    int64_t rows,
+    int64_t inner,
+    bool is_max,
+    const char* name) {
+  require_kernel(view.dtype() == kFloat32, name, view.dtype(), view.device());
+  for (const Tensor* t : {&values, &indices, &view}) {
+    check_extent(*t, name);
+  }
+  check_based(values);
+  check_based(indices);
+  if (rows == 0) {
+    return;
+  }
+  constexpr int64_t kChunk = kernels::kReduceGrain;
+  static_assert(kChunk == 16384, "arg_f32.comp's kChunk");
+  const int64_t chunks = (inner + kChunk - 1) / kChunk;
+  LoopParams lp(view.sizes(), {&view});
+  lp.p[kOp] = is_max ? 1 : 0;
+  lp.p[kScalar] = int32_t(rows);
+  lp.p[kScalar + 1] = int32_t(inner);
+  lp.p[kScalar + 2] = int32_t(chunks);
+  const int dev = device_of(view);
+  if (chunks == 1) {
+    run(dev,
+        kArgF32,
+        {buffer_of(values),
+         buffer_of(indices),
+         buffer_of(view),
+         buffer_of(view)},
+        lp.p.data(),
+        sizeof lp.p,
+        rows);
+    return;
+  }
+  // Each chunk's extremum, then the chunks combined in order.
+  Tensor pv = device_tensor({rows * chunks}, kFloat32, view.device());
+  Tensor pi = device_tensor({rows * chunks}, kInt64, view.device());
+  run(dev,
+      kArgF32,
+      {buffer_of(pv), buffer_of(pi), buffer_of(view), buffer_of(view)},
+      lp.p.data(),
+      sizeof lp.p,
+      rows * chunks);
+  lp.p[kScalar + 3] = 1;
+  run(dev,
+      kArgF32,
+      {buffer_of(values), buffer_of(indices), buffer_of(pv), buffer_of(pi)},
+      lp.p.data(),
+      sizeof lp.p,
+      rows);
+}
+
+namespace {
+
+// nll_f32.comp's params.
+// The operands, each starting at its buffer's start.
+struct NllOperands {
+  Tensor x, target, weight;
+  explicit NllOperands(const Nll& a)
+      : x(based(a.x)), target(based(a.target)), weight(based(a.weight)) {}
+};
+
+std::array<int32_t, 11> nll_params(const Nll& a, int mode) {
+  require_kernel(
+      a.x.dtype() == kFloat32 &&
+          (!a.weight.defined() || a.weight.dtype() == kFloat32),
+      "nll_loss",
+      a.x.dtype(),
+      a.x.device());
+  check_extent(a.x, "nll_loss");
+  check_extent(a.target, "nll_loss");
+  const uint64_t ignore = uint64_t(a.ignore_index);
+  return {
+      int32_t(a.target.numel()),
+      int32_t(a.c),
+      int32_t(a.s),
+      int32_t(uint32_t(ignore)),
+      int32_t(uint32_t(ignore >> 32)),
+      a.weight.defined() ? 1 : 0,
+      mode,
+      0,
+      0,
+      0,
+      0};
+}
+
+Buffer* weight_buffer(const NllOperands& a, const Tensor& out) {
+  return buffer_of(a.weight.defined() ? a.weight : out);
+}
+
+} // namespace
+
+void nll_terms(const Nll& args, const Tensor& out, const char* name) {
+  auto params = nll_params(args, 0);
+  check_based(out);
+  if (out.numel() == 0) {
+    return;
+  }
+  const NllOperands a(args);
+  run(device_of(out),
+      kNllF32,
+      {buffer_of(out),
+       buffer_of(a.x),
+       buffer_of(a.target),
+       weight_buffer(a, out)},
+      params.data(),
+      sizeof params,
+      out.numel());
+  (void)name;
+}
+
+double nll_sum(const Nll& args, const char* name) {
+  auto params = nll_params(args, 1);
+  require_feature(
+      device_info(device_of(args.x), name).float64,
+      name,
+      args.x.device(),
+      "float64, in which the CPU adds the terms");
+  if (args.target.numel() == 0) {
+    return 0;
+  }
+  const NllOperands a(args);
+  Tensor sum = device_tensor({1}, kFloat64, a.x.device());
+  constexpr int64_t kPart = 16384; // terms per dispatch (nll_f32.comp)
+  const int64_t count = args.target.numel();
+  for (int64_t i0 = 0; i0 < count; i0 += kPart) {
+    params[9] = int32_t(i0);
+    params[10] = int32_t(std::min(count, i0 + kPart));
+    run(device_of(a.x),
+        kNllSumF32,
+        {buffer_of(a.x),
+         buffer_of(a.x),
+         buffer_of(a.target),
+         weight_buffer(a, a.x),
+         buffer_of(sum)},
+        params.data(),
+        sizeof params,
+        1);
+  }
+  double out = 0;
+  download(buffer_of(sum), 0, &out, sizeof out);
+  return out;
+}
+
+void nll_backward(
+    const Nll& args,
+    const Tensor& grad_in,
+    const Tensor& go_in,
+    float scale,
+    const char* name) {
+  auto params = nll_params(args, 2);
+  params[7] = go_in.defined() ? 1 : 0;
+  params[8] = std::bit_cast<int32_t>(scale);
+  check_extent(grad_in, name);
+  check_based(grad_in);
+  if (args.target.numel() == 0) {
+    return;
+  }
+  const NllOperands a(args);
+  const Tensor go = based(go_in);
+  run(device_of(grad_in),
+      kNllF32,
+      {buffer_of(grad_in),
+       buffer_of(go.defined() ? go : grad_in),
+       buffer_of(a.target),
+       weight_buffer(a, grad_in)},
+      params.data(),
+      sizeof params,
+      a.target.numel());
+}
+
+void philox_bernoulli(
+    const Tensor& out,
+    uint32_t key0,
+    uint32_t key1,
+    uint64_t first,
+    double p,
+    const char* name) {
+  require_kernel(out.dtype() == kFloat32, name, out.dtype(), out.device());
+  check_extent(out, name);
+  DITTO_ASSERT(out.is_contiguous() && first % 4 == 0 && p >= 0 && p <= 1);
+  if (out.numel() == 0) {
+    return;
+  }
+  // double(v) 2^-53 < p for the integer v < 2^53 is v < ceil(p 2^53).
+  const uint64_t threshold = uint64_t(std::ceil(std::ldexp(p, 53)));
+  const int32_t params[9] = {
+      int32_t(out.numel()),
+      int32_t(out.storage_offset()),
+      int32_t(key0),
+      int32_t(key1),
+      int32_t(uint32_t(first)),
+      int32_t(uint32_t(first >> 32)),
+      0,
+      int32_t(uint32_t(threshold >> 32)),
+      int32_t(uint32_t(threshold))};
+  run(device_of(out),
+      kPhiloxF32,
+      {buffer_of(out)},
+      params,
+      sizeof params,
+      out.numel());
+}
+
+void conv2d(
+    ConvKernel kernel,
+    const ConvGeom& g,
+    int64_t per_chunk,
+    const Tensor& out,
+    const Tensor& a_in,
+    const Tensor& b_in,
+    const char* name) {
+  require_kernel(out.dtype() == kFloat32, name, out.dtype(), out.device());
+  for (const Tensor* t : {&out, &a_in, &b_in}) {
+    check_extent(*t, name);
+  }
+  check_based(out);
+  if (out.numel() == 0) {
+    return;
+  }
+  const Tensor a = based(a_in), b = based(b_in);
+  if (kernel == ConvKernel::WeightChunked && g.n == 0) {
+    Tensor(out).zero_(); // no chunk: the CPU's zeros
+    return;
+  }
+  const int64_t values[20] = {
+      g.n,
+      g.c,
+      g.h,
+      g.w,
+      g.o,
+      g.kh,
+      g.kw,
+      g.sh,
+      g.sw,
+      g.ph,
+      g.pw,
+      g.dh,
+      g.dw,
+      g.groups,
+      g.oh,
+      g.ow,
+      g.cg,
+      g.og,
+      int64_t(kernel),
+      std::max<int64_t>(per_chunk, 1)};
+  std::array<int32_t, 25> params{};
+  for (size_t i = 0; i < 20; ++i) {
+    params[i] = int32_t(values[i]);
+  }
+  params[20] = int32_t(out.numel());
+  const Shader& shader = with_fma(out, kConvF32, kConvF32Fma64, name);
+  const int dev = device_of(out);
+  if (kernel != ConvKernel::WeightChunked) {
+    run(dev,
+        shader,
+        {buffer_of(out), buffer_of(a), buffer_of(b), buffer_of(out)},
+        params.data(),
+        sizeof params,
+        out.numel());
+    return;
+  }
+  // The weight gradient chunk by chunk, each chunk's chain in parts of at
+  // most kPart terms (conv_f32.comp).
+  constexpr int64_t kPart = 16384;
+  const int64_t per = std::max<int64_t>(per_chunk, 1), ohw = g.oh * g.ow;
+  Tensor chain = device_tensor(out.sizes(), kFloat32, out.device());
+  for (int64_t n0 = 0; n0 < g.n; n0 += per) {
+    const int64_t terms = std::min(per, g.n - n0) * ohw;
+    for (int64_t j0 = 0; j0 < terms || j0 == 0; j0 += kPart) {
+      const int64_t j1 = std::min(terms, j0 + kPart);
+      params[21] = int32_t(n0);
+      params[22] = int32_t(j0);
+      params[23] = int32_t(j1);
+      params[24] =
+          (j0 == 0 ? 1 : 0) | (j1 == terms ? 2 : 0) | (n0 == 0 ? 4 : 0);
+      run(dev,
+          shader,
+          {buffer_of(out), buffer_of(a), buffer_of(b), buffer_of(chain)},
+          params.data(),
+          sizeof params,
+          out.numel());
+    }
+  }
+}
+
+namespace {
+
+std::array<int32_t, 17> pool_params(const PoolGeom& g, int mode, int64_t n) {
+  std::array<int32_t, 17> params{};
+  for (size_t i = 0; i < g.size(); ++i) {
+    params[i] = int32_t(g[i]);
+  }
+  params[13] = mode;
+  params[14] = int32_t(n);
+  return params;
+}
+
+} // namespace
+
+void max_pool2d(
+    const PoolGeom& g,
+    const Tensor& out,
+    const Tensor& indices,
+    const Tensor& x_in,
+    const char* name) {
+  require_kernel(x_in.dtype() == kFloat32, name, x_in.dtype(), x_in.device());
+  for (const Tensor* t : {&out, &indices, &x_in}) {
+    check_extent(*t, name);
+  }
+  check_based(out);
+  check_based(indices);
+  if (out.numel() == 0) {
+    return;
+  }
+  const Tensor x = based(x_in);
+  const auto params = pool_params(g, 0, out.numel());
+  run(device_of(out),
+      kPoolF32,
+      {buffer_of(out), buffer_of(indices), buffer_of(x)},
+      params.data(),
+      sizeof params,
+      out.numel());
+}
+
+void max_pool2d_backward(
+    const PoolGeom& g,
+    const Tensor& grad_in,
+    const Tensor& indices_in,
+    const Tensor& grad_out_in,
+    const char* name) {
+  require_kernel(
+      grad_in.dtype() == kFloat32, name, grad_in.dtype(), grad_in.device());
+  for (const Tensor* t : {&grad_in, &indices_in, &grad_out_in}) {
+    check_extent(*t, name);
+  }
+  check_based(grad_in);
+  if (grad_out_in.numel() == 0) {
+    return;
+  }
+  const Tensor indices = based(indices_in), grad_out = based(grad_out_in);
+  // Every index is checked on the device first; the first bad one (in
+  // index order) is named, as on the CPU, and nothing is written.
+  const int dev = device_of(grad_in);
+  Tensor bad = device_tensor({1}, kInt32, grad_in.device());
+  const uint32_t none = UINT32_MAX;
+  upload(buffer_of(bad), 0, &none, sizeof none);
+  const auto check = pool_params(g, 2, indices.numel());
+  run(dev,
+      kPoolF32,
+      {buffer_of(bad), buffer_of(indices), buffer_of(grad_out)},
+      check.data(),
+      sizeof check,
+      indices.numel());
+  uint32_t first = 0;
+  download(buffer_of(bad), 0, &first, sizeof first);
+  if (first != UINT32_MAX) {
+    int64_t value = 0;
+    download(
+        buffer_of(indices),
+        size_t(first) * sizeof(int64_t),
+        &value,
+        sizeof value);
+    DITTO_CHECK(
+        false,
+        IndexError,
+        name,
+        "index ",
+        value,
+        " is out of bounds for a plane of ",
+        g[1] * g[2],
+        " elements");
+  }
+  // Each plane's serial loop in parts (pool_f32.comp).
+  constexpr int64_t kPart = 16384;
+  auto params = pool_params(g, 1, g[0]);
+  const int64_t ohw = g[3] * g[4];
+  for (int64_t k0 = 0; k0 < ohw; k0 += kPart) {
+    params[15] = int32_t(k0);
+    params[16] = int32_t(std::min(ohw, k0 + kPart));
+    run(dev,
+        kPoolF32,
+        {buffer_of(grad_in), buffer_of(indices), buffer_of(grad_out)},
+        params.data(),
+        sizeof params,
+        g[0]);
+  }
 }
 
 } // namespace ditto::vulkan

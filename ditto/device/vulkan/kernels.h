@@ -5,6 +5,7 @@
 // every tensor operand on one Vulkan device except where a function says
 // otherwise. Internal.
 
+#include <array>
 #include <string_view>
 
 #include "ditto/core/tensor.h"
@@ -81,6 +82,91 @@ void gemm(
     int64_t m,
     int64_t k,
     int64_t n,
+    const char* name);
+
+// The extremum (max when is_max, else min) of each of the `rows` rows of
+// `inner` elements of view (as reduce_sum) and the index of its first
+// occurrence (the first NaN wins), float32: values and indices (int64)
+// contiguous, rows elements each.
+void arg_reduce(
+    const Tensor& values,
+    const Tensor& indices,
+    const Tensor& view,
+    int64_t rows,
+    int64_t inner,
+    bool is_max,
+    const char* name);
+
+// nll_loss on the device (loss.cpp's loops): x the input as (N, C, S) and
+// target as (N, S), contiguous, float32 and int64 on one device; weight
+// undefined or C float32 values there. The op has checked every target.
+struct Nll {
+  const Tensor& x;
+  const Tensor& target;
+  const Tensor& weight;
+  int64_t c, s, ignore_index;
+};
+// Reduction none: out (N S, contiguous) = -(x[n, t, s] w[t]), 0 where
+// ignored.
+void nll_terms(const Nll& a, const Tensor& out, const char* name);
+// The float64 sum of those terms in order (the CPU's accumulator).
+double nll_sum(const Nll& a, const char* name);
+// The backward into grad_in (zeros, contiguous like x): -(w[t] g) at each
+// kept target, g the element of go (reduction none: go contiguous, N S
+// values) or the scalar `scale` (go undefined).
+void nll_backward(
+    const Nll& a,
+    const Tensor& grad_in,
+    const Tensor& go,
+    float scale,
+    const char* name);
+
+// out (contiguous float32) = bernoulli(p) from the Philox stream with this
+// key, element i from words first + 2i and + 2i + 1 (ops/random.cpp's
+// philox_fill): the CPU's bits.
+void philox_bernoulli(
+    const Tensor& out,
+    uint32_t key0,
+    uint32_t key1,
+    uint64_t first,
+    double p,
+    const char* name);
+
+// conv2d's directions in float32, each output the CPU's chain for the
+// algorithm named (ditto/ops/conv/): forward "direct" (the bits of
+// "im2col_gemm" too), input gradient "direct" or "gemm_col2im", weight
+// gradient "gemm_chunked" with chunks of per_chunk samples. a, b, out
+// contiguous in the direction's layout (algorithms.h).
+struct ConvGeom {
+  int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, cg, og;
+};
+enum class ConvKernel { Forward, InputDirect, InputCol2im, WeightChunked };
+void conv2d(
+    ConvKernel kernel,
+    const ConvGeom& g,
+    int64_t per_chunk,
+    const Tensor& out,
+    const Tensor& a,
+    const Tensor& b,
+    const char* name);
+
+// max_pool2d on (planes, H, W) contiguous float32: geometry {planes, h, w,
+// oh, ow, kh, kw, sh, sw, ph, pw, dh, dw}. Forward: out and indices
+// (int64) from x. Backward: grad_in (zeros) from grad_out and indices,
+// the CPU's deterministic variant; IndexError naming the op, before
+// anything is written, for an index outside a plane.
+using PoolGeom = std::array<int64_t, 13>;
+void max_pool2d(
+    const PoolGeom& g,
+    const Tensor& out,
+    const Tensor& indices,
+    const Tensor& x,
+    const char* name);
+void max_pool2d_backward(
+    const PoolGeom& g,
+    const Tensor& grad_in,
+    const Tensor& indices,
+    const Tensor& grad_out,
     const char* name);
 
 } // namespace ditto::vulkan

@@ -52,7 +52,7 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "log_softmax");
   Tensor out;
   if (x.numel() == 0) {
-    out = detail::new_tensor(x.sizes(), x.dtype());
+    out = detail::new_tensor(x.sizes(), x.dtype(), x.device());
   } else {
     Tensor v = x.dim() == 0 ? x.reshape({1}) : x;
     Tensor shifted = sub(v, max(v, d, true).first);
@@ -74,7 +74,7 @@ Tensor softmax(const Tensor& x, int64_t dim) {
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "softmax");
   Tensor out;
   if (x.numel() == 0) {
-    out = detail::new_tensor(x.sizes(), x.dtype());
+    out = detail::new_tensor(x.sizes(), x.dtype(), x.device());
   } else {
     Tensor v = x.dim() == 0 ? x.reshape({1}) : x;
     Tensor e = exp(sub(v, max(v, d, true).first));

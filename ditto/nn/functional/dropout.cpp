@@ -33,7 +33,7 @@ Tensor dropout(
   }
   // PyTorch's CPU path: a Bernoulli(1 - p) mask of x's dtype, divided by
   // 1 - p in that dtype, times x.
-  Tensor noise = detail::new_tensor(x.sizes(), x.dtype());
+  Tensor noise = detail::new_tensor(x.sizes(), x.dtype(), x.device());
   noise.bernoulli_(1.0 - p, gen);
   noise.div_(1.0 - p);
   // The backward multiplies by the saved mask: it never draws again.

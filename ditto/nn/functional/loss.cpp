@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ditto/core/error.h"
+#include "ditto/device/vulkan/kernels.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/nn/functional/activation.h"
 #include "ditto/ops/detail/op_util.h"
@@ -119,6 +120,67 @@ NllGeom nll_geom(
   return g;
 }
 
+// nll_loss's forward on a device (float32; the targets checked): the
+// terms, or their float64 sum divided on the host as the CPU divides. th:
+// the targets on the host.
+Tensor nll_on_device(
+    const Tensor& x,
+    const Tensor& t,
+    const Tensor& th,
+    const Tensor& w,
+    const NllGeom& g,
+    int64_t ignore_index,
+    Reduction reduction,
+    double& total_weight) {
+  const Tensor wh = w.defined() ? w.cpu() : Tensor();
+  DITTO_CHECK(
+      x.dtype() == kFloat32,
+      NotImplementedError,
+      "nll_loss",
+      "no kernel for ",
+      x.dtype(),
+      " on ",
+      x.device(),
+      " yet");
+  const int64_t* tp = th.data_ptr<int64_t>();
+  const float* wp = wh.defined() ? wh.data_ptr<float>() : nullptr;
+  for (int64_t i = 0; i < th.numel(); ++i) {
+    if (tp[i] != ignore_index) {
+      total_weight += wp ? double(wp[tp[i]]) : 1.0;
+    }
+  }
+  const vulkan::Nll a{x, t, w, g.c, g.s, ignore_index};
+  if (reduction == Reduction::None) {
+    Tensor per = detail::new_tensor(t.sizes(), x.dtype(), x.device());
+    vulkan::nll_terms(a, per, "nll_loss");
+    return per;
+  }
+  const double acc = vulkan::nll_sum(a, "nll_loss");
+  const double r = reduction == Reduction::Sum ? acc : acc / total_weight;
+  return scalar_tensor(static_cast<float>(r), x.dtype()).to(x.device());
+}
+
+void nll_backward_on_device(
+    const Tensor& gi,
+    const Tensor& gout,
+    const Tensor& t,
+    const Tensor& w,
+    const NllGeom& g,
+    int64_t ignore_index,
+    Reduction reduction,
+    double total_weight) {
+  const vulkan::Nll a{gi, t, w, g.c, g.s, ignore_index};
+  if (reduction == Reduction::None) {
+    vulkan::nll_backward(a, gi, gout, 0.0f, "nll_loss_backward");
+    return;
+  }
+  // The CPU's scale, on the host from the one incoming value.
+  const float go = gout.item<float>();
+  const float scale =
+      reduction == Reduction::Mean ? float(go / float(total_weight)) : go;
+  vulkan::nll_backward(a, gi, Tensor(), scale, "nll_loss_backward");
+}
+
 } // namespace
 
 const char* reduction_name(Reduction r) {
@@ -143,10 +205,15 @@ Tensor nll_loss(
   detail::OpScope scope("nll_loss", {input, weight});
   const NllGeom g = nll_geom(input, target, weight);
   const Tensor x = input.contiguous();
-  const Tensor t = target.contiguous();
+  const bool on_device = !x.is_cpu();
+  // (A 0-dim target may come from the CPU, as a scalar.)
+  const Tensor t = (on_device ? target.to(x.device()) : target).contiguous();
   const Tensor w =
       weight.defined() ? weight.to(x.dtype()).contiguous() : Tensor();
-  const int64_t* tp = t.data_ptr<int64_t>();
+  // On a device the targets come to the host to be checked (as PyTorch's
+  // CUDA kernel asserts on them, but before anything is computed).
+  const Tensor t_host = on_device ? t.cpu() : t;
+  const int64_t* tp = t_host.data_ptr<int64_t>();
   const int64_t count = g.n * g.s;
   // Every target is checked before anything is computed.
   for (int64_t i = 0; i < count; ++i) {
@@ -160,8 +227,15 @@ Tensor nll_loss(
   }
   Tensor out;
   double total_weight = 0;
+  if (on_device) {
+    out = nll_on_device(
+        x, t, t_host, w, g, ignore_index, reduction, total_weight);
+  }
   dispatch_dtype(x.dtype(), "nll_loss", [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
+      if (on_device) {
+        return;
+      }
       const T* xp = x.data_ptr<T>();
       const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
       Shape none_sizes = target.sizes();
@@ -200,8 +274,13 @@ Tensor nll_loss(
       out,
       [g, in_sizes, ignore_index, reduction, total_weight, st = t, sw = w](
           const autograd::GradList& go) {
-        Tensor gi = zeros(in_sizes, go[0].dtype());
+        Tensor gi = zeros(in_sizes, go[0].dtype(), go[0].device());
         Tensor gout = go[0].contiguous();
+        if (!gi.is_cpu()) {
+          nll_backward_on_device(
+              gi, gout, st, sw, g, ignore_index, reduction, total_weight);
+          return autograd::GradList{gi, Tensor()};
+        }
         const int64_t* tp = st.data_ptr<int64_t>();
         dispatch_dtype(gi.dtype(), "nll_loss_backward", [&]<typename T>() {
           if constexpr (std::is_floating_point_v<T>) {

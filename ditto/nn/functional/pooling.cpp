@@ -9,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "ditto/device/vulkan/kernels.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
@@ -134,6 +135,23 @@ PoolGeom pool_geom(
   g.oh = pooling_output_size(g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode, op);
   g.ow = pooling_output_size(g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode, op);
   return g;
+}
+
+vulkan::PoolGeom device_geom(const PoolGeom& g) {
+  return {
+      g.planes,
+      g.h,
+      g.w,
+      g.oh,
+      g.ow,
+      g.kh,
+      g.kw,
+      g.sh,
+      g.sw,
+      g.ph,
+      g.pw,
+      g.dh,
+      g.dw};
 }
 
 Shape pooled_sizes(const Tensor& x, const PoolGeom& g) {
@@ -358,10 +376,16 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(
   const PoolGeom g =
       pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, op);
   const Tensor in = x.contiguous();
-  Tensor out = detail::new_tensor(pooled_sizes(x, g), x.dtype());
-  Tensor idx = detail::new_tensor(pooled_sizes(x, g), kInt64);
+  Tensor out = detail::new_tensor(pooled_sizes(x, g), x.dtype(), x.device());
+  Tensor idx = detail::new_tensor(pooled_sizes(x, g), kInt64, x.device());
+  if (!x.is_cpu()) {
+    vulkan::max_pool2d(device_geom(g), out, idx, in, op);
+  }
   dispatch_dtype(x.dtype(), op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
+      if (!x.is_cpu()) {
+        return;
+      }
       const T* ip = in.data_ptr<T>();
       T* opp = out.data_ptr<T>();
       int64_t* xp = idx.data_ptr<int64_t>();
@@ -433,7 +457,7 @@ Tensor max_pool2d_backward(
     const Tensor& indices,
     const Shape& input_sizes) {
   const char* op = "max_pool2d_backward";
-  detail::OpScope scope(op, {grad_out});
+  detail::OpScope scope(op, {grad_out, indices});
   check_floating(grad_out, op);
   DITTO_CHECK(
       indices.defined() && indices.dtype() == kInt64 &&
@@ -450,9 +474,18 @@ Tensor max_pool2d_backward(
       input_sizes[input_sizes.size() - 2] * input_sizes[input_sizes.size() - 1];
   const int64_t ohw = grad_out.size(-2) * grad_out.size(-1);
   const int64_t planes = ohw == 0 ? 0 : grad_out.numel() / ohw;
-  Tensor gi = zeros(input_sizes, grad_out.dtype());
+  Tensor gi = zeros(input_sizes, grad_out.dtype(), grad_out.device());
   const Tensor go = grad_out.contiguous();
   const Tensor ix = indices.contiguous();
+  if (!gi.is_cpu()) {
+    // The serial loop per plane: the deterministic variant, also when
+    // determinism is off (the device has no racing variant yet).
+    const int64_t h = input_sizes[input_sizes.size() - 2];
+    const int64_t w = input_sizes[input_sizes.size() - 1];
+    vulkan::max_pool2d_backward(
+        {planes, h, w, grad_out.size(-2), grad_out.size(-1)}, gi, ix, go, op);
+    return scope.done(gi);
+  }
   const int64_t* xp = ix.data_ptr<int64_t>();
   // The first bad index in index order, whatever the thread count.
   std::atomic<int64_t> first_bad{INT64_MAX};

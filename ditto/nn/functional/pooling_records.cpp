@@ -90,7 +90,7 @@ std::vector<Sample> max_pool_samples(const SampleSpec& spec) {
 
 std::vector<Sample> max_pool_backward_samples(const SampleSpec& spec) {
   const Dtype dt = spec.dtype;
-  // The trace shows grad_out alone: the indices are built here.
+  // The trace shows (grad_out, indices).
   auto sample = [dt](
                     const char* label,
                     Shape in_sizes,
@@ -102,9 +102,12 @@ std::vector<Sample> max_pool_backward_samples(const SampleSpec& spec) {
     Tensor go = s::varied({in_sizes[0], in_sizes[1], oh, ow}, dt, 4.0, seed);
     Tensor idx = s::indices(planes * oh * ow, hw, seed)
                      .reshape({in_sizes[0], in_sizes[1], oh, ow});
-    return Sample{label, {go}, s::call1([idx, in_sizes](const Tensor& g) {
-                    return max_pool2d_backward(g, idx, in_sizes);
-                  })};
+    return Sample{
+        label,
+        {go, idx},
+        s::call2([in_sizes](const Tensor& g, const Tensor& i) {
+          return max_pool2d_backward(g, i, in_sizes);
+        })};
   };
   return {
       sample(

@@ -11,7 +11,6 @@
 #include "ditto/ops/detail/conv/lowering.h"
 
 namespace ditto::detail::conv {
-namespace {
 
 // ---- backward weight: grad_w [o, cg, kh, kw].
 
@@ -27,6 +26,8 @@ int64_t samples_per_chunk(const Geom& g) {
   const int64_t chunks = std::max<int64_t>(1, (g.n + most - 1) / most);
   return std::max<int64_t>(1, (g.n + chunks - 1) / chunks);
 }
+
+namespace {
 
 // Note [Shifted rows]
 // With stride 1 down the rows, the weight gradient's B [q = y ow + x]

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ditto/determinism/context.h"
+#include "ditto/device/vulkan/kernels.h"
 #include "ditto/ops/detail/conv/algorithms.h"
 #include "ditto/ops/detail/op_util.h"
 
@@ -69,6 +70,77 @@ const Algo& heuristic(Dir d, const Geom& g) {
   return algorithm(d, "gemm_chunked"); // deterministic
 }
 
+// Note [Convolutions on a device]
+// A Vulkan device runs the algorithm the CPU would choose without timing
+// (the heuristic, or the forced one), each output the same chain of fma as
+// that algorithm's (vulkan::conv2d), so it gives the CPU's bits.
+// Benchmarking has nothing to choose from there yet: it takes the
+// heuristic's choice. A forced algorithm the device lacks (winograd, the
+// weight gradient's fast variant) raises NotImplementedError.
+std::string device_dispatch(
+    Dir d,
+    const Geom& g,
+    const Tensor& a,
+    const Tensor& b,
+    Tensor& out,
+    const char* op,
+    const std::string& forced) {
+  const Algo& al = forced.empty() ? heuristic(d, g) : algorithm(d, forced);
+  const std::string_view name = al.name;
+  using vulkan::ConvKernel;
+  ConvKernel kernel{};
+  bool has = true;
+  if (d == kForward) {
+    has = name == "direct" || name == "im2col_gemm";
+    kernel = ConvKernel::Forward;
+  } else if (d == kBackwardInput) {
+    kernel =
+        name == "direct" ? ConvKernel::InputDirect : ConvKernel::InputCol2im;
+  } else {
+    has = name == "gemm_chunked";
+    kernel = ConvKernel::WeightChunked;
+  }
+  DITTO_CHECK(
+      has,
+      NotImplementedError,
+      op,
+      "the ",
+      kDirNames[d],
+      " algorithm ",
+      name,
+      " has no kernel on ",
+      out.device(),
+      " yet");
+  DITTO_CHECK(
+      al.applies(g),
+      ValueError,
+      op,
+      "the forced algorithm ",
+      name,
+      " does not apply to these shapes");
+  const vulkan::ConvGeom vg{
+      g.n,
+      g.c,
+      g.h,
+      g.w,
+      g.o,
+      g.kh,
+      g.kw,
+      g.sh,
+      g.sw,
+      g.ph,
+      g.pw,
+      g.dh,
+      g.dw,
+      g.groups,
+      g.oh,
+      g.ow,
+      g.cg,
+      g.og};
+  vulkan::conv2d(kernel, vg, samples_per_chunk(g), out, a, b, op);
+  return std::string(name);
+}
+
 template <typename T>
 void run_algo(const Algo& a, const Geom& g, const T* x, const T* y, T* out) {
   if constexpr (std::is_same_v<T, float>) {
@@ -106,6 +178,12 @@ void dispatch(
   auto find = [&](const std::string& name) { return find_algorithm(d, name); };
   backends::conv::Choice choice;
   choice.direction = kDirNames[d];
+  if (!out.is_cpu()) {
+    choice.algorithm = device_dispatch(d, g, a, b, out, op, forced);
+    choice.source = backends::conv::ChoiceSource::Heuristic;
+    tls_last = choice;
+    return;
+  }
   dispatch_dtype(g.dtype, op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T* pa = a.data_ptr<T>();

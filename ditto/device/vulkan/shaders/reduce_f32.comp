@@ -14,7 +14,7 @@
 // Params: the strided loop of operand 0, then p[48] rows, p[49] inner,
 // p[50] chunks per row, p[51] 1 for mean.
 #ifdef DITTO_REDUCE_COMBINE
-layout(local_size_x = 64) in;
+layout(local_size_x = 256) in;
 #else
 layout(local_size_x = 16) in;
 shared float lanes[16];

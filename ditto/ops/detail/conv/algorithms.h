@@ -45,6 +45,10 @@ const Algo& algorithm(Dir d, std::string_view name);
 // choice between the two input-gradient algorithms).
 bool bwi_implicit_applies(const Geom& g);
 
+// Samples per chunk of the weight gradient's deterministic algorithm
+// (gemm_chunked), from the shapes only.
+int64_t samples_per_chunk(const Geom& g);
+
 // Chooses and runs the algorithm for direction d (select.cpp); out is the
 // contiguous result tensor, written by the run.
 void dispatch(
