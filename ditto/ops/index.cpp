@@ -1,5 +1,7 @@
 #include "ditto/ops/index.h"
 
+#include "ditto/device/vulkan/kernels.h"
+
 #include <cstring>
 #include <vector>
 
@@ -30,28 +32,37 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t n = idx.numel();
   Shape out_moved = s.sizes();
   out_moved[0] = n;
-  Tensor out = detail::new_tensor(out_moved, self.dtype());
+  Tensor out = detail::new_tensor(out_moved, self.dtype(), self.device());
   // Rows of a contiguous dim-first copy are contiguous bytes: one memcpy
   // per selected row.
   Tensor src = s.contiguous();
   const int64_t len = s.size(0) > 0 ? s.numel() / s.size(0) : 0;
   const size_t row_bytes = size_t(len) * self.element_size();
   const int64_t* ip = idx.data_ptr<int64_t>();
-  const char* from = static_cast<const char*>(src.raw_data());
-  char* to = static_cast<char*>(out.raw_data());
-  parallel_for(0, n, detail::keys_per_task(len), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      std::memcpy(
-          to + size_t(i) * row_bytes,
-          from + size_t(ip[i]) * row_bytes,
-          row_bytes);
-    }
-  });
+  const bool on_device = !self.is_cpu();
+  if (on_device) {
+    vulkan::select_rows(out, src, ip, n, len, "index_select");
+  }
+  const char* from =
+      on_device ? nullptr : static_cast<const char*>(src.raw_data());
+  char* to = on_device ? nullptr : static_cast<char*>(out.raw_data());
+  parallel_for(
+      0,
+      on_device ? 0 : n,
+      detail::keys_per_task(len),
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          std::memcpy(
+              to + size_t(i) * row_bytes,
+              from + size_t(ip[i]) * row_bytes,
+              row_bytes);
+        }
+      });
   return op.done(
       detail::moved_back(out, self.dim(), d).contiguous(),
       [d, si = op.save(index), in = self.sizes()](const autograd::GradList& g) {
         // The node's policy picks index_add_'s variant.
-        Tensor gi = zeros(in, g[0].dtype());
+        Tensor gi = zeros(in, g[0].dtype(), g[0].device());
         gi.index_add_(d, si.unpack(), g[0]);
         return autograd::GradList{gi, Tensor()};
       });
@@ -162,8 +173,17 @@ Tensor& index_rows_(
   const int64_t rows = W.size(0);
   const int64_t len = rows > 0 ? W.numel() / rows : 0;
   const int64_t* ip = idx.data_ptr<int64_t>();
+  if (!self.is_cpu()) {
+    // index_copy_ has no device kernel: OpScope refused it.
+    DITTO_ASSERT(C == Combine::kAdd);
+    vulkan::add_rows(
+        W, src, ip, n, rows, len, detail::use_deterministic<C, float>(), name);
+  }
   dispatch_dtype(self.dtype(), name, [&]<typename T>() {
     if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
+      if (!self.is_cpu()) {
+        return;
+      }
       T* w = W.data_ptr<T>();
       const T* s = src.data_ptr<T>();
       detail::scatter_updates(

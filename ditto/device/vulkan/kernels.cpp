@@ -32,13 +32,24 @@ constexpr OpEntry kOps[] = {
     {"abs", false},
     {"add", false},
     {"add_", false},
+    {"addcdiv", false},
+    {"addcdiv_", false},
     {"addcmul", false},
     {"addcmul_", false},
+    {"argmax", false},
+    {"argmin", false},
     {"as_strided", false},
+    {"bernoulli_", false},
+    {"bmm", false},
     {"clone", false},
+    {"conv2d", false},
+    {"conv2d_backward_input", false},
+    {"conv2d_backward_weight", false},
     {"copy_", true},
     {"div", false},
     {"div_", false},
+    {"dropout", false},
+    {"embedding", false},
     {"empty", false},
     {"eq", false},
     {"exp", false},
@@ -49,27 +60,20 @@ constexpr OpEntry kOps[] = {
     {"full", false},
     {"ge", false},
     {"gt", false},
+    {"index_add_", false},
+    {"index_select", false},
     {"le", false},
     {"log", false},
     {"log_", false},
-    {"lt", false},
-    {"max", false},
-    {"min", false},
-    {"argmax", false},
-    {"argmin", false},
     {"log_softmax", false},
-    {"softmax", false},
-    {"nll_loss", false},
-    {"bernoulli_", false},
-    {"dropout", false},
-    {"conv2d", false},
-    {"conv2d_backward_input", false},
-    {"conv2d_backward_weight", false},
+    {"lt", false},
+    {"matmul", false},
+    {"max", false},
     {"max_pool2d", false},
     {"max_pool2d_backward", false},
-    {"matmul", false},
     {"maximum", false},
     {"mean", false},
+    {"min", false},
     {"minimum", false},
     {"mm", false},
     {"mul", false},
@@ -77,12 +81,16 @@ constexpr OpEntry kOps[] = {
     {"narrow", false},
     {"ne", false},
     {"neg", false},
+    {"nll_loss", false},
     {"ones", false},
     {"permute", false},
     {"relu", false},
     {"reshape", false},
     {"select", false},
     {"slice", false},
+    {"softmax", false},
+    {"sqrt", false},
+    {"sqrt_", false},
     {"squeeze", false},
     {"sub", false},
     {"sub_", false},
@@ -133,6 +141,7 @@ const Shader kMmF32Big = DITTO_SHADER(mm_f32_big, 3);
 const Shader kMmF32BigFma64 = DITTO_SHADER(mm_f32_big_fma64, 3);
 const Shader kFusedF32 = DITTO_SHADER(fused_f32, 4);
 const Shader kFusedF32Fma64 = DITTO_SHADER(fused_f32_fma64, 4);
+const Shader kFusedF32Div = DITTO_SHADER(fused_f32_div, 4);
 const Shader kArgF32 = DITTO_SHADER(arg_f32, 4);
 const Shader kNllF32 = DITTO_SHADER(nll_f32, 4);
 const Shader kNllSumF32 = DITTO_SHADER(nll_sum_f32, 5);
@@ -140,6 +149,7 @@ const Shader kPhiloxF32 = DITTO_SHADER(philox_f32, 1);
 const Shader kConvF32 = DITTO_SHADER(conv_f32, 4);
 const Shader kConvF32Fma64 = DITTO_SHADER(conv_f32_fma64, 4);
 const Shader kPoolF32 = DITTO_SHADER(pool_f32, 3);
+const Shader kRows = DITTO_SHADER(rows, 3);
 #undef DITTO_SHADER
 
 // Registers the storage hooks and the probe while the library loads.
@@ -594,11 +604,12 @@ void reduce_sum(
 }
 
 void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
-  // kernels::UnaryOp: Neg 0, Abs 1, Exp 2, Log 3, Relu 8; unary_f32.comp's
-  // codes: neg 0, abs 1, relu 2, exp 3, log 4 (the float64 build).
+  // kernels::UnaryOp: Neg 0, Abs 1, Exp 2, Log 3, Sqrt 5, Relu 8;
+  // unary_f32.comp's codes: neg 0, abs 1, relu 2, exp 3, log 4 and sqrt 5
+  // (these two in the float64 build).
   require_kernel(
       out.dtype() == kFloat32 &&
-          (op == 0 || op == 1 || op == 2 || op == 3 || op == 8),
+          (op == 0 || op == 1 || op == 2 || op == 3 || op == 5 || op == 8),
       name,
       out.dtype(),
       out.device());
@@ -609,13 +620,14 @@ void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
   }
   LoopParams lp(out.sizes(), {&out, &x});
   lp.p[kOp] = op == 8 ? 2 : op == 2 ? 3 : op == 3 ? 4 : op;
+  const bool f64 = op == 3 || op == 5;
   require_feature(
-      op != 3 || device_info(device_of(out), name).float64,
+      !f64 || device_info(device_of(out), name).float64,
       name,
       out.device(),
-      "float64, from which log's division is made exact");
+      "float64, from which log's division and sqrt are made exact");
   run(device_of(out),
-      op == 3 ? kUnaryF32F64 : kUnaryF32,
+      f64 ? kUnaryF32F64 : kUnaryF32,
       {buffer_of(out), buffer_of(x)},
       lp.p.data(),
       sizeof lp.p,
@@ -653,10 +665,15 @@ void fused(
     const Tensor* z,
     const char* name) {
   require_kernel(
-      out.dtype() == kFloat32 && (op == 0 || op == 1),
+      out.dtype() == kFloat32 && (op == 0 || op == 1 || op == 2),
       name,
       out.dtype(),
       out.device());
+  require_feature(
+      op != 2 || device_info(device_of(out), name).float64,
+      name,
+      out.device(),
+      "float64, from which the division is made exact");
   const Tensor* ops[3] = {&x, &y, z};
   for (const Tensor* t : ops) {
     if (t != nullptr && !t->is_cpu()) {
@@ -682,7 +699,7 @@ void fused(
     return t == nullptr || t->is_cpu() ? o : buffer_of(*t);
   };
   run(device_of(out),
-      with_fma(out, kFusedF32, kFusedF32Fma64, name),
+      op == 2 ? kFusedF32Div : with_fma(out, kFusedF32, kFusedF32Fma64, name),
       {o, buf(&x), buf(&y), buf(z)},
       lp.p.data(),
       sizeof lp.p,
@@ -1125,6 +1142,141 @@ void max_pool2d_backward(
         params.data(),
         sizeof params,
         g[0]);
+  }
+}
+
+namespace {
+
+// Host integers as an int32 device tensor.
+Tensor upload_ints(const std::vector<int32_t>& v, Device device) {
+  Tensor t =
+      device_tensor({std::max<int64_t>(int64_t(v.size()), 1)}, kInt32, device);
+  if (!v.empty()) {
+    upload(buffer_of(t), 0, v.data(), v.size() * sizeof(int32_t));
+  }
+  return t;
+}
+
+std::array<int32_t, 9> rows_params(
+    int64_t count,
+    int64_t len,
+    int mode,
+    const Tensor& w,
+    const Tensor& src,
+    int64_t words) {
+  return {
+      int32_t(count),
+      int32_t(len),
+      mode,
+      0,
+      0,
+      0,
+      0,
+      int32_t(w.storage_offset() * words),
+      int32_t(src.storage_offset() * words)};
+}
+
+} // namespace
+
+void select_rows(
+    const Tensor& out,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t len,
+    const char* name) {
+  const size_t es = out.element_size();
+  require_kernel(es == 4 || es == 8, name, out.dtype(), out.device());
+  check_extent(out, name);
+  check_extent(src, name);
+  DITTO_ASSERT(out.is_contiguous() && src.is_contiguous());
+  const int64_t words = int64_t(es / 4), lw = len * words;
+  if (n == 0 || lw == 0) {
+    return;
+  }
+  const Tensor ints =
+      upload_ints(std::vector<int32_t>(index, index + n), out.device());
+  const auto params = rows_params(n * lw, lw, 0, out, src, words);
+  run(device_of(out),
+      kRows,
+      {buffer_of(out), buffer_of(src), buffer_of(ints)},
+      params.data(),
+      sizeof params,
+      n * lw);
+}
+
+void add_rows(
+    const Tensor& w,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t rows,
+    int64_t len,
+    bool deterministic,
+    const char* name) {
+  require_kernel(w.dtype() == kFloat32, name, w.dtype(), w.device());
+  check_extent(w, name);
+  check_extent(src, name);
+  DITTO_ASSERT(w.is_contiguous() && src.is_contiguous());
+  if (n == 0 || len == 0) {
+    return;
+  }
+  const int dev = device_of(w);
+  if (!deterministic) {
+    const Tensor ints =
+        upload_ints(std::vector<int32_t>(index, index + n), w.device());
+    const auto params = rows_params(n * len, len, 2, w, src, 1);
+    run(dev,
+        kRows,
+        {buffer_of(w), buffer_of(src), buffer_of(ints)},
+        params.data(),
+        sizeof params,
+        n * len);
+    return;
+  }
+  // The plan: the entries grouped by row, in index order within a row (a
+  // stable counting sort), then the touched rows and where each one's
+  // entries start.
+  std::vector<int32_t> start(size_t(rows) + 1, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    ++start[size_t(index[i]) + 1];
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    start[size_t(r) + 1] += start[size_t(r)];
+  }
+  std::vector<int32_t> ints(static_cast<size_t>(n));
+  std::vector<int32_t> fill(start.begin(), start.end() - 1);
+  for (int64_t i = 0; i < n; ++i) {
+    ints[size_t(fill[size_t(index[i])]++)] = int32_t(i);
+  }
+  std::vector<int32_t> touched, offsets;
+  int32_t most = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t k = start[size_t(r) + 1] - start[size_t(r)];
+    if (k > 0) {
+      touched.push_back(int32_t(r));
+      offsets.push_back(start[size_t(r)]);
+      most = std::max(most, k);
+    }
+  }
+  offsets.push_back(int32_t(n));
+  auto params = rows_params(int64_t(touched.size()) * len, len, 1, w, src, 1);
+  params[5] = int32_t(ints.size());
+  params[6] = int32_t(ints.size() + touched.size());
+  ints.insert(ints.end(), touched.begin(), touched.end());
+  ints.insert(ints.end(), offsets.begin(), offsets.end());
+  const Tensor plan = upload_ints(ints, w.device());
+  // Each row's entries in parts (rows.comp).
+  constexpr int32_t kPart = 16384;
+  for (int32_t k0 = 0; k0 < most; k0 += kPart) {
+    params[3] = k0;
+    params[4] = k0 + kPart;
+    run(dev,
+        kRows,
+        {buffer_of(w), buffer_of(src), buffer_of(plan)},
+        params.data(),
+        sizeof params,
+        int64_t(touched.size()) * len);
   }
 }
 

@@ -169,4 +169,28 @@ void max_pool2d_backward(
     const Tensor& grad_out,
     const char* name);
 
+// index_select's rows: out (contiguous, n rows of len elements) = the rows
+// of src (contiguous) that the host's checked index names; 4- and 8-byte
+// dtypes.
+void select_rows(
+    const Tensor& out,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t len,
+    const char* name);
+// index_add_'s rows, float32: row index[i] of w (contiguous, `rows` rows of
+// len) += row i of src (contiguous, n rows). Deterministic: each element
+// gets its additions in index order, the CPU's bits; else atomic additions
+// in arrival order (nondeterministic where rows repeat).
+void add_rows(
+    const Tensor& w,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t rows,
+    int64_t len,
+    bool deterministic,
+    const char* name);
+
 } // namespace ditto::vulkan

@@ -15,7 +15,7 @@ Tensor embedding(
     const Tensor& weight,
     std::optional<int64_t> padding_idx) {
   const char* op = "embedding";
-  detail::OpScope scope(op, {weight});
+  detail::OpScope scope(op, {weight, indices});
   DITTO_CHECK(
       weight.defined() && weight.dim() == 2,
       ValueError,
@@ -40,9 +40,9 @@ Tensor embedding(
       idx = masked_select(flat, keep);
       go = index_select(go, 0, masked_select(arange(flat.numel()), keep));
     }
-    Tensor gw = zeros({num, go.size(1)}, go.dtype());
+    Tensor gw = zeros({num, go.size(1)}, go.dtype(), go.device());
     gw.index_add_(0, idx, go);
-    return autograd::GradList{gw};
+    return autograd::GradList{gw, Tensor()};
   });
 }
 

@@ -28,7 +28,7 @@ DITTO_OP_RECORDS(embedding) {
                     "index_add_ (see its entry)",
       }},
       .dtypes = kFloating,
-      // The trace shows weight alone: the indices are built here.
+      // The trace shows (weight, indices).
       .samples =
           [](const SampleSpec& spec) {
             const int64_t num = s::size(spec, 1000, 7),
@@ -37,18 +37,19 @@ DITTO_OP_RECORDS(embedding) {
             const int64_t a = s::size(spec, 40, 2), b = s::size(spec, 50, 3);
             Tensor idx = s::indices(a * b, num, 2).reshape({a, b});
             Tensor few = s::indices(a * b, 3, 3);
-            auto rows = [](Tensor i, std::optional<int64_t> pad) {
-              return s::call1(
-                  [i, pad](const Tensor& wt) { return embedding(i, wt, pad); });
+            auto rows = [](std::optional<int64_t> pad) {
+              return s::call2([pad](const Tensor& wt, const Tensor& i) {
+                return embedding(i, wt, pad);
+              });
             };
             return std::vector<Sample>{
-                {"rows", {w}, rows(idx, std::nullopt)},
+                {"rows", {w, idx}, rows(std::nullopt)},
                 // The padding row gets no gradient by design (PyTorch's
                 // padding_idx), not the derivative: no gradcheck.
-                {"padding_idx", {w}, rows(idx, 3), {}, false},
-                {"strided", {s::strided(w)}, rows(idx, std::nullopt)},
-                {"few_rows", {w}, rows(few, std::nullopt)},
-                {"no_indices", {w}, rows(s::indices(0, num), std::nullopt)},
+                {"padding_idx", {w, idx}, rows(3), {}, false},
+                {"strided", {s::strided(w), idx}, rows(std::nullopt)},
+                {"few_rows", {w, few}, rows(std::nullopt)},
+                {"no_indices", {w, s::indices(0, num)}, rows(std::nullopt)},
             };
           },
       .bad_samples =

@@ -53,7 +53,9 @@ Tensor checked_index(
   check_index_dtype(index, op);
   // A contiguous int64 index that needs no wrapping is read in place.
   Tensor idx = index;
-  if (allow_negative || index.dtype() != kInt64 || !index.is_contiguous()) {
+  // A device's index comes to the host to be checked (and planned).
+  if (allow_negative || index.dtype() != kInt64 || !index.is_contiguous() ||
+      !index.is_cpu()) {
     idx = new_tensor(index.sizes(), kInt64);
     copy_into(idx, index, op);
   }

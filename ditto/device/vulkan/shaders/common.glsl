@@ -128,4 +128,35 @@ float div_exact(float a, float b) {
   precise double q = exact_double(ua) / exact_double(ub);
   return float(q);
 }
+
+// The float32 square root rounded once, as IEEE sqrt (Vulkan allows an
+// error in sqrt): float64's root rounded to float32, then moved by an ulp
+// while x lies beyond the square of the midpoint to its neighbour (squares
+// of 25-bit midpoints are exact in float64; a root is never a midpoint).
+// Negative and NaN give NaN, +-0 and +inf themselves.
+uint sqrt_exact(uint u) {
+  if (nan_bits(u) || u > 0x80000000u) {
+    return 0xFFC00000u; // the CPU's default NaN
+  }
+  if ((u & 0x7FFFFFFFu) == 0u || u == 0x7F800000u) {
+    return u;
+  }
+  precise double x = exact_double(u);
+  uint r = floatBitsToUint(float(sqrt(x)));
+  for (int step = 0; step < 4; ++step) {
+    precise double rd = double(uintBitsToFloat(r));
+    precise double up = (rd + double(uintBitsToFloat(r + 1u))) * 0.5;
+    precise double down = (rd + double(uintBitsToFloat(r - 1u))) * 0.5;
+    precise double up2 = up * up;
+    precise double down2 = down * down;
+    if (x > up2) {
+      r += 1u;
+    } else if (x < down2) {
+      r -= 1u;
+    } else {
+      break;
+    }
+  }
+  return r;
+}
 #endif

@@ -3,7 +3,8 @@
 #include "common.glsl"
 // The fused ops with a float scalar s = p[kOpScalar], with the CPU kernels'
 // roundings (kernels::FusedOp): 0 AddScaled out = fma(s, y, x) (add(x, y,
-// alpha=s)); 1 Addcmul out = fma(s * y rounded, z, x).
+// alpha=s)); 1 Addcmul out = fma(s * y rounded, z, x); 2 Addcdiv out = x +
+// (s * y rounded) / z rounded (the build with DITTO_FLOAT64: div_exact).
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 1) buffer Out { float out_[]; };
 layout(set = 0, binding = 2) readonly buffer X { float x_[]; };
@@ -27,7 +28,11 @@ void main() {
       float z = (flags & 16) != 0 ? intBitsToFloat(p[kScalar + 3])
                                   : z_[operand_index(i, 3)];
       precise float sy = s * y;
+#ifdef DITTO_FLOAT64
+      r = x + div_exact(sy, z);
+#else
       r = FMA(sy, z, x);
+#endif
     }
     out_[operand_index(i, 0)] = r;
   }

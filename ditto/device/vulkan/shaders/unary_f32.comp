@@ -132,8 +132,10 @@ void main() {
     } else if (op == 3) {
       r = floatBitsToUint(ditto_exp(u));
 #ifdef DITTO_FLOAT64
-    } else {
+    } else if (op == 4) {
       r = floatBitsToUint(ditto_log(u));
+    } else {
+      r = sqrt_exact(u);
 #endif
     }
     out_[operand_index(i, 0)] = r;
