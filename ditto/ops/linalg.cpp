@@ -146,6 +146,60 @@ struct BatchOffsets {
 // out[bi] = A[bi] @ B[bi] for every batch bi: A's matrices are [m, k] with
 // strides (a_rs, a_cs) from a.data + offsets.a[bi], likewise B; out is a
 // contiguous [batches, m, n] tensor.
+// Note [Split-K on a device]
+// The CPU's chunks of k, each partial the device's product of that chunk
+// (the CPU's chain over it), held in a workspace of the configured size on
+// the device. Deterministic: the partials added in chunk order, the CPU's
+// bits. Fast: added into the output with atomic additions in whatever order
+// the device's invocations get there (vulkan::add_rows), the GPU's
+// nondeterminism.
+void device_split_k(
+    vulkan::Matrix a,
+    vulkan::Matrix b,
+    int64_t m,
+    int64_t k,
+    int64_t n,
+    Tensor& out,
+    const char* op) {
+  const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk, mn = m * n;
+  const bool deterministic = are_deterministic_algorithms_enabled();
+  const int64_t cap = std::max<int64_t>(
+      1,
+      std::min<int64_t>(
+          chunks, workspace_bytes_now() / (mn * int64_t(sizeof(float)))));
+  Tensor ws = detail::new_tensor({cap, mn}, out.dtype(), out.device());
+  Tensor flat = out.view({1, mn});
+  if (!deterministic) {
+    flat.zero_();
+  }
+  const std::vector<int64_t> to_row_zero(size_t(cap), 0);
+  for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
+    const int64_t here = std::min(cap, chunks - c0);
+    for (int64_t i = 0; i < here; ++i) {
+      const int64_t k0 = (c0 + i) * kSplitKChunk;
+      vulkan::gemm(
+          {&ws, i * mn, n, 1},
+          {a.t, a.offset + k0 * a.cs, a.rs, a.cs},
+          {b.t, b.offset + k0 * b.rs, b.rs, b.cs},
+          m,
+          std::min(kSplitKChunk, k - k0),
+          n,
+          op);
+    }
+    if (!deterministic) {
+      vulkan::add_rows(flat, ws, to_row_zero.data(), here, 1, mn, false, op);
+      continue;
+    }
+    for (int64_t i = 0; i < here; ++i) {
+      if (c0 + i == 0) {
+        flat.copy_(ws.narrow(0, 0, 1));
+      } else {
+        flat.add_(ws.narrow(0, i, 1));
+      }
+    }
+  }
+}
+
 void gemm_batched(
     const Tensor& a,
     int64_t a_rs,
@@ -161,22 +215,19 @@ void gemm_batched(
     const char* op) {
   const int64_t tiles256_all = ((m + kTileM - 1) / kTileM) * ((n + 255) / 256);
   if (!out.is_cpu()) {
-    // Each output the CPU's one chain (the device has no split-K yet, so
-    // the products the CPU splits raise rather than give other bits).
-    DITTO_CHECK(
-        !(off.a.size() == 1 && m > 0 && n > 0 &&
-          tiles256_all <= kSplitKMaxTiles && k >= kSplitKMinK),
-        NotImplementedError,
-        op,
-        "a product with k = ",
-        k,
-        " >= ",
-        kSplitKMinK,
-        " and an output of at most ",
-        kSplitKMaxTiles,
-        " tiles splits k on the CPU (Note [Split-K]); no kernel on ",
-        out.device(),
-        " gives those bits yet");
+    // Each output the CPU's one chain, or the CPU's split (Note [Split-K]).
+    if (off.a.size() == 1 && m > 0 && n > 0 &&
+        tiles256_all <= kSplitKMaxTiles && k >= kSplitKMinK) {
+      device_split_k(
+          {&a, a.storage_offset() + off.a[0], a_rs, a_cs},
+          {&b, b.storage_offset() + off.b[0], b_rs, b_cs},
+          m,
+          k,
+          n,
+          out,
+          op);
+      return;
+    }
     for (size_t bi = 0; bi < off.a.size(); ++bi) {
       vulkan::gemm(
           {&out, out.storage_offset() + int64_t(bi) * m * n, n, 1},

@@ -668,6 +668,79 @@ TEST_F(Vulkan, LossesAndReductionsGiveTheCpuBits) {
   expect_same_bits(want, drawn, "bernoulli_ from the device generator");
 }
 
+// The fast variants on the device: max_pool2d's backward with atomic
+// additions (overlapping windows), the weight gradient's "fast" algorithm
+// (chunk partials added atomically) equal to the deterministic results up
+// to rounding; forcing the fast algorithm with determinism on raises the
+// alert naming the device op, or with warn_only warns and runs.
+TEST_F(Vulkan, FastVariantsAndTheAlert) {
+  Generator g = Generator::philox(71);
+  Tensor t = randn({2, 3, 15, 15}, kFloat32, g);
+  auto [v, i] = nn::functional::max_pool2d_with_indices(t, {3, 3}, {1, 1});
+  Tensor gp = randn(v.sizes(), kFloat32, g);
+  Tensor want = nn::functional::max_pool2d_backward(gp, i, t.sizes());
+  {
+    DeterministicGuard fast(false);
+    Tensor got =
+        nn::functional::max_pool2d_backward(gp.to(dev), i.to(dev), t.sizes());
+    EXPECT_TRUE(allclose(got.cpu(), want, 1e-5, 1e-5));
+  }
+  Tensor x = randn({70, 2, 12, 12}, kFloat32, g);
+  Tensor go = randn({70, 4, 12, 12}, kFloat32, g);
+  Tensor chunked =
+      conv2d_backward_weight(go, x, {4, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1);
+  backends::conv::force_algorithm("backward_weight", "fast");
+  {
+    DeterministicGuard fast(false);
+    Tensor got = conv2d_backward_weight(
+        go.to(dev), x.to(dev), {4, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1);
+    EXPECT_TRUE(allclose(got.cpu(), chunked, 1e-4, 1e-4));
+  }
+  {
+    DeterministicGuard det(true);
+    const std::string e = error_of<NondeterministicError>([&] {
+      conv2d_backward_weight(
+          go.to(dev), x.to(dev), {4, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1);
+    });
+    EXPECT_NE(
+        e.find("conv2d_backward_weight (fast) on " + dev.str()),
+        std::string::npos)
+        << e;
+  }
+  {
+    std::vector<std::string> warned;
+    determinism::set_warning_handler(
+        [&](std::string_view op, std::string_view) {
+          warned.emplace_back(op);
+        });
+    DeterministicGuard warn(true, /*warn_only=*/true);
+    Tensor got = conv2d_backward_weight(
+        go.to(dev), x.to(dev), {4, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1);
+    determinism::set_warning_handler({});
+    EXPECT_TRUE(allclose(got.cpu(), chunked, 1e-4, 1e-4));
+    ASSERT_EQ(warned.size(), 1u);
+    EXPECT_NE(warned[0].find("on " + dev.str()), std::string::npos);
+  }
+  backends::conv::force_algorithm("backward_weight", "");
+}
+
+// The products the CPU splits along k (Note [Split-K]): with deterministic
+// algorithms the CPU's chunks added in order, the CPU's bits, whatever the
+// workspace holds; without, atomic additions, equal up to rounding.
+TEST_F(Vulkan, SplitKProductsFollowTheCpu) {
+  Generator g = Generator::philox(61);
+  Tensor a = randn({8, 20000}, kFloat32, g), b = randn({20000, 8}, kFloat32, g);
+  DeterministicGuard det(true);
+  Tensor want = mm(a, b);
+  for (const char* config : {":4096:8", ":1:1"}) {
+    backends::gemm::set_workspace_config(config); // all 5 partials, or 4 + 1
+    expect_same_bits(want, mm(a.to(dev), b.to(dev)), config);
+  }
+  backends::gemm::set_workspace_config(":8192:1"); // the default's size
+  DeterministicGuard fast(false);
+  EXPECT_TRUE(allclose(mm(a.to(dev), b.to(dev)).cpu(), want, 1e-4, 1e-3));
+}
+
 // index_select, index_add_ and embedding's gradient: with deterministic
 // algorithms the CPU's bits (each row's additions in index order); without,
 // the atomic variant, whose sums differ from those only by rounding (that
@@ -787,13 +860,6 @@ TEST_F(Vulkan, WhatHasNoKernelRaisesNamingTheOpAndDevice) {
       error_of<NotImplementedError>(
           [&] { add(d.cpu().to(kFloat64).to(dev), 1.0); }),
       "");
-  // The product the CPU splits along k raises rather than differ.
-  Tensor long_k = zeros({8, 20000}, kFloat32, dev);
-  EXPECT_NE(
-      error_of<NotImplementedError>([&] {
-        mm(long_k, zeros({20000, 8}, kFloat32, dev));
-      }).find("Split-K"),
-      std::string::npos);
   // Nothing changed on the way: d still holds ones.
   expect_same_bits(ones({4, 4}), d, "d after the errors");
 }

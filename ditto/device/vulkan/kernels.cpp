@@ -977,6 +977,10 @@ void conv2d(
     return;
   }
   const Tensor a = based(a_in), b = based(b_in);
+  const bool fast = kernel == ConvKernel::WeightFast;
+  if (fast) {
+    kernel = ConvKernel::WeightChunked; // the shader's mode 3 per chunk
+  }
   if (kernel == ConvKernel::WeightChunked && g.n == 0) {
     Tensor(out).zero_(); // no chunk: the CPU's zeros
     return;
@@ -1022,8 +1026,15 @@ void conv2d(
   // most kPart terms (conv_f32.comp).
   constexpr int64_t kPart = 16384;
   const int64_t per = std::max<int64_t>(per_chunk, 1), ohw = g.oh * g.ow;
+  const int64_t chunks = (g.n + per - 1) / per, size = out.numel();
   Tensor chain = device_tensor(out.sizes(), kFloat32, out.device());
-  for (int64_t n0 = 0; n0 < g.n; n0 += per) {
+  // Fast: each chunk's partial kept (each as its own first chunk), then all
+  // added into out at once by atomic additions.
+  Tensor parts =
+      fast ? device_tensor({chunks, size}, kFloat32, out.device()) : Tensor();
+  Tensor part = fast ? device_tensor(out.sizes(), kFloat32, out.device()) : out;
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t n0 = c * per;
     const int64_t terms = std::min(per, g.n - n0) * ohw;
     for (int64_t j0 = 0; j0 < terms || j0 == 0; j0 += kPart) {
       const int64_t j1 = std::min(terms, j0 + kPart);
@@ -1031,14 +1042,30 @@ void conv2d(
       params[22] = int32_t(j0);
       params[23] = int32_t(j1);
       params[24] =
-          (j0 == 0 ? 1 : 0) | (j1 == terms ? 2 : 0) | (n0 == 0 ? 4 : 0);
+          (j0 == 0 ? 1 : 0) | (j1 == terms ? 2 : 0) | (n0 == 0 || fast ? 4 : 0);
       run(dev,
           shader,
-          {buffer_of(out), buffer_of(a), buffer_of(b), buffer_of(chain)},
+          {buffer_of(part), buffer_of(a), buffer_of(b), buffer_of(chain)},
           params.data(),
           sizeof params,
-          out.numel());
+          size);
     }
+    if (fast) {
+      copy_on_device(parts.narrow(0, c, 1).view(out.sizes()), part, name);
+    }
+  }
+  if (fast) {
+    Tensor(out).zero_();
+    const std::vector<int64_t> to_row_zero(size_t(chunks), 0);
+    add_rows(
+        out.view({1, size}),
+        parts,
+        to_row_zero.data(),
+        chunks,
+        1,
+        size,
+        false,
+        name);
   }
 }
 
@@ -1086,6 +1113,7 @@ void max_pool2d_backward(
     const Tensor& grad_in,
     const Tensor& indices_in,
     const Tensor& grad_out_in,
+    bool deterministic,
     const char* name) {
   require_kernel(
       grad_in.dtype() == kFloat32, name, grad_in.dtype(), grad_in.device());
@@ -1128,6 +1156,16 @@ void max_pool2d_backward(
         " is out of bounds for a plane of ",
         g[1] * g[2],
         " elements");
+  }
+  if (!deterministic) {
+    const auto params = pool_params(g, 3, indices.numel());
+    run(dev,
+        kPoolF32,
+        {buffer_of(grad_in), buffer_of(indices), buffer_of(grad_out)},
+        params.data(),
+        sizeof params,
+        indices.numel());
+    return;
   }
   // Each plane's serial loop in parts (pool_f32.comp).
   constexpr int64_t kPart = 16384;

@@ -135,12 +135,20 @@ void philox_bernoulli(
 // conv2d's directions in float32, each output the CPU's chain for the
 // algorithm named (ditto/ops/conv/): forward "direct" (the bits of
 // "im2col_gemm" too), input gradient "direct" or "gemm_col2im", weight
-// gradient "gemm_chunked" with chunks of per_chunk samples. a, b, out
-// contiguous in the direction's layout (algorithms.h).
+// gradient "gemm_chunked" with chunks of per_chunk samples, or "fast":
+// the same chunks' partials added into out with atomic additions in
+// arrival order (nondeterministic). a, b, out contiguous in the direction's
+// layout (algorithms.h).
 struct ConvGeom {
   int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, cg, og;
 };
-enum class ConvKernel { Forward, InputDirect, InputCol2im, WeightChunked };
+enum class ConvKernel {
+  Forward,
+  InputDirect,
+  InputCol2im,
+  WeightChunked,
+  WeightFast
+};
 void conv2d(
     ConvKernel kernel,
     const ConvGeom& g,
@@ -153,8 +161,9 @@ void conv2d(
 // max_pool2d on (planes, H, W) contiguous float32: geometry {planes, h, w,
 // oh, ow, kh, kw, sh, sw, ph, pw, dh, dw}. Forward: out and indices
 // (int64) from x. Backward: grad_in (zeros) from grad_out and indices,
-// the CPU's deterministic variant; IndexError naming the op, before
-// anything is written, for an index outside a plane.
+// deterministic: the CPU's serial loop per plane, its bits; else atomic
+// additions (which differ only where windows overlap); IndexError naming
+// the op, before anything is written, for an index outside a plane.
 using PoolGeom = std::array<int64_t, 13>;
 void max_pool2d(
     const PoolGeom& g,
@@ -167,6 +176,7 @@ void max_pool2d_backward(
     const Tensor& grad_in,
     const Tensor& indices,
     const Tensor& grad_out,
+    bool deterministic,
     const char* name);
 
 // index_select's rows: out (contiguous, n rows of len elements) = the rows

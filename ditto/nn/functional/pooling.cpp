@@ -478,12 +478,16 @@ Tensor max_pool2d_backward(
   const Tensor go = grad_out.contiguous();
   const Tensor ix = indices.contiguous();
   if (!gi.is_cpu()) {
-    // The serial loop per plane: the deterministic variant, also when
-    // determinism is off (the device has no racing variant yet).
+    // The serial loop per plane (deterministic), else atomic additions.
     const int64_t h = input_sizes[input_sizes.size() - 2];
     const int64_t w = input_sizes[input_sizes.size() - 1];
     vulkan::max_pool2d_backward(
-        {planes, h, w, grad_out.size(-2), grad_out.size(-1)}, gi, ix, go, op);
+        {planes, h, w, grad_out.size(-2), grad_out.size(-1)},
+        gi,
+        ix,
+        go,
+        are_deterministic_algorithms_enabled(),
+        op);
     return scope.done(gi);
   }
   const int64_t* xp = ix.data_ptr<int64_t>();

@@ -97,8 +97,9 @@ std::string device_dispatch(
     kernel =
         name == "direct" ? ConvKernel::InputDirect : ConvKernel::InputCol2im;
   } else {
-    has = name == "gemm_chunked";
-    kernel = ConvKernel::WeightChunked;
+    has = name == "gemm_chunked" || name == "fast";
+    kernel =
+        name == "fast" ? ConvKernel::WeightFast : ConvKernel::WeightChunked;
   }
   DITTO_CHECK(
       has,
@@ -118,6 +119,11 @@ std::string device_dispatch(
       "the forced algorithm ",
       name,
       " does not apply to these shapes");
+  if (!al.deterministic) {
+    // The alert names the device op (raises or warns with determinism on).
+    alert_not_deterministic(
+        detail::str_cat(op, " (", name, ") on ", out.device()));
+  }
   const vulkan::ConvGeom vg{
       g.n,
       g.c,

@@ -13,7 +13,10 @@
 //     (Note [Plane scatters]), in dispatches of a part of the outputs each
 //     (lavapipe stops a shader's loops after 65535 iterations in all);
 //   2 the indices' check (bad, indices, -): the first position whose index
-//     is outside [0, h w), by atomicMin into bad[0].
+//     is outside [0, h w), by atomicMin into bad[0];
+//   3 backward, fast (as 1), one output each: grad_out added into
+//     grad_in[index] with a compare-and-swap loop, in whatever order the
+//     invocations get there (differs from 1 only where windows overlap).
 layout(local_size_x = 256) in;
 layout(set = 0, binding = 1) buffer Out { uint out_[]; };
 layout(set = 0, binding = 2) buffer Idx { uint idx_[]; };
@@ -62,9 +65,21 @@ void main() {
         precise float s = uintBitsToFloat(out_[at]) + uintBitsToFloat(in_[k]);
         out_[at] = floatBitsToUint(s);
       }
-    } else {
+    } else if (mode == 2) {
       if (idx_[2u * e + 1u] != 0u || idx_[2u * e] >= uint(h * w)) {
         atomicMin(out_[0], e);
+      }
+    } else {
+      const uint at = e / uint(oh * ow) * uint(h * w) + idx_[2u * e];
+      const float v = uintBitsToFloat(in_[e]);
+      uint old = out_[at];
+      for (;;) {
+        precise float sum = uintBitsToFloat(old) + v;
+        const uint seen = atomicCompSwap(out_[at], old, floatBitsToUint(sum));
+        if (seen == old) {
+          break;
+        }
+        old = seen;
       }
     }
   }
