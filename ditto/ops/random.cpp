@@ -205,12 +205,36 @@ autograd::GradList draws_have_no_gradient(const autograd::GradList&) {
 // A random op on a device tensor draws from the generator it is given, else
 // from default_generator(device): a GeneratorGuard's, else the device's own
 // Philox generator (seeded by manual_seed, as PyTorch seeds every device).
-// A Philox generator's fill runs on the device, element i from its own
-// words as on the CPU, so the bits equal the CPU's fill of the same state.
-// A CPU mt19937 generator (PyTorch would refuse it for a CUDA tensor) is a
-// sequential stream: the values are drawn on the host in the CPU's order
-// and copied over, which is how `ditto train --device vulkan` gives the
-// CPU's dropout and so the CPU's fingerprint.
+// bernoulli_(p) from a Philox generator (dropout's draw) runs on the
+// device, element i from its own words as on the CPU, so the bits equal the
+// CPU's fill of the same state. A CPU mt19937 generator (PyTorch would
+// refuse it for a CUDA tensor) is a sequential stream: its values are drawn
+// on the host in the CPU's order and copied over, which is how `ditto
+// train --device vulkan` gives the CPU's dropout and so the CPU's
+// fingerprint. The other fills (uniform_, normal_, random_, exponential_)
+// are drawn on the host from the same generator, either kind, and copied:
+// the CPU's bits, without a device kernel yet.
+
+// A fill on a device drawn on the host (above).
+template <typename F>
+void device_fill(
+    Tensor& t,
+    const std::optional<Generator>& gen,
+    const char* op,
+    F fill) {
+  DITTO_CHECK(
+      t.is_contiguous(),
+      NotImplementedError,
+      op,
+      "random fills on ",
+      t.device(),
+      " take contiguous tensors only");
+  Generator g = gen ? *gen : default_generator(t.device());
+  Tensor host = detail::new_tensor(t.sizes(), t.dtype());
+  fill(host, g);
+  detail::copy_into(t, host, op);
+}
+
 void device_bernoulli(
     const Tensor& t,
     double p,
@@ -259,6 +283,13 @@ Tensor& Tensor::uniform_(
     double to,
     const std::optional<Generator>& gen) {
   detail::OpScope op("uniform_", {*this}, detail::OpScope::kInplace);
+  if (!is_cpu()) {
+    device_fill(*this, gen, "uniform_", [&](Tensor& host, const Generator& g) {
+      host.uniform_(from, to, g);
+    });
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
   check_defined("uniform_");
   DITTO_CHECK(
       is_floating(dtype()),
@@ -370,6 +401,13 @@ Tensor& Tensor::normal_(
     double std,
     const std::optional<Generator>& gen) {
   detail::OpScope op("normal_", {*this}, detail::OpScope::kInplace);
+  if (!is_cpu()) {
+    device_fill(*this, gen, "normal_", [&](Tensor& host, const Generator& g) {
+      host.normal_(mean, std, g);
+    });
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
   check_defined("normal_");
   DITTO_CHECK(
       is_floating(dtype()),
@@ -467,6 +505,13 @@ Tensor& Tensor::random_(
     int64_t to,
     const std::optional<Generator>& gen) {
   detail::OpScope op("random_", {*this}, detail::OpScope::kInplace);
+  if (!is_cpu()) {
+    device_fill(*this, gen, "random_", [&](Tensor& host, const Generator& g) {
+      host.random_(from, to, g);
+    });
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
   check_defined("random_");
   DITTO_CHECK(
       from < to,
@@ -682,6 +727,14 @@ Tensor& Tensor::exponential_(
     double lambd,
     const std::optional<Generator>& gen) {
   detail::OpScope op("exponential_", {*this}, detail::OpScope::kInplace);
+  if (!is_cpu()) {
+    device_fill(
+        *this, gen, "exponential_", [&](Tensor& host, const Generator& g) {
+          host.exponential_(lambd, g);
+        });
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
   check_defined("exponential_");
   DITTO_CHECK(
       is_floating(dtype()),

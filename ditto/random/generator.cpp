@@ -284,6 +284,13 @@ Generator default_generator(Device device) {
   if (device.is_cpu() || tls_current) {
     return default_generator();
   }
+  return device_generator(device);
+}
+
+Generator device_generator(Device device) {
+  if (device.is_cpu()) {
+    return process_default();
+  }
   DeviceGenerators& d = device_generators();
   std::lock_guard<std::mutex> lock(d.mu);
   const std::pair<int, int> key{int(device.type), device.resolved_index()};

@@ -80,6 +80,9 @@ DITTO_API Generator default_generator();
 // stream (Generator::philox, as PyTorch's CUDA generators are Philox),
 // seeded with kDefaultGeneratorSeed until manual_seed.
 DITTO_API Generator default_generator(Device device);
+// The device's own default generator whatever the guards (the process-wide
+// default CPU generator for kCPU), as torch.cuda.default_generators[i].
+DITTO_API Generator device_generator(Device device);
 // As torch.manual_seed: seeds the default generator of every device for
 // the current thread (a GeneratorGuard's generator inside its scope, and
 // the devices' Philox generators, which get_state/set_state through

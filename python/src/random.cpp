@@ -30,13 +30,17 @@ void init_generator(py::module_& m) {
   py::class_<Generator>(m, "Generator")
       .def(
           py::init([](const std::string& device) {
-            if (device != "cpu") {
-              throw ValueError(
-                  "[Generator] ditto has CPU generators only, not " + device);
-            }
-            return Generator();
+            // A device's generator is a Philox stream (as torch's CUDA
+            // generators), with PyTorch's default seed until seeded.
+            const Device d(device); // ValueError for an unknown device
+            return d.is_cpu() ? Generator()
+                              : Generator::philox(kDefaultGeneratorSeed);
           }),
           py::arg("device") = "cpu")
+      .def_static(
+          "philox",
+          [](const py::int_& seed) { return Generator::philox(seed_of(seed)); },
+          py::arg("seed"))
       .def(
           "manual_seed",
           [](Generator& g, const py::int_& seed) -> Generator& {
@@ -55,6 +59,8 @@ void init_generator(py::module_& m) {
           py::arg("new_state"),
           kSelf)
       .def("clone", &Generator::clone)
+      .def_property_readonly(
+          "is_philox", [](const Generator& g) { return g.is_philox(); })
       .def_property_readonly("device", [](const Generator&) { return "cpu"; })
       .def("__eq__", [](const Generator& a, const Generator& b) {
         return a == b;
@@ -64,6 +70,9 @@ void init_generator(py::module_& m) {
   m.def("initial_seed", py::overload_cast<>(&initial_seed));
   m.def("seed", py::overload_cast<>(&seed));
   m.def("default_generator", py::overload_cast<>(&default_generator));
+  m.def("_device_generator", [](const std::string& device) {
+    return device_generator(Device(device));
+  });
   m.def("get_rng_state", &get_rng_state);
   m.def("set_rng_state", &set_rng_state, py::arg("new_state"));
 }
@@ -77,15 +86,24 @@ void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
             py::args size,
             const OptGen& gen,
             std::optional<Dtype> dtype,
+            std::optional<std::string> device,
             bool rg) {
           Shape s = shape_from_args(size, name);
+          const Device where = device ? Device(*device) : kCPU;
           py::gil_scoped_release gil;
           Dtype d = dtype.value_or(kFloat32);
+          if (!where.is_cpu()) {
+            // The device's generator (or the one given) fills it there.
+            Tensor t = empty(s, d, where);
+            return finish(
+                normal ? t.normal_(0, 1, gen) : t.uniform_(0, 1, gen), rg);
+          }
           return finish(normal ? randn(s, d, gen) : rand(s, d, gen), rg);
         },
         py::kw_only(),
         py::arg("generator") = py::none(),
         py::arg("dtype") = py::none(),
+        py::arg("device") = py::none(),
         py::arg("requires_grad") = false);
   }
   m.def(

@@ -663,6 +663,10 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("device") = 0,
       ReleaseGil());
   m.def("is_vulkan_available", &is_vulkan_available);
+  m.def("_vulkan_device_count", &vulkan_device_count);
+  m.def("_vulkan_device_name", [](int index) {
+    return vulkan_device_info(index).name;
+  });
   init_factories(m);
 }
 

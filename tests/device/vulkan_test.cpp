@@ -800,10 +800,15 @@ TEST_F(Vulkan, IndexFamilyHasBothVariants) {
 // device that flushes float32 denormals a denormal may arise in training:
 // the message says so.
 TEST_F(Vulkan, TrainingOnTheDeviceGivesTheCpuFingerprint) {
+  // The build's binary, or DITTO_CLI's (gpu-bundle/run sets it).
+  auto cli = [] {
+    const char* env = std::getenv("DITTO_CLI");
+    return std::string(env != nullptr && *env != 0 ? env : DITTO_CLI);
+  };
   const fs::path root = test::make_suite_root("ditto_device_train");
   auto train = [&](const std::string& args, const std::string& out) {
     test::Result r = test::run_shell(
-        test::quote(DITTO_CLI) + " train --data-root " +
+        test::quote(cli()) + " train --data-root " +
             test::quote((root / "data").string()) +
             " --batch-size 32 --log-every 100 --out " +
             test::quote((root / out).string()) + " " + args,

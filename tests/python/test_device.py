@@ -62,3 +62,52 @@ def test_a_module_trains_on_the_device_to_the_cpu_weights():
                    for p in model.parameters())
         return [p.cpu().tolist() for p in model.parameters()]
     assert run("cpu") == run("vulkan")
+
+
+def test_a_cnn_trains_on_the_device_to_the_cpu_weights():
+    # Conv, pool, cross entropy and Adam, as a PyTorch script writes them.
+    # (Dropout draws from the device's own generator there, as in PyTorch:
+    # see test_the_device_generator.)
+    def run(device):
+        ditto.manual_seed(9)
+        nn = ditto.nn
+        model = nn.Sequential(
+            nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(4 * 7 * 7, 10)
+        ).to(device)
+        opt = ditto.optim.Adam(model.parameters(), lr=1e-3)
+        g = ditto.Generator().manual_seed(10)
+        for _ in range(3):
+            x = ditto.randn(8, 1, 14, 14, generator=g).to(device)
+            t = ditto.randint(0, 10, (8,), generator=g).to(device)
+            loss = ditto.nn.functional.cross_entropy(model(x), t)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return [p.cpu().tolist() for p in model.parameters()]
+    assert run("cpu") == run("vulkan")
+
+
+def test_the_device_generator():
+    assert ditto.vulkan.is_available()
+    assert ditto.vulkan.device_count() >= 1
+    assert isinstance(ditto.vulkan.get_device_name(0), str)
+    ditto.manual_seed(21)  # every device
+    a = ditto.rand(1000, device="vulkan")
+    assert a.device == "vulkan:0"
+    # The device's stream is ditto's Philox stream from that seed.
+    want = ditto.rand(1000, generator=ditto.Generator.philox(21))
+    assert a.cpu().tolist() == want.tolist()
+    state = ditto.vulkan.get_rng_state()
+    b = ditto.randn(50, device="vulkan")
+    ditto.vulkan.set_rng_state(state)
+    assert ditto.randn(50, device="vulkan").cpu().tolist() == b.cpu().tolist()
+    ditto.vulkan.manual_seed(21)
+    assert ditto.rand(1000, device="vulkan").cpu().tolist() == want.tolist()
+    # Dropout on the device draws there, with the CPU Philox's bits.
+    x = ditto.ones(64, 64, device="vulkan")
+    ditto.vulkan.manual_seed(4)
+    on_device = ditto.nn.functional.dropout(x, 0.5)
+    on_cpu = ditto.nn.functional.dropout(
+        ditto.ones(64, 64), 0.5, generator=ditto.Generator.philox(4))
+    assert on_device.cpu().tolist() == on_cpu.tolist()
