@@ -26,6 +26,7 @@
 #include <string>
 
 #include "cli_common.h"
+#include "ditto/device/device.h"
 #include "ditto/ditto.h"
 #if defined(DITTO_HAVE_DISTRIBUTED)
 #include "ditto/distributed/distributed.h"
@@ -82,7 +83,11 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
              {"callables", r->callables},
              {"dtypes", dtypes},
              {"differentiable", r->not_differentiable.empty()},
-             {"inplace", r->inplace}});
+             {"inplace", r->inplace},
+             {"devices",
+              ditto::has_device_kernel(r->name, ditto::DeviceType::Vulkan)
+                  ? nlohmann::json{"cpu", "vulkan"}
+                  : nlohmann::json{"cpu"}}});
       }
     }
     std::cout << j.dump(2) << "\n";
@@ -129,6 +134,13 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
     }
   }
   if (!nondeterministic_only) {
+    // The ops with a kernel on a Vulkan device (docs/device.md).
+    std::string on_device;
+    for (const std::string& name :
+         ditto::device_ops(ditto::DeviceType::Vulkan)) {
+      on_device += (on_device.empty() ? "" : ", ") + name;
+    }
+    std::printf("\non a Vulkan device too: %s\n", on_device.c_str());
     std::printf("\ndeterministic on every path (no fast variant):\n");
     for (const ditto::OpRecord* r : ditto::op_records()) {
       if (r->determinism() == ditto::Determinism::kAlways) {
@@ -366,6 +378,16 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
          [&o](const std::string& v) { o.device = ditto::Device(v); },
          "where to train: cpu, or vulkan[:N] (a Vulkan device; `ditto env` "
          "lists them)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              ditto::Device{v};
+              return std::string();
+            } catch (const ditto::Error& e) {
+              return std::string(e.what());
+            }
+          },
+          "DEVICE"))
       ->default_str("cpu");
   cmd.add_option(
          "--workers",

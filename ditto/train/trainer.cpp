@@ -1,5 +1,7 @@
 #include "ditto/train/trainer.h"
 
+#include "ditto/device/device.h"
+
 #include "ditto/train/micro_batch.h"
 
 #define XXH_INLINE_ALL
@@ -269,6 +271,23 @@ void Run::validate() const {
   at_least("--max-steps", double(o_.max_steps), 0);
   at_least("--log-every", double(o_.log_every), 1);
   at_least("--keep", o_.keep, 0);
+  if (o_.device.type == DeviceType::Vulkan) {
+    const int count = is_vulkan_available() ? vulkan_device_count() : 0;
+    DITTO_CHECK(
+        o_.device.resolved_index() < count,
+        ValueError,
+        kTrainerOp,
+        "--device ",
+        o_.device,
+        ": ",
+        count == 0 ? vulkan_unavailable_reason()
+                   : detail::str_cat(
+                         "no such device (",
+                         count,
+                         " Vulkan device",
+                         count == 1 ? "" : "s",
+                         ")"));
+  }
   DITTO_CHECK(
       std::isfinite(o_.lr) && o_.lr > 0,
       ValueError,

@@ -966,7 +966,7 @@ void philox_bernoulli(
 
 void conv2d(
     ConvKernel kernel,
-    const ConvGeom& g,
+    const detail::conv::Geom& g,
     int64_t per_chunk,
     const Tensor& out,
     const Tensor& a_in,

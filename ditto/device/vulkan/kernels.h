@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/detail/conv/geometry.h"
 
 namespace ditto::vulkan {
 
@@ -139,9 +140,6 @@ void philox_bernoulli(
 // the same chunks' partials added into out with atomic additions in
 // arrival order (nondeterministic). a, b, out contiguous in the direction's
 // layout (algorithms.h).
-struct ConvGeom {
-  int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, cg, og;
-};
 enum class ConvKernel {
   Forward,
   InputDirect,
@@ -151,7 +149,7 @@ enum class ConvKernel {
 };
 void conv2d(
     ConvKernel kernel,
-    const ConvGeom& g,
+    const detail::conv::Geom& g,
     int64_t per_chunk,
     const Tensor& out,
     const Tensor& a,

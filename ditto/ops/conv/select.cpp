@@ -124,26 +124,7 @@ std::string device_dispatch(
     alert_not_deterministic(
         detail::str_cat(op, " (", name, ") on ", out.device()));
   }
-  const vulkan::ConvGeom vg{
-      g.n,
-      g.c,
-      g.h,
-      g.w,
-      g.o,
-      g.kh,
-      g.kw,
-      g.sh,
-      g.sw,
-      g.ph,
-      g.pw,
-      g.dh,
-      g.dw,
-      g.groups,
-      g.oh,
-      g.ow,
-      g.cg,
-      g.og};
-  vulkan::conv2d(kernel, vg, samples_per_chunk(g), out, a, b, op);
+  vulkan::conv2d(kernel, g, samples_per_chunk(g), out, a, b, op);
   return std::string(name);
 }
 
