@@ -199,10 +199,10 @@ int main(int argc, char** argv) {
       w.index_add_(0, idx, src);
     });
     Tensor x = randn({64, 32, 28, 28}, kFloat32, g).to(dev);
-    auto [v, i] = nn::functional::max_pool2d_with_indices(x, {2, 2});
-    Tensor gp = randn(v.sizes(), kFloat32, g).to(dev);
+    const auto pooled = nn::functional::max_pool2d_with_indices(x, {2, 2});
+    Tensor gp = randn(pooled.first.sizes(), kFloat32, g).to(dev);
     cost("max_pool2d backward 64x32x28x28", [&] {
-      nn::functional::max_pool2d_backward(gp, i, x.sizes());
+      nn::functional::max_pool2d_backward(gp, pooled.second, x.sizes());
     });
   }
   std::printf(
