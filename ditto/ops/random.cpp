@@ -215,13 +215,9 @@ autograd::GradList draws_have_no_gradient(const autograd::GradList&) {
 // are drawn on the host from the same generator, either kind, and copied:
 // the CPU's bits, without a device kernel yet.
 
-// A fill on a device drawn on the host (above).
-template <typename F>
-void device_fill(
-    Tensor& t,
-    const std::optional<Generator>& gen,
-    const char* op,
-    F fill) {
+// Random fills on a device take contiguous tensors (the host's draw is in
+// memory order).
+void check_fillable(const Tensor& t, const char* op) {
   DITTO_CHECK(
       t.is_contiguous(),
       NotImplementedError,
@@ -229,48 +225,56 @@ void device_fill(
       "random fills on ",
       t.device(),
       " take contiguous tensors only");
-  Generator g = gen ? *gen : default_generator(t.device());
+}
+
+// A fill on a device drawn on the host from g (above).
+template <typename F>
+void device_fill(const Tensor& t, const Generator& g, const char* op, F fill) {
+  check_fillable(t, op);
   Tensor host = detail::new_tensor(t.sizes(), t.dtype());
   fill(host, g);
   detail::copy_into(t, host, op);
+}
+
+template <typename F>
+void device_fill(
+    const Tensor& t,
+    const std::optional<Generator>& gen,
+    const char* op,
+    F fill) {
+  device_fill(t, gen ? *gen : default_generator(t.device()), op, fill);
 }
 
 void device_bernoulli(
     const Tensor& t,
     double p,
     const std::optional<Generator>& gen) {
-  DITTO_CHECK(
-      t.is_contiguous(),
-      NotImplementedError,
-      "bernoulli_",
-      "random fills on ",
-      t.device(),
-      " take contiguous tensors only");
   Generator g = gen ? *gen : default_generator(t.device());
-  if (g.is_philox()) {
-    // Checked before the generator moves: nothing changes on an error.
-    DITTO_CHECK(
-        t.dtype() == kFloat32,
-        NotImplementedError,
-        "bernoulli_",
-        "no kernel for ",
-        t.dtype(),
-        " on ",
-        t.device(),
-        " yet");
-    uint64_t first = 0;
-    random::PhiloxKey key{};
-    {
-      std::lock_guard<std::mutex> lock(g.impl()->mutex);
-      first = g.impl()->reserve(uint64_t(t.numel()) * 2);
-      key = *g.impl()->philox_key();
-    }
-    vulkan::philox_bernoulli(t, key[0], key[1], first, p, "bernoulli_");
+  if (!g.is_philox()) {
+    device_fill(t, g, "bernoulli_", [&](Tensor& host, const Generator& hg) {
+      host.bernoulli_(p, hg);
+    });
     return;
   }
-  Tensor host = detail::new_tensor(t.sizes(), t.dtype());
-  host.bernoulli_(p, g);
-  detail::copy_into(t, host, "bernoulli_");
+  // Checked before the generator moves: nothing changes on an error.
+  check_fillable(t, "bernoulli_");
+  DITTO_CHECK(
+      t.dtype() == kFloat32,
+      NotImplementedError,
+      "bernoulli_",
+      "no kernel for ",
+      t.dtype(),
+      " on ",
+      t.device(),
+      " yet");
+  uint64_t first = 0;
+  random::PhiloxKey key{};
+  {
+    std::lock_guard<std::mutex> lock(g.impl()->mutex);
+    first = g.impl()->reserve(uint64_t(t.numel()) * 2);
+    key = *g.impl()->philox_key();
+  }
+  vulkan::philox_bernoulli(t, key[0], key[1], first, p, "bernoulli_");
 }
 
 template <typename T>

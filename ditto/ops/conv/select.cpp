@@ -75,8 +75,9 @@ const Algo& heuristic(Dir d, const Geom& g) {
 // (the heuristic, or the forced one), each output the same chain of fma as
 // that algorithm's (vulkan::conv2d), so it gives the CPU's bits.
 // Benchmarking has nothing to choose from there yet: it takes the
-// heuristic's choice. A forced algorithm the device lacks (winograd, the
-// weight gradient's fast variant) raises NotImplementedError.
+// heuristic's choice. A forced algorithm the device lacks (winograd)
+// raises NotImplementedError; the weight gradient's nondeterministic "fast"
+// one alerts first, naming the device op.
 std::string device_dispatch(
     Dir d,
     const Geom& g,
