@@ -1,8 +1,11 @@
-// Max and average pooling (fixed and adaptive windows), forward and
-// backward.
+// Max, average, adaptive and unpooling over one, two or three dims,
+// forward and backward: one engine for every dim count. The dims an op
+// lacks are leading dims of size 1 (a 2-d pool is a 3-d one of depth 1),
+// which changes neither the loop order nor a bit.
 
 #include "ditto/nn/functional/pooling.h"
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <limits>
@@ -20,7 +23,40 @@ namespace ditto::nn::functional {
 namespace {
 
 using detail::check_floating;
-using detail::pair_arg;
+
+// Sizes or arguments of the pooled dims as (D, H, W).
+using Dims = std::array<int64_t, 3>;
+
+int64_t volume(const Dims& d) {
+  return d[0] * d[1] * d[2];
+}
+
+// v (one int for every dim, or one per dim) as Dims, the dims an n-d op
+// lacks set to fill. ValueError naming op and what otherwise.
+Dims dims_arg(
+    const IntList& v,
+    int n,
+    int64_t fill,
+    const char* op,
+    const char* what) {
+  static const char* const kCounts[] = {
+      "", "one int", "one int or two ints", "one int or three ints"};
+  DITTO_CHECK(
+      v.size() == 1 || int(v.size()) == n,
+      ValueError,
+      op,
+      what,
+      " must be ",
+      kCounts[n],
+      ", got ",
+      v.size(),
+      " values");
+  Dims out{fill, fill, fill};
+  for (int i = 0; i < n; ++i) {
+    out[size_t(3 - n + i)] = v[v.size() == 1 ? 0 : size_t(i)];
+  }
+  return out;
+}
 
 // The output length of a pooling window along one dim (PyTorch's formula,
 // with ceil_mode's rule that the last window starts inside the input or
@@ -68,97 +104,161 @@ int64_t pooling_output_size(
   return out;
 }
 
-// Planes of one pooling call: x as (planes, H, W) contiguous.
-struct PoolGeom {
-  int64_t planes, h, w, oh, ow;
-  int64_t kh, kw, sh, sw, ph, pw, dh, dw;
+// The planes of one pooling call: x as (planes, D, H, W) contiguous.
+struct Planes {
+  int n = 0; // pooled dims
+  int64_t planes = 0;
+  Dims in{1, 1, 1};
 };
 
-PoolGeom pool_geom(
-    const Tensor& x,
+// Checks x for an n-d pooling: floating, (N, C, spatial...) or (C,
+// spatial...) with every dim but the batch non-empty.
+Planes pool_planes(const Tensor& x, int n, const char* op) {
+  check_floating(x, op);
+  const int64_t nd = x.dim();
+  bool nonempty = nd == n + 1 || nd == n + 2;
+  for (int64_t i = nd == n + 2 ? 1 : 0; nonempty && i < nd; ++i) {
+    nonempty = x.size(i) > 0;
+  }
+  DITTO_CHECK(
+      nonempty,
+      ValueError,
+      op,
+      "expected a non-empty ",
+      n + 1,
+      "D or ",
+      n + 2,
+      "D (batch mode) tensor, got sizes ",
+      shape_str(x.sizes()));
+  Planes p;
+  p.n = n;
+  for (int i = 0; i < n; ++i) {
+    p.in[size_t(3 - n + i)] = x.size(nd - n + i);
+  }
+  p.planes = checked_numel(x.sizes(), op) / volume(p.in);
+  return p;
+}
+
+// x's sizes with the last n dims replaced by out's.
+Shape pooled_sizes(const Shape& x, int n, const Dims& out) {
+  Shape s = x;
+  for (int i = 0; i < n; ++i) {
+    s[s.size() - size_t(n - i)] = out[size_t(3 - n + i)];
+  }
+  return s;
+}
+
+// One window per output cell along one dim: cells start, start + step, ...
+// below end, and (average pooling) the window's length clipped to the
+// padded input.
+struct Win {
+  int64_t start = 0, end = 1, step = 1, pad_len = 1;
+};
+using Windows = std::array<std::vector<Win>, 3>;
+
+Dims out_dims(const Windows& w) {
+  return {int64_t(w[0].size()), int64_t(w[1].size()), int64_t(w[2].size())};
+}
+
+// Max pooling's windows: dilated, the cells in the padding skipped.
+std::vector<Win> max_windows(
+    int64_t in,
+    int64_t out,
+    int64_t k,
+    int64_t s,
+    int64_t p,
+    int64_t d) {
+  std::vector<Win> w(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t a = i * s - p;
+    const int64_t b = std::min(a + (k - 1) * d + 1, in);
+    while (a < 0) {
+      a += d;
+    }
+    w[size_t(i)] = {a, b, d, 0};
+  }
+  return w;
+}
+
+std::vector<Win> avg_windows(
+    int64_t in,
+    int64_t out,
+    int64_t k,
+    int64_t s,
+    int64_t p) {
+  std::vector<Win> w(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t a = i * s - p;
+    const int64_t b = std::min(a + k, in + p);
+    w[size_t(i)] = {std::max<int64_t>(a, 0), std::min(b, in), 1, b - a};
+  }
+  return w;
+}
+
+std::vector<Win> adaptive_windows(int64_t in, int64_t out) {
+  std::vector<Win> w(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    // PyTorch's start_index/end_index, in 128 bits: i * in can pass 2^63.
+    const int64_t a = int64_t((__int128(i) * in) / out);
+    const int64_t b = int64_t(((__int128(i) + 1) * in + out - 1) / out);
+    w[size_t(i)] = {a, b, 1, b - a};
+  }
+  return w;
+}
+
+// The fixed windows of a max or average pooling call (kernel_size, stride,
+// padding, dilation as the op takes them), checked as PyTorch checks them.
+struct Fixed {
+  Dims k, s, p, d, out;
+};
+
+Fixed fixed_geometry(
+    const Planes& g,
     const IntList& kernel_size,
     const IntList& stride,
     const IntList& padding,
     const IntList& dilation,
     bool ceil_mode,
     const char* op) {
-  check_floating(x, op);
-  const int64_t nd = x.dim();
-  DITTO_CHECK(
-      (nd == 3 || nd == 4) && x.size(-1) > 0 && x.size(-2) > 0 &&
-          (nd == 3 || x.size(1) > 0),
-      ValueError,
-      op,
-      "expected a non-empty 3D or 4D (batch mode) tensor, got sizes ",
-      shape_str(x.sizes()));
-  PoolGeom g{};
-  std::tie(g.kh, g.kw) = pair_arg(kernel_size, op, "kernel_size");
-  std::tie(g.sh, g.sw) =
-      stride.empty() ? std::pair{g.kh, g.kw} : pair_arg(stride, op, "stride");
-  std::tie(g.ph, g.pw) = pair_arg(padding, op, "padding");
-  std::tie(g.dh, g.dw) = pair_arg(dilation, op, "dilation");
-  DITTO_CHECK(
-      g.kh > 0 && g.kw > 0,
-      ValueError,
-      op,
-      "kernel size should be greater than zero, but got kH: ",
-      g.kh,
-      " kW: ",
-      g.kw);
-  DITTO_CHECK(
-      g.sh > 0 && g.sw > 0,
-      ValueError,
-      op,
-      "stride should be greater than zero, but got dH: ",
-      g.sh,
-      " dW: ",
-      g.sw);
-  DITTO_CHECK(
-      g.dh > 0 && g.dw > 0,
-      ValueError,
-      op,
-      "dilation should be greater than zero, but got dilationH: ",
-      g.dh,
-      " dilationW: ",
-      g.dw);
-  DITTO_CHECK(
-      g.ph >= 0 && g.pw >= 0 && g.ph <= g.kh / 2 && g.pw <= g.kw / 2,
-      ValueError,
-      op,
-      "pad should be at most half of kernel size, but got pad=",
-      g.ph < 0 || g.ph > g.kh / 2 ? g.ph : g.pw,
-      " and kernel_size=",
-      g.ph < 0 || g.ph > g.kh / 2 ? g.kh : g.kw);
-  g.h = x.size(-2);
-  g.w = x.size(-1);
-  g.planes = checked_numel(x.sizes(), op) / (g.h * g.w);
-  g.oh = pooling_output_size(g.h, g.kh, g.sh, g.ph, g.dh, ceil_mode, op);
-  g.ow = pooling_output_size(g.w, g.kw, g.sw, g.pw, g.dw, ceil_mode, op);
-  return g;
-}
-
-vulkan::PoolGeom device_geom(const PoolGeom& g) {
-  return {
-      g.planes,
-      g.h,
-      g.w,
-      g.oh,
-      g.ow,
-      g.kh,
-      g.kw,
-      g.sh,
-      g.sw,
-      g.ph,
-      g.pw,
-      g.dh,
-      g.dw};
-}
-
-Shape pooled_sizes(const Tensor& x, const PoolGeom& g) {
-  Shape s = x.sizes();
-  s[s.size() - 2] = g.oh;
-  s[s.size() - 1] = g.ow;
-  return s;
+  const int n = g.n;
+  Fixed f;
+  f.k = dims_arg(kernel_size, n, 1, op, "kernel_size");
+  f.s = stride.empty() ? f.k : dims_arg(stride, n, 1, op, "stride");
+  f.p = dims_arg(padding, n, 0, op, "padding");
+  f.d = dims_arg(dilation, n, 1, op, "dilation");
+  for (size_t i = size_t(3 - n); i < 3; ++i) {
+    DITTO_CHECK(
+        f.k[i] > 0,
+        ValueError,
+        op,
+        "kernel size should be greater than zero, but got ",
+        shape_str(kernel_size));
+    DITTO_CHECK(
+        f.s[i] > 0,
+        ValueError,
+        op,
+        "stride should be greater than zero, but got ",
+        shape_str(stride));
+    DITTO_CHECK(
+        f.d[i] > 0,
+        ValueError,
+        op,
+        "dilation should be greater than zero, but got ",
+        shape_str(dilation));
+    DITTO_CHECK(
+        f.p[i] >= 0 && f.p[i] <= f.k[i] / 2,
+        ValueError,
+        op,
+        "pad should be at most half of kernel size, but got pad=",
+        f.p[i],
+        " and kernel_size=",
+        f.k[i]);
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    f.out[i] = pooling_output_size(
+        g.in[i], f.k[i], f.s[i], f.p[i], f.d[i], ceil_mode, op);
+  }
+  return f;
 }
 
 // Planes per parallel chunk: about 16K window reads each.
@@ -166,116 +266,180 @@ int64_t plane_grain(int64_t work_per_plane) {
   return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, work_per_plane));
 }
 
-// One window per output cell along one dim: [start, end) in the input,
-// and the divisor.
-struct Window {
-  int64_t start, end;
-  int64_t pad_start, pad_end; // the window clipped to the padded input
+// The cells of a window in plane order, each as its flat index.
+template <class F>
+inline void for_window(
+    const Dims& in,
+    const Win& a,
+    const Win& b,
+    const Win& c,
+    const F& f) {
+  for (int64_t x0 = a.start; x0 < a.end; x0 += a.step) {
+    for (int64_t x1 = b.start; x1 < b.end; x1 += b.step) {
+      const int64_t row = (x0 * in[1] + x1) * in[2];
+      for (int64_t x2 = c.start; x2 < c.end; x2 += c.step) {
+        f(row + x2);
+      }
+    }
+  }
+}
+
+// The output cells of one plane, in order: f(k, window a, b, c).
+template <class F>
+inline void for_outputs(const Windows& w, int64_t k0, int64_t k1, const F& f) {
+  const int64_t o1 = int64_t(w[1].size()), o2 = int64_t(w[2].size());
+  for (int64_t k = k0; k < k1; ++k) {
+    const int64_t i2 = k % o2, i1 = (k / o2) % o1, i0 = k / (o1 * o2);
+    f(k, w[0][size_t(i0)], w[1][size_t(i1)], w[2][size_t(i2)]);
+  }
+}
+
+// The cells a window reads (the first window's: all are alike or
+// smaller, for sizing chunks).
+int64_t window_cells(const Windows& w) {
+  int64_t cells = 1;
+  for (const auto& v : w) {
+    cells *=
+        v.empty() ? 1 : (v[0].end - v[0].start + v[0].step - 1) / v[0].step;
+  }
+  return std::max<int64_t>(1, cells);
+}
+
+// Max pooling over windows w of x (planes of g.in): out and indices
+// allocated here, with sizes sizes.
+void pool_max(
+    const char* op,
+    const Tensor& in,
+    const Planes& g,
+    const Windows& w,
+    const Tensor& out,
+    const Tensor& idx) {
+  const int64_t osize = volume(out_dims(w)), isize = volume(g.in);
+  dispatch_dtype(in.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* ip = in.data_ptr<T>();
+      T* opp = out.data_ptr<T>();
+      int64_t* xp = idx.data_ptr<int64_t>();
+      parallel_for(
+          0,
+          g.planes,
+          plane_grain(osize * window_cells(w)),
+          [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+              const T* plane = ip + p * isize;
+              T* o = opp + p * osize;
+              int64_t* oi = xp + p * osize;
+              for_outputs(
+                  w,
+                  0,
+                  osize,
+                  [&](int64_t k, const Win& a, const Win& b, const Win& c) {
+                    int64_t best_i =
+                        (a.start * g.in[1] + b.start) * g.in[2] + c.start;
+                    T best = -std::numeric_limits<T>::infinity();
+                    for_window(g.in, a, b, c, [&](int64_t i) {
+                      const T v = plane[i];
+                      if (v > best || std::isnan(v)) {
+                        best = v;
+                        best_i = i;
+                      }
+                    });
+                    o[k] = best;
+                    oi[k] = best_i;
+                  });
+            }
+          });
+    }
+  });
+}
+
+// How an average pooling turns a window's sum into its mean (and an
+// output gradient into each cell's share): one division by the divisor
+// (the override, or the window's cells, in the padded input or not), or
+// adaptive pooling's division by each dim's length in turn.
+struct Mean {
+  bool adaptive = false;
+  bool count_include_pad = true;
+  std::optional<int64_t> divisor_override = std::nullopt;
+
+  template <typename T>
+  T operator()(T v, const Win& a, const Win& b, const Win& c) const {
+    if (adaptive) {
+      return v / T(a.end - a.start) / T(b.end - b.start) / T(c.end - c.start);
+    }
+    const int64_t d = divisor_override ? *divisor_override
+        : count_include_pad
+        ? a.pad_len * b.pad_len * c.pad_len
+        : (a.end - a.start) * (b.end - b.start) * (c.end - c.start);
+    return v / T(d);
+  }
 };
 
-std::vector<Window> fixed_windows(
-    int64_t in,
-    int64_t out,
-    int64_t k,
-    int64_t s,
-    int64_t p) {
-  std::vector<Window> w(static_cast<size_t>(out));
-  for (int64_t i = 0; i < out; ++i) {
-    int64_t a = i * s - p;
-    int64_t b = std::min(a + k, in + p);
-    w[size_t(i)].pad_start = a;
-    w[size_t(i)].pad_end = b;
-    w[size_t(i)].start = std::max<int64_t>(a, 0);
-    w[size_t(i)].end = std::min(b, in);
-  }
-  return w;
-}
-
-std::vector<Window> adaptive_windows(int64_t in, int64_t out) {
-  std::vector<Window> w(static_cast<size_t>(out));
-  for (int64_t i = 0; i < out; ++i) {
-    // PyTorch's start_index/end_index, in 128 bits: i * in can pass 2^63.
-    const int64_t a = int64_t((__int128(i) * in) / out);
-    const int64_t b = int64_t(((__int128(i) + 1) * in + out - 1) / out);
-    w[size_t(i)] = {a, b, a, b};
-  }
-  return w;
-}
-
-// Average pooling with the windows given per dim: forward and backward on
-// (planes, H, W) contiguous. divisor(i, j) gives each cell's divisor.
-template <typename Div>
+// Average pooling over windows w of x: forward and backward.
 Tensor pool_avg(
     const char* op,
     detail::OpScope& scope,
     const Tensor& x,
-    const std::vector<Window>& wh,
-    const std::vector<Window>& ww,
-    Div divisor,
+    const Planes& g,
+    const Windows& w,
+    const Mean& mean,
     Tensor out = {}) { // allocated here unless given
-  const int64_t h = x.size(-2), w = x.size(-1);
-  const int64_t oh = int64_t(wh.size()), ow = int64_t(ww.size());
-  const int64_t planes = x.numel() / (h * w);
-  Shape out_sizes = x.sizes();
-  out_sizes[out_sizes.size() - 2] = oh;
-  out_sizes[out_sizes.size() - 1] = ow;
+  const Dims od = out_dims(w);
+  const int64_t osize = volume(od), isize = volume(g.in);
   const Tensor in = x.contiguous();
   if (!out.defined()) {
-    out = detail::new_tensor(out_sizes, x.dtype());
+    out = detail::new_tensor(pooled_sizes(x.sizes(), g.n, od), x.dtype());
   }
   dispatch_dtype(x.dtype(), op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T* ip = in.data_ptr<T>();
       T* opp = out.data_ptr<T>();
-      parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          const T* plane = ip + p * h * w;
-          for (int64_t i = 0; i < oh; ++i) {
-            for (int64_t j = 0; j < ow; ++j) {
-              T sum = 0;
-              for (int64_t a = wh[size_t(i)].start; a < wh[size_t(i)].end;
-                   ++a) {
-                for (int64_t b = ww[size_t(j)].start; b < ww[size_t(j)].end;
-                     ++b) {
-                  sum += plane[a * w + b];
-                }
-              }
-              opp[(p * oh + i) * ow + j] = sum / T(divisor(i, j));
+      parallel_for(
+          0,
+          g.planes,
+          plane_grain(osize * window_cells(w)),
+          [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+              const T* plane = ip + p * isize;
+              T* o = opp + p * osize;
+              for_outputs(
+                  w,
+                  0,
+                  osize,
+                  [&](int64_t k, const Win& a, const Win& b, const Win& c) {
+                    T sum = 0;
+                    for_window(
+                        g.in, a, b, c, [&](int64_t i) { sum += plane[i]; });
+                    o[k] = mean(sum, a, b, c);
+                  });
             }
-          }
-        }
-      });
+          });
     }
   });
   Shape in_sizes = x.sizes();
-  return scope.done(out, [=](const autograd::GradList& g) {
-    Tensor go = g[0].contiguous();
+  return scope.done(out, [=](const autograd::GradList& gr) {
+    Tensor go = gr[0].contiguous();
     Tensor gi = zeros(in_sizes, go.dtype());
     dispatch_dtype(go.dtype(), op, [&]<typename T>() {
       if constexpr (std::is_floating_point_v<T>) {
         const T* gp = go.data_ptr<T>();
         T* dp = gi.data_ptr<T>();
-        const int64_t window = (wh.empty() ? 1 : wh[0].end - wh[0].start) *
-            (ww.empty() ? 1 : ww[0].end - ww[0].start);
         detail::plane_scatter(
             are_deterministic_algorithms_enabled(),
-            planes,
-            oh * ow,
-            window,
+            g.planes,
+            osize,
+            window_cells(w),
             dp,
-            h * w,
+            isize,
             [&](int64_t p, int64_t k0, int64_t k1, auto add) {
-              for (int64_t k = k0; k < k1; ++k) {
-                const int64_t i = k / ow, j = k % ow;
-                const T v = gp[p * oh * ow + k] / T(divisor(i, j));
-                for (int64_t a = wh[size_t(i)].start; a < wh[size_t(i)].end;
-                     ++a) {
-                  for (int64_t b = ww[size_t(j)].start; b < ww[size_t(j)].end;
-                       ++b) {
-                    add(a * w + b, v);
-                  }
-                }
-              }
+              for_outputs(
+                  w,
+                  k0,
+                  k1,
+                  [&](int64_t k, const Win& a, const Win& b, const Win& c) {
+                    const T v = mean(gp[p * osize + k], a, b, c);
+                    for_window(g.in, a, b, c, [&](int64_t i) { add(i, v); });
+                  });
             });
       }
     });
@@ -283,9 +447,176 @@ Tensor pool_avg(
   });
 }
 
-} // namespace
+// Every index of ix (contiguous int64) in [0, size): otherwise IndexError
+// naming op and the first bad index in index order, whatever the thread
+// count, with PyTorch's words for an index outside its plane.
+void check_plane_indices(const Tensor& ix, int64_t size, const char* op) {
+  const int64_t* xp = ix.data_ptr<int64_t>();
+  std::atomic<int64_t> first_bad{INT64_MAX};
+  parallel_for(0, ix.numel(), 65536, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      if (xp[i] < 0 || xp[i] >= size) {
+        int64_t cur = first_bad.load();
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+    }
+  });
+  const int64_t bad = first_bad.load();
+  DITTO_CHECK(
+      bad == INT64_MAX,
+      IndexError,
+      op,
+      "Found an invalid max index: ",
+      bad == INT64_MAX ? 0 : xp[bad],
+      " (a plane has ",
+      size,
+      " elements)");
+}
 
-Tensor avg_pool2d(
+// The gradient of a max pooling over n dims: grad_out added into zeros of
+// input_sizes at indices, under op's name.
+Tensor max_backward(
+    const char* op,
+    int n,
+    const Tensor& grad_out,
+    const Tensor& indices,
+    const Shape& input_sizes) {
+  detail::OpScope scope(op, {grad_out, indices});
+  check_floating(grad_out, op);
+  DITTO_CHECK(
+      indices.defined() && indices.dtype() == kInt64 &&
+          indices.sizes() == grad_out.sizes() &&
+          input_sizes.size() >= size_t(n) &&
+          grad_out.dim() == int64_t(input_sizes.size()),
+      ValueError,
+      op,
+      "indices (int64, the shape of grad_out ",
+      shape_str(grad_out.sizes()),
+      ") and input sizes ",
+      shape_str(input_sizes),
+      " do not match");
+  Dims in{1, 1, 1}, out{1, 1, 1};
+  for (int i = 0; i < n; ++i) {
+    in[size_t(3 - n + i)] = input_sizes[input_sizes.size() - size_t(n - i)];
+    out[size_t(3 - n + i)] = grad_out.size(grad_out.dim() - n + i);
+  }
+  const int64_t isize = volume(in), osize = volume(out);
+  const int64_t planes = osize == 0 ? 0 : grad_out.numel() / osize;
+  Tensor gi = zeros(input_sizes, grad_out.dtype(), grad_out.device());
+  const Tensor go = grad_out.contiguous();
+  const Tensor ix = indices.contiguous();
+  if (!gi.is_cpu()) {
+    // The serial loop per plane (deterministic), else atomic additions.
+    vulkan::max_pool2d_backward(
+        {planes, in[1], in[2], out[1], out[2]},
+        gi,
+        ix,
+        go,
+        are_deterministic_algorithms_enabled(),
+        op);
+    return scope.done(gi);
+  }
+  check_plane_indices(ix, isize, op);
+  const int64_t* xp = ix.data_ptr<int64_t>();
+  dispatch_dtype(gi.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* gp = go.data_ptr<T>();
+      T* dp = gi.data_ptr<T>();
+      detail::plane_scatter(
+          are_deterministic_algorithms_enabled(),
+          planes,
+          osize,
+          1,
+          dp,
+          isize,
+          [&](int64_t p, int64_t k0, int64_t k1, auto add) {
+            for (int64_t k = p * osize + k0; k < p * osize + k1; ++k) {
+              add(xp[k], gp[k]);
+            }
+          });
+    }
+  });
+  return scope.done(gi);
+}
+
+// The public backward that max pooling over n dims records.
+const char* max_backward_name(int n) {
+  return n == 3 ? "max_pool3d_backward" : "max_pool2d_backward";
+}
+
+// Max pooling of x over windows w: the output and indices, with the
+// backward of max_backward.
+std::pair<Tensor, Tensor> max_with_indices(
+    const char* op,
+    detail::OpScope& scope,
+    const Tensor& x,
+    const Planes& g,
+    const Windows& w,
+    const std::optional<vulkan::PoolGeom>& device,
+    Tensor out = {}, // both allocated here unless given
+    Tensor idx = {}) {
+  const Tensor in = x.contiguous();
+  if (!out.defined()) {
+    const Shape sizes = pooled_sizes(x.sizes(), g.n, out_dims(w));
+    out = detail::new_tensor(sizes, x.dtype(), x.device());
+    idx = detail::new_tensor(sizes, kInt64, x.device());
+  }
+  if (!x.is_cpu()) {
+    // Only max_pool2d has a device kernel (Note [Ops on a device]).
+    vulkan::max_pool2d(device.value(), out, idx, in, op);
+  } else {
+    pool_max(op, in, g, w, out, idx);
+  }
+  const int n = g.n;
+  scope.done(
+      {out, idx},
+      [n, in_sizes = x.sizes(), si = scope.save(idx)](
+          const autograd::GradList& go) {
+        return autograd::GradList{max_backward(
+            max_backward_name(n), n, go[0], si.unpack(), in_sizes)};
+      });
+  return {out, idx};
+}
+
+std::pair<Tensor, Tensor> max_pool_nd(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    bool ceil_mode) {
+  detail::OpScope scope(op, {x});
+  const Planes g = pool_planes(x, n, op);
+  const Fixed f =
+      fixed_geometry(g, kernel_size, stride, padding, dilation, ceil_mode, op);
+  Windows w;
+  for (size_t i = 0; i < 3; ++i) {
+    w[i] = max_windows(g.in[i], f.out[i], f.k[i], f.s[i], f.p[i], f.d[i]);
+  }
+  const vulkan::PoolGeom device{
+      g.planes,
+      g.in[1],
+      g.in[2],
+      f.out[1],
+      f.out[2],
+      f.k[1],
+      f.k[2],
+      f.s[1],
+      f.s[2],
+      f.p[1],
+      f.p[2],
+      f.d[1],
+      f.d[2]};
+  return max_with_indices(op, scope, x, g, w, device);
+}
+
+Tensor avg_pool_nd(
+    const char* op,
+    int n,
     const Tensor& x,
     const IntList& kernel_size,
     const IntList& stride,
@@ -293,75 +624,253 @@ Tensor avg_pool2d(
     bool ceil_mode,
     bool count_include_pad,
     std::optional<int64_t> divisor_override) {
-  const char* op = "avg_pool2d";
   detail::OpScope scope(op, {x});
-  detail::check_pool_input(x, op);
-  auto [kh, kw] = detail::pair_arg(kernel_size, op, "kernel_size");
-  auto [sh, sw] = stride.empty() ? std::pair{kh, kw}
-                                 : detail::pair_arg(stride, op, "stride");
-  auto [ph, pw] = detail::pair_arg(padding, op, "padding");
-  DITTO_CHECK(
-      kh > 0 && kw > 0 && sh > 0 && sw > 0,
-      ValueError,
-      op,
-      "kernel size and stride must be greater than zero");
-  DITTO_CHECK(
-      ph >= 0 && pw >= 0 && ph <= kh / 2 && pw <= kw / 2,
-      ValueError,
-      op,
-      "pad should be at most half of kernel size, but got pad=",
-      ph > kh / 2 || ph < 0 ? ph : pw,
-      " and kernel_size=",
-      ph > kh / 2 || ph < 0 ? kh : kw);
+  const Planes g = pool_planes(x, n, op);
+  const Fixed f =
+      fixed_geometry(g, kernel_size, stride, padding, {1}, ceil_mode, op);
   DITTO_CHECK(
       !divisor_override || *divisor_override != 0,
       ValueError,
       op,
       "divisor must be not zero");
-  const int64_t h = x.size(-2), w = x.size(-1);
-  const int64_t oh = pooling_output_size(h, kh, sh, ph, 1, ceil_mode, op);
-  const int64_t ow = pooling_output_size(w, kw, sw, pw, 1, ceil_mode, op);
-  auto wh = fixed_windows(h, oh, kh, sh, ph);
-  auto ww = fixed_windows(w, ow, kw, sw, pw);
-  auto divisor = [wh, ww, count_include_pad, divisor_override](
-                     int64_t i, int64_t j) -> int64_t {
-    if (divisor_override) {
-      return *divisor_override;
-    }
-    const Window& a = wh[size_t(i)];
-    const Window& b = ww[size_t(j)];
-    return count_include_pad
-        ? (a.pad_end - a.pad_start) * (b.pad_end - b.pad_start)
-        : (a.end - a.start) * (b.end - b.start);
-  };
-  return pool_avg(op, scope, x, wh, ww, divisor);
+  Windows w;
+  for (size_t i = 0; i < 3; ++i) {
+    w[i] = avg_windows(g.in[i], f.out[i], f.k[i], f.s[i], f.p[i]);
+  }
+  return pool_avg(
+      op,
+      scope,
+      x,
+      g,
+      w,
+      Mean{
+          .adaptive = false,
+          .count_include_pad = count_include_pad,
+          .divisor_override = divisor_override});
 }
 
-Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
-  const char* op = "adaptive_avg_pool2d";
+// The output sizes of an adaptive pooling call, checked (positive and
+// countable). The caller allocates the output before the bins, which are
+// as long as its dims: an absurd size raises OutOfMemoryError there.
+Shape adaptive_sizes(
+    const Tensor& x,
+    const Planes& g,
+    const IntList& output_size,
+    const char* op) {
+  const Dims out = dims_arg(output_size, g.n, 1, op, "output_size");
+  for (size_t i = 0; i < 3; ++i) {
+    DITTO_CHECK(
+        out[i] > 0,
+        ValueError,
+        op,
+        "output size must be positive, got ",
+        shape_str(output_size));
+  }
+  Shape sizes = pooled_sizes(x.sizes(), g.n, out);
+  checked_numel(sizes, op);
+  return sizes;
+}
+
+// The bins of an adaptive pooling call, out its output.
+Windows adaptive_bins(const Planes& g, const Tensor& out) {
+  Windows w;
+  for (int i = 0; i < g.n; ++i) {
+    w[size_t(3 - g.n + i)] = adaptive_windows(
+        g.in[size_t(3 - g.n + i)], out.size(out.dim() - g.n + i));
+  }
+  for (size_t i = 0; i < size_t(3 - g.n); ++i) {
+    w[i] = adaptive_windows(1, 1);
+  }
+  return w;
+}
+
+Tensor adaptive_avg_nd(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const IntList& output_size) {
   detail::OpScope scope(op, {x});
-  detail::check_pool_input(x, op);
-  auto [oh, ow] = detail::pair_arg(output_size, op, "output_size");
+  const Planes g = pool_planes(x, n, op);
+  Tensor out =
+      detail::new_tensor(adaptive_sizes(x, g, output_size, op), x.dtype());
+  return pool_avg(
+      op, scope, x, g, adaptive_bins(g, out), Mean{.adaptive = true}, out);
+}
+
+std::pair<Tensor, Tensor> adaptive_max_nd(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const IntList& output_size) {
+  detail::OpScope scope(op, {x});
+  const Planes g = pool_planes(x, n, op);
+  const Shape sizes = adaptive_sizes(x, g, output_size, op);
+  Tensor out = detail::new_tensor(sizes, x.dtype());
+  Tensor idx = detail::new_tensor(sizes, kInt64);
+  return max_with_indices(
+      op, scope, x, g, adaptive_bins(g, out), std::nullopt, out, idx);
+}
+
+// Max unpooling over n dims.
+Tensor max_unpool_nd(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_size) {
+  detail::OpScope scope(op, {x, indices});
+  const Planes g = pool_planes(x, n, op);
   DITTO_CHECK(
-      oh > 0 && ow > 0,
+      indices.defined() && indices.dtype() == kInt64,
+      TypeError,
+      op,
+      "elements in indices should be type int64, got ",
+      indices.defined() ? dtype_name(indices.dtype()) : "an undefined tensor");
+  DITTO_CHECK(
+      indices.sizes() == x.sizes(),
       ValueError,
       op,
-      "output size must be positive, got ",
-      shape_str(output_size));
-  // The output first (countable, then allocated: OutOfMemoryError for an
-  // absurd size), then the window lists, which are never larger.
-  Shape out_sizes = x.sizes();
-  out_sizes[out_sizes.size() - 2] = oh;
-  out_sizes[out_sizes.size() - 1] = ow;
+      "expected indices of the input's shape ",
+      shape_str(x.sizes()),
+      ", got ",
+      shape_str(indices.sizes()));
+  const Dims k = dims_arg(kernel_size, n, 1, op, "kernel_size");
+  const Dims s = stride.empty() ? k : dims_arg(stride, n, 1, op, "stride");
+  const Dims p = dims_arg(padding, n, 0, op, "padding");
+  Dims out{1, 1, 1};
+  for (size_t i = size_t(3 - n); i < 3; ++i) {
+    DITTO_CHECK(
+        k[i] > 0 && s[i] > 0 && p[i] >= 0,
+        ValueError,
+        op,
+        "kernel size and stride must be greater than zero and padding at "
+        "least zero, got kernel_size=",
+        shape_str(kernel_size),
+        ", stride=",
+        shape_str(stride),
+        ", padding=",
+        shape_str(padding));
+    out[i] = checked_add(
+                 checked_mul(g.in[i] - 1, s[i], op, "the unpooled size"),
+                 k[i],
+                 op,
+                 "the unpooled size") -
+        checked_mul(2, p[i], op, "the padding");
+  }
+  if (!output_size.empty()) {
+    // PyTorch's _unpool_output_size: the last n sizes given (n or n + 2),
+    // each strictly within stride of the default.
+    DITTO_CHECK(
+        int(output_size.size()) == n || int(output_size.size()) == n + 2,
+        ValueError,
+        op,
+        "output_size should be a sequence containing ",
+        n,
+        " or ",
+        n + 2,
+        " elements, but it has a length of ",
+        output_size.size());
+    for (int i = 0; i < n; ++i) {
+      const int64_t want = output_size[output_size.size() - size_t(n - i)];
+      const size_t d = size_t(3 - n + i);
+      DITTO_CHECK(
+          want > out[d] - s[d] && want < out[d] + s[d],
+          ValueError,
+          op,
+          "invalid output_size ",
+          shape_str(output_size),
+          " (dim ",
+          i,
+          " must be between ",
+          out[d] - s[d],
+          " and ",
+          out[d] + s[d],
+          ")");
+      out[d] = want;
+    }
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    DITTO_CHECK(
+        out[i] > 0,
+        ValueError,
+        op,
+        "the unpooled size is not positive: kernel_size=",
+        shape_str(kernel_size),
+        ", stride=",
+        shape_str(stride),
+        ", padding=",
+        shape_str(padding),
+        " on an input of sizes ",
+        shape_str(x.sizes()));
+  }
+  const Shape out_sizes = pooled_sizes(x.sizes(), n, out);
+  const int64_t osize = volume(out), isize = volume(g.in);
   checked_numel(out_sizes, op);
-  Tensor out = detail::new_tensor(out_sizes, x.dtype());
-  auto wh = adaptive_windows(x.size(-2), oh);
-  auto ww = adaptive_windows(x.size(-1), ow);
-  auto divisor = [wh, ww](int64_t i, int64_t j) {
-    return (wh[size_t(i)].end - wh[size_t(i)].start) *
-        (ww[size_t(j)].end - ww[size_t(j)].start);
-  };
-  return pool_avg(op, scope, x, wh, ww, divisor, out);
+  const Tensor ix = indices.contiguous();
+  // Every index checked before the output exists: PyTorch's message.
+  check_plane_indices(ix, osize, op);
+  const Tensor in = x.contiguous();
+  Tensor y = zeros(out_sizes, x.dtype());
+  const int64_t* xp = ix.data_ptr<int64_t>();
+  dispatch_dtype(x.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* ip = in.data_ptr<T>();
+      T* yp = y.data_ptr<T>();
+      parallel_for(
+          0, g.planes, plane_grain(isize), [&](int64_t p0, int64_t p1) {
+            for (int64_t pl = p0; pl < p1; ++pl) {
+              T* plane = yp + pl * osize;
+              for (int64_t i = pl * isize; i < (pl + 1) * isize; ++i) {
+                plane[xp[i]] = ip[i];
+              }
+            }
+          });
+    }
+  });
+  return scope.done(
+      y,
+      [planes = g.planes,
+       isize,
+       osize,
+       in_sizes = x.sizes(),
+       si = scope.save(ix)](const autograd::GradList& gr) {
+        // The gradient at each input element: grad_out at its index.
+        const Tensor go = gr[0].contiguous();
+        const Tensor idx = si.unpack();
+        Tensor gi = detail::new_tensor(in_sizes, go.dtype());
+        const int64_t* xp = idx.data_ptr<int64_t>();
+        dispatch_dtype(go.dtype(), "max_unpool backward", [&]<typename T>() {
+          if constexpr (std::is_floating_point_v<T>) {
+            const T* gp = go.data_ptr<T>();
+            T* dp = gi.data_ptr<T>();
+            parallel_for(
+                0, planes, plane_grain(isize), [&](int64_t p0, int64_t p1) {
+                  for (int64_t pl = p0; pl < p1; ++pl) {
+                    for (int64_t i = pl * isize; i < (pl + 1) * isize; ++i) {
+                      dp[i] = gp[pl * osize + xp[i]];
+                    }
+                  }
+                });
+          }
+        });
+        return autograd::GradList{gi, Tensor()};
+      });
+}
+
+} // namespace
+
+std::pair<Tensor, Tensor> max_pool1d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    bool ceil_mode) {
+  return max_pool_nd(
+      "max_pool1d", 1, x, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(
@@ -371,72 +880,33 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(
     const IntList& padding,
     const IntList& dilation,
     bool ceil_mode) {
-  const char* op = "max_pool2d";
-  detail::OpScope scope(op, {x});
-  const PoolGeom g =
-      pool_geom(x, kernel_size, stride, padding, dilation, ceil_mode, op);
-  const Tensor in = x.contiguous();
-  Tensor out = detail::new_tensor(pooled_sizes(x, g), x.dtype(), x.device());
-  Tensor idx = detail::new_tensor(pooled_sizes(x, g), kInt64, x.device());
-  if (!x.is_cpu()) {
-    vulkan::max_pool2d(device_geom(g), out, idx, in, op);
-  }
-  dispatch_dtype(x.dtype(), op, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (!x.is_cpu()) {
-        return;
-      }
-      const T* ip = in.data_ptr<T>();
-      T* opp = out.data_ptr<T>();
-      int64_t* xp = idx.data_ptr<int64_t>();
-      parallel_for(
-          0,
-          g.planes,
-          plane_grain(g.oh * g.ow * g.kh * g.kw),
-          [&](int64_t p0, int64_t p1) {
-            for (int64_t p = p0; p < p1; ++p) {
-              const T* plane = ip + p * g.h * g.w;
-              T* o = opp + p * g.oh * g.ow;
-              int64_t* oi = xp + p * g.oh * g.ow;
-              for (int64_t i = 0; i < g.oh; ++i) {
-                int64_t h0 = i * g.sh - g.ph;
-                int64_t h1 = std::min(h0 + (g.kh - 1) * g.dh + 1, g.h);
-                while (h0 < 0) {
-                  h0 += g.dh;
-                }
-                for (int64_t j = 0; j < g.ow; ++j) {
-                  int64_t w0 = j * g.sw - g.pw;
-                  int64_t w1 = std::min(w0 + (g.kw - 1) * g.dw + 1, g.w);
-                  while (w0 < 0) {
-                    w0 += g.dw;
-                  }
-                  int64_t best_i = h0 * g.w + w0;
-                  T best = -std::numeric_limits<T>::infinity();
-                  for (int64_t hh = h0; hh < h1; hh += g.dh) {
-                    for (int64_t ww = w0; ww < w1; ww += g.dw) {
-                      const T v = plane[hh * g.w + ww];
-                      if (v > best || std::isnan(v)) {
-                        best = v;
-                        best_i = hh * g.w + ww;
-                      }
-                    }
-                  }
-                  o[i * g.ow + j] = best;
-                  oi[i * g.ow + j] = best_i;
-                }
-              }
-            }
-          });
-    }
-  });
-  Shape in_sizes = x.sizes();
-  scope.done(
-      {out, idx},
-      [in_sizes, si = scope.save(idx)](const autograd::GradList& go) {
-        return autograd::GradList{
-            max_pool2d_backward(go[0], si.unpack(), in_sizes)};
-      });
-  return {out, idx};
+  return max_pool_nd(
+      "max_pool2d", 2, x, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+std::pair<Tensor, Tensor> max_pool3d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    bool ceil_mode) {
+  return max_pool_nd(
+      "max_pool3d", 3, x, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// The plain forms are composite: the with_indices op records.
+Tensor max_pool1d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    bool ceil_mode) {
+  detail::OpScope scope("max_pool1d", {x}, detail::OpScope::kComposite);
+  return scope.done(max_pool1d_with_indices(
+                        x, kernel_size, stride, padding, dilation, ceil_mode)
+                        .first);
 }
 
 Tensor max_pool2d(
@@ -452,88 +922,171 @@ Tensor max_pool2d(
                         .first);
 }
 
+Tensor max_pool3d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    bool ceil_mode) {
+  detail::OpScope scope("max_pool3d", {x}, detail::OpScope::kComposite);
+  return scope.done(max_pool3d_with_indices(
+                        x, kernel_size, stride, padding, dilation, ceil_mode)
+                        .first);
+}
+
 Tensor max_pool2d_backward(
     const Tensor& grad_out,
     const Tensor& indices,
     const Shape& input_sizes) {
-  const char* op = "max_pool2d_backward";
-  detail::OpScope scope(op, {grad_out, indices});
-  check_floating(grad_out, op);
-  DITTO_CHECK(
-      indices.defined() && indices.dtype() == kInt64 &&
-          indices.sizes() == grad_out.sizes() && input_sizes.size() >= 2 &&
-          grad_out.dim() == int64_t(input_sizes.size()),
-      ValueError,
-      op,
-      "indices (int64, the shape of grad_out ",
-      shape_str(grad_out.sizes()),
-      ") and input sizes ",
-      shape_str(input_sizes),
-      " do not match");
-  const int64_t hw =
-      input_sizes[input_sizes.size() - 2] * input_sizes[input_sizes.size() - 1];
-  const int64_t ohw = grad_out.size(-2) * grad_out.size(-1);
-  const int64_t planes = ohw == 0 ? 0 : grad_out.numel() / ohw;
-  Tensor gi = zeros(input_sizes, grad_out.dtype(), grad_out.device());
-  const Tensor go = grad_out.contiguous();
-  const Tensor ix = indices.contiguous();
-  if (!gi.is_cpu()) {
-    // The serial loop per plane (deterministic), else atomic additions.
-    const int64_t h = input_sizes[input_sizes.size() - 2];
-    const int64_t w = input_sizes[input_sizes.size() - 1];
-    vulkan::max_pool2d_backward(
-        {planes, h, w, grad_out.size(-2), grad_out.size(-1)},
-        gi,
-        ix,
-        go,
-        are_deterministic_algorithms_enabled(),
-        op);
-    return scope.done(gi);
-  }
-  const int64_t* xp = ix.data_ptr<int64_t>();
-  // The first bad index in index order, whatever the thread count.
-  std::atomic<int64_t> first_bad{INT64_MAX};
-  parallel_for(0, ix.numel(), 65536, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      if (xp[i] < 0 || xp[i] >= hw) {
-        int64_t cur = first_bad.load();
-        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-        }
-        return;
-      }
-    }
-  });
-  if (first_bad.load() != INT64_MAX) {
-    const int64_t i = first_bad.load();
-    DITTO_CHECK(
-        xp[i] >= 0 && xp[i] < hw,
-        IndexError,
-        op,
-        "index ",
-        xp[i],
-        " is out of bounds for a plane of ",
-        hw,
-        " elements");
-  }
-  dispatch_dtype(gi.dtype(), op, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      const T* gp = go.data_ptr<T>();
-      T* dp = gi.data_ptr<T>();
-      detail::plane_scatter(
-          are_deterministic_algorithms_enabled(),
-          planes,
-          ohw,
-          1,
-          dp,
-          hw,
-          [&](int64_t p, int64_t k0, int64_t k1, auto add) {
-            for (int64_t k = p * ohw + k0; k < p * ohw + k1; ++k) {
-              add(xp[k], gp[k]);
-            }
-          });
-    }
-  });
-  return scope.done(gi);
+  return max_backward("max_pool2d_backward", 2, grad_out, indices, input_sizes);
+}
+
+Tensor max_pool3d_backward(
+    const Tensor& grad_out,
+    const Tensor& indices,
+    const Shape& input_sizes) {
+  return max_backward("max_pool3d_backward", 3, grad_out, indices, input_sizes);
+}
+
+Tensor avg_pool1d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    bool ceil_mode,
+    bool count_include_pad) {
+  return avg_pool_nd(
+      "avg_pool1d",
+      1,
+      x,
+      kernel_size,
+      stride,
+      padding,
+      ceil_mode,
+      count_include_pad,
+      std::nullopt);
+}
+
+Tensor avg_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    bool ceil_mode,
+    bool count_include_pad,
+    std::optional<int64_t> divisor_override) {
+  return avg_pool_nd(
+      "avg_pool2d",
+      2,
+      x,
+      kernel_size,
+      stride,
+      padding,
+      ceil_mode,
+      count_include_pad,
+      divisor_override);
+}
+
+Tensor avg_pool3d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    bool ceil_mode,
+    bool count_include_pad,
+    std::optional<int64_t> divisor_override) {
+  return avg_pool_nd(
+      "avg_pool3d",
+      3,
+      x,
+      kernel_size,
+      stride,
+      padding,
+      ceil_mode,
+      count_include_pad,
+      divisor_override);
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& x, const IntList& output_size) {
+  return adaptive_avg_nd("adaptive_avg_pool1d", 1, x, output_size);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
+  return adaptive_avg_nd("adaptive_avg_pool2d", 2, x, output_size);
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& x, const IntList& output_size) {
+  return adaptive_avg_nd("adaptive_avg_pool3d", 3, x, output_size);
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(
+    const Tensor& x,
+    const IntList& output_size) {
+  return adaptive_max_nd("adaptive_max_pool1d", 1, x, output_size);
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+    const Tensor& x,
+    const IntList& output_size) {
+  return adaptive_max_nd("adaptive_max_pool2d", 2, x, output_size);
+}
+
+std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(
+    const Tensor& x,
+    const IntList& output_size) {
+  return adaptive_max_nd("adaptive_max_pool3d", 3, x, output_size);
+}
+
+Tensor adaptive_max_pool1d(const Tensor& x, const IntList& output_size) {
+  detail::OpScope scope(
+      "adaptive_max_pool1d", {x}, detail::OpScope::kComposite);
+  return scope.done(adaptive_max_pool1d_with_indices(x, output_size).first);
+}
+
+Tensor adaptive_max_pool2d(const Tensor& x, const IntList& output_size) {
+  detail::OpScope scope(
+      "adaptive_max_pool2d", {x}, detail::OpScope::kComposite);
+  return scope.done(adaptive_max_pool2d_with_indices(x, output_size).first);
+}
+
+Tensor adaptive_max_pool3d(const Tensor& x, const IntList& output_size) {
+  detail::OpScope scope(
+      "adaptive_max_pool3d", {x}, detail::OpScope::kComposite);
+  return scope.done(adaptive_max_pool3d_with_indices(x, output_size).first);
+}
+
+Tensor max_unpool1d(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_size) {
+  return max_unpool_nd(
+      "max_unpool1d", 1, x, indices, kernel_size, stride, padding, output_size);
+}
+
+Tensor max_unpool2d(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_size) {
+  return max_unpool_nd(
+      "max_unpool2d", 2, x, indices, kernel_size, stride, padding, output_size);
+}
+
+Tensor max_unpool3d(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_size) {
+  return max_unpool_nd(
+      "max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size);
 }
 
 } // namespace ditto::nn::functional

@@ -1,8 +1,14 @@
 #pragma once
 
-// Poolings over the last two dims of (N, C, H, W) or (C, H, W), each with
-// its backward. stride empty means stride = kernel_size; one value stands
-// for both dims.
+// Poolings over the last one, two or three dims, each with its backward:
+// max, average, adaptive average and adaptive max pooling of (N, C, L) or
+// (C, L), (N, C, H, W) or (C, H, W), (N, C, D, H, W) or (C, D, H, W), and
+// max unpooling. stride empty means stride = kernel_size; one value stands
+// for every dim. All of them compute one plane (one N x C slice) per task,
+// in PyTorch's loop order, so outputs have PyTorch's bits; backwards add
+// plane by plane in output order (the same bits for any thread count) or,
+// when not deterministic and the planes are fewer than the threads, split a
+// plane between threads (Note [Plane scatters] in scatter_engine.h).
 
 #include <optional>
 #include <utility>
@@ -12,8 +18,23 @@
 namespace ditto::nn::functional {
 
 // Max pooling: the maximum of each window (the first one in row-major
-// order on ties, the last NaN if any) and its flat index h * W + w in the
-// input plane. Padding counts as -inf and must be at most half the kernel.
+// order on ties, the last NaN if any) and its flat index in the input
+// plane (l, h * W + w, (d * H + h) * W + w). Padding counts as -inf and
+// must be at most half the kernel.
+DITTO_API std::pair<Tensor, Tensor> max_pool1d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    bool ceil_mode = false);
+DITTO_API Tensor max_pool1d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    bool ceil_mode = false);
 DITTO_API std::pair<Tensor, Tensor> max_pool2d_with_indices(
     const Tensor& x,
     const IntList& kernel_size,
@@ -28,20 +49,45 @@ DITTO_API Tensor max_pool2d(
     const IntList& padding = {0},
     const IntList& dilation = {1},
     bool ceil_mode = false);
+DITTO_API std::pair<Tensor, Tensor> max_pool3d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    bool ceil_mode = false);
+DITTO_API Tensor max_pool3d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& dilation = {1},
+    bool ceil_mode = false);
 
-// The gradient of max_pool2d: grad_out added into a zero tensor of
-// input_sizes at indices, plane by plane (each plane's additions in output
-// order: the same bits for any thread count).
+// The gradients of max_pool2d/3d (and of max_pool1d and the adaptive max
+// poolings, through the one of their dims): grad_out added into a zero
+// tensor of input_sizes at indices, which index the last two (three) dims'
+// planes.
 DITTO_API Tensor max_pool2d_backward(
     const Tensor& grad_out,
     const Tensor& indices,
     const Shape& input_sizes);
+DITTO_API Tensor max_pool3d_backward(
+    const Tensor& grad_out,
+    const Tensor& indices,
+    const Shape& input_sizes);
 
-// Average pooling: each window's sum divided by divisor_override if given,
-// else by the window clipped to the padded input (count_include_pad) or by
-// its cells inside the input. The backward spreads each output gradient
-// over its window, plane by plane in output order: the same bits for any
-// thread count.
+// Average pooling: each window's sum (in row-major order) divided by
+// divisor_override if given, else by the window clipped to the padded input
+// (count_include_pad) or by its cells inside the input. The backward
+// spreads each output gradient, divided the same way, over its window.
+DITTO_API Tensor avg_pool1d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    bool ceil_mode = false,
+    bool count_include_pad = true);
 DITTO_API Tensor avg_pool2d(
     const Tensor& x,
     const IntList& kernel_size,
@@ -50,15 +96,82 @@ DITTO_API Tensor avg_pool2d(
     bool ceil_mode = false,
     bool count_include_pad = true,
     std::optional<int64_t> divisor_override = std::nullopt);
+DITTO_API Tensor avg_pool3d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    bool ceil_mode = false,
+    bool count_include_pad = true,
+    std::optional<int64_t> divisor_override = std::nullopt);
 
-// Mean over the bin [floor(i * In / Out), ceil((i + 1) * In / Out)) of each
-// output cell, per dim (bins may overlap). output_size one or two values.
+// Adaptive pooling: output cell i of a dim covers the input bin
+// [floor(i * In / Out), ceil((i + 1) * In / Out)) (bins may overlap).
+// output_size one value or one per dim. The average is the bin's sum
+// divided by each dim's bin length in turn (sum / kd / kh / kw, PyTorch's
+// rounding), for the output and for the gradient.
+DITTO_API Tensor
+adaptive_avg_pool1d(const Tensor& x, const IntList& output_size);
 DITTO_API Tensor
 adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
+DITTO_API Tensor
+adaptive_avg_pool3d(const Tensor& x, const IntList& output_size);
+// The maximum of each bin and its flat index in the input plane, as
+// max pooling (ties and NaN alike); the backward is max_pool2d_backward's
+// (max_pool3d_backward's for three dims).
+DITTO_API std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(
+    const Tensor& x,
+    const IntList& output_size);
+DITTO_API std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+    const Tensor& x,
+    const IntList& output_size);
+DITTO_API std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(
+    const Tensor& x,
+    const IntList& output_size);
+DITTO_API Tensor
+adaptive_max_pool1d(const Tensor& x, const IntList& output_size);
+DITTO_API Tensor
+adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
+DITTO_API Tensor
+adaptive_max_pool3d(const Tensor& x, const IntList& output_size);
+
+// Max unpooling, the partial inverse of max pooling: a zero tensor of the
+// unpooled size with each input element written at its index in its
+// plane. The size is (in - 1) * stride - 2 * padding + kernel_size per
+// dim, or output_size (the last dims' sizes, each within stride of that
+// size, as PyTorch's). Each plane is written serially in input order, so
+// of duplicate indices the last one wins, for any thread count: there is
+// no nondeterministic path. Every index is checked before anything is
+// written. The gradient gathers grad_out at the indices.
+DITTO_API Tensor max_unpool1d(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& output_size = {});
+DITTO_API Tensor max_unpool2d(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& output_size = {});
+DITTO_API Tensor max_unpool3d(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& kernel_size,
+    const IntList& stride = {},
+    const IntList& padding = {0},
+    const IntList& output_size = {});
 
 } // namespace ditto::nn::functional
 
 namespace ditto {
-// torch.max_pool2d.
+// torch.max_pool1d/2d/3d, torch.avg_pool1d, torch.adaptive_avg_pool1d.
+using nn::functional::adaptive_avg_pool1d;
+using nn::functional::avg_pool1d;
+using nn::functional::max_pool1d;
 using nn::functional::max_pool2d;
+using nn::functional::max_pool3d;
 } // namespace ditto

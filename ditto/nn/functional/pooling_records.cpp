@@ -1,6 +1,6 @@
-// The records of the poolings max_pool2d with its public backward,
-// avg_pool2d and adaptive_avg_pool2d (pooling.cpp) (Note [Op records] in
-// ditto/ops/record.cpp).
+// The records of the poolings over one, two and three dims (max with its
+// public backwards, average, adaptive average and max) and of max
+// unpooling (pooling.cpp) (Note [Op records] in ditto/ops/record.cpp).
 
 #include "ditto/nn/functional/pooling.h"
 #include "ditto/ops/detail/nn_records.h"
@@ -58,6 +58,204 @@ std::vector<Sample> adaptive_pool_samples(const SampleSpec& spec) {
       {"strided", {s::strided(p.x)}, overlapping},
       {"3d", {p.x3}, overlapping},
       {"one_plane", {p.plane}, overlapping},
+  };
+}
+
+// Inputs of the 1-d and 3-d poolings: batched, without a batch, and one
+// plane (fewer planes than threads: the backward's fast variant differs
+// there).
+struct NdInputs {
+  Tensor x, unbatched, plane;
+};
+
+NdInputs nd_inputs(const SampleSpec& spec, int n) {
+  const Dtype dt = spec.dtype;
+  if (n == 2) {
+    PoolInputs p = pool_inputs(spec);
+    return {p.x, p.x3, p.plane};
+  }
+  if (n == 1) {
+    return {
+        s::varied(
+            {s::size(spec, 4, 1), s::size(spec, 8, 2), s::size(spec, 301, 9)},
+            dt,
+            8.0,
+            1),
+        s::varied({s::size(spec, 6, 2), s::size(spec, 97, 7)}, dt, 8.0, 2),
+        s::varied({1, 1, s::size(spec, 40001, 11)}, dt, 8.0, 3),
+    };
+  }
+  return {
+      s::varied(
+          {s::size(spec, 2, 1),
+           s::size(spec, 3, 2),
+           s::size(spec, 9, 3),
+           s::size(spec, 10, 4),
+           s::size(spec, 11, 5)},
+          dt,
+          8.0,
+          1),
+      s::varied(
+          {s::size(spec, 2, 1),
+           s::size(spec, 7, 3),
+           s::size(spec, 6, 4),
+           s::size(spec, 8, 3)},
+          dt,
+          8.0,
+          2),
+      s::varied(
+          {1,
+           1,
+           s::size(spec, 12, 4),
+           s::size(spec, 13, 4),
+           s::size(spec, 14, 3)},
+          dt,
+          8.0,
+          3),
+  };
+}
+
+// The bad calls of an n-d pooling op: pool_bad_samples' with inputs of its
+// rank.
+std::vector<Sample> nd_bad_samples(int n, s::Fn1 fn) {
+  Shape ok(size_t(n + 2), 4), empty(size_t(n + 2), 4), flat(size_t(n), 5);
+  empty.back() = 0;
+  return {
+      s::undefined_input(s::call1(fn), 1),
+      {"too_few_dims", {s::varied(flat, kFloat32, 2.0, 1)}, s::call1(fn)},
+      {"integer_input", {s::varied(ok, kInt64, 20.0, 1)}, s::call1(fn)},
+      {"empty_plane", {s::varied(empty, kFloat32, 1.0, 1)}, s::call1(fn)},
+  };
+}
+
+using PoolFn = std::function<
+    Tensor(const Tensor&, IntList, IntList, IntList, IntList, bool)>;
+
+std::vector<Sample> max_nd_samples(const SampleSpec& spec, int n, PoolFn f) {
+  NdInputs p = nd_inputs(spec, n);
+  auto pool = [f](IntList k, IntList st, IntList pad, IntList dil, bool ceil) {
+    return s::call1(
+        [=](const Tensor& x) { return f(x, k, st, pad, dil, ceil); });
+  };
+  auto k3s2p1 = pool({3}, {2}, {1}, {1}, false);
+  IntList k = n == 1 ? IntList{3} : IntList{2, 3, 2};
+  IntList st = n == 1 ? IntList{2} : IntList{1, 2, 2};
+  IntList pad = n == 1 ? IntList{1} : IntList{1, 1, 0};
+  IntList dil = n == 1 ? IntList{2} : IntList{1, 1, 2};
+  return {
+      {"k3_s2_p1", {p.x}, k3s2p1},
+      {"k2", {p.x}, pool({2}, {}, {0}, {1}, false)},
+      {"dilated_ceil", {p.x}, pool(k, st, pad, dil, true)},
+      {"strided", {s::strided(p.x)}, k3s2p1},
+      {"unbatched", {p.unbatched}, k3s2p1},
+      {"one_plane", {p.plane}, pool({3}, {1}, {1}, {1}, false)},
+  };
+}
+
+using AvgFn =
+    std::function<Tensor(const Tensor&, IntList, IntList, IntList, bool, bool)>;
+
+std::vector<Sample> avg_nd_samples(const SampleSpec& spec, int n, AvgFn f) {
+  NdInputs p = nd_inputs(spec, n);
+  auto pool = [f](IntList k, IntList st, IntList pad, bool ceil, bool include) {
+    return s::call1(
+        [=](const Tensor& x) { return f(x, k, st, pad, ceil, include); });
+  };
+  auto k3s2p1 = pool({3}, {2}, {1}, false, true);
+  IntList k = n == 1 ? IntList{3} : IntList{3, 2, 3};
+  IntList st = n == 1 ? IntList{2} : IntList{2, 2, 1};
+  IntList pad = n == 1 ? IntList{1} : IntList{1, 1, 0};
+  return {
+      {"k3_s2_p1", {p.x}, k3s2p1},
+      {"ceil_exclude_pad", {p.x}, pool(k, st, pad, true, false)},
+      {"strided", {s::strided(p.x)}, k3s2p1},
+      {"unbatched", {p.unbatched}, k3s2p1},
+      {"one_plane", {p.plane}, pool({3}, {1}, {1}, false, true)},
+  };
+}
+
+using AdaptiveFn = std::function<Tensor(const Tensor&, IntList)>;
+
+std::vector<Sample> adaptive_nd_samples(
+    const SampleSpec& spec,
+    int n,
+    AdaptiveFn f) {
+  NdInputs p = nd_inputs(spec, n);
+  auto pool = [f](IntList size) {
+    return s::call1([=](const Tensor& x) { return f(x, size); });
+  };
+  auto sizes = [n](IntList v) { return IntList(v.end() - n, v.end()); };
+  auto overlapping = pool(
+      sizes({s::size(spec, 4, 2), s::size(spec, 7, 3), s::size(spec, 67, 4)}));
+  return {
+      {"overlapping", {p.x}, overlapping},
+      {"global", {p.x}, pool({1})},
+      {"larger",
+       {p.x},
+       pool(sizes(
+           {s::size(spec, 13, 4),
+            s::size(spec, 11, 5),
+            s::size(spec, 331, 7)}))},
+      {"strided", {s::strided(p.x)}, overlapping},
+      {"unbatched", {p.unbatched}, overlapping},
+      {"one_plane", {p.plane}, overlapping},
+  };
+}
+
+// Max unpooling of a max pooling's output: (values, indices) from pooling
+// x with kernel 2 (indices unique in each plane), and with overlapping
+// windows, whose duplicate indices keep the last value (a kink that
+// finite differences cannot see through).
+std::vector<Sample> unpool_samples(
+    const SampleSpec& spec,
+    int n,
+    const std::function<
+        std::pair<Tensor, Tensor>(const Tensor&, IntList, IntList)>& pool,
+    const std::function<
+        Tensor(const Tensor&, const Tensor&, IntList, IntList, IntList)>&
+        unpool) {
+  NdInputs p = nd_inputs(spec, n);
+  std::vector<Sample> out;
+  auto add = [&](const char* label,
+                 const Tensor& x,
+                 IntList k,
+                 IntList st,
+                 bool unique) {
+    auto [v, idx] = pool(x, k, st);
+    Tensor vals = s::varied(v.sizes(), spec.dtype, 8.0, 7);
+    Sample smp{
+        label, {vals, idx}, s::call2([=](const Tensor& a, const Tensor& i) {
+          // The pooled input's size (odd sizes lose a cell otherwise).
+          return unpool(
+              a, i, k, st, IntList(x.sizes().end() - n, x.sizes().end()));
+        })};
+    smp.gradcheck = unique;
+    out.push_back(smp);
+  };
+  add("k2", p.x, {2}, {}, true);
+  add("unbatched", p.unbatched, {2}, {}, true);
+  add("one_plane", p.plane, {2}, {}, true);
+  add("overlapping_duplicates", p.x, {3}, {2}, false);
+  return out;
+}
+
+// The calls max unpooling must refuse (fn(x, indices)).
+std::vector<Sample> unpool_bad_samples(int n, s::Fn2 fn) {
+  Shape sizes(size_t(n + 2), 2);
+  Tensor x = s::varied(sizes, kFloat32, 2.0, 1);
+  const int64_t plane = int64_t(1) << (2 * n); // kernel 2: 4^n per plane
+  std::vector<int64_t> v(size_t(x.numel()));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = int64_t(i * 5) % plane;
+  }
+  v[3] = plane; // one past the plane
+  Tensor bad = tensor(v).reshape(sizes);
+  return {
+      {"index_out_of_range", {x, bad}, s::call2(fn)},
+      {"negative_index", {x, bad.neg()}, s::call2(fn)},
+      {"int32_indices", {x, bad.to(kInt32)}, s::call2(fn)},
+      {"indices_shape", {x, bad.reshape({-1})}, s::call2(fn)},
+      {"integer_input", {x.to(kInt64), bad}, s::call2(fn)},
   };
 }
 
@@ -129,9 +327,339 @@ std::vector<Sample> max_pool_backward_samples(const SampleSpec& spec) {
   };
 }
 
+std::vector<Sample> max_pool3d_backward_samples(const SampleSpec& spec) {
+  const Dtype dt = spec.dtype;
+  auto sample =
+      [dt](const char* label, Shape in_sizes, Shape out, int64_t seed) {
+        const int64_t planes = in_sizes[0] * in_sizes[1];
+        const int64_t plane = in_sizes[2] * in_sizes[3] * in_sizes[4];
+        Shape go_sizes = {in_sizes[0], in_sizes[1], out[0], out[1], out[2]};
+        Tensor go = s::varied(go_sizes, dt, 4.0, seed);
+        Tensor idx = s::indices(planes * out[0] * out[1] * out[2], plane, seed)
+                         .reshape(go_sizes);
+        return Sample{
+            label,
+            {go, idx},
+            s::call2([in_sizes](const Tensor& g, const Tensor& i) {
+              return max_pool3d_backward(g, i, in_sizes);
+            })};
+      };
+  return {
+      sample(
+          "planes",
+          {s::size(spec, 2, 1), s::size(spec, 5, 2), 9, 8, s::size(spec, 7, 3)},
+          {4, s::size(spec, 4, 2), 3},
+          1),
+      // Many additions into few elements of one plane.
+      sample(
+          "one_plane",
+          {1, 1, 3, 4, s::size(spec, 5, 2)},
+          {s::size(spec, 21, 2), s::size(spec, 23, 3), s::size(spec, 25, 2)},
+          2),
+  };
+}
+
+const char* kUnpoolBecause =
+    "each plane is written serially in input order (of duplicate indices "
+    "the last one wins) for any thread count, as PyTorch's CPU kernel "
+    "writes it; the gradient gathers";
+
+// The records of the 1-d and 3-d poolings (n dims).
+void register_nd_pooling(int n) {
+  const std::string d = std::to_string(n) + "d";
+  const std::string f = "ditto::nn::functional::";
+  const std::string max = "max_pool" + d;
+  std::vector<std::string> max_callables = {
+      f + max + "(x, kernel_size, stride, padding, dilation, ceil_mode)",
+      f + max +
+          "_with_indices(x, kernel_size, stride, padding, dilation, "
+          "ceil_mode)",
+      "ditto::" + max +
+          "(x, kernel_size, stride, padding, dilation, "
+          "ceil_mode)"};
+  PoolFn max_fn = n == 1
+      ? PoolFn([](const Tensor& x,
+                  IntList k,
+                  IntList st,
+                  IntList pad,
+                  IntList dil,
+                  bool ceil) { return max_pool1d(x, k, st, pad, dil, ceil); })
+      : PoolFn([](const Tensor& x,
+                  IntList k,
+                  IntList st,
+                  IntList pad,
+                  IntList dil,
+                  bool ceil) { return max_pool3d(x, k, st, pad, dil, ceil); });
+  register_op({
+      .name = max,
+      .family = "pooling",
+      .callables = max_callables,
+      .deterministic_because = {},
+      .nondeterministic = {n == 3
+                               ? plane_path("max_pool3d_backward")
+                               : NondeterministicPath{
+                                     .entry = "max_pool2d_backward",
+                                     .reason = "the backward is "
+                                               "max_pool2d_backward's (see "
+                                               "its entry)"}},
+      .dtypes = kFloating,
+      .samples =
+          [n, max_fn](const SampleSpec& spec) {
+            return max_nd_samples(spec, n, max_fn);
+          },
+      .bad_samples =
+          [n, max_fn] {
+            auto out = nd_bad_samples(n, [max_fn](const Tensor& x) {
+              return max_fn(x, {2}, {}, {0}, {1}, false);
+            });
+            out.push_back(
+                {"padding_over_half_kernel",
+                 {s::varied(Shape(size_t(n + 2), 5), kFloat32, 2.0, 1)},
+                 s::call1([max_fn](const Tensor& x) {
+                   return max_fn(x, {2}, {1}, {2}, {1}, false);
+                 })});
+            return out;
+          },
+  });
+
+  const std::string avg = "avg_pool" + d;
+  AvgFn avg_fn = n == 1 ? AvgFn([](const Tensor& x,
+                                   IntList k,
+                                   IntList st,
+                                   IntList pad,
+                                   bool ceil,
+                                   bool include) {
+    return avg_pool1d(x, k, st, pad, ceil, include);
+  })
+                        : AvgFn([](const Tensor& x,
+                                   IntList k,
+                                   IntList st,
+                                   IntList pad,
+                                   bool ceil,
+                                   bool include) {
+                            return avg_pool3d(x, k, st, pad, ceil, include);
+                          });
+  register_op({
+      .name = avg,
+      .family = "pooling",
+      .callables =
+          {f + avg +
+           (n == 1 ? "(x, kernel_size, stride, padding, ceil_mode, "
+                     "count_include_pad)"
+                   : "(x, kernel_size, stride, padding, ceil_mode, "
+                     "count_include_pad, divisor_override)")},
+      .deterministic_because = {},
+      .nondeterministic = {plane_path((avg + "_backward").c_str())},
+      .dtypes = kFloating,
+      .samples =
+          [n, avg_fn](const SampleSpec& spec) {
+            auto out = avg_nd_samples(spec, n, avg_fn);
+            if (n == 3) {
+              out.push_back(
+                  {"divisor_override",
+                   {nd_inputs(spec, 3).x},
+                   s::call1([](const Tensor& x) {
+                     return avg_pool3d(x, {3, 2, 2}, {1}, {0}, false, true, 5);
+                   })});
+            }
+            return out;
+          },
+      .bad_samples =
+          [n, avg_fn] {
+            return nd_bad_samples(n, [avg_fn](const Tensor& x) {
+              return avg_fn(x, {2}, {}, {0}, false, true);
+            });
+          },
+  });
+
+  const std::string aavg = "adaptive_avg_pool" + d;
+  AdaptiveFn aavg_fn = n == 1 ? AdaptiveFn([](const Tensor& x, IntList s) {
+    return adaptive_avg_pool1d(x, s);
+  })
+                              : AdaptiveFn([](const Tensor& x, IntList s) {
+                                  return adaptive_avg_pool3d(x, s);
+                                });
+  register_op({
+      .name = aavg,
+      .family = "pooling",
+      .callables = {f + aavg + "(x, output_size)"},
+      .deterministic_because = {},
+      .nondeterministic = {plane_path((aavg + "_backward").c_str())},
+      .dtypes = kFloating,
+      .samples =
+          [n, aavg_fn](const SampleSpec& spec) {
+            return adaptive_nd_samples(spec, n, aavg_fn);
+          },
+      .bad_samples =
+          [n, aavg_fn] {
+            return nd_bad_samples(
+                n, [aavg_fn](const Tensor& x) { return aavg_fn(x, {2}); });
+          },
+  });
+}
+
+// The records of adaptive max pooling and max unpooling (n dims).
+void register_max_family(int n) {
+  const std::string d = std::to_string(n) + "d";
+  const std::string f = "ditto::nn::functional::";
+  const std::string amax = "adaptive_max_pool" + d;
+  using AmaxFn = std::pair<Tensor, Tensor> (*)(const Tensor&, const IntList&);
+  static const AmaxFn kAmax[] = {
+      nullptr,
+      &adaptive_max_pool1d_with_indices,
+      &adaptive_max_pool2d_with_indices,
+      &adaptive_max_pool3d_with_indices};
+  const AmaxFn amax_fn = kAmax[n];
+  const std::string backward =
+      n == 3 ? "max_pool3d_backward" : "max_pool2d_backward";
+  register_op({
+      .name = amax,
+      .family = "pooling",
+      .callables =
+          {f + amax + "(x, output_size)",
+           f + amax + "_with_indices(x, output_size)"},
+      .deterministic_because = {},
+      .nondeterministic =
+          {{.entry = backward,
+            .reason = "the backward is " + backward + "'s (see its entry)"}},
+      .dtypes = kFloating,
+      .samples =
+          [n, amax_fn](const SampleSpec& spec) {
+            auto out = adaptive_nd_samples(
+                spec, n, [amax_fn](const Tensor& x, IntList s) {
+                  return amax_fn(x, s).first;
+                });
+            out.push_back(
+                {"with_indices",
+                 {nd_inputs(spec, n).x},
+                 [amax_fn](const std::vector<Tensor>& in) {
+                   auto [o, i] = amax_fn(in[0], {3});
+                   return std::vector<Tensor>{o, i};
+                 }});
+            return out;
+          },
+      .bad_samples =
+          [n, amax_fn] {
+            return nd_bad_samples(n, [amax_fn](const Tensor& x) {
+              return amax_fn(x, {2}).first;
+            });
+          },
+  });
+
+  const std::string unpool = "max_unpool" + d;
+  using UnpoolFn = Tensor (*)(
+      const Tensor&,
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&);
+  static const UnpoolFn kUnpool[] = {
+      nullptr, &max_unpool1d, &max_unpool2d, &max_unpool3d};
+  using MaxFn = std::pair<Tensor, Tensor> (*)(
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      bool);
+  static const MaxFn kMax[] = {
+      nullptr,
+      &max_pool1d_with_indices,
+      &max_pool2d_with_indices,
+      &max_pool3d_with_indices};
+  const UnpoolFn unpool_fn = kUnpool[n];
+  const MaxFn max_fn = kMax[n];
+  register_op({
+      .name = unpool,
+      .family = "pooling",
+      .callables =
+          {f + unpool +
+           "(x, indices, kernel_size, stride, padding, output_size)"},
+      .deterministic_because = kUnpoolBecause,
+      .nondeterministic = {},
+      .dtypes = kFloating,
+      .samples =
+          [n, unpool_fn, max_fn](const SampleSpec& spec) {
+            return unpool_samples(
+                spec,
+                n,
+                [max_fn](const Tensor& x, IntList k, IntList st) {
+                  return max_fn(x, k, st, {0}, {1}, false);
+                },
+                [unpool_fn](
+                    const Tensor& x,
+                    const Tensor& i,
+                    IntList k,
+                    IntList st,
+                    IntList size) {
+                  return unpool_fn(x, i, k, st, {0}, size);
+                });
+          },
+      .bad_samples =
+          [n, unpool_fn] {
+            auto out = unpool_bad_samples(
+                n, [unpool_fn](const Tensor& x, const Tensor& i) {
+                  return unpool_fn(x, i, {2}, {}, {0}, {});
+                });
+            Tensor x = s::varied(Shape(size_t(n + 2), 2), kFloat32, 2.0, 1);
+            Tensor i = zeros(x.sizes(), kInt64);
+            out.push_back(
+                {"output_size_out_of_range",
+                 {x, i},
+                 s::call2([unpool_fn, n](const Tensor& a, const Tensor& b) {
+                   return unpool_fn(a, b, {2}, {}, {0}, IntList(size_t(n), 6));
+                 })});
+            out.push_back(
+                {"output_size_length",
+                 {x, i},
+                 s::call2([unpool_fn, n](const Tensor& a, const Tensor& b) {
+                   return unpool_fn(
+                       a, b, {2}, {}, {0}, IntList(size_t(n + 1), 4));
+                 })});
+            return out;
+          },
+  });
+}
+
 } // namespace
 
 DITTO_OP_RECORDS(pool) {
+  for (int n : {1, 3}) {
+    register_nd_pooling(n);
+  }
+  for (int n : {1, 2, 3}) {
+    register_max_family(n);
+  }
+  register_op({
+      .name = "max_pool3d_backward",
+      .family = "pooling",
+      .callables =
+          {"ditto::nn::functional::max_pool3d_backward(grad_out, indices, "
+           "input_sizes)"},
+      .deterministic_because = {},
+      .nondeterministic = {plane_path("max_pool3d_backward")},
+      .dtypes = kFloating,
+      .samples = max_pool3d_backward_samples,
+      .bad_samples =
+          [] {
+            Tensor go = s::varied({1, 2, 2, 2, 1}, kFloat32, 2.0, 1);
+            return std::vector<Sample>{
+                {"index_out_of_range", {go}, s::call1([](const Tensor& g) {
+                   Tensor idx =
+                       tensor(std::vector<int64_t>{0, 1, 18, 2, 3, 4, 5, 6})
+                           .reshape({1, 2, 2, 2, 1});
+                   return max_pool3d_backward(g, idx, {1, 2, 3, 3, 2});
+                 })},
+                {"indices_shape", {go}, s::call1([](const Tensor& g) {
+                   return max_pool3d_backward(
+                       g, s::indices(8, 9), {1, 2, 3, 3, 2});
+                 })},
+            };
+          },
+      .not_differentiable =
+          "a gradient: its own backward (double backward) is not recorded",
+  });
   register_op({
       .name = "avg_pool2d",
       .family = "pooling",

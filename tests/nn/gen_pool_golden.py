@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""Writes tests/nn/pool_golden.json: what PyTorch 1.13 computes for the
+poolings over one, two and three spatial dims (max, average, adaptive
+average, adaptive max, max unpooling), forward and backward, in float32, for
+tests/nn/pool_golden_test.cpp to match bit for bit.
+
+Run from the repository root with Debian's python3-torch:
+    /usr/bin/python3 tests/nn/gen_pool_golden.py
+
+Each case holds the op, its arguments, the input (sizes and values), the
+output (and indices where the op gives them), a gradient of the output
+and the input's gradient. Values are float32 written with Python's repr of
+the float (exact); null stands for NaN. Inputs come from
+torch.manual_seed(0) and randn, rounded to multiples of 1/64 so that ties
+happen, with a NaN planted in the cases named "nan".
+"""
+import json
+import os
+
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(1)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "pool_golden.json")
+
+
+def values(t):
+    return [None if v != v else float(v)
+            for v in t.detach().contiguous().reshape(-1).tolist()]
+
+
+def make_input(sizes, nan=False):
+    x = torch.round(torch.randn(sizes) * 64) / 64
+    if nan:
+        x.view(-1)[5] = float("nan")
+    return x
+
+
+CASES = [
+    # name, op, input sizes, kwargs, nan
+    ("max1d_k3_s2_p1", "max_pool1d", (2, 3, 11),
+     dict(kernel_size=3, stride=2, padding=1), False),
+    ("max1d_dilated_ceil", "max_pool1d", (2, 3, 12),
+     dict(kernel_size=3, stride=2, padding=1, dilation=2, ceil_mode=True), False),
+    ("max1d_nan", "max_pool1d", (3, 9), dict(kernel_size=2), True),
+    ("max3d_k3_s2_p1", "max_pool3d", (2, 2, 5, 6, 7),
+     dict(kernel_size=3, stride=2, padding=1), False),
+    ("max3d_mixed_ceil", "max_pool3d", (1, 3, 6, 5, 9),
+     dict(kernel_size=(2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0),
+          dilation=(1, 1, 2), ceil_mode=True), False),
+    ("max3d_overlap_nobatch", "max_pool3d", (2, 4, 5, 6),
+     dict(kernel_size=3, stride=1), False),
+    ("max3d_nan", "max_pool3d", (1, 2, 4, 4, 4), dict(kernel_size=2), True),
+    ("avg1d_k3_s2_p1", "avg_pool1d", (2, 3, 11),
+     dict(kernel_size=3, stride=2, padding=1), False),
+    ("avg1d_ceil_exclude", "avg_pool1d", (2, 3, 12),
+     dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+          count_include_pad=False), False),
+    ("avg3d_k3_s2_p1", "avg_pool3d", (2, 2, 5, 6, 7),
+     dict(kernel_size=3, stride=2, padding=1), False),
+    ("avg3d_ceil_exclude", "avg_pool3d", (1, 3, 6, 5, 9),
+     dict(kernel_size=(2, 3, 2), stride=(1, 2, 2), padding=(1, 1, 0),
+          ceil_mode=True, count_include_pad=False), False),
+    ("avg3d_divisor", "avg_pool3d", (2, 4, 5, 6),
+     dict(kernel_size=(3, 2, 2), stride=1, divisor_override=5), False),
+    ("adaptive_avg1d_4", "adaptive_avg_pool1d", (2, 3, 11),
+     dict(output_size=4), False),
+    ("adaptive_avg1d_larger", "adaptive_avg_pool1d", (2, 3, 5),
+     dict(output_size=7), False),
+    ("adaptive_avg3d_3_4_5", "adaptive_avg_pool3d", (2, 2, 7, 9, 11),
+     dict(output_size=(3, 4, 5)), False),
+    ("adaptive_avg3d_larger_nobatch", "adaptive_avg_pool3d", (2, 3, 5, 4),
+     dict(output_size=(5, 4, 7)), False),
+    ("adaptive_max1d_4", "adaptive_max_pool1d", (2, 3, 11),
+     dict(output_size=4), False),
+    ("adaptive_max2d_3_4", "adaptive_max_pool2d", (2, 3, 9, 11),
+     dict(output_size=(3, 4)), False),
+    ("adaptive_max2d_larger_nan", "adaptive_max_pool2d", (2, 5, 4),
+     dict(output_size=(7, 6)), True),
+    ("adaptive_max3d_3_4_5", "adaptive_max_pool3d", (2, 2, 7, 9, 11),
+     dict(output_size=(3, 4, 5)), False),
+    ("adaptive_max3d_nobatch_nan", "adaptive_max_pool3d", (2, 3, 5, 4),
+     dict(output_size=(2, 3, 3)), True),
+]
+
+# max_unpoolNd of max_poolNd's result: name, dims, input sizes, pool kwargs,
+# output_size (or None).
+UNPOOL = [
+    ("unpool1d", 1, (2, 3, 12), dict(kernel_size=2), None),
+    ("unpool1d_overlap_size", 1, (2, 3, 11), dict(kernel_size=3, stride=2),
+     [2, 3, 12]),
+    ("unpool2d", 2, (2, 3, 6, 8), dict(kernel_size=2), None),
+    ("unpool2d_overlap_size", 2, (2, 2, 7, 9),
+     dict(kernel_size=3, stride=2, padding=1), [7, 9]),
+    ("unpool3d", 3, (2, 2, 4, 6, 4), dict(kernel_size=2), None),
+    ("unpool3d_overlap_nobatch", 3, (2, 5, 5, 7),
+     dict(kernel_size=3, stride=2), [5, 6, 7]),
+]
+
+
+def run_case(name, op, sizes, kw, nan):
+    x = make_input(sizes, nan)
+    xi = x.clone().requires_grad_(True)
+    fn = getattr(F, op)
+    case = {"name": name, "op": op, "args": kw, "sizes": list(sizes),
+            "x": values(x)}
+    if op.startswith("max_pool") or op.startswith("adaptive_max"):
+        y, idx = fn(xi, return_indices=True, **kw)
+        case["indices"] = idx.reshape(-1).tolist()
+    else:
+        y = fn(xi, **kw)
+    g = make_input(tuple(y.shape))
+    y.backward(g)
+    case["out_sizes"] = list(y.shape)
+    case["y"] = values(y)
+    case["grad_y"] = values(g)
+    case["grad_x"] = values(xi.grad)
+    return case
+
+
+def run_unpool(name, dims, sizes, kw, output_size):
+    pool = getattr(F, "max_pool%dd" % dims)
+    unpool = getattr(F, "max_unpool%dd" % dims)
+    x = make_input(sizes)
+    y, idx = pool(x, return_indices=True, **kw)
+    yi = y.clone().requires_grad_(True)
+    args = dict(kernel_size=kw["kernel_size"])
+    if "stride" in kw:
+        args["stride"] = kw["stride"]
+    if "padding" in kw:
+        args["padding"] = kw["padding"]
+    if output_size is not None:
+        args["output_size"] = output_size
+    z = unpool(yi, idx, **args)
+    g = make_input(tuple(z.shape))
+    z.backward(g)
+    return {"name": name, "op": "max_unpool%dd" % dims, "args": args,
+            "sizes": list(y.shape), "x": values(y),
+            "indices": idx.reshape(-1).tolist(), "out_sizes": list(z.shape),
+            "y": values(z), "grad_y": values(g), "grad_x": values(yi.grad)}
+
+
+def main():
+    torch.manual_seed(0)
+    cases = [run_case(*c) for c in CASES] + [run_unpool(*u) for u in UNPOOL]
+    with open(OUT, "w") as f:
+        json.dump({"torch": torch.__version__, "cases": cases}, f)
+        f.write("\n")
+    print("wrote", OUT, len(cases), "cases")
+
+
+if __name__ == "__main__":
+    main()
