@@ -339,6 +339,201 @@ void init_pooling_and_norm(py::module_& nn, py::module_& m) {
       ReleaseGil());
 }
 
+// The poolings over one and three dims, adaptive max pooling and max
+// unpooling (the 2-d max, average and adaptive average are above).
+void init_pooling_nd(py::module_& nn, py::module_& m) {
+  using WithIndices = std::pair<Tensor, Tensor> (*)(
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      bool);
+  auto max_pool = [](WithIndices fn, bool with_indices) {
+    return [fn, with_indices](
+               const Tensor& x,
+               const IntList& kernel_size,
+               const std::optional<IntList>& stride,
+               const IntList& padding,
+               const IntList& dilation,
+               bool ceil_mode,
+               bool return_indices) -> py::object {
+      std::pair<Tensor, Tensor> r;
+      {
+        py::gil_scoped_release gil;
+        r =
+            fn(x,
+               kernel_size,
+               stride ? *stride : IntList{},
+               padding,
+               dilation,
+               ceil_mode);
+      }
+      if (with_indices || return_indices) {
+        return py::make_tuple(r.first, r.second);
+      }
+      return py::cast(r.first);
+    };
+  };
+  const std::pair<const char*, WithIndices> max_pools[] = {
+      {"max_pool1d", &F::max_pool1d_with_indices},
+      {"max_pool3d", &F::max_pool3d_with_indices}};
+  for (const auto& [name, fn] : max_pools) {
+    for (bool with_indices : {false, true}) {
+      const std::string full =
+          std::string(name) + (with_indices ? "_with_indices" : "");
+      for (py::module_* mod : {&nn, &m}) {
+        if (with_indices && mod == &m) {
+          continue;
+        }
+        mod->def(
+            full.c_str(),
+            max_pool(fn, with_indices),
+            py::arg("input"),
+            py::arg("kernel_size"),
+            py::arg("stride") = py::none(),
+            py::arg("padding") = 0,
+            py::arg("dilation") = 1,
+            py::arg("ceil_mode") = false,
+            py::arg("return_indices") = with_indices);
+      }
+    }
+  }
+  nn.def(
+      "max_pool3d_backward",
+      &F::max_pool3d_backward,
+      py::arg("grad_output"),
+      py::arg("indices"),
+      py::arg("input_size"),
+      ReleaseGil());
+  for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "avg_pool1d",
+        [](const Tensor& x,
+           const IntList& kernel_size,
+           const std::optional<IntList>& stride,
+           const IntList& padding,
+           bool ceil_mode,
+           bool count_include_pad) {
+          return F::avg_pool1d(
+              x,
+              kernel_size,
+              stride ? *stride : IntList{},
+              padding,
+              ceil_mode,
+              count_include_pad);
+        },
+        py::arg("input"),
+        py::arg("kernel_size"),
+        py::arg("stride") = py::none(),
+        py::arg("padding") = 0,
+        py::arg("ceil_mode") = false,
+        py::arg("count_include_pad") = true,
+        ReleaseGil());
+    mod->def(
+        "adaptive_avg_pool1d",
+        &F::adaptive_avg_pool1d,
+        py::arg("input"),
+        py::arg("output_size"),
+        ReleaseGil());
+  }
+  nn.def(
+      "avg_pool3d",
+      [](const Tensor& x,
+         const IntList& kernel_size,
+         const std::optional<IntList>& stride,
+         const IntList& padding,
+         bool ceil_mode,
+         bool count_include_pad,
+         std::optional<int64_t> divisor_override) {
+        return F::avg_pool3d(
+            x,
+            kernel_size,
+            stride ? *stride : IntList{},
+            padding,
+            ceil_mode,
+            count_include_pad,
+            divisor_override);
+      },
+      py::arg("input"),
+      py::arg("kernel_size"),
+      py::arg("stride") = py::none(),
+      py::arg("padding") = 0,
+      py::arg("ceil_mode") = false,
+      py::arg("count_include_pad") = true,
+      py::arg("divisor_override") = py::none(),
+      ReleaseGil());
+  nn.def(
+      "adaptive_avg_pool3d",
+      &F::adaptive_avg_pool3d,
+      py::arg("input"),
+      py::arg("output_size"),
+      ReleaseGil());
+  using Adaptive = std::pair<Tensor, Tensor> (*)(const Tensor&, const IntList&);
+  const std::pair<const char*, Adaptive> adaptive[] = {
+      {"adaptive_max_pool1d", &F::adaptive_max_pool1d_with_indices},
+      {"adaptive_max_pool2d", &F::adaptive_max_pool2d_with_indices},
+      {"adaptive_max_pool3d", &F::adaptive_max_pool3d_with_indices}};
+  for (const auto& [name, fn] : adaptive) {
+    for (bool with_indices : {false, true}) {
+      nn.def(
+          (std::string(name) + (with_indices ? "_with_indices" : "")).c_str(),
+          [fn](const Tensor& x, const IntList& output_size, bool indices)
+              -> py::object {
+            std::pair<Tensor, Tensor> r;
+            {
+              py::gil_scoped_release gil;
+              r = fn(x, output_size);
+            }
+            if (indices) {
+              return py::make_tuple(r.first, r.second);
+            }
+            return py::cast(r.first);
+          },
+          py::arg("input"),
+          py::arg("output_size"),
+          py::arg("return_indices") = with_indices);
+    }
+  }
+  using Unpool = Tensor (*)(
+      const Tensor&,
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&);
+  const std::pair<const char*, Unpool> unpools[] = {
+      {"max_unpool1d", &F::max_unpool1d},
+      {"max_unpool2d", &F::max_unpool2d},
+      {"max_unpool3d", &F::max_unpool3d}};
+  for (const auto& [name, fn] : unpools) {
+    nn.def(
+        name,
+        [fn](
+            const Tensor& x,
+            const Tensor& indices,
+            const IntList& kernel_size,
+            const std::optional<IntList>& stride,
+            const IntList& padding,
+            const std::optional<IntList>& output_size) {
+          return fn(
+              x,
+              indices,
+              kernel_size,
+              stride ? *stride : IntList{},
+              padding,
+              output_size ? *output_size : IntList{});
+        },
+        py::arg("input"),
+        py::arg("indices"),
+        py::arg("kernel_size"),
+        py::arg("stride") = py::none(),
+        py::arg("padding") = 0,
+        py::arg("output_size") = py::none(),
+        ReleaseGil());
+  }
+}
+
 void init_losses(py::module_& nn) {
   using OptT = std::optional<Tensor>;
   nn.def(
@@ -651,6 +846,7 @@ void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
   init_activation_and_conv(nn, m);
   init_pooling_and_norm(nn, m);
+  init_pooling_nd(nn, m);
   init_losses(nn);
   init_other(nn, m);
   for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {

@@ -9,7 +9,7 @@ Run from the repository root with Debian's python3-torch:
 
 Each case holds the op, its arguments, the input (sizes and values), the
 output (and indices where the op gives them), a gradient of the output
-and the input's gradient. Values are float32 written with Python's repr of
+and the input's gradient ("repr_layers": how the pooling layers print). Values are float32 written with Python's repr of
 the float (exact); null stands for NaN. Inputs come from
 torch.manual_seed(0) and randn, rounded to multiples of 1/64 so that ties
 happen, with a NaN planted in the cases named "nan".
@@ -145,8 +145,17 @@ def run_unpool(name, dims, sizes, kw, output_size):
 def main():
     torch.manual_seed(0)
     cases = [run_case(*c) for c in CASES] + [run_unpool(*u) for u in UNPOOL]
+    nn = torch.nn
+    layers = nn.Sequential(
+        nn.MaxPool1d(3), nn.MaxPool3d(3, 2, 1), nn.AvgPool1d(3),
+        nn.AvgPool3d(3), nn.AvgPool3d((3, 2, 2), divisor_override=2),
+        nn.AdaptiveAvgPool1d(3), nn.AdaptiveAvgPool3d((1, 2, 3)),
+        nn.AdaptiveMaxPool1d(3), nn.AdaptiveMaxPool2d((3, 4)),
+        nn.AdaptiveMaxPool3d(2), nn.MaxUnpool1d(2), nn.MaxUnpool2d(2),
+        nn.MaxUnpool3d(2, 1, 1))
     with open(OUT, "w") as f:
-        json.dump({"torch": torch.__version__, "cases": cases}, f)
+        json.dump({"torch": torch.__version__, "cases": cases,
+                   "repr_layers": repr(layers)}, f)
         f.write("\n")
     print("wrote", OUT, len(cases), "cases")
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ditto/ditto.h"
 #include "tests/nn/fixture.h"
@@ -20,8 +21,7 @@ using nlohmann::json;
 
 const json& pool_golden() {
   static const json j = [] {
-    std::ifstream in(
-        std::string(DITTO_TEST_DATA_DIR) + "/nn/pool_golden.json");
+    std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/pool_golden.json");
     return json::parse(in);
   }();
   return j;
@@ -132,7 +132,8 @@ TEST(PoolGolden, EveryCaseHasPyTorchsBits) {
       use_deterministic_algorithms(det);
       for (const json& c : cases) {
         const std::string what = c["name"].get<std::string>() + " at " +
-            std::to_string(threads) + " threads" + (det ? ", deterministic" : "");
+            std::to_string(threads) + " threads" +
+            (det ? ", deterministic" : "");
         Tensor x = golden_f32(c["x"], c["sizes"]).requires_grad_(true);
         auto [y, idx] = run(c, x);
         EXPECT_EQ(y.sizes(), c["out_sizes"].get<Shape>()) << what;
@@ -153,6 +154,56 @@ TEST(PoolGolden, EveryCaseHasPyTorchsBits) {
   }
   use_deterministic_algorithms(false);
   set_num_threads(2);
+}
+
+// Each layer prints as PyTorch's does (the fixture's Sequential, line by
+// line) and computes what its functional op computes.
+TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
+  namespace nn = ditto::nn;
+  std::vector<std::string> want;
+  std::istringstream lines(pool_golden()["repr_layers"].get<std::string>());
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("): ");
+    if (at != std::string::npos) {
+      want.push_back(line.substr(at + 3));
+    }
+  }
+  std::vector<std::string> got = {
+      nn::MaxPool1d(3).repr(),
+      nn::MaxPool3d(nn::MaxPool3dOptions(3).stride({2}).padding({1})).repr(),
+      nn::AvgPool1d(3).repr(),
+      nn::AvgPool3d(3).repr(),
+      nn::AvgPool3d(nn::AvgPool3dOptions({3, 2, 2}).divisor_override(2)).repr(),
+      nn::AdaptiveAvgPool1d(3).repr(),
+      nn::AdaptiveAvgPool3d({1, 2, 3}).repr(),
+      nn::AdaptiveMaxPool1d(3).repr(),
+      nn::AdaptiveMaxPool2d({3, 4}).repr(),
+      nn::AdaptiveMaxPool3d(2).repr(),
+      nn::MaxUnpool1d(2).repr(),
+      nn::MaxUnpool2d(2).repr(),
+      nn::MaxUnpool3d(nn::MaxUnpool3dOptions(2).stride({1}).padding({1}))
+          .repr(),
+  };
+  EXPECT_EQ(got, want);
+
+  manual_seed(3);
+  const Tensor x = randn({2, 3, 6, 8, 4});
+  nn::MaxPool3d pool(nn::MaxPool3dOptions(2));
+  auto [y, idx] = pool.forward_with_indices(x);
+  EXPECT_TRUE(equal(y, F::max_pool3d(x, {2})));
+  // Unpooling puts each maximum back where it was, zeros elsewhere.
+  const Tensor back = nn::MaxUnpool3d(2).forward(y, idx);
+  EXPECT_TRUE(equal(back, where(back.ne(0), x, zeros_like(x))));
+  EXPECT_TRUE(equal(F::max_pool3d(back, {2}), y));
+  EXPECT_TRUE(equal(
+      nn::AdaptiveMaxPool2d({3, 4}).forward(x[0]),
+      F::adaptive_max_pool2d(x[0], {3, 4})));
+  EXPECT_TRUE(equal(
+      nn::AvgPool1d(3).forward(x.flatten(2)),
+      F::avg_pool1d(x.flatten(2), {3})));
+  EXPECT_THROW(nn::MaxPool3d(nn::MaxPool3dOptions({2, 2})), ValueError);
+  EXPECT_THROW(
+      nn::AvgPool1d(nn::AvgPool1dOptions(2).divisor_override(3)), ValueError);
 }
 
 } // namespace

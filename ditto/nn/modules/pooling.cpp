@@ -5,36 +5,87 @@
 #include "ditto/nn/functional.h"
 
 namespace ditto::nn {
+namespace {
 
-MaxPool2d::MaxPool2d(const MaxPool2dOptions& o)
-    : Module("MaxPool2d"), options(o) {
-  two(o.kernel_size(), "MaxPool2d", "kernel_size");
+namespace F = functional;
+
+std::string layer_name(const char* kind, int d) {
+  return kind + std::to_string(d) + "d";
 }
 
-std::pair<Tensor, Tensor> MaxPool2d::forward_with_indices(
+// v as the layer takes it: one int or d ints, ValueError naming the layer
+// otherwise (before any call).
+void check_dims(
+    const IntList& v,
+    int d,
+    const std::string& layer,
+    const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || int(v.size()) == d,
+      ValueError,
+      layer.c_str(),
+      what,
+      " must be one int",
+      d == 1 ? "" : " or " + std::to_string(d) + " ints",
+      ", got ",
+      v.size(),
+      " values");
+}
+
+template <int D>
+std::pair<Tensor, Tensor> max_pool(
+    const Tensor& x,
+    const MaxPoolOptions<D>& o) {
+  using Fn = std::pair<Tensor, Tensor> (*)(
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      bool);
+  static constexpr Fn kFns[] = {
+      nullptr,
+      &F::max_pool1d_with_indices,
+      &F::max_pool2d_with_indices,
+      &F::max_pool3d_with_indices};
+  return kFns[D](
+      x, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+
+} // namespace
+
+template <int D>
+MaxPoolNd<D>::MaxPoolNd(const MaxPoolOptions<D>& o)
+    : Module(layer_name("MaxPool", D)), options(o) {
+  check_dims(o.kernel_size(), D, type_name(), "kernel_size");
+}
+
+template <int D>
+std::pair<Tensor, Tensor> MaxPoolNd<D>::forward_with_indices(
     const Tensor& x) const {
   ForwardScope scope(*this);
-  return functional::max_pool2d_with_indices(
-      x,
-      options.kernel_size(),
-      options.stride(),
-      options.padding(),
-      options.dilation(),
-      options.ceil_mode());
+  return max_pool(x, options);
 }
 
-Tensor MaxPool2d::forward(const Tensor& x) const {
+template <int D>
+Tensor MaxPoolNd<D>::forward(const Tensor& x) const {
   ForwardScope scope(*this);
-  return functional::max_pool2d(
-      x,
-      options.kernel_size(),
-      options.stride(),
-      options.padding(),
-      options.dilation(),
-      options.ceil_mode());
+  const auto& o = options;
+  using Fn = Tensor (*)(
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      bool);
+  static constexpr Fn kFns[] = {
+      nullptr, &F::max_pool1d, &F::max_pool2d, &F::max_pool3d};
+  return kFns[D](
+      x, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
 }
 
-std::string MaxPool2d::extra_repr() const {
+template <int D>
+std::string MaxPoolNd<D>::extra_repr() const {
   const auto& o = options;
   return "kernel_size=" + py_int_or_tuple(o.kernel_size()) + ", stride=" +
       py_int_or_tuple(o.stride().empty() ? o.kernel_size() : o.stride()) +
@@ -43,33 +94,151 @@ std::string MaxPool2d::extra_repr() const {
       ", ceil_mode=" + py_bool(o.ceil_mode());
 }
 
-Tensor AvgPool2d::forward(const Tensor& x) const {
+template <int D>
+AvgPoolNd<D>::AvgPoolNd(const AvgPoolOptions<D>& o)
+    : Module(layer_name("AvgPool", D)), options(o) {
+  check_dims(o.kernel_size(), D, type_name(), "kernel_size");
+  DITTO_CHECK(
+      D > 1 || !o.divisor_override(),
+      ValueError,
+      type_name().c_str(),
+      "divisor_override is for AvgPool2d and AvgPool3d");
+}
+
+template <int D>
+Tensor AvgPoolNd<D>::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   const auto& o = options;
-  return functional::avg_pool2d(
-      x,
-      o.kernel_size(),
-      o.stride(),
-      o.padding(),
-      o.ceil_mode(),
-      o.count_include_pad(),
-      o.divisor_override());
+  if constexpr (D == 1) {
+    return F::avg_pool1d(
+        x,
+        o.kernel_size(),
+        o.stride(),
+        o.padding(),
+        o.ceil_mode(),
+        o.count_include_pad());
+  } else {
+    return (D == 2 ? &F::avg_pool2d : &F::avg_pool3d)(
+        x,
+        o.kernel_size(),
+        o.stride(),
+        o.padding(),
+        o.ceil_mode(),
+        o.count_include_pad(),
+        o.divisor_override());
+  }
 }
 
-std::string AvgPool2d::extra_repr() const {
+template <int D>
+std::string AvgPoolNd<D>::extra_repr() const {
+  // PyTorch's AvgPool1d keeps its arguments as 1-tuples.
   const auto& o = options;
-  return "kernel_size=" + py_int_or_tuple(o.kernel_size()) + ", stride=" +
-      py_int_or_tuple(o.stride().empty() ? o.kernel_size() : o.stride()) +
-      ", padding=" + py_int_or_tuple(o.padding());
+  auto arg = [](const IntList& v) {
+    return D == 1 ? py_tuple(v, 1) : py_int_or_tuple(v);
+  };
+  return "kernel_size=" + arg(o.kernel_size()) +
+      ", stride=" + arg(o.stride().empty() ? o.kernel_size() : o.stride()) +
+      ", padding=" + arg(o.padding());
 }
 
-Tensor AdaptiveAvgPool2d::forward(const Tensor& x) const {
+template <int D>
+AdaptiveAvgPoolNd<D>::AdaptiveAvgPoolNd(IntList size)
+    : Module(layer_name("AdaptiveAvgPool", D)), output_size(std::move(size)) {
+  check_dims(output_size, D, type_name(), "output_size");
+}
+
+template <int D>
+Tensor AdaptiveAvgPoolNd<D>::forward(const Tensor& x) const {
   ForwardScope scope(*this);
-  return functional::adaptive_avg_pool2d(x, output_size);
+  static constexpr Tensor (*kFns[])(const Tensor&, const IntList&) = {
+      nullptr,
+      &F::adaptive_avg_pool1d,
+      &F::adaptive_avg_pool2d,
+      &F::adaptive_avg_pool3d};
+  return kFns[D](x, output_size);
 }
 
-std::string AdaptiveAvgPool2d::extra_repr() const {
+template <int D>
+std::string AdaptiveAvgPoolNd<D>::extra_repr() const {
   return "output_size=" + py_int_or_tuple(output_size);
 }
+
+template <int D>
+AdaptiveMaxPoolNd<D>::AdaptiveMaxPoolNd(IntList size)
+    : Module(layer_name("AdaptiveMaxPool", D)), output_size(std::move(size)) {
+  check_dims(output_size, D, type_name(), "output_size");
+}
+
+template <int D>
+std::pair<Tensor, Tensor> AdaptiveMaxPoolNd<D>::forward_with_indices(
+    const Tensor& x) const {
+  ForwardScope scope(*this);
+  static constexpr std::pair<Tensor, Tensor> (*kFns[])(
+      const Tensor&, const IntList&) = {
+      nullptr,
+      &F::adaptive_max_pool1d_with_indices,
+      &F::adaptive_max_pool2d_with_indices,
+      &F::adaptive_max_pool3d_with_indices};
+  return kFns[D](x, output_size);
+}
+
+template <int D>
+Tensor AdaptiveMaxPoolNd<D>::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
+  static constexpr Tensor (*kFns[])(const Tensor&, const IntList&) = {
+      nullptr,
+      &F::adaptive_max_pool1d,
+      &F::adaptive_max_pool2d,
+      &F::adaptive_max_pool3d};
+  return kFns[D](x, output_size);
+}
+
+template <int D>
+std::string AdaptiveMaxPoolNd<D>::extra_repr() const {
+  return "output_size=" + py_int_or_tuple(output_size);
+}
+
+template <int D>
+MaxUnpoolNd<D>::MaxUnpoolNd(const MaxUnpoolOptions<D>& o)
+    : Module(layer_name("MaxUnpool", D)), options(o) {
+  check_dims(o.kernel_size(), D, type_name(), "kernel_size");
+}
+
+template <int D>
+Tensor MaxUnpoolNd<D>::forward(
+    const Tensor& x,
+    const Tensor& indices,
+    const IntList& output_size) const {
+  ForwardScope scope(*this);
+  static constexpr Tensor (*kFns[])(
+      const Tensor&,
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      const IntList&) = {
+      nullptr, &F::max_unpool1d, &F::max_unpool2d, &F::max_unpool3d};
+  const auto& o = options;
+  return kFns[D](
+      x, indices, o.kernel_size(), o.stride(), o.padding(), output_size);
+}
+
+template <int D>
+std::string MaxUnpoolNd<D>::extra_repr() const {
+  // PyTorch keeps MaxUnpool's arguments as D-tuples.
+  const auto& o = options;
+  return "kernel_size=" + py_tuple(o.kernel_size(), D) + ", stride=" +
+      py_tuple(o.stride().empty() ? o.kernel_size() : o.stride(), D) +
+      ", padding=" + py_tuple(o.padding(), D);
+}
+
+#define DITTO_POOLING_INSTANCES(D)     \
+  template class MaxPoolNd<D>;         \
+  template class AvgPoolNd<D>;         \
+  template class AdaptiveAvgPoolNd<D>; \
+  template class AdaptiveMaxPoolNd<D>; \
+  template class MaxUnpoolNd<D>;
+DITTO_POOLING_DIMS(DITTO_POOLING_INSTANCES)
+#undef DITTO_POOLING_INSTANCES
 
 } // namespace ditto::nn

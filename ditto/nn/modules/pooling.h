@@ -1,6 +1,11 @@
 #pragma once
 
-// The pooling layers: MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.
+// The pooling layers over one, two and three dims (LibTorch's names:
+// MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d,
+// AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d), each a template over its dim
+// count D with one options struct (MaxPool2dOptions = MaxPoolOptions<2>).
+// Arguments are one int for every dim or D ints; the functions in
+// ditto/nn/functional/pooling.h do the work.
 
 #include <optional>
 #include <string>
@@ -11,9 +16,10 @@
 
 namespace ditto::nn {
 
-struct DITTO_API MaxPool2dOptions {
-  MaxPool2dOptions(IntList kernel_size)
-      : kernel_size_(std::move(kernel_size)) {}
+template <int D>
+struct MaxPoolOptions {
+  MaxPoolOptions(IntList kernel_size) : kernel_size_(std::move(kernel_size)) {}
+  MaxPoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
   DITTO_NN_ARG(IntList, kernel_size);
   DITTO_NN_ARG(IntList, stride); // empty: the kernel size
   DITTO_NN_ARG(IntList, padding) = {0};
@@ -21,47 +27,105 @@ struct DITTO_API MaxPool2dOptions {
   DITTO_NN_ARG(bool, ceil_mode) = false;
 };
 
-class DITTO_API MaxPool2d : public Module {
+template <int D>
+class DITTO_API MaxPoolNd : public Module {
  public:
-  MaxPool2d(int64_t kernel_size) : MaxPool2d(MaxPool2dOptions({kernel_size})) {}
-  explicit MaxPool2d(const MaxPool2dOptions& options);
+  MaxPoolNd(int64_t kernel_size) : MaxPoolNd(MaxPoolOptions<D>(kernel_size)) {}
+  explicit MaxPoolNd(const MaxPoolOptions<D>& options);
   Tensor forward(const Tensor& x) const;
-  // The output and the flat h * W + w index of each maximum.
+  // The output and the flat index of each maximum in its plane.
   std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
   std::string extra_repr() const override;
 
-  MaxPool2dOptions options;
+  MaxPoolOptions<D> options;
 };
 
-struct DITTO_API AvgPool2dOptions {
-  AvgPool2dOptions(IntList kernel_size)
-      : kernel_size_(std::move(kernel_size)) {}
+template <int D>
+struct AvgPoolOptions {
+  AvgPoolOptions(IntList kernel_size) : kernel_size_(std::move(kernel_size)) {}
+  AvgPoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
   DITTO_NN_ARG(IntList, kernel_size);
   DITTO_NN_ARG(IntList, stride); // empty: the kernel size
   DITTO_NN_ARG(IntList, padding) = {0};
   DITTO_NN_ARG(bool, ceil_mode) = false;
   DITTO_NN_ARG(bool, count_include_pad) = true;
+  // 2-d and 3-d only (PyTorch's AvgPool1d has none).
   DITTO_NN_ARG(std::optional<int64_t>, divisor_override);
 };
 
-class DITTO_API AvgPool2d : public Module {
+template <int D>
+class DITTO_API AvgPoolNd : public Module {
  public:
-  AvgPool2d(int64_t kernel_size) : AvgPool2d(AvgPool2dOptions({kernel_size})) {}
-  explicit AvgPool2d(const AvgPool2dOptions& options)
-      : Module("AvgPool2d"), options(options) {}
+  AvgPoolNd(int64_t kernel_size) : AvgPoolNd(AvgPoolOptions<D>(kernel_size)) {}
+  explicit AvgPoolNd(const AvgPoolOptions<D>& options);
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
-  AvgPool2dOptions options;
+  AvgPoolOptions<D> options;
 };
 
-class DITTO_API AdaptiveAvgPool2d : public Module {
+template <int D>
+class DITTO_API AdaptiveAvgPoolNd : public Module {
  public:
-  explicit AdaptiveAvgPool2d(IntList output_size)
-      : Module("AdaptiveAvgPool2d"), output_size(std::move(output_size)) {}
-  AdaptiveAvgPool2d(int64_t size) : AdaptiveAvgPool2d(IntList{size}) {}
+  explicit AdaptiveAvgPoolNd(IntList output_size);
+  AdaptiveAvgPoolNd(int64_t size) : AdaptiveAvgPoolNd(IntList{size}) {}
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   IntList output_size;
 };
+
+template <int D>
+class DITTO_API AdaptiveMaxPoolNd : public Module {
+ public:
+  explicit AdaptiveMaxPoolNd(IntList output_size);
+  AdaptiveMaxPoolNd(int64_t size) : AdaptiveMaxPoolNd(IntList{size}) {}
+  Tensor forward(const Tensor& x) const;
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
+  std::string extra_repr() const override;
+  IntList output_size;
+};
+
+template <int D>
+struct MaxUnpoolOptions {
+  MaxUnpoolOptions(IntList kernel_size)
+      : kernel_size_(std::move(kernel_size)) {}
+  MaxUnpoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride); // empty: the kernel size
+  DITTO_NN_ARG(IntList, padding) = {0};
+};
+
+template <int D>
+class DITTO_API MaxUnpoolNd : public Module {
+ public:
+  MaxUnpoolNd(int64_t kernel_size)
+      : MaxUnpoolNd(MaxUnpoolOptions<D>(kernel_size)) {}
+  explicit MaxUnpoolNd(const MaxUnpoolOptions<D>& options);
+  // output_size: empty for the default size, else the last D sizes (or
+  // all D + 2), as the functional op takes it.
+  Tensor forward(
+      const Tensor& x,
+      const Tensor& indices,
+      const IntList& output_size = {}) const;
+  std::string extra_repr() const override;
+  MaxUnpoolOptions<D> options;
+};
+
+#define DITTO_POOLING_DIMS(X) X(1) X(2) X(3)
+#define DITTO_POOLING_ALIASES(D)                      \
+  using MaxPool##D##dOptions = MaxPoolOptions<D>;     \
+  using MaxPool##D##d = MaxPoolNd<D>;                 \
+  using AvgPool##D##dOptions = AvgPoolOptions<D>;     \
+  using AvgPool##D##d = AvgPoolNd<D>;                 \
+  using AdaptiveAvgPool##D##d = AdaptiveAvgPoolNd<D>; \
+  using AdaptiveMaxPool##D##d = AdaptiveMaxPoolNd<D>; \
+  using MaxUnpool##D##dOptions = MaxUnpoolOptions<D>; \
+  using MaxUnpool##D##d = MaxUnpoolNd<D>;             \
+  extern template class MaxPoolNd<D>;                 \
+  extern template class AvgPoolNd<D>;                 \
+  extern template class AdaptiveAvgPoolNd<D>;         \
+  extern template class AdaptiveMaxPoolNd<D>;         \
+  extern template class MaxUnpoolNd<D>;
+DITTO_POOLING_DIMS(DITTO_POOLING_ALIASES)
+#undef DITTO_POOLING_ALIASES
 
 } // namespace ditto::nn

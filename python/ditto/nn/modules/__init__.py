@@ -6,7 +6,11 @@ from .linear import Flatten, Identity, Linear, Unflatten
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .activation import (GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid,
                          Softmax, Tanh)
-from .pooling import MaxPool2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d,
+                      AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
+                      AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
+                      MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d,
+                      MaxUnpool2d, MaxUnpool3d)
 from .dropout import Dropout, Dropout2d
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .sparse import Embedding
@@ -18,7 +22,11 @@ __all__ = [
     "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
     "Sequential", "Flatten", "Identity", "Linear",
     "Unflatten", "Conv1d", "Conv2d", "ConvTranspose2d", "GELU", "LeakyReLU",
-    "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax", "Tanh", "MaxPool2d",
+    "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax", "Tanh", "MaxPool1d",
+    "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
     "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "GroupNorm",
     "LayerNorm", "Embedding", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "CTCLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GRU",

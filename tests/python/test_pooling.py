@@ -1,0 +1,107 @@
+"""The poolings over one, two and three dims and max unpooling from Python:
+torch's argument names and defaults, the outputs and gradients of the
+PyTorch 1.13 fixture (tests/nn/pool_golden.json, bit for bit in float32),
+the layers' printed forms, and the errors."""
+import json
+import os
+import struct
+
+import pytest
+
+import ditto
+import ditto.nn as nn
+import ditto.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "..", "nn", "pool_golden.json")
+
+
+def golden():
+    with open(GOLDEN) as f:
+        return json.load(f)
+
+
+def f32(values, shape):
+    nan = float("nan")
+    return ditto.tensor([nan if v is None else v for v in values],
+                        dtype=ditto.float64).float().reshape(shape)
+
+
+def bits(t):
+    return [struct.pack("<f", v) if v == v else b"nan"
+            for v in t.detach().contiguous().reshape(-1).tolist()]
+
+
+def want_bits(values):
+    return [b"nan" if v is None else struct.pack("<f", v) for v in values]
+
+
+def call(case, x):
+    op, a = case["op"], dict(case["args"])
+    if op.startswith("max_unpool"):
+        idx = ditto.tensor(case["indices"]).reshape(case["sizes"])
+        return getattr(F, op)(x, idx, **a), None
+    if op.startswith("max_pool") or op.startswith("adaptive_max"):
+        return getattr(F, op)(x, return_indices=True, **a)
+    return getattr(F, op)(x, **a), None
+
+
+def test_every_fixture_case_from_python():
+    cases = golden()["cases"]
+    assert len(cases) >= 27
+    for case in cases:
+        x = f32(case["x"], case["sizes"]).requires_grad_(True)
+        y, idx = call(case, x)
+        assert list(y.shape) == case["out_sizes"], case["name"]
+        assert bits(y) == want_bits(case["y"]), case["name"]
+        if idx is not None:
+            assert idx.reshape(-1).tolist() == case["indices"], case["name"]
+        y.backward(f32(case["grad_y"], case["out_sizes"]))
+        assert bits(x.grad) == want_bits(case["grad_x"]), case["name"]
+
+
+def test_layers_print_as_pytorchs():
+    layers = nn.Sequential(
+        nn.MaxPool1d(3), nn.MaxPool3d(3, 2, 1), nn.AvgPool1d(3),
+        nn.AvgPool3d(3), nn.AvgPool3d((3, 2, 2), divisor_override=2),
+        nn.AdaptiveAvgPool1d(3), nn.AdaptiveAvgPool3d((1, 2, 3)),
+        nn.AdaptiveMaxPool1d(3), nn.AdaptiveMaxPool2d((3, 4)),
+        nn.AdaptiveMaxPool3d(2), nn.MaxUnpool1d(2), nn.MaxUnpool2d(2),
+        nn.MaxUnpool3d(2, 1, 1))
+    assert repr(layers) == golden()["repr_layers"]
+
+
+def test_layers_compute_their_functional_op():
+    ditto.manual_seed(0)
+    x = ditto.randn(2, 3, 6, 8, 4)
+    y, idx = nn.MaxPool3d(2, return_indices=True)(x)
+    assert ditto.equal(y, F.max_pool3d(x, 2))
+    back = nn.MaxUnpool3d(2)(y, idx)
+    assert ditto.equal(F.max_pool3d(back, 2), y)
+    assert list(nn.MaxUnpool3d(2)(y, idx, output_size=[7, 9, 5]).shape) == \
+        [2, 3, 7, 9, 5]
+    o, i = nn.AdaptiveMaxPool2d((3, 4), return_indices=True)(x[0])
+    assert ditto.equal(o, F.adaptive_max_pool2d(x[0], (3, 4)))
+    assert ditto.equal(
+        nn.AvgPool3d(2, divisor_override=3)(x),
+        F.avg_pool3d(x, 2, divisor_override=3))
+    assert ditto.equal(nn.AdaptiveAvgPool1d(3)(x.flatten(2)),
+                       ditto.adaptive_avg_pool1d(x.flatten(2), 3))
+    assert ditto.equal(ditto.max_pool1d(x.flatten(2), 3),
+                       F.max_pool1d(x.flatten(2), 3))
+
+
+def test_bad_input_names_the_op():
+    x = ditto.randn(1, 2, 4, 4, 4)
+    with pytest.raises(ValueError, match=r"\[max_pool3d\].*pad should be"):
+        F.max_pool3d(x, 2, 1, 2)
+    with pytest.raises(ValueError, match=r"\[avg_pool1d\].*non-empty 2D or 3D"):
+        F.avg_pool1d(x, 2)
+    y, idx = F.max_pool3d(x, 2, return_indices=True)
+    bad = idx.clone()
+    bad.view(-1)[1] = 64
+    with pytest.raises(IndexError, match=r"\[max_unpool3d\] Found an invalid "
+                                         r"max index: 64"):
+        F.max_unpool3d(y, bad, 2)
+    with pytest.raises(ValueError, match=r"\[max_unpool2d\] invalid output_size"):
+        F.max_unpool2d(y[0], idx[0], 2, output_size=[9, 2])
