@@ -232,6 +232,15 @@ DITTO_OP_RECORDS(shape_ops) {
           [](const SampleSpec& spec) {
             const int64_t r = s::size(spec, 61, 4), c = s::size(spec, 97, 5);
             Tensor m = s::varied({2, r, c}, spec.dtype, 8.0, 1);
+            Tensor vol = s::varied(
+                {2,
+                 s::size(spec, 3, 1),
+                 s::size(spec, 9, 3),
+                 s::size(spec, 11, 3),
+                 s::size(spec, 13, 4)},
+                spec.dtype,
+                8.0,
+                2);
             auto mode = [](const char* md, IntList p) {
               return s::call1(
                   [md, p](const Tensor& x) { return pad(x, p, md, 0.5); });
@@ -241,6 +250,9 @@ DITTO_OP_RECORDS(shape_ops) {
                 {"reflect", {m}, mode("reflect", {2, 3, 1, 2})},
                 {"replicate", {s::strided(m)}, mode("replicate", {3, 0, 2, 1})},
                 {"negative_crops", {m}, mode("constant", {-1, 2, 1, -2})},
+                {"reflect_1d", {m}, mode("reflect", {3, 2})},
+                {"replicate_3d", {vol}, mode("replicate", {2, 1, 0, 3, 1, 2})},
+                {"reflect_3d", {vol}, mode("reflect", {1, 2, 2, 0, 1, 1})},
             };
           },
       .bad_samples =

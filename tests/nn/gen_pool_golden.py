@@ -8,8 +8,9 @@ Run from the repository root with Debian's python3-torch:
     /usr/bin/python3 tests/nn/gen_pool_golden.py
 
 Each case holds the op, its arguments, the input (sizes and values), the
-output (and indices where the op gives them), a gradient of the output
-and the input's gradient ("repr_layers": how the pooling layers print). Values are float32 written with Python's repr of
+output (and indices where the op gives them; the cases of op "pad" are
+F.pad in every mode over one and three dims), a gradient of the output
+and the input's gradient ("repr_layers", "repr_pads": how the pooling and padding layers print). Values are float32 written with Python's repr of
 the float (exact); null stands for NaN. Inputs come from
 torch.manual_seed(0) and randn, rounded to multiples of 1/64 so that ties
 happen, with a NaN planted in the cases named "nan".
@@ -142,9 +143,33 @@ def run_unpool(name, dims, sizes, kw, output_size):
             "y": values(z), "grad_y": values(g), "grad_x": values(yi.grad)}
 
 
+# F.pad in the non-constant modes over one and three dims (and constant):
+# name, input sizes, pad, mode, value.
+PADS = [
+    ("reflect1d", (2, 3, 9), (3, 2), "reflect", 0.0),
+    ("replicate1d", (3, 7), (4, 1), "replicate", 0.0),
+    ("reflect3d", (1, 2, 4, 5, 6), (1, 2, 2, 1, 3, 0), "reflect", 0.0),
+    ("replicate3d", (2, 1, 3, 4, 5), (2, 3, 1, 0, 4, 2), "replicate", 0.0),
+    ("constant3d", (2, 3, 4, 5), (1, 0, 2, 1, 0, 3), "constant", 1.5),
+]
+
+
+def run_pad(name, sizes, pad, mode, value):
+    x = make_input(sizes)
+    xi = x.clone().requires_grad_(True)
+    y = F.pad(xi, pad, mode=mode, value=value)
+    g = make_input(tuple(y.shape))
+    y.backward(g)
+    return {"name": name, "op": "pad", "args": {"pad": list(pad),
+            "mode": mode, "value": value}, "sizes": list(sizes),
+            "x": values(x), "out_sizes": list(y.shape), "y": values(y),
+            "grad_y": values(g), "grad_x": values(xi.grad)}
+
+
 def main():
     torch.manual_seed(0)
     cases = [run_case(*c) for c in CASES] + [run_unpool(*u) for u in UNPOOL]
+    cases += [run_pad(*p) for p in PADS]
     nn = torch.nn
     layers = nn.Sequential(
         nn.MaxPool1d(3), nn.MaxPool3d(3, 2, 1), nn.AvgPool1d(3),
@@ -153,9 +178,14 @@ def main():
         nn.AdaptiveMaxPool1d(3), nn.AdaptiveMaxPool2d((3, 4)),
         nn.AdaptiveMaxPool3d(2), nn.MaxUnpool1d(2), nn.MaxUnpool2d(2),
         nn.MaxUnpool3d(2, 1, 1))
+    pads = nn.Sequential(
+        nn.ReflectionPad1d(2), nn.ReflectionPad1d((1, 2)), nn.ReflectionPad3d(1),
+        nn.ReplicationPad1d(3), nn.ReplicationPad2d((1, 2, 3, 4)),
+        nn.ReplicationPad3d((1, 2, 3, 4, 5, 6)), nn.ConstantPad1d(2, 3.5),
+        nn.ConstantPad2d(1, 0.0), nn.ConstantPad3d(1, -1.25), nn.ZeroPad2d(1))
     with open(OUT, "w") as f:
         json.dump({"torch": torch.__version__, "cases": cases,
-                   "repr_layers": repr(layers)}, f)
+                   "repr_layers": repr(layers), "repr_pads": repr(pads)}, f)
         f.write("\n")
     print("wrote", OUT, len(cases), "cases")
 

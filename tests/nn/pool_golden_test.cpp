@@ -58,6 +58,15 @@ std::pair<Tensor, Tensor> run(const json& c, const Tensor& x) {
     div = a["divisor_override"].get<int64_t>();
   }
   const IntList size = ints(a, "output_size", {});
+  if (op == "pad") {
+    return {
+        F::pad(
+            x,
+            a["pad"].get<IntList>(),
+            a["mode"].get<std::string>(),
+            a["value"].get<double>()),
+        {}};
+  }
   if (op == "max_pool1d") {
     return F::max_pool1d_with_indices(x, k, st, pad, dil, ceil);
   }
@@ -125,7 +134,7 @@ void expect_bits(const Tensor& got, const json& want, const std::string& what) {
 
 TEST(PoolGolden, EveryCaseHasPyTorchsBits) {
   const json& cases = pool_golden()["cases"];
-  ASSERT_GE(cases.size(), 27u);
+  ASSERT_GE(cases.size(), 32u);
   for (int threads : {1, 2}) {
     for (bool det : {false, true}) {
       set_num_threads(threads);
@@ -156,18 +165,24 @@ TEST(PoolGolden, EveryCaseHasPyTorchsBits) {
   set_num_threads(2);
 }
 
+// The layers of a printed Sequential, one line each.
+std::vector<std::string> printed_layers(const char* key) {
+  std::vector<std::string> out;
+  std::istringstream lines(pool_golden()[key].get<std::string>());
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("): ");
+    if (at != std::string::npos) {
+      out.push_back(line.substr(at + 3));
+    }
+  }
+  return out;
+}
+
 // Each layer prints as PyTorch's does (the fixture's Sequential, line by
 // line) and computes what its functional op computes.
 TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
   namespace nn = ditto::nn;
-  std::vector<std::string> want;
-  std::istringstream lines(pool_golden()["repr_layers"].get<std::string>());
-  for (std::string line; std::getline(lines, line);) {
-    const size_t at = line.find("): ");
-    if (at != std::string::npos) {
-      want.push_back(line.substr(at + 3));
-    }
-  }
+  const std::vector<std::string> want = printed_layers("repr_layers");
   std::vector<std::string> got = {
       nn::MaxPool1d(3).repr(),
       nn::MaxPool3d(nn::MaxPool3dOptions(3).stride({2}).padding({1})).repr(),
@@ -204,6 +219,34 @@ TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
   EXPECT_THROW(nn::MaxPool3d(nn::MaxPool3dOptions({2, 2})), ValueError);
   EXPECT_THROW(
       nn::AvgPool1d(nn::AvgPool1dOptions(2).divisor_override(3)), ValueError);
+}
+
+TEST(PoolGolden, PaddingLayersPrintAsPyTorchsAndPad) {
+  namespace nn = ditto::nn;
+  const std::vector<std::string> got = {
+      nn::ReflectionPad1d(2).repr(),
+      nn::ReflectionPad1d({1, 2}).repr(),
+      nn::ReflectionPad3d(1).repr(),
+      nn::ReplicationPad1d(3).repr(),
+      nn::ReplicationPad2d({1, 2, 3, 4}).repr(),
+      nn::ReplicationPad3d({1, 2, 3, 4, 5, 6}).repr(),
+      nn::ConstantPad1d(2, 3.5).repr(),
+      nn::ConstantPad2d(1, 0.0).repr(),
+      nn::ConstantPad3d(1, -1.25).repr(),
+      nn::ZeroPad2d(1).repr(),
+  };
+  EXPECT_EQ(got, printed_layers("repr_pads"));
+  manual_seed(4);
+  const Tensor x = randn({2, 3, 4, 5, 6});
+  EXPECT_TRUE(equal(
+      nn::ReflectionPad3d({1, 2, 3, 0, 1, 1}).forward(x),
+      F::pad(x, {1, 2, 3, 0, 1, 1}, "reflect")));
+  EXPECT_TRUE(equal(
+      nn::ConstantPad1d(2, 0.5).forward(x),
+      F::pad(x, {2, 2}, "constant", 0.5)));
+  EXPECT_THROW(nn::ReplicationPad3d({1, 2}), ValueError);
+  // Reflect pads must stay below the size they mirror.
+  EXPECT_THROW(nn::ReflectionPad3d(4).forward(x), ValueError);
 }
 
 } // namespace

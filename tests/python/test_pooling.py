@@ -1,4 +1,5 @@
-"""The poolings over one, two and three dims and max unpooling from Python:
+"""The poolings over one, two and three dims, max unpooling and padding from
+Python:
 torch's argument names and defaults, the outputs and gradients of the
 PyTorch 1.13 fixture (tests/nn/pool_golden.json, bit for bit in float32),
 the layers' printed forms, and the errors."""
@@ -48,7 +49,7 @@ def call(case, x):
 
 def test_every_fixture_case_from_python():
     cases = golden()["cases"]
-    assert len(cases) >= 27
+    assert len(cases) >= 32
     for case in cases:
         x = f32(case["x"], case["sizes"]).requires_grad_(True)
         y, idx = call(case, x)
@@ -69,6 +70,21 @@ def test_layers_print_as_pytorchs():
         nn.AdaptiveMaxPool3d(2), nn.MaxUnpool1d(2), nn.MaxUnpool2d(2),
         nn.MaxUnpool3d(2, 1, 1))
     assert repr(layers) == golden()["repr_layers"]
+
+
+def test_padding_layers_print_as_pytorchs():
+    pads = nn.Sequential(
+        nn.ReflectionPad1d(2), nn.ReflectionPad1d((1, 2)),
+        nn.ReflectionPad3d(1), nn.ReplicationPad1d(3),
+        nn.ReplicationPad2d((1, 2, 3, 4)),
+        nn.ReplicationPad3d((1, 2, 3, 4, 5, 6)), nn.ConstantPad1d(2, 3.5),
+        nn.ConstantPad2d(1, 0.0), nn.ConstantPad3d(1, -1.25), nn.ZeroPad2d(1))
+    assert repr(pads) == golden()["repr_pads"]
+    x = ditto.randn(2, 3, 4, 5, 6)
+    assert ditto.equal(nn.ReplicationPad3d((1, 2, 0, 1, 3, 0))(x),
+                       F.pad(x, [1, 2, 0, 1, 3, 0], mode="replicate"))
+    with pytest.raises(ValueError, match="ReflectionPad3d"):
+        nn.ReflectionPad3d((1, 2))
 
 
 def test_layers_compute_their_functional_op():

@@ -1,6 +1,10 @@
 #pragma once
 
-// The padding layers: ZeroPad2d, ReflectionPad2d and ReplicationPad2d.
+// The padding layers over one, two and three dims (LibTorch's names):
+// ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, ConstantPad1d/2d/3d and
+// ZeroPad2d. padding is (left, right) for the last dim, then (top, bottom),
+// then (front, back), or one value for all of them; the work is
+// functional::pad's.
 
 #include <string>
 
@@ -8,34 +12,60 @@
 
 namespace ditto::nn {
 
-// Pads the last two dims: padding (left, right, top, bottom), or one value
-// for all four.
-class DITTO_API ZeroPad2d : public Module {
+template <int D>
+class DITTO_API PadNd : public Module {
  public:
-  ZeroPad2d(IntList padding)
-      : ZeroPad2d("ZeroPad2d", "constant", std::move(padding)) {}
-  ZeroPad2d(int64_t padding) : ZeroPad2d(IntList{padding}) {}
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
-  IntList padding; // always four values
+  IntList padding; // always 2 * D values
+  double value = 0.0; // constant mode
 
  protected:
-  ZeroPad2d(const char* name, const char* mode, IntList padding);
+  // kind: "ReflectionPad", "ReplicationPad", "ConstantPad" or "ZeroPad".
+  PadNd(const char* kind, const char* mode, IntList padding, double value);
   const char* mode_;
 };
 
-class DITTO_API ReflectionPad2d : public ZeroPad2d {
+template <int D>
+class DITTO_API ReflectionPadNd : public PadNd<D> {
  public:
-  ReflectionPad2d(IntList padding)
-      : ZeroPad2d("ReflectionPad2d", "reflect", std::move(padding)) {}
-  ReflectionPad2d(int64_t padding) : ReflectionPad2d(IntList{padding}) {}
+  ReflectionPadNd(IntList padding)
+      : PadNd<D>("ReflectionPad", "reflect", std::move(padding), 0.0) {}
+  ReflectionPadNd(int64_t padding) : ReflectionPadNd(IntList{padding}) {}
 };
 
-class DITTO_API ReplicationPad2d : public ZeroPad2d {
+template <int D>
+class DITTO_API ReplicationPadNd : public PadNd<D> {
  public:
-  ReplicationPad2d(IntList padding)
-      : ZeroPad2d("ReplicationPad2d", "replicate", std::move(padding)) {}
-  ReplicationPad2d(int64_t padding) : ReplicationPad2d(IntList{padding}) {}
+  ReplicationPadNd(IntList padding)
+      : PadNd<D>("ReplicationPad", "replicate", std::move(padding), 0.0) {}
+  ReplicationPadNd(int64_t padding) : ReplicationPadNd(IntList{padding}) {}
 };
+
+template <int D>
+class DITTO_API ConstantPadNd : public PadNd<D> {
+ public:
+  ConstantPadNd(IntList padding, double value)
+      : PadNd<D>("ConstantPad", "constant", std::move(padding), value) {}
+  ConstantPadNd(int64_t padding, double value)
+      : ConstantPadNd(IntList{padding}, value) {}
+};
+
+class DITTO_API ZeroPad2d : public PadNd<2> {
+ public:
+  ZeroPad2d(IntList padding)
+      : PadNd<2>("ZeroPad", "constant", std::move(padding), 0.0) {}
+  ZeroPad2d(int64_t padding) : ZeroPad2d(IntList{padding}) {}
+};
+
+#define DITTO_PADDING_ALIASES(D)                    \
+  using ReflectionPad##D##d = ReflectionPadNd<D>;   \
+  using ReplicationPad##D##d = ReplicationPadNd<D>; \
+  using ConstantPad##D##d = ConstantPadNd<D>;       \
+  extern template class PadNd<D>;
+DITTO_PADDING_ALIASES(1)
+DITTO_PADDING_ALIASES(2)
+DITTO_PADDING_ALIASES(3)
+#undef DITTO_PADDING_ALIASES
 
 } // namespace ditto::nn

@@ -6,10 +6,15 @@ std::vector<NondeterministicPath> pad_backward_paths() {
   const char* reason =
       "adds the output gradient into the input gradient with index_add_ "
       "(see its entry)";
-  return {
-      {.entry = "reflection_pad2d_backward", .reason = reason},
-      {.entry = "replication_pad2d_backward", .reason = reason},
-  };
+  std::vector<NondeterministicPath> out;
+  for (const char* kind : {"reflection", "replication"}) {
+    for (const char* d : {"1d", "2d", "3d"}) {
+      out.push_back(
+          {.entry = std::string(kind) + "_pad" + d + "_backward",
+           .reason = reason});
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -11,6 +11,10 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d,
                       AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d,
                       MaxUnpool2d, MaxUnpool3d)
+from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d,
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      ZeroPad2d)
 from .dropout import Dropout, Dropout2d
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from .sparse import Embedding
@@ -26,7 +30,10 @@ __all__ = [
     "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "ConstantPad1d",
+    "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad2d",
     "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "GroupNorm",
     "LayerNorm", "Embedding", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "CTCLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GRU",
