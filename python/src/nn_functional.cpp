@@ -727,12 +727,12 @@ void init_other(py::module_& nn, py::module_& m) {
          int64_t out_w,
          const std::string& mode,
          bool align_corners) {
-        F::InterpolateMode md = mode == "nearest" ? F::InterpolateMode::Nearest
-            : mode == "nearest-exact" ? F::InterpolateMode::NearestExact
-            : mode == "bilinear"
-            ? F::InterpolateMode::Bilinear
-            : throw ValueError("[upsample2d] mode " + mode);
-        return F::upsample2d(x, out_h, out_w, md, align_corners);
+        return F::upsample2d(
+            x,
+            out_h,
+            out_w,
+            F::interpolate_mode_from_name(mode, "upsample2d"),
+            align_corners);
       },
       py::arg("input"),
       py::arg("out_h"),
@@ -741,28 +741,53 @@ void init_other(py::module_& nn, py::module_& m) {
       py::arg("align_corners") = false,
       ReleaseGil());
   nn.def(
+      "upsample",
+      [](const Tensor& x,
+         const IntList& output_size,
+         const std::string& mode,
+         bool align_corners,
+         const std::vector<std::optional<double>>& scales,
+         bool antialias) {
+        return F::upsample(
+            x,
+            output_size,
+            F::interpolate_mode_from_name(mode, "upsample"),
+            align_corners,
+            scales,
+            antialias);
+      },
+      py::arg("input"),
+      py::arg("output_size"),
+      py::arg("mode") = "nearest",
+      py::arg("align_corners") = false,
+      py::arg("scales") = std::vector<std::optional<double>>{},
+      py::arg("antialias") = false,
+      ReleaseGil());
+  nn.def(
       "interpolate",
       [](const Tensor& x,
          const std::optional<IntList>& size,
-         const std::optional<std::vector<double>>& scale_factor,
+         const py::object& scale_factor,
          const std::string& mode,
          std::optional<bool> align_corners,
-         std::optional<bool> recompute_scale_factor) {
+         std::optional<bool> recompute_scale_factor,
+         bool antialias) {
         F::InterpolateOptions o;
-        o.mode(
-            mode == "nearest"             ? F::InterpolateMode::Nearest
-                : mode == "nearest-exact" ? F::InterpolateMode::NearestExact
-                : mode == "bilinear"
-                ? F::InterpolateMode::Bilinear
-                : throw ValueError("[interpolate] unsupported mode " + mode));
+        o.mode(F::interpolate_mode_from_name(mode, "interpolate"));
         if (size) {
           o.size(*size);
         }
-        if (scale_factor) {
-          o.scale_factor(*scale_factor);
+        // One number for every dim, or a sequence (torch's forms).
+        if (py::isinstance<py::float_>(scale_factor) ||
+            py::isinstance<py::int_>(scale_factor)) {
+          o.scale_factor({scale_factor.cast<double>()});
+        } else if (!scale_factor.is_none()) {
+          o.scale_factor(scale_factor.cast<std::vector<double>>());
         }
         o.align_corners(align_corners);
         o.recompute_scale_factor(recompute_scale_factor.value_or(false));
+        o.antialias(antialias);
+        py::gil_scoped_release gil; // scale_factor read above, with it
         return F::interpolate(x, o);
       },
       py::arg("input"),
@@ -771,7 +796,7 @@ void init_other(py::module_& nn, py::module_& m) {
       py::arg("mode") = "nearest",
       py::arg("align_corners") = py::none(),
       py::arg("recompute_scale_factor") = py::none(),
-      ReleaseGil());
+      py::arg("antialias") = false);
   nn.def(
       "grid_sample",
       [](const Tensor& input,

@@ -121,3 +121,25 @@ def test_bad_input_names_the_op():
         F.max_unpool3d(y, bad, 2)
     with pytest.raises(ValueError, match=r"\[max_unpool2d\] invalid output_size"):
         F.max_unpool2d(y[0], idx[0], 2, output_size=[9, 2])
+
+
+def test_interpolate_fixture_from_python():
+    """F.interpolate with torch's keywords: the bits of PyTorch's AVX2
+    kernels (tests/nn/interp_golden.json; antialiased sums within 1 ulp)."""
+    with open(os.path.join(HERE, "..", "nn", "interp_golden.json")) as f:
+        cases = json.load(f)["cases"]
+    assert len(cases) >= 26
+    for case in cases:
+        x = f32(case["x"], case["sizes"]).requires_grad_(True)
+        y = F.interpolate(x, **case["args"])
+        assert list(y.shape) == case["out_sizes"], case["name"]
+        y.backward(f32(case["grad_y"], case["out_sizes"]))
+        for got, want in ((y, case["y"]), (x.grad, case["grad_x"])):
+            if case["args"].get("antialias"):
+                g = got.detach().reshape(-1).tolist()
+                assert all(abs(a - b) <= max(1e-6, 1.2e-7 * abs(b))
+                           for a, b in zip(g, want)), case["name"]
+            else:
+                assert bits(got) == want_bits(want), case["name"]
+    with pytest.raises(ValueError, match="bilinear mode needs 4D input"):
+        F.interpolate(ditto.randn(1, 2, 5), size=3, mode="bilinear")

@@ -1,14 +1,30 @@
-// upsample2d (nearest, nearest-exact, bilinear): forward, and a backward
-// through detail::plane_scatter (Note [Plane scatters]); interpolate, its
-// PyTorch front end.
+// upsample over one, two or three dims (nearest, nearest-exact, linear,
+// bicubic, antialiased linear and cubic): forward, and a backward through
+// detail::plane_scatter (Note [Plane scatters]); interpolate, its PyTorch
+// front end.
+//
+// Note [PyTorch's interpolation bits]: PyTorch 1.13 builds its
+// interpolation kernels once per CPU capability, and GCC contracts their
+// multiply-adds into FMA in the AVX2 build (the one nearly every x86 CPU
+// runs); a CPU without AVX2 gets other bits. ditto computes the AVX2
+// build's arithmetic on every CPU, writing each contracted operation as
+// std::fma: the forward sums t0 * w0 + t1 * w1 as fma(t0, w0, t1 * w1),
+// then fma(t, w, sum) for each further cell; the linear backward
+// adds fma(weights, grad, cell). The bicubic backward is built without
+// FMA in PyTorch (another source file), and is computed without here. The
+// positions are double expressions rounded to float, as PyTorch's are.
+// tests/nn/interp_golden_test.cpp checks every mode against PyTorch's AVX2
+// bits.
 
 #include "ditto/nn/functional/vision.h"
 
+#include <array>
 #include <cmath>
 #include <optional>
 
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/functional/pooling.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/factories.h"
@@ -16,54 +32,570 @@
 namespace ditto::nn::functional {
 namespace {
 
-// Per output index along one dim: the two source cells and their weights.
+// The dims of one call as (D, H, W), the ones the op lacks set to 1.
+using Dims = std::array<int64_t, 3>;
+
+enum class Kind { kNearest, kNearestExact, kLinear, kCubic };
+
+Kind kind_of(InterpolateMode mode) {
+  switch (mode) {
+    case InterpolateMode::Nearest:
+      return Kind::kNearest;
+    case InterpolateMode::NearestExact:
+      return Kind::kNearestExact;
+    case InterpolateMode::Bicubic:
+      return Kind::kCubic;
+    default:
+      return Kind::kLinear;
+  }
+}
+
+// The cells and weights each output index of one dim reads: count[o]
+// cells idx[o * k + j] with weights w[o * k + j].
 template <typename T>
-struct Tap {
-  int64_t i0, i1;
-  T l0, l1;
+struct Taps {
+  int64_t k = 1;
+  // The antialiased sums start with a product (t0 * w0, then one fma per
+  // cell); the others with fma(t0, w0, t1 * w1).
+  bool chain = false;
+  std::vector<int64_t> idx;
+  std::vector<T> w;
+  std::vector<int64_t> count;
+
+  Taps(int64_t out, int64_t taps)
+      : k(taps),
+        idx(size_t(out * taps), 0),
+        w(size_t(out * taps), T(0)),
+        count(size_t(out), taps) {}
 };
 
+// PyTorch's area_pixel_compute_scale (in T).
 template <typename T>
-std::vector<Tap<T>> taps(
+T area_scale(int64_t in, int64_t out, bool align, std::optional<double> s) {
+  if (align) {
+    return out > 1 ? T(in - 1) / T(out - 1) : T(0);
+  }
+  return s && *s > 0 ? T(1.0 / *s) : T(in) / T(out);
+}
+
+// PyTorch's area_pixel_compute_source_index in double (its CPU
+// accumulation type for float, which the linear modes use), clamped at 0.
+inline double linear_source(double scale, int64_t o, bool align) {
+  if (align) {
+    return scale * double(o);
+  }
+  const double src = scale * (double(o) + 0.5) - 0.5;
+  return src < 0 ? 0.0 : src;
+}
+
+// The cubic modes' cell and fraction: from a double position for the
+// forward (as the linear modes), in T for PyTorch's bicubic backward
+// (another source file, without FMA).
+template <typename T>
+std::pair<int64_t, T> cubic_source(T scale, int64_t o, bool align, bool fwd) {
+  if (fwd) {
+    // The index from the position rounded to float (PyTorch's floorf of a
+    // double), the fraction from the double: it can be slightly negative.
+    const double real = align ? double(scale) * double(o)
+                              : double(scale) * (double(o) + 0.5) - 0.5;
+    const int64_t i = int64_t(std::floor(float(real)));
+    return {i, T(real - double(i))};
+  }
+  const T real = align ? scale * T(o) : scale * (T(o) + T(0.5)) - T(0.5);
+  const int64_t i = int64_t(std::floor(real));
+  return {i, real - T(i)};
+}
+
+// Keys' cubic convolution weights (a = A), as PyTorch's
+// cubic_convolution1/2: ((a + 2) x - (a + 3)) x x + 1 and
+// ((a x - 5a) x + 8a) x - 4a, with the multiply-adds fused where PyTorch's
+// AVX2 build fuses them (fused: the first of the first, the first two of
+// the second, found against its weights) or none.
+template <typename T>
+T cubic1(T x, T a, bool fused) {
+  if (fused) {
+    return std::fma(a + T(2), x, -(a + T(3))) * x * x + T(1);
+  }
+  return ((a + T(2)) * x - (a + T(3))) * x * x + T(1);
+}
+
+template <typename T>
+T cubic2(T x, T a, bool fused) {
+  if (fused) {
+    return std::fma(std::fma(a, x, -(T(5) * a)), x, T(8) * a) * x - T(4) * a;
+  }
+  return ((a * x - T(5) * a) * x + T(8) * a) * x - T(4) * a;
+}
+
+// The four weights of cubic interpolation at fraction t.
+template <typename T>
+std::array<T, 4> cubic_weights(T t, bool fused) {
+  const T a = T(-0.75);
+  const T x2 = T(1) - t;
+  return {
+      cubic2(T(t + T(1)), a, fused),
+      cubic1(t, a, fused),
+      cubic1(x2, a, fused),
+      cubic2(T(x2 + T(1)), a, fused)};
+}
+
+// The taps of one dim. fused picks the cubic weights of PyTorch's forward
+// (AVX2 build) or of its bicubic backward.
+template <typename T>
+Taps<T> dim_taps(
+    Kind kind,
     int64_t in,
     int64_t out,
-    InterpolateMode mode,
-    bool align_corners,
-    std::optional<double> scale) {
-  std::vector<Tap<T>> t(static_cast<size_t>(out));
-  if (mode != InterpolateMode::Bilinear) {
-    // PyTorch: a float32 scale (1 / scale_factor, or in / out) and a
-    // float32 product (In = 2, Out = 82: output row 41 reads row 0, where
-    // exact arithmetic reads row 1). PyTorch 1.13's float64 kernel with
-    // several channels computes in double instead; ditto keeps one rule.
-    const float s = scale ? float(1.0 / *scale) : float(in) / float(out);
-    for (int64_t d = 0; d < out; ++d) {
-      const float pos = mode == InterpolateMode::Nearest
-          ? float(d) * s
-          : (float(d) + 0.5f) * s;
-      const int64_t src = std::min(int64_t(std::floor(pos)), in - 1);
-      t[size_t(d)] = {src, src, T(1), T(0)};
+    bool align,
+    std::optional<double> scale,
+    bool fused) {
+  if (kind == Kind::kNearest || kind == Kind::kNearestExact) {
+    Taps<T> t(out, 1);
+    const float s =
+        scale && *scale > 0 ? float(1.0 / *scale) : float(in) / float(out);
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t src;
+      if (kind == Kind::kNearestExact) {
+        src = int64_t(std::floor(float((double(o) + 0.5) * double(s))));
+      } else if (out == in) {
+        src = o; // PyTorch's nearest_idx special cases
+      } else if (out == 2 * in) {
+        src = o >> 1;
+      } else {
+        src = int64_t(std::floor(float(o) * s));
+      }
+      t.idx[size_t(o)] = std::min(src, in - 1);
+      t.w[size_t(o)] = T(1);
     }
     return t;
   }
-  T s;
-  if (align_corners) {
-    s = out > 1 ? T(in - 1) / T(out - 1) : T(0);
-  } else {
-    s = scale ? T(1.0 / *scale) : T(in) / T(out);
+  const T s = area_scale<T>(in, out, align, scale);
+  if (kind == Kind::kLinear) {
+    Taps<T> t(out, 2);
+    for (int64_t o = 0; o < out; ++o) {
+      // PyTorch's compute_source_index_and_lambda (a copy when the sizes
+      // are equal).
+      const double real = out == in ? double(o) : linear_source(s, o, align);
+      const int64_t i0 = int64_t(real);
+      const T l1 = out == in ? T(0) : T(real - double(i0));
+      t.idx[size_t(2 * o)] = i0;
+      t.idx[size_t(2 * o + 1)] = out == in ? i0 : i0 + (i0 < in - 1 ? 1 : 0);
+      t.w[size_t(2 * o)] = T(1) - l1;
+      t.w[size_t(2 * o + 1)] = l1;
+    }
+    return t;
   }
-  for (int64_t d = 0; d < out; ++d) {
-    T src =
-        align_corners ? s * T(d) : std::max(s * (T(d) + T(0.5)) - T(0.5), T(0));
-    const int64_t i0 = int64_t(src);
-    const int64_t i1 = i0 + (i0 < in - 1 ? 1 : 0);
-    const T l1 = src - T(i0);
-    t[size_t(d)] = {i0, i1, T(1) - l1, l1};
+  Taps<T> t(out, 4);
+  for (int64_t o = 0; o < out; ++o) {
+    const auto [i, frac] = cubic_source(s, o, align, fused);
+    const std::array<T, 4> c = cubic_weights(frac, fused);
+    for (int64_t j = 0; j < 4; ++j) {
+      t.idx[size_t(4 * o + j)] = std::clamp<int64_t>(i - 1 + j, 0, in - 1);
+      t.w[size_t(4 * o + j)] = c[size_t(j)];
+    }
   }
   return t;
 }
 
+// The antialiased taps of one dim (PyTorch's _compute_indices_min_size_
+// weights_aa, from Pillow): a triangle (linear) or Keys' cubic with
+// a = -0.5, widened by the scale when downsampling, normalized to sum 1.
+template <typename T>
+Taps<T> aa_taps(
+    Kind kind,
+    int64_t in,
+    int64_t out,
+    bool align,
+    std::optional<double> scale_arg) {
+  const bool cubic = kind == Kind::kCubic;
+  const int64_t interp = cubic ? 4 : 2;
+  const T scale = area_scale<T>(in, out, align, scale_arg);
+  const T support =
+      T(scale >= T(1) ? (double(interp) * 0.5) * double(scale)
+                      : double(interp) * 0.5);
+  const T invscale = T(scale >= T(1) ? 1.0 / double(scale) : 1.0);
+  // Every window fits: xsize <= 2 * support + 2.
+  const int64_t k = int64_t(std::ceil(double(support))) * 2 + 2;
+  Taps<T> t(out, k);
+  t.chain = true;
+  auto filter = [cubic](T x) -> T {
+    if (x < T(0)) {
+      x = -x;
+    }
+    if (!cubic) {
+      return x < T(1) ? T(1.0 - double(x)) : T(0);
+    }
+    const T a = T(-0.5);
+    if (x < T(1)) {
+      return cubic1(x, a, true);
+    }
+    return x < T(2) ? cubic2(x, a, true) : T(0);
+  };
+  for (int64_t o = 0; o < out; ++o) {
+    const T center = T(double(scale) * (double(o) + 0.5));
+    const int64_t xmin =
+        std::max<int64_t>(int64_t(double(center - support) + 0.5), 0);
+    const int64_t xsize =
+        std::min<int64_t>(int64_t(double(center + support) + 0.5), in) - xmin;
+    T total = 0;
+    for (int64_t j = 0; j < xsize; ++j) {
+      const T w = filter(
+          T((double(T(float(j + xmin)) - center) + 0.5) * double(invscale)));
+      t.w[size_t(o * k + j)] = w;
+      t.idx[size_t(o * k + j)] = xmin + j;
+      total += w;
+    }
+    for (int64_t j = 0; j < xsize; ++j) {
+      if (total != T(0)) {
+        t.w[size_t(o * k + j)] /= total;
+      }
+    }
+    t.count[size_t(o)] = xsize;
+  }
+  return t;
+}
+
+// The weighted sum of an output index's cells: PyTorch's order and fusing
+// (Note [PyTorch's interpolation bits]): t0 * w0 + t1 * w1 as
+// fma(t0, w0, t1 * w1), then one fma per further cell.
+template <typename T, class Read>
+inline T weighted_sum(const Taps<T>& t, int64_t o, const Read& read) {
+  const size_t b = size_t(o * t.k);
+  const int64_t n = t.count[size_t(o)];
+  if (n == 1 || t.chain) {
+    T sum = read(t.idx[b]) * t.w[b];
+    for (int64_t j = 1; j < n; ++j) {
+      sum = std::fma(read(t.idx[b + size_t(j)]), t.w[b + size_t(j)], sum);
+    }
+    return sum;
+  }
+  T sum = std::fma(read(t.idx[b]), t.w[b], read(t.idx[b + 1]) * t.w[b + 1]);
+  for (int64_t j = 2; j < n; ++j) {
+    sum = std::fma(read(t.idx[b + size_t(j)]), t.w[b + size_t(j)], sum);
+  }
+  return sum;
+}
+
+// One call's geometry: planes of in (contiguous), resized to out.
+struct Geom {
+  int n = 0;
+  int64_t planes = 0;
+  Dims in{1, 1, 1}, out{1, 1, 1};
+};
+
+// The op PyTorch names for a mode over n dims.
+const char* op_name(Kind kind, int n, bool antialias) {
+  if (antialias) {
+    return kind == Kind::kCubic ? "upsample_bicubic2d_aa"
+                                : "upsample_bilinear2d_aa";
+  }
+  switch (kind) {
+    case Kind::kNearest:
+    case Kind::kNearestExact:
+      return n == 1 ? "upsample_nearest1d"
+          : n == 2  ? "upsample_nearest2d"
+                    : "upsample_nearest3d";
+    case Kind::kLinear:
+      return n == 1 ? "upsample_linear1d"
+          : n == 2  ? "upsample_bilinear2d"
+                    : "upsample_trilinear3d";
+    case Kind::kCubic:
+      return "upsample_bicubic2d";
+  }
+  return "upsample";
+}
+
+// The taps of the three dims of g (the dims g lacks: one cell, weight 1).
+template <typename T>
+std::array<Taps<T>, 3> all_taps(
+    const Geom& g,
+    Kind kind,
+    bool align,
+    const std::vector<std::optional<double>>& scales,
+    bool antialias,
+    bool fused) {
+  std::array<Taps<T>, 3> t = {Taps<T>(1, 1), Taps<T>(1, 1), Taps<T>(1, 1)};
+  for (int i = 0; i < 3; ++i) {
+    t[size_t(i)].w[0] = T(1);
+  }
+  for (int i = 0; i < g.n; ++i) {
+    const size_t d = size_t(3 - g.n + i);
+    const std::optional<double> s =
+        scales.empty() ? std::nullopt : scales[size_t(i)];
+    t[d] = antialias ? aa_taps<T>(kind, g.in[d], g.out[d], align, s)
+                     : dim_taps<T>(kind, g.in[d], g.out[d], align, s, fused);
+  }
+  return t;
+}
+
+// The separable passes of the antialiased modes: the last dim first, then
+// the one before (PyTorch's order), each into a float buffer of T.
+template <typename T>
+void forward_aa(
+    const Geom& g,
+    const std::array<Taps<T>, 3>& t,
+    const T* ip,
+    T* op) {
+  const int64_t h = g.in[1], w = g.in[2], oh = g.out[1], ow = g.out[2];
+  parallel_for(0, g.planes, 1, [&](int64_t p0, int64_t p1) {
+    std::vector<T> mid(size_t(h * ow));
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* src = ip + p * h * w;
+      for (int64_t r = 0; r < h; ++r) {
+        for (int64_t j = 0; j < ow; ++j) {
+          mid[size_t(r * ow + j)] =
+              weighted_sum(t[2], j, [&](int64_t c) { return src[r * w + c]; });
+        }
+      }
+      T* dst = op + p * oh * ow;
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          dst[i * ow + j] = weighted_sum(
+              t[1], i, [&](int64_t r) { return mid[size_t(r * ow + j)]; });
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void forward_nested(
+    const Geom& g,
+    const std::array<Taps<T>, 3>& t,
+    const T* ip,
+    T* op) {
+  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
+  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+  const int64_t hw = g.in[1] * g.in[2], w = g.in[2];
+  parallel_for(
+      0,
+      g.planes,
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, osize)),
+      [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          const T* src = ip + p * isize;
+          T* dst = op + p * osize;
+          int64_t k = 0;
+          for (int64_t a = 0; a < g.out[0]; ++a) {
+            for (int64_t b = 0; b < g.out[1]; ++b) {
+              for (int64_t c = 0; c < g.out[2]; ++c) {
+                dst[k++] = weighted_sum(t[0], a, [&](int64_t x0) {
+                  return weighted_sum(t[1], b, [&](int64_t x1) {
+                    return weighted_sum(t[2], c, [&](int64_t x2) {
+                      return src[x0 * hw + x1 * w + x2];
+                    });
+                  });
+                });
+              }
+            }
+          }
+        }
+      });
+}
+
 } // namespace
+
+const char* interpolate_mode_name(InterpolateMode mode) {
+  switch (mode) {
+    case InterpolateMode::Nearest:
+      return "nearest";
+    case InterpolateMode::NearestExact:
+      return "nearest-exact";
+    case InterpolateMode::Bilinear:
+      return "bilinear";
+    case InterpolateMode::Linear:
+      return "linear";
+    case InterpolateMode::Bicubic:
+      return "bicubic";
+    case InterpolateMode::Trilinear:
+      return "trilinear";
+    case InterpolateMode::Area:
+      return "area";
+  }
+  return "?";
+}
+
+InterpolateMode interpolate_mode_from_name(
+    const std::string& name,
+    const char* op) {
+  for (InterpolateMode m :
+       {InterpolateMode::Nearest,
+        InterpolateMode::NearestExact,
+        InterpolateMode::Bilinear,
+        InterpolateMode::Linear,
+        InterpolateMode::Bicubic,
+        InterpolateMode::Trilinear,
+        InterpolateMode::Area}) {
+    if (name == interpolate_mode_name(m)) {
+      return m;
+    }
+  }
+  ::ditto::detail::throw_error<ValueError>(
+      op,
+      "unsupported mode '",
+      name,
+      "'; expected nearest, nearest-exact, linear, bilinear, bicubic, "
+      "trilinear or area");
+}
+
+Tensor upsample(
+    const Tensor& x,
+    const IntList& output_size,
+    InterpolateMode mode,
+    bool align_corners,
+    const std::vector<std::optional<double>>& scales,
+    bool antialias) {
+  const Kind kind = kind_of(mode);
+  const int n = int(output_size.size());
+  const char* op = op_name(kind, n, antialias);
+  detail::OpScope scope(op, {x});
+  detail::check_floating(x, op);
+  DITTO_CHECK(
+      n >= 1 && n <= 3 && x.dim() == n + 2 && mode != InterpolateMode::Area,
+      ValueError,
+      op,
+      "expected a ",
+      n + 2,
+      "-D input (N, C and the ",
+      n,
+      " resized dims) and 1 to 3 output sizes, got input sizes ",
+      shape_str(x.sizes()),
+      " and output size ",
+      shape_str(output_size));
+  const int want = mode == InterpolateMode::Linear ? 1
+      : mode == InterpolateMode::Bilinear || mode == InterpolateMode::Bicubic
+      ? 2
+      : mode == InterpolateMode::Trilinear ? 3
+                                           : n;
+  DITTO_CHECK(
+      want == n,
+      ValueError,
+      op,
+      "mode ",
+      interpolate_mode_name(mode),
+      " resizes ",
+      want,
+      " dims, got ",
+      n,
+      " output sizes");
+  DITTO_CHECK(
+      !align_corners || kind == Kind::kLinear || kind == Kind::kCubic,
+      ValueError,
+      op,
+      "align_corners option can only be set with the interpolating modes: "
+      "linear | bilinear | bicubic | trilinear");
+  DITTO_CHECK(
+      !antialias || (n == 2 && (kind == Kind::kLinear || kind == Kind::kCubic)),
+      ValueError,
+      op,
+      "anti-alias option is only supported for bilinear and bicubic modes");
+  DITTO_CHECK(
+      scales.empty() || int(scales.size()) == n,
+      ValueError,
+      op,
+      "expected ",
+      n,
+      " scales, got ",
+      scales.size());
+  Geom g;
+  g.n = n;
+  for (int i = 0; i < n; ++i) {
+    const size_t d = size_t(3 - n + i);
+    g.in[d] = x.size(2 + i);
+    g.out[d] = output_size[size_t(i)];
+    DITTO_CHECK(
+        g.in[d] > 0 && g.out[d] > 0,
+        ValueError,
+        op,
+        "Input and output sizes should be greater than 0, but got input ",
+        shape_str(x.sizes()),
+        " and output ",
+        shape_str(output_size));
+  }
+  g.planes = x.size(0) * x.size(1);
+  Shape out_sizes = {x.size(0), x.size(1)};
+  out_sizes.insert(out_sizes.end(), output_size.begin(), output_size.end());
+  checked_numel(out_sizes, op);
+  Tensor out = detail::new_tensor(out_sizes, x.dtype());
+  const Tensor in = x.contiguous();
+  dispatch_dtype(x.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const auto t =
+          all_taps<T>(g, kind, align_corners, scales, antialias, true);
+      if (antialias) {
+        forward_aa(g, t, in.data_ptr<T>(), out.data_ptr<T>());
+      } else {
+        forward_nested(g, t, in.data_ptr<T>(), out.data_ptr<T>());
+      }
+    }
+  });
+  Shape in_sizes = x.sizes();
+  return scope.done(out, [=](const autograd::GradList& gr) {
+    Tensor go = gr[0].contiguous();
+    Tensor gi = zeros(in_sizes, go.dtype());
+    dispatch_dtype(go.dtype(), op, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        // PyTorch's bicubic backward is built without FMA: its weights too.
+        const bool cubic_plain = kind == Kind::kCubic && !antialias;
+        const auto t = all_taps<T>(
+            g, kind, align_corners, scales, antialias, !cubic_plain);
+        const T* gp = go.data_ptr<T>();
+        const int64_t osize = g.out[0] * g.out[1] * g.out[2];
+        const int64_t isize = g.in[0] * g.in[1] * g.in[2];
+        const int64_t hw = g.in[1] * g.in[2], w = g.in[2];
+        const int64_t taps = t[0].k * t[1].k * t[2].k;
+        detail::plane_scatter(
+            are_deterministic_algorithms_enabled(),
+            g.planes,
+            osize,
+            taps,
+            gi.data_ptr<T>(),
+            isize,
+            [&](int64_t p, int64_t k0, int64_t k1, auto add) {
+              for (int64_t k = k0; k < k1; ++k) {
+                const int64_t c = k % g.out[2];
+                const int64_t b = (k / g.out[2]) % g.out[1];
+                const int64_t a = k / (g.out[1] * g.out[2]);
+                const T v = gp[p * osize + k];
+                const size_t ba = size_t(a * t[0].k), bb = size_t(b * t[1].k),
+                             bc = size_t(c * t[2].k);
+                const int64_t na = t[0].count[size_t(a)],
+                              nb = t[1].count[size_t(b)],
+                              nc = t[2].count[size_t(c)];
+                if (kind == Kind::kNearest || kind == Kind::kNearestExact) {
+                  add(t[0].idx[ba] * hw + t[1].idx[bb] * w + t[2].idx[bc], v);
+                } else if (cubic_plain) {
+                  // x taps outer, y inner: (g * wy) * wx, plain adds.
+                  for (int64_t i = 0; i < nc; ++i) {
+                    for (int64_t j = 0; j < nb; ++j) {
+                      add(t[1].idx[bb + size_t(j)] * w +
+                              t[2].idx[bc + size_t(i)],
+                          v * t[1].w[bb + size_t(j)] * t[2].w[bc + size_t(i)]);
+                    }
+                  }
+                } else {
+                  for (int64_t i = 0; i < na; ++i) {
+                    for (int64_t j = 0; j < nb; ++j) {
+                      const T wab =
+                          t[0].w[ba + size_t(i)] * t[1].w[bb + size_t(j)];
+                      const int64_t row = t[0].idx[ba + size_t(i)] * hw +
+                          t[1].idx[bb + size_t(j)] * w;
+                      for (int64_t l = 0; l < nc; ++l) {
+                        add.fma(
+                            row + t[2].idx[bc + size_t(l)],
+                            wab * t[2].w[bc + size_t(l)],
+                            v);
+                      }
+                    }
+                  }
+                }
+              }
+            });
+      }
+    });
+    return autograd::GradList{gi};
+  });
+}
 
 Tensor upsample2d(
     const Tensor& x,
@@ -73,160 +605,115 @@ Tensor upsample2d(
     bool align_corners,
     std::optional<double> scale_h,
     std::optional<double> scale_w) {
-  const char* op = mode == InterpolateMode::Bilinear ? "upsample_bilinear2d"
-                                                     : "upsample_nearest2d";
-  detail::OpScope scope(op, {x});
-  detail::check_pool_input(x, op);
-  DITTO_CHECK(
-      x.dim() == 4,
-      ValueError,
-      op,
-      "expected a 4-D input (N, C, H, W), got sizes ",
-      shape_str(x.sizes()));
-  DITTO_CHECK(
-      out_h > 0 && out_w > 0,
-      ValueError,
-      op,
-      "Input and output sizes should be greater than 0, but got output "
-      "(H: ",
-      out_h,
-      ", W: ",
-      out_w,
-      ")");
-  DITTO_CHECK(
-      !align_corners || mode == InterpolateMode::Bilinear,
-      ValueError,
-      op,
-      "align_corners option can only be set with the interpolating modes: "
-      "linear | bilinear | bicubic | trilinear");
-  const int64_t h = x.size(2), w = x.size(3);
-  const int64_t planes = x.size(0) * x.size(1);
-  checked_numel({planes, out_h, out_w}, op);
-  const Tensor in = x.contiguous();
-  Tensor out =
-      detail::new_tensor({x.size(0), x.size(1), out_h, out_w}, x.dtype());
-  dispatch_dtype(x.dtype(), op, [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      auto th = taps<T>(h, out_h, mode, align_corners, scale_h);
-      auto tw = taps<T>(w, out_w, mode, align_corners, scale_w);
-      const T* ip = in.data_ptr<T>();
-      T* opp = out.data_ptr<T>();
-      const bool nearest = mode != InterpolateMode::Bilinear;
-      parallel_for(0, planes, 1, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          const T* src = ip + p * h * w;
-          T* dst = opp + p * out_h * out_w;
-          for (int64_t i = 0; i < out_h; ++i) {
-            const Tap<T>& a = th[size_t(i)];
-            for (int64_t j = 0; j < out_w; ++j) {
-              const Tap<T>& b = tw[size_t(j)];
-              if (nearest) {
-                dst[i * out_w + j] = src[a.i0 * w + b.i0];
-              } else {
-                dst[i * out_w + j] = a.l0 *
-                        (b.l0 * src[a.i0 * w + b.i0] +
-                         b.l1 * src[a.i0 * w + b.i1]) +
-                    a.l1 *
-                        (b.l0 * src[a.i1 * w + b.i0] +
-                         b.l1 * src[a.i1 * w + b.i1]);
-              }
-            }
-          }
-        }
-      });
-    }
-  });
-  Shape in_sizes = x.sizes();
-  return scope.done(out, [=](const autograd::GradList& g) {
-    Tensor go = g[0].contiguous();
-    Tensor gi = zeros(in_sizes, go.dtype());
-    dispatch_dtype(go.dtype(), op, [&]<typename T>() {
-      if constexpr (std::is_floating_point_v<T>) {
-        auto th = taps<T>(h, out_h, mode, align_corners, scale_h);
-        auto tw = taps<T>(w, out_w, mode, align_corners, scale_w);
-        const T* gp = go.data_ptr<T>();
-        T* dp = gi.data_ptr<T>();
-        detail::plane_scatter(
-            are_deterministic_algorithms_enabled(),
-            planes,
-            out_h * out_w,
-            4,
-            dp,
-            h * w,
-            [&](int64_t p, int64_t k0, int64_t k1, auto add) {
-              const T* s = gp + p * out_h * out_w;
-              for (int64_t k = k0; k < k1; ++k) {
-                const Tap<T>& a = th[size_t(k / out_w)];
-                const Tap<T>& b = tw[size_t(k % out_w)];
-                const T v = s[k];
-                if (mode != InterpolateMode::Bilinear) {
-                  add(a.i0 * w + b.i0, v);
-                  continue;
-                }
-                add(a.i0 * w + b.i0, a.l0 * b.l0 * v);
-                add(a.i0 * w + b.i1, a.l0 * b.l1 * v);
-                add(a.i1 * w + b.i0, a.l1 * b.l0 * v);
-                add(a.i1 * w + b.i1, a.l1 * b.l1 * v);
-              }
-            });
-      }
-    });
-    return autograd::GradList{gi};
-  });
+  std::vector<std::optional<double>> scales;
+  if (scale_h || scale_w) {
+    scales = {scale_h, scale_w};
+  }
+  return upsample(x, {out_h, out_w}, mode, align_corners, scales);
 }
 
 Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
   const char* op = "interpolate";
   DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
+  const int64_t n = x.dim() - 2;
   DITTO_CHECK(
-      x.dim() == 4,
+      n >= 1 && n <= 3,
       ValueError,
       op,
-      "only 4-D input (N, C, H, W) is supported, got sizes ",
+      "expected a 3-D, 4-D or 5-D input (N, C and 1 to 3 dims to resize), "
+      "got sizes ",
       shape_str(x.sizes()));
+  const InterpolateMode mode = o.mode();
+  const int64_t want = mode == InterpolateMode::Linear ? 1
+      : mode == InterpolateMode::Bilinear || mode == InterpolateMode::Bicubic
+      ? 2
+      : mode == InterpolateMode::Trilinear ? 3
+                                           : n;
+  DITTO_CHECK(
+      want == n,
+      ValueError,
+      op,
+      "Got ",
+      x.dim(),
+      "D input, but ",
+      interpolate_mode_name(mode),
+      " mode needs ",
+      want + 2,
+      "D input");
   DITTO_CHECK(
       o.size().empty() != o.scale_factor().empty(),
       ValueError,
       op,
       "only one of size or scale_factor should be defined");
+  const bool interpolating = mode == InterpolateMode::Linear ||
+      mode == InterpolateMode::Bilinear || mode == InterpolateMode::Bicubic ||
+      mode == InterpolateMode::Trilinear;
   DITTO_CHECK(
-      !(o.align_corners() && o.mode() != InterpolateMode::Bilinear),
+      !(o.align_corners() && !interpolating),
       ValueError,
       op,
       "align_corners option can only be set with the interpolating modes: "
       "linear | bilinear | bicubic | trilinear");
-  int64_t oh = 0, ow = 0;
-  std::optional<double> sh, sw;
+  DITTO_CHECK(
+      !o.antialias() || mode == InterpolateMode::Bilinear ||
+          mode == InterpolateMode::Bicubic,
+      ValueError,
+      op,
+      "Anti-alias option is only supported for bilinear and bicubic modes");
+  IntList size(size_t(n), 0);
+  std::vector<std::optional<double>> scales;
   if (!o.size().empty()) {
     DITTO_CHECK(
-        o.size().size() <= 2, ValueError, op, "size must be one or two values");
-    oh = o.size()[0];
-    ow = o.size().size() == 2 ? o.size()[1] : oh;
+        o.size().size() == 1 || int64_t(o.size().size()) == n,
+        ValueError,
+        op,
+        "size must be one value or ",
+        n,
+        " values, got ",
+        shape_str(o.size()));
+    for (int64_t i = 0; i < n; ++i) {
+      size[size_t(i)] = o.size()[o.size().size() == 1 ? 0 : size_t(i)];
+    }
   } else {
     const auto& f = o.scale_factor();
     DITTO_CHECK(
-        f.size() <= 2 && f[0] > 0 && f.back() > 0 && std::isfinite(f[0]) &&
-            std::isfinite(f.back()),
+        f.size() == 1 || int64_t(f.size()) == n,
         ValueError,
         op,
-        "scale_factor must be one or two positive finite values");
-    const double fh = f[0], fw = f.size() == 2 ? f[1] : f[0];
-    const double eh = std::floor(double(x.size(2)) * fh);
-    const double ew = std::floor(double(x.size(3)) * fw);
-    DITTO_CHECK(
-        eh < 9.2e18 && ew < 9.2e18,
-        ValueError,
-        op,
-        "scale_factor gives an output size beyond int64");
-    oh = int64_t(eh);
-    ow = int64_t(ew);
-    if (!o.recompute_scale_factor()) {
-      sh = fh;
-      sw = fw;
+        "scale_factor must be one value or ",
+        n,
+        " values, got ",
+        f.size());
+    for (int64_t i = 0; i < n; ++i) {
+      const double fi = f[f.size() == 1 ? 0 : size_t(i)];
+      DITTO_CHECK(
+          fi > 0 && std::isfinite(fi),
+          ValueError,
+          op,
+          "scale_factor must be positive and finite, got ",
+          fi);
+      const double e = std::floor(double(x.size(2 + i)) * fi);
+      DITTO_CHECK(
+          e < 9.2e18,
+          ValueError,
+          op,
+          "scale_factor gives an output size beyond int64");
+      size[size_t(i)] = int64_t(e);
+      if (!o.recompute_scale_factor()) {
+        scales.push_back(fi);
+      }
     }
   }
-  return upsample2d(
-      x, oh, ow, o.mode(), o.align_corners().value_or(false), sh, sw);
+  if (mode == InterpolateMode::Area) {
+    static constexpr Tensor (*kPools[])(const Tensor&, const IntList&) = {
+        nullptr,
+        &adaptive_avg_pool1d,
+        &adaptive_avg_pool2d,
+        &adaptive_avg_pool3d};
+    return kPools[n](x, size);
+  }
+  return upsample(
+      x, size, mode, o.align_corners().value_or(false), scales, o.antialias());
 }
 
 } // namespace ditto::nn::functional

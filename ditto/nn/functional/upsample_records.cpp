@@ -1,5 +1,7 @@
-// The records of the interpolations upsample_nearest2d and
-// upsample_bilinear2d (upsample.cpp) (Note [Op records] in
+// The records of the interpolations upsample_nearest1d/2d/3d,
+// upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d,
+// upsample_bicubic2d and the antialiased upsample_bilinear2d_aa and
+// upsample_bicubic2d_aa (upsample.cpp) (Note [Op records] in
 // ditto/ops/record.cpp).
 
 #include "ditto/nn/functional/vision.h"
@@ -85,9 +87,128 @@ std::vector<Sample> upsample_bad_samples(InterpolateMode mode) {
   };
 }
 
+// The upsample ops over 1 and 3 dims, bicubic and the antialiased modes
+// (2-d nearest and bilinear have their own samples above).
+struct UpsampleOp {
+  const char* name;
+  InterpolateMode mode;
+  int n;
+  bool antialias;
+};
+
+std::vector<Sample> upsample_nd_samples(const SampleSpec& spec, UpsampleOp u) {
+  const Dtype dt = spec.dtype;
+  Shape sizes = {s::size(spec, 2, 1), s::size(spec, 3, 2)};
+  Shape plane_sizes = {1, 1};
+  const int64_t big[3] = {
+      s::size(spec, 9, 3), s::size(spec, 11, 4), s::size(spec, 13, 3)};
+  const int64_t one_plane[3] = {
+      s::size(spec, 17, 3), s::size(spec, 19, 4), s::size(spec, 301, 5)};
+  for (int i = 0; i < u.n; ++i) {
+    sizes.push_back(big[3 - u.n + i]);
+    plane_sizes.push_back(
+        u.n == 1 ? s::size(spec, 4001, 6) : one_plane[3 - u.n + i]);
+  }
+  Tensor x = s::varied(sizes, dt, 8.0, 1);
+  Tensor plane = s::varied(plane_sizes, dt, 8.0, 2);
+  auto grown = [&](const Tensor& t, double f) {
+    IntList out;
+    for (int i = 0; i < u.n; ++i) {
+      out.push_back(std::max<int64_t>(1, int64_t(double(t.size(2 + i)) * f)));
+    }
+    return out;
+  };
+  auto to = [u](IntList size, bool align) {
+    return s::call1([=](const Tensor& t) {
+      return upsample(t, size, u.mode, align, {}, u.antialias);
+    });
+  };
+  const bool interpolating = u.mode != InterpolateMode::Nearest &&
+      u.mode != InterpolateMode::NearestExact;
+  std::vector<Sample> out = {
+      {"up", {x}, to(grown(x, 1.7), false)},
+      {"down", {x}, to(grown(x, 0.45), false)},
+      {"strided", {s::strided(x)}, to(grown(x, 1.7), false)},
+      {"one_plane", {plane}, to(grown(plane, 1.3), false)},
+      {"scale_factor", {x}, s::call1([u](const Tensor& t) {
+         InterpolateOptions o;
+         o.scale_factor({2.5}).mode(u.mode).antialias(u.antialias);
+         return interpolate(t, o);
+       })},
+  };
+  if (interpolating) {
+    out.push_back({"align_corners", {x}, to(grown(x, 1.7), true)});
+    out.push_back({"align_corners_down", {x}, to(grown(x, 0.45), true)});
+  }
+  if (u.mode == InterpolateMode::Nearest) {
+    out.push_back(
+        {"nearest_exact",
+         {x},
+         s::call1([u, size = grown(x, 1.7)](const Tensor& t) {
+           return upsample(t, size, InterpolateMode::NearestExact);
+         })});
+  }
+  return out;
+}
+
+std::vector<Sample> upsample_nd_bad_samples(UpsampleOp u) {
+  auto to = [u](IntList size) {
+    return s::call1([=](const Tensor& t) {
+      return upsample(t, size, u.mode, false, {}, u.antialias);
+    });
+  };
+  const IntList four(size_t(u.n), 4);
+  IntList zero = four;
+  zero.back() = 0;
+  Shape ok(size_t(u.n + 2), 3), low(size_t(u.n + 1), 3);
+  return {
+      s::undefined_input(to(four), 1),
+      {"rank", {s::varied(low, kFloat32, 2.0, 1)}, to(four)},
+      {"zero_output", {s::varied(ok, kFloat32, 2.0, 1)}, to(zero)},
+      {"integer_input", {s::varied(ok, kInt64, 20.0, 1)}, to(four)},
+  };
+}
+
 } // namespace
 
 DITTO_OP_RECORDS(upsample) {
+  const UpsampleOp ops[] = {
+      {"upsample_nearest1d", InterpolateMode::Nearest, 1, false},
+      {"upsample_nearest3d", InterpolateMode::Nearest, 3, false},
+      {"upsample_linear1d", InterpolateMode::Linear, 1, false},
+      {"upsample_trilinear3d", InterpolateMode::Trilinear, 3, false},
+      {"upsample_bicubic2d", InterpolateMode::Bicubic, 2, false},
+      {"upsample_bilinear2d_aa", InterpolateMode::Bilinear, 2, true},
+      {"upsample_bicubic2d_aa", InterpolateMode::Bicubic, 2, true},
+  };
+  for (const UpsampleOp& u : ops) {
+    register_op({
+        .name = u.name,
+        .family = "interpolation",
+        .callables =
+            {std::string("ditto::nn::functional::upsample(x, output_size, "
+                         "InterpolateMode::") +
+                 (u.mode == InterpolateMode::Nearest ? "Nearest" : "") +
+                 (u.mode == InterpolateMode::Linear ? "Linear" : "") +
+                 (u.mode == InterpolateMode::Trilinear ? "Trilinear" : "") +
+                 (u.mode == InterpolateMode::Bicubic ? "Bicubic" : "") +
+                 (u.mode == InterpolateMode::Bilinear ? "Bilinear" : "") +
+                 ", align_corners, scales, antialias=" +
+                 (u.antialias ? "true" : "false") + ")",
+             std::string("ditto::nn::functional::interpolate(x, options) (") +
+                 interpolate_mode_name(u.mode) +
+                 (u.antialias ? ", antialias" : "") + ")"},
+        .deterministic_because = {},
+        .nondeterministic = {plane_path(
+            (std::string(u.name) + "_backward").c_str())},
+        .dtypes = kFloating,
+        .samples =
+            [u](const SampleSpec& spec) {
+              return upsample_nd_samples(spec, u);
+            },
+        .bad_samples = [u] { return upsample_nd_bad_samples(u); },
+    });
+  }
   register_op({
       .name = "upsample_nearest2d",
       .family = "interpolation",

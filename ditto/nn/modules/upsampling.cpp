@@ -25,11 +25,7 @@ std::string Upsample::extra_repr() const {
       s += ")";
     }
   }
-  using functional::InterpolateMode;
-  const char* mode = o.mode() == InterpolateMode::Bilinear ? "bilinear"
-      : o.mode() == InterpolateMode::NearestExact          ? "nearest-exact"
-                                                           : "nearest";
-  return s + ", mode=" + mode;
+  return s + ", mode=" + functional::interpolate_mode_name(o.mode());
 }
 
 } // namespace ditto::nn

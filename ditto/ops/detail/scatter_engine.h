@@ -253,6 +253,33 @@ void scatter_updates(
 // body(p, k0, k1, add) runs output positions [k0, k1) of plane p, calling
 // add(i, v) to add v to element i of the plane's input gradient.
 // work_per_position sizes the chunks (reads per output position).
+// What plane_scatter's body adds with: add(i, v) adds v to element i of the
+// plane's input gradient; add.fma(i, a, b) sets it to fma(a, b, element):
+// one rounding, as PyTorch's kernels built for AVX2 (where the compiler
+// contracts `grad_in[i] += a * b`) do.
+template <typename T, bool kAtomic>
+struct PlaneAdder {
+  T* d;
+  void operator()(int64_t i, T v) const {
+    if constexpr (kAtomic) {
+      combine_atomic<Combine::kAdd>(d + i, v);
+    } else {
+      d[i] += v;
+    }
+  }
+  void fma(int64_t i, T a, T b) const {
+    if constexpr (kAtomic) {
+      std::atomic_ref<T> r(d[i]);
+      T cur = r.load(std::memory_order_relaxed);
+      while (!r.compare_exchange_weak(
+          cur, std::fma(a, b, cur), std::memory_order_relaxed)) {
+      }
+    } else {
+      d[i] = std::fma(a, b, d[i]);
+    }
+  }
+};
+
 template <typename T, class Body>
 void plane_scatter(
     bool deterministic,
@@ -269,8 +296,7 @@ void plane_scatter(
         std::max<int64_t>(1, 16384 / std::max<int64_t>(1, positions * work));
     parallel_for(0, planes, grain, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
-        T* d = grad_in + p * plane_size;
-        body(p, 0, positions, [d](int64_t i, T v) { d[i] += v; });
+        body(p, 0, positions, PlaneAdder<T, false>{grad_in + p * plane_size});
       }
     });
     return;
@@ -279,12 +305,11 @@ void plane_scatter(
   parallel_for(0, planes * chunks, 1, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t p = t / chunks, c = t % chunks;
-      T* d = grad_in + p * plane_size;
       body(
           p,
           c * chunk,
           std::min(positions, (c + 1) * chunk),
-          [d](int64_t i, T v) { combine_atomic<Combine::kAdd>(d + i, v); });
+          PlaneAdder<T, true>{grad_in + p * plane_size});
     }
   });
 }

@@ -14,7 +14,7 @@ from .._C._nn import (  # noqa: F401
     max_pool2d_with_indices, max_pool3d, max_pool3d_backward,
     max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
     mse_loss, nll_loss, normalize, one_hot, pad, silu,
-    smooth_l1_loss, softmax, split_rows, upsample2d)
+    smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
 
 
 def relu(input, inplace=False):
