@@ -1,7 +1,9 @@
 // The backward of the layers whose gradient scatters into the input (the
 // ops PyTorch's reproducibility note lists for CUDA), 2 threads, determinism
 // on and off: max_pool2d (kernel 2) and 4x bilinear upsampling of
-// 32x64x56x56, and bilinear grid_sample of that input at a 224x224 grid.
+// 32x64x56x56, bilinear grid_sample of that input at a 224x224 grid, and
+// on a 3-d U-Net block max_pool3d (kernel 2) of 2x32x32^3 and 2x trilinear
+// upsampling of 2x32x16^3.
 // Each iteration runs the recorded backward once (retain_graph).
 // bench/compare_nn_backward.py times PyTorch 1.13 on the same shapes.
 
@@ -18,6 +20,15 @@ namespace F = ditto::nn::functional;
 ditto::Tensor forward(const std::string& op, const ditto::Tensor& x) {
   if (op == "max_pool2d") {
     return F::max_pool2d(x, {2});
+  }
+  if (op == "max_pool3d") {
+    return F::max_pool3d(x, {2});
+  }
+  if (op == "upsample_trilinear") {
+    return F::interpolate(
+        x,
+        F::InterpolateOptions().scale_factor({2.0}).mode(
+            F::InterpolateMode::Trilinear));
   }
   if (op == "upsample_bilinear") {
     return F::interpolate(
@@ -38,7 +49,11 @@ void backward(benchmark::State& state, const std::string& op, bool det) {
   ditto::set_num_threads(2);
   ditto::DeterministicGuard guard(det);
   ditto::manual_seed(0);
-  ditto::Tensor x = ditto::randn({32, 64, 56, 56}).requires_grad_();
+  const ditto::Shape sizes = op == "max_pool3d"
+      ? ditto::Shape{2, 32, 32, 32, 32}
+      : op == "upsample_trilinear" ? ditto::Shape{2, 32, 16, 16, 16}
+                                   : ditto::Shape{32, 64, 56, 56};
+  ditto::Tensor x = ditto::randn(sizes).requires_grad_();
   ditto::Tensor y = forward(op, x);
   ditto::Tensor g = ditto::randn(y.sizes());
   for (auto _ : state) {
@@ -51,7 +66,12 @@ void backward(benchmark::State& state, const std::string& op, bool det) {
 } // namespace
 
 void register_nn_backward_benchmarks() {
-  for (const char* op : {"max_pool2d", "upsample_bilinear", "grid_sample"}) {
+  for (const char* op :
+       {"max_pool2d",
+        "upsample_bilinear",
+        "grid_sample",
+        "max_pool3d",
+        "upsample_trilinear"}) {
     for (bool det : {true, false}) {
       const std::string name =
           std::string("nn_backward_") + op + (det ? "_det" : "_fast");

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """The backward of max_pool2d (kernel 2), 4x bilinear upsampling and
-bilinear grid_sample (224x224 grid) of a 32x64x56x56 float32 input, ditto
+bilinear grid_sample (224x224 grid) of a 32x64x56x56 float32 input, and of
+max_pool3d (kernel 2) of 2x32x32^3 and 2x trilinear upsampling of 2x32x16^3
+(a 3-d U-Net block), ditto
 (bench/bench_nn_backward.cpp, each benchmark in its own process) against
 PyTorch 1.13 (this script, in its own process), 2 threads, determinism on
 and off, alternating for --rounds rounds. Prints a markdown table of the
@@ -19,7 +21,8 @@ import time
 
 from bench_util import ditto_time
 
-OPS = ["max_pool2d", "upsample_bilinear", "grid_sample"]
+OPS = ["max_pool2d", "upsample_bilinear", "grid_sample", "max_pool3d",
+       "upsample_trilinear"]
 
 TORCH_CHILD = r"""
 import sys, time, torch, torch.nn.functional as F
@@ -27,8 +30,14 @@ op, det, min_time = sys.argv[1], sys.argv[2] == "1", float(sys.argv[3])
 torch.set_num_threads(2)
 torch.use_deterministic_algorithms(det)
 torch.manual_seed(0)
-x = torch.randn(32, 64, 56, 56, requires_grad=True)
-if op == "max_pool2d":
+sizes = {"max_pool3d": (2, 32, 32, 32, 32),
+         "upsample_trilinear": (2, 32, 16, 16, 16)}.get(op, (32, 64, 56, 56))
+x = torch.randn(*sizes, requires_grad=True)
+if op == "max_pool3d":
+    y = F.max_pool3d(x, 2)
+elif op == "upsample_trilinear":
+    y = F.interpolate(x, scale_factor=2.0, mode="trilinear")
+elif op == "max_pool2d":
     y = F.max_pool2d(x, 2)
 elif op == "upsample_bilinear":
     y = F.interpolate(x, scale_factor=4.0, mode="bilinear")
@@ -61,6 +70,8 @@ def main():
     p.add_argument("--ditto-bench", required=True)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--min-time", type=float, default=1.0)
+    p.add_argument("--ops", nargs="*", default=OPS, choices=OPS,
+                   help="the rows to time (default: all)")
     args = p.parse_args()
     print(f"# backward of the scattering layers, ditto vs PyTorch 1.13 "
           f"({args.rounds} rounds, 2 threads, "
@@ -68,7 +79,7 @@ def main():
           f"{os.getloadavg()[0]:.2f})\n")
     print("| backward of | mode | ditto | PyTorch | ditto/PyTorch |")
     print("|---|---|---:|---:|---:|")
-    for op in OPS:
+    for op in args.ops:
         for det in (True, False):
             d, t = [], []
             for _ in range(args.rounds):

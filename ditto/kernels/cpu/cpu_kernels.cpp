@@ -866,9 +866,11 @@ void philox_blocks(
 } // namespace
 
 void fill_gemm_table(KernelTable& t); // gemm_kernels.cpp
+void fill_interp_table(KernelTable& t); // interp_kernels.cpp
 
 void fill_kernel_table(KernelTable& t) {
   fill_gemm_table(t);
+  fill_interp_table(t);
   t.philox_blocks = &philox_blocks;
   t.normal_blocks_f32 = &normal_blocks_f32;
   fill_binary<AddF>(t, BinaryOp::Add);

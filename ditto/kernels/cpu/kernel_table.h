@@ -146,6 +146,40 @@ struct ConvDirectArgs {
 };
 using ConvDirectF32 = void (*)(const ConvDirectArgs& a);
 
+// A separable resampling (interp_kernels.cpp, Note [PyTorch's
+// interpolation bits] in ditto/nn/functional/upsample.cpp): along dim d
+// of (D, H, W), output index o reads count[o] cells idx[o * k + j] with
+// weights w[o * k + j] (float or double, the call's dtype). A sum starts
+// with fma(t0, w0, t1 * w1), or with t0 * w0 where chain is set, and adds
+// one fma per further cell; sums nest from D (outer) to W.
+struct InterpDim {
+  int64_t in = 1, out = 1, k = 1;
+  const int64_t* idx = nullptr;
+  const void* w = nullptr;
+  const int64_t* count = nullptr;
+  bool chain = false;
+};
+struct InterpPlan {
+  InterpDim dim[3];
+};
+// Planes [p0, p1) of in (contiguous planes of in sizes) into out.
+using InterpForward = void (*)(
+    const InterpPlan& p,
+    const void* in,
+    void* out,
+    int64_t p0,
+    int64_t p1);
+// The linear backward of one plane: for output positions [k0, k1) (row
+// major), each cell of the output's taps gets fma(wd * wh * ww, grad,
+// cell), atomically when atomic.
+using InterpBackward = void (*)(
+    const InterpPlan& p,
+    const void* grad_out,
+    void* grad_in,
+    int64_t k0,
+    int64_t k1,
+    bool atomic);
+
 struct KernelTable {
   BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
   UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
@@ -164,6 +198,8 @@ struct KernelTable {
   // Absent (nullptr) where the implicit GEMM is as fast.
   ConvDirectF32 conv_direct_f32 = nullptr;
   int64_t conv_oc_block = 0;
+  InterpForward interp_forward[2] = {}; // float32, float64
+  InterpBackward interp_backward[2] = {};
 };
 
 // The table of the capability in force.

@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "ditto/core/error.h"
+#include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/nn/functional/pooling.h"
 #include "ditto/ops/detail/op_util.h"
@@ -255,27 +256,6 @@ Taps<T> aa_taps(
   return t;
 }
 
-// The weighted sum of an output index's cells: PyTorch's order and fusing
-// (Note [PyTorch's interpolation bits]): t0 * w0 + t1 * w1 as
-// fma(t0, w0, t1 * w1), then one fma per further cell.
-template <typename T, class Read>
-inline T weighted_sum(const Taps<T>& t, int64_t o, const Read& read) {
-  const size_t b = size_t(o * t.k);
-  const int64_t n = t.count[size_t(o)];
-  if (n == 1 || t.chain) {
-    T sum = read(t.idx[b]) * t.w[b];
-    for (int64_t j = 1; j < n; ++j) {
-      sum = std::fma(read(t.idx[b + size_t(j)]), t.w[b + size_t(j)], sum);
-    }
-    return sum;
-  }
-  T sum = std::fma(read(t.idx[b]), t.w[b], read(t.idx[b + 1]) * t.w[b + 1]);
-  for (int64_t j = 2; j < n; ++j) {
-    sum = std::fma(read(t.idx[b + size_t(j)]), t.w[b + size_t(j)], sum);
-  }
-  return sum;
-}
-
 // One call's geometry: planes of in (contiguous), resized to out.
 struct Geom {
   int n = 0;
@@ -328,69 +308,78 @@ std::array<Taps<T>, 3> all_taps(
   return t;
 }
 
+// The kernel table's view of taps (InterpDim, kernel_table.h).
+template <typename T>
+kernels::InterpDim interp_dim(const Taps<T>& t, int64_t in) {
+  return {
+      in,
+      int64_t(t.count.size()),
+      t.k,
+      t.idx.data(),
+      t.w.data(),
+      t.count.data(),
+      t.chain};
+}
+
+// Identity taps of a dim of n (each index reads its own cell, weight 1).
+template <typename T>
+Taps<T> identity_taps(int64_t n) {
+  Taps<T> t(n, 1);
+  for (int64_t o = 0; o < n; ++o) {
+    t.idx[size_t(o)] = o;
+    t.w[size_t(o)] = T(1);
+  }
+  return t;
+}
+
+template <typename T>
+constexpr int kind_slot() {
+  return std::is_same_v<T, float> ? 0 : 1;
+}
+
+// Resamples planes [p0, p1) of src (sizes in) with the taps t.
+template <typename T>
+void resample(
+    const std::array<Taps<T>, 3>& t,
+    const Dims& in,
+    const T* src,
+    T* dst,
+    int64_t planes) {
+  const kernels::InterpPlan plan{
+      {interp_dim(t[0], in[0]),
+       interp_dim(t[1], in[1]),
+       interp_dim(t[2], in[2])}};
+  const int64_t osize = plan.dim[0].out * plan.dim[1].out * plan.dim[2].out;
+  const auto fn = kernels::kernel_table().interp_forward[kind_slot<T>()];
+  parallel_for(
+      0,
+      planes,
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, osize)),
+      [&](int64_t p0, int64_t p1) { fn(plan, src, dst, p0, p1); });
+}
+
 // The separable passes of the antialiased modes: the last dim first, then
-// the one before (PyTorch's order), each into a float buffer of T.
+// the one before (PyTorch's order), through a buffer of T.
 template <typename T>
 void forward_aa(
     const Geom& g,
     const std::array<Taps<T>, 3>& t,
     const T* ip,
     T* op) {
-  const int64_t h = g.in[1], w = g.in[2], oh = g.out[1], ow = g.out[2];
-  parallel_for(0, g.planes, 1, [&](int64_t p0, int64_t p1) {
-    std::vector<T> mid(size_t(h * ow));
-    for (int64_t p = p0; p < p1; ++p) {
-      const T* src = ip + p * h * w;
-      for (int64_t r = 0; r < h; ++r) {
-        for (int64_t j = 0; j < ow; ++j) {
-          mid[size_t(r * ow + j)] =
-              weighted_sum(t[2], j, [&](int64_t c) { return src[r * w + c]; });
-        }
-      }
-      T* dst = op + p * oh * ow;
-      for (int64_t i = 0; i < oh; ++i) {
-        for (int64_t j = 0; j < ow; ++j) {
-          dst[i * ow + j] = weighted_sum(
-              t[1], i, [&](int64_t r) { return mid[size_t(r * ow + j)]; });
-        }
-      }
-    }
-  });
-}
-
-template <typename T>
-void forward_nested(
-    const Geom& g,
-    const std::array<Taps<T>, 3>& t,
-    const T* ip,
-    T* op) {
-  const int64_t isize = g.in[0] * g.in[1] * g.in[2];
-  const int64_t osize = g.out[0] * g.out[1] * g.out[2];
-  const int64_t hw = g.in[1] * g.in[2], w = g.in[2];
-  parallel_for(
-      0,
-      g.planes,
-      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, osize)),
-      [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          const T* src = ip + p * isize;
-          T* dst = op + p * osize;
-          int64_t k = 0;
-          for (int64_t a = 0; a < g.out[0]; ++a) {
-            for (int64_t b = 0; b < g.out[1]; ++b) {
-              for (int64_t c = 0; c < g.out[2]; ++c) {
-                dst[k++] = weighted_sum(t[0], a, [&](int64_t x0) {
-                  return weighted_sum(t[1], b, [&](int64_t x1) {
-                    return weighted_sum(t[2], c, [&](int64_t x2) {
-                      return src[x0 * hw + x1 * w + x2];
-                    });
-                  });
-                });
-              }
-            }
-          }
-        }
-      });
+  const int64_t h = g.in[1], ow = g.out[2];
+  std::vector<T> mid(size_t(g.planes * h * ow));
+  resample<T>(
+      {identity_taps<T>(1), identity_taps<T>(h), t[2]},
+      {1, h, g.in[2]},
+      ip,
+      mid.data(),
+      g.planes);
+  resample<T>(
+      {identity_taps<T>(1), t[1], identity_taps<T>(ow)},
+      {1, h, ow},
+      mid.data(),
+      op,
+      g.planes);
 }
 
 } // namespace
@@ -525,7 +514,7 @@ Tensor upsample(
       if (antialias) {
         forward_aa(g, t, in.data_ptr<T>(), out.data_ptr<T>());
       } else {
-        forward_nested(g, t, in.data_ptr<T>(), out.data_ptr<T>());
+        resample(t, g.in, in.data_ptr<T>(), out.data_ptr<T>(), g.planes);
       }
     }
   });
@@ -544,6 +533,14 @@ Tensor upsample(
         const int64_t isize = g.in[0] * g.in[1] * g.in[2];
         const int64_t hw = g.in[1] * g.in[2], w = g.in[2];
         const int64_t taps = t[0].k * t[1].k * t[2].k;
+        const bool chains = !cubic_plain && kind != Kind::kNearest &&
+            kind != Kind::kNearestExact;
+        const kernels::InterpPlan plan{
+            {interp_dim(t[0], g.in[0]),
+             interp_dim(t[1], g.in[1]),
+             interp_dim(t[2], g.in[2])}};
+        const auto backward_fn =
+            kernels::kernel_table().interp_backward[kind_slot<T>()];
         detail::plane_scatter(
             are_deterministic_algorithms_enabled(),
             g.planes,
@@ -552,6 +549,12 @@ Tensor upsample(
             gi.data_ptr<T>(),
             isize,
             [&](int64_t p, int64_t k0, int64_t k1, auto add) {
+              if (chains) {
+                // Linear and antialiased: the kernel's fma chains.
+                backward_fn(
+                    plan, gp + p * osize, add.d, k0, k1, add.kAtomicAdds);
+                return;
+              }
               for (int64_t k = k0; k < k1; ++k) {
                 const int64_t c = k % g.out[2];
                 const int64_t b = (k / g.out[2]) % g.out[1];
@@ -559,34 +562,15 @@ Tensor upsample(
                 const T v = gp[p * osize + k];
                 const size_t ba = size_t(a * t[0].k), bb = size_t(b * t[1].k),
                              bc = size_t(c * t[2].k);
-                const int64_t na = t[0].count[size_t(a)],
-                              nb = t[1].count[size_t(b)],
-                              nc = t[2].count[size_t(c)];
-                if (kind == Kind::kNearest || kind == Kind::kNearestExact) {
+                if (!cubic_plain) { // nearest
                   add(t[0].idx[ba] * hw + t[1].idx[bb] * w + t[2].idx[bc], v);
-                } else if (cubic_plain) {
-                  // x taps outer, y inner: (g * wy) * wx, plain adds.
-                  for (int64_t i = 0; i < nc; ++i) {
-                    for (int64_t j = 0; j < nb; ++j) {
-                      add(t[1].idx[bb + size_t(j)] * w +
-                              t[2].idx[bc + size_t(i)],
-                          v * t[1].w[bb + size_t(j)] * t[2].w[bc + size_t(i)]);
-                    }
-                  }
-                } else {
-                  for (int64_t i = 0; i < na; ++i) {
-                    for (int64_t j = 0; j < nb; ++j) {
-                      const T wab =
-                          t[0].w[ba + size_t(i)] * t[1].w[bb + size_t(j)];
-                      const int64_t row = t[0].idx[ba + size_t(i)] * hw +
-                          t[1].idx[bb + size_t(j)] * w;
-                      for (int64_t l = 0; l < nc; ++l) {
-                        add.fma(
-                            row + t[2].idx[bc + size_t(l)],
-                            wab * t[2].w[bc + size_t(l)],
-                            v);
-                      }
-                    }
+                  continue;
+                }
+                // x taps outer, y inner: (g * wy) * wx, plain adds.
+                for (int64_t i = 0; i < t[2].count[size_t(c)]; ++i) {
+                  for (int64_t j = 0; j < t[1].count[size_t(b)]; ++j) {
+                    add(t[1].idx[bb + size_t(j)] * w + t[2].idx[bc + size_t(i)],
+                        v * t[1].w[bb + size_t(j)] * t[2].w[bc + size_t(i)]);
                   }
                 }
               }

@@ -259,6 +259,7 @@ void scatter_updates(
 // contracts `grad_in[i] += a * b`) do.
 template <typename T, bool kAtomic>
 struct PlaneAdder {
+  static constexpr bool kAtomicAdds = kAtomic;
   T* d;
   void operator()(int64_t i, T v) const {
     if constexpr (kAtomic) {
