@@ -167,54 +167,6 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
 }
 
 void init_pooling_and_norm(py::module_& nn, py::module_& m) {
-  auto max_pool = [](bool with_indices) {
-    return [with_indices](
-               const Tensor& x,
-               const IntList& kernel_size,
-               const std::optional<IntList>& stride,
-               const IntList& padding,
-               const IntList& dilation,
-               bool ceil_mode,
-               bool return_indices) -> py::object {
-      std::pair<Tensor, Tensor> r;
-      {
-        py::gil_scoped_release gil;
-        r = F::max_pool2d_with_indices(
-            x,
-            pair(kernel_size),
-            stride ? pair(*stride) : IntList{},
-            pair(padding),
-            pair(dilation),
-            ceil_mode);
-      }
-      if (with_indices || return_indices) {
-        return py::make_tuple(r.first, r.second);
-      }
-      return py::cast(r.first);
-    };
-  };
-  for (py::module_* mod : {&nn, &m}) {
-    mod->def(
-        "max_pool2d",
-        max_pool(false),
-        py::arg("input"),
-        py::arg("kernel_size"),
-        py::arg("stride") = py::none(),
-        py::arg("padding") = 0,
-        py::arg("dilation") = 1,
-        py::arg("ceil_mode") = false,
-        py::arg("return_indices") = false);
-  }
-  nn.def(
-      "max_pool2d_with_indices",
-      max_pool(true),
-      py::arg("input"),
-      py::arg("kernel_size"),
-      py::arg("stride") = py::none(),
-      py::arg("padding") = 0,
-      py::arg("dilation") = 1,
-      py::arg("ceil_mode") = false,
-      py::arg("return_indices") = true);
   nn.def(
       "max_pool2d_backward",
       &F::max_pool2d_backward,
@@ -339,8 +291,9 @@ void init_pooling_and_norm(py::module_& nn, py::module_& m) {
       ReleaseGil());
 }
 
-// The poolings over one and three dims, adaptive max pooling and max
-// unpooling (the 2-d max, average and adaptive average are above).
+// Max pooling over one to three dims, the 1-d and 3-d average poolings,
+// adaptive max pooling and max unpooling (the 2-d average and adaptive
+// average are above).
 void init_pooling_nd(py::module_& nn, py::module_& m) {
   using WithIndices = std::pair<Tensor, Tensor> (*)(
       const Tensor&,
@@ -377,6 +330,7 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
   };
   const std::pair<const char*, WithIndices> max_pools[] = {
       {"max_pool1d", &F::max_pool1d_with_indices},
+      {"max_pool2d", &F::max_pool2d_with_indices},
       {"max_pool3d", &F::max_pool3d_with_indices}};
   for (const auto& [name, fn] : max_pools) {
     for (bool with_indices : {false, true}) {
