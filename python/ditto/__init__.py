@@ -35,7 +35,7 @@ from ._C import (  # noqa: F401
     conv1d, conv2d, conv_transpose2d, conv1d_backward_input,
     conv1d_backward_weight, conv2d_backward_input, conv2d_backward_weight,
     max_pool1d, max_pool2d, max_pool3d, avg_pool1d, adaptive_avg_pool1d,
-    batch_norm, layer_norm, group_norm, softmax, log_softmax,
+    batch_norm, instance_norm, layer_norm, group_norm, softmax, log_softmax,
     dropout,
     # devices (docs/device.md)
     is_vulkan_available)

@@ -244,7 +244,37 @@ void init_pooling_and_norm(py::module_& nn, py::module_& m) {
     return F::group_norm(
         x, groups, value_or_undefined(w), value_or_undefined(b), eps);
   };
+  auto instance_norm = [](const Tensor& x,
+                          const OptT& rm,
+                          const OptT& rv,
+                          const OptT& w,
+                          const OptT& b,
+                          bool use_input_stats,
+                          double momentum,
+                          double eps) {
+    return F::instance_norm(
+        x,
+        value_or_undefined(rm),
+        value_or_undefined(rv),
+        value_or_undefined(w),
+        value_or_undefined(b),
+        use_input_stats,
+        momentum,
+        eps);
+  };
   for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "instance_norm",
+        instance_norm,
+        py::arg("input"),
+        py::arg("running_mean") = py::none(),
+        py::arg("running_var") = py::none(),
+        py::arg("weight") = py::none(),
+        py::arg("bias") = py::none(),
+        py::arg("use_input_stats") = true,
+        py::arg("momentum") = 0.1,
+        py::arg("eps") = 1e-5,
+        ReleaseGil());
     mod->def(
         "batch_norm",
         batch_norm,

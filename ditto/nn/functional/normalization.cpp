@@ -318,6 +318,91 @@ Tensor layer_norm(
   return scope.done(y);
 }
 
+Tensor instance_norm(
+    const Tensor& x,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& weight,
+    const Tensor& bias,
+    bool use_input_stats,
+    double momentum,
+    double eps) {
+  const char* op = "instance_norm";
+  detail::OpScope scope(
+      op,
+      {x, running_mean, running_var, weight, bias},
+      detail::OpScope::kComposite);
+  DITTO_CHECK(
+      x.defined() && x.dim() >= 2,
+      ValueError,
+      op,
+      "expected an input of at least 2 dims (N, C, ...), got ",
+      x.defined() ? shape_str(x.sizes()) : std::string("an undefined tensor"));
+  DITTO_CHECK(
+      use_input_stats || (running_mean.defined() && running_var.defined()),
+      ValueError,
+      op,
+      "Expected running_mean and running_var to be defined when "
+      "use_input_stats is false");
+  const int64_t b = x.size(0), c = x.size(1);
+  int64_t spatial = 1;
+  for (int64_t d = 2; d < x.dim(); ++d) {
+    spatial *= x.size(d);
+  }
+  DITTO_CHECK(
+      !use_input_stats || spatial > 1,
+      ValueError,
+      op,
+      "Expected more than 1 spatial element when training, got input size ",
+      shape_str(x.sizes()));
+  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias}) {
+    DITTO_CHECK(
+        !t->defined() || (t->dim() == 1 && t->size(0) == c),
+        ValueError,
+        op,
+        "weight, bias and the running statistics must have ",
+        c,
+        " elements (the input's channels), got sizes ",
+        shape_str(t->sizes()));
+  }
+  // Each per-channel tensor repeated for every sample: (N * C).
+  auto repeated = [b, c](const Tensor& t) {
+    return t.defined() ? t.view({1, c}).expand({b, c}).reshape({b * c})
+                       : Tensor();
+  };
+  Tensor rm;
+  Tensor rv;
+  {
+    autograd::NoGradGuard no_grad;
+    if (running_mean.defined()) {
+      rm = repeated(running_mean).clone();
+    }
+    if (running_var.defined()) {
+      rv = repeated(running_var).clone();
+    }
+  }
+  Shape shape = x.sizes();
+  shape[0] = 1;
+  shape[1] = b * c;
+  Tensor out = batch_norm(
+      x.contiguous().view(shape),
+      rm,
+      rv,
+      repeated(weight),
+      repeated(bias),
+      use_input_stats,
+      momentum,
+      eps);
+  if (running_mean.defined() && running_var.defined()) {
+    // PyTorch writes back the mean over the samples of the copies, updated
+    // or not (in eval mode that mean can round the statistics: kept).
+    autograd::NoGradGuard no_grad;
+    Tensor(running_mean).copy_(mean(rm.view({b, c}), {0})); // a handle
+    Tensor(running_var).copy_(mean(rv.view({b, c}), {0}));
+  }
+  return scope.done(out.view(x.sizes()));
+}
+
 Tensor group_norm(
     const Tensor& x,
     int64_t num_groups,

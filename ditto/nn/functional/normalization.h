@@ -47,6 +47,23 @@ DITTO_API Tensor group_norm(
     const Tensor& bias = {},
     double eps = 1e-5);
 
+// Instance normalization: each (sample, channel) plane of x (N, C, ...)
+// normalized by its own statistics, as PyTorch computes it: batch_norm of x
+// viewed as (1, N * C, ...) with weight, bias and the running statistics
+// repeated per sample, so the bits are batch_norm's. With use_input_stats
+// the plane's statistics are used and defined running statistics are
+// updated (with momentum) to the mean over the samples; otherwise the
+// running statistics (which must be defined) are used.
+DITTO_API Tensor instance_norm(
+    const Tensor& x,
+    const Tensor& running_mean = {},
+    const Tensor& running_var = {},
+    const Tensor& weight = {},
+    const Tensor& bias = {},
+    bool use_input_stats = true,
+    double momentum = 0.1,
+    double eps = 1e-5);
+
 // BatchNorm's running-statistics update, per channel: what batch_norm does
 // in training mode, and what a replay of deferred updates must do to give
 // the same bits.
@@ -98,5 +115,6 @@ namespace ditto {
 // torch.batch_norm, torch.layer_norm, torch.group_norm.
 using nn::functional::batch_norm;
 using nn::functional::group_norm;
+using nn::functional::instance_norm;
 using nn::functional::layer_norm;
 } // namespace ditto

@@ -28,6 +28,52 @@ Tensor fresh(const Tensor& t) {
 
 // ---- normalization
 
+std::vector<Sample> instance_norm_samples(const SampleSpec& spec) {
+  const Dtype dt = spec.dtype;
+  const bool small = spec.small;
+  const int64_t c = s::size(spec, 5, 2);
+  Tensor x = s::varied(
+      {s::size(spec, 3, 2), c, s::size(spec, 31, 3), s::size(spec, 29, 2)},
+      dt,
+      6.0,
+      1,
+      0.5);
+  Tensor x1 =
+      s::varied({s::size(spec, 4, 2), c, s::size(spec, 2001, 5)}, dt, 6.0, 2);
+  Tensor x3 = s::varied(
+      {2, c, s::size(spec, 7, 2), s::size(spec, 8, 2), s::size(spec, 9, 2)},
+      dt,
+      6.0,
+      3);
+  Tensor w = s::positive({c}, dt, 4);
+  Tensor b = s::varied({c}, dt, 2.0, 5);
+  Tensor rm = s::varied({c}, dt, 1.0, 6);
+  Tensor rv = s::positive({c}, dt, 7);
+  auto plain = s::call1([](const Tensor& in) { return instance_norm(in); });
+  auto affine = s::call3([](auto& in, auto& wt, auto& bs) {
+    return instance_norm(in, {}, {}, wt, bs, true, 0.1, 1e-5);
+  });
+  // Running statistics: fresh ones each call, updated in place; full-sized
+  // samples return them too.
+  s::Call running = [rm, rv, small](const std::vector<Tensor>& in) {
+    Tensor m = fresh(rm), v = fresh(rv);
+    Tensor y = instance_norm(in[0], m, v, in[1], in[2], true, 0.2, 1e-5);
+    return small ? std::vector<Tensor>{y} : std::vector<Tensor>{y, m, v};
+  };
+  auto eval = s::call3([rm, rv](auto& in, auto& wt, auto& bs) {
+    return instance_norm(in, fresh(rm), fresh(rv), wt, bs, false, 0.1, 1e-5);
+  });
+  return {
+      {"plain", {x}, plain},
+      {"affine", {x, w, b}, affine},
+      {"running", {x, w, b}, running},
+      {"eval", {x, w, b}, eval},
+      {"1d", {x1}, plain},
+      {"3d", {x3, w, b}, running},
+      {"strided", {s::strided(x)}, plain},
+  };
+}
+
 std::vector<Sample> batch_norm_samples(const SampleSpec& spec) {
   const Dtype dt = spec.dtype;
   const bool small = spec.small;
@@ -123,6 +169,45 @@ std::vector<Sample> group_norm_samples(const SampleSpec& spec) {
 } // namespace
 
 DITTO_OP_RECORDS(norm) {
+  register_op({
+      .name = "instance_norm",
+      .family = "normalization",
+      .callables =
+          {"ditto::instance_norm(x, running_mean, running_var, weight, bias, "
+           "use_input_stats, momentum, eps)",
+           "ditto::nn::functional::instance_norm(...)",
+           "ditto::nn::InstanceNorm1d(num_features)",
+           "ditto::nn::InstanceNorm2d(num_features)",
+           "ditto::nn::InstanceNorm3d(num_features)"},
+      .deterministic_because =
+          "batch_norm of the (1, N * C, ...) view, PyTorch's construction: "
+          "each plane reduced by one task, its sums in double in memory "
+          "order",
+      .dtypes = kFloating,
+      .samples = instance_norm_samples,
+      .bad_samples =
+          [] {
+            Tensor x = s::varied({2, 3, 4}, kFloat32, 2.0, 1);
+            Tensor w = s::positive({3}, kFloat32, 2);
+            return std::vector<Sample>{
+                s::undefined_input(
+                    s::call1([](auto& in) { return instance_norm(in); }), 1),
+                {"eval_without_running_stats", {x}, s::call1([](auto& in) {
+                   return instance_norm(in, {}, {}, {}, {}, false);
+                 })},
+                {"weight_size", {x}, s::call1([](auto& in) {
+                   return instance_norm(
+                       in, {}, {}, s::positive({4}, kFloat32, 2), {});
+                 })},
+                {"one_spatial_element",
+                 {s::varied({2, 3, 1}, kFloat32, 2.0, 3)},
+                 s::call1([](auto& in) { return instance_norm(in); })},
+                {"one_dim_input",
+                 {s::varied({3}, kFloat32, 2.0, 4)},
+                 s::call1([](auto& in) { return instance_norm(in); })},
+            };
+          },
+  });
   register_op({
       .name = "batch_norm",
       .family = "normalization",

@@ -42,7 +42,7 @@ Tensor BatchNorm::forward(const Tensor& x) {
       ValueError,
       name,
       "expected ",
-      ranks_.size() == 1 ? "4D" : "2D or 3D",
+      ranks_.size() == 1 ? std::to_string(ranks_[0]) + "D" : "2D or 3D",
       " input (got ",
       x.dim(),
       "D input)");
@@ -88,6 +88,80 @@ std::string BatchNorm::extra_repr() const {
       ", affine=" + py_bool(o.affine()) +
       ", track_running_stats=" + py_bool(o.track_running_stats());
 }
+
+template <int D>
+InstanceNormNd<D>::InstanceNormNd(const InstanceNormOptions& o)
+    : Module("InstanceNorm" + std::to_string(D) + "d"), options(o) {
+  check_positive(o.num_features(), type_name().c_str(), "num_features");
+  const int64_t c = o.num_features();
+  if (o.affine()) {
+    weight = register_parameter("weight", uninitialized({c}));
+    bias = register_parameter("bias", uninitialized({c}));
+  }
+  if (o.track_running_stats()) {
+    running_mean = register_buffer("running_mean", uninitialized({c}));
+    running_var = register_buffer("running_var", uninitialized({c}));
+    num_batches_tracked =
+        register_buffer("num_batches_tracked", detail::new_tensor({}, kInt64));
+  }
+  defer_reset([w = weight,
+               b = bias,
+               rm = running_mean,
+               rv = running_var,
+               n = num_batches_tracked] { fill_ones_zeros(w, b, rm, rv, n); });
+}
+
+template <int D>
+Tensor InstanceNormNd<D>::forward(const Tensor& x) {
+  ForwardScope scope(*this);
+  const char* name = type_name().c_str();
+  DITTO_CHECK(
+      x.defined() && (x.dim() == D + 1 || x.dim() == D + 2),
+      ValueError,
+      name,
+      "expected ",
+      D + 1,
+      "D (unbatched) or ",
+      D + 2,
+      "D (batched) input, got ",
+      x.defined() ? shape_str(x.sizes()) : std::string("an undefined tensor"));
+  if (x.dim() == D + 1) { // unbatched: PyTorch's unsqueeze and squeeze
+    return forward(x.unsqueeze(0)).squeeze(0);
+  }
+  DITTO_CHECK(
+      !(options.affine() || options.track_running_stats()) ||
+          x.size(1) == options.num_features(),
+      ValueError,
+      name,
+      "expected input with ",
+      options.num_features(),
+      " channels, got sizes ",
+      shape_str(x.sizes()));
+  // PyTorch's InstanceNorm leaves num_batches_tracked at 0.
+  const bool use_input_stats = is_training() || !options.track_running_stats();
+  return functional::instance_norm(
+      x,
+      running_mean,
+      running_var,
+      weight,
+      bias,
+      use_input_stats,
+      options.momentum(),
+      options.eps());
+}
+
+template <int D>
+std::string InstanceNormNd<D>::extra_repr() const {
+  const auto& o = options;
+  return std::to_string(o.num_features()) + ", eps=" + py_float(o.eps()) +
+      ", momentum=" + py_float(o.momentum()) +
+      ", affine=" + py_bool(o.affine()) +
+      ", track_running_stats=" + py_bool(o.track_running_stats());
+}
+
+template class InstanceNormNd<1>;
+template class InstanceNormNd<2>;
+template class InstanceNormNd<3>;
 
 LayerNorm::LayerNorm(const LayerNormOptions& o)
     : Module("LayerNorm"), options(o) {

@@ -1,7 +1,7 @@
 #pragma once
 
-// The normalization layers: BatchNorm1d, BatchNorm2d, LayerNorm and
-// GroupNorm.
+// The normalization layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d,
+// LayerNorm and GroupNorm.
 
 #include <optional>
 #include <string>
@@ -57,6 +57,49 @@ class DITTO_API BatchNorm2d : public BatchNorm {
   explicit BatchNorm2d(const BatchNormOptions& options)
       : BatchNorm("BatchNorm2d", options, {4}) {}
 };
+
+// Over (N, C, D, H, W).
+class DITTO_API BatchNorm3d : public BatchNorm {
+ public:
+  BatchNorm3d(int64_t num_features)
+      : BatchNorm3d(BatchNormOptions(num_features)) {}
+  explicit BatchNorm3d(const BatchNormOptions& options)
+      : BatchNorm("BatchNorm3d", options, {5}) {}
+};
+
+struct DITTO_API InstanceNormOptions {
+  InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
+  DITTO_NN_ARG(int64_t, num_features);
+  DITTO_NN_ARG(double, eps) = 1e-5;
+  DITTO_NN_ARG(double, momentum) = 0.1;
+  DITTO_NN_ARG(bool, affine) = false;
+  DITTO_NN_ARG(bool, track_running_stats) = false;
+};
+
+// Instance normalization over (N, C, ...) with D dims after C, or the same
+// without N (PyTorch's layers and defaults: no affine parameters, no
+// running statistics). weight (ones) and bias (zeros) when affine;
+// running_mean (zeros), running_var (ones) and num_batches_tracked when
+// tracking, used in eval mode.
+template <int D>
+class DITTO_API InstanceNormNd : public Module {
+ public:
+  InstanceNormNd(int64_t num_features)
+      : InstanceNormNd(InstanceNormOptions(num_features)) {}
+  explicit InstanceNormNd(const InstanceNormOptions& options);
+  Tensor forward(const Tensor& x);
+  std::string extra_repr() const override;
+
+  InstanceNormOptions options;
+  Tensor weight, bias;
+  Tensor running_mean, running_var, num_batches_tracked;
+};
+using InstanceNorm1d = InstanceNormNd<1>;
+using InstanceNorm2d = InstanceNormNd<2>;
+using InstanceNorm3d = InstanceNormNd<3>;
+extern template class InstanceNormNd<1>;
+extern template class InstanceNormNd<2>;
+extern template class InstanceNormNd<3>;
 
 struct DITTO_API LayerNormOptions {
   LayerNormOptions(Shape normalized_shape)

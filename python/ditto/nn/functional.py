@@ -8,13 +8,13 @@ from .._C._nn import (  # noqa: F401
     avg_pool1d, avg_pool2d, avg_pool3d, batch_norm,
     binary_cross_entropy_with_logits, conv1d, conv2d, conv_transpose2d,
     cross_entropy, ctc_loss, dropout, dropout2d, embedding, gelu,
-    grid_sample, group_norm, gru_cell_gates, interpolate, kl_div, l1_loss,
-    layer_norm, leaky_relu, linear, log_softmax, lstm_cell_gates,
-    max_pool1d, max_pool1d_with_indices, max_pool2d, max_pool2d_backward,
-    max_pool2d_with_indices, max_pool3d, max_pool3d_backward,
-    max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d,
-    mse_loss, nll_loss, normalize, one_hot, pad, silu,
-    smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
+    grid_sample, group_norm, gru_cell_gates, instance_norm, interpolate,
+    kl_div, l1_loss, layer_norm, leaky_relu, linear, log_softmax,
+    lstm_cell_gates, max_pool1d, max_pool1d_with_indices, max_pool2d,
+    max_pool2d_backward, max_pool2d_with_indices, max_pool3d,
+    max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
+    max_unpool2d, max_unpool3d, mse_loss, nll_loss, normalize, one_hot,
+    pad, silu, smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
 
 
 def relu(input, inplace=False):

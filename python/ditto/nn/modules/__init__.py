@@ -16,7 +16,9 @@ from .padding import (ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
                       ZeroPad2d)
 from .dropout import Dropout, Dropout2d
-from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm,
+                            InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
+                            LayerNorm)
 from .sparse import Embedding
 from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
@@ -34,7 +36,8 @@ __all__ = [
     "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
     "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "ZeroPad2d",
-    "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "GroupNorm",
+    "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "GroupNorm",
     "LayerNorm", "Embedding", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "CTCLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GRU",
     "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell",

@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d, LayerNorm and GroupNorm (torch.nn's): running
+"""BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm and GroupNorm (torch.nn's): running
 statistics as buffers (running_mean, running_var, num_batches_tracked)."""
 import numbers
 
@@ -93,6 +93,46 @@ class BatchNorm1d(_BatchNorm):
 class BatchNorm2d(_BatchNorm):
     _ranks = (4,)
     _rank_text = "4D"
+
+
+class BatchNorm3d(_BatchNorm):
+    _ranks = (5,)
+    _rank_text = "5D"
+
+
+class _InstanceNorm(_BatchNorm):
+    """InstanceNorm1d/2d/3d: torch's defaults (no affine parameters, no
+    running statistics); the statistics of each (sample, channel) plane."""
+    _dims = 0
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, dtype=None):
+        super().__init__(num_features, eps, momentum, affine,
+                         track_running_stats, dtype)
+
+    def forward(self, input):
+        n = type(self)._dims
+        if input.dim() not in (n + 1, n + 2):
+            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got "
+                             f"{input.dim()}D input)")
+        if input.dim() == n + 1:  # unbatched
+            return self.forward(input.unsqueeze(0)).squeeze(0)
+        return F.instance_norm(
+            input, self.running_mean, self.running_var, self.weight,
+            self.bias, self.training or not self.track_running_stats,
+            self.momentum, self.eps)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _dims = 1
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _dims = 2
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _dims = 3
 
 
 class LayerNorm(Module):

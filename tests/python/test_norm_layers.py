@@ -1,0 +1,58 @@
+"""BatchNorm3d and InstanceNorm1d/2d/3d from Python against the PyTorch 1.13
+fixture (tests/nn/norm_golden.json): training output and running
+statistics bit for bit, gradients and eval output within 2e-6 (as the C++
+tests/nn/norm_golden_test.cpp), and how the layers print."""
+import json
+import os
+import struct
+
+import ditto
+import ditto.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def f32(values, shape):
+    return ditto.tensor(values, dtype=ditto.float64).float().reshape(shape)
+
+
+def bits(t):
+    return [struct.pack("<f", v)
+            for v in t.detach().contiguous().reshape(-1).tolist()]
+
+
+def want_bits(values):
+    return [struct.pack("<f", v) for v in values]
+
+
+def close(t, want, tol=2e-6):
+    got = t.detach().reshape(-1).tolist()
+    return len(got) == len(want) and all(
+        abs(a - b) <= tol * max(1.0, abs(b)) for a, b in zip(got, want))
+
+
+def test_norm_layers_match_the_fixture():
+    with open(os.path.join(HERE, "..", "nn", "norm_golden.json")) as f:
+        cases = json.load(f)["cases"]
+    assert len(cases) == 8
+    for c in cases:
+        layer = getattr(nn, c["layer"])(c["num_features"], **c["args"])
+        assert repr(layer) == c["repr"]
+        if layer.weight is not None:
+            with ditto.no_grad():
+                layer.weight.copy_(f32(c["weight"], [c["num_features"]]))
+                layer.bias.copy_(f32(c["bias"], [c["num_features"]]))
+        x = f32(c["x"], c["sizes"]).requires_grad_(True)
+        layer.train()
+        y = layer(x)
+        assert bits(y) == want_bits(c["y"]), c["repr"]
+        y.backward(f32(c["grad_y"], c["sizes"]))
+        assert close(x.grad, c["grad_x"]), c["repr"]
+        if "running_mean" in c:
+            assert bits(layer.running_mean) == want_bits(c["running_mean"])
+            assert bits(layer.running_var) == want_bits(c["running_var"])
+        layer.eval()
+        assert close(layer(x), c["y_eval"]), c["repr"]
+    assert ditto.equal(
+        ditto.instance_norm(x.detach()),
+        nn.functional.instance_norm(x.detach()))
