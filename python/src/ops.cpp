@@ -489,6 +489,79 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
     }
     return values_indices("sort", std::move(r));
   };
+  // The order statistics (selection.h), as torch's functions and methods.
+  auto kth = [](const Tensor& a, int64_t k, int64_t d, bool keep) {
+    std::pair<Tensor, Tensor> r;
+    {
+      py::gil_scoped_release gil;
+      r = kthvalue(a, k, d, keep);
+    }
+    return values_indices("kthvalue", std::move(r));
+  };
+  auto mode_fn = [](const Tensor& a, int64_t d, bool keep) {
+    std::pair<Tensor, Tensor> r;
+    {
+      py::gil_scoped_release gil;
+      r = mode(a, d, keep);
+    }
+    return values_indices("mode", std::move(r));
+  };
+  auto topk_fn =
+      [](const Tensor& a, int64_t k, int64_t d, bool largest, bool sorted) {
+        std::pair<Tensor, Tensor> r;
+        {
+          py::gil_scoped_release gil;
+          r = topk(a, k, d, largest, sorted);
+        }
+        return values_indices("topk", std::move(r));
+      };
+  for (bool method : {false, true}) {
+    auto def = [&](const char* name, auto f, auto... args) {
+      if (method) {
+        cls.def(name, f, args...);
+      } else {
+        m.def(name, f, py::arg("input"), args...);
+      }
+    };
+    def("kthvalue",
+        kth,
+        py::arg("k"),
+        py::arg("dim") = -1,
+        py::arg("keepdim") = false);
+    def("mode", mode_fn, py::arg("dim") = -1, py::arg("keepdim") = false);
+    def("topk",
+        topk_fn,
+        py::arg("k"),
+        py::arg("dim") = -1,
+        py::arg("largest") = true,
+        py::arg("sorted") = true);
+    for (bool nan : {false, true}) {
+      // median(input) is the value; median(input, dim) the named tuple.
+      auto median_fn = [nan](
+                           const Tensor& a,
+                           std::optional<int64_t> dim,
+                           bool keep) -> py::object {
+        if (!dim) {
+          Tensor v;
+          {
+            py::gil_scoped_release gil;
+            v = nan ? nanmedian(a) : median(a);
+          }
+          return py::cast(v);
+        }
+        std::pair<Tensor, Tensor> r;
+        {
+          py::gil_scoped_release gil;
+          r = nan ? nanmedian(a, *dim, keep) : median(a, *dim, keep);
+        }
+        return values_indices(nan ? "nanmedian" : "median", std::move(r));
+      };
+      def(nan ? "nanmedian" : "median",
+          median_fn,
+          py::arg("dim") = py::none(),
+          py::arg("keepdim") = false);
+    }
+  }
   m.def(
       "sort",
       sort_fn,

@@ -23,8 +23,7 @@ using nlohmann::json;
 
 const json& norm_golden() {
   static const json j = [] {
-    std::ifstream in(
-        std::string(DITTO_TEST_DATA_DIR) + "/nn/norm_golden.json");
+    std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/norm_golden.json");
     return json::parse(in);
   }();
   return j;
@@ -129,7 +128,10 @@ TEST(NormGolden, LayersHavePyTorchsBits) {
           x.grad(), c["grad_x"], what + ": input gradient", kNotYetExact);
       if (l.weight.defined()) {
         expect_norm_bits(
-            l.weight.grad(), c["grad_weight"], what + ": dweight", kNotYetExact);
+            l.weight.grad(),
+            c["grad_weight"],
+            what + ": dweight",
+            kNotYetExact);
         expect_norm_bits(
             l.bias.grad(), c["grad_bias"], what + ": dbias", kNotYetExact);
       }

@@ -56,3 +56,19 @@ def test_norm_layers_match_the_fixture():
     assert ditto.equal(
         ditto.instance_norm(x.detach()),
         nn.functional.instance_norm(x.detach()))
+
+
+def test_order_statistics_return_pytorchs_tie_indices():
+    """kthvalue, median, mode and topk from Python: torch's named tuples and
+    the indices PyTorch 1.13 returns among ties
+    (tests/ops/selection_golden.json, checked fully by the C++ test)."""
+    x = ditto.tensor([3., 1, 2, 1, 3, 1, 2])
+    assert ditto.kthvalue(x, 2).indices.item() == 1
+    assert x.topk(3).indices.tolist() == [4, 0, 2]
+    assert x.topk(3, largest=False).indices.tolist() == [1, 5, 3]
+    assert ditto.median(x).item() == 2.0
+    assert tuple(ditto.median(x, 0)) == (ditto.tensor(2.), ditto.tensor(2))
+    assert x.mode().indices.item() == 5
+    nan = ditto.tensor([1., float("nan"), 0.])
+    assert ditto.median(nan, 0).indices.item() == 1
+    assert ditto.nanmedian(nan, 0).indices.item() == 2
