@@ -108,18 +108,19 @@ std::pair<Tensor, Tensor> by_rows(
     if constexpr (std::is_same_v<T, bool>) {
       return;
     } else {
-    const T* x = moved.data_ptr<T>();
-    T* v = values.data_ptr<T>();
-    int64_t* ix = indices.data_ptr<int64_t>();
-    parallel_for(
-        0,
-        rows,
-        std::max<int64_t>(1, 16384 / std::max<int64_t>(1, len)),
-        [&](int64_t b, int64_t e) {
-          for (int64_t r = b; r < e; ++r) {
-            pick.template operator()<T>(x + r * len, len, v + r * k, ix + r * k);
-          }
-        });
+      const T* x = moved.data_ptr<T>();
+      T* v = values.data_ptr<T>();
+      int64_t* ix = indices.data_ptr<int64_t>();
+      parallel_for(
+          0,
+          rows,
+          std::max<int64_t>(1, 16384 / std::max<int64_t>(1, len)),
+          [&](int64_t b, int64_t e) {
+            for (int64_t r = b; r < e; ++r) {
+              pick.template operator()<T>(
+                  x + r * len, len, v + r * k, ix + r * k);
+            }
+          });
     }
   });
   if (a.dim() == 0) {
@@ -174,24 +175,26 @@ struct MedianPick {
   template <typename T>
   void operator()(const T* row, int64_t len, T* v, int64_t* ix) const {
     if (!ignore_nan) {
-      const T* nan = std::find_if(row, row + len, [](T x) { return is_nan(x); });
+      const T* nan =
+          std::find_if(row, row + len, [](T x) { return is_nan(x); });
       if (nan != row + len) {
         *v = *nan;
         *ix = nan - row;
         return;
       }
     }
-    const int64_t nans =
-        ignore_nan ? std::count_if(row, row + len, [](T x) { return is_nan(x); })
-                   : 0;
+    const int64_t nans = ignore_nan
+        ? std::count_if(row, row + len, [](T x) { return is_nan(x); })
+        : 0;
     std::vector<int64_t> order(static_cast<size_t>(len));
     std::iota(order.begin(), order.end(), 0);
     const auto nth = order.begin() + std::max<int64_t>((len - nans - 1) / 2, 0);
-    std::nth_element(order.begin(), nth, order.end(), [row](int64_t i, int64_t j) {
-      const T p = row[i], q = row[j];
-      return (is_nan(q) && !is_nan(p)) || p < q || (p == q && i < j) ||
-          (is_nan(p) && is_nan(q) && i < j);
-    });
+    std::nth_element(
+        order.begin(), nth, order.end(), [row](int64_t i, int64_t j) {
+          const T p = row[i], q = row[j];
+          return (is_nan(q) && !is_nan(p)) || p < q || (p == q && i < j) ||
+              (is_nan(p) && is_nan(q) && i < j);
+        });
     *v = row[*nth];
     *ix = *nth;
   }
@@ -265,8 +268,11 @@ Tensor median_all(const char* op, const Tensor& a, bool ignore_nan) {
 
 } // namespace
 
-std::pair<Tensor, Tensor>
-kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim) {
+std::pair<Tensor, Tensor> kthvalue(
+    const Tensor& a,
+    int64_t k,
+    int64_t dim,
+    bool keepdim) {
   const char* op = "kthvalue";
   detail::OpScope scope(op, {a});
   check_input(a, op);
@@ -309,8 +315,10 @@ Tensor nanmedian(const Tensor& a) {
   return median_all("nanmedian", a, true);
 }
 
-std::pair<Tensor, Tensor>
-nanmedian(const Tensor& a, int64_t dim, bool keepdim) {
+std::pair<Tensor, Tensor> nanmedian(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim) {
   return median_dim("nanmedian", a, dim, keepdim, true);
 }
 
@@ -356,8 +364,12 @@ std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
       });
 }
 
-std::pair<Tensor, Tensor>
-topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
+std::pair<Tensor, Tensor> topk(
+    const Tensor& a,
+    int64_t k,
+    int64_t dim,
+    bool largest,
+    bool sorted) {
   const char* op = "topk";
   detail::OpScope scope(op, {a});
   check_input(a, op);
@@ -388,10 +400,9 @@ topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
         }
         // PyTorch's comparators: NaN counts as the largest value.
         auto cmp = [largest](const Elem& x, const Elem& y) {
-          return largest ? (is_nan(x.first) && !is_nan(y.first)) ||
-                  x.first > y.first
-                         : (!is_nan(x.first) && is_nan(y.first)) ||
-                  x.first < y.first;
+          return largest
+              ? (is_nan(x.first) && !is_nan(y.first)) || x.first > y.first
+              : (!is_nan(x.first) && is_nan(y.first)) || x.first < y.first;
         };
         if (k * 64 <= len) {
           std::partial_sort(q.begin(), q.begin() + k, q.end(), cmp);

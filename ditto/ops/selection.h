@@ -21,22 +21,31 @@
 namespace ditto {
 
 // The k-th smallest element (k from 1) along dim and its index.
-DITTO_API std::pair<Tensor, Tensor>
-kthvalue(const Tensor& a, int64_t k, int64_t dim = -1, bool keepdim = false);
+DITTO_API std::pair<Tensor, Tensor> kthvalue(
+    const Tensor& a,
+    int64_t k,
+    int64_t dim = -1,
+    bool keepdim = false);
 
 // The lower median of all elements (NaN if there is one).
 DITTO_API Tensor median(const Tensor& a);
-DITTO_API std::pair<Tensor, Tensor>
-median(const Tensor& a, int64_t dim, bool keepdim = false);
+DITTO_API std::pair<Tensor, Tensor> median(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim = false);
 // The same, ignoring NaNs (NaN only where everything is).
 DITTO_API Tensor nanmedian(const Tensor& a);
-DITTO_API std::pair<Tensor, Tensor>
-nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
+DITTO_API std::pair<Tensor, Tensor> nanmedian(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim = false);
 
 // The most frequent value along dim (the smallest of equally frequent
 // ones) and an index of it.
-DITTO_API std::pair<Tensor, Tensor>
-mode(const Tensor& a, int64_t dim = -1, bool keepdim = false);
+DITTO_API std::pair<Tensor, Tensor> mode(
+    const Tensor& a,
+    int64_t dim = -1,
+    bool keepdim = false);
 
 // The k largest (or smallest) elements along dim and their indices,
 // ordered when sorted.

@@ -42,7 +42,8 @@ SelectInputs select_inputs(const SampleSpec& spec) {
 
 std::vector<Sample> pair_samples(
     const SampleSpec& spec,
-    const std::function<std::pair<Tensor, Tensor>(const Tensor&, int64_t, bool)>& fn) {
+    const std::function<
+        std::pair<Tensor, Tensor>(const Tensor&, int64_t, bool)>& fn) {
   SelectInputs in = select_inputs(spec);
   auto call = [fn](int64_t dim, bool keep) {
     return [fn, dim, keep](const std::vector<Tensor>& x) {
@@ -56,7 +57,8 @@ std::vector<Sample> pair_samples(
       {"strided", {s::strided(in.distinct)}, call(1, false)},
       {"long_row", {in.row}, call(0, false)},
   };
-  for (auto [label, x] : {std::pair{"ties", in.ties}, std::pair{"nans", in.nans}}) {
+  for (auto [label, x] :
+       {std::pair{"ties", in.ties}, std::pair{"nans", in.nans}}) {
     Sample smp{label, {x}, call(-1, false)};
     smp.gradcheck = false;
     out.push_back(smp);
@@ -66,12 +68,15 @@ std::vector<Sample> pair_samples(
 
 std::vector<Sample> bad_select(const std::function<void(const Tensor&)>& fn) {
   return {
-      s::undefined_input(s::call1([fn](const Tensor& x) {
-                           fn(x);
-                           return x;
-                         }),
-                         1),
-      {"out_of_range", {s::varied({3, 4}, kFloat32, 2.0, 1)}, s::call1([fn](const Tensor& x) {
+      s::undefined_input(
+          s::call1([fn](const Tensor& x) {
+            fn(x);
+            return x;
+          }),
+          1),
+      {"out_of_range",
+       {s::varied({3, 4}, kFloat32, 2.0, 1)},
+       s::call1([fn](const Tensor& x) {
          fn(x);
          return x;
        })},
@@ -90,22 +95,27 @@ DITTO_OP_RECORDS(selection) {
       .samples =
           [](const SampleSpec& spec) {
             const int64_t k = s::size(spec, 100, 2);
-            return pair_samples(spec, [k](const Tensor& x, int64_t d, bool keep) {
-              return kthvalue(x, std::min<int64_t>(k, x.dim() ? x.size(d < 0 ? d + x.dim() : d) : 1), d, keep);
-            });
+            return pair_samples(
+                spec, [k](const Tensor& x, int64_t d, bool keep) {
+                  return kthvalue(
+                      x,
+                      std::min<int64_t>(
+                          k, x.dim() ? x.size(d < 0 ? d + x.dim() : d) : 1),
+                      d,
+                      keep);
+                });
           },
       .bad_samples =
-          [] {
-            return bad_select([](const Tensor& x) { kthvalue(x, 5, 1); });
-          },
+          [] { return bad_select([](const Tensor& x) { kthvalue(x, 5, 1); }); },
   });
   for (bool nan : {false, true}) {
     register_op({
         .name = nan ? "nanmedian" : "median",
         .family = "reduction",
-        .callables = {nan ? "ditto::nanmedian(a)" : "ditto::median(a)",
-                      nan ? "ditto::nanmedian(a, dim, keepdim)"
-                          : "ditto::median(a, dim, keepdim)"},
+        .callables =
+            {nan ? "ditto::nanmedian(a)" : "ditto::median(a)",
+             nan ? "ditto::nanmedian(a, dim, keepdim)"
+                 : "ditto::median(a, dim, keepdim)"},
         .deterministic_because = kRows,
         .dtypes = s::kFloatingAndInt64,
         .samples =
@@ -131,7 +141,9 @@ DITTO_OP_RECORDS(selection) {
               };
               return std::vector<Sample>{
                   s::undefined_input(s::call1(empty), 1),
-                  {"empty", {s::varied({0, 3}, kFloat32, 2.0, 1)}, s::call1(empty)},
+                  {"empty",
+                   {s::varied({0, 3}, kFloat32, 2.0, 1)},
+                   s::call1(empty)},
                   {"empty_dim",
                    {s::varied({0, 3}, kFloat32, 2.0, 1)},
                    [nan](const std::vector<Tensor>& x) {
@@ -150,9 +162,10 @@ DITTO_OP_RECORDS(selection) {
       .dtypes = s::kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
-            return pair_samples(spec, [](const Tensor& x, int64_t d, bool keep) {
-              return mode(x, d, keep);
-            });
+            return pair_samples(
+                spec, [](const Tensor& x, int64_t d, bool keep) {
+                  return mode(x, d, keep);
+                });
           },
       .bad_samples =
           [] {
@@ -174,16 +187,16 @@ DITTO_OP_RECORDS(selection) {
       .dtypes = s::kFloatingAndInt64,
       .samples =
           [](const SampleSpec& spec) {
-            auto out = pair_samples(spec, [](const Tensor& x, int64_t d, bool keep) {
-              const int64_t n = x.dim() ? x.size(d < 0 ? d + x.dim() : d) : 1;
-              return topk(x, std::min<int64_t>(3, n), d, !keep, true);
-            });
+            auto out =
+                pair_samples(spec, [](const Tensor& x, int64_t d, bool keep) {
+                  const int64_t n =
+                      x.dim() ? x.size(d < 0 ? d + x.dim() : d) : 1;
+                  return topk(x, std::min<int64_t>(3, n), d, !keep, true);
+                });
             SelectInputs in = select_inputs(spec);
             // k large against the row: nth_element and sort.
             out.push_back(
-                {"many",
-                 {in.distinct},
-                 [](const std::vector<Tensor>& x) {
+                {"many", {in.distinct}, [](const std::vector<Tensor>& x) {
                    auto [v, i] = topk(x[0], x[0].size(-1) / 2 + 1);
                    return std::vector<Tensor>{v, i};
                  }});
@@ -191,7 +204,8 @@ DITTO_OP_RECORDS(selection) {
                 "many_ties_unsorted",
                 {in.ties},
                 [](const std::vector<Tensor>& x) {
-                  auto [v, i] = topk(x[0], x[0].size(-1) / 2 + 1, -1, false, false);
+                  auto [v, i] =
+                      topk(x[0], x[0].size(-1) / 2 + 1, -1, false, false);
                   return std::vector<Tensor>{v, i};
                 }};
             ties.gradcheck = false;
@@ -199,9 +213,7 @@ DITTO_OP_RECORDS(selection) {
             return out;
           },
       .bad_samples =
-          [] {
-            return bad_select([](const Tensor& x) { topk(x, 5, 1); });
-          },
+          [] { return bad_select([](const Tensor& x) { topk(x, 5, 1); }); },
   });
 }
 

@@ -115,7 +115,8 @@ TEST(Selection, MedianOfAllSpreadsItsGradientOverTies) {
     EXPECT_DOUBLE_EQ(gr.data_ptr<double>()[k], want[k]) << k;
   }
   // The chosen element alone gets the gradient along a dim.
-  Tensor y = tensor(std::vector<double>{1, 1, 1, 0}).view({1, 4}).requires_grad_(true);
+  Tensor y =
+      tensor(std::vector<double>{1, 1, 1, 0}).view({1, 4}).requires_grad_(true);
   auto [v, i] = kthvalue(y, 3, 1);
   v.sum().backward();
   EXPECT_EQ(y.grad().sum().item<double>(), 1.0);
