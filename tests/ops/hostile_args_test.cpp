@@ -209,6 +209,41 @@ TEST(HostileArgs, NnWindowsAtTheEdges) {
     hostile("embedding" + at, [&](Inputs& in) {
       F::embedding(tensor<int64_t>({v}), in.a);
     });
+    // The 1-d/3-d poolings, unpooling, the other interpolation modes and
+    // the order statistics (issue 35).
+    auto x5 = [](Inputs& in) { return in.a.view({1, 1, 1, 3, 4}); };
+    hostile("max_pool3d kernel" + at, [&](Inputs& in) {
+      F::max_pool3d(x5(in), {v});
+    });
+    hostile("avg_pool1d stride" + at, [&](Inputs& in) {
+      F::avg_pool1d(in.a.view({1, 3, 4}), {2}, {v});
+    });
+    hostile("adaptive_max_pool3d" + at, [&](Inputs& in) {
+      F::adaptive_max_pool3d(x5(in), {1, v, 2});
+    });
+    hostile("max_unpool2d kernel" + at, [&](Inputs& in) {
+      F::max_unpool2d(x4(in), zeros({1, 1, 3, 4}, kInt64), {v});
+    });
+    hostile("max_unpool2d output_size" + at, [&](Inputs& in) {
+      F::max_unpool2d(
+          x4(in), zeros({1, 1, 3, 4}, kInt64), {2}, {}, {0}, {v, 8});
+    });
+    hostile("interpolate trilinear size" + at, [&](Inputs& in) {
+      F::interpolate(
+          x5(in),
+          F::InterpolateOptions().size({2, v, 3}).mode(
+              F::InterpolateMode::Trilinear));
+    });
+    hostile("interpolate bicubic antialias" + at, [&](Inputs& in) {
+      F::interpolate(
+          x4(in),
+          F::InterpolateOptions()
+              .size({v, 3})
+              .mode(F::InterpolateMode::Bicubic)
+              .antialias(true));
+    });
+    hostile("kthvalue k" + at, [&](Inputs& in) { kthvalue(in.a, v); });
+    hostile("topk k" + at, [&](Inputs& in) { topk(in.a, v); });
   }
 }
 
