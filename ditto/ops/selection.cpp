@@ -167,6 +167,17 @@ int64_t dim_size(const Tensor& a, int64_t dim, const char* op) {
   return a.size(wrap_dim(dim, a.dim(), op));
 }
 
+// IndexError naming op unless dim of a is non-empty.
+void check_nonempty_dim(const Tensor& a, int64_t dim, const char* op) {
+  DITTO_CHECK(
+      dim_size(a, dim, op) > 0,
+      IndexError,
+      op,
+      "Expected reduction dim ",
+      dim,
+      " to have non-zero size");
+}
+
 // The median of one row (nan_last: nanmedian's order): the element of rank
 // (n - 1) / 2 in (value, index) order, as std::nth_element with PyTorch's
 // comparator leaves it (a total order: any algorithm gives it).
@@ -208,13 +219,7 @@ std::pair<Tensor, Tensor> median_dim(
     bool ignore_nan) {
   detail::OpScope scope(op, {a});
   check_input(a, op);
-  DITTO_CHECK(
-      dim_size(a, dim, op) > 0,
-      IndexError,
-      op,
-      "Expected reduction dim ",
-      dim,
-      " to have non-zero size");
+  check_nonempty_dim(a, dim, op);
   return by_rows(scope, a, dim, 1, keepdim, MedianPick{ignore_nan});
 }
 
@@ -326,13 +331,7 @@ std::pair<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
   const char* op = "mode";
   detail::OpScope scope(op, {a});
   check_input(a, op);
-  DITTO_CHECK(
-      dim_size(a, dim, op) > 0,
-      IndexError,
-      op,
-      "Expected reduction dim ",
-      dim,
-      " to have non-zero size");
+  check_nonempty_dim(a, dim, op);
   return by_rows(
       scope,
       a,
