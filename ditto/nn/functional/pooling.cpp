@@ -27,8 +27,13 @@ using detail::check_floating;
 // Sizes or arguments of the pooled dims as (D, H, W).
 using Dims = std::array<int64_t, 3>;
 
-int64_t volume(const Dims& d) {
-  return d[0] * d[1] * d[2];
+// d's element count; ValueError naming op on overflow.
+int64_t volume(const Dims& d, const char* op) {
+  return checked_mul(
+      checked_mul(d[0], d[1], op, "the pooled volume"),
+      d[2],
+      op,
+      "the pooled volume");
 }
 
 // v (one int for every dim, or one per dim) as Dims, the dims an n-d op
@@ -135,7 +140,7 @@ Planes pool_planes(const Tensor& x, int n, const char* op) {
   for (int i = 0; i < n; ++i) {
     p.in[size_t(3 - n + i)] = x.size(nd - n + i);
   }
-  p.planes = checked_numel(x.sizes(), op) / volume(p.in);
+  p.planes = checked_numel(x.sizes(), op) / volume(p.in, op);
   return p;
 }
 
@@ -314,7 +319,7 @@ void pool_max(
     const Windows& w,
     const Tensor& out,
     const Tensor& idx) {
-  const int64_t osize = volume(out_dims(w)), isize = volume(g.in);
+  const int64_t osize = volume(out_dims(w), op), isize = volume(g.in, op);
   dispatch_dtype(in.dtype(), op, [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T* ip = in.data_ptr<T>();
@@ -385,7 +390,7 @@ Tensor pool_avg(
     const Mean& mean,
     Tensor out = {}) { // allocated here unless given
   const Dims od = out_dims(w);
-  const int64_t osize = volume(od), isize = volume(g.in);
+  const int64_t osize = volume(od, op), isize = volume(g.in, op);
   const Tensor in = x.contiguous();
   if (!out.defined()) {
     out = detail::new_tensor(pooled_sizes(x.sizes(), g.n, od), x.dtype());
@@ -502,7 +507,7 @@ Tensor max_backward(
     in[size_t(3 - n + i)] = input_sizes[input_sizes.size() - size_t(n - i)];
     out[size_t(3 - n + i)] = grad_out.size(grad_out.dim() - n + i);
   }
-  const int64_t isize = volume(in), osize = volume(out);
+  const int64_t isize = volume(in, op), osize = volume(out, op);
   const int64_t planes = osize == 0 ? 0 : grad_out.numel() / osize;
   Tensor gi = zeros(input_sizes, grad_out.dtype(), grad_out.device());
   const Tensor go = grad_out.contiguous();
@@ -807,8 +812,8 @@ Tensor max_unpool_nd(
         shape_str(x.sizes()));
   }
   const Shape out_sizes = pooled_sizes(x.sizes(), n, out);
-  const int64_t osize = volume(out), isize = volume(g.in);
   checked_numel(out_sizes, op);
+  const int64_t osize = volume(out, op), isize = volume(g.in, op);
   const Tensor ix = indices.contiguous();
   // Every index checked before the output exists: PyTorch's message.
   check_plane_indices(ix, osize, op);
