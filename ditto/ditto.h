@@ -39,6 +39,7 @@
 #include "ditto/ops/random.h"
 #include "ditto/ops/record.h"
 #include "ditto/ops/reduce.h"
+#include "ditto/ops/scan.h"
 #include "ditto/ops/selection.h"
 #include "ditto/ops/shape_ops.h"
 #include "ditto/optim/optimizer.h"

@@ -9,6 +9,7 @@
 #include "ditto/ops/linalg.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
+#include "ditto/ops/scan.h"
 #include "ditto/ops/shape_ops.h"
 
 namespace ditto::detail {

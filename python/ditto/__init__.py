@@ -26,7 +26,8 @@ from ._C import (  # noqa: F401
     where, addcmul, addcdiv,
     # reductions, shape ops, matrix products
     sum, mean, prod, max, min, argmax, argmin, sum_to_size, cat, concat,
-    kthvalue, median, nanmedian, mode, topk,
+    kthvalue, median, nanmedian, mode, topk, cumsum, cumprod, logcumsumexp,
+    cummax, cummin,
     stack, flip, pad, sort, equal, allclose, mm, bmm, matmul, addmm, linear,
     # index and scatter
     index_select, gather, take, index, masked_select, bincount, histc,

@@ -569,6 +569,56 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("dim") = -1,
       py::arg("descending") = false);
   cls.def("sort", sort_fn, py::arg("dim") = -1, py::arg("descending") = false);
+  // The scans (scan.h), as torch's functions and methods.
+  for (bool prod : {false, true}) {
+    const char* name = prod ? "cumprod" : "cumsum";
+    def_both(
+        m,
+        cls,
+        name,
+        [prod](
+            const Tensor& a, int64_t dim, const std::optional<Dtype>& dtype) {
+          return prod ? cumprod(a, dim, dtype) : cumsum(a, dim, dtype);
+        },
+        py::arg("dim"),
+        py::kw_only(),
+        py::arg("dtype") = py::none());
+    cls.def(
+        prod ? "cumprod_" : "cumsum_",
+        [prod](Tensor& a, int64_t dim, const std::optional<Dtype>& dtype)
+            -> Tensor& {
+          if (dtype) {
+            // torch: the in-place form keeps self's dtype.
+            DITTO_CHECK(
+                *dtype == a.dtype(),
+                TypeError,
+                prod ? "cumprod_" : "cumsum_",
+                "dtype ",
+                dtype_name(*dtype),
+                " differs from the tensor's ",
+                dtype_name(a.dtype()));
+          }
+          return prod ? a.cumprod_(dim) : a.cumsum_(dim);
+        },
+        py::arg("dim"),
+        py::kw_only(),
+        py::arg("dtype") = py::none(),
+        kSelf,
+        ReleaseGil());
+  }
+  def_both(m, cls, "logcumsumexp", &logcumsumexp, py::arg("dim"));
+  for (bool max : {true, false}) {
+    auto f = [max](const Tensor& a, int64_t dim) {
+      std::pair<Tensor, Tensor> r;
+      {
+        py::gil_scoped_release gil;
+        r = max ? cummax(a, dim) : cummin(a, dim);
+      }
+      return values_indices(max ? "cummax" : "cummin", std::move(r));
+    };
+    m.def(max ? "cummax" : "cummin", f, py::arg("input"), py::arg("dim"));
+    cls.def(max ? "cummax" : "cummin", f, py::arg("dim"));
+  }
   def_both(m, cls, "equal", &equal, py::arg("other"));
   def_both(
       m,

@@ -3,11 +3,13 @@ fixture (tests/nn/norm_golden.json): training output and running
 statistics bit for bit, gradients and eval output within 2e-6 (as the C++
 tests/nn/norm_golden_test.cpp), and how the layers print."""
 import json
+import math
 import os
 import struct
 
 import ditto
 import ditto.nn as nn
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -72,3 +74,28 @@ def test_order_statistics_return_pytorchs_tie_indices():
     nan = ditto.tensor([1., float("nan"), 0.])
     assert ditto.median(nan, 0).indices.item() == 1
     assert ditto.nanmedian(nan, 0).indices.item() == 2
+
+
+def test_scans_follow_torch():
+    """cumsum, cumprod (and in place), logcumsumexp, cummax and cummin
+    from Python: torch's dtypes, keywords and named tuples (bits checked
+    against PyTorch 1.13 by tests/ops/scan_test.cpp)."""
+    x = ditto.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    assert ditto.cumsum(x, 1).tolist() == [[1., 3., 6.], [4., 9., 15.]]
+    assert x.cumprod(dim=0).tolist() == [[1., 2., 3.], [4., 10., 18.]]
+    assert ditto.cumsum(x, 1, dtype=ditto.float64).dtype == ditto.float64
+    x.cumsum(1).sum().backward()
+    assert x.grad.tolist() == [[3., 2., 1.], [3., 2., 1.]]
+    ints = ditto.tensor([1, 2, 3], dtype=ditto.int32)
+    assert ditto.cumsum(ints, 0).dtype == ditto.int64
+    ints.cumsum_(0)
+    assert ints.tolist() == [1, 3, 6] and ints.dtype == ditto.int32
+    with pytest.raises(TypeError):
+        ints.cumsum_(0, dtype=ditto.float32)
+    v, i = ditto.cummax(ditto.tensor([1., 3., 2., 3.]), 0)
+    assert v.tolist() == [1., 3., 3., 3.] and i.tolist() == [0, 1, 1, 3]
+    assert ditto.tensor([2, 1, 1]).cummin(0).indices.tolist() == [0, 1, 2]
+    lse = ditto.tensor([0., 0.]).logcumsumexp(0)
+    assert abs(lse[1].item() - math.log(2)) < 1e-6
+    with pytest.raises(IndexError):
+        ditto.cumsum(x, 2)
