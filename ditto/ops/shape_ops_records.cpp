@@ -222,6 +222,77 @@ DITTO_OP_RECORDS(shape_ops) {
           },
   });
   register_op({
+      .name = "repeat_interleave",
+      .family = "shape",
+      .callables =
+          {"ditto::repeat_interleave(a, repeats, dim, output_size)",
+           "ditto::repeat_interleave(repeats, output_size)",
+           "Tensor::repeat_interleave(repeats, dim, output_size)"},
+      .deterministic_because =
+          "the forward copies; the backward sums each input element's "
+          "adjacent copies in order into that element alone (one writer per "
+          "element)",
+      .dtypes = kEveryDtype,
+      .samples =
+          [](const SampleSpec& spec) {
+            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
+            Tensor m = s::varied({r, c}, spec.dtype, 8.0, 1);
+            // Counts 0 to 3 (some rows dropped), one per row, and a column
+            // count per column.
+            Tensor rows = s::varied({r}, kInt64, 4.0, 2, 2.0);
+            Tensor cols = s::varied({c}, kInt64, 3.0, 3, 1.5);
+            auto with = [](int64_t dim) {
+              return [dim](const std::vector<Tensor>& x) {
+                return std::vector<Tensor>{repeat_interleave(x[0], x[1], dim)};
+              };
+            };
+            return std::vector<Sample>{
+                {"rows", {m, rows}, with(0)},
+                {"columns", {s::strided(m), cols}, with(1)},
+                {"flat_int", {m}, s::call1([](const Tensor& x) {
+                   return repeat_interleave(x, 2);
+                 })},
+                {"scalar",
+                 {s::varied({}, spec.dtype, 8.0, 4)},
+                 s::call1([](const Tensor& x) {
+                   return repeat_interleave(x, 3, 0, 3);
+                 })},
+                // The indices form beside the rows it repeats by.
+                {"rows_and_indices",
+                 {m, rows},
+                 [](const std::vector<Tensor>& x) {
+                   return std::vector<Tensor>{
+                       repeat_interleave(x[0], x[1], 0),
+                       repeat_interleave(x[1])};
+                 }},
+            };
+          },
+      .bad_samples =
+          [] {
+            Tensor m = s::varied({2, 3}, kFloat32, 2.0, 1);
+            auto with = [](int64_t dim, std::optional<int64_t> size) {
+              return [dim, size](const std::vector<Tensor>& x) {
+                return std::vector<Tensor>{
+                    repeat_interleave(x[0], x[1], dim, size)};
+              };
+            };
+            return std::vector<Sample>{
+                {"negative", {m, full({2}, -1, kInt64)}, with(0, std::nullopt)},
+                {"wrong_count",
+                 {m, full({2}, 1, kInt64)},
+                 with(1, std::nullopt)},
+                {"float_repeats",
+                 {m, full({2}, 1.0, kFloat32)},
+                 with(0, std::nullopt)},
+                {"two_dim_repeats",
+                 {m, full({2, 1}, 1, kInt64)},
+                 with(0, std::nullopt)},
+                {"output_size", {m, full({2}, 2, kInt64)}, with(0, 5)},
+                {"dim", {m, full({2}, 2, kInt64)}, with(2, std::nullopt)},
+            };
+          },
+  });
+  register_op({
       .name = "pad",
       .family = "shape",
       .callables = {"ditto::pad(a, pads, mode, value)"},

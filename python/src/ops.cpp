@@ -607,6 +607,47 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
         ReleaseGil());
   }
   def_both(m, cls, "logcumsumexp", &logcumsumexp, py::arg("dim"));
+  // repeat_interleave(input, repeats, dim=None, *, output_size=None), and
+  // repeat_interleave(repeats) giving the repeated indices.
+  using OptI = std::optional<int64_t>;
+  auto repeat_fn = [](const Tensor& a,
+                      const py::object& repeats,
+                      OptI dim,
+                      OptI output_size) {
+    if (py::isinstance<Tensor>(repeats)) {
+      const Tensor r = repeats.cast<Tensor>();
+      py::gil_scoped_release gil;
+      return repeat_interleave(a, r, dim, output_size);
+    }
+    const int64_t r = repeats.cast<int64_t>();
+    py::gil_scoped_release gil;
+    return repeat_interleave(a, r, dim, output_size);
+  };
+  m.def(
+      "repeat_interleave",
+      [repeat_fn](
+          const Tensor& a,
+          const py::object& repeats,
+          OptI dim,
+          OptI output_size) -> Tensor {
+        if (repeats.is_none()) {
+          py::gil_scoped_release gil;
+          return repeat_interleave(a, output_size);
+        }
+        return repeat_fn(a, repeats, dim, output_size);
+      },
+      py::arg("input"),
+      py::arg("repeats") = py::none(),
+      py::arg("dim") = py::none(),
+      py::kw_only(),
+      py::arg("output_size") = py::none());
+  cls.def(
+      "repeat_interleave",
+      repeat_fn,
+      py::arg("repeats"),
+      py::arg("dim") = py::none(),
+      py::kw_only(),
+      py::arg("output_size") = py::none());
   for (bool max : {true, false}) {
     auto f = [max](const Tensor& a, int64_t dim) {
       std::pair<Tensor, Tensor> r;

@@ -87,3 +87,50 @@ TEST(ShapeOps, EqualAndAllclose) {
       allclose(tensor<float>({nan}), tensor<float>({nan}), 1e-5, 1e-8, true));
   EXPECT_FALSE(allclose(tensor<float>({nan}), tensor<float>({nan})));
 }
+
+// PyTorch's three forms; the gradient of each element sums its copies in
+// their order (index_add_'s serial order: PyTorch's CPU bits), for any
+// thread count; bad counts are refused before anything is written.
+TEST(ShapeOps, RepeatInterleave) {
+  Tensor m = tensor<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_TRUE(equal(
+      repeat_interleave(m, 2),
+      tensor<float>({1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6})));
+  EXPECT_TRUE(equal(
+      repeat_interleave(m, tensor<int64_t>({1, 0, 2}), 1),
+      tensor<float>({1, 3, 3, 4, 6, 6}, {2, 3})));
+  EXPECT_TRUE(equal(
+      m.repeat_interleave(tensor<int64_t>({2}), 0),
+      tensor<float>({1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}, {4, 3})));
+  EXPECT_TRUE(equal(
+      repeat_interleave(tensor<int64_t>({2, 0, 3})),
+      tensor<int64_t>({0, 0, 2, 2, 2})));
+  EXPECT_EQ(repeat_interleave(full({}, 7.0), 3, 0, 3).sizes(), Shape{3});
+
+  // Copies whose float sum depends on the order: 1e8 + 1 - 1e8 ...
+  const std::vector<float> g = {1e8f, 1, -1e8f, 1, 0.5f, 3};
+  const std::vector<int64_t> reps = {4, 0, 2};
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Tensor x = zeros({3}, kFloat32).requires_grad_(true);
+    Tensor y = repeat_interleave(x, tensor<int64_t>(reps), 0);
+    y.backward(tensor<float>(g));
+    std::vector<float> want(3, 0.0f);
+    for (size_t k = 0, i = 0; i < 3; ++i) {
+      for (int64_t c = 0; c < reps[i]; ++c) {
+        want[i] += g[k++];
+      }
+    }
+    EXPECT_TRUE(equal(x.grad(), tensor<float>(want))) << threads;
+  }
+  set_num_threads(2);
+
+  Tensor before = m.clone();
+  EXPECT_THROW(repeat_interleave(m, tensor<int64_t>({1, -1}), 0), ValueError);
+  EXPECT_THROW(repeat_interleave(m, tensor<int64_t>({1, 1}), 1), ValueError);
+  EXPECT_THROW(repeat_interleave(m, tensor<float>({1, 1}), 0), TypeError);
+  EXPECT_THROW(repeat_interleave(m, 2, 0, 5), ValueError);
+  EXPECT_THROW(repeat_interleave(m, 2, 2), IndexError);
+  EXPECT_THROW(repeat_interleave(m, -1), ValueError);
+  EXPECT_TRUE(equal(m, before));
+}

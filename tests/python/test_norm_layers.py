@@ -99,3 +99,18 @@ def test_scans_follow_torch():
     assert abs(lse[1].item() - math.log(2)) < 1e-6
     with pytest.raises(IndexError):
         ditto.cumsum(x, 2)
+
+
+def test_repeat_interleave_follows_torch():
+    """torch.repeat_interleave's three forms and keywords from Python."""
+    x = ditto.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    assert ditto.repeat_interleave(x, 2).tolist() == [1., 1., 2., 2., 3., 3.,
+                                                       4., 4.]
+    y = x.repeat_interleave(ditto.tensor([1, 2]), dim=0)
+    assert y.tolist() == [[1., 2.], [3., 4.], [3., 4.]]
+    y.sum().backward()
+    assert x.grad.tolist() == [[1., 1.], [2., 2.]]
+    assert ditto.repeat_interleave(ditto.tensor([2, 1])).tolist() == [0, 0, 1]
+    assert x.repeat_interleave(3, dim=1, output_size=6).shape == (2, 6)
+    with pytest.raises(ValueError):
+        x.repeat_interleave(2, dim=1, output_size=5)
