@@ -40,6 +40,17 @@ inline std::vector<CpuCapability> testable_capabilities() {
 // "1,3" (tests/CMakeLists.txt): memory errors and races are what they
 // add, and the serial run and an uneven split reach every chunk edge that
 // the others do; the release build's run compares all four.
+// True in the sanitizer builds (DITTO_TEST_SANITIZED): there, tests whose
+// length is repetition (the same check at more thread counts or resume
+// points) run one round; the release, scalar-only and AVX2 suites run all.
+constexpr bool test_sanitized() {
+#ifdef DITTO_TEST_SANITIZED
+  return true;
+#else
+  return false;
+#endif
+}
+
 inline std::vector<int> test_thread_counts() {
   const char* env = std::getenv("DITTO_TEST_THREADS");
   if (env == nullptr || *env == '\0') {

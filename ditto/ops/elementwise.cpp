@@ -2,6 +2,7 @@
 
 #include "ditto/device/vulkan/kernels.h"
 
+#include <cmath>
 #include <optional>
 
 #include "ditto/ops/detail/elementwise_engine.h"
@@ -117,6 +118,97 @@ Tensor clamp(
   Tensor out = detail::new_tensor(a.sizes(), s.result());
   clamp_into("clamp", out, a, min, max);
   return out;
+}
+
+namespace {
+
+// torch.lerp on start, end and weight (all three given, or weight a
+// number): the one loop over the broadcast shape, and the backward.
+Tensor lerp_impl(
+    const Tensor& start,
+    const Tensor& end,
+    const Tensor* weight,
+    double scalar_weight) {
+  const char* op = "lerp";
+  // The scope keeps pointers to its inputs: the list outlives it.
+  const std::vector<Tensor> inputs = weight
+      ? std::vector<Tensor>{start, end, *weight}
+      : std::vector<Tensor>{start, end};
+  detail::OpScope scope(op, inputs);
+  DITTO_CHECK(
+      start.defined() && end.defined() && (!weight || weight->defined()),
+      ValueError,
+      op,
+      "undefined tensor");
+  const Dtype dt = start.dtype();
+  DITTO_CHECK(
+      is_floating(dt) && end.dtype() == dt &&
+          (!weight || weight->dtype() == dt),
+      TypeError,
+      op,
+      "expected start, end and weight of one floating dtype, got ",
+      dtype_name(start.dtype()),
+      ", ",
+      dtype_name(end.dtype()),
+      weight ? ", " : "",
+      weight ? dtype_name(weight->dtype()) : "");
+  Shape shape = broadcast_shapes(start.sizes(), end.sizes(), op);
+  if (weight) {
+    shape = broadcast_shapes(shape, weight->sizes(), op);
+  }
+  checked_numel(shape, op);
+  const Tensor s = start.expand(shape).contiguous();
+  const Tensor e = end.expand(shape).contiguous();
+  const Tensor w = weight ? weight->expand(shape).contiguous() : Tensor();
+  Tensor out = detail::new_tensor(shape, dt);
+  const int64_t n = out.numel();
+  dispatch_dtype(dt, op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* sp = s.data_ptr<T>();
+      const T* ep = e.data_ptr<T>();
+      const T* wp = weight ? w.data_ptr<T>() : nullptr;
+      const T ws = T(scalar_weight);
+      T* op_ = out.data_ptr<T>();
+      parallel_for(
+          0, n, detail::elementwise_grain(n), [&](int64_t b, int64_t f) {
+            for (int64_t i = b; i < f; ++i) {
+              const T wt = wp ? wp[i] : ws;
+              const bool small = std::fabs(wt) < T(0.5);
+              op_[i] = std::fma(
+                  small ? wt : wt - T(1), ep[i] - sp[i], small ? sp[i] : ep[i]);
+            }
+          });
+    }
+  });
+  return scope.done(
+      out,
+      [ss = scope.save(start),
+       se = scope.save(end),
+       sw = weight ? scope.save(*weight) : autograd::SavedTensor(),
+       has_w = weight != nullptr,
+       scalar_weight](const autograd::GradList& g) {
+        // PyTorch's: start grad * (1 - weight), end grad * weight, weight
+        // grad * (end - start).
+        if (!has_w) {
+          return autograd::GradList{
+              mul(g[0], 1.0 - scalar_weight), mul(g[0], scalar_weight)};
+        }
+        const Tensor wt = sw.unpack();
+        return autograd::GradList{
+            mul(g[0], sub(full({}, 1.0, wt.dtype()), wt)),
+            mul(g[0], wt),
+            mul(g[0], sub(se.unpack(), ss.unpack()))};
+      });
+}
+
+} // namespace
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  return lerp_impl(start, end, &weight, 0.0);
+}
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
+  return lerp_impl(start, end, nullptr, weight.to<double>());
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {

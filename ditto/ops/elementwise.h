@@ -76,6 +76,14 @@ DITTO_API Tensor clamp(
     const std::optional<Scalar>& min,
     const std::optional<Scalar>& max);
 
+// start + weight * (end - start), with broadcasting, as torch.lerp in
+// PyTorch 1.13's bits: fma(weight, end - start, start) where |weight| < 1/2,
+// else fma(weight - 1, end - start, end), rounded once. Floating dtypes.
+DITTO_API Tensor
+lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+DITTO_API Tensor
+lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+
 // Elementwise choice: cond ? a : b, with broadcasting of all three.
 DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);

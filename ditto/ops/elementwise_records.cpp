@@ -239,6 +239,64 @@ void addc(
 
 } // namespace
 
+DITTO_OP_RECORDS(lerp) {
+  register_op({
+      .name = "lerp",
+      .family = "elementwise",
+      .callables =
+          {"ditto::lerp(start, end, weight)", "Tensor::lerp(end, weight)"},
+      .deterministic_because = kElementwise,
+      .dtypes = kFloating,
+      .samples =
+          [](const SampleSpec& spec) {
+            const Dtype dt = spec.dtype;
+            const int64_t n = s::size(spec, 40001, 7);
+            // Weights on both sides of 1/2 (and outside [0, 1]).
+            const Tensor w = s::varied({n}, dt, 1.6, 3, 0.5);
+            const int64_t c = s::size(spec, 301, 4);
+            return std::vector<Sample>{
+                {"tensor_weight",
+                 {s::varied({n}, dt, 6.0, 1), s::varied({n}, dt, 6.0, 2), w},
+                 s::call3([](const Tensor& a,
+                             const Tensor& b,
+                             const Tensor& t) { return lerp(a, b, t); })},
+                {"broadcast",
+                 {s::varied({3, c}, dt, 6.0, 4),
+                  s::varied({c}, dt, 6.0, 5),
+                  s::varied({3, 1}, dt, 1.6, 6, 0.5)},
+                 s::call3([](const Tensor& a,
+                             const Tensor& b,
+                             const Tensor& t) { return lerp(a, b, t); })},
+                {"scalar_weight",
+                 {s::varied({n}, dt, 6.0, 7), s::varied({n}, dt, 6.0, 8)},
+                 s::call2([](const Tensor& a, const Tensor& b) {
+                   return lerp(a, b, 0.75);
+                 })},
+            };
+          },
+      .bad_samples =
+          [] {
+            auto fn =
+                s::call3([](const Tensor& a, const Tensor& b, const Tensor& t) {
+                  return lerp(a, b, t);
+                });
+            return std::vector<Sample>{
+                s::undefined_input(fn, 3),
+                {"dtypes",
+                 {s::varied({3}, kFloat32, 2.0, 1),
+                  s::varied({3}, kFloat64, 2.0, 2),
+                  s::varied({3}, kFloat32, 2.0, 3)},
+                 fn},
+                {"shapes",
+                 {s::varied({3}, kFloat32, 2.0, 1),
+                  s::varied({4}, kFloat32, 2.0, 2),
+                  s::varied({3}, kFloat32, 2.0, 3)},
+                 fn},
+            };
+          },
+  });
+}
+
 DITTO_OP_RECORDS(elementwise) {
   const Domain any = Domain::kAny, pos = Domain::kPositive;
   binary(

@@ -283,7 +283,8 @@ std::pair<Tensor, Tensor> cum_extreme(
     const T* x = in.data_ptr<T>();
     T* v = values.data_ptr<T>();
     int64_t* ix = indices.data_ptr<int64_t>();
-    const int64_t rows = l.outer * l.inner, n = l.n, inner = l.inner;
+    const int64_t n = l.n, inner = l.inner;
+    const int64_t rows = n == 0 ? 0 : l.outer * inner;
     parallel_for(
         0,
         rows,

@@ -4,11 +4,15 @@
 #include "ditto/ops/selection.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
 #include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
+#include "ditto/ops/shape_ops.h"
 
 namespace ditto {
 namespace {
@@ -416,6 +420,230 @@ std::pair<Tensor, Tensor> topk(
           ix[i] = q[size_t(i)].second;
         }
       });
+}
+
+namespace {
+
+enum class Interp { kLinear, kLower, kHigher, kMidpoint, kNearest };
+
+Interp interp_of(std::string_view name, const char* op) {
+  if (name == "linear") {
+    return Interp::kLinear;
+  }
+  if (name == "lower") {
+    return Interp::kLower;
+  }
+  if (name == "higher") {
+    return Interp::kHigher;
+  }
+  if (name == "midpoint") {
+    return Interp::kMidpoint;
+  }
+  DITTO_CHECK(
+      name == "nearest",
+      ValueError,
+      op,
+      "quantile() interpolation must be one of linear, lower, higher, "
+      "midpoint or nearest. Got ",
+      name);
+  return Interp::kNearest;
+}
+
+// PyTorch 1.13's quantile_impl: sort, ranks q * (n - 1) in a's dtype
+// (NaN rows: the last rank; nanquantile: q * (count - 1)), rounded by the
+// mode, then a lerp between the gathered neighbours. The sort, gather and
+// arithmetic are ditto's ops, so the gradient is theirs.
+Tensor quantile_impl(
+    const char* op,
+    const Tensor& a,
+    const Tensor& q,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    std::string_view interpolation,
+    bool ignore_nan) {
+  detail::OpScope scope(op, {a, q}, detail::OpScope::kComposite);
+  check_input(a, op);
+  DITTO_CHECK(q.defined(), ValueError, op, "undefined q");
+  DITTO_CHECK(
+      is_floating(a.dtype()),
+      TypeError,
+      op,
+      "quantile() input tensor must be either float or double dtype, got ",
+      dtype_name(a.dtype()));
+  DITTO_CHECK(
+      q.dtype() == a.dtype(),
+      TypeError,
+      op,
+      "quantile() q tensor must be same dtype as the input tensor: ",
+      dtype_name(q.dtype()),
+      " against ",
+      dtype_name(a.dtype()));
+  DITTO_CHECK(
+      q.dim() <= 1,
+      ValueError,
+      op,
+      "quantile() q must be a scalar or 1D tensor, got ",
+      q.dim(),
+      " dims");
+  DITTO_CHECK(
+      a.numel() > 0,
+      ValueError,
+      op,
+      "quantile() input tensor must be non-empty");
+  const Interp mode = interp_of(interpolation, op);
+  const Tensor qv = q.to(kFloat64).contiguous().reshape({-1});
+  for (int64_t i = 0; i < qv.numel(); ++i) {
+    const double v = qv.data_ptr<double>()[i];
+    DITTO_CHECK(
+        v >= 0 && v <= 1,
+        ValueError,
+        op,
+        "quantile() q values must be in the range [0, 1], got ",
+        v);
+  }
+  // The output's shape (q's dim first) and the sorted rows (rows, n).
+  Shape out_shape;
+  Tensor rows;
+  if (!dim.has_value()) {
+    rows = a.reshape({1, -1});
+    if (keepdim) {
+      out_shape.assign(size_t(a.dim()), 1);
+    }
+  } else {
+    const int64_t d = wrap_dim(*dim, std::max<int64_t>(a.dim(), 1), op);
+    const Tensor x = a.dim() == 0 ? a.reshape({1}) : a;
+    for (int64_t i = 0; i < x.dim(); ++i) {
+      if (i != d) {
+        out_shape.push_back(x.size(i));
+      } else if (keepdim) {
+        out_shape.push_back(1);
+      }
+    }
+    rows = x.unsqueeze(-1).transpose(d, -1).contiguous();
+    rows = rows.reshape({-1, rows.size(-1)});
+  }
+  if (q.dim() == 1) {
+    out_shape.insert(out_shape.begin(), q.numel());
+  }
+  const Tensor sorted = sort(rows, -1).first;
+  const int64_t n = sorted.size(1), nrows = sorted.size(0), nq = qv.numel();
+  DITTO_CHECK(
+      n <= (int64_t(1) << 24),
+      ValueError,
+      op,
+      "quantile() input tensor is too large: ",
+      n,
+      " elements along the reduced dim");
+  Tensor below = detail::new_tensor({nrows, nq}, kInt64);
+  Tensor above = detail::new_tensor({nrows, nq}, kInt64);
+  Tensor weight = detail::new_tensor({nrows, nq}, a.dtype());
+  dispatch_dtype(a.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const Tensor sq = q.contiguous().reshape({-1});
+      const T* qp = sq.data_ptr<T>();
+      const T* sp = sorted.data_ptr<T>();
+      int64_t* bp = below.data_ptr<int64_t>();
+      int64_t* ap = above.data_ptr<int64_t>();
+      T* wp = weight.data_ptr<T>();
+      for (int64_t r = 0; r < nrows; ++r) {
+        // Sorted rows hold their NaNs last.
+        int64_t count = n;
+        while (count > 0 && is_nan(sp[r * n + count - 1])) {
+          --count;
+        }
+        for (int64_t k = 0; k < nq; ++k) {
+          T rank;
+          if (ignore_nan) {
+            rank = qp[k] * T(count - 1);
+            rank = rank < 0 ? T(0) : rank;
+          } else {
+            rank = count < n ? T(n - 1) : qp[k] * T(n - 1);
+          }
+          if (mode == Interp::kLower) {
+            rank = std::floor(rank);
+          } else if (mode == Interp::kHigher) {
+            rank = std::ceil(rank);
+          } else if (mode == Interp::kNearest) {
+            rank = std::nearbyint(rank);
+          }
+          const int64_t i = r * nq + k;
+          bp[i] = int64_t(rank);
+          ap[i] = int64_t(std::ceil(rank));
+          wp[i] = mode == Interp::kMidpoint ? T(0.5) : rank - T(bp[i]);
+        }
+      }
+    }
+  });
+  Tensor out = gather(sorted, 1, below);
+  if (mode == Interp::kLinear || mode == Interp::kMidpoint) {
+    out = lerp(out, gather(sorted, 1, above), weight);
+  }
+  if (q.dim() == 0) {
+    out = out.reshape(out_shape);
+  } else {
+    out = out.transpose(0, 1).contiguous().reshape(out_shape);
+  }
+  return scope.done(out);
+}
+
+} // namespace
+
+Tensor quantile(
+    const Tensor& a,
+    const Tensor& q,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    std::string_view interpolation) {
+  return quantile_impl("quantile", a, q, dim, keepdim, interpolation, false);
+}
+
+Tensor quantile(
+    const Tensor& a,
+    double q,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    std::string_view interpolation) {
+  DITTO_CHECK(
+      q >= 0 && q <= 1,
+      ValueError,
+      "quantile",
+      "quantile() q must be in the range [0, 1] but got ",
+      q);
+  return quantile(
+      a,
+      full({}, q, a.defined() ? a.dtype() : kFloat32),
+      dim,
+      keepdim,
+      interpolation);
+}
+
+Tensor nanquantile(
+    const Tensor& a,
+    const Tensor& q,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    std::string_view interpolation) {
+  return quantile_impl("nanquantile", a, q, dim, keepdim, interpolation, true);
+}
+
+Tensor nanquantile(
+    const Tensor& a,
+    double q,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    std::string_view interpolation) {
+  DITTO_CHECK(
+      q >= 0 && q <= 1,
+      ValueError,
+      "nanquantile",
+      "quantile() q must be in the range [0, 1] but got ",
+      q);
+  return nanquantile(
+      a,
+      full({}, q, a.defined() ? a.dtype() : kFloat32),
+      dim,
+      keepdim,
+      interpolation);
 }
 
 } // namespace ditto

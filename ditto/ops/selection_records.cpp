@@ -179,6 +179,94 @@ DITTO_OP_RECORDS(selection) {
             };
           },
   });
+  for (bool nan : {false, true}) {
+    const std::string name = nan ? "nanquantile" : "quantile";
+    auto fn = [nan](
+                  const Tensor& x,
+                  const Tensor& q,
+                  std::optional<int64_t> dim,
+                  bool keep,
+                  const char* mode) {
+      return nan ? nanquantile(x, q, dim, keep, mode)
+                 : quantile(x, q, dim, keep, mode);
+    };
+    register_op({
+        .name = name,
+        .family = "reduction",
+        .callables = {"ditto::" + name + "(a, q, dim, keepdim, interpolation)"},
+        .deterministic_because =
+            "a stable sort of each row, then gathers and elementwise "
+            "arithmetic: no sums across elements",
+        .samples =
+            [fn](const SampleSpec& spec) {
+              SelectInputs in = select_inputs(spec);
+              const Dtype dt = spec.dtype;
+              const Tensor qs = tensor(std::vector<double>{
+                                           0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0})
+                                    .to(dt);
+              const Tensor half = full({}, 0.5, dt);
+              auto with = [fn](
+                              std::optional<int64_t> dim,
+                              bool keep,
+                              const char* mode) {
+                return [fn, dim, keep, mode](const std::vector<Tensor>& x) {
+                  return std::vector<Tensor>{fn(x[0], x[1], dim, keep, mode)};
+                };
+              };
+              std::vector<Sample> out = {
+                  {"all",
+                   {in.distinct, qs},
+                   with(std::nullopt, false, "linear")},
+                  {"dim_keepdim", {in.distinct, qs}, with(0, true, "linear")},
+                  {"strided",
+                   {s::strided(in.distinct), half},
+                   with(1, false, "linear")},
+                  {"long_row", {in.row, qs}, with(0, false, "linear")},
+              };
+              for (const char* mode :
+                   {"lower", "higher", "nearest", "midpoint"}) {
+                out.push_back({mode, {in.distinct, qs}, with(-1, false, mode)});
+              }
+              for (auto [label, x] :
+                   {std::pair{"ties", in.ties}, std::pair{"nans", in.nans}}) {
+                Sample smp{label, {x, qs}, with(-1, false, "linear")};
+                smp.gradcheck = false;
+                out.push_back(smp);
+              }
+              for (Sample& smp : out) {
+                smp.constant_inputs = {1}; // q gets no gradient
+              }
+              return out;
+            },
+        .bad_samples =
+            [fn] {
+              const Tensor x = s::varied({3, 4}, kFloat32, 2.0, 1);
+              auto call = [fn](const char* mode) {
+                return [fn, mode](const std::vector<Tensor>& in) {
+                  return std::vector<Tensor>{
+                      fn(in[0], in[1], std::nullopt, false, mode)};
+                };
+              };
+              return std::vector<Sample>{
+                  {"q_above_one", {x, full({}, 1.5, kFloat32)}, call("linear")},
+                  {"q_dtype", {x, full({}, 0.5, kFloat64)}, call("linear")},
+                  {"q_two_dims",
+                   {x, full({2, 2}, 0.5, kFloat32)},
+                   call("linear")},
+                  {"interpolation",
+                   {x, full({}, 0.5, kFloat32)},
+                   call("cubic")},
+                  {"integer_input",
+                   {s::varied({3}, kInt64, 8.0, 1), full({}, 0.5, kFloat32)},
+                   call("linear")},
+                  {"empty",
+                   {s::varied({0, 3}, kFloat32, 2.0, 1),
+                    full({}, 0.5, kFloat32)},
+                   call("linear")},
+              };
+            },
+    });
+  }
   register_op({
       .name = "topk",
       .family = "reduction",

@@ -27,7 +27,7 @@ from ._C import (  # noqa: F401
     # reductions, shape ops, matrix products
     sum, mean, prod, max, min, argmax, argmin, sum_to_size, cat, concat,
     kthvalue, median, nanmedian, mode, topk, cumsum, cumprod, logcumsumexp,
-    cummax, cummin, repeat_interleave,
+    cummax, cummin, repeat_interleave, quantile, nanquantile, lerp,
     stack, flip, pad, sort, equal, allclose, mm, bmm, matmul, addmm, linear,
     # index and scatter
     index_select, gather, take, index, masked_select, bincount, histc,

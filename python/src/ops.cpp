@@ -607,6 +607,60 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
         ReleaseGil());
   }
   def_both(m, cls, "logcumsumexp", &logcumsumexp, py::arg("dim"));
+  // quantile / nanquantile(input, q, dim=None, keepdim=False, *,
+  // interpolation='linear'), q a number or a tensor; lerp(input, end,
+  // weight), weight a tensor or a number. They read Python objects, so the
+  // GIL is released inside, once the arguments are C++ values.
+  for (bool nan : {false, true}) {
+    auto f = [nan](
+                 const Tensor& a,
+                 const py::object& q,
+                 std::optional<int64_t> dim,
+                 bool keepdim,
+                 const std::string& mode) {
+      const bool is_tensor = py::isinstance<Tensor>(q);
+      const Tensor qt = is_tensor ? q.cast<Tensor>() : Tensor();
+      const double qd = is_tensor ? 0.0 : q.cast<double>();
+      py::gil_scoped_release gil;
+      if (is_tensor) {
+        return nan ? nanquantile(a, qt, dim, keepdim, mode)
+                   : quantile(a, qt, dim, keepdim, mode);
+      }
+      return nan ? nanquantile(a, qd, dim, keepdim, mode)
+                 : quantile(a, qd, dim, keepdim, mode);
+    };
+    const char* name = nan ? "nanquantile" : "quantile";
+    m.def(
+        name,
+        f,
+        py::arg("input"),
+        py::arg("q"),
+        py::arg("dim") = py::none(),
+        py::arg("keepdim") = false,
+        py::kw_only(),
+        py::arg("interpolation") = "linear");
+    cls.def(
+        name,
+        f,
+        py::arg("q"),
+        py::arg("dim") = py::none(),
+        py::arg("keepdim") = false,
+        py::kw_only(),
+        py::arg("interpolation") = "linear");
+  }
+  auto lerp_fn =
+      [](const Tensor& a, const Tensor& end, const py::object& weight) {
+        if (py::isinstance<Tensor>(weight)) {
+          const Tensor w = weight.cast<Tensor>();
+          py::gil_scoped_release gil;
+          return lerp(a, end, w);
+        }
+        const Scalar w(weight.cast<double>());
+        py::gil_scoped_release gil;
+        return lerp(a, end, w);
+      };
+  m.def("lerp", lerp_fn, py::arg("input"), py::arg("end"), py::arg("weight"));
+  cls.def("lerp", lerp_fn, py::arg("end"), py::arg("weight"));
   // repeat_interleave(input, repeats, dim=None, *, output_size=None), and
   // repeat_interleave(repeats) giving the repeated indices.
   using OptI = std::optional<int64_t>;

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes tests/ops/selection_golden.json: PyTorch 1.13's kthvalue,
-median, nanmedian, mode and topk (values and indices) on rows with many
+median, nanmedian, mode and topk (values and indices) and quantile and
+nanquantile (every interpolation) on rows with many
 ties and with NaNs, for tests/ops/selection_test.cpp: the index PyTorch
 returns among tied values is its algorithm's (quickselect, nth_element,
 std::sort), and ditto's must be the same.
@@ -49,6 +50,19 @@ def main():
                     calls.append(("topk", {"k": k, "largest": largest,
                                            "sorted": sorted_},
                                   torch.topk(x, k, -1, largest, sorted_)))
+        if x.is_floating_point():
+            for mode in ("linear", "lower", "higher", "nearest", "midpoint"):
+                for q in ([0.3], [0.0, 0.1, 0.25, 0.5, 0.7, 0.9, 1.0]):
+                    qt = torch.tensor(q)
+                    for nan in (False, True):
+                        fn = torch.nanquantile if nan else torch.quantile
+                        args = {"q": q, "interp": mode, "nan": nan}
+                        calls.append(("quantile", args,
+                                      (fn(x, qt, -1, interpolation=mode),
+                                       torch.tensor([], dtype=torch.int64))))
+                        calls.append(("quantile_all", args,
+                                      (fn(x, qt, interpolation=mode),
+                                       torch.tensor([], dtype=torch.int64))))
         for op, args, (v, i) in calls:
             cases.append({"input": name, "op": op, "args": args,
                           "values": vals(v), "indices": i.reshape(-1).tolist()})

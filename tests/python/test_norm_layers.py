@@ -114,3 +114,22 @@ def test_repeat_interleave_follows_torch():
     assert x.repeat_interleave(3, dim=1, output_size=6).shape == (2, 6)
     with pytest.raises(ValueError):
         x.repeat_interleave(2, dim=1, output_size=5)
+
+
+def test_quantile_and_lerp_follow_torch():
+    """quantile, nanquantile (q a number or a tensor, every interpolation)
+    and lerp from Python (bits against PyTorch 1.13:
+    tests/ops/selection_test.cpp)."""
+    x = ditto.tensor([[1., 4., 2., 3.], [8., 5., 6., 7.]])
+    assert ditto.quantile(x, 0.5, dim=1).tolist() == [2.5, 6.5]
+    q = ditto.tensor([0.0, 1.0])
+    assert x.quantile(q, dim=1, keepdim=True).shape == (2, 2, 1)
+    assert ditto.quantile(x, 0.4, interpolation="lower").item() == 3.0
+    nan = ditto.tensor([1., float("nan"), 3.])
+    assert math.isnan(ditto.quantile(nan, 0.5).item())
+    assert ditto.nanquantile(nan, 0.5).item() == 2.0
+    with pytest.raises(ValueError):
+        ditto.quantile(x, 1.5)
+    a, b = ditto.tensor([0., 10.]), ditto.tensor([10., 20.])
+    assert ditto.lerp(a, b, 0.25).tolist() == [2.5, 12.5]
+    assert a.lerp(b, ditto.tensor([0.5, 1.0])).tolist() == [5.0, 20.0]
