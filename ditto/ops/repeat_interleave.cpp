@@ -70,6 +70,30 @@ void check_output_size(std::optional<int64_t> output_size, int64_t total) {
       total);
 }
 
+// Calls copy(ob, i, k) for every copy k of input element i in outer block
+// ob, each (ob, i) one task (its copies are adjacent): the forward's
+// writes and the backward's sums alike.
+template <class Copy>
+void each_copy(
+    int64_t outer,
+    int64_t n,
+    int64_t inner,
+    const std::vector<int64_t>& starts,
+    const Copy& copy) {
+  parallel_for(
+      0,
+      outer * n,
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner)),
+      [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t ob = t / n, i = t % n;
+          for (int64_t k = starts[size_t(i)]; k < starts[size_t(i + 1)]; ++k) {
+            copy(ob, i, k);
+          }
+        }
+      });
+}
+
 Tensor repeat_rows(
     const Tensor& a,
     const Tensor& repeats,
@@ -102,20 +126,10 @@ Tensor repeat_rows(
   const size_t row = size_t(inner) * a.element_size();
   const char* in = static_cast<const char*>(src.raw_data());
   char* o = static_cast<char*>(out.raw_data());
-  // One task per (outer, input element): its copies are adjacent rows.
-  parallel_for(
-      0,
-      outer * n,
-      std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner)),
-      [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) {
-          const int64_t ob = t / n, i = t % n;
-          const char* from = in + size_t(ob * n + i) * row;
-          for (int64_t k = starts[size_t(i)]; k < starts[size_t(i + 1)]; ++k) {
-            std::memcpy(o + size_t(ob * total + k) * row, from, row);
-          }
-        }
-      });
+  each_copy(outer, n, inner, starts, [&](int64_t ob, int64_t i, int64_t k) {
+    std::memcpy(
+        o + size_t(ob * total + k) * row, in + size_t(ob * n + i) * row, row);
+  });
   return scope.done(
       out,
       [starts, outer, inner, n, d, in_sizes = a.sizes()](
@@ -131,22 +145,18 @@ Tensor repeat_rows(
               if constexpr (std::is_floating_point_v<T>) {
                 const T* gp = go.data_ptr<T>();
                 T* out = gi.data_ptr<T>();
-                parallel_for(
-                    0,
-                    outer * n,
-                    std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner)),
-                    [&](int64_t t0, int64_t t1) {
-                      for (int64_t t = t0; t < t1; ++t) {
-                        const int64_t ob = t / n, i = t % n;
-                        T* dst = out + (ob * n + i) * inner;
-                        for (int64_t k = starts[size_t(i)];
-                             k < starts[size_t(i + 1)];
-                             ++k) {
-                          const T* from = gp + (ob * total + k) * inner;
-                          for (int64_t j = 0; j < inner; ++j) {
-                            dst[j] += from[j];
-                          }
-                        }
+                // In index order within each run: from zero, as
+                // index_add_ adds.
+                each_copy(
+                    outer,
+                    n,
+                    inner,
+                    starts,
+                    [&](int64_t ob, int64_t i, int64_t k) {
+                      T* dst = out + (ob * n + i) * inner;
+                      const T* from = gp + (ob * total + k) * inner;
+                      for (int64_t j = 0; j < inner; ++j) {
+                        dst[j] += from[j];
                       }
                     });
               }

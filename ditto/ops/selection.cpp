@@ -586,6 +586,18 @@ Tensor quantile_impl(
   return scope.done(out);
 }
 
+// A number q as the 0-d tensor of a's dtype PyTorch makes of it, checked
+// with its message.
+Tensor q_tensor(const Tensor& a, double q, const char* op) {
+  DITTO_CHECK(
+      q >= 0 && q <= 1,
+      ValueError,
+      op,
+      "quantile() q must be in the range [0, 1] but got ",
+      q);
+  return full({}, q, a.defined() ? a.dtype() : kFloat32);
+}
+
 } // namespace
 
 Tensor quantile(
@@ -603,18 +615,7 @@ Tensor quantile(
     std::optional<int64_t> dim,
     bool keepdim,
     std::string_view interpolation) {
-  DITTO_CHECK(
-      q >= 0 && q <= 1,
-      ValueError,
-      "quantile",
-      "quantile() q must be in the range [0, 1] but got ",
-      q);
-  return quantile(
-      a,
-      full({}, q, a.defined() ? a.dtype() : kFloat32),
-      dim,
-      keepdim,
-      interpolation);
+  return quantile(a, q_tensor(a, q, "quantile"), dim, keepdim, interpolation);
 }
 
 Tensor nanquantile(
@@ -632,18 +633,8 @@ Tensor nanquantile(
     std::optional<int64_t> dim,
     bool keepdim,
     std::string_view interpolation) {
-  DITTO_CHECK(
-      q >= 0 && q <= 1,
-      ValueError,
-      "nanquantile",
-      "quantile() q must be in the range [0, 1] but got ",
-      q);
   return nanquantile(
-      a,
-      full({}, q, a.defined() ? a.dtype() : kFloat32),
-      dim,
-      keepdim,
-      interpolation);
+      a, q_tensor(a, q, "nanquantile"), dim, keepdim, interpolation);
 }
 
 } // namespace ditto
