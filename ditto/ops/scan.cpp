@@ -83,8 +83,29 @@ void scan_rows(
   auto run_block =
       [&](int64_t base, int64_t width, int64_t b, Acc* acc, T* y_out) {
         const int64_t i0 = b * kScanBlock, i1 = std::min(n, i0 + kScanBlock);
-        for (int64_t i = i0; i < i1; ++i) {
-          const int64_t at = base + (reverse ? n - 1 - i : i) * inner;
+        // The block's first element and the step between elements.
+        const int64_t step = reverse ? -inner : inner;
+        const int64_t first = base + (reverse ? n - 1 - i0 : i0) * inner;
+        if (width == 1) {
+          // One row: the chain in a register (the same operations).
+          Acc a = acc[0];
+          const T* xp = x + first;
+          if (y_out == nullptr) {
+            for (int64_t i = i0; i < i1; ++i, xp += step) {
+              a = op(a, Acc(*xp));
+            }
+          } else {
+            T* yp = y_out + first;
+            for (int64_t i = i0; i < i1; ++i, xp += step, yp += step) {
+              a = op(a, Acc(*xp));
+              *yp = T(a);
+            }
+          }
+          acc[0] = a;
+          return;
+        }
+        int64_t at = first;
+        for (int64_t i = i0; i < i1; ++i, at += step) {
           for (int64_t k = 0; k < width; ++k) {
             acc[k] = op(acc[k], Acc(x[at + k]));
           }
