@@ -70,6 +70,10 @@ class OpScope {
       : name_(name), kind_(kind), error_name_(name) {
     enter(inputs.begin(), inputs.end(), [](auto it) { return &*it; });
   }
+  // The scope keeps pointers to its inputs until done(): a temporary list
+  // would dangle, so only a list that outlives the scope is taken.
+  OpScope(const char* name, std::vector<Tensor>&& inputs, Kind kind = kPlain) =
+      delete;
   ~OpScope() {
     if (kind_ != kComposite) {
       --opaque_depth();
