@@ -14,9 +14,9 @@
 // blocks' totals instead of the running chain, which is exact for integers
 // and for float32 sums in double almost always, and otherwise differs from
 // PyTorch in the last bits of the accumulator. The cut depends on the row's
-// length only, so the bits are the same for any thread count. A reverse
-// scan (the backward of cumsum) flips the row: its blocks start at the
-// row's end, as flip(cumsum(flip(x))) gives them.
+// length only, so the bits are the same for any thread count. The
+// backwards scan reversed rows as PyTorch's do, flip(cumsum(flip(x))): their
+// blocks start at the row's end.
 
 #include "ditto/ops/scan.h"
 
@@ -54,16 +54,9 @@ RowLayout row_layout(const Shape& sizes, int64_t d) {
 constexpr int64_t kLanes = 32;
 
 // Runs acc = op(acc, x[i]), out[i] = T(acc) over every row of x (contiguous,
-// layout l) from init, in blocks (Note [Scans in fixed blocks]); reverse
-// scans each row from its end.
+// layout l) from init, in blocks (Note [Scans in fixed blocks]).
 template <typename T, typename Acc, class Op>
-void scan_rows(
-    const T* x,
-    T* y,
-    const RowLayout& l,
-    bool reverse,
-    Acc init,
-    const Op& op) {
+void scan_rows(const T* x, T* y, const RowLayout& l, Acc init, const Op& op) {
   const int64_t n = l.n, inner = l.inner;
   if (l.outer * n * inner == 0) {
     return;
@@ -83,20 +76,18 @@ void scan_rows(
   auto run_block =
       [&](int64_t base, int64_t width, int64_t b, Acc* acc, T* y_out) {
         const int64_t i0 = b * kScanBlock, i1 = std::min(n, i0 + kScanBlock);
-        // The block's first element and the step between elements.
-        const int64_t step = reverse ? -inner : inner;
-        const int64_t first = base + (reverse ? n - 1 - i0 : i0) * inner;
+        const int64_t first = base + i0 * inner; // the block's first
         if (width == 1) {
           // One row: the chain in a register (the same operations).
           Acc a = acc[0];
           const T* xp = x + first;
           if (y_out == nullptr) {
-            for (int64_t i = i0; i < i1; ++i, xp += step) {
+            for (int64_t i = i0; i < i1; ++i, xp += inner) {
               a = op(a, Acc(*xp));
             }
           } else {
             T* yp = y_out + first;
-            for (int64_t i = i0; i < i1; ++i, xp += step, yp += step) {
+            for (int64_t i = i0; i < i1; ++i, xp += inner, yp += inner) {
               a = op(a, Acc(*xp));
               *yp = T(a);
             }
@@ -105,7 +96,7 @@ void scan_rows(
           return;
         }
         int64_t at = first;
-        for (int64_t i = i0; i < i1; ++i, at += step) {
+        for (int64_t i = i0; i < i1; ++i, at += inner) {
           for (int64_t k = 0; k < width; ++k) {
             acc[k] = op(acc[k], Acc(x[at + k]));
           }
@@ -181,6 +172,18 @@ template <typename T>
 using SumAcc =
     std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
 
+// scan(t, d) run from the end of each row: flip(scan(flip(t))), the form
+// PyTorch's backwards take (reversed_cumsum, the reversed logcumsumexp).
+template <class Scan>
+Tensor reversed(const Tensor& t, int64_t d, const Scan& scan) {
+  return flip(scan(flip(t, {d}), d), {d});
+}
+
+Tensor reversed_cumsum(const Tensor& t, int64_t d) {
+  return reversed(
+      t, d, [](const Tensor& x, int64_t dim) { return cumsum(x, dim); });
+}
+
 enum class Fold { kSum, kProd };
 
 Tensor sum_or_prod(
@@ -208,11 +211,9 @@ Tensor sum_or_prod(
       const T* x = in.data_ptr<T>();
       T* y = out.data_ptr<T>();
       if (fold == Fold::kSum) {
-        scan_rows<T, Acc>(
-            x, y, l, false, Acc(0), [](Acc s, Acc v) { return s + v; });
+        scan_rows<T, Acc>(x, y, l, Acc(0), [](Acc s, Acc v) { return s + v; });
       } else {
-        scan_rows<T, Acc>(
-            x, y, l, false, Acc(1), [](Acc s, Acc v) { return s * v; });
+        scan_rows<T, Acc>(x, y, l, Acc(1), [](Acc s, Acc v) { return s * v; });
       }
     }
   });
@@ -229,7 +230,7 @@ Tensor sum_or_prod(
           if (scalar) {
             return autograd::GradList{go};
           }
-          return autograd::GradList{flip(cumsum(flip(go, {d}), d), {d})};
+          return autograd::GradList{reversed_cumsum(go, d)};
         });
   }
   return scope.done(
@@ -249,19 +250,17 @@ Tensor sum_or_prod(
         // nothing.
         const Tensor out_x = so.unpack().to(x.dtype());
         const Tensor w = mul(out_x, go);
-        auto reversed_cumsum = [d](const Tensor& t) {
-          return flip(cumsum(flip(t, {d}), d), {d});
-        };
         const Tensor is_zero = eq(x, 0);
         if (max(is_zero.to(kInt64)).item<int64_t>() == 0) {
-          return autograd::GradList{div(reversed_cumsum(w), x)};
+          return autograd::GradList{div(reversed_cumsum(w, d), x)};
         }
         const Tensor zeros_so_far = cumsum(is_zero, d);
         const Tensor before = eq(zeros_so_far, 0);
         const Tensor from_first = eq(zeros_so_far, 1);
         const Tensor first = mul(from_first, is_zero);
         const Tensor between = mul(from_first, eq(is_zero, false));
-        const Tensor g_before = div(reversed_cumsum(where(before, w, 0.0)), x);
+        const Tensor g_before =
+            div(reversed_cumsum(where(before, w, 0.0), d), x);
         const Tensor z1 = argmax(first.to(kInt64), d, true);
         const Tensor prior =
             where(eq(z1, 0), 1.0, gather(out_x, d, clamp(sub(z1, 1), 0, {})));
@@ -405,7 +404,6 @@ Tensor logcumsumexp(const Tensor& a, int64_t dim) {
           in.data_ptr<T>(),
           out.data_ptr<T>(),
           l,
-          false,
           -std::numeric_limits<T>::infinity(),
           [](T acc, T v) { return log_add_exp(v, acc); });
     }
@@ -425,11 +423,15 @@ Tensor logcumsumexp(const Tensor& a, int64_t dim) {
             ? double(std::numeric_limits<float>::lowest())
             : std::numeric_limits<double>::lowest();
         const Tensor log_abs = log(abs(go));
-        auto reversed = [d](const Tensor& t) {
-          return flip(logcumsumexp(flip(t, {d}), d), {d});
-        };
         auto part = [&](const Tensor& take) {
-          return exp(add(reversed(sub(where(take, log_abs, lowest), y)), x));
+          return exp(
+              add(reversed(
+                      sub(where(take, log_abs, lowest), y),
+                      d,
+                      [](const Tensor& t, int64_t dim) {
+                        return logcumsumexp(t, dim);
+                      }),
+                  x));
         };
         return autograd::GradList{sub(part(gt(go, 0.0)), part(lt(go, 0.0)))};
       });
