@@ -64,6 +64,13 @@ TEST(HostileArgs, DimsAtTheEdges) {
     hostile("max" + at, [d](Inputs& in) { max(in.a, d, true); });
     hostile("argmin" + at, [d](Inputs& in) { argmin(in.empty, d); });
     hostile("sort" + at, [d](Inputs& in) { sort(in.a, d); });
+    hostile("cumsum" + at, [d](Inputs& in) { cumsum(in.a, d); });
+    hostile("cummax" + at, [d](Inputs& in) { cummax(in.empty, d); });
+    hostile("logcumsumexp" + at, [d](Inputs& in) { logcumsumexp(in.a, d); });
+    hostile("quantile" + at, [d](Inputs& in) { quantile(in.a, 0.5, d); });
+    hostile("repeat_interleave" + at, [d](Inputs& in) {
+      repeat_interleave(in.a, 2, d);
+    });
     hostile("flip" + at, [d](Inputs& in) { flip(in.a, {d}); });
     hostile("cat" + at, [d](Inputs& in) { cat({in.a, in.a}, d); });
     hostile("stack" + at, [d](Inputs& in) { stack({in.a, in.a}, d); });
@@ -108,6 +115,17 @@ TEST(HostileArgs, SizesAtTheEdges) {
     hostile("zeros" + at, [n](Inputs&) { zeros({n, n}); });
     hostile("full" + at, [n](Inputs&) { full({n}, 1.0); });
     hostile("empty" + at, [n](Inputs&) { empty({2, n}); });
+    // Counts whose sum overflows or cannot be allocated; a wrong
+    // output_size.
+    hostile("repeat_interleave" + at, [n](Inputs& in) {
+      repeat_interleave(in.a, n, 0);
+    });
+    hostile("repeat_interleave counts" + at, [n](Inputs& in) {
+      repeat_interleave(in.idx, full({3}, n, kInt64), 0, n);
+    });
+    hostile("repeat_interleave indices" + at, [n](Inputs&) {
+      repeat_interleave(full({2}, n, kInt64));
+    });
     hostile("arange" + at, [n](Inputs&) { arange(0, n, 1, kInt64); });
     hostile("linspace" + at, [n](Inputs&) { linspace(0, 1, n); });
     hostile("eye" + at, [n](Inputs&) { eye(n, n); });
