@@ -158,8 +158,9 @@ gpu-bundle: build
 	scripts/gpu_bundle $(BUILD) gpu-bundle
 
 # The Python bindings' cost per call next to PyTorch 1.13's, then with the
-# CPython fast paths off (docs/benchmarks.md).
+# CPython fast paths off, and cumsum against PyTorch's (docs/benchmarks.md).
 bench-python: configure
+	@scripts/setup --bench
 	cmake --build $(BUILD) -j $(JOBS) --target ditto_python
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_overhead.py
 	DITTO_PYTHON_FAST_PATHS=0 PYTHONPATH=$(BUILD)/python \
