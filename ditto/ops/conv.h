@@ -65,6 +65,36 @@ DITTO_API Tensor conv1d_backward_weight(
     const IntList& dilation = {1},
     int64_t groups = 1);
 
+// The same for volumes: input [N, C, D, H, W], weight [O, C / groups, KD,
+// KH, KW]; stride, padding and dilation 1 or 3 values. Every algorithm is
+// deterministic, with the same bits for any thread count and any of them
+// (Note [conv3d's one chain] in conv3d.cpp); backends::conv's flags do not
+// apply.
+DITTO_API Tensor conv3d(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias = {},
+    const IntList& stride = {1, 1, 1},
+    const IntList& padding = {0, 0, 0},
+    const IntList& dilation = {1, 1, 1},
+    int64_t groups = 1);
+DITTO_API Tensor conv3d_backward_input(
+    const Tensor& grad_out,
+    const Tensor& weight,
+    const Shape& input_sizes,
+    const IntList& stride = {1, 1, 1},
+    const IntList& padding = {0, 0, 0},
+    const IntList& dilation = {1, 1, 1},
+    int64_t groups = 1);
+DITTO_API Tensor conv3d_backward_weight(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& weight_sizes,
+    const IntList& stride = {1, 1, 1},
+    const IntList& padding = {0, 0, 0},
+    const IntList& dilation = {1, 1, 1},
+    int64_t groups = 1);
+
 // Algorithm selection, like torch.backends.cudnn (see docs/linalg.md).
 namespace backends::conv {
 

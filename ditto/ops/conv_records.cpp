@@ -100,6 +100,51 @@ std::vector<ConvCase> conv2d_cases(bool small) {
   };
 }
 
+// The conv3d cases: unit strides (the implicit GEMM, and the direct tiles
+// for float32 with 16 or more output channels; the input gradient as a
+// flipped forward), strides and dilations (explicit columns), groups,
+// padding past the kernel's reach (the input gradient's columns).
+std::vector<ConvCase> conv3d_cases(bool small) {
+  if (small) {
+    return {
+        {"basic",
+         {2, 2, 3, 4, 3},
+         {3, 2, 2, 2, 2},
+         {{1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1}},
+        {"stride_padding_groups",
+         {1, 4, 4, 3, 5},
+         {2, 2, 2, 2, 3},
+         {{2, 1, 2}, {1, 0, 1}, {1, 1, 1}, 2}},
+        {"dilation_wide_padding",
+         {1, 2, 3, 4, 4},
+         {2, 2, 1, 2, 2},
+         {{1, 1, 1}, {1, 2, 0}, {1, 2, 1}, 1}},
+    };
+  }
+  return {
+      {"basic",
+       {2, 4, 6, 7, 5},
+       {6, 4, 3, 3, 3},
+       {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1}},
+      {"wide_channels",
+       {2, 3, 5, 6, 7},
+       {17, 3, 3, 2, 3},
+       {{1, 1, 1}, {1, 0, 2}, {1, 1, 1}, 1}},
+      {"stride_dilation_groups",
+       {1, 4, 7, 6, 9},
+       {6, 2, 2, 3, 2},
+       {{2, 1, 3}, {1, 0, 2}, {1, 2, 1}, 2}},
+      {"padding_past_reach",
+       {2, 2, 4, 4, 4},
+       {3, 2, 2, 2, 2},
+       {{1, 1, 1}, {3, 3, 3}, {1, 1, 1}, 1}},
+      {"empty_batch",
+       {0, 2, 3, 3, 3},
+       {2, 2, 2, 2, 2},
+       {{1, 1, 1}, {0, 0, 0}, {1, 1, 1}, 1}},
+  };
+}
+
 // The conv1d cases: conv2d's over one row.
 std::vector<ConvCase> conv1d_cases(bool small) {
   std::vector<ConvCase> out;
@@ -213,11 +258,12 @@ DITTO_OP_RECORDS(conv) {
         return conv1d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
       };
   auto conv_bad = [](ConvFn fn, int spatial) {
-    Shape x = {1, 4}, w = {2, 4}, wg = {2, 3};
+    Shape x = {1, 4}, w = {2, 4}, wg = {2, 3}, big_kernel = {2, 4};
     for (int k = 0; k < spatial; ++k) {
       x.push_back(5);
       w.push_back(2);
       wg.push_back(2);
+      big_kernel.push_back(7);
     }
     ConvArgs args = {
         IntList(size_t(spatial), 1),
@@ -250,11 +296,7 @@ DITTO_OP_RECORDS(conv) {
          call(args)},
         {"kernel_larger_than_input",
          {s::varied(x, kFloat32, 2.0, 1),
-          s::varied(
-              spatial == 2 ? Shape{2, 4, 7, 7} : Shape{2, 4, 7},
-              kFloat32,
-              2.0,
-              2),
+          s::varied(big_kernel, kFloat32, 2.0, 2),
           b},
          call(args)},
         s::undefined_input(call(args), 3),
@@ -272,6 +314,26 @@ DITTO_OP_RECORDS(conv) {
             return conv_samples(spec, conv2d_cases(spec.small), conv2d_fn);
           },
       .bad_samples = [conv2d_fn, conv_bad] { return conv_bad(conv2d_fn, 2); },
+  });
+  auto conv3d_fn =
+      [](const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) {
+        return conv3d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+      };
+  register_op({
+      .name = "conv3d",
+      .family = "conv",
+      .callables =
+          {"ditto::conv3d(input, weight, bias, stride, padding, dilation, groups)"},
+      .deterministic_because =
+          "each output is one fma chain over (channel, kz, ky, kx) in order "
+          "on one thread, whichever algorithm the shapes choose (Note "
+          "[conv3d's one chain])",
+      .dtypes = kFloating,
+      .samples =
+          [conv3d_fn](const SampleSpec& spec) {
+            return conv_samples(spec, conv3d_cases(spec.small), conv3d_fn);
+          },
+      .bad_samples = [conv3d_fn, conv_bad] { return conv_bad(conv3d_fn, 3); },
   });
   register_op({
       .name = "conv1d",
@@ -335,6 +397,16 @@ DITTO_OP_RECORDS(conv) {
         return conv2d_backward_weight(
             g, x, sz, a.stride, a.padding, a.dilation, a.groups);
       };
+  auto bwd_input_3d =
+      [](const Tensor& g, const Tensor& w, const Shape& sz, const ConvArgs& a) {
+        return conv3d_backward_input(
+            g, w, sz, a.stride, a.padding, a.dilation, a.groups);
+      };
+  auto bwd_weight_3d =
+      [](const Tensor& g, const Tensor& x, const Shape& sz, const ConvArgs& a) {
+        return conv3d_backward_weight(
+            g, x, sz, a.stride, a.padding, a.dilation, a.groups);
+      };
   auto bwd_weight_1d =
       [](const Tensor& g, const Tensor& x, const Shape& sz, const ConvArgs& a) {
         return conv1d_backward_weight(
@@ -373,28 +445,48 @@ DITTO_OP_RECORDS(conv) {
            bwd_weight_1d,
            true,
            1},
+          {"conv3d_backward_input",
+           "ditto::conv3d_backward_input(grad_out, weight, input_sizes, stride, "
+           "padding, dilation, groups)",
+           bwd_input_3d,
+           false,
+           3},
+          {"conv3d_backward_weight",
+           "ditto::conv3d_backward_weight(grad_out, input, weight_sizes, stride, "
+           "padding, dilation, groups)",
+           bwd_weight_3d,
+           true,
+           3},
       }) {
     const bool wg = b.weight_grad;
     const int spatial = b.spatial;
     ConvBackwardFn fn = b.fn;
+    const char* why = spatial == 3
+        ? (wg ? "each weight's gradient is one fma chain over (sample, z, y, "
+                "x) in order on one thread (threads split the input channels, "
+                "Note [conv3d's one chain])"
+              : "each input element's gradient is a sum in a fixed order on "
+                "one thread (Note [conv3d's one chain])")
+        : wg ? "the default algorithm sums the partials of fixed chunks of "
+               "samples in chunk order (the fast one only by benchmark mode "
+               "or a forced choice)"
+             : kConv;
     register_op({
         .name = b.name,
         .family = "conv",
         .callables = {b.callable},
-        .deterministic_because = wg
-            ? "the default algorithm sums the partials of fixed chunks of "
-              "samples in chunk order (the fast one only by benchmark mode or "
-              "a forced choice)"
-            : kConv,
-        .nondeterministic = wg ? std::vector{kConvBackwardWeight}
-                               : std::vector<NondeterministicPath>{},
+        .deterministic_because = why,
+        .nondeterministic = wg && spatial != 3
+            ? std::vector{kConvBackwardWeight}
+            : std::vector<NondeterministicPath>{},
         .dtypes = kFloating,
         .samples =
             [fn, wg, spatial](const SampleSpec& spec) {
               return conv_backward_samples(
                   spec,
-                  spatial == 2 ? conv2d_cases(spec.small)
-                               : conv1d_cases(spec.small),
+                  spatial == 3       ? conv3d_cases(spec.small)
+                      : spatial == 2 ? conv2d_cases(spec.small)
+                                     : conv1d_cases(spec.small),
                   wg,
                   fn);
             },

@@ -34,8 +34,9 @@ from ._C import (  # noqa: F401
     embedding_bag, index_add, index_copy, index_put, put, masked_fill,
     scatter, scatter_add, scatter_reduce,
     # NN ops torch has at top level
-    conv1d, conv2d, conv_transpose2d, conv1d_backward_input,
-    conv1d_backward_weight, conv2d_backward_input, conv2d_backward_weight,
+    conv1d, conv2d, conv3d, conv_transpose2d, conv_transpose3d,
+    conv1d_backward_input, conv1d_backward_weight, conv2d_backward_input,
+    conv2d_backward_weight, conv3d_backward_input, conv3d_backward_weight,
     max_pool1d, max_pool2d, max_pool3d, avg_pool1d, adaptive_avg_pool1d,
     batch_norm, instance_norm, layer_norm, group_norm, softmax, log_softmax,
     dropout,

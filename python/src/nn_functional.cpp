@@ -68,8 +68,12 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
         py::arg("dtype") = py::none(),
         ReleaseGil());
   }
-  auto conv = [&](const char* name, auto fn, bool two_d) {
-    auto f = [fn, two_d](
+  // A single int becomes one value per dim (conv1d's stays as given).
+  auto per_dim = [](const IntList& v, int dims) {
+    return dims > 1 && v.size() == 1 ? IntList(size_t(dims), v[0]) : v;
+  };
+  auto conv = [&](const char* name, auto fn, int dims) {
+    auto f = [fn, dims, per_dim](
                  const Tensor& x,
                  const Tensor& w,
                  const std::optional<Tensor>& b,
@@ -77,7 +81,7 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
                  const IntList& padding,
                  const IntList& dilation,
                  int64_t groups) {
-      auto fix = [two_d](const IntList& v) { return two_d ? pair(v) : v; };
+      auto fix = [&](const IntList& v) { return per_dim(v, dims); };
       return fn(
           x,
           w,
@@ -101,12 +105,14 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
           ReleaseGil());
     }
   };
-  conv("conv2d", &conv2d, true);
-  conv("conv1d", &conv1d, false);
-  auto conv_grad = [&](const char* name, auto fn, bool two_d) {
+  conv("conv3d", &conv3d, 3);
+  conv("conv2d", &conv2d, 2);
+  conv("conv1d", &conv1d, 1);
+  auto conv_grad = [&](const char* name, auto fn, int dims) {
+    const bool of_input = std::string_view(name).ends_with("_input");
     m.def(
         name,
-        [fn, two_d](
+        [fn, dims, per_dim](
             const Tensor& a,
             const Tensor& b,
             const Shape& sizes,
@@ -114,24 +120,26 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
             const IntList& padding,
             const IntList& dilation,
             int64_t groups) {
-          auto fix = [two_d](const IntList& v) { return two_d ? pair(v) : v; };
+          auto fix = [&](const IntList& v) { return per_dim(v, dims); };
           return fn(
               a, b, sizes, fix(stride), fix(padding), fix(dilation), groups);
         },
         py::arg("grad_output"),
-        py::arg(name[9] == 'i' || name[10] == 'i' ? "weight" : "input"),
-        py::arg(
-            name[9] == 'i' || name[10] == 'i' ? "input_size" : "weight_size"),
+        py::arg(of_input ? "weight" : "input"),
+        py::arg(of_input ? "input_size" : "weight_size"),
         py::arg("stride") = 1,
         py::arg("padding") = 0,
         py::arg("dilation") = 1,
         py::arg("groups") = 1,
         ReleaseGil());
   };
-  conv_grad("conv2d_backward_input", &conv2d_backward_input, true);
-  conv_grad("conv2d_backward_weight", &conv2d_backward_weight, true);
-  conv_grad("conv1d_backward_input", &conv1d_backward_input, false);
-  conv_grad("conv1d_backward_weight", &conv1d_backward_weight, false);
+  conv_grad("conv3d_backward_input", &conv3d_backward_input, 3);
+  conv_grad("conv3d_backward_weight", &conv3d_backward_weight, 3);
+  conv_grad("conv2d_backward_input", &conv2d_backward_input, 2);
+  conv_grad("conv2d_backward_weight", &conv2d_backward_weight, 2);
+  conv_grad("conv1d_backward_input", &conv1d_backward_input, 1);
+  conv_grad("conv1d_backward_weight", &conv1d_backward_weight, 1);
+  // conv_transpose2d's arguments pass as given (1 or 2 values each).
   auto conv_t = [](const Tensor& x,
                    const Tensor& w,
                    const std::optional<Tensor>& b,
@@ -150,7 +158,37 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
         groups,
         pair(dilation));
   };
+  auto conv_t3 = [](const Tensor& x,
+                    const Tensor& w,
+                    const std::optional<Tensor>& b,
+                    const IntList& stride,
+                    const IntList& padding,
+                    const IntList& output_padding,
+                    int64_t groups,
+                    const IntList& dilation) {
+    return F::conv_transpose3d(
+        x,
+        w,
+        value_or_undefined(b),
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation);
+  };
   for (py::module_* mod : {&nn, &m}) {
+    mod->def(
+        "conv_transpose3d",
+        conv_t3,
+        py::arg("input"),
+        py::arg("weight"),
+        py::arg("bias") = py::none(),
+        py::arg("stride") = 1,
+        py::arg("padding") = 0,
+        py::arg("output_padding") = 0,
+        py::arg("groups") = 1,
+        py::arg("dilation") = 1,
+        ReleaseGil());
     mod->def(
         "conv_transpose2d",
         conv_t,

@@ -40,16 +40,26 @@ std::string py_int_or_tuple(const IntList& v) {
   return v.size() == 1 ? std::to_string(v[0]) : py_tuple(v, v.size());
 }
 
-IntList two(const IntList& v, const char* layer, const char* what) {
+IntList per_dim(
+    const IntList& v,
+    size_t n,
+    const char* layer,
+    const char* what) {
   DITTO_CHECK(
-      v.size() == 1 || v.size() == 2,
+      v.size() == 1 || v.size() == n,
       ValueError,
       layer,
       what,
-      " must be one int or two ints, got ",
+      " must be one int or ",
+      n == 2 ? "two" : "three",
+      " ints, got ",
       v.size(),
       " values");
-  return v.size() == 2 ? v : IntList{v[0], v[0]};
+  return v.size() == n ? v : IntList(n, v[0]);
+}
+
+IntList two(const IntList& v, const char* layer, const char* what) {
+  return per_dim(v, 2, layer, what);
 }
 
 // weight kaiming_uniform_(a = sqrt(5)), then bias uniform(+-1/sqrt(fan_in))

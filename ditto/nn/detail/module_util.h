@@ -23,6 +23,12 @@ std::string py_int_or_tuple(const IntList& v);
 // v as two values (one given for both), ValueError naming layer and what
 // otherwise.
 IntList two(const IntList& v, const char* layer, const char* what);
+// The same for n (2 or 3) dims.
+IntList per_dim(
+    const IntList& v,
+    size_t n,
+    const char* layer,
+    const char* what);
 
 // PyTorch's Linear and Conv reset_parameters.
 void reset_weight_and_bias(const Tensor& weight, const Tensor& bias);

@@ -1,6 +1,7 @@
 #pragma once
 
-// The transposed convolution. conv2d is ditto/ops/conv.h's, named here too.
+// The transposed convolutions. conv2d and conv3d are ditto/ops/conv.h's,
+// named here too.
 
 #include <cstdint>
 
@@ -10,6 +11,7 @@
 namespace ditto::nn::functional {
 
 using ::ditto::conv2d;
+using ::ditto::conv3d;
 
 // The transposed convolution (the gradient of conv2d with respect to its
 // input, as a layer): x (N, C_in, H, W), weight (C_in, C_out / groups, kh,
@@ -26,9 +28,23 @@ DITTO_API Tensor conv_transpose2d(
     int64_t groups = 1,
     const IntList& dilation = {1});
 
+// The same for volumes: x (N, C_in, D, H, W), weight (C_in, C_out / groups,
+// kd, kh, kw); its backward is conv3d and conv3d_backward_weight, every
+// direction deterministic (Note [conv3d's one chain]).
+DITTO_API Tensor conv_transpose3d(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias = {},
+    const IntList& stride = {1},
+    const IntList& padding = {0},
+    const IntList& output_padding = {0},
+    int64_t groups = 1,
+    const IntList& dilation = {1});
+
 } // namespace ditto::nn::functional
 
 namespace ditto {
 // torch.conv_transpose2d.
 using nn::functional::conv_transpose2d;
+using nn::functional::conv_transpose3d;
 } // namespace ditto

@@ -1,9 +1,9 @@
-// conv_transpose2d: the gradient of conv2d with respect to its input, run
-// forward; its backward is conv2d and conv2d_backward_weight.
+// conv_transpose2d and conv_transpose3d: the gradient of conv2d / conv3d
+// with respect to its input, run forward; the backward is the convolution
+// (input) and its weight gradient (weight).
 
 #include "ditto/nn/functional/conv.h"
 
-#include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
@@ -11,8 +11,34 @@
 #include "ditto/ops/reduce.h"
 
 namespace ditto::nn::functional {
+namespace {
 
-Tensor conv_transpose2d(
+// One value per spatial dim (a single value repeated).
+IntList per_dim(
+    const IntList& v,
+    int64_t spatial,
+    const char* op,
+    const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || int64_t(v.size()) == spatial,
+      ValueError,
+      op,
+      what,
+      " must be one int or ",
+      spatial,
+      " ints, got ",
+      v.size(),
+      " values");
+  return v.size() == 1 ? IntList(size_t(spatial), v[0]) : v;
+}
+
+// The checked arguments and the output shape of a transposed convolution.
+struct Transposed {
+  IntList stride, padding, dilation;
+  Shape out;
+};
+
+Transposed transposed_geometry(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias,
@@ -20,19 +46,23 @@ Tensor conv_transpose2d(
     const IntList& padding,
     const IntList& output_padding,
     int64_t groups,
-    const IntList& dilation) {
-  const char* op = "conv_transpose2d";
-  detail::OpScope scope(op, {x, weight, bias});
+    const IntList& dilation,
+    int64_t spatial,
+    const char* op) {
   DITTO_CHECK(
       x.defined() && weight.defined(),
       ValueError,
       op,
       "undefined input or weight");
   DITTO_CHECK(
-      x.dim() == 4 && weight.dim() == 4,
+      x.dim() == spatial + 2 && weight.dim() == spatial + 2,
       ValueError,
       op,
-      "expected a 4-D input and a 4-D weight, got sizes ",
+      "expected a ",
+      spatial + 2,
+      "-D input and a ",
+      spatial + 2,
+      "-D weight, got sizes ",
       shape_str(x.sizes()),
       " and ",
       shape_str(weight.sizes()));
@@ -52,46 +82,55 @@ Tensor conv_transpose2d(
       weight.size(0),
       " channels, got ",
       x.size(1));
-  auto [sh, sw] = detail::pair_arg(stride, op, "stride");
-  auto [ph, pw] = detail::pair_arg(padding, op, "padding");
-  auto [oph, opw] = detail::pair_arg(output_padding, op, "output_padding");
-  auto [dh, dw] = detail::pair_arg(dilation, op, "dilation");
-  DITTO_CHECK(
-      sh > 0 && sw > 0 && dh > 0 && dw > 0 && ph >= 0 && pw >= 0,
-      ValueError,
-      op,
-      "stride and dilation must be positive and padding non-negative");
-  DITTO_CHECK(
-      oph >= 0 && opw >= 0 && (oph < sh || oph < dh) && (opw < sw || opw < dw),
-      ValueError,
-      op,
-      "output padding must be smaller than either stride or dilation, got "
-      "output_padding=",
-      shape_str({oph, opw}));
+  Transposed t{
+      per_dim(stride, spatial, op, "stride"),
+      per_dim(padding, spatial, op, "padding"),
+      per_dim(dilation, spatial, op, "dilation"),
+      {}};
+  const IntList opad = per_dim(output_padding, spatial, op, "output_padding");
+  for (int64_t i = 0; i < spatial; ++i) {
+    DITTO_CHECK(
+        t.stride[i] > 0 && t.dilation[i] > 0 && t.padding[i] >= 0,
+        ValueError,
+        op,
+        "stride and dilation must be positive and padding non-negative");
+    DITTO_CHECK(
+        opad[i] >= 0 && (opad[i] < t.stride[i] || opad[i] < t.dilation[i]),
+        ValueError,
+        op,
+        "output padding must be smaller than either stride or dilation, got "
+        "output_padding=",
+        shape_str(opad));
+  }
   const int64_t cout = weight.size(1) * groups;
-  auto out_len = [&](int64_t in,
-                     int64_t s,
-                     int64_t p,
-                     int64_t d,
-                     int64_t k,
-                     int64_t opad) {
-    int64_t v = checked_mul(in - 1, s, op, "the output size");
-    v = checked_add(v, -2 * p, op, "the output size");
+  t.out = {x.size(0), cout};
+  for (int64_t i = 0; i < spatial; ++i) {
+    // (in - 1) s - 2 p + d (k - 1) + output_padding + 1.
+    int64_t v =
+        checked_mul(x.size(2 + i) - 1, t.stride[i], op, "the output size");
     v = checked_add(
-        v, checked_mul(d, k - 1, op, "the output size"), op, "the output size");
-    return checked_add(v, opad + 1, op, "the output size");
-  };
-  const int64_t ho = out_len(x.size(2), sh, ph, dh, weight.size(2), oph);
-  const int64_t wo = out_len(x.size(3), sw, pw, dw, weight.size(3), opw);
-  DITTO_CHECK(
-      ho > 0 && wo > 0,
-      ValueError,
-      op,
-      "the output size (",
-      ho,
-      ", ",
-      wo,
-      ") is too small");
+        v,
+        checked_mul(-2, t.padding[i], op, "the output size"),
+        op,
+        "the output size");
+    v = checked_add(
+        v,
+        checked_mul(
+            t.dilation[i], weight.size(2 + i) - 1, op, "the output size"),
+        op,
+        "the output size");
+    v = checked_add(v, opad[i] + 1, op, "the output size");
+    t.out.push_back(v);
+  }
+  for (int64_t i = 0; i < spatial; ++i) {
+    DITTO_CHECK(
+        t.out[size_t(2 + i)] > 0,
+        ValueError,
+        op,
+        "the output size ",
+        shape_str(Shape(t.out.begin() + 2, t.out.end())),
+        " is too small");
+  }
   DITTO_CHECK(
       !bias.defined() || (bias.dim() == 1 && bias.size(0) == cout),
       ValueError,
@@ -99,29 +138,138 @@ Tensor conv_transpose2d(
       "expected a bias of size {",
       cout,
       "}");
-  const IntList st{sh, sw}, pd{ph, pw}, dl{dh, dw};
-  Tensor y = conv2d_backward_input(
-      x, weight, {x.size(0), cout, ho, wo}, st, pd, dl, groups);
+  return t;
+}
+
+// The convolution's three directions for one rank.
+struct ConvOps {
+  Tensor (*forward)(
+      const Tensor&,
+      const Tensor&,
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      int64_t);
+  Tensor (*backward_input)(
+      const Tensor&,
+      const Tensor&,
+      const Shape&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      int64_t);
+  Tensor (*backward_weight)(
+      const Tensor&,
+      const Tensor&,
+      const Shape&,
+      const IntList&,
+      const IntList&,
+      const IntList&,
+      int64_t);
+};
+
+Tensor conv_transpose(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_padding,
+    int64_t groups,
+    const IntList& dilation,
+    int64_t spatial,
+    ConvOps ops,
+    const char* op) {
+  detail::OpScope scope(op, {x, weight, bias});
+  const Transposed t = transposed_geometry(
+      x,
+      weight,
+      bias,
+      stride,
+      padding,
+      output_padding,
+      groups,
+      dilation,
+      spatial,
+      op);
+  Tensor y = ops.backward_input(
+      x, weight, t.out, t.stride, t.padding, t.dilation, groups);
   if (bias.defined()) {
-    y.add_(bias.reshape({1, cout, 1, 1}));
+    Shape bs(size_t(spatial + 2), 1);
+    bs[1] = t.out[1];
+    y.add_(bias.reshape(bs));
+  }
+  IntList reduce_dims{0};
+  for (int64_t i = 0; i < spatial; ++i) {
+    reduce_dims.push_back(2 + i);
   }
   return scope.done(
       y,
-      [st,
-       pd,
-       dl,
+      [t,
+       ops,
+       reduce_dims,
        groups,
        has_b = bias.defined(),
        sx = scope.save(x),
        sw_ = scope.save(weight)](const autograd::GradList& g) {
         Tensor go = g[0];
         Tensor xv = sx.unpack(), wv = sw_.unpack();
-        Tensor gx = conv2d(go, wv, {}, st, pd, dl, groups);
-        Tensor gw =
-            conv2d_backward_weight(xv, go, wv.sizes(), st, pd, dl, groups);
-        Tensor gb = has_b ? go.sum({0, 2, 3}) : Tensor();
+        Tensor gx =
+            ops.forward(go, wv, {}, t.stride, t.padding, t.dilation, groups);
+        Tensor gw = ops.backward_weight(
+            xv, go, wv.sizes(), t.stride, t.padding, t.dilation, groups);
+        Tensor gb = has_b ? go.sum(reduce_dims) : Tensor();
         return autograd::GradList{gx, gw, gb};
       });
+}
+
+} // namespace
+
+Tensor conv_transpose2d(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_padding,
+    int64_t groups,
+    const IntList& dilation) {
+  return conv_transpose(
+      x,
+      weight,
+      bias,
+      stride,
+      padding,
+      output_padding,
+      groups,
+      dilation,
+      2,
+      {conv2d, conv2d_backward_input, conv2d_backward_weight},
+      "conv_transpose2d");
+}
+
+Tensor conv_transpose3d(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& output_padding,
+    int64_t groups,
+    const IntList& dilation) {
+  return conv_transpose(
+      x,
+      weight,
+      bias,
+      stride,
+      padding,
+      output_padding,
+      groups,
+      dilation,
+      3,
+      {conv3d, conv3d_backward_input, conv3d_backward_weight},
+      "conv_transpose3d");
 }
 
 } // namespace ditto::nn::functional

@@ -7,6 +7,46 @@
 #include "ditto/ops/conv.h"
 
 namespace ditto::nn {
+namespace {
+
+// PyTorch's _ConvNd.extra_repr for n spatial dims (output_padding empty
+// for a plain convolution).
+std::string conv_repr(
+    int64_t in,
+    int64_t out,
+    size_t n,
+    const IntList& kernel,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    const IntList& output_padding,
+    int64_t groups,
+    bool bias,
+    const char* layer) {
+  const IntList zeros(n, 0), ones(n, 1);
+  std::string s = std::to_string(in) + ", " + std::to_string(out) +
+      ", kernel_size=" + py_tuple(kernel, n) +
+      ", stride=" + py_tuple(stride, n);
+  if (per_dim(padding, n, layer, "padding") != zeros) {
+    s += ", padding=" + py_tuple(padding, n);
+  }
+  if (per_dim(dilation, n, layer, "dilation") != ones) {
+    s += ", dilation=" + py_tuple(dilation, n);
+  }
+  if (!output_padding.empty() &&
+      per_dim(output_padding, n, layer, "output_padding") != zeros) {
+    s += ", output_padding=" + py_tuple(output_padding, n);
+  }
+  if (groups != 1) {
+    s += ", groups=" + std::to_string(groups);
+  }
+  if (!bias) {
+    s += ", bias=False";
+  }
+  return s;
+}
+
+} // namespace
 
 // ---- Conv2d
 
@@ -50,23 +90,18 @@ Tensor Conv2d::forward(const Tensor& x) const {
 
 std::string Conv2d::extra_repr() const {
   const auto& o = options;
-  std::string s = std::to_string(o.in_channels()) + ", " +
-      std::to_string(o.out_channels()) +
-      ", kernel_size=" + py_tuple(o.kernel_size(), 2) +
-      ", stride=" + py_tuple(o.stride(), 2);
-  if (two(o.padding(), "Conv2d", "padding") != IntList{0, 0}) {
-    s += ", padding=" + py_tuple(o.padding(), 2);
-  }
-  if (two(o.dilation(), "Conv2d", "dilation") != IntList{1, 1}) {
-    s += ", dilation=" + py_tuple(o.dilation(), 2);
-  }
-  if (o.groups() != 1) {
-    s += ", groups=" + std::to_string(o.groups());
-  }
-  if (!bias.defined()) {
-    s += ", bias=False";
-  }
-  return s;
+  return conv_repr(
+      o.in_channels(),
+      o.out_channels(),
+      2,
+      o.kernel_size(),
+      o.stride(),
+      o.padding(),
+      o.dilation(),
+      {},
+      o.groups(),
+      bias.defined(),
+      "Conv2d");
 }
 
 // ---- Conv1d
@@ -173,27 +208,141 @@ Tensor ConvTranspose2d::forward(const Tensor& x) const {
 
 std::string ConvTranspose2d::extra_repr() const {
   const auto& o = options;
-  const char* name = "ConvTranspose2d";
-  std::string s = std::to_string(o.in_channels()) + ", " +
-      std::to_string(o.out_channels()) +
-      ", kernel_size=" + py_tuple(o.kernel_size(), 2) +
-      ", stride=" + py_tuple(o.stride(), 2);
-  if (two(o.padding(), name, "padding") != IntList{0, 0}) {
-    s += ", padding=" + py_tuple(o.padding(), 2);
+  return conv_repr(
+      o.in_channels(),
+      o.out_channels(),
+      2,
+      o.kernel_size(),
+      o.stride(),
+      o.padding(),
+      o.dilation(),
+      o.output_padding(),
+      o.groups(),
+      bias.defined(),
+      "ConvTranspose2d");
+}
+
+// ---- Conv3d
+
+Conv3d::Conv3d(const Conv3dOptions& o) : Module("Conv3d"), options(o) {
+  const char* name = "Conv3d";
+  check_positive(o.in_channels(), name, "in_channels");
+  check_positive(o.out_channels(), name, "out_channels");
+  check_groups(o.in_channels(), o.out_channels(), o.groups(), name);
+  const IntList k = per_dim(o.kernel_size(), 3, name, "kernel_size");
+  for (int64_t v : k) {
+    check_positive(v, name, "kernel_size");
   }
-  if (two(o.dilation(), name, "dilation") != IntList{1, 1}) {
-    s += ", dilation=" + py_tuple(o.dilation(), 2);
+  per_dim(o.stride(), 3, name, "stride");
+  per_dim(o.padding(), 3, name, "padding");
+  per_dim(o.dilation(), 3, name, "dilation");
+  weight = register_parameter(
+      "weight",
+      uninitialized(
+          {o.out_channels(), o.in_channels() / o.groups(), k[0], k[1], k[2]}));
+  if (o.bias()) {
+    bias = register_parameter("bias", uninitialized({o.out_channels()}));
   }
-  if (two(o.output_padding(), name, "output_padding") != IntList{0, 0}) {
-    s += ", output_padding=" + py_tuple(o.output_padding(), 2);
+  defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
+}
+
+void Conv3d::reset_parameters() {
+  detail::run_deferred();
+  reset_weight_and_bias(weight, bias);
+}
+
+Tensor Conv3d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
+  check_conv_input(x, 3, options.in_channels(), "Conv3d");
+  const bool batched = x.dim() == 5;
+  Tensor y = conv3d(
+      batched ? x : x.unsqueeze(0),
+      weight,
+      bias,
+      options.stride(),
+      options.padding(),
+      options.dilation(),
+      options.groups());
+  return batched ? y : y.squeeze(0);
+}
+
+std::string Conv3d::extra_repr() const {
+  const auto& o = options;
+  return conv_repr(
+      o.in_channels(),
+      o.out_channels(),
+      3,
+      o.kernel_size(),
+      o.stride(),
+      o.padding(),
+      o.dilation(),
+      {},
+      o.groups(),
+      bias.defined(),
+      "Conv3d");
+}
+
+// ---- ConvTranspose3d
+
+ConvTranspose3d::ConvTranspose3d(const ConvTranspose3dOptions& o)
+    : Module("ConvTranspose3d"), options(o) {
+  const char* name = "ConvTranspose3d";
+  check_positive(o.in_channels(), name, "in_channels");
+  check_positive(o.out_channels(), name, "out_channels");
+  check_groups(o.in_channels(), o.out_channels(), o.groups(), name);
+  const IntList k = per_dim(o.kernel_size(), 3, name, "kernel_size");
+  for (int64_t v : k) {
+    check_positive(v, name, "kernel_size");
   }
-  if (o.groups() != 1) {
-    s += ", groups=" + std::to_string(o.groups());
+  per_dim(o.stride(), 3, name, "stride");
+  per_dim(o.padding(), 3, name, "padding");
+  per_dim(o.output_padding(), 3, name, "output_padding");
+  per_dim(o.dilation(), 3, name, "dilation");
+  weight = register_parameter(
+      "weight",
+      uninitialized(
+          {o.in_channels(), o.out_channels() / o.groups(), k[0], k[1], k[2]}));
+  if (o.bias()) {
+    bias = register_parameter("bias", uninitialized({o.out_channels()}));
   }
-  if (!bias.defined()) {
-    s += ", bias=False";
-  }
-  return s;
+  defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
+}
+
+void ConvTranspose3d::reset_parameters() {
+  detail::run_deferred();
+  reset_weight_and_bias(weight, bias);
+}
+
+Tensor ConvTranspose3d::forward(const Tensor& x) const {
+  ForwardScope scope(*this);
+  check_conv_input(x, 3, options.in_channels(), "ConvTranspose3d");
+  const bool batched = x.dim() == 5;
+  Tensor y = conv_transpose3d(
+      batched ? x : x.unsqueeze(0),
+      weight,
+      bias,
+      options.stride(),
+      options.padding(),
+      options.output_padding(),
+      options.groups(),
+      options.dilation());
+  return batched ? y : y.squeeze(0);
+}
+
+std::string ConvTranspose3d::extra_repr() const {
+  const auto& o = options;
+  return conv_repr(
+      o.in_channels(),
+      o.out_channels(),
+      3,
+      o.kernel_size(),
+      o.stride(),
+      o.padding(),
+      o.dilation(),
+      o.output_padding(),
+      o.groups(),
+      bias.defined(),
+      "ConvTranspose3d");
 }
 
 } // namespace ditto::nn

@@ -1,6 +1,7 @@
 #pragma once
 
-// The convolution layers: Conv1d, Conv2d and ConvTranspose2d.
+// The convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose2d and
+// ConvTranspose3d.
 
 #include <string>
 
@@ -144,6 +145,100 @@ class DITTO_API ConvTranspose2d : public Module {
   std::string extra_repr() const override;
 
   ConvTranspose2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+struct DITTO_API Conv3dOptions {
+  Conv3dOptions(int64_t in_channels, int64_t out_channels, IntList kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  // One value for the three dims, or (d, h, w); the same for the others.
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride) = {1};
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+};
+
+// weight (out, in / groups, kd, kh, kw): PyTorch's init, as Conv2d's.
+class DITTO_API Conv3d : public Module {
+ public:
+  Conv3d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t dilation = 1,
+      int64_t groups = 1,
+      bool bias = true)
+      : Conv3d(Conv3dOptions(in_channels, out_channels, {kernel_size})
+                   .stride({stride})
+                   .padding({padding})
+                   .dilation({dilation})
+                   .groups(groups)
+                   .bias(bias)) {}
+  explicit Conv3d(const Conv3dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  Conv3dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+
+struct DITTO_API ConvTranspose3dOptions {
+  ConvTranspose3dOptions(
+      int64_t in_channels,
+      int64_t out_channels,
+      IntList kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntList, stride) = {1};
+  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntList, output_padding) = {0};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+  DITTO_NN_ARG(IntList, dilation) = {1};
+};
+
+// weight (in, out / groups, kd, kh, kw), PyTorch's init.
+class DITTO_API ConvTranspose3d : public Module {
+ public:
+  ConvTranspose3d(
+      int64_t in_channels,
+      int64_t out_channels,
+      int64_t kernel_size,
+      int64_t stride = 1,
+      int64_t padding = 0,
+      int64_t output_padding = 0,
+      int64_t groups = 1,
+      bool bias = true,
+      int64_t dilation = 1)
+      : ConvTranspose3d(
+            ConvTranspose3dOptions(in_channels, out_channels, {kernel_size})
+                .stride({stride})
+                .padding({padding})
+                .output_padding({output_padding})
+                .groups(groups)
+                .bias(bias)
+                .dilation({dilation})) {}
+  explicit ConvTranspose3d(const ConvTranspose3dOptions& options);
+  Tensor forward(const Tensor& x) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  ConvTranspose3dOptions options;
   Tensor weight;
   Tensor bias;
 };

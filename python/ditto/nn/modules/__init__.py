@@ -3,7 +3,7 @@ from .module import Module
 from .container import (ModuleDict, ModuleList, ParameterDict,
                         ParameterList, Sequential)
 from .linear import Flatten, Identity, Linear, Unflatten
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 from .activation import (GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid,
                          Softmax, Tanh)
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d,
@@ -27,7 +27,8 @@ from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
 __all__ = [
     "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
     "Sequential", "Flatten", "Identity", "Linear",
-    "Unflatten", "Conv1d", "Conv2d", "ConvTranspose2d", "GELU", "LeakyReLU",
+    "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d",
+    "ConvTranspose3d", "GELU", "LeakyReLU",
     "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax", "Tanh", "MaxPool1d",
     "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",

@@ -1,4 +1,5 @@
-"""Conv1d, Conv2d and ConvTranspose2d (torch.nn's), drawn as PyTorch's."""
+"""Conv1d, Conv2d, Conv3d, ConvTranspose2d and ConvTranspose3d (torch.nn's),
+drawn as PyTorch's."""
 from ... import _C
 from .. import functional as F
 from ..parameter import Parameter
@@ -103,6 +104,15 @@ class Conv2d(_ConvNd):
             self.dilation, self.groups))
 
 
+class Conv3d(_ConvNd):
+    _dims = 3
+
+    def forward(self, input):
+        return self._batched(input, lambda x: F.conv3d(
+            x, self.weight, self.bias, self.stride, self.padding,
+            self.dilation, self.groups))
+
+
 class ConvTranspose2d(_ConvNd):
     _dims = 2
     _transposed = True
@@ -116,5 +126,14 @@ class ConvTranspose2d(_ConvNd):
 
     def forward(self, input):
         return self._batched(input, lambda x: F.conv_transpose2d(
+            x, self.weight, self.bias, self.stride, self.padding,
+            self.output_padding, self.groups, self.dilation))
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    _dims = 3
+
+    def forward(self, input):
+        return self._batched(input, lambda x: F.conv_transpose3d(
             x, self.weight, self.bias, self.stride, self.padding,
             self.output_padding, self.groups, self.dilation))

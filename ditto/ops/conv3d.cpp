@@ -1,0 +1,839 @@
+// conv3d and its two backward ops: volumes [N, C, D, H, W], weights
+// [O, C / groups, KD, KH, KW].
+//
+// Note [conv3d's one chain]
+// Every algorithm here computes each output of a direction as one fma chain
+// in a fixed order, so the algorithm (chosen from the shapes only) never
+// changes the bits:
+// - forward: output (o, z, y, x) is the chain over (ci, kz, ky, kx), from 0,
+//   zeros for taps in the padding (as conv2d's, Note [Direct and im2col
+//   agree]). With unit strides the GEMM reads the taps straight from a
+//   padded copy of the volume (Note [Implicit im2col], one more dim: a
+//   group of output planes is one "image" whose rows run on through the
+//   planes' padding rows, the rows there thrown away), or the direct tiles
+//   of the kernel table do for float32; otherwise the columns are copied
+//   (vol2col), a slab of output planes at a time.
+// - input gradient: with unit strides and padding at most the dilated
+//   kernel's reach, it is the forward of grad_out with the kernel flipped
+//   and transposed: the chain over (o, kz, ky, kx) of each input element.
+//   Otherwise GEMM columns W^T grad_out, added back into the volume (col2vol)
+//   row by row in order, for each fixed slab of output planes in order.
+// - weight gradient: the chain over (sample, z, y, x) in order for each
+//   weight, split among threads by blocks of input channels (no partial
+//   sums): the same bits for any thread count.
+// Hence no nondeterministic variant, and nothing for benchmark mode to
+// choose (backends::conv applies to conv2d and conv1d).
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ditto/core/parallel.h"
+#include "ditto/ops/conv.h"
+#include "ditto/ops/detail/conv/lowering.h"
+#include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/reduce.h"
+
+namespace ditto::detail::conv3d {
+namespace {
+
+using conv::gemm;
+using conv::thread_buffer;
+
+struct Geom3 {
+  int64_t n, c, o, groups, cg, og;
+  int64_t in[3]; // d, h, w
+  int64_t k[3]; // kd, kh, kw
+  int64_t s[3], p[3], dl[3];
+  int64_t out[3]; // od, oh, ow
+  Dtype dtype;
+  int64_t taps() const {
+    return k[0] * k[1] * k[2];
+  }
+  int64_t kk() const {
+    return cg * taps();
+  }
+  int64_t ivol() const {
+    return in[0] * in[1] * in[2];
+  }
+  int64_t oplane() const {
+    return out[1] * out[2];
+  }
+  int64_t ovol() const {
+    return out[0] * oplane();
+  }
+  bool unit_stride() const {
+    return s[0] == 1 && s[1] == 1 && s[2] == 1;
+  }
+};
+
+IntList triple(const IntList& v, const char* what, const char* op) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 3,
+      ValueError,
+      op,
+      what,
+      " must have 1 or 3 values, got ",
+      v.size());
+  return v.size() == 1 ? IntList{v[0], v[0], v[0]} : v;
+}
+
+Geom3 make_geom3(
+    const Shape& input,
+    const Shape& weight,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups,
+    Dtype dtype,
+    const char* op) {
+  DITTO_CHECK(
+      input.size() == 5 && weight.size() == 5,
+      ValueError,
+      op,
+      "expected a 5-d input [N, C, D, H, W] and a 5-d weight [O, C / groups, "
+      "KD, KH, KW], got ",
+      shape_str(input),
+      " and ",
+      shape_str(weight));
+  DITTO_CHECK(
+      is_floating(dtype),
+      TypeError,
+      op,
+      "expected float32 or float64, got ",
+      dtype);
+  const IntList s = triple(stride, "stride", op),
+                p = triple(padding, "padding", op),
+                d = triple(dilation, "dilation", op);
+  for (int i = 0; i < 3; ++i) {
+    DITTO_CHECK(
+        s[i] > 0 && d[i] > 0 && p[i] >= 0,
+        ValueError,
+        op,
+        "stride and dilation must be positive and padding non-negative, got "
+        "stride ",
+        shape_str(s),
+        ", padding ",
+        shape_str(p),
+        ", dilation ",
+        shape_str(d));
+  }
+  DITTO_CHECK(
+      groups > 0, ValueError, op, "groups must be positive, got ", groups);
+  for (int64_t v : input) {
+    DITTO_CHECK(
+        v >= 0, ValueError, op, "negative input size ", shape_str(input));
+  }
+  for (int64_t v : weight) {
+    DITTO_CHECK(
+        v > 0,
+        ValueError,
+        op,
+        "weight sizes must be positive, got ",
+        shape_str(weight));
+  }
+  Geom3 g{};
+  g.n = input[0];
+  g.c = input[1];
+  g.o = weight[0];
+  g.groups = groups;
+  g.dtype = dtype;
+  DITTO_CHECK(
+      g.c % groups == 0 && g.o % groups == 0,
+      ValueError,
+      op,
+      "input channels (",
+      g.c,
+      ") and output channels (",
+      g.o,
+      ") must be divisible by groups (",
+      groups,
+      ")");
+  g.cg = g.c / groups;
+  g.og = g.o / groups;
+  DITTO_CHECK(
+      weight[1] == g.cg,
+      ValueError,
+      op,
+      "weight ",
+      shape_str(weight),
+      " expects ",
+      weight[1] * groups,
+      " input channels with groups = ",
+      groups,
+      ", but the input has ",
+      g.c);
+  Shape padded(3), reach(3);
+  for (int i = 0; i < 3; ++i) {
+    g.in[i] = input[2 + i];
+    g.k[i] = weight[2 + i];
+    g.s[i] = s[i];
+    g.p[i] = p[i];
+    g.dl[i] = d[i];
+    // Every size the algorithms compute, checked (a huge stride, padding or
+    // dilation must not wrap around into a plausible shape).
+    reach[i] = checked_add(
+        checked_mul(d[i], g.k[i] - 1, op, "the dilated kernel"),
+        1,
+        op,
+        "the dilated kernel");
+    padded[i] = checked_add(
+        g.in[i],
+        checked_mul(2, p[i], op, "the padded input"),
+        op,
+        "the padded input");
+  }
+  DITTO_CHECK(
+      padded[0] >= reach[0] && padded[1] >= reach[1] && padded[2] >= reach[2],
+      ValueError,
+      op,
+      "the padded input ",
+      shape_str(padded),
+      " is smaller than the dilated kernel ",
+      shape_str(reach));
+  for (int i = 0; i < 3; ++i) {
+    g.out[i] = (padded[i] - reach[i]) / g.s[i] + 1;
+  }
+  // The output, the padded volumes and the column slabs must be countable.
+  checked_numel({g.n, g.o, g.out[0], g.out[1], g.out[2]}, op);
+  checked_numel({g.n, g.c, padded[0], padded[1], padded[2] + reach[2]}, op);
+  checked_mul(
+      checked_numel({g.cg, g.k[0], g.k[1], g.k[2]}, op),
+      checked_numel({g.out[1], g.out[2], padded[2]}, op),
+      op,
+      "the columns of one output plane");
+  return g;
+}
+
+// ---- The padded volume of the unit-stride algorithms (Note [Implicit
+// im2col] with a depth): planes of hp rows of wp values, channel after
+// channel; rows share their runs of zeros as in conv2d's layout.
+struct Padded3 {
+  int64_t dp, hp, wp, size;
+  std::vector<int64_t> taps; // offset of tap (ci, kz, ky, kx)
+  int64_t plane() const {
+    return hp * wp;
+  }
+};
+
+Padded3 padded3(const Geom3& g, bool flipped) {
+  Padded3 p;
+  p.dp = g.in[0] + 2 * g.p[0];
+  p.hp = g.in[1] + 2 * g.p[1];
+  p.wp = g.in[2] + std::max(g.p[2], 2 * g.p[2] - (g.k[2] - 1) * g.dl[2]);
+  p.size = g.cg * p.dp * p.hp * p.wp + (g.k[2] - 1) * g.dl[2];
+  p.taps.reserve(size_t(g.kk()));
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+          // Flipped: tap (kz, ky, kx) reads the window's mirror position.
+          const int64_t rz = flipped ? g.k[0] - 1 - kz : kz;
+          const int64_t ry = flipped ? g.k[1] - 1 - ky : ky;
+          const int64_t rx = flipped ? g.k[2] - 1 - kx : kx;
+          p.taps.push_back(
+              ((ci * p.dp + rz * g.dl[0]) * p.hp + ry * g.dl[1]) * p.wp +
+              rx * g.dl[2]);
+        }
+      }
+    }
+  }
+  return p;
+}
+
+// One sample's group of channels (cg volumes at src) into dst, padded.
+template <typename T>
+void pad_volume(const Geom3& g, const Padded3& p, const T* src, T* dst) {
+  std::fill(dst, dst + p.size, T(0));
+  const int64_t d = g.in[0], h = g.in[1], w = g.in[2];
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t z = 0; z < d; ++z) {
+      for (int64_t y = 0; y < h; ++y) {
+        std::copy_n(
+            src + ((ci * d + z) * h + y) * w,
+            w,
+            dst + ((ci * p.dp + z + g.p[0]) * p.hp + y + g.p[1]) * p.wp +
+                g.p[2]);
+      }
+    }
+  }
+}
+
+// Output planes per task of the unit-stride forward: about 1024 computed
+// columns (rows of wp, through the planes' padding rows), from the shapes.
+int64_t planes_per_task(const Geom3& g, const Padded3& p) {
+  return std::clamp<int64_t>(
+      1024 / std::max<int64_t>(p.plane(), 1),
+      1,
+      std::max<int64_t>(g.out[0], 1));
+}
+
+// The unit-stride forward: out [n, o, od, oh, ow] from x [n, c, d, h, w] and
+// weights a [o, cg * taps], the taps flipped or not (Note [conv3d's one
+// chain]).
+template <typename T>
+void fwd_unit_stride(
+    const Geom3& g,
+    const T* x,
+    const T* a,
+    T* out,
+    bool flipped) {
+  const Padded3 p = padded3(g, flipped);
+  const int64_t kk = g.kk();
+  const int64_t oh = g.out[1], ow = g.out[2], od = g.out[0];
+  // Every sample's padded groups first (the tasks below share them).
+  std::vector<T> xp(size_t(g.n * g.groups * p.size));
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      pad_volume(g, p, x + t * g.cg * g.ivol(), xp.data() + t * p.size);
+    }
+  });
+  const auto* table = &kernels::kernel_table();
+  bool direct = false;
+  int64_t ob = 1;
+  std::vector<float> wpack;
+  if constexpr (std::is_same_v<T, float>) {
+    ob = table->conv_oc_block;
+    direct =
+        table->conv_direct_f32 != nullptr && g.og >= ob && g.oplane() >= 16;
+    if (direct) {
+      // [group][block][tap][o % ob], zeros past og.
+      const int64_t blocks = (g.og + ob - 1) / ob;
+      wpack.assign(size_t(g.groups * blocks * kk * ob), 0.0f);
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        for (int64_t oc = 0; oc < g.og; ++oc) {
+          const float* src = a + (gi * g.og + oc) * kk;
+          float* dst =
+              wpack.data() + ((gi * blocks + oc / ob) * kk) * ob + oc % ob;
+          for (int64_t q = 0; q < kk; ++q) {
+            dst[q * ob] = src[q];
+          }
+        }
+      }
+    }
+  }
+  const int64_t per = planes_per_task(g, p);
+  const int64_t slabs = (od + per - 1) / per;
+  parallel_for(0, g.n * g.groups * slabs, 1, [&](int64_t b, int64_t e) {
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ng = task / slabs, z0 = (task % slabs) * per;
+      const int64_t nz = std::min(per, od - z0);
+      const int64_t gi = ng % g.groups, ni = ng / g.groups;
+      const T* src = xp.data() + ng * p.size + z0 * p.plane();
+      // Rows of the slab: each plane's hp rows, the last plane's oh.
+      const int64_t rows = (nz - 1) * p.hp + oh;
+      T* dst = out + (ni * g.o + gi * g.og) * g.ovol() + z0 * g.oplane();
+      if constexpr (std::is_same_v<T, float>) {
+        if (direct) {
+          const int64_t blocks = (g.og + ob - 1) / ob;
+          float* tmp = thread_buffer<float>(size_t(g.og * rows * ow));
+          table->conv_direct_f32(
+              {.k = kk,
+               .taps = p.taps.data(),
+               .x = src,
+               .oh = rows,
+               .ow = ow,
+               .wp = p.wp,
+               .w = wpack.data() + gi * blocks * kk * ob,
+               .oc = g.og,
+               .out = tmp});
+          for (int64_t oc = 0; oc < g.og; ++oc) {
+            for (int64_t z = 0; z < nz; ++z) {
+              std::copy_n(
+                  tmp + (oc * rows + z * p.hp) * ow,
+                  oh * ow,
+                  dst + oc * g.ovol() + z * g.oplane());
+            }
+          }
+          continue;
+        }
+      }
+      const int64_t cols = rows * p.wp;
+      T* tmp = thread_buffer<T>(size_t(g.og * cols));
+      gemm<T>(
+          {.m = g.og,
+           .n = cols,
+           .k = kk,
+           .a = a + gi * g.og * kk,
+           .a_rs = kk,
+           .a_cs = 1,
+           .b = src,
+           .b_cs = 1,
+           .b_row_offsets = p.taps.data(),
+           .c = tmp,
+           .c_rs = cols,
+           .c_cs = 1});
+      for (int64_t oc = 0; oc < g.og; ++oc) {
+        for (int64_t z = 0; z < nz; ++z) {
+          for (int64_t y = 0; y < oh; ++y) {
+            std::copy_n(
+                tmp + oc * cols + (z * p.hp + y) * p.wp,
+                ow,
+                dst + oc * g.ovol() + z * g.oplane() + y * ow);
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- Explicit columns (any stride).
+
+// Output planes per column slab: about 2^18 column values, from the shapes.
+int64_t slab_planes(const Geom3& g, int64_t rows) {
+  return std::clamp<int64_t>(
+      (int64_t(1) << 18) / std::max<int64_t>(rows * g.oplane(), 1),
+      1,
+      std::max<int64_t>(g.out[0], 1));
+}
+
+// cols [(ci, kz, ky, kx)][(z - z0, y, x)] for channels [c0, c1) of one
+// sample's group (x), output planes [z0, z1); rows ld apart.
+template <typename T>
+void vol2col(
+    const Geom3& g,
+    const T* x,
+    int64_t c0,
+    int64_t c1,
+    int64_t z0,
+    int64_t z1,
+    T* cols,
+    int64_t ld) {
+  const int64_t d = g.in[0], h = g.in[1], w = g.in[2];
+  const int64_t oh = g.out[1], ow = g.out[2];
+  T* row = cols;
+  for (int64_t ci = c0; ci < c1; ++ci) {
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx, row += ld) {
+          T* dst = row;
+          for (int64_t z = z0; z < z1; ++z) {
+            const int64_t iz = z * g.s[0] - g.p[0] + kz * g.dl[0];
+            for (int64_t y = 0; y < oh; ++y, dst += ow) {
+              const int64_t iy = y * g.s[1] - g.p[1] + ky * g.dl[1];
+              if (iz < 0 || iz >= d || iy < 0 || iy >= h) {
+                std::fill(dst, dst + ow, T(0));
+                continue;
+              }
+              const T* src = x + ((ci * d + iz) * h + iy) * w;
+              for (int64_t xo = 0; xo < ow; ++xo) {
+                const int64_t ix = xo * g.s[2] - g.p[2] + kx * g.dl[2];
+                dst[xo] = ix >= 0 && ix < w ? src[ix] : T(0);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void fwd_columns(const Geom3& g, const T* x, const T* a, T* out) {
+  const int64_t kk = g.kk(), od = g.out[0];
+  const int64_t per = slab_planes(g, kk);
+  const int64_t slabs = (od + per - 1) / per;
+  parallel_for(0, g.n * g.groups * slabs, 1, [&](int64_t b, int64_t e) {
+    T* cols = thread_buffer<T>(size_t(kk * per * g.oplane()));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t ng = task / slabs, z0 = (task % slabs) * per;
+      const int64_t z1 = std::min(od, z0 + per);
+      const int64_t gi = ng % g.groups, ni = ng / g.groups;
+      const int64_t ld = (z1 - z0) * g.oplane();
+      vol2col(g, x + ng * g.cg * g.ivol(), 0, g.cg, z0, z1, cols, ld);
+      gemm<T>(
+          {.m = g.og,
+           .n = ld,
+           .k = kk,
+           .a = a + gi * g.og * kk,
+           .a_rs = kk,
+           .a_cs = 1,
+           .b = cols,
+           .b_rs = ld,
+           .b_cs = 1,
+           .c = out + (ni * g.o + gi * g.og) * g.ovol() + z0 * g.oplane(),
+           .c_rs = g.ovol(),
+           .c_cs = 1});
+    }
+  });
+}
+
+template <typename T>
+void forward(const Geom3& g, const T* x, const T* w, T* out) {
+  if (g.unit_stride()) {
+    fwd_unit_stride(g, x, w, out, false);
+  } else {
+    fwd_columns(g, x, w, out);
+  }
+}
+
+// ---- Input gradient.
+
+// The input gradient as a forward (Note [conv3d's one chain]): grad_out is
+// the input, the weights transposed per group, the padding the kernel's
+// reach less the forward's.
+bool transposed_applies(const Geom3& g) {
+  if (!g.unit_stride()) {
+    return false;
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (g.p[i] > (g.k[i] - 1) * g.dl[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+template <typename T>
+void bwi_transposed(const Geom3& g, const T* go, const T* w, T* gi_out) {
+  Geom3 t = g;
+  t.c = g.o;
+  t.o = g.c;
+  t.cg = g.og;
+  t.og = g.cg;
+  for (int i = 0; i < 3; ++i) {
+    t.in[i] = g.out[i];
+    t.out[i] = g.in[i];
+    t.p[i] = (g.k[i] - 1) * g.dl[i] - g.p[i];
+  }
+  // wt [group][ci][(oc, tap)] = w [group][oc][(ci, tap)].
+  const int64_t taps = g.taps();
+  std::vector<T> wt(size_t(g.o * g.kk()));
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    for (int64_t oc = 0; oc < g.og; ++oc) {
+      for (int64_t ci = 0; ci < g.cg; ++ci) {
+        std::copy_n(
+            w + ((grp * g.og + oc) * g.cg + ci) * taps,
+            taps,
+            wt.data() + ((grp * g.cg + ci) * g.og + oc) * taps);
+      }
+    }
+  }
+  fwd_unit_stride(t, go, wt.data(), gi_out, true);
+}
+
+// cols of a slab added into one sample's group of channels (x), row by row.
+template <typename T>
+void col2vol(const Geom3& g, const T* cols, int64_t z0, int64_t z1, T* x) {
+  const int64_t d = g.in[0], h = g.in[1], w = g.in[2];
+  const int64_t oh = g.out[1], ow = g.out[2];
+  const T* row = cols;
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+          const T* src = row;
+          row += (z1 - z0) * g.oplane();
+          for (int64_t z = z0; z < z1; ++z) {
+            const int64_t iz = z * g.s[0] - g.p[0] + kz * g.dl[0];
+            for (int64_t y = 0; y < oh; ++y, src += ow) {
+              const int64_t iy = y * g.s[1] - g.p[1] + ky * g.dl[1];
+              if (iz < 0 || iz >= d || iy < 0 || iy >= h) {
+                continue;
+              }
+              T* dst = x + ((ci * d + iz) * h + iy) * w;
+              for (int64_t xo = 0; xo < ow; ++xo) {
+                const int64_t ix = xo * g.s[2] - g.p[2] + kx * g.dl[2];
+                if (ix >= 0 && ix < w) {
+                  dst[ix] = T(dst[ix] + src[xo]);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void bwi_columns(const Geom3& g, const T* go, const T* w, T* gx) {
+  const int64_t kk = g.kk(), od = g.out[0];
+  const int64_t per = slab_planes(g, kk);
+  parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
+    T* cols = thread_buffer<T>(size_t(kk * per * g.oplane()));
+    for (int64_t ng = b; ng < e; ++ng) {
+      const int64_t gi = ng % g.groups, ni = ng / g.groups;
+      T* xs = gx + ng * g.cg * g.ivol();
+      std::fill(xs, xs + g.cg * g.ivol(), T(0));
+      for (int64_t z0 = 0; z0 < od; z0 += per) {
+        const int64_t z1 = std::min(od, z0 + per);
+        const int64_t ld = (z1 - z0) * g.oplane();
+        // cols [kk, ld] = W_g^T [kk, og] grad_out [og, ld].
+        gemm<T>(
+            {.m = kk,
+             .n = ld,
+             .k = g.og,
+             .a = w + gi * g.og * kk,
+             .a_rs = 1,
+             .a_cs = kk,
+             .b = go + (ni * g.o + gi * g.og) * g.ovol() + z0 * g.oplane(),
+             .b_rs = g.ovol(),
+             .b_cs = 1,
+             .c = cols,
+             .c_rs = ld,
+             .c_cs = 1});
+        col2vol(g, cols, z0, z1, xs);
+      }
+    }
+  });
+}
+
+template <typename T>
+void backward_input(const Geom3& g, const T* go, const T* w, T* gx) {
+  if (transposed_applies(g)) {
+    bwi_transposed(g, go, w, gx);
+  } else {
+    bwi_columns(g, go, w, gx);
+  }
+}
+
+// ---- Weight gradient: tasks of (group, block of input channels), each
+// running the whole chain of its weights (Note [conv3d's one chain]).
+
+// Input channels per task: about 96 columns (taps) per GEMM, the channels
+// shared out evenly.
+int64_t channels_per_task(const Geom3& g) {
+  const int64_t blocks =
+      std::clamp<int64_t>((g.kk() + 95) / 96, 1, std::max<int64_t>(g.cg, 1));
+  return (g.cg + blocks - 1) / blocks;
+}
+
+template <typename T>
+void backward_weight(const Geom3& g, const T* go, const T* x, T* gw) {
+  const int64_t kk = g.kk(), taps = g.taps(), od = g.out[0];
+  const int64_t cb = channels_per_task(g);
+  const int64_t blocks = (g.cg + cb - 1) / cb;
+  const int64_t per = slab_planes(g, cb * taps);
+  std::fill(gw, gw + g.o * kk, T(0));
+  if (g.n == 0 || g.ovol() == 0) {
+    return;
+  }
+  parallel_for(0, g.groups * blocks, 1, [&](int64_t b, int64_t e) {
+    T* cols = thread_buffer<T>(size_t(cb * taps * per * g.oplane()));
+    for (int64_t task = b; task < e; ++task) {
+      const int64_t gi = task / blocks, c0 = (task % blocks) * cb;
+      const int64_t c1 = std::min(g.cg, c0 + cb);
+      bool first = true;
+      for (int64_t ni = 0; ni < g.n; ++ni) {
+        const T* xs = x + (ni * g.groups + gi) * g.cg * g.ivol();
+        for (int64_t z0 = 0; z0 < od; z0 += per) {
+          const int64_t z1 = std::min(od, z0 + per);
+          const int64_t ld = (z1 - z0) * g.oplane();
+          vol2col(g, xs, c0, c1, z0, z1, cols, ld);
+          // gw [og, (c1 - c0) taps] += grad_out [og, ld] cols^T.
+          gemm<T>(
+              {.m = g.og,
+               .n = (c1 - c0) * taps,
+               .k = ld,
+               .a = go + (ni * g.o + gi * g.og) * g.ovol() + z0 * g.oplane(),
+               .a_rs = g.ovol(),
+               .a_cs = 1,
+               .b = cols,
+               .b_rs = 1,
+               .b_cs = ld,
+               .c = gw + gi * g.og * kk + c0 * taps,
+               .c_rs = kk,
+               .c_cs = 1,
+               .accumulate = !first});
+          first = false;
+        }
+      }
+    }
+  });
+}
+
+// ---- The ops.
+
+Tensor contiguous_checked(const Tensor& t, const char* what, const char* op) {
+  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
+  return t.contiguous();
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  DITTO_CHECK(
+      a.dtype() == b.dtype(),
+      TypeError,
+      op,
+      "expected tensors of one dtype, got ",
+      a.dtype(),
+      " and ",
+      b.dtype());
+}
+
+void check_grad_out(const Tensor& go, const Geom3& g, const char* op) {
+  const Shape want{g.n, g.o, g.out[0], g.out[1], g.out[2]};
+  DITTO_CHECK(
+      go.sizes() == want,
+      ValueError,
+      op,
+      "grad_out ",
+      shape_str(go.sizes()),
+      " is not the output shape ",
+      shape_str(want));
+}
+
+// Runs f<T> for the geometry's dtype (float or double).
+template <typename F>
+void dispatch_floating(const Geom3& g, F f) {
+  if (g.dtype == kFloat32) {
+    f.template operator()<float>();
+  } else {
+    f.template operator()<double>();
+  }
+}
+
+} // namespace
+} // namespace ditto::detail::conv3d
+
+namespace ditto {
+
+namespace c3 = detail::conv3d;
+
+Tensor conv3d(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op_name = "conv3d";
+  detail::OpScope op(op_name, {input, weight, bias});
+  Tensor x = c3::contiguous_checked(input, "input", op_name);
+  Tensor w = c3::contiguous_checked(weight, "weight", op_name);
+  c3::check_same_dtype(x, w, op_name);
+  const c3::Geom3 g = c3::make_geom3(
+      x.sizes(),
+      w.sizes(),
+      stride,
+      padding,
+      dilation,
+      groups,
+      x.dtype(),
+      op_name);
+  if (bias.defined()) {
+    DITTO_CHECK(
+        bias.dtype() == g.dtype && bias.dim() == 1 && bias.size(0) == g.o,
+        ValueError,
+        op_name,
+        "bias must be [",
+        g.o,
+        "] of dtype ",
+        g.dtype,
+        ", got ",
+        shape_str(bias.sizes()),
+        " ",
+        bias.dtype());
+  }
+  Tensor out = detail::new_tensor(
+      {g.n, g.o, g.out[0], g.out[1], g.out[2]}, g.dtype, x.device());
+  if (out.numel() > 0) {
+    Tensor bc = bias.defined() ? bias.contiguous() : Tensor();
+    c3::dispatch_floating(g, [&]<typename T>() {
+      T* o = out.data_ptr<T>();
+      c3::forward(g, x.data_ptr<T>(), w.data_ptr<T>(), o);
+      if (bc.defined()) {
+        // One add per element, after the chain.
+        const T* bp = bc.data_ptr<T>();
+        const int64_t vol = g.ovol();
+        parallel_for(0, g.n * g.o, 4, [&](int64_t b, int64_t e) {
+          for (int64_t q = b; q < e; ++q) {
+            const T v = bp[q % g.o];
+            for (int64_t k = 0; k < vol; ++k) {
+              o[q * vol + k] = T(o[q * vol + k] + v);
+            }
+          }
+        });
+      }
+    });
+  }
+  return op.done(
+      out,
+      [sx = op.save(x),
+       sw = op.save(w),
+       has_bias = bias.defined(),
+       stride,
+       padding,
+       dilation,
+       groups](const autograd::GradList& grads) {
+        Tensor x = sx.unpack(), w = sw.unpack();
+        Tensor go = grads[0];
+        return autograd::GradList{
+            conv3d_backward_input(
+                go, w, x.sizes(), stride, padding, dilation, groups),
+            conv3d_backward_weight(
+                go, x, w.sizes(), stride, padding, dilation, groups),
+            has_bias ? sum(go, {0, 2, 3, 4}) : Tensor()};
+      });
+}
+
+Tensor conv3d_backward_input(
+    const Tensor& grad_out,
+    const Tensor& weight,
+    const Shape& input_sizes,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op_name = "conv3d_backward_input";
+  detail::OpScope op(op_name, {grad_out, weight});
+  Tensor go = c3::contiguous_checked(grad_out, "grad_out", op_name);
+  Tensor w = c3::contiguous_checked(weight, "weight", op_name);
+  c3::check_same_dtype(go, w, op_name);
+  const c3::Geom3 g = c3::make_geom3(
+      input_sizes,
+      w.sizes(),
+      stride,
+      padding,
+      dilation,
+      groups,
+      go.dtype(),
+      op_name);
+  c3::check_grad_out(go, g, op_name);
+  Tensor out = detail::new_tensor(input_sizes, g.dtype, go.device());
+  if (out.numel() > 0) {
+    c3::dispatch_floating(g, [&]<typename T>() {
+      if (go.numel() == 0) {
+        std::fill_n(out.data_ptr<T>(), out.numel(), T(0));
+        return;
+      }
+      c3::backward_input(
+          g, go.data_ptr<T>(), w.data_ptr<T>(), out.data_ptr<T>());
+    });
+  }
+  return op.done(out);
+}
+
+Tensor conv3d_backward_weight(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& weight_sizes,
+    const IntList& stride,
+    const IntList& padding,
+    const IntList& dilation,
+    int64_t groups) {
+  const char* op_name = "conv3d_backward_weight";
+  detail::OpScope op(op_name, {grad_out, input});
+  Tensor go = c3::contiguous_checked(grad_out, "grad_out", op_name);
+  Tensor x = c3::contiguous_checked(input, "input", op_name);
+  c3::check_same_dtype(go, x, op_name);
+  const c3::Geom3 g = c3::make_geom3(
+      x.sizes(),
+      weight_sizes,
+      stride,
+      padding,
+      dilation,
+      groups,
+      x.dtype(),
+      op_name);
+  c3::check_grad_out(go, g, op_name);
+  Tensor out = detail::new_tensor(weight_sizes, g.dtype, go.device());
+  c3::dispatch_floating(g, [&]<typename T>() {
+    c3::backward_weight(
+        g, go.data_ptr<T>(), x.data_ptr<T>(), out.data_ptr<T>());
+  });
+  return op.done(out);
+}
+
+} // namespace ditto
