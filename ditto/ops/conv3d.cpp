@@ -241,22 +241,27 @@ Padded3 padded3(const Geom3& g, bool flipped) {
   return p;
 }
 
-// One sample's group of channels (cg volumes at src) into dst, padded.
+// One sample's group of channels (cg volumes at src) into dst, padded
+// (each value written once).
 template <typename T>
 void pad_volume(const Geom3& g, const Padded3& p, const T* src, T* dst) {
-  std::fill(dst, dst + p.size, T(0));
   const int64_t d = g.in[0], h = g.in[1], w = g.in[2];
+  T* row = dst;
   for (int64_t ci = 0; ci < g.cg; ++ci) {
-    for (int64_t z = 0; z < d; ++z) {
-      for (int64_t y = 0; y < h; ++y) {
-        std::copy_n(
-            src + ((ci * d + z) * h + y) * w,
-            w,
-            dst + ((ci * p.dp + z + g.p[0]) * p.hp + y + g.p[1]) * p.wp +
-                g.p[2]);
+    for (int64_t zz = 0; zz < p.dp; ++zz) {
+      for (int64_t yy = 0; yy < p.hp; ++yy, row += p.wp) {
+        const int64_t z = zz - g.p[0], y = yy - g.p[1];
+        if (z < 0 || z >= d || y < 0 || y >= h) {
+          std::fill(row, row + p.wp, T(0));
+          continue;
+        }
+        std::fill(row, row + g.p[2], T(0));
+        std::copy_n(src + ((ci * d + z) * h + y) * w, w, row + g.p[2]);
+        std::fill(row + g.p[2] + w, row + p.wp, T(0));
       }
     }
   }
+  std::fill(row, dst + p.size, T(0)); // the slack
 }
 
 // Output planes per task of the unit-stride forward: about 1024 computed
@@ -281,11 +286,14 @@ void fwd_unit_stride(
   const Padded3 p = padded3(g, flipped);
   const int64_t kk = g.kk();
   const int64_t oh = g.out[1], ow = g.out[2], od = g.out[0];
-  // Every sample's padded groups first (the tasks below share them).
-  std::vector<T> xp(size_t(g.n * g.groups * p.size));
+  // Every sample's padded groups first (the tasks below share them), in a
+  // scratch tensor (large blocks come back from the storage's cache, not
+  // as fresh pages).
+  Tensor scratch = detail::new_tensor({g.n * g.groups * p.size}, dtype_of<T>);
+  T* xp = scratch.data_ptr<T>();
   parallel_for(0, g.n * g.groups, 1, [&](int64_t b, int64_t e) {
     for (int64_t t = b; t < e; ++t) {
-      pad_volume(g, p, x + t * g.cg * g.ivol(), xp.data() + t * p.size);
+      pad_volume(g, p, x + t * g.cg * g.ivol(), xp + t * p.size);
     }
   });
   const auto* table = &kernels::kernel_table();
@@ -319,7 +327,7 @@ void fwd_unit_stride(
       const int64_t ng = task / slabs, z0 = (task % slabs) * per;
       const int64_t nz = std::min(per, od - z0);
       const int64_t gi = ng % g.groups, ni = ng / g.groups;
-      const T* src = xp.data() + ng * p.size + z0 * p.plane();
+      const T* src = xp + ng * p.size + z0 * p.plane();
       // Rows of the slab: each plane's hp rows, the last plane's oh.
       const int64_t rows = (nz - 1) * p.hp + oh;
       T* dst = out + (ni * g.o + gi * g.og) * g.ovol() + z0 * g.oplane();
@@ -600,15 +608,11 @@ int64_t channels_per_task(const Geom3& g) {
 }
 
 template <typename T>
-void backward_weight(const Geom3& g, const T* go, const T* x, T* gw) {
+void bww_columns(const Geom3& g, const T* go, const T* x, T* gw) {
   const int64_t kk = g.kk(), taps = g.taps(), od = g.out[0];
   const int64_t cb = channels_per_task(g);
   const int64_t blocks = (g.cg + cb - 1) / cb;
   const int64_t per = slab_planes(g, cb * taps);
-  std::fill(gw, gw + g.o * kk, T(0));
-  if (g.n == 0 || g.ovol() == 0) {
-    return;
-  }
   parallel_for(0, g.groups * blocks, 1, [&](int64_t b, int64_t e) {
     T* cols = thread_buffer<T>(size_t(cb * taps * per * g.oplane()));
     for (int64_t task = b; task < e; ++task) {
@@ -641,6 +645,262 @@ void backward_weight(const Geom3& g, const T* go, const T* x, T* gw) {
       }
     }
   });
+}
+
+// Note [Shifted volumes]
+// With unit stride down the rows, the weight gradient's B [q = y ow + x]
+// [(ci, kz, ky, kx)] for output plane z is the input at (z sd + kz dd - pd,
+// y + ky dh - ph, x sw + kx dw - pw). Copy the volume once per kx, shifted
+// by kx dw - pw along the rows, cut to ow columns (stride sw) and padded by
+// pd planes and ph rows of zeros: [group][kw][cg][dp][hp][ow]. Column
+// (ci, kz, ky, kx) of plane z's B is then the run of oh ow values from
+// ((kx cg + ci) dp + z sd + kz dd) hp ow + ky dh ow, read through
+// GemmArgs::b_col_offsets: kw copies of the volume instead of the
+// kd kh kw of vol2col, and the same values in the same chain, so the same
+// bits. (conv2d's Note [Shifted rows], one more dim.)
+struct Shifted3 {
+  int64_t dp, hp, size; // size: one group's copies
+};
+
+bool shifted_applies(const Geom3& g) {
+  return g.s[1] == 1;
+}
+
+Shifted3 shifted_layout(const Geom3& g) {
+  Shifted3 s;
+  s.dp = g.in[0] + 2 * g.p[0];
+  s.hp = g.in[1] + 2 * g.p[1];
+  s.size = g.k[2] * g.cg * s.dp * s.hp * g.out[2];
+  return s;
+}
+
+// Copy kx of channel ci of one sample's group (x) into dst (that copy's
+// planes for the channel).
+template <typename T>
+void shift_channel(
+    const Geom3& g,
+    const Shifted3& s,
+    const T* x,
+    int64_t ci,
+    int64_t kx,
+    T* dst) {
+  const int64_t d = g.in[0], h = g.in[1], w = g.in[2], ow = g.out[2];
+  const int64_t off = kx * g.dl[2] - g.p[2];
+  for (int64_t zz = 0; zz < s.dp; ++zz) {
+    const int64_t iz = zz - g.p[0];
+    for (int64_t yy = 0; yy < s.hp; ++yy, dst += ow) {
+      const int64_t iy = yy - g.p[1];
+      if (iz < 0 || iz >= d || iy < 0 || iy >= h) {
+        std::fill(dst, dst + ow, T(0));
+        continue;
+      }
+      const T* src = x + ((ci * d + iz) * h + iy) * w;
+      for (int64_t xo = 0; xo < ow; ++xo) {
+        const int64_t ix = xo * g.s[2] + off;
+        dst[xo] = ix >= 0 && ix < w ? src[ix] : T(0);
+      }
+    }
+  }
+}
+
+template <typename T>
+void bww_shifted(const Geom3& g, const T* go, const T* x, T* gw) {
+  const int64_t kk = g.kk(), taps = g.taps(), od = g.out[0];
+  const int64_t cb = channels_per_task(g);
+  const int64_t blocks = (g.cg + cb - 1) / cb;
+  const Shifted3 sh = shifted_layout(g);
+  const int64_t ow = g.out[2], plane = sh.hp * ow;
+  std::vector<T> copies(size_t(g.groups * sh.size));
+  for (int64_t ni = 0; ni < g.n; ++ni) {
+    const int64_t items = g.groups * g.k[2] * g.cg;
+    parallel_for(0, items, 1, [&](int64_t b, int64_t e) {
+      for (int64_t it = b; it < e; ++it) {
+        const int64_t gi = it / (g.k[2] * g.cg);
+        const int64_t kx = it / g.cg % g.k[2], ci = it % g.cg;
+        shift_channel(
+            g,
+            sh,
+            x + (ni * g.groups + gi) * g.cg * g.ivol(),
+            ci,
+            kx,
+            copies.data() + gi * sh.size + (kx * g.cg + ci) * sh.dp * plane);
+      }
+    });
+    parallel_for(0, g.groups * blocks, 1, [&](int64_t b, int64_t e) {
+      std::vector<int64_t> offsets;
+      for (int64_t task = b; task < e; ++task) {
+        const int64_t gi = task / blocks, c0 = (task % blocks) * cb;
+        const int64_t c1 = std::min(g.cg, c0 + cb);
+        offsets.clear();
+        for (int64_t ci = c0; ci < c1; ++ci) {
+          for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+            for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+              for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+                offsets.push_back(
+                    ((kx * g.cg + ci) * sh.dp + kz * g.dl[0]) * plane +
+                    ky * g.dl[1] * ow);
+              }
+            }
+          }
+        }
+        for (int64_t z = 0; z < od; ++z) {
+          // gw [og, (c1 - c0) taps] += grad_out [og, plane z] B.
+          gemm<T>(
+              {.m = g.og,
+               .n = (c1 - c0) * taps,
+               .k = g.oplane(),
+               .a = go + (ni * g.o + gi * g.og) * g.ovol() + z * g.oplane(),
+               .a_rs = g.ovol(),
+               .a_cs = 1,
+               .b = copies.data() + gi * sh.size + z * g.s[0] * plane,
+               .b_rs = 1,
+               .b_col_offsets = offsets.data(),
+               .c = gw + gi * g.og * kk + c0 * taps,
+               .c_rs = kk,
+               .c_cs = 1,
+               .accumulate = ni > 0 || z > 0});
+        }
+      }
+    });
+  }
+}
+
+// Note [Direct weight gradient]
+// float32 where the kernel table has direct tiles (Note [Direct convolution
+// tiles]): the tiles' roles swapped. Their pixels are the weights (tap
+// (ci, kz, ky, kx) at its offset in the padded volumes), their taps the
+// output positions (n, z, y, x) at the window's origin, their packed
+// weights grad_out transposed [q][o]: each weight's gradient is then the
+// chain over the positions in order from 0, the chain of the GEMMs above,
+// with no columns copied or packed. Positions are taken kDirectSteps at a
+// time (grad_out's slice stays in the cache), each chain continued from
+// the last (accumulate).
+constexpr int64_t kDirectSteps = 2048;
+// Weights per task (a multiple of every ISA's tile of pixels).
+constexpr int64_t kDirectPixels = 48;
+
+void bww_direct(
+    const Geom3& g,
+    const float* go,
+    const float* x,
+    float* gw,
+    const kernels::KernelTable& t) {
+  const int64_t ob = t.conv_oc_block, kk = g.kk();
+  const int64_t blocks = (g.og + ob - 1) / ob;
+  const int64_t dp = g.in[0] + 2 * g.p[0], hp = g.in[1] + 2 * g.p[1],
+                wp = g.in[2] + 2 * g.p[2];
+  const int64_t per = g.cg * dp * hp * wp; // one sample's padded group
+  const int64_t steps = g.n * g.ovol();
+  // Scratch tensors (large blocks come back from the storage's cache, not
+  // fresh pages from the system).
+  Tensor xbuf = detail::new_tensor({g.n * g.groups * per}, kFloat32);
+  Tensor gbuf = detail::new_tensor({g.groups * blocks * steps * ob}, kFloat32);
+  float* xp = xbuf.data_ptr<float>();
+  float* gp = gbuf.data_ptr<float>();
+  // Padded volumes [n][group][cg][dp][hp][wp], each value written once.
+  parallel_for(0, g.n * g.groups * g.cg, 1, [&](int64_t b, int64_t e) {
+    for (int64_t it = b; it < e; ++it) {
+      float* dst = xp + it * dp * hp * wp;
+      const float* src = x + it * g.ivol();
+      for (int64_t zz = 0; zz < dp; ++zz) {
+        for (int64_t yy = 0; yy < hp; ++yy, dst += wp) {
+          const int64_t z = zz - g.p[0], y = yy - g.p[1];
+          if (z < 0 || z >= g.in[0] || y < 0 || y >= g.in[1]) {
+            std::fill(dst, dst + wp, 0.0f);
+            continue;
+          }
+          std::fill(dst, dst + g.p[2], 0.0f);
+          std::copy_n(src + (z * g.in[1] + y) * g.in[2], g.in[2], dst + g.p[2]);
+          std::fill(dst + g.p[2] + g.in[2], dst + wp, 0.0f);
+        }
+      }
+    }
+  });
+  // grad_out transposed and packed: [group][block][q][o % ob], zeros past
+  // the group's channels; a run of positions per task.
+  constexpr int64_t kRun = 256;
+  const int64_t runs = (g.ovol() + kRun - 1) / kRun;
+  parallel_for(0, g.groups * blocks * g.n * runs, 1, [&](int64_t b, int64_t e) {
+    for (int64_t it = b; it < e; ++it) {
+      const int64_t q0 = it % runs * kRun, q1 = std::min(g.ovol(), q0 + kRun);
+      const int64_t ni = it / runs % g.n, gb = it / runs / g.n;
+      const int64_t gi = gb / blocks, o0 = gb % blocks * ob;
+      const int64_t oc = std::min(ob, g.og - o0);
+      const float* src = go + (ni * g.o + gi * g.og + o0) * g.ovol();
+      float* dst = gp + (gb * steps + ni * g.ovol()) * ob;
+      for (int64_t q = q0; q < q1; ++q) {
+        for (int64_t j = 0; j < ob; ++j) {
+          dst[q * ob + j] = j < oc ? src[j * g.ovol() + q] : 0.0f;
+        }
+      }
+    }
+  });
+  // Each weight's offset, and each position's window origin (the samples'
+  // groups are g.groups * per apart).
+  std::vector<int64_t> pix, pos;
+  pix.reserve(size_t(kk));
+  for (int64_t ci = 0; ci < g.cg; ++ci) {
+    for (int64_t kz = 0; kz < g.k[0]; ++kz) {
+      for (int64_t ky = 0; ky < g.k[1]; ++ky) {
+        for (int64_t kx = 0; kx < g.k[2]; ++kx) {
+          pix.push_back(
+              ((ci * dp + kz * g.dl[0]) * hp + ky * g.dl[1]) * wp +
+              kx * g.dl[2]);
+        }
+      }
+    }
+  }
+  pos.reserve(size_t(steps));
+  for (int64_t ni = 0; ni < g.n; ++ni) {
+    for (int64_t z = 0; z < g.out[0]; ++z) {
+      for (int64_t y = 0; y < g.out[1]; ++y) {
+        for (int64_t xo = 0; xo < g.out[2]; ++xo) {
+          pos.push_back(
+              ni * g.groups * per + ((z * g.s[0]) * hp + y * g.s[1]) * wp +
+              xo * g.s[2]);
+        }
+      }
+    }
+  }
+  const int64_t chunks = (kk + kDirectPixels - 1) / kDirectPixels;
+  for (int64_t q0 = 0; q0 < steps; q0 += kDirectSteps) {
+    const int64_t q1 = std::min(steps, q0 + kDirectSteps);
+    parallel_for(0, g.groups * blocks * chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t task = b; task < e; ++task) {
+        const int64_t gb = task / chunks, p0 = task % chunks * kDirectPixels;
+        const int64_t gi = gb / blocks, o0 = gb % blocks * ob;
+        t.conv_direct_f32(
+            {.k = q1 - q0,
+             .taps = pos.data() + q0,
+             .x = xp + gi * per,
+             .w = gp + (gb * steps + q0) * ob,
+             .oc = std::min(ob, g.og - o0),
+             .out = gw + (gi * g.og + o0) * kk + p0,
+             .pixel_at = pix.data() + p0,
+             .pixels = std::min(kDirectPixels, kk - p0),
+             .out_rs = kk,
+             .accumulate = q0 > 0});
+      }
+    });
+  }
+}
+
+template <typename T>
+void backward_weight(const Geom3& g, const T* go, const T* x, T* gw) {
+  if constexpr (std::is_same_v<T, float>) {
+    const auto& t = kernels::kernel_table();
+    if (t.conv_direct_f32 && g.n > 0 && g.ovol() > 0) {
+      bww_direct(g, go, x, gw, t);
+      return;
+    }
+  }
+  if (g.n == 0 || g.ovol() == 0) {
+    std::fill(gw, gw + g.o * g.kk(), T(0));
+  } else if (shifted_applies(g)) {
+    bww_shifted(g, go, x, gw);
+  } else {
+    bww_columns(g, go, x, gw);
+  }
 }
 
 // ---- The ops.

@@ -845,9 +845,11 @@ constexpr int64_t kPixels = 6;
     float* out,
     int64_t pixels,
     int64_t used,
-    int64_t channels) {
+    int64_t channels,
+    bool accumulate) {
   using X = Vec<float>;
   constexpr int64_t W = X::W, OB = 2 * W;
+  const int64_t nlo = std::min(W, channels), nhi = std::min(W, channels - W);
   const float* q[kPixels];
   typename X::V lo[W], hi[W];
 #pragma GCC unroll 16
@@ -857,6 +859,20 @@ constexpr int64_t kPixels = 6;
     if (r < kPixels) {
       q[r] = at[r];
     }
+  }
+  if (accumulate) {
+    // The channel rows' values, transposed into the pixels' vectors.
+    for (int64_t j = 0; j < W; ++j) {
+      float lrow[W] = {}, hrow[W] = {};
+      for (int64_t r = 0; r < used; ++r) {
+        lrow[r] = j < nlo ? out[j * pixels + r] : 0.0f;
+        hrow[r] = j < nhi ? out[(W + j) * pixels + r] : 0.0f;
+      }
+      lo[j] = X::load(lrow);
+      hi[j] = X::load(hrow);
+    }
+    X::transpose(lo);
+    X::transpose(hi);
   }
   for (int64_t p = 0; p < k; ++p) {
     const int64_t t = taps[p];
@@ -871,7 +887,6 @@ constexpr int64_t kPixels = 6;
   }
   X::transpose(lo);
   X::transpose(hi);
-  const int64_t nlo = std::min(W, channels), nhi = std::min(W, channels - W);
   for (int64_t j = 0; j < nlo; ++j) {
     X::store_first(out + j * pixels, lo[j], used);
   }
@@ -883,6 +898,30 @@ constexpr int64_t kPixels = 6;
 void conv_direct_f32(const ConvDirectArgs& a) {
   constexpr int64_t OB = 2 * Vec<float>::W;
   static_assert(kPixels <= Vec<float>::W);
+  if (a.pixel_at) {
+    for (int64_t o0 = 0; o0 < a.oc; o0 += OB) {
+      const float* w = a.w + (o0 / OB) * a.k * OB;
+      const int64_t channels = std::min(OB, a.oc - o0);
+      for (int64_t i0 = 0; i0 < a.pixels; i0 += kPixels) {
+        const int64_t used = std::min(kPixels, a.pixels - i0);
+        const float* at[kPixels];
+        for (int64_t r = 0; r < kPixels; ++r) {
+          at[r] = a.x + a.pixel_at[i0 + std::min(r, used - 1)];
+        }
+        conv_direct_tile(
+            a.k,
+            a.taps,
+            at,
+            w,
+            a.out + o0 * a.out_rs + i0,
+            a.out_rs,
+            used,
+            channels,
+            a.accumulate);
+      }
+    }
+    return;
+  }
   const int64_t pixels = a.oh * a.ow;
   for (int64_t o0 = 0; o0 < a.oc; o0 += OB) {
     const float* w = a.w + (o0 / OB) * a.k * OB;
@@ -901,7 +940,15 @@ void conv_direct_f32(const ConvDirectArgs& a) {
         }
       }
       conv_direct_tile(
-          a.k, a.taps, at, w, a.out + o0 * pixels + i0, pixels, used, channels);
+          a.k,
+          a.taps,
+          at,
+          w,
+          a.out + o0 * pixels + i0,
+          pixels,
+          used,
+          channels,
+          a.accumulate);
     }
   }
 }

@@ -143,6 +143,13 @@ struct ConvDirectArgs {
   const float* w = nullptr; // packed weights
   int64_t oc = 0;
   float* out = nullptr; // [oc][oh * ow]
+  // When set, the pixels are `pixels` positions at x + pixel_at[i] instead
+  // of the oh x ow grid, and out's channel rows are out_rs apart (conv3d's
+  // weight gradient: pixels are the weights, taps the output positions).
+  const int64_t* pixel_at = nullptr;
+  int64_t pixels = 0, out_rs = 0;
+  // Continue each chain from out's value instead of 0.
+  bool accumulate = false;
 };
 using ConvDirectF32 = void (*)(const ConvDirectArgs& a);
 
