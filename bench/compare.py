@@ -91,6 +91,28 @@ def _conv_spec(name, cin, cout, direction, det=True):
                   setup=setup,
                   flops=f"2 * 64 * {cin} * {cout} * 9 * n * n")
 
+def _conv3d_spec(name, direction):
+    """conv3d on a 3-d U-Net block: batch 2, 32 -> 32 channels, n^3,
+    3x3x3 with padding 1; PyTorch (oneDNN) deterministic as ditto."""
+    stmt = {
+        "fwd": "F.conv3d(x, w, padding=1)",
+        "bwd_input": "torch.ops.aten.convolution_backward(go, x, w, None, "
+                     "[1, 1, 1], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1, "
+                     "[True, False, False])[0]",
+        "bwd_weight": "torch.ops.aten.convolution_backward(go, x, w, None, "
+                      "[1, 1, 1], [1, 1, 1], [1, 1, 1], False, [0, 0, 0], 1, "
+                      "[False, True, False])[1]",
+    }[direction]
+    setup = ("import torch.nn.functional as F; "
+             "torch.use_deterministic_algorithms(True); "
+             "x = torch.randn(2, 32, n, n, n); "
+             "w = torch.randn(32, 32, 3, 3, 3); "
+             "go = torch.randn(2, 32, n, n, n)")
+    return OpSpec(name, stmt, num_inputs=0, arrays_moved=1,
+                  sizes=(32,), threads=(1, 2), setup=setup,
+                  flops="2 * 2 * 32 * 32 * 27 * n ** 3")
+
+
 OPS = [
     OpSpec("add", "torch.add(a, b)", num_inputs=2, arrays_moved=3),
     OpSpec("exp", "torch.exp(a)", num_inputs=1, arrays_moved=2),
@@ -171,6 +193,9 @@ OPS = [
     _conv_spec("conv_bwd_weight_c1", 1, 32, "bwd_weight"),
     _conv_spec("conv_bwd_weight_c32", 32, 64, "bwd_weight"),
     _conv_spec("conv_bwd_weight_fast_c32", 32, 64, "bwd_weight", det=False),
+    _conv3d_spec("conv3d_fwd", "fwd"),
+    _conv3d_spec("conv3d_bwd_input", "bwd_input"),
+    _conv3d_spec("conv3d_bwd_weight", "bwd_weight"),
 ]
 
 # Removed from the environment of the PyTorch subprocess.
