@@ -196,7 +196,13 @@ Geom3 make_geom3(
   }
   // The output, the padded volumes and the column slabs must be countable.
   checked_numel({g.n, g.o, g.out[0], g.out[1], g.out[2]}, op);
-  checked_numel({g.n, g.c, padded[0], padded[1], padded[2] + reach[2]}, op);
+  checked_numel(
+      {g.n,
+       g.c,
+       padded[0],
+       padded[1],
+       checked_add(padded[2], reach[2], op, "the padded input")},
+      op);
   checked_mul(
       checked_numel({g.cg, g.k[0], g.k[1], g.k[2]}, op),
       checked_numel({g.out[1], g.out[2], padded[2]}, op),

@@ -210,8 +210,8 @@ Tensor ref_input_grad(const Tensor& gy, const Tensor& w, const Dims& d) {
   const int64_t ov = d.out[0] * d.out[1] * d.out[2];
   const int64_t taps = d.k[0] * d.k[1] * d.k[2];
   const int64_t slab = std::clamp<int64_t>(
-      (int64_t(1) << 18) / std::max<int64_t>(
-                              d.cg * taps * d.out[1] * d.out[2], 1),
+      (int64_t(1) << 18) /
+          std::max<int64_t>(d.cg * taps * d.out[1] * d.out[2], 1),
       1,
       std::max<int64_t>(d.out[0], 1));
   // The output position whose tap k lands on input coordinate v along
@@ -291,8 +291,8 @@ TEST_F(Conv3dGolden, ValuesAndGradientsMatchPyTorch) {
     const Args3 a = args_of(c);
     Tensor x = test::f64(c["x"], c["x_sizes"].get<Shape>()).requires_grad_();
     Tensor w = test::f64(c["w"], c["w_sizes"].get<Shape>()).requires_grad_();
-    Tensor b = test::f64(c["b"], {c["w_sizes"][0].get<int64_t>()})
-                   .requires_grad_();
+    Tensor b =
+        test::f64(c["b"], {c["w_sizes"][0].get<int64_t>()}).requires_grad_();
     Tensor y = conv3d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
     test::expect_close(y, c["y"]);
     y.backward(test::f64(c["grad_y"], c["y_sizes"].get<Shape>()));
@@ -305,8 +305,7 @@ TEST_F(Conv3dGolden, ValuesAndGradientsMatchPyTorch) {
     const Args3 a = args_of(c);
     Tensor x = test::f64(c["x"], c["x_sizes"].get<Shape>()).requires_grad_();
     Tensor w = test::f64(c["w"], c["w_sizes"].get<Shape>()).requires_grad_();
-    Tensor b =
-        test::f64(c["b"], {int64_t(c["b"].size())}).requires_grad_();
+    Tensor b = test::f64(c["b"], {int64_t(c["b"].size())}).requires_grad_();
     Tensor y = conv_transpose3d(
         x, w, b, a.stride, a.padding, a.output_padding, a.groups, a.dilation);
     ASSERT_EQ(y.sizes(), c["y_sizes"].get<Shape>());
@@ -398,10 +397,8 @@ TEST_F(Conv3dGolden, LayersDrawPyTorchsInitialParameters) {
       auto l = std::make_shared<nn::Conv3d>(4, 8, 3, 1, 1);
       weight = l->weight, bias = l->bias, m = l;
     } else if (name == "conv3d_6_4_k232_g2") {
-      auto l = std::make_shared<nn::Conv3d>(nn::Conv3dOptions(6, 4, {2, 3, 2})
-                                                .stride({2})
-                                                .groups(2)
-                                                .bias(false));
+      auto l = std::make_shared<nn::Conv3d>(
+          nn::Conv3dOptions(6, 4, {2, 3, 2}).stride({2}).groups(2).bias(false));
       weight = l->weight, bias = l->bias, m = l;
     } else if (name == "convtranspose3d_4_6_3_s2") {
       auto l = std::make_shared<nn::ConvTranspose3d>(4, 6, 3, 2, 1, 1);

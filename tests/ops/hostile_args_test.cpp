@@ -260,6 +260,24 @@ TEST(HostileArgs, NnWindowsAtTheEdges) {
               .mode(F::InterpolateMode::Bicubic)
               .antialias(true));
     });
+    hostile("conv3d stride" + at, [&](Inputs& in) {
+      conv3d(x5(in), ones({1, 1, 1, 2, 2}), {}, {1, v, 1});
+    });
+    hostile("conv3d padding" + at, [&](Inputs& in) {
+      conv3d(x5(in), ones({1, 1, 1, 2, 2}), {}, {1}, {v, 0, 1});
+    });
+    hostile("conv3d dilation" + at, [&](Inputs& in) {
+      conv3d(x5(in), ones({1, 1, 1, 2, 2}), {}, {1}, {0}, {1, 1, v});
+    });
+    hostile("conv3d_backward_weight padding" + at, [&](Inputs& in) {
+      conv3d_backward_weight(x5(in), x5(in), {1, 1, 1, 1, 1}, {1}, {0, v, 0});
+    });
+    hostile("conv_transpose3d stride" + at, [&](Inputs& in) {
+      conv_transpose3d(x5(in), ones({1, 1, 1, 2, 2}), {}, {v});
+    });
+    hostile("conv_transpose3d padding" + at, [&](Inputs& in) {
+      conv_transpose3d(x5(in), ones({1, 1, 1, 2, 2}), {}, {1}, {0, v, 0});
+    });
     hostile("kthvalue k" + at, [&](Inputs& in) { kthvalue(in.a, v); });
     hostile("topk k" + at, [&](Inputs& in) { topk(in.a, v); });
   }
