@@ -233,6 +233,16 @@ class DITTO_API Tensor {
       const Tensor& src,
       std::string_view reduce,
       bool include_self = true);
+  // self[..., index[i], ...] reduced with source[..., i, ...] along dim, for
+  // reduce "prod", "mean", "amax" or "amin" (PyTorch's index_reduce_):
+  // scatter_reduce_ with index expanded to source's shape, so its
+  // deterministic and fast variants, rules and gradients.
+  Tensor& index_reduce_(
+      int64_t dim,
+      const Tensor& index,
+      const Tensor& source,
+      std::string_view reduce,
+      bool include_self = true);
   // self[indices] = values (or += with accumulate), with PyTorch's advanced
   // indexing: an undefined Tensor in indices is a full slice (":"), int64 or
   // int32 tensors broadcast together, bool masks select their true

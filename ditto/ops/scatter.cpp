@@ -489,6 +489,78 @@ std::pair<Tensor, Tensor> scatter_reduce_backward(
 
 } // namespace
 
+Tensor& Tensor::index_reduce_(
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    std::string_view reduce,
+    bool include_self) {
+  Tensor& self = *this;
+  const char* name = "index_reduce_";
+  // Composite: scatter_reduce_ records the gradient and picks the variant.
+  detail::OpScope op(name, {self, source, index}, detail::OpScope::kComposite);
+  DITTO_CHECK(
+      self.defined() && source.defined() && index.defined(),
+      ValueError,
+      name,
+      "undefined tensor");
+  DITTO_CHECK(
+      reduce == "prod" || reduce == "mean" || reduce == "amax" ||
+          reduce == "amin",
+      ValueError,
+      name,
+      "Expected reduce to be one of prod, mean, amax or amin but got ",
+      reduce,
+      ".");
+  detail::check_index_dtype(index, name);
+  DITTO_CHECK(
+      index.dim() <= 1,
+      IndexError,
+      name,
+      "Index is supposed to be a vector, but got dim: ",
+      index.dim(),
+      " with size: ",
+      shape_str(index.sizes()));
+  DITTO_CHECK(
+      self.dtype() == source.dtype(),
+      TypeError,
+      name,
+      "self (",
+      self.dtype(),
+      ") and source (",
+      source.dtype(),
+      ") must have the same scalar type");
+  DITTO_CHECK(
+      self.dim() >= 1, ValueError, name, "self must have at least one dim");
+  const int64_t d = wrap_dim(dim, self.dim(), name);
+  Shape want = self.sizes();
+  want[size_t(d)] = index.numel();
+  DITTO_CHECK(
+      source.sizes() == want,
+      ValueError,
+      name,
+      "source ",
+      shape_str(source.sizes()),
+      " must have self's sizes ",
+      shape_str(self.sizes()),
+      " but at dim ",
+      d,
+      ", where it has one slice per index (",
+      index.numel(),
+      ")");
+  // Checked here, so that the error names this op.
+  Tensor idx = detail::checked_index(index, d, self.size(d), name);
+  Shape view(size_t(self.dim()), 1);
+  view[size_t(d)] = index.numel();
+  self.scatter_reduce_(
+      d,
+      idx.to(kInt64).reshape(view).expand(source.sizes()),
+      source,
+      reduce,
+      include_self);
+  return op.done_inplace(self);
+}
+
 Tensor& Tensor::scatter_reduce_(
     int64_t dim,
     const Tensor& index,

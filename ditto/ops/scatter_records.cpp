@@ -211,6 +211,84 @@ std::vector<Sample> scatter_value_samples(
   };
 }
 
+// ---- index_reduce_: inputs self, source, index (1-d, with duplicates).
+
+std::vector<Sample> index_reduce_samples(
+    const SampleSpec& spec,
+    bool inplace_form) {
+  const Dtype dt = spec.dtype;
+  auto call =
+      [inplace_form](
+          int64_t dim, std::string reduce, bool include_self) -> s::Call {
+    if (inplace_form) {
+      return inplace([=](Tensor& self, const std::vector<Tensor>& in) {
+        self.index_reduce_(dim, in[2], in[1], reduce, include_self);
+      });
+    }
+    return [=](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{
+          in[0].index_reduce(dim, in[2], in[1], reduce, include_self)};
+    };
+  };
+  const bool small = spec.small;
+  const int64_t r = small ? 4 : 701, c = small ? 3 : 20;
+  const int64_t n = small ? 6 : 1503;
+  Tensor index = s::indices(n, r, 7);
+  std::vector<Sample> out;
+  for (const char* reduce : {"prod", "mean", "amax", "amin"}) {
+    const bool prod = std::string(reduce) == "prod";
+    // Products stay near 1 (and away from 0) in floating types.
+    auto vals = [&](const Shape& sh, uint64_t seed) {
+      return prod && is_floating(dt) ? s::positive(sh, dt, seed)
+                                     : values(sh, dt, seed);
+    };
+    for (bool include_self : {true, false}) {
+      out.push_back(
+          {std::string(reduce) + (include_self ? "" : "_exclude_self"),
+           {vals({r, c}, 1), vals({n, c}, 2), index},
+           call(0, reduce, include_self)});
+    }
+    // Along the last dim, an int32 index.
+    out.push_back(
+        {std::string(reduce) + "_dim1",
+         {vals({c, r}, 3), vals({c, n}, 4), index.to(kInt32)},
+         call(-1, reduce, true)});
+  }
+  return out;
+}
+
+std::vector<Sample> index_reduce_bad(bool inplace_form) {
+  auto call = [inplace_form](std::string reduce) -> s::Call {
+    if (inplace_form) {
+      return inplace([=](Tensor& self, const std::vector<Tensor>& in) {
+        self.index_reduce_(0, in[2], in[1], reduce);
+      });
+    }
+    return [=](const std::vector<Tensor>& in) {
+      return std::vector<Tensor>{in[0].index_reduce(0, in[2], in[1], reduce)};
+    };
+  };
+  Tensor self = s::varied({4, 3}, kFloat32, 2.0, 1);
+  Tensor src = s::varied({2, 3}, kFloat32, 2.0, 2);
+  std::vector<Sample> out = {
+      {"sum_reduce", {self, src, tensor<int64_t>({0, 1})}, call("sum")},
+      {"index_out_of_range",
+       {self, src, tensor<int64_t>({0, 4})},
+       call("prod")},
+      {"negative_index", {self, src, tensor<int64_t>({0, -1})}, call("amax")},
+      {"index_2d", {self, src, tensor<int64_t>({0, 1}, {1, 2})}, call("amin")},
+      {"float_index", {self, src, tensor({0.0f, 1.0f})}, call("mean")},
+      {"index_count", {self, src, tensor<int64_t>({0, 1, 2})}, call("prod")},
+      {"source_shape",
+       {self, s::varied({2, 4}, kFloat32, 2.0, 2), tensor<int64_t>({0, 1})},
+       call("prod")},
+      {"source_dtype",
+       {self, src.to(kFloat64), tensor<int64_t>({0, 1})},
+       call("prod")},
+  };
+  return inplace_form ? out : out_of_place(out);
+}
+
 // ---- scatter_reduce_: inputs self, src, index.
 
 std::vector<Sample> scatter_reduce_samples(
@@ -532,6 +610,39 @@ DITTO_OP_RECORDS(scatter) {
             return out_of_place(scatter_reduce_samples(spec, false));
           },
       .bad_samples = [reduce_bad] { return reduce_bad(false); },
+  });
+  const char* kIndexReduce =
+      "scatter_reduce_ with the index expanded to source's shape (its "
+      "deterministic variant under the deterministic mode: each destination "
+      "block applies its updates in index order)";
+  register_op({
+      .name = "index_reduce_",
+      .family = "scatter",
+      .callables =
+          {"Tensor::index_reduce_(dim, index, source, reduce, include_self)"},
+      .deterministic_because = kIndexReduce,
+      .nondeterministic = {kScatterReduce},
+      .dtypes = kFloatingAndInt64,
+      .samples =
+          [](const SampleSpec& spec) {
+            return index_reduce_samples(spec, true);
+          },
+      .bad_samples = [] { return index_reduce_bad(true); },
+      .inplace = true,
+  });
+  register_op({
+      .name = "index_reduce",
+      .family = "scatter",
+      .callables =
+          {"Tensor::index_reduce(dim, index, source, reduce, include_self)"},
+      .deterministic_because = kIndexReduce,
+      .nondeterministic = {kScatterReduce},
+      .dtypes = kFloatingAndInt64,
+      .samples =
+          [](const SampleSpec& spec) {
+            return out_of_place(index_reduce_samples(spec, false));
+          },
+      .bad_samples = [] { return index_reduce_bad(false); },
   });
 }
 

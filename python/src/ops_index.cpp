@@ -430,6 +430,40 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("reduce"),
       py::kw_only(),
       py::arg("include_self") = true);
+  cls.def(
+      "index_reduce_",
+      [](Tensor& t,
+         int64_t dim,
+         const Tensor& index,
+         const Tensor& source,
+         const std::string& reduce,
+         bool include_self) -> Tensor& {
+        return t.index_reduce_(dim, index, source, reduce, include_self);
+      },
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("source"),
+      py::arg("reduce"),
+      py::kw_only(),
+      py::arg("include_self") = true,
+      kSelf,
+      ReleaseGil());
+  both(
+      "index_reduce",
+      [](const Tensor& t,
+         int64_t dim,
+         const Tensor& index,
+         const Tensor& source,
+         const std::string& reduce,
+         bool include_self) {
+        return t.index_reduce(dim, index, source, reduce, include_self);
+      },
+      py::arg("dim"),
+      py::arg("index"),
+      py::arg("source"),
+      py::arg("reduce"),
+      py::kw_only(),
+      py::arg("include_self") = true);
 }
 
 } // namespace

@@ -193,6 +193,33 @@ case("embedding_bag_psw", input=inp, weight=wq, offsets=offs,
      out=F.embedding_bag(inp, wq, offs, mode="sum",
                          per_sample_weights=psw))
 
+# index_reduce_ (appended last: the draws above are unchanged): every
+# reduce, include_self both ways, float and int64, 12 slices into 4 rows,
+# along dim 0 and along dim 1 (an int32 index).
+for dtype in (torch.float32, torch.float64, torch.int64):
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            self_ = rnd(4, 3, dtype=torch.float64)
+            src = rnd(12, 3, dtype=torch.float64)
+            if dtype == torch.int64:
+                self_ = (self_ * 3).round()
+                src = (src * 3).round()
+            if reduce == "prod":
+                src = src.clamp(-1.5, 1.5)
+            self_ = self_.to(dtype)
+            src = src.to(dtype)
+            index = torch.randint(0, 4, (12,))
+            name = "index_reduce_%s_%s_%d" % (
+                str(dtype).split(".")[1], reduce, include_self)
+            case(name, self=self_, index=index, src=src,
+                 out=self_.index_reduce(0, index, src, reduce,
+                                        include_self=include_self))
+            index1 = torch.randint(0, 3, (5,), dtype=torch.int32)
+            src1 = src[:4, :3].repeat(1, 2)[:, :5].contiguous()
+            case(name + "_dim1", self=self_, index=index1, src=src1,
+                 out=self_.index_reduce(1, index1, src1, reduce,
+                                        include_self=include_self))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                     "index_golden.txt")
 tmp = path + ".tmp"

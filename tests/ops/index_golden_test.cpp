@@ -90,6 +90,17 @@ bool starts(const std::string& s, const std::string& p) {
 // Runs the op a case is named after.
 Tensor run_case(const std::string& name, Case& c) {
   auto self = [&] { return c.at("self").clone(); };
+  if (starts(name, "index_reduce_")) {
+    const bool dim1 = name.ends_with("_dim1");
+    std::string rest = name.substr(std::string("index_reduce_").size());
+    rest = rest.substr(rest.find('_') + 1); // drop the dtype
+    const std::string reduce = rest.substr(0, rest.find('_'));
+    const bool include_self = rest[reduce.size() + 1] == '1';
+    Tensor t = self();
+    t.index_reduce_(
+        dim1 ? 1 : 0, c.at("index"), c.at("src"), reduce, include_self);
+    return t;
+  }
   if (starts(name, "scatter_reduce_")) {
     const bool dim1 = name.ends_with("_dim1");
     std::string rest = name.substr(std::string("scatter_reduce_").size());

@@ -182,3 +182,23 @@ def test_views_and_shape_methods():
     assert t.to(ditto.float64).dtype == ditto.float64
     assert ditto.cat([t, t]).shape == (12,)
     assert ditto.stack([t, t], 1).shape == (6, 2)
+
+
+def test_index_reduce_is_pytorchs():
+    # Values from PyTorch 1.13: torch.ones(3, 2).index_reduce_(0,
+    # torch.tensor([0, 2, 0]), torch.tensor([[2., 3.], [4., 5.], [6., 7.]]),
+    # "prod") and the same with "amax", include_self=False.
+    src = ditto.tensor([[2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+    idx = ditto.tensor([0, 2, 0])
+    x = ditto.ones(3, 2)
+    assert x.index_reduce_(0, idx, src, "prod") is x
+    assert x.tolist() == [[12.0, 21.0], [1.0, 1.0], [4.0, 5.0]]
+    y = ditto.index_reduce(ditto.ones(3, 2), 0, idx, src, "amax",
+                           include_self=False)
+    assert y.tolist() == [[6.0, 7.0], [1.0, 1.0], [4.0, 5.0]]
+    m = ditto.ones(3, 2).index_reduce(0, idx, src, "mean")
+    assert m.tolist() == [[3.0, 3.6666667461395264], [1.0, 1.0], [2.5, 3.0]]
+    with pytest.raises(ValueError, match="prod, mean, amax or amin"):
+        ditto.ones(3, 2).index_reduce_(0, idx, src, "sum")
+    with pytest.raises(IndexError):
+        ditto.ones(3, 2).index_reduce_(0, ditto.tensor([0, 3, 1]), src, "prod")
