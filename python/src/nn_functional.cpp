@@ -517,6 +517,59 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
           py::arg("return_indices") = with_indices);
     }
   }
+  // fractional_max_pool2d/3d(input, kernel_size, output_size=None,
+  // output_ratio=None, return_indices=False, _random_samples=None).
+  using Fractional = std::pair<Tensor, Tensor> (*)(
+      const Tensor&,
+      const IntList&,
+      const IntList&,
+      const std::vector<double>&,
+      const Tensor&);
+  const std::pair<const char*, Fractional> fractional[] = {
+      {"fractional_max_pool2d", &F::fractional_max_pool2d_with_indices},
+      {"fractional_max_pool3d", &F::fractional_max_pool3d_with_indices}};
+  for (const auto& [name, fn] : fractional) {
+    for (bool with_indices : {false, true}) {
+      nn.def(
+          (std::string(name) + (with_indices ? "_with_indices" : "")).c_str(),
+          [fn](
+              const Tensor& x,
+              const IntList& kernel_size,
+              const std::optional<IntList>& output_size,
+              const py::object& output_ratio,
+              bool indices,
+              const std::optional<Tensor>& samples) -> py::object {
+            // A number or a sequence of them, as torch's _pair/_triple.
+            std::vector<double> ratio;
+            if (py::isinstance<py::float_>(output_ratio) ||
+                py::isinstance<py::int_>(output_ratio)) {
+              ratio = {output_ratio.cast<double>()};
+            } else if (!output_ratio.is_none()) {
+              ratio = output_ratio.cast<std::vector<double>>();
+            }
+            std::pair<Tensor, Tensor> r;
+            {
+              py::gil_scoped_release gil;
+              r =
+                  fn(x,
+                     kernel_size,
+                     output_size.value_or(IntList{}),
+                     ratio,
+                     value_or_undefined(samples));
+            }
+            if (indices) {
+              return py::make_tuple(r.first, r.second);
+            }
+            return py::cast(r.first);
+          },
+          py::arg("input"),
+          py::arg("kernel_size"),
+          py::arg("output_size") = py::none(),
+          py::arg("output_ratio") = py::none(),
+          py::arg("return_indices") = with_indices,
+          py::arg("_random_samples") = py::none());
+    }
+  }
   using Unpool = Tensor (*)(
       const Tensor&,
       const Tensor&,

@@ -166,10 +166,57 @@ def run_pad(name, sizes, pad, mode, value):
             "grad_y": values(g), "grad_x": values(xi.grad)}
 
 
+# Fractional max pooling: name, dims, input sizes, kwargs, seed. The cases
+# with a seed draw their samples from the default generator right after
+# torch.manual_seed(seed) (as the C++ test does); the others pass
+# "random_samples" (torch.rand after the inputs). Appended after every other
+# case, so that their inputs are unchanged.
+FRACTIONAL = [
+    ("fractional2d_size", 2, (2, 3, 9, 11),
+     dict(kernel_size=3, output_size=(4, 5)), None),
+    ("fractional2d_ratio_overlap", 2, (2, 2, 10, 8),
+     dict(kernel_size=(3, 2), output_ratio=(0.7, 0.5)), None),
+    ("fractional2d_nobatch_seeded", 2, (3, 7, 9),
+     dict(kernel_size=2, output_size=(4, 6)), 7),
+    ("fractional2d_nan", 2, (1, 2, 6, 6), dict(kernel_size=2, output_size=3),
+     None),
+    ("fractional3d_size", 3, (2, 2, 7, 6, 8),
+     dict(kernel_size=(2, 3, 2), output_size=(3, 2, 4)), None),
+    ("fractional3d_seeded", 3, (1, 3, 6, 7, 5),
+     dict(kernel_size=2, output_ratio=0.6), 11),
+]
+
+
+def run_fractional(name, dims, sizes, kw, seed):
+    x = make_input(sizes, nan=name.endswith("nan"))
+    xi = x.clone().requires_grad_(True)
+    fn = getattr(F, "fractional_max_pool%dd" % dims)
+    case = {"name": name, "op": "fractional_max_pool%dd" % dims,
+            "args": dict(kw), "sizes": list(sizes), "x": values(x)}
+    if seed is None:
+        batch = 1 if xi.dim() == dims + 1 else xi.size(0)
+        u = torch.rand(batch, xi.size(-dims - 1), dims)
+        case["random_samples"] = values(u)
+        y, idx = fn(xi, return_indices=True, _random_samples=u, **kw)
+    else:
+        case["seed"] = seed
+        torch.manual_seed(seed)
+        y, idx = fn(xi, return_indices=True, **kw)
+    case["indices"] = idx.reshape(-1).tolist()
+    g = make_input(tuple(y.shape))
+    y.backward(g)
+    case["out_sizes"] = list(y.shape)
+    case["y"] = values(y)
+    case["grad_y"] = values(g)
+    case["grad_x"] = values(xi.grad)
+    return case
+
+
 def main():
     torch.manual_seed(0)
     cases = [run_case(*c) for c in CASES] + [run_unpool(*u) for u in UNPOOL]
     cases += [run_pad(*p) for p in PADS]
+    cases += [run_fractional(*c) for c in FRACTIONAL]
     nn = torch.nn
     layers = nn.Sequential(
         nn.MaxPool1d(3), nn.MaxPool3d(3, 2, 1), nn.AvgPool1d(3),
@@ -177,7 +224,8 @@ def main():
         nn.AdaptiveAvgPool1d(3), nn.AdaptiveAvgPool3d((1, 2, 3)),
         nn.AdaptiveMaxPool1d(3), nn.AdaptiveMaxPool2d((3, 4)),
         nn.AdaptiveMaxPool3d(2), nn.MaxUnpool1d(2), nn.MaxUnpool2d(2),
-        nn.MaxUnpool3d(2, 1, 1))
+        nn.MaxUnpool3d(2, 1, 1), nn.FractionalMaxPool2d(2, output_size=3),
+        nn.FractionalMaxPool3d((2, 3, 2), output_ratio=0.5))
     pads = nn.Sequential(
         nn.ReflectionPad1d(2), nn.ReflectionPad1d((1, 2)), nn.ReflectionPad3d(1),
         nn.ReplicationPad1d(3), nn.ReplicationPad2d((1, 2, 3, 4)),

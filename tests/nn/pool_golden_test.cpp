@@ -67,6 +67,27 @@ std::pair<Tensor, Tensor> run(const json& c, const Tensor& x) {
             a["value"].get<double>()),
         {}};
   }
+  if (op.starts_with("fractional_max_pool")) {
+    std::vector<double> ratio;
+    if (a.contains("output_ratio")) {
+      const json& r = a["output_ratio"];
+      ratio = r.is_array() ? r.get<std::vector<double>>()
+                           : std::vector<double>{r.get<double>()};
+    }
+    Tensor u;
+    if (c.contains("random_samples")) {
+      const int n = op == "fractional_max_pool2d" ? 2 : 3;
+      const int64_t batch = x.dim() == n + 1 ? 1 : x.size(0);
+      u = golden_f32(
+          c["random_samples"],
+          Shape{batch, x.size(x.dim() - n - 1), int64_t(n)});
+    } else {
+      manual_seed(c["seed"].get<uint64_t>());
+    }
+    return op == "fractional_max_pool2d"
+        ? F::fractional_max_pool2d_with_indices(x, k, size, ratio, u)
+        : F::fractional_max_pool3d_with_indices(x, k, size, ratio, u);
+  }
   if (op == "max_pool1d") {
     return F::max_pool1d_with_indices(x, k, st, pad, dil, ceil);
   }
@@ -198,6 +219,12 @@ TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
       nn::MaxUnpool2d(2).repr(),
       nn::MaxUnpool3d(nn::MaxUnpool3dOptions(2).stride({1}).padding({1}))
           .repr(),
+      nn::FractionalMaxPool2d(
+          nn::FractionalMaxPool2dOptions(2).output_size({3}))
+          .repr(),
+      nn::FractionalMaxPool3d(
+          nn::FractionalMaxPool3dOptions({2, 3, 2}).output_ratio({0.5}))
+          .repr(),
   };
   EXPECT_EQ(got, want);
 
@@ -219,6 +246,25 @@ TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
   EXPECT_THROW(nn::MaxPool3d(nn::MaxPool3dOptions({2, 2})), ValueError);
   EXPECT_THROW(
       nn::AvgPool1d(nn::AvgPool1dOptions(2).divisor_override(3)), ValueError);
+  // Fractional pooling draws its samples at each forward, as PyTorch's.
+  nn::FractionalMaxPool2d frac(
+      nn::FractionalMaxPool2dOptions(2).output_ratio({0.5}));
+  manual_seed(9);
+  const Tensor f1 = frac.forward(x[0]);
+  const Tensor f2 = frac.forward(x[0]);
+  manual_seed(9);
+  EXPECT_TRUE(equal(f1, F::fractional_max_pool2d(x[0], {2}, {}, {0.5})));
+  EXPECT_TRUE(equal(f2, F::fractional_max_pool2d(x[0], {2}, {}, {0.5})));
+  EXPECT_THROW(nn::FractionalMaxPool2d(2), ValueError); // no output size
+  EXPECT_THROW(
+      nn::FractionalMaxPool3d(
+          nn::FractionalMaxPool3dOptions(2).output_size({2}).output_ratio(
+              {0.5})),
+      ValueError);
+  EXPECT_THROW(
+      nn::FractionalMaxPool2d(
+          nn::FractionalMaxPool2dOptions(2).output_ratio({1.5})),
+      ValueError);
 }
 
 TEST(PoolGolden, PaddingLayersPrintAsPyTorchsAndPad) {

@@ -42,6 +42,15 @@ def call(case, x):
     if op.startswith("max_unpool"):
         idx = ditto.tensor(case["indices"]).reshape(case["sizes"])
         return getattr(F, op)(x, idx, **a), None
+    if op.startswith("fractional"):
+        n = 2 if op.endswith("2d") else 3
+        if "random_samples" in case:
+            batch = 1 if x.dim() == n + 1 else x.shape[0]
+            a["_random_samples"] = f32(case["random_samples"],
+                                       [batch, x.shape[-n - 1], n])
+        else:
+            ditto.manual_seed(case["seed"])
+        return getattr(F, op)(x, return_indices=True, **a)
     if op.startswith("max_pool") or op.startswith("adaptive_max"):
         return getattr(F, op)(x, return_indices=True, **a)
     return getattr(F, op)(x, **a), None
@@ -68,7 +77,8 @@ def test_layers_print_as_pytorchs():
         nn.AdaptiveAvgPool1d(3), nn.AdaptiveAvgPool3d((1, 2, 3)),
         nn.AdaptiveMaxPool1d(3), nn.AdaptiveMaxPool2d((3, 4)),
         nn.AdaptiveMaxPool3d(2), nn.MaxUnpool1d(2), nn.MaxUnpool2d(2),
-        nn.MaxUnpool3d(2, 1, 1))
+        nn.MaxUnpool3d(2, 1, 1), nn.FractionalMaxPool2d(2, output_size=3),
+        nn.FractionalMaxPool3d((2, 3, 2), output_ratio=0.5))
     assert repr(layers) == golden()["repr_layers"]
 
 
@@ -143,3 +153,23 @@ def test_interpolate_fixture_from_python():
                 assert bits(got) == want_bits(want), case["name"]
     with pytest.raises(ValueError, match="bilinear mode needs 4D input"):
         F.interpolate(ditto.randn(1, 2, 5), size=3, mode="bilinear")
+
+
+def test_fractional_layers_draw_at_each_forward():
+    x = ditto.randn(2, 3, 9, 10)
+    layer = nn.FractionalMaxPool2d(3, output_ratio=0.5, return_indices=True)
+    assert repr(layer) == "FractionalMaxPool2d()"
+    ditto.manual_seed(4)
+    a, ia = layer(x)
+    b, ib = layer(x)
+    ditto.manual_seed(4)
+    assert ditto.equal(a, F.fractional_max_pool2d(x, 3, output_ratio=0.5))
+    assert ditto.equal(b, F.fractional_max_pool2d(x, 3, output_ratio=(0.5, 0.5)))
+    u = ditto.rand(2, 3, 3)
+    fixed = nn.FractionalMaxPool3d(2, output_size=(3, 4, 4), _random_samples=u)
+    v = ditto.randn(2, 3, 5, 7, 8)
+    assert ditto.equal(fixed(v), fixed(v))
+    with pytest.raises(ValueError, match="output size, or a pooling ratio"):
+        nn.FractionalMaxPool2d(2)
+    with pytest.raises(ValueError, match="too large"):
+        F.fractional_max_pool2d(x, 3, output_size=(8, 2))

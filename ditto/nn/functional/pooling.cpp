@@ -18,6 +18,7 @@
 #include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/random.h"
 
 namespace ditto::nn::functional {
 namespace {
@@ -310,6 +311,32 @@ int64_t window_cells(const Windows& w) {
   return std::max<int64_t>(1, cells);
 }
 
+// The max of each window of one plane (of in cells) and its flat index:
+// the first of equal maxima, a NaN wins (PyTorch's rule).
+template <typename T>
+void max_plane(
+    const T* plane,
+    const Dims& in,
+    const Windows& w,
+    int64_t osize,
+    T* o,
+    int64_t* oi) {
+  for_outputs(
+      w, 0, osize, [&](int64_t k, const Win& a, const Win& b, const Win& c) {
+        int64_t best_i = (a.start * in[1] + b.start) * in[2] + c.start;
+        T best = -std::numeric_limits<T>::infinity();
+        for_window(in, a, b, c, [&](int64_t i) {
+          const T v = plane[i];
+          if (v > best || std::isnan(v)) {
+            best = v;
+            best_i = i;
+          }
+        });
+        o[k] = best;
+        oi[k] = best_i;
+      });
+}
+
 // Max pooling over windows w of x (planes of g.in): out and indices
 // allocated here, with sizes sizes.
 void pool_max(
@@ -331,27 +358,13 @@ void pool_max(
           plane_grain(osize * window_cells(w)),
           [&](int64_t p0, int64_t p1) {
             for (int64_t p = p0; p < p1; ++p) {
-              const T* plane = ip + p * isize;
-              T* o = opp + p * osize;
-              int64_t* oi = xp + p * osize;
-              for_outputs(
+              max_plane(
+                  ip + p * isize,
+                  g.in,
                   w,
-                  0,
                   osize,
-                  [&](int64_t k, const Win& a, const Win& b, const Win& c) {
-                    int64_t best_i =
-                        (a.start * g.in[1] + b.start) * g.in[2] + c.start;
-                    T best = -std::numeric_limits<T>::infinity();
-                    for_window(g.in, a, b, c, [&](int64_t i) {
-                      const T v = plane[i];
-                      if (v > best || std::isnan(v)) {
-                        best = v;
-                        best_i = i;
-                      }
-                    });
-                    o[k] = best;
-                    oi[k] = best_i;
-                  });
+                  opp + p * osize,
+                  xp + p * osize);
             }
           });
     }
@@ -714,6 +727,187 @@ std::pair<Tensor, Tensor> adaptive_max_nd(
   Tensor idx = detail::new_tensor(sizes, kInt64);
   return max_with_indices(
       op, scope, x, g, adaptive_bins(g, out), std::nullopt, out, idx);
+}
+
+// Note [Fractional windows]
+// Fractional max pooling (Graham, 2014) as PyTorch 1.13's CPU kernel: each
+// plane (sample, channel) has n random samples u in [0, 1), drawn as
+// rand(N, C, n) in the input's dtype from the default generator unless
+// given (PyTorch's _random_samples), one per pooled dim: (W, H) for two
+// dims, (T, H, W) for three, as PyTorch's kernels read them.
+// Along a dim of In cells pooled to Out windows of k cells, window i starts
+// at int((i + u) a) - int(u a) with a = (In - k) / (Out - 1), computed in
+// the input's dtype, and the last starts at In - k. Each window's max is
+// max pooling's (first of equal maxima, NaN wins), so the gradient is
+// max_pool2d_backward's / max_pool3d_backward's: windows may overlap, and
+// each plane's gradient is added in output order by one thread in the
+// deterministic mode.
+template <typename T>
+std::vector<Win> fractional_windows(T u, int64_t in, int64_t out, int64_t k) {
+  std::vector<Win> w(static_cast<size_t>(out));
+  if (out > 1) {
+    const T alpha = T(in - k) / T(out - 1);
+    for (int64_t i = 0; i + 1 < out; ++i) {
+      const int64_t a = int64_t((T(i) + u) * alpha) - int64_t(u * alpha);
+      w[size_t(i)] = {a, a + k, 1, k};
+    }
+  }
+  if (out > 0) {
+    w[size_t(out - 1)] = {in - k, in, 1, k};
+  }
+  return w;
+}
+
+std::pair<Tensor, Tensor> fractional_max_nd(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size,
+    const std::vector<double>& output_ratio,
+    const Tensor& random_samples) {
+  detail::OpScope scope(op, {x, random_samples});
+  const Planes g = pool_planes(x, n, op);
+  const Dims k = dims_arg(kernel_size, n, 1, op, "kernel_size");
+  Dims out{1, 1, 1};
+  if (!output_size.empty()) {
+    out = dims_arg(output_size, n, 1, op, "output_size");
+  } else {
+    DITTO_CHECK(
+        !output_ratio.empty(),
+        ValueError,
+        op,
+        "requires specifying either an output_size or an output_ratio");
+    DITTO_CHECK(
+        output_ratio.size() == 1 || output_ratio.size() == size_t(n),
+        ValueError,
+        op,
+        "output_ratio must have 1 or ",
+        n,
+        " values, got ",
+        output_ratio.size());
+    for (int i = 0; i < n; ++i) {
+      const double r = output_ratio[output_ratio.size() == 1 ? 0 : size_t(i)];
+      const int64_t in = g.in[size_t(3 - n + i)];
+      DITTO_CHECK(
+          r > 0 && r < 1,
+          ValueError,
+          op,
+          "output_ratio must be between 0 and 1, got ",
+          r);
+      // Python's int(size * ratio).
+      out[size_t(3 - n + i)] = int64_t(double(in) * r);
+    }
+  }
+  static const char* kNames[] = {"time", "height", "width"};
+  for (int i = 3 - n; i < 3; ++i) {
+    DITTO_CHECK(
+        k[size_t(i)] > 0,
+        ValueError,
+        op,
+        "kernel_size must be positive, got ",
+        shape_str(kernel_size));
+    DITTO_CHECK(
+        out[size_t(i)] >= 0,
+        ValueError,
+        op,
+        "output_size must not be negative, got ",
+        shape_str(output_size));
+    // A window of k cells at each of Out starts within In cells.
+    DITTO_CHECK(
+        k[size_t(i)] <= g.in[size_t(i)] &&
+            out[size_t(i)] <= g.in[size_t(i)] - k[size_t(i)] + 1,
+        ValueError,
+        op,
+        "pool ",
+        kNames[i],
+        " ",
+        k[size_t(i)],
+        " too large relative to input ",
+        kNames[i],
+        " ",
+        g.in[size_t(i)],
+        " for output size ",
+        out[size_t(i)]);
+  }
+  const int64_t batch = x.dim() == n + 1 ? 1 : x.size(0);
+  const int64_t channels = x.size(x.dim() - n - 1);
+  const Shape sample_sizes{batch, channels, n};
+  Tensor u = random_samples;
+  if (u.defined()) {
+    DITTO_CHECK(
+        u.dtype() == x.dtype() && u.sizes() == sample_sizes,
+        ValueError,
+        op,
+        "_random_samples must be ",
+        shape_str(sample_sizes),
+        " of the input's dtype ",
+        x.dtype(),
+        ", got ",
+        shape_str(u.sizes()),
+        " ",
+        u.dtype());
+    u = u.contiguous();
+  } else {
+    u = rand(sample_sizes, x.dtype());
+  }
+  const Shape sizes = pooled_sizes(x.sizes(), n, out);
+  checked_numel(sizes, op);
+  Tensor result = detail::new_tensor(sizes, x.dtype());
+  Tensor idx = detail::new_tensor(sizes, kInt64);
+  const Tensor in = x.contiguous();
+  const int64_t osize = volume(out, op), isize = volume(g.in, op);
+  dispatch_dtype(x.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* up = u.data_ptr<T>();
+      for (int64_t i = 0; i < u.numel(); ++i) {
+        DITTO_CHECK(
+            up[i] >= T(0) && up[i] < T(1),
+            ValueError,
+            op,
+            "_random_samples must lie in [0, 1), got ",
+            double(up[i]));
+      }
+      const T* ip = in.data_ptr<T>();
+      T* opp = result.data_ptr<T>();
+      int64_t* xp = idx.data_ptr<int64_t>();
+      parallel_for(
+          0,
+          g.planes,
+          plane_grain(osize * volume(k, op)),
+          [&](int64_t p0, int64_t p1) {
+            for (int64_t p = p0; p < p1; ++p) {
+              Windows w;
+              for (int i = 0; i < 3; ++i) {
+                w[size_t(i)] = i < 3 - n
+                    ? adaptive_windows(1, 1)
+                    : fractional_windows(
+                          up[p * n +
+                             (n == 2 ? 2 - i : i)], // (W, H) or (T, H, W)
+                          g.in[size_t(i)],
+                          out[size_t(i)],
+                          k[size_t(i)]);
+              }
+              max_plane(
+                  ip + p * isize,
+                  g.in,
+                  w,
+                  osize,
+                  opp + p * osize,
+                  xp + p * osize);
+            }
+          });
+    }
+  });
+  scope.done(
+      {result, idx},
+      [n, in_sizes = x.sizes(), si = scope.save(idx)](
+          const autograd::GradList& go) {
+        return autograd::GradList{
+            max_backward(max_backward_name(n), n, go[0], si.unpack(), in_sizes),
+            Tensor()};
+      });
+  return {result, idx};
 }
 
 // Max unpooling over n dims.
@@ -1092,6 +1286,60 @@ Tensor max_unpool3d(
     const IntList& output_size) {
   return max_unpool_nd(
       "max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size);
+}
+
+std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size,
+    const std::vector<double>& output_ratio,
+    const Tensor& random_samples) {
+  return fractional_max_nd(
+      "fractional_max_pool2d",
+      2,
+      x,
+      kernel_size,
+      output_size,
+      output_ratio,
+      random_samples);
+}
+
+std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size,
+    const std::vector<double>& output_ratio,
+    const Tensor& random_samples) {
+  return fractional_max_nd(
+      "fractional_max_pool3d",
+      3,
+      x,
+      kernel_size,
+      output_size,
+      output_ratio,
+      random_samples);
+}
+
+Tensor fractional_max_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size,
+    const std::vector<double>& output_ratio,
+    const Tensor& random_samples) {
+  return fractional_max_pool2d_with_indices(
+             x, kernel_size, output_size, output_ratio, random_samples)
+      .first;
+}
+
+Tensor fractional_max_pool3d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size,
+    const std::vector<double>& output_ratio,
+    const Tensor& random_samples) {
+  return fractional_max_pool3d_with_indices(
+             x, kernel_size, output_size, output_ratio, random_samples)
+      .first;
 }
 
 } // namespace ditto::nn::functional

@@ -135,6 +135,38 @@ adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
 DITTO_API Tensor
 adaptive_max_pool3d(const Tensor& x, const IntList& output_size);
 
+// Fractional max pooling (Note [Fractional windows] in pooling.cpp):
+// kernel_size one value or one per dim; output_size, or else output_ratio
+// (each in (0, 1): output int(in * ratio)); random_samples [N, C, dims] in
+// [0, 1) of x's dtype (PyTorch's _random_samples), drawn from the default
+// generator as PyTorch draws them (rand(N, C, dims)) when undefined: the
+// same windows as PyTorch 1.13 on CPU for the same seed. The backward is
+// max_pool2d_backward's / max_pool3d_backward's.
+DITTO_API std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size = {},
+    const std::vector<double>& output_ratio = {},
+    const Tensor& random_samples = {});
+DITTO_API std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size = {},
+    const std::vector<double>& output_ratio = {},
+    const Tensor& random_samples = {});
+DITTO_API Tensor fractional_max_pool2d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size = {},
+    const std::vector<double>& output_ratio = {},
+    const Tensor& random_samples = {});
+DITTO_API Tensor fractional_max_pool3d(
+    const Tensor& x,
+    const IntList& kernel_size,
+    const IntList& output_size = {},
+    const std::vector<double>& output_ratio = {},
+    const Tensor& random_samples = {});
+
 // Max unpooling, the partial inverse of max pooling: a zero tensor of the
 // unpooled size with each input element written at its index in its
 // plane. The size is (in - 1) * stride - 2 * padding + kernel_size per

@@ -232,6 +232,67 @@ std::string MaxUnpoolNd<D>::extra_repr() const {
       ", padding=" + py_tuple(o.padding(), D);
 }
 
+template <int D>
+FractionalMaxPoolNd<D>::FractionalMaxPoolNd(
+    const FractionalMaxPoolOptions<D>& o)
+    : Module(layer_name("FractionalMaxPool", D)), options(o) {
+  const std::string name = type_name();
+  check_dims(o.kernel_size(), D, name, "kernel_size");
+  DITTO_CHECK(
+      !o.output_size().empty() || !o.output_ratio().empty(),
+      ValueError,
+      name.c_str(),
+      "requires specifying either an output size, or a pooling ratio");
+  DITTO_CHECK(
+      o.output_size().empty() || o.output_ratio().empty(),
+      ValueError,
+      name.c_str(),
+      "only one of output_size and output_ratio may be specified");
+  if (!o.output_size().empty()) {
+    check_dims(o.output_size(), D, name, "output_size");
+  }
+  DITTO_CHECK(
+      o.output_ratio().empty() || o.output_ratio().size() == 1 ||
+          o.output_ratio().size() == size_t(D),
+      ValueError,
+      name.c_str(),
+      "output_ratio must have 1 or ",
+      D,
+      " values");
+  for (double r : o.output_ratio()) {
+    DITTO_CHECK(
+        r > 0 && r < 1,
+        ValueError,
+        name.c_str(),
+        "output_ratio must be between 0 and 1 (got ",
+        r,
+        ")");
+  }
+}
+
+template <int D>
+std::pair<Tensor, Tensor> FractionalMaxPoolNd<D>::forward_with_indices(
+    const Tensor& x) const {
+  ForwardScope scope(*this);
+  const auto& o = options;
+  auto* f = D == 2 ? &F::fractional_max_pool2d_with_indices
+                   : &F::fractional_max_pool3d_with_indices;
+  return f(
+      x,
+      o.kernel_size(),
+      o.output_size(),
+      o.output_ratio(),
+      o._random_samples());
+}
+
+template <int D>
+Tensor FractionalMaxPoolNd<D>::forward(const Tensor& x) const {
+  return forward_with_indices(x).first;
+}
+
+template class FractionalMaxPoolNd<2>;
+template class FractionalMaxPoolNd<3>;
+
 #define DITTO_POOLING_INSTANCES(D)     \
   template class MaxPoolNd<D>;         \
   template class AvgPoolNd<D>;         \

@@ -2,10 +2,10 @@
 
 // The pooling layers over one, two and three dims (LibTorch's names:
 // MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d,
-// AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d), each a template over its dim
-// count D with one options struct (MaxPool2dOptions = MaxPoolOptions<2>).
-// Arguments are one int for every dim or D ints; the functions in
-// ditto/nn/functional/pooling.h do the work.
+// AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d, FractionalMaxPool2d/3d), each a
+// template over its dim count D with one options struct (MaxPool2dOptions =
+// MaxPoolOptions<2>). Arguments are one int for every dim or D ints; the
+// functions in ditto/nn/functional/pooling.h do the work.
 
 #include <optional>
 #include <string>
@@ -109,6 +109,38 @@ class DITTO_API MaxUnpoolNd : public Module {
   std::string extra_repr() const override;
   MaxUnpoolOptions<D> options;
 };
+
+template <int D>
+struct FractionalMaxPoolOptions {
+  FractionalMaxPoolOptions(IntList kernel_size)
+      : kernel_size_(std::move(kernel_size)) {}
+  FractionalMaxPoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
+  DITTO_NN_ARG(IntList, kernel_size);
+  // One of the two: the output's last D sizes, or their ratio to the
+  // input's (each in (0, 1)).
+  DITTO_NN_ARG(IntList, output_size);
+  DITTO_NN_ARG(std::vector<double>, output_ratio);
+  // Fixed samples [N, C, D] in [0, 1) (PyTorch's _random_samples); else
+  // each forward draws them from the default generator.
+  DITTO_NN_ARG(Tensor, _random_samples);
+};
+
+// PyTorch's FractionalMaxPool2d/3d (Note [Fractional windows]): prints as
+// "FractionalMaxPool2d()", as PyTorch's.
+template <int D>
+class DITTO_API FractionalMaxPoolNd : public Module {
+ public:
+  explicit FractionalMaxPoolNd(const FractionalMaxPoolOptions<D>& options);
+  Tensor forward(const Tensor& x) const;
+  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
+  FractionalMaxPoolOptions<D> options;
+};
+using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
+using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
+using FractionalMaxPool2d = FractionalMaxPoolNd<2>;
+using FractionalMaxPool3d = FractionalMaxPoolNd<3>;
+extern template class FractionalMaxPoolNd<2>;
+extern template class FractionalMaxPoolNd<3>;
 
 #define DITTO_POOLING_DIMS(X) X(1) X(2) X(3)
 #define DITTO_POOLING_ALIASES(D)                      \

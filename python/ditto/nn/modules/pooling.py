@@ -1,5 +1,6 @@
 """The pooling layers (torch.nn's): MaxPool1d/2d/3d, AvgPool1d/2d/3d,
-AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d and MaxUnpool1d/2d/3d,
+AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d, MaxUnpool1d/2d/3d and
+FractionalMaxPool2d/3d,
 with torch's arguments and printed forms."""
 from .. import functional as F
 from .module import Module
@@ -175,4 +176,49 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
 class MaxUnpool3d(_MaxUnpoolNd):
     _fn = F.max_unpool3d
+    _dims = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """torch.nn.FractionalMaxPool2d/3d: each forward draws its samples from
+    the default generator (as PyTorch) unless _random_samples is given;
+    prints with no arguments, as PyTorch's."""
+    _fn = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None,
+                 return_indices=False, _random_samples=None):
+        super().__init__()
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output "
+                             "size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may "
+                             "be specified")
+        n = type(self)._dims
+        self.kernel_size = _tuple(kernel_size, n)
+        self.output_size = (None if output_size is None
+                            else _tuple(output_size, n))
+        self.output_ratio = (None if output_ratio is None
+                             else _tuple(output_ratio, n))
+        if self.output_ratio is not None and not all(
+                0 < r < 1 for r in self.output_ratio):
+            raise ValueError("output_ratio must be between 0 and 1 (got "
+                             f"{output_ratio})")
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+
+    def forward(self, input):
+        return type(self)._fn(input, self.kernel_size, self.output_size,
+                              self.output_ratio, self.return_indices,
+                              _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _fn = F.fractional_max_pool2d
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _fn = F.fractional_max_pool3d
     _dims = 3
