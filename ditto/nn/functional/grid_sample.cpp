@@ -56,11 +56,12 @@ Coord<T> source(T g, int64_t size, GridSamplePadding pad, bool align_corners) {
     c = {r.v, c.grad * r.grad};
   }
   if (pad != GridSamplePadding::Zeros) {
-    // clip to [0, size - 1]; no gradient where clipped.
+    // clip to [0, size - 1]; no gradient where clipped (the derivative
+    // times 0, as PyTorch: -0 after a reflection's -1).
     if (c.v <= T(0)) {
-      c = {T(0), T(0)};
+      c = {T(0), c.grad * T(0)};
     } else if (c.v >= T(size - 1)) {
-      c = {T(size - 1), T(0)};
+      c = {T(size - 1), c.grad * T(0)};
     }
   }
   return c;
@@ -84,6 +85,231 @@ std::vector<Coord<T>> source_coords(
     }
   });
   return out;
+}
+
+// Note [grid_sample in 3-d]
+// PyTorch 1.13's CPU grid_sampler_3d, term for term: a point's eight
+// corners tnw, tne, tsw, tse, bnw, bne, bsw, bse (x, then y, then z one
+// higher), each weight a product of three distances ((a * b) * c); the
+// output starts at 0 and adds value * weight corner by corner (separate
+// roundings: PyTorch compiles this kernel once, without FMA). The input
+// gradient adds weight * grad into each corner, the grid gradient adds or
+// subtracts value * distance * distance * grad per corner and channel,
+// then scales by the unnormalization's derivative.
+template <typename T>
+struct Point3 {
+  Coord<T> x, y, z;
+  int64_t x0() const {
+    return int64_t(std::floor(x.v));
+  }
+  int64_t y0() const {
+    return int64_t(std::floor(y.v));
+  }
+  int64_t z0() const {
+    return int64_t(std::floor(z.v));
+  }
+  // The eight weights in PyTorch's order.
+  void weights(T* w) const {
+    const T ix = x.v, iy = y.v, iz = z.v;
+    const T x0 = T(this->x0()), y0 = T(this->y0()), z0 = T(this->z0());
+    const T x1 = x0 + 1, y1 = y0 + 1, z1 = z0 + 1;
+    w[0] = (x1 - ix) * (y1 - iy) * (z1 - iz); // tnw
+    w[1] = (ix - x0) * (y1 - iy) * (z1 - iz); // tne
+    w[2] = (x1 - ix) * (iy - y0) * (z1 - iz); // tsw
+    w[3] = (ix - x0) * (iy - y0) * (z1 - iz); // tse
+    w[4] = (x1 - ix) * (y1 - iy) * (iz - z0); // bnw
+    w[5] = (ix - x0) * (y1 - iy) * (iz - z0); // bne
+    w[6] = (x1 - ix) * (iy - y0) * (iz - z0); // bsw
+    w[7] = (ix - x0) * (iy - y0) * (iz - z0); // bse
+  }
+};
+
+// Corner k (0..7, PyTorch's order) of a point's cell: x + (k & 1),
+// y + (k >> 1 & 1), z + (k >> 2).
+inline void corner(int k, int64_t& x, int64_t& y, int64_t& z) {
+  x += k & 1;
+  y += (k >> 1) & 1;
+  z += k >> 2;
+}
+
+Tensor grid_sample_3d(
+    detail::OpScope& scope,
+    const Tensor& input,
+    const Tensor& grid,
+    GridSampleMode mode,
+    GridSamplePadding padding,
+    bool align_corners) {
+  const char* op = "grid_sample";
+  DITTO_CHECK(
+      grid.dim() == 5 && grid.size(4) == 3 && grid.size(0) == input.size(0),
+      ValueError,
+      op,
+      "expected input (N, C, D, H, W) and grid (N, D_out, H_out, W_out, 3), "
+      "got sizes ",
+      shape_str(input.sizes()),
+      " and ",
+      shape_str(grid.sizes()));
+  DITTO_CHECK(
+      input.size(2) > 0 && input.size(3) > 0 && input.size(4) > 0,
+      ValueError,
+      op,
+      "expected a non-empty spatial input, got sizes ",
+      shape_str(input.sizes()));
+  const int64_t n = input.size(0), c = input.size(1), d = input.size(2),
+                h = input.size(3), w = input.size(4);
+  const int64_t pts = grid.size(1) * grid.size(2) * grid.size(3);
+  const int64_t vol = d * h * w;
+  const Shape out_sizes{n, c, grid.size(1), grid.size(2), grid.size(3)};
+  checked_numel(out_sizes, op);
+  // Every point's source coordinates (x, y, z), computed once.
+  auto points = [=]<typename T>(const T* gp) {
+    std::vector<Point3<T>> p(size_t(n * pts));
+    parallel_for(0, n * pts, 4096, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        p[size_t(k)] = {
+            source(gp[3 * k], w, padding, align_corners),
+            source(gp[3 * k + 1], h, padding, align_corners),
+            source(gp[3 * k + 2], d, padding, align_corners)};
+      }
+    });
+    return p;
+  };
+  auto inside = [=](int64_t x, int64_t y, int64_t z) {
+    return x >= 0 && x < w && y >= 0 && y < h && z >= 0 && z < d;
+  };
+  const Tensor in = input.contiguous();
+  const Tensor gr = grid.contiguous();
+  Tensor out = detail::new_tensor(out_sizes, input.dtype());
+  dispatch_dtype(input.dtype(), op, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* ip = in.data_ptr<T>();
+      T* opp = out.data_ptr<T>();
+      const auto src = points(gr.data_ptr<T>());
+      parallel_for(0, n * c, 1, [&](int64_t q0, int64_t q1) {
+        for (int64_t q = q0; q < q1; ++q) {
+          const Point3<T>* sp = src.data() + (q / c) * pts;
+          const T* plane = ip + q * vol;
+          for (int64_t k = 0; k < pts; ++k) {
+            const Point3<T>& p = sp[k];
+            T v = 0;
+            if (mode == GridSampleMode::Nearest) {
+              const int64_t x = int64_t(std::nearbyint(p.x.v)),
+                            y = int64_t(std::nearbyint(p.y.v)),
+                            z = int64_t(std::nearbyint(p.z.v));
+              v = inside(x, y, z) ? plane[(z * h + y) * w + x] : T(0);
+            } else {
+              T wt[8];
+              p.weights(wt);
+              for (int j = 0; j < 8; ++j) {
+                int64_t x = p.x0(), y = p.y0(), z = p.z0();
+                corner(j, x, y, z);
+                if (inside(x, y, z)) {
+                  v += plane[(z * h + y) * w + x] * wt[j];
+                }
+              }
+            }
+            opp[q * pts + k] = v;
+          }
+        }
+      });
+    }
+  });
+  const bool need_input = autograd::requires_grad(input);
+  const bool need_grid =
+      autograd::requires_grad(grid) && mode != GridSampleMode::Nearest;
+  return scope.done(
+      out,
+      [=, si = scope.save(input), sg = scope.save(grid)](
+          const autograd::GradList& grads) {
+        Tensor iv = si.unpack().contiguous(), gv = sg.unpack().contiguous();
+        Tensor go = grads[0].contiguous();
+        Tensor gin = need_input ? zeros(iv.sizes(), iv.dtype()) : Tensor();
+        Tensor ggrid = need_grid ? zeros(gv.sizes(), iv.dtype()) : Tensor();
+        dispatch_dtype(iv.dtype(), op, [&]<typename T>() {
+          if constexpr (std::is_floating_point_v<T>) {
+            const T* ip = iv.data_ptr<T>();
+            const T* gop = go.data_ptr<T>();
+            const auto src = points(gv.data_ptr<T>());
+            if (need_input) {
+              detail::plane_scatter(
+                  are_deterministic_algorithms_enabled(),
+                  n * c,
+                  pts,
+                  8,
+                  gin.data_ptr<T>(),
+                  vol,
+                  [&](int64_t q, int64_t k0, int64_t k1, auto plane_add) {
+                    const Point3<T>* sp = src.data() + (q / c) * pts;
+                    for (int64_t k = k0; k < k1; ++k) {
+                      const T g = gop[q * pts + k];
+                      const Point3<T>& p = sp[k];
+                      if (mode == GridSampleMode::Nearest) {
+                        const int64_t x = int64_t(std::nearbyint(p.x.v)),
+                                      y = int64_t(std::nearbyint(p.y.v)),
+                                      z = int64_t(std::nearbyint(p.z.v));
+                        if (inside(x, y, z)) {
+                          plane_add((z * h + y) * w + x, g);
+                        }
+                        continue;
+                      }
+                      T wt[8];
+                      p.weights(wt);
+                      for (int j = 0; j < 8; ++j) {
+                        int64_t x = p.x0(), y = p.y0(), z = p.z0();
+                        corner(j, x, y, z);
+                        if (inside(x, y, z)) {
+                          plane_add((z * h + y) * w + x, wt[j] * g);
+                        }
+                      }
+                    }
+                  });
+            }
+            if (!need_grid) {
+              return;
+            }
+            // Grid gradient: each point on its own, channels in order.
+            T* ggp = ggrid.data_ptr<T>();
+            parallel_for(0, n * pts, 256, [&](int64_t p0, int64_t p1) {
+              for (int64_t pi = p0; pi < p1; ++pi) {
+                const int64_t b = pi / pts, k = pi % pts;
+                const Point3<T>& p = src[size_t(pi)];
+                const T ix = p.x.v, iy = p.y.v, iz = p.z.v;
+                const int64_t x0 = p.x0(), y0 = p.y0(), z0 = p.z0();
+                // Distances to the cell's far (1) and near (0) faces.
+                const T dx1 = T(x0 + 1) - ix, dx0 = ix - T(x0);
+                const T dy1 = T(y0 + 1) - iy, dy0 = iy - T(y0);
+                const T dz1 = T(z0 + 1) - iz, dz0 = iz - T(z0);
+                T gx = 0, gy = 0, gz = 0;
+                for (int64_t ch = 0; ch < c; ++ch) {
+                  const T* plane = ip + (b * c + ch) * vol;
+                  const T g = gop[(b * c + ch) * pts + k];
+                  for (int j = 0; j < 8; ++j) {
+                    int64_t x = x0, y = y0, z = z0;
+                    corner(j, x, y, z);
+                    if (!inside(x, y, z)) {
+                      continue;
+                    }
+                    const T v = plane[(z * h + y) * w + x];
+                    const bool hx = j & 1, hy = (j >> 1) & 1, hz = j >> 2;
+                    const T ex = hx ? dx0 : dx1, ey = hy ? dy0 : dy1,
+                            ez = hz ? dz0 : dz1;
+                    // +: the corner on the far side of that axis.
+                    const T tx = v * ey * ez * g, ty = v * ex * ez * g,
+                            tz = v * ex * ey * g;
+                    gx = hx ? gx + tx : gx - tx;
+                    gy = hy ? gy + ty : gy - ty;
+                    gz = hz ? gz + tz : gz - tz;
+                  }
+                }
+                ggp[3 * pi] = p.x.grad * gx;
+                ggp[3 * pi + 1] = p.y.grad * gy;
+                ggp[3 * pi + 2] = p.z.grad * gz;
+              }
+            });
+          }
+        });
+        return autograd::GradList{gin, ggrid};
+      });
 }
 
 } // namespace
@@ -110,6 +336,9 @@ Tensor grid_sample(
       input.dtype(),
       " and ",
       grid.dtype());
+  if (input.dim() == 5) {
+    return grid_sample_3d(scope, input, grid, mode, padding, align_corners);
+  }
   DITTO_CHECK(
       input.dim() == 4 && grid.dim() == 4 && grid.size(3) == 2 &&
           grid.size(0) == input.size(0),

@@ -32,6 +32,29 @@ std::vector<Sample> grid_sample_samples(const SampleSpec& spec) {
       s::varied({1, 1, s::size(spec, 53, 4), s::size(spec, 47, 3)}, dt, 8.0, 4);
   Tensor plane_grid =
       s::varied({1, s::size(spec, 97, 3), s::size(spec, 89, 3), 2}, dt, 1.9, 5);
+  Tensor vol = s::varied(
+      {n,
+       s::size(spec, 3, 2),
+       s::size(spec, 9, 3),
+       s::size(spec, 11, 3),
+       s::size(spec, 13, 4)},
+      dt,
+      8.0,
+      6);
+  const int64_t dv = s::size(spec, 7, 2), hv = s::size(spec, 8, 2),
+                wv = s::size(spec, 9, 2);
+  Tensor vol_grid = s::varied({n, dv, hv, wv, 3}, dt, 1.9, 7);
+  Tensor vol_wide = s::varied({n, dv, hv, wv, 3}, dt, 2.6, 8);
+  Tensor vol_plane = s::varied(
+      {1, 1, s::size(spec, 12, 3), s::size(spec, 10, 2), s::size(spec, 9, 3)},
+      dt,
+      8.0,
+      9);
+  Tensor vol_grid1 = s::varied(
+      {1, s::size(spec, 21, 2), s::size(spec, 19, 2), s::size(spec, 17, 2), 3},
+      dt,
+      1.9,
+      10);
   auto gs = [](GridSampleMode m, GridSamplePadding p, bool align) {
     return s::call2([=](const Tensor& x, const Tensor& g) {
       return grid_sample(
@@ -53,6 +76,15 @@ std::vector<Sample> grid_sample_samples(const SampleSpec& spec) {
       {"nearest", {in, grid}, gs(GridSampleMode::Nearest, zeros, false)},
       {"strided", {s::strided(in), grid}, gs(bil, zeros, false)},
       {"one_plane", {plane, plane_grid}, gs(bil, zeros, true)},
+      // Volumes (trilinear): Note [grid_sample in 3-d].
+      {"volume_trilinear_zeros", {vol, vol_grid}, gs(bil, zeros, false)},
+      {"volume_trilinear_reflection_align",
+       {vol, vol_wide},
+       gs(bil, GridSamplePadding::Reflection, true)},
+      {"volume_nearest_border",
+       {vol, vol_wide},
+       gs(GridSampleMode::Nearest, GridSamplePadding::Border, false)},
+      {"volume_one_plane", {vol_plane, vol_grid1}, gs(bil, zeros, false)},
   };
 }
 

@@ -94,10 +94,13 @@ struct DITTO_API GridSampleOptions {
   DITTO_NN_ARG(bool, align_corners) = false;
 };
 // Samples input (N, C, H, W) at grid (N, Ho, Wo, 2) points (x, y) in
-// [-1, 1]: PyTorch's unnormalization, padding and weights. Gradients for
-// input and grid (bilinear); the input gradient is summed per plane in
-// output order, the grid gradient per point over channels in order: the
-// same bits for any thread count.
+// [-1, 1], or input (N, C, D, H, W) at grid (N, Do, Ho, Wo, 3) points
+// (x, y, z) ("bilinear" is then trilinear, as PyTorch's): PyTorch's
+// unnormalization, padding and weights (the 3-d ones in the order of
+// PyTorch's CPU kernel, Note [grid_sample in 3-d]). Gradients for input and
+// grid (bilinear); the input gradient is summed per plane in output order,
+// the grid gradient per point over channels in order: the same bits for
+// any thread count.
 DITTO_API Tensor grid_sample(
     const Tensor& input,
     const Tensor& grid,
