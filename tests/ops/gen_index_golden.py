@@ -220,6 +220,23 @@ for dtype in (torch.float32, torch.float64, torch.int64):
                  out=self_.index_reduce(1, index1, src1, reduce,
                                         include_self=include_self))
 
+# Appended after index_reduce_ (the draws above are unchanged):
+# embedding_bag with per_sample_weights and a padding_idx that occurs (its
+# entries are skipped, weights and all), and bincount with weights of 4099
+# elements into 2053 bins (several blocks of bins in the deterministic
+# variant; PyTorch adds in index order).
+pad_at = int(inp[1])
+case("embedding_bag_psw_pad", input=inp, weight=wq, offsets=offs,
+     per_sample_weights=psw,
+     params=torch.tensor([pad_at], dtype=torch.float64),
+     out=F.embedding_bag(inp, wq, offs, mode="sum", per_sample_weights=psw,
+                         padding_idx=pad_at))
+big = torch.randint(0, 2053, (4099,))
+for dtype in (torch.float32, torch.float64):
+    wb = rnd(4099, dtype=dtype)
+    case("bincount_big_w%d" % (32 if dtype == torch.float32 else 64),
+         input=big, weights=wb, out=torch.bincount(big, wb))
+
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                     "index_golden.txt")
 tmp = path + ".tmp"

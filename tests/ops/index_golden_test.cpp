@@ -163,7 +163,7 @@ Tensor run_free_case(const std::string& name, Case& c) {
   if (name == "bincount") {
     return bincount(c.at("input"), {}, 9);
   }
-  if (starts(name, "bincount_w")) {
+  if (starts(name, "bincount_w") || starts(name, "bincount_big_w")) {
     return bincount(c.at("input"), c.at("weights"));
   }
   if (starts(name, "histc")) {
@@ -181,6 +181,16 @@ Tensor run_free_case(const std::string& name, Case& c) {
         c.at("offsets"),
         "sum",
         c.at("per_sample_weights"));
+  }
+  if (name == "embedding_bag_psw_pad") {
+    return embedding_bag(
+        c.at("input"),
+        c.at("weight"),
+        c.at("offsets"),
+        "sum",
+        c.at("per_sample_weights"),
+        false,
+        int64_t(c.at("params").data_ptr<double>()[0]));
   }
   if (starts(name, "embedding_bag_pad_")) {
     return embedding_bag(
