@@ -18,11 +18,6 @@ using detail::conv::kBackwardWeight;
 using detail::conv::kForward;
 using detail::conv::make_geom;
 
-Tensor contiguous_checked(const Tensor& t, const char* what, const char* op) {
-  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
-  return t.contiguous();
-}
-
 void add_bias(Tensor& out, const Tensor& bias, const Geom& g, const char* op) {
   DITTO_CHECK(
       bias.dtype() == g.dtype && bias.dim() == 1 && bias.size(0) == g.o,
@@ -71,17 +66,6 @@ void check_grad_out(const Tensor& go, const Geom& g, const char* op) {
       shape_str(want));
 }
 
-void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  DITTO_CHECK(
-      a.dtype() == b.dtype(),
-      TypeError,
-      op,
-      "expected tensors of one dtype, got ",
-      a.dtype(),
-      " and ",
-      b.dtype());
-}
-
 } // namespace
 
 Tensor conv2d(
@@ -94,9 +78,9 @@ Tensor conv2d(
     int64_t groups) {
   const char* op_name = "conv2d";
   detail::OpScope op(op_name, {input, weight, bias});
-  Tensor x = contiguous_checked(input, "input", op_name);
-  Tensor w = contiguous_checked(weight, "weight", op_name);
-  check_same_dtype(x, w, op_name);
+  const auto operands =
+      detail::conv::conv_operands(input, "input", weight, "weight", op_name);
+  Tensor x = operands.first, w = operands.second;
   Geom g = make_geom(
       x.sizes(),
       w.sizes(),
@@ -145,9 +129,9 @@ Tensor conv2d_backward_input(
     int64_t groups) {
   const char* op_name = "conv2d_backward_input";
   detail::OpScope op(op_name, {grad_out, weight});
-  Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
-  Tensor w = contiguous_checked(weight, "weight", op_name);
-  check_same_dtype(go, w, op_name);
+  const auto operands = detail::conv::conv_operands(
+      grad_out, "grad_out", weight, "weight", op_name);
+  Tensor go = operands.first, w = operands.second;
   Geom g = make_geom(
       input_sizes,
       w.sizes(),
@@ -175,9 +159,9 @@ Tensor conv2d_backward_weight(
     int64_t groups) {
   const char* op_name = "conv2d_backward_weight";
   detail::OpScope op(op_name, {grad_out, input});
-  Tensor go = contiguous_checked(grad_out, "grad_out", op_name);
-  Tensor x = contiguous_checked(input, "input", op_name);
-  check_same_dtype(go, x, op_name);
+  const auto operands = detail::conv::conv_operands(
+      grad_out, "grad_out", input, "input", op_name);
+  Tensor go = operands.first, x = operands.second;
   Geom g = make_geom(
       x.sizes(),
       weight_sizes,

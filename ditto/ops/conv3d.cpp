@@ -30,6 +30,7 @@
 
 #include "ditto/core/parallel.h"
 #include "ditto/ops/conv.h"
+#include "ditto/ops/detail/conv/geometry.h"
 #include "ditto/ops/detail/conv/lowering.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/reduce.h"
@@ -911,22 +912,6 @@ void backward_weight(const Geom3& g, const T* go, const T* x, T* gw) {
 
 // ---- The ops.
 
-Tensor contiguous_checked(const Tensor& t, const char* what, const char* op) {
-  DITTO_CHECK(t.defined(), ValueError, op, "undefined ", what);
-  return t.contiguous();
-}
-
-void check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  DITTO_CHECK(
-      a.dtype() == b.dtype(),
-      TypeError,
-      op,
-      "expected tensors of one dtype, got ",
-      a.dtype(),
-      " and ",
-      b.dtype());
-}
-
 void check_grad_out(const Tensor& go, const Geom3& g, const char* op) {
   const Shape want{g.n, g.o, g.out[0], g.out[1], g.out[2]};
   DITTO_CHECK(
@@ -966,9 +951,9 @@ Tensor conv3d(
     int64_t groups) {
   const char* op_name = "conv3d";
   detail::OpScope op(op_name, {input, weight, bias});
-  Tensor x = c3::contiguous_checked(input, "input", op_name);
-  Tensor w = c3::contiguous_checked(weight, "weight", op_name);
-  c3::check_same_dtype(x, w, op_name);
+  const auto operands =
+      detail::conv::conv_operands(input, "input", weight, "weight", op_name);
+  Tensor x = operands.first, w = operands.second;
   const c3::Geom3 g = c3::make_geom3(
       x.sizes(),
       w.sizes(),
@@ -1044,9 +1029,9 @@ Tensor conv3d_backward_input(
     int64_t groups) {
   const char* op_name = "conv3d_backward_input";
   detail::OpScope op(op_name, {grad_out, weight});
-  Tensor go = c3::contiguous_checked(grad_out, "grad_out", op_name);
-  Tensor w = c3::contiguous_checked(weight, "weight", op_name);
-  c3::check_same_dtype(go, w, op_name);
+  const auto operands = detail::conv::conv_operands(
+      grad_out, "grad_out", weight, "weight", op_name);
+  Tensor go = operands.first, w = operands.second;
   const c3::Geom3 g = c3::make_geom3(
       input_sizes,
       w.sizes(),
@@ -1081,9 +1066,9 @@ Tensor conv3d_backward_weight(
     int64_t groups) {
   const char* op_name = "conv3d_backward_weight";
   detail::OpScope op(op_name, {grad_out, input});
-  Tensor go = c3::contiguous_checked(grad_out, "grad_out", op_name);
-  Tensor x = c3::contiguous_checked(input, "input", op_name);
-  c3::check_same_dtype(go, x, op_name);
+  const auto operands = detail::conv::conv_operands(
+      grad_out, "grad_out", input, "input", op_name);
+  Tensor go = operands.first, x = operands.second;
   const c3::Geom3 g = c3::make_geom3(
       x.sizes(),
       weight_sizes,

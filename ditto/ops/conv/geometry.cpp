@@ -16,6 +16,25 @@ IntList pair_of(const IntList& v, const char* what, const char* op) {
 
 } // namespace
 
+std::pair<Tensor, Tensor> conv_operands(
+    const Tensor& a,
+    const char* a_name,
+    const Tensor& b,
+    const char* b_name,
+    const char* op) {
+  DITTO_CHECK(a.defined(), ValueError, op, "undefined ", a_name);
+  DITTO_CHECK(b.defined(), ValueError, op, "undefined ", b_name);
+  DITTO_CHECK(
+      a.dtype() == b.dtype(),
+      TypeError,
+      op,
+      "expected tensors of one dtype, got ",
+      a.dtype(),
+      " and ",
+      b.dtype());
+  return {a.contiguous(), b.contiguous()};
+}
+
 Geom make_geom(
     const Shape& input,
     const Shape& weight,

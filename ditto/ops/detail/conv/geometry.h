@@ -3,6 +3,8 @@
 // Internal to the convolutions (ditto/ops/conv/): the geometry of one
 // convolution, checked, and the three directions. Not installed.
 
+#include <utility>
+
 #include "ditto/core/tensor.h"
 
 namespace ditto::detail::conv {
@@ -32,6 +34,16 @@ Geom make_geom(
     const IntList& dilation,
     int64_t groups,
     Dtype dtype,
+    const char* op);
+
+// The two operands of a convolution direction (conv2d's and conv3d's),
+// contiguous: ValueError naming op for an undefined one, TypeError for two
+// dtypes.
+std::pair<Tensor, Tensor> conv_operands(
+    const Tensor& a,
+    const char* a_name,
+    const Tensor& b,
+    const char* b_name,
     const char* op);
 
 // The three directions, each with its own algorithms.
