@@ -203,6 +203,14 @@ Tensor lerp_impl(
 
 } // namespace
 
+Tensor square(const Tensor& a) {
+  // Composite: mul records the gradient.
+  detail::OpScope scope("square", {a}, detail::OpScope::kComposite);
+  DITTO_CHECK(a.defined(), ValueError, "square", "undefined tensor");
+  const Tensor x = a.dtype() == kBool ? a.to(kInt64) : a;
+  return scope.done(x * x);
+}
+
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   return lerp_impl(start, end, &weight, 0.0);
 }

@@ -71,6 +71,10 @@ DITTO_API Tensor erf(const Tensor& a);
 // log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
 DITTO_API Tensor erfinv(const Tensor& x);
 DITTO_API Tensor relu(const Tensor& a);
+// a * a, as torch.square (PyTorch's pow(a, 2), the same value; bool gives
+// int64). The gradient 2 a grad has PyTorch's bits: (grad a) + (grad a) is
+// 2 round(grad a), exactly round(grad 2a).
+DITTO_API Tensor square(const Tensor& a);
 DITTO_API Tensor clamp(
     const Tensor& a,
     const std::optional<Scalar>& min,

@@ -450,6 +450,12 @@ DITTO_OP_RECORDS(elementwise) {
       pos,
       kFloating);
   unary(
+      "square",
+      [](auto& a) { return square(a); },
+      [](Tensor& a) { a.square_(); },
+      any,
+      kNumeric);
+  unary(
       "tanh",
       [](auto& a) { return tanh(a); },
       [](Tensor& a) { a.tanh_(); },

@@ -22,7 +22,7 @@ from ._C import (  # noqa: F401
     # elementwise
     add, sub, subtract, mul, multiply, div, divide, true_divide, pow,
     maximum, minimum, eq, ne, lt, le, gt, ge, neg, negative, abs, absolute,
-    exp, log, log1p, sqrt, tanh, sigmoid, relu, erf, erfinv, clamp, clip,
+    exp, log, log1p, sqrt, square, tanh, sigmoid, relu, erf, erfinv, clamp, clip,
     where, addcmul, addcdiv,
     # reductions, shape ops, matrix products
     sum, mean, prod, max, min, argmax, argmin, sum_to_size, cat, concat,

@@ -39,6 +39,7 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
       {"log", &log},
       {"log1p", &log1p},
       {"sqrt", &sqrt},
+      {"square", &square},
       {"tanh", &tanh},
       {"sigmoid", &sigmoid},
       {"relu", &relu},
@@ -58,6 +59,7 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
       {"log_", &Tensor::log_},
       {"log1p_", &Tensor::log1p_},
       {"sqrt_", &Tensor::sqrt_},
+      {"square_", &Tensor::square_},
       {"tanh_", &Tensor::tanh_},
       {"sigmoid_", &Tensor::sigmoid_},
       {"relu_", &Tensor::relu_}};

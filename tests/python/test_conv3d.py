@@ -79,7 +79,7 @@ def test_a_unet_block_gives_the_same_bits_at_1_and_2_threads():
             up = nn.ConvTranspose3d(8, 4, 2, stride=2)
             x = ditto.randn(2, 4, 6, 8, 8, requires_grad=True)
             y = up(F.relu(down(x)))
-            (y * y).sum().backward()
+            y.square().sum().backward()
             runs.append([y.detach(), x.grad, down.weight.grad,
                          up.weight.grad])
         for a, b in zip(*runs):

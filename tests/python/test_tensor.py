@@ -202,3 +202,14 @@ def test_index_reduce_is_pytorchs():
         ditto.ones(3, 2).index_reduce_(0, idx, src, "sum")
     with pytest.raises(IndexError):
         ditto.ones(3, 2).index_reduce_(0, ditto.tensor([0, 3, 1]), src, "prod")
+
+
+def test_square_is_torchs():
+    x = ditto.tensor([-1.5, 0.0, 2.0, 3.0], requires_grad=True)
+    y = x.square()
+    assert y.tolist() == [2.25, 0.0, 4.0, 9.0]
+    y.sum().backward()
+    assert x.grad.tolist() == [-3.0, 0.0, 4.0, 6.0]
+    assert ditto.square(ditto.tensor([True, False])).dtype == ditto.int64
+    z = ditto.tensor([2, -3])
+    assert z.square_() is z and z.tolist() == [4, 9]
