@@ -96,22 +96,35 @@ std::vector<Coord<T>> source_coords(
 // gradient adds weight * grad into each corner, the grid gradient adds or
 // subtracts value * distance * distance * grad per corner and channel,
 // then scales by the unnormalization's derivative.
+// A grid point: its source coordinates, its cell's first corner and the
+// eight corner weights, computed once per point (not once per channel).
 template <typename T>
 struct Point3 {
   Coord<T> x, y, z;
+  int64_t cx = 0, cy = 0, cz = 0;
+  T w[8] = {};
+  Point3() = default;
+  Point3(Coord<T> px, Coord<T> py, Coord<T> pz) : x(px), y(py), z(pz) {
+    cx = int64_t(std::floor(x.v));
+    cy = int64_t(std::floor(y.v));
+    cz = int64_t(std::floor(z.v));
+    weights();
+  }
   int64_t x0() const {
-    return int64_t(std::floor(x.v));
+    return cx;
   }
   int64_t y0() const {
-    return int64_t(std::floor(y.v));
+    return cy;
   }
   int64_t z0() const {
-    return int64_t(std::floor(z.v));
+    return cz;
   }
+
+ private:
   // The eight weights in PyTorch's order.
-  void weights(T* w) const {
+  void weights() {
     const T ix = x.v, iy = y.v, iz = z.v;
-    const T x0 = T(this->x0()), y0 = T(this->y0()), z0 = T(this->z0());
+    const T x0 = T(cx), y0 = T(cy), z0 = T(cz);
     const T x1 = x0 + 1, y1 = y0 + 1, z1 = z0 + 1;
     w[0] = (x1 - ix) * (y1 - iy) * (z1 - iz); // tnw
     w[1] = (ix - x0) * (y1 - iy) * (z1 - iz); // tne
@@ -166,10 +179,10 @@ Tensor grid_sample_3d(
     std::vector<Point3<T>> p(size_t(n * pts));
     parallel_for(0, n * pts, 4096, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) {
-        p[size_t(k)] = {
+        p[size_t(k)] = Point3<T>(
             source(gp[3 * k], w, padding, align_corners),
             source(gp[3 * k + 1], h, padding, align_corners),
-            source(gp[3 * k + 2], d, padding, align_corners)};
+            source(gp[3 * k + 2], d, padding, align_corners));
       }
     });
     return p;
@@ -198,8 +211,7 @@ Tensor grid_sample_3d(
                             z = int64_t(std::nearbyint(p.z.v));
               v = inside(x, y, z) ? plane[(z * h + y) * w + x] : T(0);
             } else {
-              T wt[8];
-              p.weights(wt);
+              const T* wt = p.w;
               for (int j = 0; j < 8; ++j) {
                 int64_t x = p.x0(), y = p.y0(), z = p.z0();
                 corner(j, x, y, z);
@@ -252,8 +264,7 @@ Tensor grid_sample_3d(
                         }
                         continue;
                       }
-                      T wt[8];
-                      p.weights(wt);
+                      const T* wt = p.w;
                       for (int j = 0; j < 8; ++j) {
                         int64_t x = p.x0(), y = p.y0(), z = p.z0();
                         corner(j, x, y, z);
