@@ -554,7 +554,7 @@ Tensor& Tensor::index_reduce_(
   view[size_t(d)] = index.numel();
   self.scatter_reduce_(
       d,
-      idx.to(kInt64).reshape(view).expand(source.sizes()),
+      idx.reshape(view).expand(source.sizes()),
       source,
       reduce,
       include_self);

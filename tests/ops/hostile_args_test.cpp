@@ -278,6 +278,26 @@ TEST(HostileArgs, NnWindowsAtTheEdges) {
     hostile("conv_transpose3d padding" + at, [&](Inputs& in) {
       conv_transpose3d(x5(in), ones({1, 1, 1, 2, 2}), {}, {1}, {0, v, 0});
     });
+    hostile("fractional_max_pool2d kernel" + at, [&](Inputs& in) {
+      F::fractional_max_pool2d(x4(in), {v}, {1});
+    });
+    hostile("fractional_max_pool2d output_size" + at, [&](Inputs& in) {
+      F::fractional_max_pool2d(x4(in), {2}, {v, 1});
+    });
+    hostile("fractional_max_pool3d output_size" + at, [&](Inputs& in) {
+      F::fractional_max_pool3d(x5(in), {1}, {1, 1, v});
+    });
+    hostile("grid_sample 3d grid" + at, [&](Inputs& in) {
+      F::grid_sample(x5(in), zeros({1, 1, 1, v > 0 && v < 64 ? v : 1, 3}));
+    });
+    hostile("index_reduce_ dim" + at, [&](Inputs&) {
+      Tensor self = zeros({3, 4});
+      self.index_reduce_(v, tensor<int64_t>({0}), zeros({1, 4}), "amax");
+    });
+    hostile("index_reduce_ index" + at, [&](Inputs&) {
+      Tensor self = zeros({3, 4});
+      self.index_reduce_(0, tensor<int64_t>({v}), zeros({1, 4}), "prod");
+    });
     hostile("kthvalue k" + at, [&](Inputs& in) { kthvalue(in.a, v); });
     hostile("topk k" + at, [&](Inputs& in) { topk(in.a, v); });
   }
