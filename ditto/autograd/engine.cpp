@@ -21,7 +21,13 @@ void add_into(Buffer& buffer, size_t slot, Tensor g) {
     buffer.resize(slot + 1);
   }
   Tensor& have = buffer[slot];
-  have = have.defined() ? have.add(g) : std::move(g);
+  if (!have.defined()) {
+    have = std::move(g);
+  } else if (have.is_sparse() && !g.is_sparse()) {
+    have = g.add(have); // dense + sparse: the sparse one second
+  } else {
+    have = have.add(g);
+  }
 }
 
 size_t slots_of(const Node& node) {
@@ -41,6 +47,20 @@ void accumulate_into_leaf(const std::shared_ptr<TensorImpl>& leaf, Tensor g) {
   std::lock_guard<std::mutex> lock(leaf_mutex(leaf.get()));
   Tensor t(leaf);
   AutogradMeta& m = ensure_meta(t);
+  if (g.is_sparse() || (m.grad.defined() && m.grad.is_sparse())) {
+    // Sparse gradients (Embedding(sparse=True), sparse.mm's values): a
+    // sparse .grad gathers later ones as more entries; a dense one takes
+    // them in place; a dense gradient after a sparse .grad replaces it with
+    // the dense sum, as PyTorch's AccumulateGrad.
+    if (!m.grad.defined()) {
+      m.grad = g.detach();
+    } else if (m.grad.is_sparse() && !g.is_sparse()) {
+      m.grad = g.add(m.grad);
+    } else {
+      m.grad.add_(g);
+    }
+    return;
+  }
   if (!m.grad.defined()) {
     const bool steal = g.impl().use_count() == 1 &&
         g.storage().use_count() == 1 && g.is_contiguous() &&
@@ -492,6 +512,10 @@ bool Tensor::is_leaf() const {
 
 Tensor Tensor::detach() const {
   check_defined("detach");
+  if (impl_->is_sparse()) {
+    return Tensor(
+        std::make_shared<TensorImpl>(impl_->sparse(), sizes(), dtype()));
+  }
   // Shares the data (and so the version counter), not the graph.
   return Tensor(std::make_shared<TensorImpl>(
       storage(), sizes(), strides(), storage_offset(), dtype()));

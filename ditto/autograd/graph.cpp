@@ -209,15 +209,21 @@ SavedTensor::SavedTensor(const Tensor& t) {
   }
   // An alias without autograd metadata: the node keeps the values, not the
   // tensor's graph (which may lead back to this very node).
+  info_ = std::make_shared<Info>();
+  info_->original = t.impl();
+  if (t.impl()->is_sparse()) {
+    // Sparse parts are never written in place: nothing to check later.
+    data_ = Tensor(std::make_shared<TensorImpl>(
+        t.impl()->sparse(), t.sizes(), t.dtype()));
+    return;
+  }
   data_ = Tensor(std::make_shared<TensorImpl>(
       t.storage(), t.sizes(), t.strides(), t.storage_offset(), t.dtype()));
-  info_ = std::make_shared<Info>();
   info_->version = t.storage()->version();
-  info_->original = t.impl();
 }
 
 void SavedTensor::restamp() const {
-  if (data_.defined()) {
+  if (data_.defined() && !data_.impl()->is_sparse()) {
     info_->version = data_.storage()->version();
   }
 }
@@ -227,7 +233,7 @@ bool SavedTensor::is_of(const Tensor& t) const {
 }
 
 Tensor SavedTensor::unpack() const {
-  if (data_.defined()) {
+  if (data_.defined() && !data_.impl()->is_sparse()) {
     uint64_t now = data_.storage()->version();
     // Which node produced the tensor, if it still exists (an op's own
     // output gets its grad_fn after being saved, so it is looked up now).

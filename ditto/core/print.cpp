@@ -135,13 +135,13 @@ std::string py_str(T v) {
 
 // Which indices of each dim are printed: all of them, or the first and last
 // kEdgeItems around an ellipsis when summarizing (get_summarized_data).
-struct Layout {
+struct PrintLayout {
   std::vector<std::vector<int64_t>> shown;
   std::vector<bool> elided;
 };
 
-Layout make_layout(const Shape& sizes, bool summarize) {
-  Layout l;
+PrintLayout make_layout(const Shape& sizes, bool summarize) {
+  PrintLayout l;
   for (int64_t n : sizes) {
     bool elide = summarize && n > 2 * kEdgeItems;
     // O(shown elements): an elided dim lists only its edges (a huge
@@ -162,7 +162,7 @@ Layout make_layout(const Shape& sizes, bool summarize) {
 // Calls f on each shown element in row-major order, reading through the
 // strides so that views print without a copy.
 template <typename T, typename F>
-void for_each_shown(const Tensor& t, const Layout& l, F&& f) {
+void for_each_shown(const Tensor& t, const PrintLayout& l, F&& f) {
   const T* base = static_cast<const T*>(t.raw_data());
   const Shape& strides = t.strides();
   size_t nd = l.shown.size();
@@ -188,7 +188,7 @@ void for_each_shown(const Tensor& t, const Layout& l, F&& f) {
 // as _tensor_str_with_formatter does; `next` walks through the cells.
 class Renderer {
  public:
-  Renderer(const Layout& l, const std::vector<std::string>& cells, int64_t w)
+  Renderer(const PrintLayout& l, const std::vector<std::string>& cells, int64_t w)
       : layout_(l), cells_(cells), width_(w) {}
 
   std::string render(size_t d, int64_t indent) {
@@ -262,7 +262,7 @@ class Renderer {
     return out;
   }
 
-  const Layout& layout_;
+  const PrintLayout& layout_;
   const std::vector<std::string>& cells_;
   int64_t width_;
   size_t next_ = 0;
@@ -271,7 +271,7 @@ class Renderer {
 // The bracketed body, _tensor_str, for a tensor with at least one element.
 std::string body_str(const Tensor& t, int64_t indent) {
   bool summarize = t.numel() > kThreshold;
-  Layout layout = make_layout(t.sizes(), summarize);
+  PrintLayout layout = make_layout(t.sizes(), summarize);
   std::vector<std::string> cells;
   int64_t width = 1;
   dispatch_dtype(t.dtype(), "print", [&]<typename T>() {
@@ -327,6 +327,37 @@ std::string add_suffixes(
   return str + ")";
 }
 
+// PyTorch's sparse repr: the parts as stored, each printed as a tensor
+// indented under its name, then size, nnz, dtype and layout.
+std::string sparse_repr(
+    const Tensor& t,
+    const std::string& dtype_suffix,
+    const std::vector<std::string>& extra_suffixes) {
+  const std::string prefix = "tensor(";
+  const int64_t indent = int64_t(prefix.size());
+  std::vector<std::string> suffixes;
+  if (!t.is_cpu()) {
+    suffixes.push_back("device='" + t.device().str() + "'");
+  }
+  suffixes.push_back("size=" + tuple_str(t.sizes()));
+  suffixes.push_back("nnz=" + std::to_string(t._nnz()));
+  if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
+    suffixes.push_back(dtype_suffix);
+  }
+  suffixes.push_back("layout=torch.sparse_coo");
+  auto part = [&](const std::string& name, const Tensor& p) {
+    const std::string head = name + "=tensor(";
+    if (p.numel() == 0) {
+      return head + "[], size=" + tuple_str(p.sizes()) + ")";
+    }
+    return head + body_str(p, indent + int64_t(head.size())) + ")";
+  };
+  std::string body = part("indices", t._indices()) + ",\n" +
+      std::string(size_t(indent), ' ') + part("values", t._values());
+  suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
+  return add_suffixes(prefix + body, suffixes, indent);
+}
+
 } // namespace
 
 std::string Tensor::to_string() const {
@@ -344,6 +375,9 @@ std::string detail::tensor_repr(
   const int64_t indent = int64_t(prefix.size());
   std::string dtype_suffix =
       "dtype=" + std::string(dtype_prefix) + std::string(dtype_name(t.dtype()));
+  if (t.is_sparse()) {
+    return sparse_repr(t, dtype_suffix, extra_suffixes);
+  }
   std::vector<std::string> suffixes;
   std::string body;
   if (!t.is_cpu()) {
@@ -367,6 +401,7 @@ std::string detail::tensor_repr(
   suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
   return add_suffixes(prefix + body, suffixes, indent);
 }
+
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   return os << t.to_string();

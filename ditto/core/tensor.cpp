@@ -176,7 +176,24 @@ Dtype Tensor::dtype() const {
 
 Device Tensor::device() const {
   check_defined("device");
+  if (impl_->is_sparse()) {
+    return impl_->sparse()->values.device();
+  }
   return impl_->storage()->device();
+}
+
+Layout Tensor::layout() const {
+  check_defined("layout");
+  return impl_->is_sparse() ? kSparse : kStrided;
+}
+
+void detail::require_strided(const Tensor& t, const char* op) {
+  DITTO_CHECK(
+      !t.defined() || !t.impl()->is_sparse(),
+      TypeError,
+      op,
+      "got a sparse tensor (layout torch.sparse_coo), which this op does not "
+      "take: convert it with to_dense() first");
 }
 
 const Shape& Tensor::sizes() const {
@@ -186,6 +203,7 @@ const Shape& Tensor::sizes() const {
 
 const Shape& Tensor::strides() const {
   check_defined("strides");
+  detail::require_strided(*this, "strides");
   return impl_->strides();
 }
 
@@ -225,6 +243,7 @@ size_t Tensor::nbytes() const {
 }
 
 bool Tensor::is_contiguous() const {
+  detail::require_strided(*this, "is_contiguous");
   const Shape& sz = sizes();
   const Shape& st = impl_->strides();
   for (int64_t s : sz) {
@@ -244,11 +263,13 @@ bool Tensor::is_contiguous() const {
 
 const std::shared_ptr<Storage>& Tensor::storage() const {
   check_defined("storage");
+  detail::require_strided(*this, "storage");
   return impl_->storage();
 }
 
 void* Tensor::raw_data() const {
   check_defined("data_ptr");
+  detail::require_strided(*this, "data_ptr");
   DITTO_CHECK(
       impl_->storage()->device().is_cpu(),
       ValueError,

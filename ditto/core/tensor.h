@@ -32,6 +32,16 @@ class Node;
 // ditto/ops/random.cpp.
 class Generator;
 
+// The sparse COO parts of a sparse tensor (defined below Tensor).
+struct SparseParts;
+
+// How a tensor's elements are laid out: strided (a storage read through
+// sizes and strides) or sparse COO (indices and values; docs/sparse.md).
+// LibTorch's torch::kStrided and torch::kSparse.
+enum class Layout { kStrided, kSparse };
+inline constexpr Layout kStrided = Layout::kStrided;
+inline constexpr Layout kSparse = Layout::kSparse;
+
 // What a Tensor handle points at: a storage, how to read it, and an
 // autograd slot (empty for tensors that never took part in autograd).
 // Geometry is fixed at construction; only resize_ changes it.
@@ -48,6 +58,12 @@ class DITTO_API TensorImpl {
         strides_(std::move(strides)),
         offset_(offset),
         dtype_(dtype) {}
+  // A sparse COO tensor: no storage, no strides; sizes are the full sizes.
+  TensorImpl(std::shared_ptr<const SparseParts> sparse, Shape sizes, Dtype dtype)
+      : sizes_(std::move(sizes)),
+        offset_(0),
+        dtype_(dtype),
+        sparse_(std::move(sparse)) {}
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
 
@@ -66,6 +82,17 @@ class DITTO_API TensorImpl {
   Dtype dtype() const {
     return dtype_;
   }
+  bool is_sparse() const {
+    return sparse_ != nullptr;
+  }
+  // Null for a strided tensor.
+  const std::shared_ptr<const SparseParts>& sparse() const {
+    return sparse_;
+  }
+  // Replaces a sparse tensor's parts (its in-place ops: zero_, add_).
+  void set_sparse(std::shared_ptr<const SparseParts> sparse) {
+    sparse_ = std::move(sparse);
+  }
   // For resize_: new sizes, contiguous strides, the offset kept.
   void set_sizes_contiguous(Shape sizes);
   // Points this impl at src's data and geometry, keeping its autograd
@@ -77,6 +104,7 @@ class DITTO_API TensorImpl {
     strides_ = src.strides_;
     offset_ = src.offset_;
     dtype_ = src.dtype_;
+    sparse_ = src.sparse_;
   }
 
   autograd::AutogradMeta* autograd_meta() const {
@@ -92,6 +120,7 @@ class DITTO_API TensorImpl {
   Shape strides_;
   int64_t offset_;
   Dtype dtype_;
+  std::shared_ptr<const SparseParts> sparse_;
   std::shared_ptr<autograd::AutogradMeta> autograd_;
 };
 
@@ -118,6 +147,34 @@ class DITTO_API Tensor {
   size_t nbytes() const;
   bool is_contiguous() const;
   const std::shared_ptr<Storage>& storage() const;
+  Layout layout() const;
+  // False for an undefined tensor.
+  bool is_sparse() const {
+    return impl_ != nullptr && impl_->is_sparse();
+  }
+
+  // ---- sparse COO (ditto/ops/sparse.h, docs/sparse.md). A sparse tensor
+  // has no storage or strides: ops that have no sparse form refuse it with
+  // a TypeError naming the op.
+  int64_t sparse_dim() const;
+  int64_t dense_dim() const;
+  // The number of stored entries (duplicates included until coalesce()).
+  int64_t _nnz() const;
+  // The stored indices, int64 (sparse_dim, nnz), and values (nnz, dense
+  // sizes...); indices() and values() require a coalesced tensor, as
+  // PyTorch's, the underscored ones give the parts as stored.
+  Tensor _indices() const;
+  Tensor _values() const;
+  Tensor indices() const;
+  Tensor values() const;
+  bool is_coalesced() const;
+  // Duplicates summed in their stored order, entries sorted by index.
+  Tensor coalesce() const;
+  Tensor to_dense() const;
+  // The nonzero entries of a strided tensor over its first sparse_dim dims
+  // (all of them by default).
+  Tensor to_sparse() const;
+  Tensor to_sparse(int64_t sparse_dim) const;
   // True when both handles point at the same TensorImpl.
   bool is_same(const Tensor& other) const {
     return impl_ == other.impl_;
@@ -328,7 +385,17 @@ class DITTO_API Tensor {
 
 DITTO_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
+// A sparse tensor's parts, shared between handles and never written in
+// place: an op that changes a sparse tensor gives its impl new parts.
+struct SparseParts {
+  Tensor indices; // int64, (sparse_dim, nnz)
+  Tensor values; // (nnz, dense sizes...)
+  bool coalesced = false;
+};
+
 namespace detail {
+// TypeError naming op if t is sparse (an op with no sparse form).
+DITTO_API void require_strided(const Tensor& t, const char* op);
 // A new contiguous tensor whose contents are unspecified; not an op (no
 // frame, never traced). Ops that write every element use it.
 DITTO_API Tensor new_tensor(const Shape& sizes, Dtype dtype);

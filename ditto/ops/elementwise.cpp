@@ -8,6 +8,7 @@
 #include "ditto/ops/detail/elementwise_engine.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/sparse.h"
 
 namespace ditto {
 namespace {
@@ -51,7 +52,6 @@ Dtype result_type(const Tensor& a, const Scalar& b) {
   Tensor fn(const Tensor& a, const Scalar& b) { \
     return binary_ts(BinaryOp::OP, a, b);       \
   }
-DITTO_BINARY_DEFS(add, Add)
 DITTO_BINARY_DEFS(sub, Sub)
 DITTO_BINARY_DEFS(mul, Mul)
 DITTO_BINARY_DEFS(div, Div)
@@ -63,6 +63,24 @@ DITTO_BINARY_DEFS(le, Le)
 DITTO_BINARY_DEFS(gt, Gt)
 DITTO_BINARY_DEFS(ge, Ge)
 #undef DITTO_BINARY_DEFS
+
+namespace {
+// Sums with a sparse operand take their own path (ditto/ops/sparse.cpp).
+bool any_sparse(const Tensor& a, const Tensor& b) {
+  return (a.defined() && a.impl()->is_sparse()) ||
+      (b.defined() && b.impl()->is_sparse());
+}
+} // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  if (any_sparse(a, b)) {
+    return detail::sparse_add(a, b, Scalar(int64_t(1)));
+  }
+  return binary_tt(BinaryOp::Add, a, b);
+}
+Tensor add(const Tensor& a, const Scalar& b) {
+  return binary_ts(BinaryOp::Add, a, b);
+}
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return binary_tt(BinaryOp::Maximum, a, b);
@@ -347,13 +365,30 @@ DITTO_CMP_OPERATORS(>=, ge)
     binary(BinaryOp::OP, *this, wrap(other, compute), compute, this);    \
     return *this;                                                        \
   }
-DITTO_INPLACE_DEFS(add_, Add)
 DITTO_INPLACE_DEFS(sub_, Sub)
 DITTO_INPLACE_DEFS(mul_, Mul)
 DITTO_INPLACE_DEFS(div_, Div)
 #undef DITTO_INPLACE_DEFS
 
+Tensor& Tensor::add_(const Tensor& other) {
+  check_defined("add_");
+  if (any_sparse(*this, other)) {
+    return detail::sparse_add_(*this, other, Scalar(int64_t(1)));
+  }
+  binary(BinaryOp::Add, *this, other, result_type(*this, other), this);
+  return *this;
+}
+Tensor& Tensor::add_(const Scalar& other) {
+  check_defined("add_");
+  Dtype compute = result_type(*this, other);
+  binary(BinaryOp::Add, *this, wrap(other, compute), compute, this);
+  return *this;
+}
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (any_sparse(a, b)) {
+    return detail::sparse_add(a, b, alpha);
+  }
   return add_scaled("add", a, b, alpha, nullptr);
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -378,6 +413,9 @@ Tensor addcdiv(
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
   check_defined("add_");
+  if (any_sparse(*this, other)) {
+    return detail::sparse_add_(*this, other, alpha);
+  }
   add_scaled("add_", *this, other, alpha, this);
   return *this;
 }

@@ -7,6 +7,7 @@
 
 #include "ditto/determinism/context.h"
 #include "ditto/ops/detail/op_util.h"
+#include "ditto/ops/sparse.h"
 
 namespace ditto {
 namespace {
@@ -439,6 +440,9 @@ Tensor& Tensor::resize_(const Shape& shape) {
 }
 
 Tensor& Tensor::zero_() {
+  if (defined() && impl_->is_sparse()) {
+    return detail::sparse_zero_(*this);
+  }
   return fill_(0);
 }
 

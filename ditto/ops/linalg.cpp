@@ -14,6 +14,7 @@
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/reduce.h"
+#include "ditto/ops/sparse.h"
 
 namespace ditto {
 namespace {
@@ -388,6 +389,9 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
 } // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (a.defined() && a.impl()->is_sparse()) {
+    return sparse::mm(a, b);
+  }
   detail::OpScope op("mm", {a, b});
   check_float_pair(a, b, "mm");
   DITTO_CHECK(
@@ -421,6 +425,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (a.defined() && a.impl()->is_sparse()) {
+    return sparse_bmm(a, b);
+  }
   detail::OpScope op("bmm", {a, b});
   check_float_pair(a, b, "bmm");
   DITTO_CHECK(
@@ -567,6 +574,9 @@ Tensor addmm(
     const Tensor& b,
     const Scalar& beta,
     const Scalar& alpha) {
+  if (a.defined() && a.impl()->is_sparse()) {
+    return sparse::addmm(input, a, b, beta, alpha);
+  }
   const char* name = "addmm";
   detail::OpScope op(name, {input, a, b});
   check_float_pair(a, b, name);

@@ -90,6 +90,9 @@ struct DITTO_API OpRecord {
   // The output holds uninitialized memory unless the deterministic mode
   // fills it (empty, resize_): the suite pins its bits with the mode on.
   bool uninitialized_output = false;
+  // Takes sparse COO inputs (Note [Sparse inputs] in ops/detail/op_util.h);
+  // OpScope refuses them for every other op.
+  bool sparse = false;
 
   Determinism determinism() const;
 };

@@ -113,6 +113,30 @@ bool uninitialized_output(std::string_view op) {
   return op == "empty" || op == "empty_strided";
 }
 
+// The sample (and with whole, every value) of a strided tensor, then the
+// record's closing brace.
+void append_values(std::string& out, const Tensor& t, bool whole) {
+  const int64_t n = t.numel();
+  const int64_t count = std::min(n, kSampleValues);
+  const bool single = t.dtype() == kFloat32;
+  for (int64_t j = 0; j < count; ++j) {
+    // Evenly spaced, first and last included.
+    const int64_t pos = count == 1 ? 0 : j * (n - 1) / (count - 1);
+    out += j ? "," : "";
+    append_value(out, element_at(t, pos), single);
+  }
+  out += "]";
+  if (whole) {
+    out += ",\"values\":[";
+    for (int64_t pos = 0; pos < n; ++pos) {
+      out += pos ? "," : "";
+      append_value(out, element_at(t, pos), single);
+    }
+    out += "]";
+  }
+  out += "}";
+}
+
 void append_tensor(
     std::string& out,
     const Tensor& t,
@@ -137,26 +161,16 @@ void append_tensor(
   std::snprintf(fp, sizeof fp, "%016" PRIx64, detail::chunked_fingerprint(t));
   out += "\",\"fp\":\"";
   out += fp;
+  if (t.impl()->is_sparse()) {
+    // The samples and values of a sparse tensor are its stored values'.
+    out += "\",\"layout\":\"sparse_coo";
+    const Tensor v = t.impl()->sparse()->values;
+    out += "\",\"sample\":[";
+    append_values(out, v, whole);
+    return;
+  }
   out += "\",\"sample\":[";
-  const int64_t n = t.numel();
-  const int64_t count = std::min(n, kSampleValues);
-  const bool single = t.dtype() == kFloat32;
-  for (int64_t j = 0; j < count; ++j) {
-    // Evenly spaced, first and last included.
-    const int64_t pos = count == 1 ? 0 : j * (n - 1) / (count - 1);
-    out += j ? "," : "";
-    append_value(out, element_at(t, pos), single);
-  }
-  out += "]";
-  if (whole) {
-    out += ",\"values\":[";
-    for (int64_t pos = 0; pos < n; ++pos) {
-      out += pos ? "," : "";
-      append_value(out, element_at(t, pos), single);
-    }
-    out += "]";
-  }
-  out += "}";
+  append_values(out, t, whole);
 }
 
 // Writes the trace file: one JSON line per record, into a temporary that

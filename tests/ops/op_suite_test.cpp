@@ -226,7 +226,10 @@ TEST_P(OpSuite, TraceReportsTheOpUnderItsName) {
         }
         ASSERT_FALSE(mine.empty())
             << where(*r, dt, s) << ": the trace never reported " << r->name;
-        if (!r->returns_tensor) {
+        // A sparse op's samples build its sparse operand inside the call
+        // and return strided results: the op's own record sees other
+        // inputs and outputs.
+        if (!r->returns_tensor || r->sparse) {
           continue;
         }
         // Every tensor the op's frame is given, an undefined optional one

@@ -6,6 +6,17 @@
 
 namespace ditto::detail {
 
+void require_sparse_support(const char* op) {
+  const OpRecord* record = find_op_record(op);
+  DITTO_CHECK(
+      record == nullptr || record->sparse,
+      TypeError,
+      op,
+      "got a sparse tensor (layout torch.sparse_coo), which this op does not "
+      "take: convert it with to_dense() first (`ditto ops` lists the ops "
+      "that take sparse tensors)");
+}
+
 void check_devices(const char* op, const std::vector<const Tensor*>& inputs) {
   Device device;
   for (const Tensor* t : inputs) {
@@ -48,7 +59,8 @@ void OpScope::finish(
   // tensor saved for backward): a tensor nobody shares cannot be checked
   // against, so fresh tensors start at version 0 after their factory's
   // fill, as in PyTorch. Counting more often is always safe.
-  if (kind_ == kInplace && outs[0].storage().use_count() > 1) {
+  if (kind_ == kInplace && !outs[0].impl()->is_sparse() &&
+      outs[0].storage().use_count() > 1) {
     outs[0].storage()->bump_version();
     // What the backward saved of the written tensor is its new value.
     for (const autograd::SavedTensor& st : saved_) {

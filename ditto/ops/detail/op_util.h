@@ -40,6 +40,13 @@ DITTO_API void check_devices(
     const char* op,
     const std::vector<const Tensor*>& inputs);
 
+// Note [Sparse inputs]: a sparse COO tensor has no storage and no strides,
+// so an op whose kernels read strided memory must never see one. OpScope
+// refuses a sparse input with a TypeError naming the op unless the op's
+// record says it takes sparse tensors (OpRecord::sparse): one check at the
+// one dispatch point, instead of one per kernel.
+DITTO_API void require_sparse_support(const char* op);
+
 // Every public op runs inside one OpScope, the one dispatch point: it is
 // told the op's inputs, fixes the floating-point environment for the
 // kernels, records the op's backward on the autograd graph when an input
@@ -156,10 +163,16 @@ class OpScope {
       require_op_record(name_); // Note [Op records]
     }
     run_deferred(); // layers' pending initial draws come first
+    for (It it = first; it != last; ++it) {
+      if (get(it)->defined() && get(it)->impl()->is_sparse()) {
+        require_sparse_support(name_); // Note [Sparse inputs]
+        break;
+      }
+    }
     // A composite op runs on a device when its parts do: they check.
     for (It it = first; kind_ != kComposite && it != last; ++it) {
       const Tensor* t = get(it);
-      if (t->defined() && !t->storage()->device().is_cpu()) {
+      if (t->defined() && !t->device().is_cpu()) {
         std::vector<const Tensor*> all;
         for (It jt = first; jt != last; ++jt) {
           all.push_back(get(jt));
