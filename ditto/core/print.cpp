@@ -310,13 +310,15 @@ std::string tuple_str(const Shape& s) {
 std::string add_suffixes(
     std::string str,
     const std::vector<std::string>& suffixes,
-    int64_t indent) {
+    int64_t indent,
+    bool force_newline = false) {
   size_t nl = str.rfind('\n');
   int64_t last_line_len =
       int64_t(str.size()) - (nl == std::string::npos ? -1 : int64_t(nl)) + 1;
   for (const auto& suffix : suffixes) {
     int64_t len = int64_t(suffix.size());
-    if (last_line_len + len + 2 > kLineWidth) {
+    if (force_newline || last_line_len + len + 2 > kLineWidth) {
+      force_newline = false; // the first suffix only (sparse tensors)
       str += ",\n" + std::string(size_t(indent), ' ') + suffix;
       last_line_len = indent + len;
     } else {
@@ -353,9 +355,10 @@ std::string sparse_repr(
     return head + body_str(p, indent + int64_t(head.size())) + ")";
   };
   std::string body = part("indices", t._indices()) + ",\n" +
-      std::string(size_t(indent), ' ') + part("values", t._values());
+      std::string(size_t(indent), ' ') +
+      part("values", t.impl()->sparse()->values);
   suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
-  return add_suffixes(prefix + body, suffixes, indent);
+  return add_suffixes(prefix + body, suffixes, indent, true);
 }
 
 } // namespace

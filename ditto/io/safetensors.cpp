@@ -128,6 +128,15 @@ std::vector<uint8_t> serialize_safetensors(
         names.insert(name).second, ValueError, op, "duplicate name ", name);
     DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor ", name);
     DITTO_CHECK(
+        !t.is_sparse(),
+        TypeError,
+        op,
+        "tensor ",
+        name,
+        " is sparse (layout torch.sparse_coo); safetensors holds dense "
+        "tensors only: save its to_dense(), or its _indices() and _values() "
+        "as two tensors");
+    DITTO_CHECK(
         t.numel() == 0 || storages.insert(t.impl()->storage().get()).second,
         ValueError,
         op,

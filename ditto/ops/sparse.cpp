@@ -7,11 +7,19 @@
 // A sparse tensor's entries are kept in the order they were given. Every
 // sum over entries here runs in that order, so the result depends on the
 // entries (as PyTorch's) and never on the thread count:
-// - coalesce sorts the entries by position, stably, and sums each run of
-//   duplicates from its first entry on, in stored order (PyTorch's CPU
-//   coalesce: copy the first, add the others);
-// - to_dense, dense + sparse and values_at work on the coalesced entries,
-//   each position written by one thread;
+// - coalesce sorts the entries by position and sums each run of duplicates
+//   from its first entry on, in sorted order (PyTorch's CPU coalesce: copy
+//   the first, add the others). The sort is PyTorch 1.13's: std::sort of
+//   (position, entry) pairs compared by position, an introsort, not
+//   stable, so three or more duplicates are added in the order it leaves
+//   them. That order is a function of the positions alone (one thread, no
+//   timing, no CPU feature), so the result is PyTorch's bits and is the
+//   same everywhere; sparse_golden.json holds PyTorch's sums, so a
+//   standard library whose std::sort permutes differently fails the test
+//   rather than drifting;
+// - to_dense and dense + sparse add the entries as stored, each position's
+//   in stored order, with fma(alpha, v, out) (PyTorch's CPU loops, with
+//   PyTorch's roundings); values_at reads the coalesced entries;
 // - the products follow Note [Sparse products].
 //
 // Note [Sparse gradients]
@@ -25,8 +33,8 @@
 //
 // Note [Sparse products]
 // sparse.mm / addmm / bmm compute out = beta * input, then for each entry
-// e = (r, c, v), in stored order, out[r, :] += (alpha * v) * dense[c, :]
-// (PyTorch's CPU loop: an axpy per entry). The updates of one output row
+// e = (r, c, v), in stored order, out[r, :] = fma(alpha * v, dense[c, :],
+// out[r, :]) (PyTorch's CPU loop: a BLAS axpy per entry). The updates of one output row
 // are the entries of that row: scatter_updates (Note [Owner computes])
 // runs them in stored order per row in the deterministic variant, so the
 // result has the serial loop's bits for any thread count. The fast variant
@@ -41,9 +49,13 @@
 #include "ditto/ops/sparse.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
+#include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/elementwise.h"
@@ -263,11 +275,20 @@ SparseParts coalesced_parts(
     const char* op) {
   const int64_t n = nnz_of(p), sd = sparse_dim_of(p);
   const std::vector<int64_t> pos = positions(p.indices, sizes, op);
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return pos[size_t(a)] < pos[size_t(b)];
+  // PyTorch's order: its CPU sort of the positions is std::sort of
+  // (position, entry) pairs compared by position (Note [Sparse entries in a
+  // fixed order]).
+  std::vector<std::pair<int64_t, int64_t>> keyed(static_cast<size_t>(n));
+  for (int64_t e = 0; e < n; ++e) {
+    keyed[size_t(e)] = {pos[size_t(e)], e};
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first < b.first;
   });
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    order[size_t(k)] = keyed[size_t(k)].second;
+  }
   // first[u]: where run u starts in order; runs[u + 1] its end.
   std::vector<int64_t> starts;
   for (int64_t k = 0; k < n; ++k) {
@@ -335,47 +356,59 @@ SparseParts coalesced(const Tensor& t, const char* op) {
   return coalesced_parts(p, t.sizes(), nullptr, op);
 }
 
-// out (rows, len) at row pos[e] += coef * values row e, for the coalesced
-// entries (one writer per row): to_dense and dense + sparse.
+// out[0, n) = fma(s, in[0, n), out): the elementwise kernel of add(a, b,
+// alpha) for floating types (one rounding per element, as PyTorch's axpy),
+// a plain sum for the others.
 template <typename T>
-void add_rows_at(
-    T* out,
-    const std::vector<int64_t>& pos,
-    const T* vals,
-    int64_t len,
-    T coef,
-    bool scale) {
-  const int64_t n = int64_t(pos.size());
-  parallel_for(
-      0, n, std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1)),
-      [&](int64_t e0, int64_t e1) {
-        for (int64_t e = e0; e < e1; ++e) {
-          T* o = out + pos[size_t(e)] * len;
-          const T* s = vals + e * len;
-          for (int64_t j = 0; j < len; ++j) {
-            if constexpr (std::is_same_v<T, bool>) {
-              o[j] = o[j] || s[j];
-            } else {
-              o[j] = scale ? T(o[j] + T(coef * s[j])) : T(o[j] + s[j]);
-            }
-          }
-        }
-      });
+void axpy_row(T* out, const T* in, int64_t n, T s) {
+  if constexpr (std::is_floating_point_v<T>) {
+    static const int64_t strides[4] = {1, 1, 1, 0};
+    kernels::kernel_table().fused[int(kernels::FusedOp::AddScaled)]
+                                 [dtype_index(dtype_of<T>)](
+        n,
+        reinterpret_cast<char*>(out),
+        reinterpret_cast<const char*>(out),
+        reinterpret_cast<const char*>(in),
+        nullptr,
+        strides,
+        double(s));
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      if constexpr (std::is_same_v<T, bool>) {
+        out[j] = out[j] || (s && in[j]);
+      } else {
+        out[j] = T(out[j] + T(s * in[j]));
+      }
+    }
+  }
 }
 
-// dense (a strided tensor of sizes) += alpha * the coalesced entries c.
-void add_coalesced_into(
+// dense (strided, contiguous, of the sparse tensor's sizes) += alpha * each
+// stored entry, in stored order per position: the owner-computes loop
+// (Note [Owner computes]), so every position sees its entries in the
+// serial loop's order on any number of threads (PyTorch's CPU loop, which
+// runs the entries on several threads at once).
+void add_entries_into(
     Tensor& dense,
-    const SparseParts& c,
+    const SparseParts& p,
     const Scalar& alpha,
     const char* op) {
-  const std::vector<int64_t> pos = positions(c.indices, dense.sizes(), op);
-  const Tensor v = c.values.to(dense.dtype()).contiguous();
+  const std::vector<int64_t> pos = positions(p.indices, dense.sizes(), op);
+  const Tensor v = p.values.to(dense.dtype()).contiguous();
   const int64_t len = row_len_of(v);
-  const bool scale = !(alpha.is_integral() && alpha.to<int64_t>() == 1);
+  const int64_t keys = len > 0 ? dense.numel() / len : 0;
   dispatch_dtype(dense.dtype(), op, [&]<typename T>() {
-    add_rows_at<T>(
-        dense.data_ptr<T>(), pos, v.data_ptr<T>(), len, alpha.to<T>(), scale);
+    T* out = dense.data_ptr<T>();
+    const T* vals = v.data_ptr<T>();
+    const T a = alpha.to<T>();
+    detail::owner_computes(
+        int64_t(pos.size()),
+        keys,
+        len,
+        [&](int64_t e) { return pos[size_t(e)]; },
+        [&](int64_t e) {
+          axpy_row<T>(out + pos[size_t(e)] * len, vals + e * len, len, a);
+        });
   });
 }
 
@@ -478,7 +511,7 @@ Tensor Tensor::to_dense() const {
   }
   const SparseParts c = coalesced(*this, op);
   Tensor out = zeros(sizes(), dtype());
-  add_coalesced_into(out, c, Scalar(int64_t(1)), op);
+  add_entries_into(out, sparse_parts(*this, op), Scalar(int64_t(1)), op);
   // The gradient at each stored position (once each: Note [Sparse
   // gradients]).
   return scope.done(
@@ -656,7 +689,7 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
         nnz_of(pa) + nnz_of(pb) <= 1 && (nnz_of(pa) == 0 || nnz_of(pb) == 0));
   } else {
     out = a.clone();
-    add_coalesced_into(out, coalesced(b, op), alpha, op);
+    add_entries_into(out, sparse_parts(b, op), alpha, op);
   }
   return scope.done(out, [alpha, unit](const autograd::GradList& g) {
     return autograd::GradList{g[0], unit ? g[0] : mul(g[0], alpha)};
@@ -745,13 +778,14 @@ void scatter_products(
           const T ce = c[e];
           if (atomic) {
             for (int64_t j = 0; j < m; ++j) {
-              detail::combine_atomic<detail::Combine::kAdd>(
-                  row + j, T(ce * in[j]));
+              std::atomic_ref<T> r(row[j]);
+              T cur = r.load(std::memory_order_relaxed);
+              while (!r.compare_exchange_weak(
+                  cur, std::fma(ce, in[j], cur), std::memory_order_relaxed)) {
+              }
             }
           } else {
-            for (int64_t j = 0; j < m; ++j) {
-              row[j] = T(row[j] + T(ce * in[j]));
-            }
+            axpy_row<T>(row, in, m, ce);
           }
         });
     }
@@ -911,10 +945,16 @@ Tensor sparse_product(
         if (has_input) {
           grads[0] = mul(go, beta);
         }
-        // d's gradient: the products with rows and columns swapped.
+        // d's gradient: the products with rows and columns swapped, scaled
+        // by alpha after the sums (PyTorch's alpha * (mat1^T @ grad)).
+        const bool unit = alpha.to<double>() == 1.0;
+        Entries eb = en;
+        if (!unit) {
+          eb.coef = p.values.to(go.dtype()).contiguous();
+        }
         Tensor gd = zeros({batch * inner, m}, go.dtype());
-        scatter_products(en, gflat, gd, true);
-        grads[2] = gd.view(dc.sizes());
+        scatter_products(eb, gflat, gd, true);
+        grads[2] = (unit ? gd : mul(gd, alpha)).view(dc.sizes());
         // At each stored position once (Note [Sparse gradients]).
         const SparseParts pc = p.coalesced
             ? p

@@ -6,6 +6,7 @@
 #include "ditto/core/error.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
+#include "ditto/ops/sparse.h"
 #include "ditto/trace/trace.h"
 
 namespace ditto::optim {
@@ -39,8 +40,18 @@ void check_nonneg(double v, const char* opt, const char* what) {
 }
 
 // The gradient as the update reads it: negated for maximize.
-Tensor grad_of(const Tensor& p, bool maximize) {
+// Sparse gradients (Embedding(sparse=True)) are refused by the optimizers
+// whose formulas read every element: PyTorch's message names the
+// alternative.
+Tensor grad_of(const Tensor& p, bool maximize, const char* opt) {
   Tensor g = p.grad();
+  DITTO_CHECK(
+      !g.is_sparse(),
+      ValueError,
+      opt,
+      opt,
+      " does not support sparse gradients, please consider SparseAdam "
+      "instead");
   return maximize ? neg(g) : g;
 }
 
@@ -231,6 +242,25 @@ void SGD::check_group(const ParamGroup& g) const {
       "Nesterov momentum requires a momentum and zero dampening");
 }
 
+namespace {
+
+// SGD on a sparse gradient (PyTorch's formula without momentum and weight
+// decay): p += -lr * g, g's duplicates summed first in their stored order.
+void sparse_sgd_update(Tensor& p, const SGDOptions& o) {
+  DITTO_CHECK(
+      o.momentum() == 0 && o.weight_decay() == 0,
+      ValueError,
+      "SGD",
+      "sparse gradients take momentum = 0 and weight_decay = 0 only, got "
+      "momentum ",
+      o.momentum(),
+      " and weight_decay ",
+      o.weight_decay());
+  p.add_(p.grad(), o.maximize() ? o.lr() : -o.lr());
+}
+
+} // namespace
+
 void SGD::step() {
   StepScope traced;
   autograd::NoGradGuard no_grad;
@@ -240,7 +270,11 @@ void SGD::step() {
       if (!p.grad().defined()) {
         continue;
       }
-      Tensor d = grad_of(p, o.maximize());
+      if (p.grad().is_sparse()) {
+        sparse_sgd_update(p, o);
+        continue;
+      }
+      Tensor d = grad_of(p, o.maximize(), "SGD");
       if (o.weight_decay() != 0) {
         d = add(d, p, o.weight_decay());
       }
@@ -306,7 +340,7 @@ void Adam::adam_step(bool decoupled) {
       if (!p.grad().defined()) {
         continue;
       }
-      Tensor g = grad_of(p, o.maximize());
+      Tensor g = grad_of(p, o.maximize(), "Adam");
       auto& st = state_[p.impl().get()];
       if (st.empty()) {
         st["step"] = scalar_tensor(0.0, kFloat32);
@@ -356,6 +390,105 @@ void AdamW::step() {
   adam_step(true);
 }
 
+// ---- SparseAdam
+
+SparseAdam::SparseAdam(std::vector<Tensor> params, const SparseAdamOptions& o)
+    : SparseAdam(one_group<ParamGroup>(std::move(params), o)) {}
+
+SparseAdam::SparseAdam(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  for (const auto& g : groups_) {
+    check_group(g);
+  }
+}
+
+void SparseAdam::check_group(const ParamGroup& g) const {
+  const auto& o = g.options;
+  check_params(g.params, "SparseAdam");
+  for (const Tensor& p : g.params) {
+    DITTO_CHECK(
+        !p.is_sparse(),
+        ValueError,
+        "SparseAdam",
+        "SparseAdam requires dense parameter tensors");
+  }
+  check_nonneg(o.lr(), "SparseAdam", "learning rate");
+  check_nonneg(o.eps(), "SparseAdam", "epsilon");
+  DITTO_CHECK(
+      o.beta1() >= 0 && o.beta1() < 1,
+      ValueError,
+      "SparseAdam",
+      "Invalid beta parameter at index 0: ",
+      o.beta1());
+  DITTO_CHECK(
+      o.beta2() >= 0 && o.beta2() < 1,
+      ValueError,
+      "SparseAdam",
+      "Invalid beta parameter at index 1: ",
+      o.beta2());
+}
+
+void SparseAdam::step() {
+  StepScope traced;
+  autograd::NoGradGuard no_grad;
+  // Every gradient is checked before any parameter changes.
+  for (const auto& group : groups_) {
+    for (const Tensor& p : group.params) {
+      DITTO_CHECK(
+          !p.grad().defined() || p.grad().is_sparse(),
+          ValueError,
+          "SparseAdam",
+          "SparseAdam does not support dense gradients, please consider "
+          "Adam instead");
+    }
+  }
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      // PyTorch's sparse_adam, op for op: the moments' old values at the
+      // gradient's rows, their updates, and the step from those.
+      Tensor grad = p.grad();
+      grad = (o.maximize() ? mul(grad, -1) : grad).coalesce();
+      const Tensor idx = grad._indices();
+      const Tensor gv = grad._values();
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["step"] = scalar_tensor(0, kInt64);
+        st["exp_avg"] = zeros_like(p);
+        st["exp_avg_sq"] = zeros_like(p);
+      }
+      Tensor& step_t = st["step"];
+      step_t.add_(1);
+      if (gv.numel() == 0) {
+        continue;
+      }
+      auto sparse_like = [&](const Tensor& values) {
+        return detail::make_sparse(idx, values, p.sizes(), true);
+      };
+      const int64_t sd = idx.size(0);
+      Tensor& m = st["exp_avg"];
+      Tensor& v = st["exp_avg_sq"];
+      const Tensor old_m = detail::values_at(m, idx, sd);
+      Tensor m_update = sub(gv, old_m).mul_(1 - o.beta1());
+      m.add_(sparse_like(m_update));
+      const Tensor old_v = detail::values_at(v, idx, sd);
+      Tensor v_update = mul(gv, gv).sub_(old_v).mul_(1 - o.beta2());
+      v.add_(sparse_like(v_update));
+      const Tensor numer = m_update.add_(old_m);
+      v_update.add_(old_v);
+      const Tensor denom = sqrt(v_update).add_(o.eps());
+      const double step = double(step_t.item<int64_t>());
+      const double bc1 = 1 - std::pow(o.beta1(), step);
+      const double bc2 = 1 - std::pow(o.beta2(), step);
+      const double step_size = o.lr() * std::sqrt(bc2) / bc1;
+      p.add_(sparse_like(mul(div(numer, denom), -step_size)));
+    }
+  }
+}
+
 // ---- RMSprop
 
 RMSprop::RMSprop(std::vector<Tensor> params, const RMSpropOptions& o)
@@ -387,7 +520,7 @@ void RMSprop::step() {
       if (!p.grad().defined()) {
         continue;
       }
-      Tensor g = grad_of(p, o.maximize());
+      Tensor g = grad_of(p, o.maximize(), "RMSprop");
       auto& st = state_[p.impl().get()];
       if (st.empty()) {
         st["square_avg"] = zeros_like(p);
@@ -466,7 +599,7 @@ void Adagrad::step() {
       if (!p.grad().defined()) {
         continue;
       }
-      Tensor g = grad_of(p, o.maximize());
+      Tensor g = grad_of(p, o.maximize(), "Adagrad");
       auto& st = state_[p.impl().get()];
       Tensor& step_t = st["step"];
       step_t.add_(1.0);

@@ -253,4 +253,42 @@ class DITTO_API Adagrad : public OptimizerWith<AdagradOptions> {
   void init_group(const ParamGroup& g) override;
 };
 
+// ---- SparseAdam
+
+struct DITTO_API SparseAdamOptions {
+  SparseAdamOptions(double lr = 1e-3) : lr_(lr) {}
+  DITTO_NN_ARG(double, lr);
+  DITTO_NN_ARG(double, beta1) = 0.9;
+  DITTO_NN_ARG(double, beta2) = 0.999;
+  DITTO_NN_ARG(double, eps) = 1e-8;
+  DITTO_NN_ARG(bool, maximize) = false;
+
+ public:
+  SparseAdamOptions& betas(double b1, double b2) {
+    beta1_ = b1;
+    beta2_ = b2;
+    return *this;
+  }
+};
+
+// Adam for sparse gradients (Embedding(sparse=True)): PyTorch 1.13's
+// formula, which updates the moments and the parameter only at the rows
+// the gradient holds (its duplicates summed first). Dense gradients are
+// refused, as PyTorch's.
+class DITTO_API SparseAdam : public OptimizerWith<SparseAdamOptions> {
+ public:
+  SparseAdam(std::vector<Tensor> params, const SparseAdamOptions& options = {});
+  SparseAdam(std::vector<ParamGroup> groups);
+  void step() override;
+  std::optional<double> momentum(size_t g) const override {
+    return groups_.at(g).options.beta1();
+  }
+  void set_momentum(size_t g, double m) override {
+    groups_.at(g).options.beta1(m);
+  }
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
+};
+
 } // namespace ditto::optim

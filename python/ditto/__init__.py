@@ -29,6 +29,7 @@ from ._C import (  # noqa: F401
     kthvalue, median, nanmedian, mode, topk, cumsum, cumprod, logcumsumexp,
     cummax, cummin, repeat_interleave, quantile, nanquantile, lerp,
     stack, flip, pad, sort, equal, allclose, mm, bmm, matmul, addmm, linear,
+    sparse_bmm,
     # index and scatter
     index_select, gather, take, index, masked_select, bincount, histc,
     embedding_bag, index_add, index_copy, index_put, put, masked_fill,
@@ -45,13 +46,45 @@ from ._C import (  # noqa: F401
 from ._size import Size  # noqa: F401
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
-from . import optim, random, trace, vulkan  # noqa: F401
+from . import optim, random, sparse, trace, vulkan  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 
 __version__ = _C.__version__
 default_generator = _C.default_generator()
 svd_lowrank = linalg.svd_lowrank
+
+
+class layout:
+    """A tensor's layout (torch.layout): ditto.strided or ditto.sparse_coo."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "torch." + self._name
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+
+
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None,
+                      device=None, requires_grad=False):
+    """A sparse COO tensor from its entries (torch.sparse_coo_tensor):
+    indices (sparse_dim, nnz) and values (nnz, dense sizes...), lists or
+    tensors; the size inferred when omitted. docs/sparse.md."""
+    if not isinstance(indices, Tensor):
+        indices = tensor(indices, dtype=int64)
+    if not isinstance(values, Tensor):
+        values = tensor(values, dtype=dtype)
+    elif dtype is not None:
+        values = values.to(dtype)
+    out = _C._sparse_coo_tensor(indices, values,
+                                None if size is None else list(size))
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 def manual_seed(seed):

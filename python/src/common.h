@@ -79,6 +79,7 @@ void init_nn(py::module_& m, py::class_<Tensor>& cls);
 void init_optim(py::module_& m);
 void init_io(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
+void init_sparse(py::module_& m, py::class_<Tensor>& cls);
 void init_data(py::module_& m);
 void init_function(py::module_& m);
 void init_trace(py::module_& m);

@@ -134,6 +134,12 @@ py::capsule to_dlpack(const Tensor& t, const py::object& stream) {
         "[__dlpack__] Can't export tensors that require gradient, use "
         "tensor.detach()");
   }
+  if (t.is_sparse()) {
+    throw TypeError(
+        "[__dlpack__] DLPack holds strided tensors only: this one is sparse "
+        "(layout torch.sparse_coo); export its to_dense(), or its _indices() "
+        "and _values()");
+  }
   auto e = std::make_unique<Exported>();
   e->tensor = t;
   e->shape.assign(t.sizes().begin(), t.sizes().end());

@@ -325,6 +325,7 @@ PYBIND11_MODULE(_C, m) {
   init_optim(m);
   init_io(m);
   init_dlpack(m, tensor);
+  init_sparse(m, tensor);
   init_data(m);
   init_trace(m);
   init_function(m);

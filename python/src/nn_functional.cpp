@@ -768,6 +768,7 @@ void init_other(py::module_& nn, py::module_& m) {
       py::arg("input"),
       py::arg("weight"),
       py::arg("padding_idx") = py::none(),
+      py::arg("sparse") = false,
       ReleaseGil());
   nn.def(
       "one_hot",

@@ -1,4 +1,5 @@
-// ditto._C._optim: the C++ optimizers (SGD, Adam, AdamW, RMSprop, Adagrad)
+// ditto._C._optim: the C++ optimizers (SGD, Adam, AdamW, RMSprop, Adagrad,
+// SparseAdam)
 // and schedulers that ditto.optim wraps, so a Python step updates the
 // parameters with the C++ ops, bit for bit. Hyperparameters are read and
 // written per group by name (ditto.optim's param_groups are views of them).
@@ -97,6 +98,42 @@ void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
     o.maximize(v.cast<bool>());
   } else {
     unknown_option("Adam", k);
+  }
+}
+
+py::object get_option(
+    const optim::SparseAdamOptions& o,
+    const std::string& k) {
+  if (k == "lr") {
+    return py::float_(o.lr());
+  }
+  if (k == "betas") {
+    return py::make_tuple(o.beta1(), o.beta2());
+  }
+  if (k == "eps") {
+    return py::float_(o.eps());
+  }
+  if (k == "maximize") {
+    return py::bool_(o.maximize());
+  }
+  unknown_option("SparseAdam", k);
+}
+
+void set_option(
+    optim::SparseAdamOptions& o,
+    const std::string& k,
+    py::handle v) {
+  if (k == "lr") {
+    o.lr(v.cast<double>());
+  } else if (k == "betas") {
+    auto b = v.cast<std::pair<double, double>>();
+    o.betas(b.first, b.second);
+  } else if (k == "eps") {
+    o.eps(v.cast<double>());
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    unknown_option("SparseAdam", k);
   }
 }
 
@@ -258,6 +295,8 @@ void init_optimizers(py::module_& o) {
   bind_optimizer<optim::AdamW>(o, "AdamW", optim::AdamOptions());
   bind_optimizer<optim::RMSprop>(o, "RMSprop", optim::RMSpropOptions());
   bind_optimizer<optim::Adagrad>(o, "Adagrad", optim::AdagradOptions());
+  bind_optimizer<optim::SparseAdam>(
+      o, "SparseAdam", optim::SparseAdamOptions());
 }
 
 // ---- schedulers: each keeps its optimizer alive (keep_alive<1, 2>);

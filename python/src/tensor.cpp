@@ -71,6 +71,11 @@ py::array to_numpy(const Tensor& t) {
         "[numpy] Can't call numpy() on Tensor that requires grad. Use "
         "tensor.detach().numpy() instead.");
   }
+  if (t.is_sparse()) {
+    throw TypeError(
+        "[numpy] a sparse tensor (layout torch.sparse_coo) has no array "
+        "form: call to_dense() first");
+  }
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides;
   for (int64_t s : t.strides()) {

@@ -12,12 +12,15 @@ namespace ditto::nn::functional {
 // Rows of weight (num, dim) at int64 indices input: output input.sizes +
 // {dim}. The backward adds each gradient row into its weight row with
 // index_add_ (its deterministic or fast variant, as the policy says); rows
-// at padding_idx get no gradient. (torch.embedding takes weight first;
+// at padding_idx get no gradient. With sparse, the weight's gradient is a
+// sparse COO tensor instead: one entry per looked-up row (repeats kept, in
+// the input's order), as PyTorch's. (torch.embedding takes weight first;
 // this is F.embedding's order.)
 DITTO_API Tensor embedding(
     const Tensor& input,
     const Tensor& weight,
-    std::optional<int64_t> padding_idx = std::nullopt);
+    std::optional<int64_t> padding_idx = std::nullopt,
+    bool sparse = false);
 
 // int64 class indices -> (..., num_classes) int64 one-hot; num_classes -1
 // means max + 1.

@@ -39,7 +39,8 @@ Embedding::Embedding(const char* name, const EmbeddingOptions& o)
 
 Tensor Embedding::forward(const Tensor& indices) const {
   ForwardScope scope(*this);
-  return functional::embedding(indices, weight, options.padding_idx());
+  return functional::embedding(
+      indices, weight, options.padding_idx(), options.sparse());
 }
 
 std::string Embedding::extra_repr() const {
@@ -47,6 +48,9 @@ std::string Embedding::extra_repr() const {
       std::to_string(options.embedding_dim());
   if (options.padding_idx()) {
     s += ", padding_idx=" + std::to_string(*options.padding_idx());
+  }
+  if (options.sparse()) {
+    s += ", sparse=True";
   }
   return s;
 }

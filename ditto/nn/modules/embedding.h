@@ -18,6 +18,9 @@ struct DITTO_API EmbeddingOptions {
   // Negative counts from the end; the row starts at zero and gets no
   // gradient.
   DITTO_NN_ARG(std::optional<int64_t>, padding_idx);
+  // The weight's gradient is a sparse COO tensor (for SparseAdam, or SGD
+  // without momentum and weight decay).
+  DITTO_NN_ARG(bool, sparse) = false;
 };
 
 // weight (num, dim) normal_(0, 1), then the padding row zeroed. The

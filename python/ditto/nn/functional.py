@@ -8,7 +8,7 @@ from .._C._nn import (  # noqa: F401
     avg_pool1d, avg_pool2d, avg_pool3d, batch_norm,
     binary_cross_entropy_with_logits, conv1d, conv2d, conv3d,
     conv_transpose2d, conv_transpose3d,
-    cross_entropy, ctc_loss, dropout, dropout2d, embedding,
+    cross_entropy, ctc_loss, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices, gelu,
     grid_sample, group_norm, gru_cell_gates, instance_norm, interpolate,
@@ -18,6 +18,19 @@ from .._C._nn import (  # noqa: F401
     max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
     max_unpool2d, max_unpool3d, mse_loss, nll_loss, normalize, one_hot,
     pad, silu, smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """torch.nn.functional.embedding; with sparse, the weight's gradient is
+    a sparse COO tensor (max_norm and scale_grad_by_freq are not
+    supported)."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise ValueError("[embedding] max_norm and scale_grad_by_freq are not "
+                         "supported")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return _C._nn.embedding(input, weight, padding_idx, sparse)
 
 
 def relu(input, inplace=False):

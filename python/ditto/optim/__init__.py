@@ -2,5 +2,5 @@
 lr_scheduler over the C++ optimizers, so a Python training loop updates
 with the C++ bits."""
 from . import lr_scheduler  # noqa: F401
-from .optimizer import (SGD, Adagrad, Adam, AdamW, Optimizer,  # noqa: F401
+from .optimizer import (SGD, Adagrad, Adam, AdamW, Optimizer, SparseAdam,  # noqa: F401
                         RMSprop)

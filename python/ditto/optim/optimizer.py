@@ -311,6 +311,30 @@ class AdamW(Adam):
             capturable=capturable))
 
 
+class SparseAdam(Optimizer):
+    """Adam for sparse gradients, nn.Embedding(sparse=True)'s
+    (torch.optim.SparseAdam): the moments and the parameter change only at
+    the gradient's rows. Its "step" state is an int64 tensor."""
+
+    _impl_class = _optim.SparseAdam
+    _state_order = ("step", "exp_avg", "exp_avg_sq")
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                 maximize=False):
+        if not 0.0 < lr:
+            raise ValueError("Invalid learning rate: {}".format(lr))
+        if not 0.0 < eps:
+            raise ValueError("Invalid epsilon value: {}".format(eps))
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(
+                "Invalid beta parameter at index 0: {}".format(betas[0]))
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(
+                "Invalid beta parameter at index 1: {}".format(betas[1]))
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      maximize=maximize))
+
+
 class RMSprop(Optimizer):
     """RMSprop with momentum, centering and weight decay
     (torch.optim.RMSprop). Its state has no "step" count (torch's is a

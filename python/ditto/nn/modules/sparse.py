@@ -1,5 +1,5 @@
 """Embedding (torch.nn's): weight drawn normal(0, 1), the padding row
-zeroed."""
+zeroed; sparse=True gives the weight a sparse COO gradient."""
 from ... import _C
 from ...grad_mode import no_grad
 from .. import functional as F
@@ -10,7 +10,8 @@ from .module import Module
 
 class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None,
-                 dtype=None):
+                 max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+                 sparse=False, _weight=None, device=None, dtype=None):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
@@ -20,6 +21,19 @@ class Embedding(Module):
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
         self.padding_idx = padding_idx
+        if max_norm is not None or scale_grad_by_freq:
+            raise ValueError("[Embedding] max_norm and scale_grad_by_freq are "
+                             "not supported")
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        if _weight is not None:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ValueError("Shape of weight does not match "
+                                 "num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight)
+            return
         self.weight = Parameter(_C.empty(num_embeddings, embedding_dim,
                                          dtype=dtype or _C.float32))
         self.reset_parameters()
@@ -31,10 +45,13 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx,
+                           sparse=self.sparse)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.sparse:
+            s += ", sparse=True"
         return s
