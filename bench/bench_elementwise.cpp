@@ -89,6 +89,7 @@ void register_conv_benchmarks(); // bench_conv.cpp
 void register_autograd_benchmarks(); // bench_autograd.cpp
 void register_train_benchmarks(); // bench_train.cpp
 void register_nn_backward_benchmarks(); // bench_nn_backward.cpp
+void register_sparse_benchmarks(); // bench_sparse.cpp
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
   register_autograd_benchmarks();
   register_train_benchmarks();
   register_nn_backward_benchmarks();
+  register_sparse_benchmarks();
 
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

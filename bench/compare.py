@@ -91,6 +91,30 @@ def _conv_spec(name, cin, cout, direction, det=True):
                   setup=setup,
                   flops=f"2 * 64 * {cin} * {cout} * 9 * n * n")
 
+def _sparse_bmm_specs():
+    """The reproducibility note's sparse-dense bmm: batch 8 of n x n
+    sparse matrices at 1% density (coalesced) times dense n x 256, forward
+    and forward + the dense operand's gradient; ditto's deterministic
+    ("_det") and fast ("_fast") variants against PyTorch's one CPU kernel."""
+    setup = ("g = torch.Generator().manual_seed(1); nnz = 8 * n * n // 100; "
+             "idx = torch.stack([torch.randint(0, 8, (nnz,), generator=g), "
+             "torch.randint(0, n, (nnz,), generator=g), "
+             "torch.randint(0, n, (nnz,), generator=g)]); "
+             "s = torch.sparse_coo_tensor(idx, torch.randn(nnz, generator=g),"
+             " (8, n, n)).coalesce(); "
+             "d = torch.randn(8, n, 256, generator=g, requires_grad=True); "
+             "go = torch.randn(8, n, 256, generator=g)")
+    fwd = "torch.bmm(s, d)"
+    fwd_bwd = "torch.bmm(s, d).backward(go); d.grad = None"
+    return [OpSpec(name + variant, stmt, num_inputs=0, arrays_moved=1,
+                   sizes=(1024,), threads=(1, 2), setup=setup,
+                   flops="2 * 8 * n * n // 100 * 256 * "
+                         + ("2" if "bwd" in name else "1"))
+            for name, stmt in (("sparse_bmm", fwd),
+                               ("sparse_bmm_fwd_bwd", fwd_bwd))
+            for variant in ("_det", "_fast")]
+
+
 def _conv3d_spec(name, direction):
     """conv3d on a 3-d U-Net block: batch 2, 32 -> 32 channels, n^3,
     3x3x3 with padding 1; PyTorch (oneDNN) deterministic as ditto."""
@@ -196,7 +220,7 @@ OPS = [
     _conv3d_spec("conv3d_fwd", "fwd"),
     _conv3d_spec("conv3d_bwd_input", "bwd_input"),
     _conv3d_spec("conv3d_bwd_weight", "bwd_weight"),
-]
+] + _sparse_bmm_specs()
 
 # Removed from the environment of the PyTorch subprocess.
 UNSET_FOR_TORCH = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")

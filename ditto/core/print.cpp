@@ -333,6 +333,7 @@ std::string add_suffixes(
 // indented under its name, then size, nnz, dtype and layout.
 std::string sparse_repr(
     const Tensor& t,
+    std::string_view prefix_name,
     const std::string& dtype_suffix,
     const std::vector<std::string>& extra_suffixes) {
   const std::string prefix = "tensor(";
@@ -346,7 +347,7 @@ std::string sparse_repr(
   if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
     suffixes.push_back(dtype_suffix);
   }
-  suffixes.push_back("layout=torch.sparse_coo");
+  suffixes.push_back("layout=" + std::string(prefix_name) + "sparse_coo");
   auto part = [&](const std::string& name, const Tensor& p) {
     const std::string head = name + "=tensor(";
     if (p.numel() == 0) {
@@ -379,7 +380,7 @@ std::string detail::tensor_repr(
   std::string dtype_suffix =
       "dtype=" + std::string(dtype_prefix) + std::string(dtype_name(t.dtype()));
   if (t.is_sparse()) {
-    return sparse_repr(t, dtype_suffix, extra_suffixes);
+    return sparse_repr(t, dtype_prefix, dtype_suffix, extra_suffixes);
   }
   std::vector<std::string> suffixes;
   std::string body;

@@ -935,16 +935,21 @@ Tensor sparse_product(
   const Tensor dc = d.contiguous();
   Tensor flat = out.view({batch * rows, m});
   scatter_products(en, dc, flat, false);
+  // Only the gradients some input asks for.
+  const bool want_input = input.defined() && input.requires_grad();
+  const bool want_values = s.requires_grad();
+  const bool want_dense = d.requires_grad();
   return scope.done(
       out,
-      [en, dc, p, alpha, beta, sizes = s.sizes(), batch, inner, m, has_input =
-           input.defined()](const autograd::GradList& g) {
+      [en, dc, p, alpha, beta, sizes = s.sizes(), batch, inner, m, want_input,
+       want_values, want_dense](const autograd::GradList& g) {
         const Tensor go = g[0].contiguous();
         const Tensor gflat = go.view({-1, m});
         autograd::GradList grads(3);
-        if (has_input) {
+        if (want_input) {
           grads[0] = mul(go, beta);
         }
+        if (want_dense) {
         // d's gradient: the products with rows and columns swapped, scaled
         // by alpha after the sums (PyTorch's alpha * (mat1^T @ grad)).
         const bool unit = alpha.to<double>() == 1.0;
@@ -955,6 +960,10 @@ Tensor sparse_product(
         Tensor gd = zeros({batch * inner, m}, go.dtype());
         scatter_products(eb, gflat, gd, true);
         grads[2] = (unit ? gd : mul(gd, alpha)).view(dc.sizes());
+        }
+        if (!want_values) {
+          return grads;
+        }
         // At each stored position once (Note [Sparse gradients]).
         const SparseParts pc = p.coalesced
             ? p

@@ -62,7 +62,7 @@ class layout:
         self._name = name
 
     def __repr__(self):
-        return "torch." + self._name
+        return "ditto." + self._name
 
 
 strided = layout("strided")
