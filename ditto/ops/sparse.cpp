@@ -118,8 +118,13 @@ std::vector<int64_t> position_strides(
     int64_t sparse_dim,
     const char* op) {
   Shape lead(sizes.begin(), sizes.begin() + sparse_dim);
-  checked_numel(lead, op);
   std::vector<int64_t> st(size_t(sparse_dim), 1);
+  if (checked_numel(lead, op) == 0) {
+    // No position exists (and so no entry): a size of 0 may sit beside
+    // sizes whose partial products overflow.
+    std::fill(st.begin(), st.end(), 0);
+    return st;
+  }
   for (int64_t d = sparse_dim - 1; d > 0; --d) {
     st[size_t(d - 1)] = st[size_t(d)] * sizes[size_t(d)];
   }
@@ -251,6 +256,15 @@ Tensor build_sparse(
       for (int64_t e = 0; e < n; ++e) {
         top = std::max(top, ip[d * n + e]);
       }
+      DITTO_CHECK(
+          top < INT64_MAX,
+          ValueError,
+          op,
+          "index ",
+          top,
+          " in dim ",
+          d,
+          " leaves no room for the inferred size");
       sizes.push_back(top + 1);
     }
     sizes.insert(sizes.end(), values.sizes().begin() + 1, values.sizes().end());

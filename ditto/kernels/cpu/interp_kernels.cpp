@@ -95,6 +95,83 @@ inline void fma_into(T* cell, T a, T b) {
   }
 }
 
+// Note [Linear backward in registers]
+// The scatter below walks the output positions k in order and adds each
+// one's taps into its input cells, so every cell receives its terms in the
+// order (a, b, c, i, j, l): output position, then tap per dim. Along c the
+// two-tap cells of one input row advance monotonically (x0 = floor of the
+// source, x1 = x0 or x0 + 1), so consecutive outputs add into the same
+// cells: a chain through memory (load, fma, store, and the next output's
+// load of the same cell), bound by store-to-load latency. For an output
+// row (a, b) whose tap rows (i, j) are distinct input rows, the terms of
+// different (i, j) never meet in a cell, so the row can run as one pass
+// over c with each tap row's two live cells held in registers (flushed
+// when x0 moves on): every cell still gets its terms from c ascending,
+// tap 0 before tap 1, with the same roundings (wab = w0 * w1, wab * w2,
+// one fma), so the bits are the scatter's, and the tap rows' chains run
+// side by side. Output rows whose tap rows coincide (an input of one row,
+// the border of an edge-clamped axis) keep the scatter.
+
+// One output row (a, b) of N distinct tap rows, over outputs c of go_row.
+template <typename T, int N>
+void scatter_row_in_registers(
+    T* const* rows,
+    const T* wab,
+    const int64_t* xi,
+    const T* xw,
+    const T* go_row,
+    int64_t o2,
+    int64_t in2) {
+  T lo[N] = {}, hi[N] = {};
+  int64_t base = -2; // the cell in lo (hi holds base + 1 when it exists)
+  auto flush = [&] {
+    if (base >= 0) {
+      for (int q = 0; q < N; ++q) {
+        rows[q][base] = lo[q];
+        if (base + 1 < in2) {
+          rows[q][base + 1] = hi[q];
+        }
+      }
+    }
+  };
+  for (int64_t c = 0; c < o2; ++c) {
+    const int64_t x0 = xi[2 * c], x1 = xi[2 * c + 1];
+    if (x0 != base) {
+      if (x0 == base + 1) {
+        for (int q = 0; q < N; ++q) {
+          rows[q][base] = lo[q];
+          lo[q] = hi[q];
+          if (x0 + 1 < in2) {
+            hi[q] = rows[q][x0 + 1];
+          }
+        }
+      } else {
+        flush();
+        for (int q = 0; q < N; ++q) {
+          lo[q] = rows[q][x0];
+          if (x0 + 1 < in2) {
+            hi[q] = rows[q][x0 + 1];
+          }
+        }
+      }
+      base = x0;
+    }
+    const T v = go_row[c], w0 = xw[2 * c], w1 = xw[2 * c + 1];
+    if (x1 != x0) {
+      for (int q = 0; q < N; ++q) {
+        lo[q] = std::fma(wab[q] * w0, v, lo[q]);
+        hi[q] = std::fma(wab[q] * w1, v, hi[q]);
+      }
+    } else {
+      for (int q = 0; q < N; ++q) {
+        lo[q] = std::fma(wab[q] * w0, v, lo[q]);
+        lo[q] = std::fma(wab[q] * w1, v, lo[q]);
+      }
+    }
+  }
+  flush();
+}
+
 template <typename T, bool kAtomic>
 void interp_backward_impl(
     const InterpPlan& plan,
@@ -107,31 +184,67 @@ void interp_backward_impl(
   const int64_t o1 = plan.dim[1].out, o2 = plan.dim[2].out;
   if (d1.k == 2 && d2.k == 2 && !d2.chain) {
     // Bilinear and trilinear: two cells per dim, in the same order with
-    // the counts known (the loop below, unrolled).
-    // The output position as (a, b, c), advanced without divisions.
-    int64_t c = k0 % o2, b = (k0 / o2) % o1, a = k0 / (o1 * o2);
-    for (int64_t k = k0; k < k1; ++k, ++c) {
-      if (c == o2) {
-        c = 0;
-        if (++b == o1) {
-          b = 0;
-          ++a;
+    // the counts known (the generic loop below, unrolled).
+    auto scatter = [&](int64_t s0, int64_t s1) {
+      // The output position as (a, b, c), advanced without divisions.
+      int64_t c = s0 % o2, b = (s0 / o2) % o1, a = s0 / (o1 * o2);
+      for (int64_t k = s0; k < s1; ++k, ++c) {
+        if (c == o2) {
+          c = 0;
+          if (++b == o1) {
+            b = 0;
+            ++a;
+          }
+        }
+        const T v = go[k];
+        const int64_t* xc = d2.idx + 2 * c;
+        const T* wc = d2.w + 2 * c;
+        for (int64_t i = 0; i < d0.count[a]; ++i) {
+          const int64_t ia = a * d0.k + i;
+          for (int64_t j = 0; j < 2; ++j) {
+            const int64_t jb = b * 2 + j;
+            const T wab = d0.w[ia] * d1.w[jb];
+            T* row = gi + (d0.idx[ia] * in1 + d1.idx[jb]) * in2;
+            fma_into<T, kAtomic>(row + xc[0], wab * wc[0], v);
+            fma_into<T, kAtomic>(row + xc[1], wab * wc[1], v);
+          }
         }
       }
-      const T v = go[k];
-      const int64_t* xc = d2.idx + 2 * c;
-      const T* wc = d2.w + 2 * c;
-      for (int64_t i = 0; i < d0.count[a]; ++i) {
-        const int64_t ia = a * d0.k + i;
-        for (int64_t j = 0; j < 2; ++j) {
-          const int64_t jb = b * 2 + j;
-          const T wab = d0.w[ia] * d1.w[jb];
-          T* row = gi + (d0.idx[ia] * in1 + d1.idx[jb]) * in2;
-          fma_into<T, kAtomic>(row + xc[0], wab * wc[0], v);
-          fma_into<T, kAtomic>(row + xc[1], wab * wc[1], v);
+    };
+    // Whole output rows of distinct tap rows (the common case) in
+    // registers (Note [Linear backward in registers]); the others, and
+    // partial rows, by the scatter.
+    if (!kAtomic && k0 % o2 == 0) {
+      for (; k0 + o2 <= k1; k0 += o2) {
+        const int64_t a = k0 / (o1 * o2), b = (k0 / o2) % o1;
+        T* rows[4];
+        T wab[4];
+        int n = 0;
+        bool distinct = d0.count[a] <= 2;
+        for (int64_t i = 0; distinct && i < d0.count[a]; ++i) {
+          const int64_t ia = a * d0.k + i;
+          for (int64_t j = 0; j < 2; ++j) {
+            const int64_t jb = b * 2 + j;
+            rows[n] = gi + (d0.idx[ia] * in1 + d1.idx[jb]) * in2;
+            wab[n] = d0.w[ia] * d1.w[jb];
+            for (int q = 0; q < n; ++q) {
+              distinct = distinct && rows[q] != rows[n];
+            }
+            ++n;
+          }
+        }
+        if (!distinct) {
+          scatter(k0, k0 + o2);
+        } else if (n == 4) {
+          scatter_row_in_registers<T, 4>(
+              rows, wab, d2.idx, d2.w, go + k0, o2, in2);
+        } else {
+          scatter_row_in_registers<T, 2>(
+              rows, wab, d2.idx, d2.w, go + k0, o2, in2);
         }
       }
     }
+    scatter(k0, k1);
     return;
   }
   for (int64_t k = k0; k < k1; ++k) {
