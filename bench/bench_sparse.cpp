@@ -22,9 +22,8 @@ void run(benchmark::State& state, bool det, bool backward) {
       {ditto::randint(0, batch, {nnz}),
        ditto::randint(0, n, {nnz}),
        ditto::randint(0, n, {nnz})});
-  Tensor s =
-      ditto::sparse_coo_tensor(idx, ditto::randn({nnz}), {batch, n, n})
-          .coalesce();
+  Tensor s = ditto::sparse_coo_tensor(idx, ditto::randn({nnz}), {batch, n, n})
+                 .coalesce();
   Tensor d = ditto::randn({batch, n, m}).requires_grad_(backward);
   Tensor go = ditto::randn({batch, n, m});
   ditto::use_deterministic_algorithms(det);

@@ -54,10 +54,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Shape vs{nnz + (r.byte() % 8 == 0 ? 1 : 0)};
   if (dense_dim == 1) {
-    vs.push_back(sparse_dim + dense_dim > 0 && !sizes.empty() &&
-                         sizes.back() >= 0 && sizes.back() < 4
-                     ? sizes.back()
-                     : 2);
+    vs.push_back(
+        sparse_dim + dense_dim > 0 && !sizes.empty() && sizes.back() >= 0 &&
+                sizes.back() < 4
+            ? sizes.back()
+            : 2);
   }
   Tensor vals = full(vs, 1.5, kFloat32);
   Tensor s;

@@ -213,8 +213,8 @@ SavedTensor::SavedTensor(const Tensor& t) {
   info_->original = t.impl();
   if (t.impl()->is_sparse()) {
     // Sparse parts are never written in place: nothing to check later.
-    data_ = Tensor(std::make_shared<TensorImpl>(
-        t.impl()->sparse(), t.sizes(), t.dtype()));
+    data_ = Tensor(
+        std::make_shared<TensorImpl>(t.impl()->sparse(), t.sizes(), t.dtype()));
     return;
   }
   data_ = Tensor(std::make_shared<TensorImpl>(

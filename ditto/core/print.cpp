@@ -188,7 +188,10 @@ void for_each_shown(const Tensor& t, const PrintLayout& l, F&& f) {
 // as _tensor_str_with_formatter does; `next` walks through the cells.
 class Renderer {
  public:
-  Renderer(const PrintLayout& l, const std::vector<std::string>& cells, int64_t w)
+  Renderer(
+      const PrintLayout& l,
+      const std::vector<std::string>& cells,
+      int64_t w)
       : layout_(l), cells_(cells), width_(w) {}
 
   std::string render(size_t d, int64_t indent) {
@@ -405,7 +408,6 @@ std::string detail::tensor_repr(
   suffixes.insert(suffixes.end(), extra_suffixes.begin(), extra_suffixes.end());
   return add_suffixes(prefix + body, suffixes, indent);
 }
-
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   return os << t.to_string();

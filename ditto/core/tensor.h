@@ -59,7 +59,10 @@ class DITTO_API TensorImpl {
         offset_(offset),
         dtype_(dtype) {}
   // A sparse COO tensor: no storage, no strides; sizes are the full sizes.
-  TensorImpl(std::shared_ptr<const SparseParts> sparse, Shape sizes, Dtype dtype)
+  TensorImpl(
+      std::shared_ptr<const SparseParts> sparse,
+      Shape sizes,
+      Dtype dtype)
       : sizes_(std::move(sizes)),
         offset_(0),
         dtype_(dtype),

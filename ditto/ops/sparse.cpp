@@ -34,10 +34,10 @@
 // Note [Sparse products]
 // sparse.mm / addmm / bmm compute out = beta * input, then for each entry
 // e = (r, c, v), in stored order, out[r, :] = fma(alpha * v, dense[c, :],
-// out[r, :]) (PyTorch's CPU loop: a BLAS axpy per entry). The updates of one output row
-// are the entries of that row: scatter_updates (Note [Owner computes])
-// runs them in stored order per row in the deterministic variant, so the
-// result has the serial loop's bits for any thread count. The fast variant
+// out[r, :]) (PyTorch's CPU loop: a BLAS axpy per entry). The updates of one
+// output row are the entries of that row: scatter_updates (Note [Owner
+// computes]) runs them in stored order per row in the deterministic variant, so
+// the result has the serial loop's bits for any thread count. The fast variant
 // lets threads add into shared rows as they get there (a row's sum then
 // depends on timing). The dense operand's gradient is the same scatter with
 // rows and columns swapped, dense_grad[c, :] += (alpha * v) * grad[r, :],
@@ -274,8 +274,7 @@ Tensor build_sparse(
   Tensor vals = values.detach().contiguous();
   Tensor out = make_sparse(idx, vals, sizes, n <= 1);
   return scope.done(out, [idx, sd](const autograd::GradList& g) {
-    return autograd::GradList{
-        Tensor(), detail::values_at(g[0], idx, sd)};
+    return autograd::GradList{Tensor(), detail::values_at(g[0], idx, sd)};
   });
 }
 
@@ -339,7 +338,9 @@ SparseParts coalesced_parts(
     const T* src = v.data_ptr<T>();
     T* dst = vals.data_ptr<T>();
     parallel_for(
-        0, u, std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1)),
+        0,
+        u,
+        std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1)),
         [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
             T* o = dst + r * len;
@@ -377,15 +378,15 @@ template <typename T>
 void axpy_row(T* out, const T* in, int64_t n, T s) {
   if constexpr (std::is_floating_point_v<T>) {
     static const int64_t strides[4] = {1, 1, 1, 0};
-    kernels::kernel_table().fused[int(kernels::FusedOp::AddScaled)]
-                                 [dtype_index(dtype_of<T>)](
-        n,
-        reinterpret_cast<char*>(out),
-        reinterpret_cast<const char*>(out),
-        reinterpret_cast<const char*>(in),
-        nullptr,
-        strides,
-        double(s));
+    kernels::kernel_table()
+        .fused[int(kernels::FusedOp::AddScaled)][dtype_index(dtype_of<T>)](
+            n,
+            reinterpret_cast<char*>(out),
+            reinterpret_cast<const char*>(out),
+            reinterpret_cast<const char*>(in),
+            nullptr,
+            strides,
+            double(s));
   } else {
     for (int64_t j = 0; j < n; ++j) {
       if constexpr (std::is_same_v<T, bool>) {
@@ -474,8 +475,9 @@ Tensor Tensor::_values() const {
   const SparseParts& p = sparse_parts(*this, op);
   Tensor out = p.values.detach();
   return scope.done(
-      out, [idx = p.indices, sizes = sizes(), c = p.coalesced](
-               const autograd::GradList& g) {
+      out,
+      [idx = p.indices, sizes = sizes(), c = p.coalesced](
+          const autograd::GradList& g) {
         return autograd::GradList{make_sparse(idx, g[0], sizes, c)};
       });
 }
@@ -657,8 +659,7 @@ Tensor values_at(const Tensor& t, const Tensor& indices, int64_t sparse_dim) {
 Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const char* op = "sparse_add";
   OpScope scope(op, {a, b});
-  DITTO_CHECK(
-      a.defined() && b.defined(), ValueError, op, "undefined tensor");
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, op, "undefined tensor");
   DITTO_CHECK(
       !a.impl()->is_sparse() || b.impl()->is_sparse(),
       TypeError,
@@ -738,14 +739,13 @@ Tensor& sparse_zero_(Tensor& self) {
   const SparseParts& p = sparse_parts(self, "sparse_zero");
   Shape vs = p.values.sizes();
   vs[0] = 0;
-  self.impl()->set_sparse(
-      make_sparse(
-          detail::new_tensor({sparse_dim_of(p), 0}, kInt64),
-          detail::new_tensor(vs, p.values.dtype()),
-          self.sizes(),
-          true)
-          .impl()
-          ->sparse());
+  self.impl()->set_sparse(make_sparse(
+                              detail::new_tensor({sparse_dim_of(p), 0}, kInt64),
+                              detail::new_tensor(vs, p.values.dtype()),
+                              self.sizes(),
+                              true)
+                              .impl()
+                              ->sparse());
   return scope.done_inplace(self);
 }
 
@@ -777,31 +777,31 @@ void scatter_products(
   const std::vector<int64_t>& src = swap_roles ? en.key : en.src;
   dispatch_dtype(out.dtype(), "sparse_mm", [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-    const T* d = dense.data_ptr<T>();
-    const T* c = en.coef.data_ptr<T>();
-    T* o = out.data_ptr<T>();
-    detail::scatter_updates(
-        detail::use_deterministic<detail::Combine::kAdd, T>(),
-        n,
-        keys,
-        m,
-        [&](int64_t e) { return key[size_t(e)]; },
-        [&](int64_t e, bool atomic) {
-          T* row = o + key[size_t(e)] * m;
-          const T* in = d + src[size_t(e)] * m;
-          const T ce = c[e];
-          if (atomic) {
-            for (int64_t j = 0; j < m; ++j) {
-              std::atomic_ref<T> r(row[j]);
-              T cur = r.load(std::memory_order_relaxed);
-              while (!r.compare_exchange_weak(
-                  cur, std::fma(ce, in[j], cur), std::memory_order_relaxed)) {
+      const T* d = dense.data_ptr<T>();
+      const T* c = en.coef.data_ptr<T>();
+      T* o = out.data_ptr<T>();
+      detail::scatter_updates(
+          detail::use_deterministic<detail::Combine::kAdd, T>(),
+          n,
+          keys,
+          m,
+          [&](int64_t e) { return key[size_t(e)]; },
+          [&](int64_t e, bool atomic) {
+            T* row = o + key[size_t(e)] * m;
+            const T* in = d + src[size_t(e)] * m;
+            const T ce = c[e];
+            if (atomic) {
+              for (int64_t j = 0; j < m; ++j) {
+                std::atomic_ref<T> r(row[j]);
+                T cur = r.load(std::memory_order_relaxed);
+                while (!r.compare_exchange_weak(
+                    cur, std::fma(ce, in[j], cur), std::memory_order_relaxed)) {
+                }
               }
+            } else {
+              axpy_row<T>(row, in, m, ce);
             }
-          } else {
-            axpy_row<T>(row, in, m, ce);
-          }
-        });
+          });
     }
   });
 }
@@ -817,23 +817,25 @@ Tensor entry_dots(
   Tensor out = detail::new_tensor({n}, dense.dtype());
   dispatch_dtype(dense.dtype(), "sparse_mm", [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-    const T* g = grad.data_ptr<T>();
-    const T* d = dense.data_ptr<T>();
-    const T a = alpha.to<T>();
-    T* o = out.data_ptr<T>();
-    parallel_for(
-        0, n, std::max<int64_t>(1, 4096 / std::max<int64_t>(m, 1)),
-        [&](int64_t e0, int64_t e1) {
-          for (int64_t e = e0; e < e1; ++e) {
-            const T* gr = g + en.key[size_t(e)] * m;
-            const T* dr = d + en.src[size_t(e)] * m;
-            T acc = T(0);
-            for (int64_t j = 0; j < m; ++j) {
-              acc = T(acc + T(gr[j] * dr[j]));
+      const T* g = grad.data_ptr<T>();
+      const T* d = dense.data_ptr<T>();
+      const T a = alpha.to<T>();
+      T* o = out.data_ptr<T>();
+      parallel_for(
+          0,
+          n,
+          std::max<int64_t>(1, 4096 / std::max<int64_t>(m, 1)),
+          [&](int64_t e0, int64_t e1) {
+            for (int64_t e = e0; e < e1; ++e) {
+              const T* gr = g + en.key[size_t(e)] * m;
+              const T* dr = d + en.src[size_t(e)] * m;
+              T acc = T(0);
+              for (int64_t j = 0; j < m; ++j) {
+                acc = T(acc + T(gr[j] * dr[j]));
+              }
+              o[e] = T(a * acc);
             }
-            o[e] = T(a * acc);
-          }
-        });
+          });
     }
   });
   return out;
@@ -869,8 +871,7 @@ void check_product(
     const Tensor& d,
     int64_t rank,
     const char* op) {
-  DITTO_CHECK(
-      s.defined() && d.defined(), ValueError, op, "undefined tensor");
+  DITTO_CHECK(s.defined() && d.defined(), ValueError, op, "undefined tensor");
   const SparseParts& p = sparse_parts(s, op);
   require_strided(d, op);
   DITTO_CHECK(
@@ -955,8 +956,18 @@ Tensor sparse_product(
   const bool want_dense = d.requires_grad();
   return scope.done(
       out,
-      [en, dc, p, alpha, beta, sizes = s.sizes(), batch, inner, m, want_input,
-       want_values, want_dense](const autograd::GradList& g) {
+      [en,
+       dc,
+       p,
+       alpha,
+       beta,
+       sizes = s.sizes(),
+       batch,
+       inner,
+       m,
+       want_input,
+       want_values,
+       want_dense](const autograd::GradList& g) {
         const Tensor go = g[0].contiguous();
         const Tensor gflat = go.view({-1, m});
         autograd::GradList grads(3);
@@ -964,24 +975,23 @@ Tensor sparse_product(
           grads[0] = mul(go, beta);
         }
         if (want_dense) {
-        // d's gradient: the products with rows and columns swapped, scaled
-        // by alpha after the sums (PyTorch's alpha * (mat1^T @ grad)).
-        const bool unit = alpha.to<double>() == 1.0;
-        Entries eb = en;
-        if (!unit) {
-          eb.coef = p.values.to(go.dtype()).contiguous();
-        }
-        Tensor gd = zeros({batch * inner, m}, go.dtype());
-        scatter_products(eb, gflat, gd, true);
-        grads[2] = (unit ? gd : mul(gd, alpha)).view(dc.sizes());
+          // d's gradient: the products with rows and columns swapped, scaled
+          // by alpha after the sums (PyTorch's alpha * (mat1^T @ grad)).
+          const bool unit = alpha.to<double>() == 1.0;
+          Entries eb = en;
+          if (!unit) {
+            eb.coef = p.values.to(go.dtype()).contiguous();
+          }
+          Tensor gd = zeros({batch * inner, m}, go.dtype());
+          scatter_products(eb, gflat, gd, true);
+          grads[2] = (unit ? gd : mul(gd, alpha)).view(dc.sizes());
         }
         if (!want_values) {
           return grads;
         }
         // At each stored position once (Note [Sparse gradients]).
-        const SparseParts pc = p.coalesced
-            ? p
-            : coalesced_parts(p, sizes, nullptr, "sparse_mm");
+        const SparseParts pc =
+            p.coalesced ? p : coalesced_parts(p, sizes, nullptr, "sparse_mm");
         const Entries ec = p.coalesced
             ? en
             : entries_of(pc, sizes[sizes.size() - 2], inner, alpha, go.dtype());
@@ -1026,8 +1036,7 @@ Tensor addmm(
     const Tensor& mat2,
     const Scalar& beta,
     const Scalar& alpha) {
-  DITTO_CHECK(
-      input.defined(), ValueError, "sparse_addmm", "undefined input");
+  DITTO_CHECK(input.defined(), ValueError, "sparse_addmm", "undefined input");
   return sparse_product("sparse_addmm", input, mat1, mat2, beta, alpha, 2);
 }
 

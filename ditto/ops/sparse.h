@@ -59,10 +59,8 @@ Tensor& sparse_zero_(Tensor& self);
 // The values of t (dense, or sparse in any order) at the positions of the
 // entries indices (sparse_dim x nnz): (nnz, dense sizes...), zero where a
 // sparse t has no entry (PyTorch's sparse_mask values).
-DITTO_API Tensor values_at(
-    const Tensor& t,
-    const Tensor& indices,
-    int64_t sparse_dim);
+DITTO_API Tensor
+values_at(const Tensor& t, const Tensor& indices, int64_t sparse_dim);
 } // namespace detail
 
 } // namespace ditto

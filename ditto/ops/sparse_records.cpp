@@ -58,9 +58,8 @@ std::vector<NondeterministicPath> product_paths(const std::string& op) {
           "the fast variant adds each entry's products into the shared "
           "output rows (and the backward into the dense operand's gradient "
           "rows) as threads get there",
-      .cost =
-          "bmm at 1% density, 2 threads: forward 0.99x, forward + backward "
-          "0.81x the fast variant's time (docs/benchmarks.md)",
+      .cost = "bmm at 1% density, 2 threads: forward 0.99x, forward + backward "
+              "0.81x the fast variant's time (docs/benchmarks.md)",
   }};
 }
 
@@ -145,7 +144,8 @@ void register_sparse_records() {
             const int64_t n = s::size(spec, 500, 5);
             return std::vector<Sample>{
                 {"values_times_two",
-                 {matrix_indices(n, 11, 13, 5), s::varied({n}, spec.dtype, 4.0, 6)},
+                 {matrix_indices(n, 11, 13, 5),
+                  s::varied({n}, spec.dtype, 4.0, 6)},
                  [](const std::vector<Tensor>& x) {
                    Tensor sp = sparse_coo_tensor(x[0], x[1], {11, 13});
                    return std::vector<Tensor>{
@@ -156,7 +156,8 @@ void register_sparse_records() {
       .bad_samples =
           [] {
             return std::vector<Sample>{
-                {"strided", {s::varied({2, 2}, kFloat32, 2.0, 1)},
+                {"strided",
+                 {s::varied({2, 2}, kFloat32, 2.0, 1)},
                  s::call1([](const Tensor& x) { return x._values(); })},
                 {"uncoalesced",
                  {matrix_indices(6, 2, 2, 1), s::varied({6}, kFloat32, 2.0, 2)},
@@ -178,7 +179,8 @@ void register_sparse_records() {
             const int64_t n = s::size(spec, 20001, 9);
             return std::vector<Sample>{
                 {"duplicates",
-                 {matrix_indices(n, 61, 17, 7), s::varied({n}, spec.dtype, 4.0, 8)},
+                 {matrix_indices(n, 61, 17, 7),
+                  s::varied({n}, spec.dtype, 4.0, 8)},
                  [](const std::vector<Tensor>& x) {
                    return parts(
                        sparse_coo_tensor(x[0], x[1], {61, 17}).coalesce());
@@ -187,14 +189,16 @@ void register_sparse_records() {
                  {s::indices(n, 29, 9).unsqueeze(0),
                   s::varied({n, 4}, spec.dtype, 4.0, 10)},
                  [](const std::vector<Tensor>& x) {
-                   return parts(sparse_coo_tensor(x[0], x[1], {29, 4}).coalesce());
+                   return parts(
+                       sparse_coo_tensor(x[0], x[1], {29, 4}).coalesce());
                  }},
             };
           },
       .bad_samples =
           [] {
             return std::vector<Sample>{
-                {"strided", {s::varied({2, 2}, kFloat32, 2.0, 1)},
+                {"strided",
+                 {s::varied({2, 2}, kFloat32, 2.0, 1)},
                  s::call1([](const Tensor& x) { return x.coalesce(); })},
             };
           },
@@ -237,7 +241,9 @@ void register_sparse_records() {
           [](const SampleSpec& spec) {
             // About half the elements zero (integer truncation, and relu).
             Tensor m = s::varied(
-                {s::size(spec, 301, 4), s::size(spec, 67, 5)}, spec.dtype, 3.0,
+                {s::size(spec, 301, 4), s::size(spec, 67, 5)},
+                spec.dtype,
+                3.0,
                 14);
             if (is_floating(spec.dtype)) {
               m = relu(m);
@@ -260,9 +266,8 @@ void register_sparse_records() {
                  false},
                 {"round_trip",
                  {s::strided(m)},
-                 s::call1([](const Tensor& x) {
-                   return x.to_sparse().to_dense();
-                 }),
+                 s::call1(
+                     [](const Tensor& x) { return x.to_sparse().to_dense(); }),
                  {},
                  false},
                 {"no_zeros",
@@ -289,7 +294,8 @@ void register_sparse_records() {
   register_op({
       .name = "sparse_mm",
       .family = "sparse",
-      .callables = {"ditto::sparse::mm(sparse, dense)", "ditto::mm(sparse, dense)"},
+      .callables =
+          {"ditto::sparse::mm(sparse, dense)", "ditto::mm(sparse, dense)"},
       .nondeterministic = product_paths("sparse_mm"),
       .samples =
           [](const SampleSpec& spec) {
@@ -310,8 +316,7 @@ void register_sparse_records() {
                   s::strided(s::varied({k, m}, spec.dtype, 2.0, 20))},
                  [r, k](const std::vector<Tensor>& x) {
                    return std::vector<Tensor>{sparse::mm(
-                       sparse_coo_tensor(x[0], x[1], {r, k}).coalesce(),
-                       x[2])};
+                       sparse_coo_tensor(x[0], x[1], {r, k}).coalesce(), x[2])};
                  }},
             };
           },
@@ -329,7 +334,8 @@ void register_sparse_records() {
                 {"inner_size", {idx, vals}, with(zeros({4, 2}))},
                 {"dtype", {idx, vals}, with(zeros({5, 2}, kFloat64))},
                 {"rank", {idx, vals}, with(zeros({5}))},
-                {"dense_first", {zeros({3, 5}), zeros({5, 2})},
+                {"dense_first",
+                 {zeros({3, 5}), zeros({5, 2})},
                  s::call2([](const Tensor& a, const Tensor& b) {
                    return sparse::mm(a, b);
                  })},
@@ -351,7 +357,10 @@ void register_sparse_records() {
             auto with = [r, k](double beta, double alpha) {
               return [r, k, beta, alpha](const std::vector<Tensor>& x) {
                 return std::vector<Tensor>{addmm(
-                    x[0], sparse_coo_tensor(x[1], x[2], {r, k}), x[3], beta,
+                    x[0],
+                    sparse_coo_tensor(x[1], x[2], {r, k}),
+                    x[3],
+                    beta,
                     alpha)};
               };
             };
@@ -369,8 +378,10 @@ void register_sparse_records() {
           [] {
             return std::vector<Sample>{
                 {"input_size",
-                 {zeros({4}), matrix_indices(4, 3, 5, 1),
-                  s::varied({4}, kFloat32, 2.0, 2), zeros({5, 2})},
+                 {zeros({4}),
+                  matrix_indices(4, 3, 5, 1),
+                  s::varied({4}, kFloat32, 2.0, 2),
+                  zeros({5, 2})},
                  [](const std::vector<Tensor>& x) {
                    return std::vector<Tensor>{sparse::addmm(
                        x[0], sparse_coo_tensor(x[1], x[2], {3, 5}), x[3])};
@@ -382,7 +393,8 @@ void register_sparse_records() {
   register_op({
       .name = "sparse_bmm",
       .family = "sparse",
-      .callables = {"ditto::bmm(sparse, dense)", "ditto::sparse_bmm(sparse, dense)"},
+      .callables =
+          {"ditto::bmm(sparse, dense)", "ditto::sparse_bmm(sparse, dense)"},
       .nondeterministic = product_paths("sparse_bmm"),
       .samples =
           [](const SampleSpec& spec) {
@@ -404,11 +416,12 @@ void register_sparse_records() {
           [] {
             return std::vector<Sample>{
                 {"batch_size",
-                 {batch_indices(4, 2, 3, 5, 1), s::varied({4}, kFloat32, 2.0, 2)},
+                 {batch_indices(4, 2, 3, 5, 1),
+                  s::varied({4}, kFloat32, 2.0, 2)},
                  [](const std::vector<Tensor>& x) {
-                   return std::vector<Tensor>{bmm(
-                       sparse_coo_tensor(x[0], x[1], {2, 3, 5}),
-                       zeros({3, 5, 2}))};
+                   return std::vector<Tensor>{
+                       bmm(sparse_coo_tensor(x[0], x[1], {2, 3, 5}),
+                           zeros({3, 5, 2}))};
                  }},
             };
           },
@@ -418,7 +431,8 @@ void register_sparse_records() {
       .name = "sparse_add",
       .family = "sparse",
       .callables =
-          {"ditto::add(dense, sparse, alpha)", "ditto::add(sparse, sparse, alpha)"},
+          {"ditto::add(dense, sparse, alpha)",
+           "ditto::add(sparse, sparse, alpha)"},
       .deterministic_because =
           "dense + sparse: each position's entries added in stored order by "
           "one thread (owner computes), with PyTorch's fma; sparse + sparse "
@@ -432,12 +446,14 @@ void register_sparse_records() {
                 matrix_indices(n, 41, 23, 31),
                 s::varied({n}, spec.dtype, 4.0, 32)};
             return std::vector<Sample>{
-                {"dense_plus_sparse", in,
+                {"dense_plus_sparse",
+                 in,
                  [](const std::vector<Tensor>& x) {
                    return std::vector<Tensor>{
                        add(x[0], sparse_coo_tensor(x[1], x[2], {41, 23}), 3)};
                  }},
-                {"sparse_plus_sparse", in,
+                {"sparse_plus_sparse",
+                 in,
                  [](const std::vector<Tensor>& x) {
                    Tensor sp = sparse_coo_tensor(x[1], x[2], {41, 23});
                    return std::vector<Tensor>{
@@ -490,7 +506,8 @@ void register_sparse_records() {
           [] {
             return std::vector<Sample>{
                 {"sizes",
-                 {zeros({3, 6}), matrix_indices(4, 3, 5, 1),
+                 {zeros({3, 6}),
+                  matrix_indices(4, 3, 5, 1),
                   s::varied({4}, kFloat32, 2.0, 2)},
                  [](const std::vector<Tensor>& x) {
                    Tensor self = x[0];
@@ -514,7 +531,8 @@ void register_sparse_records() {
           [](const SampleSpec& spec) {
             return std::vector<Sample>{
                 {"entries",
-                 {matrix_indices(9, 3, 5, 36), s::varied({9}, spec.dtype, 4.0, 37)},
+                 {matrix_indices(9, 3, 5, 36),
+                  s::varied({9}, spec.dtype, 4.0, 37)},
                  [](const std::vector<Tensor>& x) {
                    Tensor sp = sparse_coo_tensor(x[0], x[1], {3, 5});
                    sp.zero_();
@@ -522,10 +540,7 @@ void register_sparse_records() {
                  }},
             };
           },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{};
-          },
+      .bad_samples = [] { return std::vector<Sample>{}; },
       .not_differentiable = "a constant result",
       .sparse = true,
   });

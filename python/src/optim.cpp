@@ -101,9 +101,7 @@ void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
   }
 }
 
-py::object get_option(
-    const optim::SparseAdamOptions& o,
-    const std::string& k) {
+py::object get_option(const optim::SparseAdamOptions& o, const std::string& k) {
   if (k == "lr") {
     return py::float_(o.lr());
   }

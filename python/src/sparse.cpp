@@ -27,8 +27,7 @@ void init_sparse(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("mat2"),
       ReleaseGil());
   py::module_ sp = m.def_submodule("_sparse", "sparse-dense products");
-  sp.def(
-      "mm", &sparse::mm, py::arg("mat1"), py::arg("mat2"), ReleaseGil());
+  sp.def("mm", &sparse::mm, py::arg("mat1"), py::arg("mat2"), ReleaseGil());
   sp.def(
       "addmm",
       &sparse::addmm,

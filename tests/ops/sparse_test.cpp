@@ -17,9 +17,8 @@
 #include "test_util.h"
 
 using namespace ditto;
-using nlohmann::json;
 using ditto::test::same_bits;
-
+using nlohmann::json;
 
 namespace {
 
@@ -75,7 +74,10 @@ std::vector<const json*> cases_of(const std::string& op) {
 }
 
 // Same values within a few ulps of the dtype.
-void expect_close(const Tensor& got, const Tensor& want, const std::string& at) {
+void expect_close(
+    const Tensor& got,
+    const Tensor& want,
+    const std::string& at) {
   ASSERT_EQ(got.sizes(), want.sizes()) << at;
   const double tol = got.dtype() == kFloat32 ? 2e-6 : 1e-14;
   const Tensor diff = sub(got.to(kFloat64), want.to(kFloat64)).abs();
@@ -88,8 +90,7 @@ Tensor sparse_of(const json& c, bool requires_grad = false) {
   if (requires_grad) {
     v.requires_grad_();
   }
-  return sparse_coo_tensor(
-      from_json(c["indices"]), v, c["size"].get<Shape>());
+  return sparse_coo_tensor(from_json(c["indices"]), v, c["size"].get<Shape>());
 }
 
 TEST(Sparse, CoalesceAndToDenseArePyTorchsBits) {
@@ -120,8 +121,7 @@ TEST(Sparse, ToSparseKeepsNaNAndDropsBothZeros) {
     EXPECT_TRUE(s.is_coalesced());
     EXPECT_TRUE(same_bits(s.indices(), from_json((*c)["out_indices"]))) << at;
     EXPECT_TRUE(same_bits(s.values(), from_json((*c)["out_values"]))) << at;
-    EXPECT_TRUE(same_bits(s.to_dense(), d.masked_fill(eq(d, 0.0), 0.0)))
-        << at;
+    EXPECT_TRUE(same_bits(s.to_dense(), d.masked_fill(eq(d, 0.0), 0.0))) << at;
   }
 }
 
@@ -147,7 +147,8 @@ Product run_product(const json& c) {
   const bool sparse_grad = c.contains("grad_values");
   v.requires_grad_(sparse_grad);
   Tensor dense = from_json(c["dense"]).requires_grad_();
-  Tensor s = sparse_coo_tensor(from_json(c["indices"]), v, c["size"].get<Shape>());
+  Tensor s =
+      sparse_coo_tensor(from_json(c["indices"]), v, c["size"].get<Shape>());
   Tensor input;
   Tensor out;
   if (c["op"] == "mm") {
@@ -185,8 +186,7 @@ TEST(Sparse, ProductsAndGradientsMatchPyTorch) {
             one.grad_values, from_json((*c)["grad_values"]), at + " gv");
       }
       if (one.grad_input.defined()) {
-        expect_close(
-            one.grad_input, from_json((*c)["grad_input"]), at + " gi");
+        expect_close(one.grad_input, from_json((*c)["grad_input"]), at + " gi");
       }
       // The deterministic variant: the same bits at every thread count.
       for (int threads : {2, 3}) {
@@ -208,8 +208,7 @@ TEST(Sparse, ProductsAndGradientsMatchPyTorch) {
 TEST(Sparse, DeterministicProductIsTheSerialLoop) {
   DeterministicGuard det(true);
   const int64_t rows = 300, inner = 200, m = 33, nnz = 6000;
-  Tensor idx = stack(
-      {randint(0, rows, {nnz}), randint(0, inner, {nnz})});
+  Tensor idx = stack({randint(0, rows, {nnz}), randint(0, inner, {nnz})});
   Tensor v = randn({nnz});
   Tensor d = randn({inner, m});
   Tensor want = zeros({rows, m});
@@ -250,8 +249,7 @@ TEST(Sparse, EmbeddingTrainsAsPyTorchWithSgdAndSparseAdam) {
       mul(out, from_json((*c)["targets"][step])).sum().backward();
       ASSERT_TRUE(emb.weight.grad().is_sparse());
       opt->step();
-      EXPECT_TRUE(
-          same_bits(emb.weight, from_json((*c)["weights"][step])))
+      EXPECT_TRUE(same_bits(emb.weight, from_json((*c)["weights"][step])))
           << (*c)["name"] << " step " << step;
     }
     const Tensor want = sparse_coo_tensor(
@@ -265,7 +263,9 @@ TEST(Sparse, EmbeddingTrainsAsPyTorchWithSgdAndSparseAdam) {
 TEST(Sparse, PrintsAsPyTorch) {
   for (const json& r : golden()["reprs"]) {
     Tensor s = sparse_coo_tensor(
-        from_json(r["indices"]), from_json(r["values"]), r["size"].get<Shape>());
+        from_json(r["indices"]),
+        from_json(r["values"]),
+        r["size"].get<Shape>());
     EXPECT_EQ(s.to_string(), r["repr"].get<std::string>());
   }
 }
@@ -312,7 +312,8 @@ TEST(Sparse, ZeroAndSparseSumsKeepEveryEntry) {
 TEST(Sparse, AnEntryStoredTwiceGetsItsPositionsGradientEachTime) {
   // to_dense sums the duplicates, so each copy's gradient is the position's.
   Tensor v = tensor({1.0, 2.0, 3.0}).requires_grad_();
-  Tensor s = sparse_coo_tensor(tensor<int64_t>({1, 1, 0}).reshape({1, 3}), v, {2});
+  Tensor s =
+      sparse_coo_tensor(tensor<int64_t>({1, 1, 0}).reshape({1, 3}), v, {2});
   mul(s.to_dense(), tensor({10.0, 100.0})).sum().backward();
   EXPECT_TRUE(same_bits(v.grad(), tensor({100.0, 100.0, 10.0})));
 }

@@ -34,29 +34,29 @@ Tensor embedding(
   out_sizes.push_back(weight.size(1));
   Tensor out = rows.reshape(out_sizes);
   const int64_t num = weight.size(0);
-  return scope.done(out, [flat, num, padding_idx, sparse](
-                             const autograd::GradList& g) {
-    Tensor go = g[0].reshape({flat.numel(), -1});
-    Tensor idx = flat;
-    if (padding_idx) {
-      Tensor keep = ne(flat, *padding_idx);
-      idx = masked_select(flat, keep);
-      go = index_select(go, 0, masked_select(arange(flat.numel()), keep));
-    }
-    if (sparse) {
-      // The rows as looked up: duplicates are summed by whoever reads it.
-      return autograd::GradList{
-          detail::make_sparse(
-              idx.reshape({1, -1}).clone(),
-              go.contiguous(),
-              {num, go.size(1)},
-              idx.numel() <= 1),
-          Tensor()};
-    }
-    Tensor gw = zeros({num, go.size(1)}, go.dtype(), go.device());
-    gw.index_add_(0, idx, go);
-    return autograd::GradList{gw, Tensor()};
-  });
+  return scope.done(
+      out, [flat, num, padding_idx, sparse](const autograd::GradList& g) {
+        Tensor go = g[0].reshape({flat.numel(), -1});
+        Tensor idx = flat;
+        if (padding_idx) {
+          Tensor keep = ne(flat, *padding_idx);
+          idx = masked_select(flat, keep);
+          go = index_select(go, 0, masked_select(arange(flat.numel()), keep));
+        }
+        if (sparse) {
+          // The rows as looked up: duplicates are summed by whoever reads it.
+          return autograd::GradList{
+              detail::make_sparse(
+                  idx.reshape({1, -1}).clone(),
+                  go.contiguous(),
+                  {num, go.size(1)},
+                  idx.numel() <= 1),
+              Tensor()};
+        }
+        Tensor gw = zeros({num, go.size(1)}, go.dtype(), go.device());
+        gw.index_add_(0, idx, go);
+        return autograd::GradList{gw, Tensor()};
+      });
 }
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
