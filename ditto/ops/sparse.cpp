@@ -117,18 +117,13 @@ std::vector<int64_t> position_strides(
     const Shape& sizes,
     int64_t sparse_dim,
     const char* op) {
-  Shape lead(sizes.begin(), sizes.begin() + sparse_dim);
-  std::vector<int64_t> st(size_t(sparse_dim), 1);
+  const Shape lead(sizes.begin(), sizes.begin() + sparse_dim);
   if (checked_numel(lead, op) == 0) {
     // No position exists (and so no entry): a size of 0 may sit beside
     // sizes whose partial products overflow.
-    std::fill(st.begin(), st.end(), 0);
-    return st;
+    return std::vector<int64_t>(size_t(sparse_dim), 0);
   }
-  for (int64_t d = sparse_dim - 1; d > 0; --d) {
-    st[size_t(d - 1)] = st[size_t(d)] * sizes[size_t(d)];
-  }
-  return st;
+  return contiguous_strides(lead);
 }
 
 // Each entry's position in the row-major order of the sparse dims.
@@ -427,6 +422,28 @@ void add_entries_into(
   });
 }
 
+// Rows rows[e] of x (contiguous, len elements a row) as a new tensor of
+// sizes (rows.size() rows): to_sparse's values and values_at's gather.
+Tensor gather_rows(
+    const Tensor& x,
+    const std::vector<int64_t>& rows,
+    int64_t len,
+    const Shape& sizes) {
+  Tensor out = detail::new_tensor(sizes, x.dtype());
+  const size_t row_bytes = size_t(len) * x.element_size();
+  const char* src = static_cast<const char*>(x.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  parallel_for(0, int64_t(rows.size()), 1024, [&](int64_t e0, int64_t e1) {
+    for (int64_t e = e0; e < e1; ++e) {
+      std::memcpy(
+          dst + size_t(e) * row_bytes,
+          src + size_t(rows[size_t(e)]) * row_bytes,
+          row_bytes);
+    }
+  });
+  return out;
+}
+
 } // namespace
 
 Tensor sparse_coo_tensor(
@@ -525,13 +542,17 @@ Tensor Tensor::to_dense() const {
   if (!impl_->is_sparse()) {
     return *this; // PyTorch 1.13 gives a strided tensor back unchanged
   }
-  const SparseParts c = coalesced(*this, op);
   Tensor out = zeros(sizes(), dtype());
   add_entries_into(out, sparse_parts(*this, op), Scalar(int64_t(1)), op);
+  if (!scope.needs_grad()) {
+    return scope.done(out);
+  }
   // The gradient at each stored position (once each: Note [Sparse
-  // gradients]).
+  // gradients]): the coalesced positions, sorted only when recording.
   return scope.done(
-      out, [idx = c.indices, sizes = sizes()](const autograd::GradList& g) {
+      out,
+      [idx = coalesced(*this, op).indices,
+       sizes = sizes()](const autograd::GradList& g) {
         const int64_t sd = idx.size(0);
         return autograd::GradList{
             make_sparse(idx, detail::values_at(g[0], idx, sd), sizes, true)};
@@ -589,17 +610,7 @@ Tensor Tensor::to_sparse(int64_t sparse_dim) const {
   }
   Shape vs{n};
   vs.insert(vs.end(), sizes().begin() + sparse_dim, sizes().end());
-  Tensor vals = detail::new_tensor(vs, dtype());
-  const size_t row_bytes = size_t(len) * element_size();
-  const char* src = static_cast<const char*>(x.raw_data());
-  char* dst = static_cast<char*>(vals.raw_data());
-  for (int64_t e = 0; e < n; ++e) {
-    std::memcpy(
-        dst + size_t(e) * row_bytes,
-        src + size_t(keep[size_t(e)]) * row_bytes,
-        row_bytes);
-  }
-  Tensor out = make_sparse(idx, vals, sizes(), true);
+  Tensor out = make_sparse(idx, gather_rows(x, keep, len, vs), sizes(), true);
   return scope.done(out, [](const autograd::GradList& g) {
     return autograd::GradList{g[0].is_sparse() ? g[0].to_dense() : g[0]};
   });
@@ -618,20 +629,7 @@ Tensor values_at(const Tensor& t, const Tensor& indices, int64_t sparse_dim) {
     const Tensor x = t.contiguous();
     Shape lead(t.sizes().begin(), t.sizes().begin() + sparse_dim);
     const int64_t rows = checked_numel(lead, op);
-    const int64_t len = rows > 0 ? x.numel() / rows : 0;
-    Tensor out = new_tensor(vs, t.dtype());
-    const size_t row_bytes = size_t(len) * t.element_size();
-    const char* src = static_cast<const char*>(x.raw_data());
-    char* dst = static_cast<char*>(out.raw_data());
-    parallel_for(0, n, 1024, [&](int64_t e0, int64_t e1) {
-      for (int64_t e = e0; e < e1; ++e) {
-        std::memcpy(
-            dst + size_t(e) * row_bytes,
-            src + size_t(pos[size_t(e)]) * row_bytes,
-            row_bytes);
-      }
-    });
-    return out;
+    return gather_rows(x, pos, rows > 0 ? x.numel() / rows : 0, vs);
   }
   const SparseParts& p = sparse_parts(t, op);
   if (p.indices.is_same(indices) || p.indices.is_same(idx)) {

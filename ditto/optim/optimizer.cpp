@@ -450,10 +450,11 @@ void SparseAdam::step() {
       }
       // PyTorch's sparse_adam, op for op: the moments' old values at the
       // gradient's rows, their updates, and the step from those.
-      Tensor grad = p.grad();
-      grad = (o.maximize() ? mul(grad, -1) : grad).coalesce();
+      // maximize negates the coalesced values (the same bits as negating
+      // every entry first: rounding is symmetric in sign).
+      const Tensor grad = p.grad().coalesce();
       const Tensor idx = grad._indices();
-      const Tensor gv = grad._values();
+      const Tensor gv = o.maximize() ? neg(grad._values()) : grad._values();
       auto& st = state_[p.impl().get()];
       if (st.empty()) {
         st["step"] = scalar_tensor(0, kInt64);

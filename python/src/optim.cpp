@@ -60,7 +60,10 @@ void set_option(optim::SGDOptions& o, const std::string& k, py::handle v) {
   }
 }
 
-py::object get_option(const optim::AdamOptions& o, const std::string& k) {
+// The options Adam and SparseAdam share (lr, betas, eps, maximize): k's
+// value, or a null object when k is not one of them.
+template <typename O>
+py::object get_adam_like(const O& o, const std::string& k) {
   if (k == "lr") {
     return py::float_(o.lr());
   }
@@ -70,19 +73,15 @@ py::object get_option(const optim::AdamOptions& o, const std::string& k) {
   if (k == "eps") {
     return py::float_(o.eps());
   }
-  if (k == "weight_decay") {
-    return py::float_(o.weight_decay());
-  }
-  if (k == "amsgrad") {
-    return py::bool_(o.amsgrad());
-  }
   if (k == "maximize") {
     return py::bool_(o.maximize());
   }
-  unknown_option("Adam", k);
+  return py::object();
 }
 
-void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
+// Sets k when it is one of the shared options; false otherwise.
+template <typename O>
+bool set_adam_like(O& o, const std::string& k, py::handle v) {
   if (k == "lr") {
     o.lr(v.cast<double>());
   } else if (k == "betas") {
@@ -90,29 +89,43 @@ void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
     o.betas(b.first, b.second);
   } else if (k == "eps") {
     o.eps(v.cast<double>());
-  } else if (k == "weight_decay") {
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+py::object get_option(const optim::AdamOptions& o, const std::string& k) {
+  if (py::object v = get_adam_like(o, k)) {
+    return v;
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "amsgrad") {
+    return py::bool_(o.amsgrad());
+  }
+  unknown_option("Adam", k);
+}
+
+void set_option(optim::AdamOptions& o, const std::string& k, py::handle v) {
+  if (set_adam_like(o, k, v)) {
+    return;
+  }
+  if (k == "weight_decay") {
     o.weight_decay(v.cast<double>());
   } else if (k == "amsgrad") {
     o.amsgrad(v.cast<bool>());
-  } else if (k == "maximize") {
-    o.maximize(v.cast<bool>());
   } else {
     unknown_option("Adam", k);
   }
 }
 
 py::object get_option(const optim::SparseAdamOptions& o, const std::string& k) {
-  if (k == "lr") {
-    return py::float_(o.lr());
-  }
-  if (k == "betas") {
-    return py::make_tuple(o.beta1(), o.beta2());
-  }
-  if (k == "eps") {
-    return py::float_(o.eps());
-  }
-  if (k == "maximize") {
-    return py::bool_(o.maximize());
+  if (py::object v = get_adam_like(o, k)) {
+    return v;
   }
   unknown_option("SparseAdam", k);
 }
@@ -121,16 +134,7 @@ void set_option(
     optim::SparseAdamOptions& o,
     const std::string& k,
     py::handle v) {
-  if (k == "lr") {
-    o.lr(v.cast<double>());
-  } else if (k == "betas") {
-    auto b = v.cast<std::pair<double, double>>();
-    o.betas(b.first, b.second);
-  } else if (k == "eps") {
-    o.eps(v.cast<double>());
-  } else if (k == "maximize") {
-    o.maximize(v.cast<bool>());
-  } else {
+  if (!set_adam_like(o, k, v)) {
     unknown_option("SparseAdam", k);
   }
 }

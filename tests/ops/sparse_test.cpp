@@ -260,6 +260,26 @@ TEST(Sparse, EmbeddingTrainsAsPyTorchWithSgdAndSparseAdam) {
   }
 }
 
+// maximize climbs: the same step as descending the negated loss.
+TEST(Sparse, SparseAdamMaximizeIsTheNegatedLoss) {
+  Tensor idx = tensor<int64_t>({1, 3, 1, 0});
+  std::vector<Tensor> weights;
+  for (bool maximize : {false, true}) {
+    manual_seed(3);
+    nn::Embedding emb(nn::EmbeddingOptions(5, 3).sparse(true));
+    optim::SparseAdam opt(
+        emb.parameters(), optim::SparseAdamOptions(0.1).maximize(maximize));
+    for (int step = 0; step < 2; ++step) {
+      opt.zero_grad();
+      Tensor loss = emb.forward(idx).sum();
+      (maximize ? loss : neg(loss)).backward();
+      opt.step();
+    }
+    weights.push_back(emb.weight.detach());
+  }
+  EXPECT_TRUE(same_bits(weights[0], weights[1]));
+}
+
 TEST(Sparse, PrintsAsPyTorch) {
   for (const json& r : golden()["reprs"]) {
     Tensor s = sparse_coo_tensor(

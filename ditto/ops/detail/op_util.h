@@ -163,16 +163,18 @@ class OpScope {
       require_op_record(name_); // Note [Op records]
     }
     run_deferred(); // layers' pending initial draws come first
+    // One pass over the inputs: sparse ones need an op that takes them
+    // (Note [Sparse inputs]); a composite op runs on a device when its
+    // parts do (they check).
     for (It it = first; it != last; ++it) {
-      if (get(it)->defined() && get(it)->impl()->is_sparse()) {
-        require_sparse_support(name_); // Note [Sparse inputs]
-        break;
-      }
-    }
-    // A composite op runs on a device when its parts do: they check.
-    for (It it = first; kind_ != kComposite && it != last; ++it) {
       const Tensor* t = get(it);
-      if (t->defined() && !t->device().is_cpu()) {
+      if (!t->defined()) {
+        continue;
+      }
+      if (t->impl()->is_sparse()) {
+        require_sparse_support(name_);
+      }
+      if (kind_ != kComposite && !t->device().is_cpu()) {
         std::vector<const Tensor*> all;
         for (It jt = first; jt != last; ++jt) {
           all.push_back(get(jt));
