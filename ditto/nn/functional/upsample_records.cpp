@@ -144,7 +144,7 @@ std::vector<Sample> upsample_nd_samples(const SampleSpec& spec, UpsampleOp u) {
     out.push_back(
         {"nearest_exact",
          {x},
-         s::call1([u, size = grown(x, 1.7)](const Tensor& t) {
+         s::call1([size = grown(x, 1.7)](const Tensor& t) {
            return upsample(t, size, InterpolateMode::NearestExact);
          })});
   }
