@@ -39,6 +39,12 @@ nlohmann::json report() {
   std::error_code ec;
   const bool found = fs::exists(root + "/train-images-idx3-ubyte.gz", ec) ||
       fs::exists(root + "/train-images-idx3-ubyte", ec);
+  const backends::gemm::CpuCaches caches = backends::gemm::cpu_caches();
+  auto blocking = [](Dtype d) {
+    const backends::gemm::Blocking b = backends::gemm::blocking(d);
+    return nlohmann::json{
+        {"mr", b.mr}, {"nr", b.nr}, {"kc", b.kc}, {"mc", b.mc}, {"nc", b.nc}};
+  };
 #ifdef NDEBUG
   const char* build = "release";
 #else
@@ -66,7 +72,14 @@ nlohmann::json report() {
         {"replay_only", backends::conv::replay_only()}}},
       {"gemm",
        {{"workspace_config", backends::gemm::workspace_config()},
-        {"workspace_bytes", backends::gemm::workspace_bytes()}}},
+        {"workspace_bytes", backends::gemm::workspace_bytes()},
+        {"cpu_caches",
+         {{"l1d", caches.l1d},
+          {"l2", caches.l2},
+          {"l3", caches.l3},
+          {"source", caches.source}}},
+        {"blocking",
+         {{"float32", blocking(kFloat32)}, {"float64", blocking(kFloat64)}}}}},
       {"environment", vars},
       {"data", {{"fashion_mnist", root}, {"found", found}}},
       {"trace", trace::active_path()}};
@@ -121,8 +134,20 @@ std::string config_report() {
      << ")\n"
      << "  gemm workspace config:           "
      << (workspace.empty() ? std::string("(default)") : workspace) << " ("
-     << j["gemm"]["workspace_bytes"] << " bytes)\n"
-     << "  Fashion-MNIST:                   "
+     << j["gemm"]["workspace_bytes"] << " bytes)\n";
+  const nlohmann::json& cc = j["gemm"]["cpu_caches"];
+  os << "  cpu caches (one CPU's share):    L1d "
+     << cc["l1d"].get<int64_t>() / 1024 << " KiB, L2 "
+     << cc["l2"].get<int64_t>() / 1024 << " KiB, L3 "
+     << cc["l3"].get<int64_t>() / 1024 << " KiB ("
+     << cc["source"].get<std::string>() << ")\n";
+  for (const char* d : {"float32", "float64"}) {
+    const nlohmann::json& b = j["gemm"]["blocking"][d];
+    os << "  gemm blocking " << d << ":           mr " << b["mr"] << ", nr "
+       << b["nr"] << ", kc " << b["kc"] << ", mc " << b["mc"] << ", nc "
+       << b["nc"] << "\n";
+  }
+  os << "  Fashion-MNIST:                   "
      << j["data"]["fashion_mnist"].get<std::string>()
      << (j["data"]["found"].get<bool>() ? "" : " (not found)") << "\n";
   if (j["environment"].empty()) {

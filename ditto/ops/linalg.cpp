@@ -10,6 +10,7 @@
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
 #include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/cpu/gemm_blocking.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
@@ -19,12 +20,18 @@
 namespace ditto {
 namespace {
 
-// Output tiles a thread takes whole: 192 rows by 256 columns, 512 when
-// n >= 1024 (fewer repacks of A; enough tiles remain). Tiles are the unit
-// of the split-K rule; which thread runs which rows never changes bits.
+// Output tiles a thread takes whole: kTileM rows by columns of equal width
+// (a multiple of nr), at most the blocking's nc (B's kc x nc panel is
+// packed once per task: Note [GEMM blocking from the caches]), and at
+// least two of them from 256 columns on, for the threads. Tiles are the
+// unit of the split-K rule (counted in 256 columns, whatever the
+// blocking); which thread runs which rows never changes bits.
 constexpr int64_t kTileM = 192;
-int64_t tile_cols(int64_t n) {
-  return n >= 1024 ? 512 : 256;
+int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
+  const int64_t tiles =
+      std::max<int64_t>((n + blk.nc - 1) / blk.nc, n >= 256 ? 2 : 1);
+  return std::max<int64_t>(
+      1, ((n + tiles - 1) / tiles + blk.nr - 1) / blk.nr * blk.nr);
 }
 // Row tiles one task runs together (the kernel packs each panel of B once
 // for all of them): up to 4 while every thread still gets a task. B's
@@ -246,10 +253,13 @@ void gemm_batched(
   kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
   const size_t es = a.element_size();
   const int64_t batches = int64_t(off.a.size());
-  const int64_t kTileN = tile_cols(n);
+  const backends::gemm::Blocking blk = kernels::gemm_blocking(a.dtype());
+  const int64_t kTileN = tile_cols(n, blk);
   const int64_t tm = (m + kTileM - 1) / kTileM, tn = (n + kTileN - 1) / kTileN;
   auto args = [&](int64_t bi) {
     kernels::GemmArgs g;
+    g.kc = blk.kc;
+    g.mc = blk.mc;
     g.m = m;
     g.n = n;
     g.k = k;

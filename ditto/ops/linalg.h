@@ -46,6 +46,37 @@ DITTO_API std::string workspace_config();
 // Its size in bytes (unset: 8 MiB).
 DITTO_API int64_t workspace_bytes();
 
+// The data caches of one CPU as the products' blocking sees them, in bytes:
+// l2 and l3 are one logical CPU's share (the size over the CPUs that share
+// it). Detected once, from Linux's sysfs, else CPUID (leaf 4, 0x8000001D,
+// then 0x80000005/6), else the defaults 32 KiB / 512 KiB / 2 MiB; each
+// level DITTO_CPU_CACHES names ("l1d=32K,l2=512K,l3=4M") replaces the
+// detected one: another machine's blocking, for experiments.
+struct CpuCaches {
+  int64_t l1d = 0, l2 = 0, l3 = 0;
+  std::string source; // where the sizes came from
+};
+DITTO_API CpuCaches cpu_caches();
+
+// The cache blocking of the products on the CPU (Note [GEMM blocking from
+// the caches] in ditto/kernels/cpu/gemm_blocking.cpp): register tiles of mr
+// rows x nr columns (the capability's), panels of kc values of k whose
+// slivers of B (kc x nr) stay in L1, blocks of mc rows of A (mc x kc) that
+// stay in L2, panels of nc columns of B (kc x nc) that stay in L3 and are
+// packed once for all threads. It decides only where values wait, never
+// which fused multiply-adds run in which order: the bits are the same for
+// every blocking (tested).
+struct Blocking {
+  int64_t mr = 0, nr = 0, kc = 0, mc = 0, nc = 0;
+};
+// The blocking in force for float32 or float64 products on the active CPU
+// capability.
+DITTO_API Blocking blocking(Dtype dtype = kFloat32);
+// Forces kc, mc and nc (0: the value the caches give), for experiments;
+// read at first use from DITTO_GEMM_BLOCKING ("kc=256,mc=192,nc=4096", any
+// of them). ValueError, and no change, for a value out of [0, 65536].
+DITTO_API void set_blocking(int64_t kc, int64_t mc, int64_t nc);
+
 } // namespace backends::gemm
 
 } // namespace ditto

@@ -45,22 +45,6 @@
 namespace ditto::kernels::DITTO_KERNEL_NS {
 namespace {
 
-// At most this many values of k per packed panel; k is cut into equal
-// panels (a chain continues across panels, so this never changes bits).
-// A panel's B sliver (NR x kMaxKC) stays in L1: 32 KiB of float32 on
-// AVX-512; 24 KiB elsewhere, where 384 beat 256 by 2% and 512 by 2% on
-// AVX2 (Zen 4, 512 to 2048 square).
-#if defined(__AVX512F__)
-constexpr int64_t kMaxKC = 256;
-#else
-constexpr int64_t kMaxKC = 384;
-#endif
-
-int64_t panel_depth(int64_t k) {
-  const int64_t panels = (k + kMaxKC - 1) / kMaxKC;
-  return (k + panels - 1) / panels;
-}
-
 // ---- register tiles: Micro<T, MR>::MR rows x Micro<T, MR>::NR columns of C.
 
 // Where a register tile reads its NR values of B for step p: a packed
@@ -664,10 +648,121 @@ constexpr int64_t kInPlaceTiles = 12;
 constexpr int64_t kInPlaceTiles = 4;
 #endif
 
-// Rows of A packed at a time: the packed block (kBlockRows x kMaxKC, 192
-// or 288 KiB of float32) stays in L2 while the slivers of B stream past
-// it. A multiple of every register tile's MR.
-constexpr int64_t kBlockRows = 192;
+// Adds the panel of k [p0, p0 + kc) of the product to C[i0:i1, j0:j1] (or
+// starts C with it: first) with register tiles of MR rows, in blocks of g.mc
+// rows of A packed into pa. B's slivers: read in place for the first `full`
+// columns (GemmArgs::b_row_offsets), packed at pb for the rest.
+template <typename T, int64_t MR>
+void gemm_panel_rows(
+    const GemmArgs& g,
+    const T* pb,
+    int64_t full,
+    int64_t p0,
+    int64_t kc,
+    int64_t i0,
+    int64_t i1,
+    int64_t j0,
+    int64_t j1,
+    T* pa) {
+  using K = Micro<T, MR>;
+  constexpr int64_t NR = K::NR;
+  // Shorter register tiles for a last row tile: a quarter and a half of MR
+  // (12 and 8 rows), 2 and 4 of 6 rows (AVX2: 64 rows are 10 x 6 + 4, and
+  // the 4 rows ran as 6 through the edge buffer, 9% of a forward
+  // convolution's time).
+  constexpr int64_t U1 = MR % 4 == 0 && MR > 4 ? MR / 4 : MR == 6 ? 2 : MR;
+  constexpr int64_t U2 = MR % 4 == 0 && MR > 4 ? MR / 2 : MR == 6 ? 4 : MR;
+  T* c = static_cast<T*>(g.c);
+  const int64_t nc = j1 - j0;
+  const int64_t block = std::max(MR, g.mc / MR * MR);
+  const bool first = p0 == 0 && !g.accumulate;
+  // Edge tiles (and a C that is not row-major with unit column stride) go
+  // through a local MR x NR tile.
+  T edge[MR * NR];
+  const T* b = static_cast<const T*>(g.b);
+  for (int64_t ib = i0; ib < i1; ib += block) {
+    const int64_t mb = std::min(block, i1 - ib);
+    pack_a<T, MR>(g, ib, mb, p0, kc, pa);
+    for (int64_t js = 0; js < nc; js += NR) {
+      const int64_t cols = std::min(NR, nc - js);
+      const T* bs = pb + ((js - full) / NR) * kc * NR;
+      for (int64_t is = 0; is < mb; is += MR) {
+        const int64_t rows = std::min(MR, mb - is);
+        const T* as = pa + (is / MR) * kc * MR;
+        T* ct = c + (ib + is) * g.c_rs + (j0 + js) * g.c_cs;
+        auto tile = [&](auto bsrc) {
+          if (cols == NR && g.c_cs == 1) {
+            if (rows == MR) {
+              K::run(kc, as, bsrc, ct, g.c_rs, first);
+              return;
+            }
+            // A last row tile of exactly U1 or U2 rows, straight into C
+            // (the scalar tile always computes all of its rows).
+            if (DITTO_GEMM_SIMD && rows == U2) {
+              K::template run<false, U2>(kc, as, bsrc, ct, g.c_rs, first);
+              return;
+            }
+            if (DITTO_GEMM_SIMD && rows == U1) {
+              K::template run<false, U1>(kc, as, bsrc, ct, g.c_rs, first);
+              return;
+            }
+          }
+          if (!first) {
+            for (int64_t r = 0; r < rows; ++r) {
+              for (int64_t j = 0; j < cols; ++j) {
+                edge[r * NR + j] = ct[r * g.c_rs + j * g.c_cs];
+              }
+            }
+          }
+          // The narrowest register tile that covers the edge.
+          auto run = [&]<bool Half>() {
+            if (rows <= U1) {
+              K::template run<Half, U1>(kc, as, bsrc, edge, NR, first);
+            } else if (rows <= U2) {
+              K::template run<Half, U2>(kc, as, bsrc, edge, NR, first);
+            } else {
+              K::template run<Half>(kc, as, bsrc, edge, NR, first);
+            }
+          };
+          if (2 * cols <= NR) {
+            run.template operator()<true>();
+          } else {
+            run.template operator()<false>();
+          }
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t j = 0; j < cols; ++j) {
+              ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
+            }
+          }
+        };
+        if (js < full) {
+          tile(OffsetB<T>{b + j0 + js, g.b_row_offsets + p0});
+        } else {
+          tile(PackedB<T, NR>{bs});
+        }
+      }
+    }
+  }
+}
+
+// Zeros C[i0:i1, j0:j1] (an empty k starts every chain at 0), unless the
+// chains continue from C.
+template <typename T>
+void gemm_empty_k(
+    const GemmArgs& g,
+    int64_t i0,
+    int64_t i1,
+    int64_t j0,
+    int64_t j1) {
+  T* c = static_cast<T*>(g.c);
+  if (!g.accumulate) {
+    for (int64_t i = i0; i < i1; ++i) {
+      for (int64_t j = j0; j < j1; ++j) {
+        c[i * g.c_rs + j * g.c_cs] = T(0);
+      }
+    }
+  }
+}
 
 // C[i0:i1, j0:j1] over all of k (see Note [GEMM accumulation order]) with
 // register tiles of MR rows. Per panel of k, B is packed once for all the
@@ -679,121 +774,55 @@ void gemm_tile_rows(
     int64_t i1,
     int64_t j0,
     int64_t j1) {
-  static_assert(kBlockRows % MR == 0);
-  using K = Micro<T, MR>;
-  constexpr int64_t NR = K::NR;
+  constexpr int64_t NR = Micro<T, MR>::NR;
   const int64_t mc = i1 - i0, nc = j1 - j0;
   if (mc <= 0 || nc <= 0) {
     return;
   }
-  // Shorter register tiles for a last row tile: a quarter and a half of MR
-  // (12 and 8 rows), 2 and 4 of 6 rows (AVX2: 64 rows are 10 x 6 + 4, and
-  // the 4 rows ran as 6 through the edge buffer, 9% of a forward
-  // convolution's time).
-  constexpr int64_t U1 = MR % 4 == 0 && MR > 4 ? MR / 4 : MR == 6 ? 2 : MR;
-  constexpr int64_t U2 = MR % 4 == 0 && MR > 4 ? MR / 2 : MR == 6 ? 4 : MR;
-  T* c = static_cast<T*>(g.c);
   if (g.k == 0) {
-    if (!g.accumulate) {
-      for (int64_t i = i0; i < i1; ++i) {
-        for (int64_t j = j0; j < j1; ++j) {
-          c[i * g.c_rs + j * g.c_cs] = T(0);
-        }
-      }
-    }
+    gemm_empty_k<T>(g, i0, i1, j0, j1);
     return;
   }
   thread_local std::vector<T> abuf, bbuf;
-  const int64_t mblock = std::min(mc, kBlockRows);
-  const int64_t mpad = (mblock + MR - 1) / MR * MR;
+  const int64_t block = std::max(MR, g.mc / MR * MR);
+  const int64_t mpad = (std::min(mc, block) + MR - 1) / MR * MR;
   const int64_t npad = (nc + NR - 1) / NR * NR;
-  const int64_t depth = panel_depth(g.k);
+  const int64_t depth = gemm_panel_depth(g.k, g.kc);
   T* pa = scratch(abuf, size_t(mpad * depth));
   T* pb = scratch(bbuf, size_t(npad * depth));
-  // Edge tiles (and a C that is not row-major with unit column stride) go
-  // through a local MR x NR tile.
-  T edge[MR * NR];
   // B rows at offsets with unit column stride are read in place when few
   // row tiles share each sliver (kInPlaceTiles), except for a last partial
   // sliver (whose row ends the buffer may not have).
   const bool in_place =
       g.b_row_offsets && g.b_cs == 1 && mc <= kInPlaceTiles * MR;
   const int64_t full = in_place ? nc / NR * NR : 0;
-  const T* b = static_cast<const T*>(g.b);
   for (int64_t p0 = 0; p0 < g.k; p0 += depth) {
     const int64_t kc = std::min(depth, g.k - p0);
-    const bool first = p0 == 0 && !g.accumulate;
     if (full < nc) {
       pack_b(g, p0, kc, j0 + full, nc - full, pb);
     }
-    for (int64_t ib = i0; ib < i1; ib += kBlockRows) {
-      const int64_t mb = std::min(kBlockRows, i1 - ib);
-      pack_a<T, MR>(g, ib, mb, p0, kc, pa);
-      for (int64_t js = 0; js < nc; js += NR) {
-        const int64_t cols = std::min(NR, nc - js);
-        const T* bs = pb + ((js - full) / NR) * kc * NR;
-        for (int64_t is = 0; is < mb; is += MR) {
-          const int64_t rows = std::min(MR, mb - is);
-          const T* as = pa + (is / MR) * kc * MR;
-          T* ct = c + (ib + is) * g.c_rs + (j0 + js) * g.c_cs;
-          auto tile = [&](auto bsrc) {
-            if (cols == NR && g.c_cs == 1) {
-              if (rows == MR) {
-                K::run(kc, as, bsrc, ct, g.c_rs, first);
-                return;
-              }
-              // A last row tile of exactly U1 or U2 rows, straight into C
-              // (the scalar tile always computes all of its rows).
-              if (DITTO_GEMM_SIMD && rows == U2) {
-                K::template run<false, U2>(kc, as, bsrc, ct, g.c_rs, first);
-                return;
-              }
-              if (DITTO_GEMM_SIMD && rows == U1) {
-                K::template run<false, U1>(kc, as, bsrc, ct, g.c_rs, first);
-                return;
-              }
-            }
-            if (!first) {
-              for (int64_t r = 0; r < rows; ++r) {
-                for (int64_t j = 0; j < cols; ++j) {
-                  edge[r * NR + j] = ct[r * g.c_rs + j * g.c_cs];
-                }
-              }
-            }
-            // The narrowest register tile that covers the edge.
-            auto run = [&]<bool Half>() {
-              if (rows <= U1) {
-                K::template run<Half, U1>(kc, as, bsrc, edge, NR, first);
-              } else if (rows <= U2) {
-                K::template run<Half, U2>(kc, as, bsrc, edge, NR, first);
-              } else {
-                K::template run<Half>(kc, as, bsrc, edge, NR, first);
-              }
-            };
-            if (2 * cols <= NR) {
-              run.template operator()<true>();
-            } else {
-              run.template operator()<false>();
-            }
-            for (int64_t r = 0; r < rows; ++r) {
-              for (int64_t j = 0; j < cols; ++j) {
-                ct[r * g.c_rs + j * g.c_cs] = edge[r * NR + j];
-              }
-            }
-          };
-          if (js < full) {
-            tile(OffsetB<T>{b + j0 + js, g.b_row_offsets + p0});
-          } else {
-            tile(PackedB<T, NR>{bs});
-          }
-        }
-      }
-    }
+    gemm_panel_rows<T, MR>(g, pb, full, p0, kc, i0, i1, j0, j1, pa);
   }
 }
 
-// The short register tile when the long one would pad more than 1/16 of
-// the rows (64 rows: 8 x 8 instead of 6 x 12 with 8 rows of padding).
+// Calls f with the register tile's rows: the short tile when the long one
+// would pad more than 1/16 of the rows (64 rows: 8 x 8 instead of 6 x 12
+// with 8 rows of padding). From g.m alone, so every part of one product
+// uses the same tile.
+template <typename T, typename F>
+void with_tile_rows(const GemmArgs& g, F f) {
+  constexpr int64_t R = kRows<T>, S = kShortRows<T>;
+  const int64_t pad_long = (g.m + R - 1) / R * R - g.m;
+  const int64_t pad_short = (g.m + S - 1) / S * S - g.m;
+  if constexpr (S != R) {
+    if (pad_short < pad_long && pad_long * 16 > g.m) {
+      f(std::integral_constant<int64_t, S>());
+      return;
+    }
+  }
+  f(std::integral_constant<int64_t, R>());
+}
+
 template <typename T>
 void gemm_tile(
     const GemmArgs& g,
@@ -801,14 +830,9 @@ void gemm_tile(
     int64_t i1,
     int64_t j0,
     int64_t j1) {
-  constexpr int64_t R = kRows<T>, S = kShortRows<T>;
-  const int64_t pad_long = (g.m + R - 1) / R * R - g.m;
-  const int64_t pad_short = (g.m + S - 1) / S * S - g.m;
-  if (S != R && pad_short < pad_long && pad_long * 16 > g.m) {
-    gemm_tile_rows<T, S>(g, i0, i1, j0, j1);
-  } else {
-    gemm_tile_rows<T, R>(g, i0, i1, j0, j1);
-  }
+  with_tile_rows<T>(g, [&](auto rows) {
+    gemm_tile_rows<T, decltype(rows)::value>(g, i0, i1, j0, j1);
+  });
 }
 
 // Note [Direct convolution tiles]
@@ -959,6 +983,10 @@ void conv_direct_f32(const ConvDirectArgs& a) {
 void fill_gemm_table(KernelTable& t) {
   t.gemm_f32 = gemm_tile<float>;
   t.gemm_f64 = gemm_tile<double>;
+  t.gemm_mr[0] = kRows<float>;
+  t.gemm_mr[1] = kRows<double>;
+  t.gemm_nr[0] = Micro<float>::NR;
+  t.gemm_nr[1] = Micro<double>::NR;
 #if DITTO_GEMM_SIMD && defined(__x86_64__)
   t.conv_direct_f32 = conv_direct_f32;
   t.conv_oc_block = 2 * Vec<float>::W;

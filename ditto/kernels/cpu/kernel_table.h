@@ -124,11 +124,21 @@ struct GemmArgs {
   void* c = nullptr;
   int64_t c_rs = 0, c_cs = 0;
   bool accumulate = false;
+  // The cache blocking (backends::gemm::Blocking): at most kc values of k
+  // per packed panel, mc rows of A per packed block. Set by the caller from
+  // gemm_blocking(); never part of the result.
+  int64_t kc = 0, mc = 0;
 };
 // Computes rows [i0, i1) x columns [j0, j1) of C.
 using GemmTile =
     void (*)(const GemmArgs& g, int64_t i0, int64_t i1, int64_t j0, int64_t j1);
-
+// The panels of k a product runs in: equal ones of at most kc values (a
+// chain continues across panels, so they never change bits).
+inline int64_t gemm_panel_depth(int64_t k, int64_t kc) {
+  const int64_t most = kc > 0 ? kc : 256;
+  const int64_t panels = (k + most - 1) / most;
+  return panels > 0 ? (k + panels - 1) / panels : 1;
+}
 // A stride-1 convolution of one padded image (Note [Direct convolution
 // tiles] in gemm_kernels.cpp): out[o][y * ow + x] is the chain over p of
 // w(o, p) * x[taps[p] + y * wp + x], the chain of the implicit GEMM
@@ -202,6 +212,9 @@ struct KernelTable {
   PhiloxBlocks philox_blocks = nullptr;
   GemmTile gemm_f32 = nullptr;
   GemmTile gemm_f64 = nullptr;
+  // The register tiles' rows and columns (the long tile's), float32 and
+  // float64.
+  int64_t gemm_mr[2] = {}, gemm_nr[2] = {};
   // Absent (nullptr) where the implicit GEMM is as fast.
   ConvDirectF32 conv_direct_f32 = nullptr;
   int64_t conv_oc_block = 0;

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ditto/kernels/cpu/gemm_blocking.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/ops/detail/conv/geometry.h"
 
@@ -17,8 +18,12 @@ namespace ditto::detail::conv {
 
 // Runs the whole product g describes, T being its element type.
 template <typename T>
-void gemm(const kernels::GemmArgs& g) {
+void gemm(kernels::GemmArgs g) {
   const auto& t = kernels::kernel_table();
+  const backends::gemm::Blocking blk =
+      kernels::gemm_blocking(std::is_same_v<T, float> ? kFloat32 : kFloat64);
+  g.kc = blk.kc;
+  g.mc = blk.mc;
   (std::is_same_v<T, float> ? t.gemm_f32 : t.gemm_f64)(g, 0, g.m, 0, g.n);
 }
 

@@ -1,0 +1,456 @@
+#include "ditto/kernels/cpu/gemm_blocking.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "ditto/core/env.h"
+#include "ditto/core/error.h"
+#include "ditto/kernels/cpu/kernel_table.h"
+
+// Note [GEMM blocking from the caches]
+// The product runs as BLIS's five loops (gemm_kernels.cpp): panels of nc
+// columns of B, in them panels of kc values of k (B's kc x nc panel packed
+// once, by all threads), in them blocks of mc rows of A (packed by the
+// thread that owns the rows), in them slivers of nr columns of B and of mr
+// rows of A (the register tile). Each level is sized for the cache that
+// should hold it while the level inside runs, from the CPU's own sizes:
+//   kc: one sliver of B (kc x nr) is read again by every register tile of
+//       the block of A, so it should sit in L1, beside the sliver of A
+//       that streams through: kc x nr takes kL1Part of L1;
+//   mc: the block of A (mc x kc) is read again for every sliver of B, so it
+//       should sit in L2: kL2Part of one CPU's share;
+//   nc: the panel of B (kc x nc) is read again by every block of A: it
+//       should sit in L3 (kL3Part of one CPU's share, times the threads that
+//       share the panel, is not assumed: the panel is read by all of them,
+//       but their shares may be the whole cache of another socket).
+// The parts were measured (docs/benchmarks.md, "GEMM blocking"): on Zen 4
+// (32 KiB L1, AVX-512 float32, nr = 32) the sliver filling all of L1 (kc
+// 256) beat kc 192 and 384; on Zen 5 (48 KiB) likewise.
+// None of this changes a bit: each output is one fma chain over k in order
+// whatever the blocks (Note [GEMM accumulation order]); tests force several
+// blockings and compare fingerprints.
+
+namespace ditto::kernels {
+namespace {
+
+using backends::gemm::Blocking;
+using backends::gemm::CpuCaches;
+
+// Fractions of each cache level given to the operand that lives there.
+constexpr double kL1Part = 0.75;
+constexpr double kL2PartA = 0.25;
+constexpr double kL2PartB = 1.0;
+
+// Rows of A per block are a multiple of every register tile's row count
+// (12, 8, 6, 4): the kernel rounds to its own, this keeps the printed value
+// the one that runs.
+constexpr int64_t kRowQuantum = 24;
+// Columns per panel of B: a multiple of every register tile's columns.
+constexpr int64_t kColQuantum = 128;
+constexpr int64_t kMaxBlock = 65536;
+
+int64_t round_down(int64_t v, int64_t q) {
+  return v / q * q;
+}
+
+// ---- detection
+
+// "48K", "1024K", "32M", or bytes; nothing for anything else.
+std::optional<int64_t> parse_size(const std::string& s) {
+  if (s.empty() || s.size() > 12) {
+    return std::nullopt;
+  }
+  int64_t v = 0;
+  size_t i = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    v = v * 10 + (s[i] - '0');
+  }
+  if (i == 0) {
+    return std::nullopt;
+  }
+  int64_t unit = 1;
+  if (i + 1 == s.size()) {
+    switch (s[i]) {
+      case 'K':
+      case 'k':
+        unit = int64_t(1) << 10;
+        break;
+      case 'M':
+      case 'm':
+        unit = int64_t(1) << 20;
+        break;
+      case 'G':
+      case 'g':
+        unit = int64_t(1) << 30;
+        break;
+      default:
+        return std::nullopt;
+    }
+  } else if (i != s.size()) {
+    return std::nullopt;
+  }
+  if (v > (int64_t(1) << 40) / unit) {
+    return std::nullopt;
+  }
+  return v * unit;
+}
+
+std::optional<std::string> read_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line)) {
+    return std::nullopt;
+  }
+  return line;
+}
+
+// CPUs in a list such as "0-3,8-11".
+int64_t count_cpus(const std::string& list) {
+  int64_t n = 0;
+  size_t at = 0;
+  while (at < list.size()) {
+    size_t end = list.find(',', at);
+    if (end == std::string::npos) {
+      end = list.size();
+    }
+    const std::string part = list.substr(at, end - at);
+    const size_t dash = part.find('-');
+    if (dash == std::string::npos) {
+      n += 1;
+    } else {
+      n += std::max(
+          1L, std::atol(part.c_str() + dash + 1) - std::atol(part.c_str()) + 1);
+    }
+    at = end + 1;
+  }
+  return std::max<int64_t>(1, n);
+}
+
+bool from_sysfs(CpuCaches& c) {
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index";
+  bool any = false;
+  for (int i = 0; i < 8; ++i) {
+    const std::string d = dir + std::to_string(i) + "/";
+    auto level = read_line(d + "level");
+    auto type = read_line(d + "type");
+    auto size = read_line(d + "size");
+    if (!level || !type || !size || *type == "Instruction") {
+      continue;
+    }
+    auto bytes = parse_size(*size);
+    if (!bytes) {
+      continue;
+    }
+    auto shared = read_line(d + "shared_cpu_list");
+    const int64_t share = *bytes / (shared ? count_cpus(*shared) : 1);
+    if (*level == "1") {
+      c.l1d = share;
+    } else if (*level == "2") {
+      c.l2 = share;
+    } else if (*level == "3") {
+      c.l3 = share;
+    }
+    any = true;
+  }
+  return any && c.l1d > 0;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// Leaf 4 (Intel) or 0x8000001D (AMD): one sub-leaf per cache.
+bool from_cpuid_leaf(unsigned leaf, CpuCaches& c) {
+  unsigned a = 0, b = 0, cx = 0, d = 0;
+  if (__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) {
+    return false;
+  }
+  bool any = false;
+  for (unsigned i = 0; i < 8; ++i) {
+    __cpuid_count(leaf, i, a, b, cx, d);
+    const unsigned type = a & 31; // 1 data, 2 instruction, 3 unified
+    if (type == 0) {
+      break;
+    }
+    if (type == 2) {
+      continue;
+    }
+    const int64_t ways = (b >> 22) + 1, parts = ((b >> 12) & 0x3ff) + 1,
+                  line = (b & 0xfff) + 1, sets = int64_t(cx) + 1;
+    const int64_t sharing = ((a >> 14) & 0xfff) + 1;
+    const int64_t share = ways * parts * line * sets / sharing;
+    switch ((a >> 5) & 7) {
+      case 1:
+        c.l1d = share;
+        break;
+      case 2:
+        c.l2 = share;
+        break;
+      case 3:
+        c.l3 = share;
+        break;
+      default:
+        break;
+    }
+    any = true;
+  }
+  return any && c.l1d > 0;
+}
+
+// AMD's older leaves: L1d and L2 per core, L3 for the package (its sharing
+// unknown: divided by the CPUs this process may see).
+bool from_cpuid_amd_legacy(CpuCaches& c) {
+  unsigned a = 0, b = 0, cx = 0, d = 0;
+  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000006u) {
+    return false;
+  }
+  __cpuid(0x80000005u, a, b, cx, d);
+  c.l1d = int64_t(cx >> 24) << 10;
+  __cpuid(0x80000006u, a, b, cx, d);
+  c.l2 = int64_t(cx >> 16) << 10;
+  const int64_t cpus = std::max(1u, std::thread::hardware_concurrency());
+  c.l3 = (int64_t(d >> 18) << 19) / cpus;
+  return c.l1d > 0 && c.l2 > 0;
+}
+#endif
+
+CpuCaches detect() {
+  CpuCaches c;
+  if (from_sysfs(c)) {
+    c.source = "sysfs";
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  else if (from_cpuid_leaf(4, c)) {
+    c.source = "cpuid leaf 4";
+  } else if (from_cpuid_leaf(0x8000001Du, c)) {
+    c.source = "cpuid leaf 0x8000001d";
+  } else if (from_cpuid_amd_legacy(c)) {
+    c.source = "cpuid leaves 0x80000005-6";
+  }
+#endif
+  else {
+    c.source = "defaults";
+  }
+  // Levels nothing reported (no L3 on many small CPUs): the defaults.
+  if (c.l1d <= 0) {
+    c.l1d = int64_t(32) << 10;
+  }
+  if (c.l2 <= 0) {
+    c.l2 = int64_t(512) << 10;
+  }
+  if (c.l3 <= 0) {
+    c.l3 = int64_t(2) << 20;
+  }
+  return c;
+}
+
+// The caches, detected once, with DITTO_CPU_CACHES applied (a bad value
+// raises every time it is read, as every DITTO_* variable).
+const CpuCaches& caches() {
+  static std::atomic<const CpuCaches*> ready{nullptr};
+  if (const CpuCaches* c = ready.load(std::memory_order_acquire)) {
+    return *c;
+  }
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!ready.load(std::memory_order_relaxed)) {
+    CpuCaches c = detect();
+    if (auto env = detail::env_text("DITTO_CPU_CACHES")) {
+      c = parse_cpu_caches(*env, c, "DITTO_CPU_CACHES");
+      c.source += ", DITTO_CPU_CACHES";
+    }
+    static const CpuCaches resolved = c;
+    ready.store(&resolved, std::memory_order_release);
+  }
+  return *ready.load(std::memory_order_relaxed);
+}
+
+// ---- the override
+
+struct Override {
+  std::atomic<int64_t> kc{0}, mc{0}, nc{0};
+  std::once_flag env_read;
+};
+
+Override& forced() {
+  static Override o;
+  return o;
+}
+
+void check_block(const char* what, const char* name, int64_t v) {
+  DITTO_CHECK(
+      v >= 0 && v <= kMaxBlock,
+      ValueError,
+      what,
+      name,
+      " must be in [0, ",
+      kMaxBlock,
+      "] (0: from the caches), got ",
+      v);
+}
+
+// DITTO_GEMM_BLOCKING, read once ("kc=256,mc=192,nc=4096").
+void read_blocking_env() {
+  auto env = detail::env_text("DITTO_GEMM_BLOCKING");
+  if (!env) {
+    return;
+  }
+  int64_t v[3] = {0, 0, 0};
+  const char* names[3] = {"kc", "mc", "nc"};
+  size_t at = 0;
+  while (at <= env->size()) {
+    size_t end = env->find(',', at);
+    if (end == std::string::npos) {
+      end = env->size();
+    }
+    const std::string item = env->substr(at, end - at);
+    const size_t eq = item.find('=');
+    int which = -1;
+    for (int i = 0; i < 3; ++i) {
+      if (eq != std::string::npos && item.substr(0, eq) == names[i]) {
+        which = i;
+      }
+    }
+    std::optional<int64_t> n;
+    if (which >= 0) {
+      n = parse_size(item.substr(eq + 1));
+    }
+    DITTO_CHECK(
+        which >= 0 && n && *n <= kMaxBlock,
+        ValueError,
+        "DITTO_GEMM_BLOCKING",
+        "expected \"kc=N,mc=N,nc=N\" (any of them, each N in [0, ",
+        kMaxBlock,
+        "]), got \"",
+        *env,
+        "\"");
+    v[which] = *n;
+    at = end + 1;
+  }
+  Override& o = forced();
+  o.kc = v[0];
+  o.mc = v[1];
+  o.nc = v[2];
+}
+
+} // namespace
+
+CpuCaches parse_cpu_caches(
+    const std::string& text,
+    CpuCaches base,
+    const char* what) {
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = text.find(',', at);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    const std::string item = text.substr(at, end - at);
+    const size_t eq = item.find('=');
+    const std::string key =
+        eq == std::string::npos ? std::string() : item.substr(0, eq);
+    std::optional<int64_t> n;
+    if (eq != std::string::npos) {
+      n = parse_size(item.substr(eq + 1));
+    }
+    int64_t* level = key == "l1d" ? &base.l1d
+        : key == "l2"             ? &base.l2
+        : key == "l3"             ? &base.l3
+                                  : nullptr;
+    DITTO_CHECK(
+        level && n && *n >= 1024 && *n <= (int64_t(1) << 34),
+        ValueError,
+        what,
+        "expected \"l1d=SIZE,l2=SIZE,l3=SIZE\" (any of them; sizes such as "
+        "48K or 1M, from 1K to 16G), got \"",
+        text,
+        "\"");
+    *level = *n;
+    at = end + 1;
+  }
+  return base;
+}
+
+Blocking derive_gemm_blocking(
+    const CpuCaches& c,
+    int64_t mr,
+    int64_t nr,
+    int64_t es) {
+  Blocking b;
+  b.mr = mr;
+  b.nr = nr;
+  b.kc = std::clamp<int64_t>(
+      round_down(int64_t(double(c.l1d) * kL1Part) / (nr * es), 32), 64, 2048);
+  b.mc = std::clamp<int64_t>(
+      round_down(int64_t(double(c.l2) * kL2PartA) / (b.kc * es), kRowQuantum),
+      kRowQuantum,
+      3072);
+  b.nc = std::clamp<int64_t>(
+      round_down(int64_t(double(c.l2) * kL2PartB) / (b.kc * es), kColQuantum),
+      kColQuantum,
+      8192);
+  return b;
+}
+
+Blocking gemm_blocking(CpuCapability cap, Dtype dtype) {
+  const KernelTable& t = kernel_table(cap);
+  const int i = dtype == kFloat64 ? 1 : 0;
+  Blocking b = derive_gemm_blocking(
+      caches(), t.gemm_mr[i], t.gemm_nr[i], dtype == kFloat64 ? 8 : 4);
+  Override& o = forced();
+  std::call_once(o.env_read, read_blocking_env);
+  if (const int64_t kc = o.kc.load(std::memory_order_relaxed)) {
+    b.kc = kc;
+  }
+  if (const int64_t mc = o.mc.load(std::memory_order_relaxed)) {
+    b.mc = mc;
+  }
+  if (const int64_t nc = o.nc.load(std::memory_order_relaxed)) {
+    b.nc = nc;
+  }
+  return b;
+}
+
+Blocking gemm_blocking(Dtype dtype) {
+  return gemm_blocking(get_cpu_capability(), dtype);
+}
+
+} // namespace ditto::kernels
+
+namespace ditto::backends::gemm {
+
+CpuCaches cpu_caches() {
+  return kernels::caches();
+}
+
+Blocking blocking(Dtype dtype) {
+  DITTO_CHECK(
+      dtype == kFloat32 || dtype == kFloat64,
+      TypeError,
+      "backends::gemm::blocking",
+      "expected float32 or float64, got ",
+      dtype);
+  return kernels::gemm_blocking(dtype);
+}
+
+void set_blocking(int64_t kc, int64_t mc, int64_t nc) {
+  const char* op = "backends::gemm::set_blocking";
+  kernels::check_block(op, "kc", kc);
+  kernels::check_block(op, "mc", mc);
+  kernels::check_block(op, "nc", nc);
+  auto& o = kernels::forced();
+  // Replaces DITTO_GEMM_BLOCKING for good (a bad value there included).
+  std::call_once(o.env_read, [] {});
+  o.kc = kc;
+  o.mc = mc;
+  o.nc = nc;
+}
+
+} // namespace ditto::backends::gemm

@@ -1,0 +1,36 @@
+#pragma once
+
+// The GEMM's cache blocking, chosen from the CPU it runs on (Note [GEMM
+// blocking from the caches] in gemm_blocking.cpp). Internal; the public
+// face is backends::gemm in ditto/ops/linalg.h.
+
+#include <cstdint>
+#include <string>
+
+#include "ditto/core/cpu_capability.h"
+#include "ditto/core/dtype.h"
+#include "ditto/ops/linalg.h"
+
+namespace ditto::kernels {
+
+// The blocking of the capability in force for float32 or float64 (the
+// override, if any, applied).
+backends::gemm::Blocking gemm_blocking(Dtype dtype);
+backends::gemm::Blocking gemm_blocking(CpuCapability c, Dtype dtype);
+
+// The blocking the caches give a register tile of mr x nr values of es
+// bytes, with no override (exposed for the tests of the model).
+backends::gemm::Blocking derive_gemm_blocking(
+    const backends::gemm::CpuCaches& caches,
+    int64_t mr,
+    int64_t nr,
+    int64_t es);
+
+// Parses "l1d=48K,l2=1M,l3=32M" (any subset; K, M, G suffixes or bytes)
+// over base; ValueError naming what (the variable or the function).
+backends::gemm::CpuCaches parse_cpu_caches(
+    const std::string& text,
+    backends::gemm::CpuCaches base,
+    const char* what);
+
+} // namespace ditto::kernels
