@@ -72,6 +72,10 @@ struct Blocking {
 // The blocking in force for float32 or float64 products on the active CPU
 // capability.
 DITTO_API Blocking blocking(Dtype dtype = kFloat32);
+// The blocking the given caches give a register tile of mr x nr values of
+// dtype, no override applied: another machine's, without that machine.
+DITTO_API Blocking
+derive_blocking(const CpuCaches& caches, int64_t mr, int64_t nr, Dtype dtype);
 // Forces kc, mc and nc (0: the value the caches give), for experiments;
 // read at first use from DITTO_GEMM_BLOCKING ("kc=256,mc=192,nc=4096", any
 // of them). ValueError, and no change, for a value out of [0, 65536].

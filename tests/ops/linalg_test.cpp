@@ -229,3 +229,164 @@ TEST_F(Linalg, SplitKDeterministicVariantForAnyWorkspace) {
   backends::gemm::set_workspace_config(":16:8");
   EXPECT_EQ(backends::gemm::workspace_bytes(), 16 * 1024 * 8);
 }
+
+// Note [GEMM blocking from the caches]: the blocking decides where values
+// wait, never the chain. Forced blockings, including ones no cache gives
+// (a panel of 64 values of k, blocks of one register tile, odd widths),
+// compute the definition's bits on every capability and thread count, and
+// a convolution's three directions (the implicit GEMM, B's rows read in
+// place or packed) give the bits of the derived blocking.
+TEST_F(Linalg, EveryBlockingComputesTheSameChain) {
+  struct Forced {
+    int64_t kc, mc, nc;
+  };
+  const Forced blockings[] = {
+      {0, 0, 0}, // the caches' own
+      {64, 24, 128},
+      {100, 48, 300},
+      {257, 1000, 4096},
+      {1000, 3000, 160},
+      {1, 1, 1}, // clamped by the kernel to one step and one register tile
+  };
+  Generator g;
+  g.manual_seed(11);
+  struct Case {
+    Tensor a, b, want;
+  };
+  std::vector<Case> cases;
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    for (auto [m, k, n] :
+         {std::tuple{97, 513, 259}, {64, 40, 48}, {300, 200, 350}}) {
+      for (int layout : {0, 3}) {
+        Tensor a = layout & 1 ? randn({k, m}, dt, g).t() : randn({m, k}, dt, g);
+        Tensor b = layout & 2 ? randn({n, k}, dt, g).t() : randn({k, n}, dt, g);
+        Tensor want = dt == kFloat32 ? chain_reference<float>(a, b)
+                                     : chain_reference<double>(a, b);
+        cases.push_back({a, b, want});
+      }
+    }
+  }
+  Tensor x = randn({4, 8, 14, 14}, kFloat32, g).requires_grad_(true);
+  Tensor w = randn({16, 8, 3, 3}, kFloat32, g).requires_grad_(true);
+  auto conv_parts = [&] {
+    x.mutable_grad() = Tensor();
+    w.mutable_grad() = Tensor();
+    Tensor y = conv2d(x, w, {}, {1, 1}, {1, 1});
+    y.sum().backward();
+    return std::vector<Tensor>{y.detach(), x.grad(), w.grad()};
+  };
+  for (CpuCapability cap : test::testable_capabilities()) {
+    set_cpu_capability(cap);
+    backends::gemm::set_blocking(0, 0, 0);
+    const std::vector<Tensor> conv_want = conv_parts();
+    for (const Forced& f : blockings) {
+      // {1, 1, 1} is out of no range: 1 is a valid (if slow) request.
+      backends::gemm::set_blocking(f.kc, f.mc, f.nc);
+      const backends::gemm::Blocking in_force = backends::gemm::blocking();
+      if (f.kc > 0) {
+        EXPECT_EQ(in_force.kc, f.kc);
+        EXPECT_EQ(in_force.mc, f.mc);
+        EXPECT_EQ(in_force.nc, f.nc);
+      }
+      for (int threads : test::test_thread_counts()) {
+        set_num_threads(threads);
+        for (const Case& c : cases) {
+          EXPECT_TRUE(same_bits(mm(c.a, c.b), c.want))
+              << cpu_capability_name(cap) << " kc " << f.kc << " mc " << f.mc
+              << " nc " << f.nc << " threads " << threads << " "
+              << dtype_name(c.a.dtype()) << " " << shape_str(c.a.sizes())
+              << " @ " << shape_str(c.b.sizes());
+        }
+        const std::vector<Tensor> got = conv_parts();
+        for (size_t i = 0; i < got.size(); ++i) {
+          EXPECT_TRUE(same_bits(got[i], conv_want[i]))
+              << "conv2d part " << i << " " << cpu_capability_name(cap)
+              << " kc " << f.kc << " threads " << threads;
+        }
+      }
+    }
+  }
+  backends::gemm::set_blocking(0, 0, 0);
+}
+
+TEST_F(Linalg, BlockingIsDerivedFromTheCaches) {
+  using backends::gemm::CpuCaches;
+  // Zen 3 (32 KiB L1d, 512 KiB L2), AVX2's float32 tile of 6 x 16: a
+  // sliver of B of 384 x 16 floats is 3/4 of L1 (24 KiB), a block of A of
+  // 72 x 384 a quarter of L2 at most, B's panel of 256 x 384 at most L2.
+  CpuCaches zen3;
+  zen3.l1d = 32 << 10;
+  zen3.l2 = 512 << 10;
+  zen3.l3 = 4 << 20;
+  backends::gemm::Blocking b =
+      backends::gemm::derive_blocking(zen3, 6, 16, kFloat32);
+  EXPECT_EQ(b.kc, 384);
+  EXPECT_EQ(b.mc, 72);
+  EXPECT_EQ(b.nc, 256);
+  // Zen 5 (48 KiB L1d, 1 MiB L2), AVX-512's float32 tile of 12 x 32.
+  CpuCaches zen5 = zen3;
+  zen5.l1d = 48 << 10;
+  zen5.l2 = 1 << 20;
+  b = backends::gemm::derive_blocking(zen5, 12, 32, kFloat32);
+  EXPECT_EQ(b.kc, 288);
+  EXPECT_EQ(b.mc, 216);
+  EXPECT_EQ(b.nc, 896);
+  EXPECT_EQ(b.mr, 12);
+  EXPECT_EQ(b.nr, 32);
+  // Bigger caches never give smaller blocks.
+  CpuCaches big = zen5;
+  big.l1d = 64 << 10;
+  big.l2 = 2 << 20;
+  const backends::gemm::Blocking bb =
+      backends::gemm::derive_blocking(big, 12, 32, kFloat32);
+  EXPECT_GE(bb.kc, b.kc);
+  EXPECT_GE(bb.kc * bb.mc, b.kc * b.mc);
+  // The machine's own: within the clamps, every block a whole number of
+  // register tiles' rows and columns.
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    const backends::gemm::Blocking own = backends::gemm::blocking(dt);
+    EXPECT_GT(own.mr, 0);
+    EXPECT_GT(own.nr, 0);
+    EXPECT_EQ(own.mc % 24, 0);
+    EXPECT_EQ(own.nc % own.nr, 0);
+    EXPECT_GE(own.kc, 64);
+  }
+  EXPECT_GT(backends::gemm::cpu_caches().l1d, 0);
+  EXPECT_FALSE(backends::gemm::cpu_caches().source.empty());
+}
+
+TEST_F(Linalg, BadBlockingIsRefusedAndChangesNothing) {
+  backends::gemm::set_blocking(128, 48, 256);
+  for (auto [kc, mc, nc] :
+       {std::tuple<int64_t, int64_t, int64_t>{-1, 0, 0},
+        {0, -5, 0},
+        {0, 0, 65537},
+        {int64_t(1) << 40, 0, 0}}) {
+    try {
+      backends::gemm::set_blocking(kc, mc, nc);
+      ADD_FAILURE() << "accepted " << kc << " " << mc << " " << nc;
+    } catch (const ValueError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("backends::gemm::set_blocking"),
+          std::string::npos)
+          << e.what();
+    }
+    const backends::gemm::Blocking b = backends::gemm::blocking();
+    EXPECT_EQ(b.kc, 128);
+    EXPECT_EQ(b.mc, 48);
+    EXPECT_EQ(b.nc, 256);
+  }
+  backends::gemm::CpuCaches tiny;
+  tiny.l1d = 512;
+  tiny.l2 = 1 << 20;
+  EXPECT_THROW(
+      backends::gemm::derive_blocking(tiny, 12, 32, kFloat32), ValueError);
+  tiny.l1d = 32 << 10;
+  EXPECT_THROW(
+      backends::gemm::derive_blocking(tiny, 0, 32, kFloat32), ValueError);
+  EXPECT_THROW(
+      backends::gemm::derive_blocking(tiny, 12, 32, kInt32), TypeError);
+  EXPECT_THROW(
+      backends::gemm::blocking(kInt64), TypeError); // float32 or float64 only
+  backends::gemm::set_blocking(0, 0, 0);
+}

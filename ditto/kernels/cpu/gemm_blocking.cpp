@@ -378,11 +378,7 @@ CpuCaches parse_cpu_caches(
   return base;
 }
 
-Blocking derive_gemm_blocking(
-    const CpuCaches& c,
-    int64_t mr,
-    int64_t nr,
-    int64_t es) {
+static Blocking derive(const CpuCaches& c, int64_t mr, int64_t nr, int64_t es) {
   Blocking b;
   b.mr = mr;
   b.nr = nr;
@@ -402,8 +398,8 @@ Blocking derive_gemm_blocking(
 Blocking gemm_blocking(CpuCapability cap, Dtype dtype) {
   const KernelTable& t = kernel_table(cap);
   const int i = dtype == kFloat64 ? 1 : 0;
-  Blocking b = derive_gemm_blocking(
-      caches(), t.gemm_mr[i], t.gemm_nr[i], dtype == kFloat64 ? 8 : 4);
+  Blocking b =
+      derive(caches(), t.gemm_mr[i], t.gemm_nr[i], dtype == kFloat64 ? 8 : 4);
   Override& o = forced();
   std::call_once(o.env_read, read_blocking_env);
   if (const int64_t kc = o.kc.load(std::memory_order_relaxed)) {
@@ -438,6 +434,38 @@ Blocking blocking(Dtype dtype) {
       "expected float32 or float64, got ",
       dtype);
   return kernels::gemm_blocking(dtype);
+}
+
+Blocking derive_blocking(
+    const CpuCaches& caches,
+    int64_t mr,
+    int64_t nr,
+    Dtype dtype) {
+  const char* op = "backends::gemm::derive_blocking";
+  DITTO_CHECK(
+      dtype == kFloat32 || dtype == kFloat64,
+      TypeError,
+      op,
+      "expected float32 or float64, got ",
+      dtype);
+  DITTO_CHECK(
+      mr >= 1 && mr <= 64 && nr >= 1 && nr <= 256,
+      ValueError,
+      op,
+      "register tile ",
+      mr,
+      " x ",
+      nr,
+      " is outside 1..64 x 1..256");
+  DITTO_CHECK(
+      caches.l1d >= 1024 && caches.l2 >= 1024 && caches.l3 >= 0,
+      ValueError,
+      op,
+      "cache sizes must be at least 1 KiB, got L1d ",
+      caches.l1d,
+      ", L2 ",
+      caches.l2);
+  return kernels::derive(caches, mr, nr, dtype == kFloat64 ? 8 : 4);
 }
 
 void set_blocking(int64_t kc, int64_t mc, int64_t nc) {

@@ -18,14 +18,6 @@ namespace ditto::kernels {
 backends::gemm::Blocking gemm_blocking(Dtype dtype);
 backends::gemm::Blocking gemm_blocking(CpuCapability c, Dtype dtype);
 
-// The blocking the caches give a register tile of mr x nr values of es
-// bytes, with no override (exposed for the tests of the model).
-backends::gemm::Blocking derive_gemm_blocking(
-    const backends::gemm::CpuCaches& caches,
-    int64_t mr,
-    int64_t nr,
-    int64_t es);
-
 // Parses "l1d=48K,l2=1M,l3=32M" (any subset; K, M, G suffixes or bytes)
 // over base; ValueError naming what (the variable or the function).
 backends::gemm::CpuCaches parse_cpu_caches(
