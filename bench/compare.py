@@ -50,6 +50,9 @@ class OpSpec:
     setup: str = ""  # Python run before timing, with torch and n defined
     fixed_bytes: int = 0  # bytes per call when they do not scale with n
     flops: str = ""  # a Python expression in n: the row shows GFLOP/s
+    # For flops rows of fused multiply-adds: the dtype whose FMA peak the
+    # row's GFLOP/s are a fraction of ("float32", "float64"; see fma_peak).
+    peak_dtype: str = ""
 
 
 
@@ -207,9 +210,14 @@ OPS = [
     # float32 mm of n x n matrices against OpenBLAS (OPENBLAS_CORETYPE and
     # OPENBLAS_L2_SIZE unset for the PyTorch side: its AVX-512 kernels).
     OpSpec("mm", "torch.mm(A, B)", num_inputs=0, arrays_moved=1,
-           sizes=(512, 1024, 2048), threads=(2,),
+           sizes=(512, 1024, 2048), threads=(1, 2),
            setup="A = torch.randn(n, n); B = torch.randn(n, n)",
-           flops="2 * n ** 3"),
+           flops="2 * n ** 3", peak_dtype="float32"),
+    OpSpec("mm_f64", "torch.mm(A, B)", num_inputs=0, arrays_moved=1,
+           sizes=(512, 1024, 2048), threads=(1, 2), element_size=8,
+           setup="A = torch.randn(n, n, dtype=torch.float64); "
+                 "B = torch.randn(n, n, dtype=torch.float64)",
+           flops="2 * n ** 3", peak_dtype="float64"),
     _conv_spec("conv_fwd_c1", 1, 32, "fwd"),
     _conv_spec("conv_fwd_c32", 32, 64, "fwd"),
     _conv_spec("conv_fwd_bench_c32", 32, 64, "fwd"),
@@ -410,10 +418,27 @@ def torch_worker():
         h = (i * 2654435761 + salt * 0x9E3779B9) % (1 << 32)
         return (h.double() / 4294967296.0 * 8.0 - 4.0).float()
 
+    # Debian's PyTorch runs its products on OpenBLAS's own pthreads, which
+    # torch.set_num_threads does not bound (the 1-thread mm rows ran on two
+    # cores): the library is found among this process's mappings and its
+    # openblas_set_num_threads called as well.
+    openblas_threads = None
+    try:
+        import ctypes
+        with open("/proc/self/maps") as f:
+            paths = {l.split()[-1] for l in f if "libopenblas" in l}
+        for path in paths:
+            openblas_threads = ctypes.CDLL(path).openblas_set_num_threads
+            break
+    except (OSError, AttributeError):
+        openblas_threads = None
+
     for line in sys.stdin:
         case = json.loads(line)
         n, threads = case["n"], case["threads"]
         torch.set_num_threads(threads)
+        if openblas_threads is not None:
+            openblas_threads(threads)
         env = {"torch": torch, "n": n, "a": make_input(n, 1)}
         if case["num_inputs"] > 1:
             env["b"] = make_input(n, 2)
@@ -452,6 +477,60 @@ def format_size(n):
     return str(n)
 
 
+# ---- the FMA peak
+
+
+def cpu_vendor_family():
+    vendor, family = "", -1
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key, value = key.strip(), value.strip()
+                if key == "vendor_id" and not vendor:
+                    vendor = value
+                elif key == "cpu family" and family < 0:
+                    family = int(value)
+    except (OSError, ValueError):
+        pass
+    return vendor, family
+
+
+def fma_bits_per_cycle(capability):
+    """Bits of fused multiply-add results one core completes per cycle: two
+    FMA pipes of the capability's width, except where a core's pipes are
+    narrower (AMD Zen 2 to Zen 4, family 0x17 and 0x19: two 256-bit pipes,
+    AVX-512 split over both; Zen 5, family 0x1A: two 512-bit pipes). Intel
+    cores are taken as two pipes of the width, an upper bound (client
+    AVX-512 cores have one 512-bit pipe)."""
+    width = {"avx512": 512, "avx2": 256, "neon": 128}.get(capability, 0)
+    vendor, family = cpu_vendor_family()
+    if vendor == "AuthenticAMD" and family in (0x17, 0x19):
+        width = min(width, 256)
+    return 2 * width
+
+
+def fma_peak(capability, dtype, threads, ghz):
+    """GFLOP/s: threads x FMA lanes per cycle x 2 flops x the clock."""
+    lanes = fma_bits_per_cycle(capability) // (64 if dtype == "float64" else 32)
+    return threads * lanes * 2 * ghz
+
+
+def measure_clock(path, threads):
+    """The clock in GHz with `threads` cores busy (ditto_bench cpu_clock:
+    a chain of dependent additions, one per cycle)."""
+    key = f"cpu_clock/threads:{threads}/iterations:5"
+    proc = subprocess.run(
+        [path, "--benchmark_format=json",
+         f"--benchmark_filter=^{re.escape(key)}(/real_time)?$"],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        return 0.0
+    for b in json.loads(proc.stdout)["benchmarks"]:
+        return float(b.get("GHz", 0.0))
+    return 0.0
+
+
 def gbps(op, n, seconds):
     if op.flops:
         return eval(op.flops, {"n": n}) / seconds / 1e9
@@ -460,7 +539,7 @@ def gbps(op, n, seconds):
     return op.arrays_moved * n * op.element_size / seconds / 1e9
 
 
-def build_table(ops, ditto_runs, torch_runs, combine):
+def build_table(ops, ditto_runs, torch_runs, combine, peaks=None):
     """The markdown rows: each side's times combined over the rounds, their
     ratio, and the lowest and highest of the rounds' own ratios (the two
     sides of a round ran back to back)."""
@@ -476,11 +555,20 @@ def build_table(ops, ditto_runs, torch_runs, combine):
         ratios.append(d / p)
         paired = [x / y for x, y in zip(ditto_runs[key], torch_runs[key])]
         unit = " GFLOP/s" if op.flops else ""
+        peak = (peaks or {}).get((op.peak_dtype, t), 0.0)
+
+        def rate(seconds):
+            r = gbps(op, n, seconds)
+            text = f"{r:.1f}{unit}"
+            if op.peak_dtype and peak > 0:
+                text += f" ({100 * r / peak:.0f}% of peak)"
+            return text
+
         lines.append(
             f"| {op.name} | {format_size(n)} | {t} | {format_time(d)} "
             f"| {format_time(p)} | {d / p:.2f} "
             f"| {min(paired):.2f}-{max(paired):.2f} "
-            f"| {gbps(op, n, d):.1f}{unit} | {gbps(op, n, p):.1f}{unit} |"
+            f"| {rate(d)} | {rate(p)} |"
         )
     return lines, statistics.geometric_mean(ratios)
 
@@ -505,7 +593,8 @@ def build_header(args, machine, context, torch_info):
         + ".",
         f"Times are the {args.stat} of {args.rounds} rounds of at least "
         f"{args.min_time} s per case on each side, the two sides of a case "
-        "back to back; float32, contiguous, out-of-place.",
+        "back to back; float32 (float64 in rows named _f64), contiguous, "
+        "out-of-place.",
     ]
 
 
@@ -619,7 +708,23 @@ def main():
     combine = statistics.median if args.stat == "median" else min
 
     header = build_header(args, machine, context, torch_info)
-    table, geomean = build_table(ops, ditto_runs, torch_runs, combine)
+    # The FMA peak of the rows that have one, from the clock measured now
+    # with as many threads busy as the row uses.
+    peaks = {}
+    capability = context.get("ditto_cpu_capability", "")
+    for t in sorted({t for op, n, t in todo if op.peak_dtype}):
+        ghz = measure_clock(args.ditto_bench, t)
+        bits = fma_bits_per_cycle(capability)
+        if ghz > 0 and bits > 0:
+            for dtype in ("float32", "float64"):
+                peaks[(dtype, t)] = fma_peak(capability, dtype, t, ghz)
+            header.append(
+                f"FMA peak at {t} thread(s): {ghz:.2f} GHz (measured: a chain "
+                f"of dependent additions) x {bits} bits of FMA per cycle per "
+                f"core ({capability}) x {t}: "
+                f"{peaks[('float32', t)]:.0f} GFLOP/s float32, "
+                f"{peaks[('float64', t)]:.0f} float64.")
+    table, geomean = build_table(ops, ditto_runs, torch_runs, combine, peaks)
     summary = f"Geometric mean of the ratios: {geomean:.2f}."
     text = "\n".join(header) + "\n\n" + "\n".join(table) + "\n\n" + summary + "\n"
     print(text, end="")

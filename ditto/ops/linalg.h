@@ -62,10 +62,10 @@ DITTO_API CpuCaches cpu_caches();
 // the caches] in ditto/kernels/cpu/gemm_blocking.cpp): register tiles of mr
 // rows x nr columns (the capability's), panels of kc values of k whose
 // slivers of B (kc x nr) stay in L1, blocks of mc rows of A (mc x kc) that
-// stay in L2, panels of nc columns of B (kc x nc) that stay in L3 and are
-// packed once for all threads. It decides only where values wait, never
-// which fused multiply-adds run in which order: the bits are the same for
-// every blocking (tested).
+// stay in L2, and output tiles of at most nc columns, B's kc x nc panel
+// packed once per tile. It decides only where values wait, never which
+// fused multiply-adds run in which order: the bits are the same for every
+// blocking (tested).
 struct Blocking {
   int64_t mr = 0, nr = 0, kc = 0, mc = 0, nc = 0;
 };

@@ -18,27 +18,30 @@
 #include "ditto/kernels/cpu/kernel_table.h"
 
 // Note [GEMM blocking from the caches]
-// The product runs as BLIS's five loops (gemm_kernels.cpp): panels of nc
-// columns of B, in them panels of kc values of k (B's kc x nc panel packed
-// once, by all threads), in them blocks of mc rows of A (packed by the
-// thread that owns the rows), in them slivers of nr columns of B and of mr
-// rows of A (the register tile). Each level is sized for the cache that
-// should hold it while the level inside runs, from the CPU's own sizes:
-//   kc: one sliver of B (kc x nr) is read again by every register tile of
-//       the block of A, so it should sit in L1, beside the sliver of A
-//       that streams through: kc x nr takes kL1Part of L1;
-//   mc: the block of A (mc x kc) is read again for every sliver of B, so it
-//       should sit in L2: kL2Part of one CPU's share;
-//   nc: the panel of B (kc x nc) is read again by every block of A: it
-//       should sit in L3 (kL3Part of one CPU's share, times the threads that
-//       share the panel, is not assumed: the panel is read by all of them,
-//       but their shares may be the whole cache of another socket).
-// The parts were measured (docs/benchmarks.md, "GEMM blocking"): on Zen 4
-// (32 KiB L1, AVX-512 float32, nr = 32) the sliver filling all of L1 (kc
-// 256) beat kc 192 and 384; on Zen 5 (48 KiB) likewise.
+// A product runs as BLIS's loops (gemm_kernels.cpp, linalg.cpp): a thread
+// takes output tiles of up to nc columns; per panel of kc values of k it
+// packs B's kc x nc panel, then per block of mc rows of A packs the block
+// and runs the register tiles (mr x nr) over every sliver of B (kc x nr)
+// and every sliver of A (mr x kc). Each level is sized for the cache that
+// holds it while the level inside runs, from this CPU's sizes:
+//   kc: a sliver of B is read again by every register tile of the block of
+//       A, so it sits in L1: kc x nr values take kL1Part of L1;
+//   mc: the block of A is read again for every sliver of B, so it sits in
+//       L2: mc x kc values take kL2PartA of one CPU's share of L2;
+//   nc: the panel of B is read again once per block of A: kc x nc values
+//       take up to kL2PartB of L2 (the slivers it has not reached yet may
+//       wait in L3).
+// The parts were measured, each block swept with the others fixed (bench,
+// mm 512 to 2048 at 1 and 2 threads): on Zen 4 (32 KiB L1d) a sliver
+// filling L1 (kc 256, AVX-512) was fastest, on Zen 5 (48 KiB) kc 384
+// (AVX-512) and 768 (AVX2), again filling L1, beat 3/4 of it by 2 to 5%;
+// mc and nc changed the time by less than the noise between 1/8 and 1/2
+// of L2. (BLIS's Zen configurations, sized the same way, give a block of A
+// about a quarter of L2.) What the register tile is stays the
+// capability's (gemm_kernels.cpp).
 // None of this changes a bit: each output is one fma chain over k in order
 // whatever the blocks (Note [GEMM accumulation order]); tests force several
-// blockings and compare fingerprints.
+// blockings, on every capability and thread count, and compare the bits.
 
 namespace ditto::kernels {
 namespace {
@@ -47,7 +50,7 @@ using backends::gemm::Blocking;
 using backends::gemm::CpuCaches;
 
 // Fractions of each cache level given to the operand that lives there.
-constexpr double kL1Part = 0.75;
+constexpr double kL1Part = 1.0;
 constexpr double kL2PartA = 0.25;
 constexpr double kL2PartB = 1.0;
 
