@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -106,6 +107,29 @@ std::optional<int64_t> parse_size(const std::string& s) {
     return std::nullopt;
   }
   return v * unit;
+}
+
+// The items of "key=SIZE,key=SIZE" in order: each key with its size, or
+// nothing for an item that is not key=SIZE.
+std::vector<std::pair<std::string, std::optional<int64_t>>> key_sizes(
+    const std::string& text) {
+  std::vector<std::pair<std::string, std::optional<int64_t>>> items;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = text.find(',', at);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    const std::string item = text.substr(at, end - at);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      items.emplace_back(item, std::nullopt);
+    } else {
+      items.emplace_back(item.substr(0, eq), parse_size(item.substr(eq + 1)));
+    }
+    at = end + 1;
+  }
+  return items;
 }
 
 std::optional<std::string> read_line(const std::string& path) {
@@ -307,23 +331,12 @@ void read_blocking_env() {
   }
   int64_t v[3] = {0, 0, 0};
   const char* names[3] = {"kc", "mc", "nc"};
-  size_t at = 0;
-  while (at <= env->size()) {
-    size_t end = env->find(',', at);
-    if (end == std::string::npos) {
-      end = env->size();
-    }
-    const std::string item = env->substr(at, end - at);
-    const size_t eq = item.find('=');
+  for (const auto& [key, n] : key_sizes(*env)) {
     int which = -1;
     for (int i = 0; i < 3; ++i) {
-      if (eq != std::string::npos && item.substr(0, eq) == names[i]) {
+      if (key == names[i]) {
         which = i;
       }
-    }
-    std::optional<int64_t> n;
-    if (which >= 0) {
-      n = parse_size(item.substr(eq + 1));
     }
     DITTO_CHECK(
         which >= 0 && n && *n <= kMaxBlock,
@@ -335,7 +348,6 @@ void read_blocking_env() {
         *env,
         "\"");
     v[which] = *n;
-    at = end + 1;
   }
   Override& o = forced();
   o.kc = v[0];
@@ -349,20 +361,7 @@ CpuCaches parse_cpu_caches(
     const std::string& text,
     CpuCaches base,
     const char* what) {
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t end = text.find(',', at);
-    if (end == std::string::npos) {
-      end = text.size();
-    }
-    const std::string item = text.substr(at, end - at);
-    const size_t eq = item.find('=');
-    const std::string key =
-        eq == std::string::npos ? std::string() : item.substr(0, eq);
-    std::optional<int64_t> n;
-    if (eq != std::string::npos) {
-      n = parse_size(item.substr(eq + 1));
-    }
+  for (const auto& [key, n] : key_sizes(text)) {
     int64_t* level = key == "l1d" ? &base.l1d
         : key == "l2"             ? &base.l2
         : key == "l3"             ? &base.l3
@@ -376,7 +375,6 @@ CpuCaches parse_cpu_caches(
         text,
         "\"");
     *level = *n;
-    at = end + 1;
   }
   return base;
 }
