@@ -41,8 +41,9 @@
 // about a quarter of L2.) What the register tile is stays the
 // capability's (gemm_kernels.cpp).
 // None of this changes a bit: each output is one fma chain over k in order
-// whatever the blocks (Note [GEMM accumulation order]); tests force several
-// blockings, on every capability and thread count, and compare the bits.
+// whatever the blocks (Note [GEMM accumulation order]); a test forces five
+// blockings on every capability, at the fewest and the most threads, and
+// compares the bits (Linalg.EveryBlockingComputesTheSameChain).
 
 namespace ditto::kernels {
 namespace {
