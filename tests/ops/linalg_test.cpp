@@ -394,6 +394,15 @@ TEST_F(Linalg, BadBlockingIsRefusedAndChangesNothing) {
       backends::gemm::derive_blocking(tiny, 0, 32, kFloat32), ValueError);
   EXPECT_THROW(
       backends::gemm::derive_blocking(tiny, 12, 32, kInt32), TypeError);
+  backends::gemm::CpuCaches huge = tiny;
+  huge.l2 = INT64_MAX; // would overflow the model's arithmetic
+  EXPECT_THROW(
+      backends::gemm::derive_blocking(huge, 12, 32, kFloat32), ValueError);
+  huge.l2 = int64_t(1) << 40; // the largest taken: the clamps hold
+  const backends::gemm::Blocking big_l2 =
+      backends::gemm::derive_blocking(huge, 12, 32, kFloat32);
+  EXPECT_LE(big_l2.mc, 3072);
+  EXPECT_LE(big_l2.nc, 8192);
   EXPECT_THROW(
       backends::gemm::blocking(kInt64), TypeError); // float32 or float64 only
   backends::gemm::set_blocking(0, 0, 0);

@@ -63,6 +63,8 @@ constexpr int64_t kRowQuantum = 24;
 // Columns per panel of B: a multiple of every register tile's columns.
 constexpr int64_t kColQuantum = 128;
 constexpr int64_t kMaxBlock = 65536;
+// The largest cache size taken from anywhere (1 TiB).
+constexpr int64_t kMaxCache = int64_t(1) << 40;
 
 int64_t round_down(int64_t v, int64_t q) {
   return v / q * q;
@@ -210,19 +212,23 @@ bool from_cpuid_leaf(unsigned leaf, CpuCaches& c) {
     if (type == 2) {
       continue;
     }
-    const int64_t ways = (b >> 22) + 1, parts = ((b >> 12) & 0x3ff) + 1,
-                  line = (b & 0xfff) + 1, sets = int64_t(cx) + 1;
-    const int64_t sharing = ((a >> 14) & 0xfff) + 1;
-    const int64_t share = ways * parts * line * sets / sharing;
+    // Up to 2^64 bytes from the fields' widths: a hypervisor's nonsense is
+    // taken as no answer (over kMaxCache) rather than overflowing.
+    const unsigned __int128 bytes = (unsigned __int128)((b >> 22) + 1) *
+        (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * (uint64_t(cx) + 1);
+    const unsigned __int128 share = bytes / (((a >> 14) & 0xfff) + 1);
+    if (share > static_cast<unsigned __int128>(kMaxCache)) {
+      continue;
+    }
     switch ((a >> 5) & 7) {
       case 1:
-        c.l1d = share;
+        c.l1d = int64_t(share);
         break;
       case 2:
-        c.l2 = share;
+        c.l2 = int64_t(share);
         break;
       case 3:
-        c.l3 = share;
+        c.l3 = int64_t(share);
         break;
       default:
         break;
@@ -460,13 +466,17 @@ Blocking derive_blocking(
       nr,
       " is outside 1..64 x 1..256");
   DITTO_CHECK(
-      caches.l1d >= 1024 && caches.l2 >= 1024 && caches.l3 >= 0,
+      caches.l1d >= 1024 && caches.l2 >= 1024 && caches.l3 >= 0 &&
+          caches.l1d <= kernels::kMaxCache && caches.l2 <= kernels::kMaxCache &&
+          caches.l3 <= kernels::kMaxCache,
       ValueError,
       op,
-      "cache sizes must be at least 1 KiB, got L1d ",
+      "cache sizes must be from 1 KiB to 1 TiB (L3 may be 0), got L1d ",
       caches.l1d,
       ", L2 ",
-      caches.l2);
+      caches.l2,
+      ", L3 ",
+      caches.l3);
   return kernels::derive(caches, mr, nr, dtype == kFloat64 ? 8 : 4);
 }
 
