@@ -1,10 +1,13 @@
 // The environment-variable parser (ditto/core/env.h), against an oracle
 // written from its rules: the value is taken exactly as written, an
 // optional '-' then decimal digits, in range; empty means unset; anything
-// else is a ValueError naming the variable.
+// else is a ValueError naming the variable. The same value is read as a
+// size list too (env_sizes, "key=SIZE,...": DITTO_GEMM_BLOCKING and
+// DITTO_CPU_CACHES), against its own oracle.
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "ditto/core/env.h"
 #include "fuzz/fuzz_util.h"
@@ -36,6 +39,55 @@ bool oracle(const std::string& s, __int128* out) {
     v = v * 10 + (s[at] - '0');
   }
   *out = s[0] == '-' ? -v : v;
+  return true;
+}
+
+// The size-list oracle: items split at every ',', each KEY=DIGITS with
+// an optional K/M/G (any case), the key "a" or "b", the value (digits times
+// the unit) at most 2^40 and in [lo, hi]; the last value of a key wins.
+bool sizes_oracle(
+    const std::string& s,
+    int64_t lo,
+    int64_t hi,
+    std::map<std::string, int64_t>* out) {
+  std::string item;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size() && s[i] != ',') {
+      item += s[i];
+      continue;
+    }
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      return false;
+    }
+    const std::string key = item.substr(0, eq), v = item.substr(eq + 1);
+    if (key != "a" && key != "b") {
+      return false;
+    }
+    size_t d = 0;
+    __int128 n = 0;
+    for (; d < v.size() && v[d] >= '0' && v[d] <= '9'; ++d) {
+      n = n * 10 + (v[d] - '0');
+      if (n > (__int128(1) << 41)) {
+        return false;
+      }
+    }
+    if (d == 0 || d + 1 < v.size()) {
+      return false;
+    }
+    if (d + 1 == v.size()) {
+      const char u = char(v[d] | 0x20); // lower case for letters
+      if (u != 'k' && u != 'm' && u != 'g') {
+        return false;
+      }
+      n <<= u == 'k' ? 10 : u == 'm' ? 20 : 30;
+    }
+    if (n > (__int128(1) << 40) || n < lo || n > hi) {
+      return false;
+    }
+    (*out)[key] = int64_t(n);
+    item.clear();
+  }
   return true;
 }
 
@@ -82,6 +134,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         "a valid seed was refused or misread");
   } else {
     fuzz::require(!ok_bits, "an invalid seed was accepted");
+  }
+
+  const int64_t size_lo = data[0] & 4 ? 1024 : 0;
+  const int64_t size_hi = data[0] & 8 ? int64_t(1) << 34 : int64_t(1) << 40;
+  std::map<std::string, int64_t> want_sizes;
+  const bool sizes_parse = sizes_oracle(value, size_lo, size_hi, &want_sizes);
+  std::optional<std::map<std::string, int64_t>> sizes;
+  const bool ok_sizes = fuzz::typed_error_or_result([&] {
+    sizes = detail::env_sizes(kVar, {"a", "b"}, size_lo, size_hi, "a list");
+  });
+  if (value.empty()) {
+    fuzz::require(ok_sizes && !sizes, "an empty list is not unset");
+  } else if (sizes_parse) {
+    fuzz::require(
+        ok_sizes && sizes && *sizes == want_sizes,
+        "a valid size list was refused or misread");
+  } else {
+    fuzz::require(!ok_sizes, "an invalid size list was accepted");
   }
   return 0;
 }

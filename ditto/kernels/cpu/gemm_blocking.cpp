@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -72,69 +73,6 @@ int64_t round_down(int64_t v, int64_t q) {
 
 // ---- detection
 
-// "48K", "1024K", "32M", or bytes; nothing for anything else.
-std::optional<int64_t> parse_size(const std::string& s) {
-  if (s.empty() || s.size() > 12) {
-    return std::nullopt;
-  }
-  int64_t v = 0;
-  size_t i = 0;
-  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
-    v = v * 10 + (s[i] - '0');
-  }
-  if (i == 0) {
-    return std::nullopt;
-  }
-  int64_t unit = 1;
-  if (i + 1 == s.size()) {
-    switch (s[i]) {
-      case 'K':
-      case 'k':
-        unit = int64_t(1) << 10;
-        break;
-      case 'M':
-      case 'm':
-        unit = int64_t(1) << 20;
-        break;
-      case 'G':
-      case 'g':
-        unit = int64_t(1) << 30;
-        break;
-      default:
-        return std::nullopt;
-    }
-  } else if (i != s.size()) {
-    return std::nullopt;
-  }
-  if (v > (int64_t(1) << 40) / unit) {
-    return std::nullopt;
-  }
-  return v * unit;
-}
-
-// The items of "key=SIZE,key=SIZE" in order: each key with its size, or
-// nothing for an item that is not key=SIZE.
-std::vector<std::pair<std::string, std::optional<int64_t>>> key_sizes(
-    const std::string& text) {
-  std::vector<std::pair<std::string, std::optional<int64_t>>> items;
-  size_t at = 0;
-  while (at <= text.size()) {
-    size_t end = text.find(',', at);
-    if (end == std::string::npos) {
-      end = text.size();
-    }
-    const std::string item = text.substr(at, end - at);
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      items.emplace_back(item, std::nullopt);
-    } else {
-      items.emplace_back(item.substr(0, eq), parse_size(item.substr(eq + 1)));
-    }
-    at = end + 1;
-  }
-  return items;
-}
-
 std::optional<std::string> read_line(const std::string& path) {
   std::ifstream f(path);
   std::string line;
@@ -147,21 +85,15 @@ std::optional<std::string> read_line(const std::string& path) {
 // CPUs in a list such as "0-3,8-11".
 int64_t count_cpus(const std::string& list) {
   int64_t n = 0;
-  size_t at = 0;
-  while (at < list.size()) {
-    size_t end = list.find(',', at);
-    if (end == std::string::npos) {
-      end = list.size();
-    }
-    const std::string part = list.substr(at, end - at);
+  std::istringstream in(list);
+  std::string part;
+  while (std::getline(in, part, ',')) {
     const size_t dash = part.find('-');
-    if (dash == std::string::npos) {
-      n += 1;
-    } else {
-      n += std::max(
-          1L, std::atol(part.c_str() + dash + 1) - std::atol(part.c_str()) + 1);
-    }
-    at = end + 1;
+    n += dash == std::string::npos
+        ? 1
+        : std::max(
+              1L,
+              std::atol(part.c_str() + dash + 1) - std::atol(part.c_str()) + 1);
   }
   return std::max<int64_t>(1, n);
 }
@@ -177,7 +109,7 @@ bool from_sysfs(CpuCaches& c) {
     if (!level || !type || !size || *type == "Instruction") {
       continue;
     }
-    auto bytes = parse_size(*size);
+    auto bytes = detail::parse_byte_size(*size);
     if (!bytes) {
       continue;
     }
@@ -296,8 +228,16 @@ const CpuCaches& caches() {
   std::lock_guard<std::mutex> lock(mu);
   if (!ready.load(std::memory_order_relaxed)) {
     CpuCaches c = detect();
-    if (auto env = detail::env_text("DITTO_CPU_CACHES")) {
-      c = parse_cpu_caches(*env, c, "DITTO_CPU_CACHES");
+    if (auto env = detail::env_sizes(
+            "DITTO_CPU_CACHES",
+            {"l1d", "l2", "l3"},
+            1024,
+            int64_t(1) << 34,
+            "\"l1d=SIZE,l2=SIZE,l3=SIZE\" (any of them; sizes such as 48K "
+            "or 1M, from 1K to 16G)")) {
+      for (const auto& [key, bytes] : *env) {
+        (key == "l1d" ? c.l1d : key == "l2" ? c.l2 : c.l3) = bytes;
+      }
       c.source += ", DITTO_CPU_CACHES";
     }
     static const CpuCaches resolved = c;
@@ -332,59 +272,22 @@ void check_block(const char* what, const char* name, int64_t v) {
 
 // DITTO_GEMM_BLOCKING, read once ("kc=256,mc=192,nc=4096").
 void read_blocking_env() {
-  auto env = detail::env_text("DITTO_GEMM_BLOCKING");
+  auto env = detail::env_sizes(
+      "DITTO_GEMM_BLOCKING",
+      {"kc", "mc", "nc"},
+      0,
+      kMaxBlock,
+      "\"kc=N,mc=N,nc=N\" (any of them, each N in [0, 65536])");
   if (!env) {
     return;
   }
-  int64_t v[3] = {0, 0, 0};
-  const char* names[3] = {"kc", "mc", "nc"};
-  for (const auto& [key, n] : key_sizes(*env)) {
-    int which = -1;
-    for (int i = 0; i < 3; ++i) {
-      if (key == names[i]) {
-        which = i;
-      }
-    }
-    DITTO_CHECK(
-        which >= 0 && n && *n <= kMaxBlock,
-        ValueError,
-        "DITTO_GEMM_BLOCKING",
-        "expected \"kc=N,mc=N,nc=N\" (any of them, each N in [0, ",
-        kMaxBlock,
-        "]), got \"",
-        *env,
-        "\"");
-    v[which] = *n;
-  }
   Override& o = forced();
-  o.kc = v[0];
-  o.mc = v[1];
-  o.nc = v[2];
+  o.kc = env->count("kc") ? env->at("kc") : 0;
+  o.mc = env->count("mc") ? env->at("mc") : 0;
+  o.nc = env->count("nc") ? env->at("nc") : 0;
 }
 
 } // namespace
-
-CpuCaches parse_cpu_caches(
-    const std::string& text,
-    CpuCaches base,
-    const char* what) {
-  for (const auto& [key, n] : key_sizes(text)) {
-    int64_t* level = key == "l1d" ? &base.l1d
-        : key == "l2"             ? &base.l2
-        : key == "l3"             ? &base.l3
-                                  : nullptr;
-    DITTO_CHECK(
-        level && n && *n >= 1024 && *n <= (int64_t(1) << 34),
-        ValueError,
-        what,
-        "expected \"l1d=SIZE,l2=SIZE,l3=SIZE\" (any of them; sizes such as "
-        "48K or 1M, from 1K to 16G), got \"",
-        text,
-        "\"");
-    *level = *n;
-  }
-  return base;
-}
 
 static Blocking derive(const CpuCaches& c, int64_t mr, int64_t nr, int64_t es) {
   Blocking b;

@@ -18,11 +18,4 @@ namespace ditto::kernels {
 backends::gemm::Blocking gemm_blocking(Dtype dtype);
 backends::gemm::Blocking gemm_blocking(CpuCapability c, Dtype dtype);
 
-// Parses "l1d=48K,l2=1M,l3=32M" (any subset; K, M, G suffixes or bytes)
-// over base; ValueError naming what (the variable or the function).
-backends::gemm::CpuCaches parse_cpu_caches(
-    const std::string& text,
-    backends::gemm::CpuCaches base,
-    const char* what);
-
 } // namespace ditto::kernels
