@@ -8,8 +8,6 @@
 #include <optional>
 #include <sstream>
 #include <thread>
-#include <utility>
-#include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
