@@ -68,7 +68,7 @@ void cnn_step(benchmark::State& state) {
 
 // One training step of the CNN of bench/train_cnn.h, built after
 // manual_seed(0) one layer per statement (GCC builds a call's arguments
-// right to left); gradients set to none as in ditto's zero_grad().
+// right to left); gradients set to none (zero_grad(true) in ditto).
 void train_step(benchmark::State& state, bool deterministic) {
   namespace nn = torch::nn;
   at::set_num_threads(2);

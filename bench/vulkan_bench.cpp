@@ -169,12 +169,12 @@ int main(int argc, char** argv) {
       // Dropout draws from the CPU's generator on both, as in ditto train.
       GeneratorGuard cpu_draws(default_generator());
       nn::Sequential m = models::mnist_cnn();
-      m.to(d);
-      optim::SGD opt(m.parameters(), optim::SGDOptions(0.01).momentum(0.9));
-      Tensor loss = nn::functional::cross_entropy(m.forward(x.to(d)), t.to(d));
+      m->to(d);
+      optim::SGD opt(m->parameters(), optim::SGDOptions(0.01).momentum(0.9));
+      Tensor loss = nn::functional::cross_entropy(m->forward(x.to(d)), t.to(d));
       loss.backward();
       opt.step();
-      return m.parameters()[0];
+      return m->parameters()[0];
     });
   }
   // What determinism costs on the device: each op's deterministic variant

@@ -85,16 +85,16 @@ struct CharModel : nn::Module {
         head(register_module("head", nn::Linear(hidden, vocab))) {}
 
   // Logits (B, T, vocab) and the final state.
-  std::tuple<Tensor, nn::LSTM::State> forward(
+  std::tuple<Tensor, nn::LSTMImpl::State> forward(
       const Tensor& ids,
-      const std::optional<nn::LSTM::State>& state = std::nullopt) {
-    auto [out, st] = lstm.forward(embed.forward(ids), state);
-    return {head.forward(out), st};
+      const std::optional<nn::LSTMImpl::State>& state = std::nullopt) {
+    auto [out, st] = lstm->forward(embed->forward(ids), state);
+    return {head->forward(out), st};
   }
 
-  nn::Embedding& embed;
-  nn::LSTM& lstm;
-  nn::Linear& head;
+  nn::Embedding embed;
+  nn::LSTM lstm;
+  nn::Linear head;
 };
 
 } // namespace

@@ -150,31 +150,31 @@ void nn_layers(Sweep& r, Dtype dt) {
         nn::Flatten(),
         nn::Dropout(0.2),
         nn::Linear(64, 10));
-    model.to(dt);
+    model->to(dt);
     std::unique_ptr<optim::Optimizer> opt;
     std::unique_ptr<optim::LRScheduler> sched;
     if (adam) {
-      opt = std::make_unique<optim::AdamW>(model.parameters());
+      opt = std::make_unique<optim::AdamW>(model->parameters());
       sched = std::make_unique<optim::OneCycleLR>(
           *opt, optim::OneCycleLROptions(0.01, 10));
     } else {
       opt = std::make_unique<optim::SGD>(
-          model.parameters(), optim::SGDOptions(0.05).momentum(0.9));
+          model->parameters(), optim::SGDOptions(0.05).momentum(0.9));
       sched = std::make_unique<optim::StepLR>(*opt, 2, 0.5);
     }
     Tensor loss;
     for (int step = 0; step < 3; ++step) {
-      loss = F::cross_entropy(model.forward(x), y);
+      loss = F::cross_entropy(model->forward(x), y);
       opt->zero_grad();
       loss.backward();
-      nn::utils::clip_grad_norm_(model.parameters(), 1.0);
+      nn::utils::clip_grad_norm_(model->parameters(), 1.0);
       opt->step();
       sched->step();
     }
     const std::string name = adam ? "nn_train_adamw" : "nn_train_sgd";
     r.add(
         name + "_params",
-        nn::utils::parameters_to_vector(model.parameters()),
+        nn::utils::parameters_to_vector(model->parameters()),
         adam);
     r.add(name + "_loss", loss.detach(), adam);
   }

@@ -280,3 +280,10 @@ DITTO_API void check_inplace(const Tensor& t, const char* op);
 DITTO_API void check_view_fresh(const Tensor& t, const char* op);
 
 } // namespace ditto::autograd
+
+namespace ditto {
+// LibTorch's spellings: torch::NoGradGuard, torch::GradMode.
+using autograd::EnableGradGuard;
+using autograd::GradMode;
+using autograd::NoGradGuard;
+} // namespace ditto

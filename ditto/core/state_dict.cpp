@@ -11,22 +11,15 @@ StateDict::StateDict(NamedTensors items) {
 }
 
 void StateDict::insert(const std::string& name, const Tensor& t) {
-  for (auto& item : items_) {
-    if (item.first == name) {
-      item.second = t;
-      return;
-    }
+  if (Tensor* old = items_.find(name)) {
+    *old = t;
+    return;
   }
-  items_.emplace_back(name, t);
+  items_.insert(name, t);
 }
 
 const Tensor* StateDict::find(std::string_view name) const {
-  for (const auto& item : items_) {
-    if (item.first == name) {
-      return &item.second;
-    }
-  }
-  return nullptr;
+  return items_.find(std::string(name));
 }
 
 const Tensor& StateDict::at(std::string_view name) const {

@@ -9,11 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "ditto/core/ordered_dict.h"
 #include "ditto/core/tensor.h"
 
 namespace ditto {
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+// Names to tensors in order (LibTorch's OrderedDict<std::string, Tensor>;
+// items read as pairs too).
+using NamedTensors = OrderedDict<std::string, Tensor>;
 
 // Insertion-ordered; what state_dict returns and load_state_dict takes.
 

@@ -1,9 +1,14 @@
 #include "ditto/nn/module.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <typeinfo>
 
 #include "ditto/autograd/graph.h"
 #include "ditto/core/deferred.h"
@@ -29,6 +34,13 @@ std::string quoted_list(const std::vector<std::string>& keys) {
   return out;
 }
 
+std::string demangled_type_name(const std::type_info& type) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(
+      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && name ? std::string(name.get()) : type.name();
+}
+
 // Every line after the first indented by n spaces (PyTorch's _addindent).
 std::string add_indent(const std::string& s, int n) {
   std::string out;
@@ -45,7 +57,26 @@ std::string add_indent(const std::string& s, int n) {
 
 // ---- Module
 
-Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
+Module::Module() = default;
+Module::Module(std::string name) : type_name_(std::move(name)) {}
+
+const std::string& Module::name() const noexcept {
+  if (type_name_.empty()) {
+    type_name_ = demangled_type_name(typeid(*this));
+  }
+  return type_name_;
+}
+
+// In errors raised while a derived constructor runs, the type is not
+// final yet: read it without keeping it.
+const std::string& Module::display_name() const {
+  if (!type_name_.empty()) {
+    return type_name_;
+  }
+  thread_local std::string now;
+  now = demangled_type_name(typeid(*this));
+  return now;
+}
 Module::~Module() {
   // A child that outlives this module (held elsewhere) no longer has it
   // as its parent.
@@ -98,14 +129,14 @@ trace::ModuleRef Module::trace_module() const {
     path = path.empty() ? m->name_in_parent_ : m->name_in_parent_ + "." + path;
   }
   return std::make_shared<const trace::ModuleInfo>(
-      trace::ModuleInfo{std::move(path), type_name_});
+      trace::ModuleInfo{std::move(path), name()});
 }
 
 void Module::check_new_name(const std::string& name, const char* what) const {
   DITTO_CHECK(
       !name.empty() && name.find('.') == std::string::npos,
       ValueError,
-      type_name_.c_str(),
+      display_name().c_str(),
       what,
       " name can't be empty or contain \".\", got \"",
       name,
@@ -121,7 +152,7 @@ void Module::check_new_name(const std::string& name, const char* what) const {
   DITTO_CHECK(
       !taken(children_) && !taken_entry(params_) && !taken_entry(buffers_),
       ValueError,
-      type_name_.c_str(),
+      display_name().c_str(),
       "attribute \"",
       name,
       "\" already exists");
@@ -155,7 +186,8 @@ Tensor Module::register_buffer(
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   check_new_name(name, "child module");
-  DITTO_CHECK(child != nullptr, ValueError, type_name_.c_str(), "null module");
+  DITTO_CHECK(
+      child != nullptr, ValueError, display_name().c_str(), "null module");
   // The first registration names the module in traces; never one that
   // would make a module its own ancestor.
   bool ancestor = false;
@@ -169,6 +201,44 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   children_.emplace_back(name, std::move(child));
 }
 
+void Module::replace_child(
+    const std::string& name,
+    std::shared_ptr<Module> child) {
+  DITTO_CHECK(
+      child != nullptr, ValueError, display_name().c_str(), "null module");
+  for (auto& [n, c] : children_) {
+    if (n == name) {
+      if (c->parent_ == this) {
+        c->parent_ = nullptr;
+        c->name_in_parent_.clear();
+      }
+      if (child->parent_ == nullptr) {
+        child->parent_ = this;
+        child->name_in_parent_ = name;
+      }
+      c = std::move(child);
+      return;
+    }
+  }
+  detail::throw_error<KeyError>(
+      display_name().c_str(), "no submodule named \"", name, "\"");
+}
+
+void Module::unregister_module(const std::string& name) {
+  for (auto it = children_.begin(); it != children_.end(); ++it) {
+    if (it->first == name) {
+      if (it->second->parent_ == this) {
+        it->second->parent_ = nullptr;
+        it->second->name_in_parent_.clear();
+      }
+      children_.erase(it);
+      return;
+    }
+  }
+  detail::throw_error<KeyError>(
+      display_name().c_str(), "No Module with name `", name, "` is registered");
+}
+
 void Module::replace_tensor(const std::string& name, const Tensor& t) {
   for (auto* v : {&params_, &buffers_}) {
     for (Entry& e : *v) {
@@ -179,7 +249,7 @@ void Module::replace_tensor(const std::string& name, const Tensor& t) {
     }
   }
   detail::throw_error<KeyError>(
-      type_name_.c_str(), "no parameter or buffer named \"", name, "\"");
+      display_name().c_str(), "no parameter or buffer named \"", name, "\"");
 }
 
 // visit(prefix, module) over this module and every descendant, each once,
@@ -213,7 +283,7 @@ NamedTensors unique_entries(
   auto add = [&](const std::string& prefix, const Module& m) {
     list(m, [&](const std::string& name, const Tensor& t) {
       if (t.defined() && seen.insert(t.impl().get()).second) {
-        out.emplace_back(prefix + name, t);
+        out.insert(prefix + name, t);
       }
     });
   };
@@ -270,41 +340,57 @@ std::vector<Tensor> Module::buffers(bool recurse) const {
   return out;
 }
 
-std::vector<std::pair<std::string, Module*>> Module::named_children() const {
-  std::vector<std::pair<std::string, Module*>> out;
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_children()
+    const {
+  OrderedDict<std::string, std::shared_ptr<Module>> out("Module");
   std::set<const Module*> seen;
   for (const auto& [name, child] : children_) {
     if (seen.insert(child.get()).second) {
-      out.emplace_back(name, child.get());
+      out.insert(name, child);
     }
   }
   return out;
 }
 
-std::vector<Module*> Module::children() const {
-  std::vector<Module*> out;
-  for (auto& [name, m] : named_children()) {
-    out.push_back(m);
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  return named_children().values();
+}
+
+std::shared_ptr<Module> Module::shared_or_alias() const {
+  auto* self = const_cast<Module*>(this);
+  if (auto owned = self->weak_from_this().lock()) {
+    return owned;
   }
+  // Not held by a shared_ptr (a module on the stack): a pointer that does
+  // not own it, where LibTorch would refuse.
+  return std::shared_ptr<Module>(std::shared_ptr<Module>(), self);
+}
+
+OrderedDict<std::string, std::shared_ptr<Module>> Module::named_modules(
+    const std::string& name_prefix,
+    bool include_self) const {
+  OrderedDict<std::string, std::shared_ptr<Module>> out("Module");
+  std::set<const Module*> seen{this};
+  if (include_self) {
+    out.insert(name_prefix, shared_or_alias());
+  }
+  std::function<void(const std::string&, const Module&)> go =
+      [&](const std::string& prefix, const Module& m) {
+        for (const auto& [name, child] : m.children_) {
+          if (!seen.insert(child.get()).second) {
+            continue;
+          }
+          const std::string path = prefix.empty() ? name : prefix + "." + name;
+          out.insert(path, child);
+          go(path, *child);
+        }
+      };
+  go(name_prefix, *this);
   return out;
 }
 
-std::vector<std::pair<std::string, Module*>> Module::named_modules() {
-  std::vector<std::pair<std::string, Module*>> out;
-  walk("", [&](const std::string& prefix, const Module& m) {
-    std::string name =
-        prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1);
-    out.emplace_back(name, const_cast<Module*>(&m));
-  });
-  return out;
-}
-
-std::vector<Module*> Module::modules() {
-  std::vector<Module*> out;
-  for (auto& [name, m] : named_modules()) {
-    out.push_back(m);
-  }
-  return out;
+std::vector<std::shared_ptr<Module>> Module::modules(bool include_self) const {
+  return named_modules("", include_self).values();
 }
 
 Module& Module::get_submodule(std::string_view path) {
@@ -321,7 +407,7 @@ Module& Module::get_submodule(std::string_view path) {
     DITTO_CHECK(
         next != nullptr,
         KeyError,
-        m->type_name_.c_str(),
+        m->display_name().c_str(),
         "has no attribute `",
         std::string(head),
         "`");
@@ -377,10 +463,47 @@ void Module::zero_grad(bool set_to_none) {
 }
 
 void Module::apply(const std::function<void(Module&)>& fn) {
-  for (auto& [name, child] : children_) {
-    child->apply(fn);
+  for (const auto& m : modules()) {
+    fn(*m);
   }
-  fn(*this);
+}
+
+void Module::apply(const std::function<void(const Module&)>& fn) const {
+  for (const auto& m : modules()) {
+    fn(*m);
+  }
+}
+
+void Module::apply(
+    const std::function<void(const std::string&, Module&)>& fn,
+    const std::string& name_prefix) {
+  for (const auto& [name, m] : named_modules(name_prefix)) {
+    fn(name, *m);
+  }
+}
+
+void Module::apply(
+    const std::function<void(const std::string&, const Module&)>& fn,
+    const std::string& name_prefix) const {
+  for (const auto& [name, m] : named_modules(name_prefix)) {
+    fn(name, *m);
+  }
+}
+
+void Module::apply(
+    const std::function<void(const std::shared_ptr<Module>&)>& fn) const {
+  for (const auto& m : modules()) {
+    fn(m);
+  }
+}
+
+void Module::apply(
+    const std::function<
+        void(const std::string&, const std::shared_ptr<Module>&)>& fn,
+    const std::string& name_prefix) const {
+  for (const auto& [name, m] : named_modules(name_prefix)) {
+    fn(name, m);
+  }
 }
 
 // Replaces, in place, every parameter, gradient and buffer t for which
@@ -396,7 +519,7 @@ void Module::replace_data(const std::function<Tensor(const Tensor&)>& fn) {
       }
     }
   };
-  for (Module* m : modules()) {
+  for (const auto& m : modules()) {
     for (Entry& e : m->params_) {
       replace(e.tensor);
       if (e.tensor.defined()) {
@@ -521,7 +644,7 @@ IncompatibleKeys Module::load_state_dict(const StateDict& sd, bool strict) {
   }
   lines.insert(lines.end(), mismatches.begin(), mismatches.end());
   if (!lines.empty()) {
-    std::string msg = "Error(s) in loading state_dict for " + type_name_ + ":";
+    std::string msg = "Error(s) in loading state_dict for " + name() + ":";
     for (const std::string& l : lines) {
       msg += "\n\t" + l;
     }
@@ -551,7 +674,7 @@ void Module::repr_into(std::string& out, int) const {
     child->repr_into(c, 0);
     lines.push_back("(" + name + "): " + add_indent(c, 2));
   }
-  out += type_name_ + "(";
+  out += name() + "(";
   if (!lines.empty()) {
     if (extra_lines.size() == 1 && children_.empty()) {
       out += extra_lines[0];
@@ -570,6 +693,10 @@ std::string Module::repr() const {
   std::string out;
   repr_into(out, 0);
   return out;
+}
+
+void Module::pretty_print(std::ostream& stream) const {
+  stream << repr();
 }
 
 std::ostream& operator<<(std::ostream& os, const Module& m) {

@@ -25,9 +25,9 @@ namespace {
 
 int64_t num_gates(RNNMode mode) {
   switch (mode) {
-    case RNNMode::LSTM:
+    case RNNMode::LSTMImpl:
       return 4;
-    case RNNMode::GRU:
+    case RNNMode::GRUImpl:
       return 3;
     default:
       return 1;
@@ -55,14 +55,14 @@ struct Step {
       case RNNMode::RNN_RELU:
         h = relu(detail::recurrent_step(xt, h, w_hh_t));
         return;
-      case RNNMode::LSTM: {
+      case RNNMode::LSTMImpl: {
         auto [hh, cc] = functional::lstm_cell_gates(
             detail::recurrent_step(xt, h, w_hh_t), c);
         h = w_hr_t.defined() ? mm(hh, w_hr_t) : hh;
         c = cc;
         return;
       }
-      case RNNMode::GRU:
+      case RNNMode::GRUImpl:
         h = functional::gru_cell_gates(
             xt, detail::recurrent_step(bt, h, w_hh_t), h);
         return;
@@ -77,7 +77,7 @@ Tensor project_input(RNNMode mode, const Weights& w, const Tensor& x) {
   if (!w.b_ih.defined()) {
     return mm(x, wt);
   }
-  Tensor b = mode == RNNMode::GRU ? w.b_ih : add(w.b_ih, w.b_hh);
+  Tensor b = mode == RNNMode::GRUImpl ? w.b_ih : add(w.b_ih, w.b_hh);
   return addmm(b, x, wt);
 }
 
@@ -95,7 +95,7 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
     const Tensor& c0,
     bool reverse) {
   const int64_t T = int64_t(bs.size());
-  const bool gru = mode == RNNMode::GRU;
+  const bool gru = mode == RNNMode::GRUImpl;
   const Step step{
       mode, w.w_hh.detach().t(), w.w_hr.defined() ? w.w_hr.t() : Tensor()};
   // W_hh's gradient: g^T (the states every step used), one GEMM, where g
@@ -124,7 +124,7 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(
       gru ? blocks(bh) : std::vector<Tensor>(xs.size());
   std::vector<Tensor> states(static_cast<size_t>(T));
   std::vector<Tensor> outs(static_cast<size_t>(T));
-  const bool lstm = mode == RNNMode::LSTM;
+  const bool lstm = mode == RNNMode::LSTMImpl;
   Tensor h = h0, c = c0;
   if (!reverse) {
     std::vector<Tensor> done_h, done_c;
@@ -377,7 +377,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(
   const int64_t R = proj_size_ > 0 ? proj_size_ : H;
   const int64_t D = base_.bidirectional() ? 2 : 1;
   const int64_t L = base_.num_layers();
-  const bool lstm = mode_ == RNNMode::LSTM;
+  const bool lstm = mode_ == RNNMode::LSTMImpl;
   Tensor layer_in = x;
   std::vector<Tensor> hn, cn;
   for (int64_t l = 0; l < L; ++l) {
@@ -445,7 +445,7 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::forward_padded(
   };
   const Tensor h = batched(h0, R, "hx");
   const Tensor c = batched(c0, H, "cx");
-  check_state(h, B, R, mode_ == RNNMode::LSTM ? "hidden[0]" : "hidden");
+  check_state(h, B, R, mode_ == RNNMode::LSTMImpl ? "hidden[0]" : "hidden");
   check_state(c, B, H, "hidden[1]");
   DITTO_CHECK(
       T > 0 && B > 0,
@@ -478,7 +478,7 @@ std::tuple<PackedSequence, Tensor, Tensor> RNNBase::forward_packed(
   const int64_t B = bs[0];
   const int64_t H = base_.hidden_size();
   const int64_t R = proj_size_ > 0 ? proj_size_ : H;
-  check_state(h0, B, R, mode_ == RNNMode::LSTM ? "hidden[0]" : "hidden");
+  check_state(h0, B, R, mode_ == RNNMode::LSTMImpl ? "hidden[0]" : "hidden");
   check_state(c0, B, H, "hidden[1]");
   DITTO_CHECK(
       std::accumulate(bs.begin(), bs.end(), int64_t(0)) == x.data().size(0),
@@ -505,7 +505,7 @@ std::tuple<PackedSequence, Tensor, Tensor> RNNBase::forward_packed(
 
 // ---- RNN, LSTM, GRU
 
-RNN::RNN(const RNNOptions& o)
+RNNImpl::RNNImpl(const RNNOptions& o)
     : RNNBase(
           "RNN",
           o.nonlinearity() == RNNNonlinearity::Tanh ? RNNMode::RNN_TANH
@@ -514,23 +514,23 @@ RNN::RNN(const RNNOptions& o)
           0),
       options(o) {}
 
-std::tuple<Tensor, Tensor> RNN::forward(const Tensor& x, const Tensor& h0)
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& x, const Tensor& h0)
     const {
   auto [o, h, c] = forward_padded(x, h0, {});
   return {o, h};
 }
 
-std::tuple<PackedSequence, Tensor> RNN::forward(
+std::tuple<PackedSequence, Tensor> RNNImpl::forward(
     const PackedSequence& x,
     const Tensor& h0) const {
   auto [o, h, c] = forward_packed(x, h0, {});
   return {o, h};
 }
 
-LSTM::LSTM(const LSTMOptions& o)
-    : RNNBase("LSTM", RNNMode::LSTM, o, o.proj_size()), options(o) {}
+LSTMImpl::LSTMImpl(const LSTMOptions& o)
+    : RNNBase("LSTM", RNNMode::LSTMImpl, o, o.proj_size()), options(o) {}
 
-std::tuple<Tensor, LSTM::State> LSTM::forward(
+std::tuple<Tensor, LSTMImpl::State> LSTMImpl::forward(
     const Tensor& x,
     const std::optional<State>& hx) const {
   auto [o, h, c] = hx ? forward_padded(x, std::get<0>(*hx), std::get<1>(*hx))
@@ -538,7 +538,7 @@ std::tuple<Tensor, LSTM::State> LSTM::forward(
   return {o, State{h, c}};
 }
 
-std::tuple<PackedSequence, LSTM::State> LSTM::forward(
+std::tuple<PackedSequence, LSTMImpl::State> LSTMImpl::forward(
     const PackedSequence& x,
     const std::optional<State>& hx) const {
   auto [o, h, c] = hx ? forward_packed(x, std::get<0>(*hx), std::get<1>(*hx))
@@ -546,16 +546,16 @@ std::tuple<PackedSequence, LSTM::State> LSTM::forward(
   return {o, State{h, c}};
 }
 
-GRU::GRU(const GRUOptions& o)
-    : RNNBase("GRU", RNNMode::GRU, o, 0), options(o) {}
+GRUImpl::GRUImpl(const GRUOptions& o)
+    : RNNBase("GRU", RNNMode::GRUImpl, o, 0), options(o) {}
 
-std::tuple<Tensor, Tensor> GRU::forward(const Tensor& x, const Tensor& h0)
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& x, const Tensor& h0)
     const {
   auto [o, h, c] = forward_padded(x, h0, {});
   return {o, h};
 }
 
-std::tuple<PackedSequence, Tensor> GRU::forward(
+std::tuple<PackedSequence, Tensor> GRUImpl::forward(
     const PackedSequence& x,
     const Tensor& h0) const {
   auto [o, h, c] = forward_packed(x, h0, {});

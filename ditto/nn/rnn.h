@@ -186,7 +186,7 @@ using GRUCellOptions = RNNCellOptions; // nonlinearity unused
 
 // ---- layers
 
-enum class RNNMode { RNN_TANH, RNN_RELU, LSTM, GRU };
+enum class RNNMode { RNN_TANH, RNN_RELU, LSTMImpl, GRUImpl };
 
 // What RNN, LSTM and GRU share: the parameters (weight_ih_l{k}{_reverse},
 // weight_hh_..., bias_ih_..., bias_hh_..., weight_hr_... with proj_size),
@@ -243,11 +243,11 @@ class DITTO_API RNNBase : public Module {
 
 // h' = act(W_ih x + b_ih + W_hh h + b_hh). forward returns (output, h_n):
 // output (T, B, D*H) (or (B, T, D*H) with batch_first), h_n (L*D, B, H).
-class DITTO_API RNN : public RNNBase {
+class DITTO_API RNNImpl : public RNNBase {
  public:
-  RNN(int64_t input_size, int64_t hidden_size)
-      : RNN(RNNOptions(input_size, hidden_size)) {}
-  explicit RNN(const RNNOptions& options);
+  RNNImpl(int64_t input_size, int64_t hidden_size)
+      : RNNImpl(RNNOptions(input_size, hidden_size)) {}
+  explicit RNNImpl(const RNNOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& x, const Tensor& h0 = {})
       const;
   std::tuple<PackedSequence, Tensor> forward(
@@ -260,15 +260,16 @@ class DITTO_API RNN : public RNNBase {
   }
   RNNOptions options;
 };
+DITTO_MODULE(RNN);
 
 // Gates i, f, g, o: c' = s(f) c + s(i) tanh(g), h' = s(o) tanh(c') (times
 // W_hr^T with proj_size). forward returns (output, (h_n, c_n)).
-class DITTO_API LSTM : public RNNBase {
+class DITTO_API LSTMImpl : public RNNBase {
  public:
   using State = std::tuple<Tensor, Tensor>;
-  LSTM(int64_t input_size, int64_t hidden_size)
-      : LSTM(LSTMOptions(input_size, hidden_size)) {}
-  explicit LSTM(const LSTMOptions& options);
+  LSTMImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
+  explicit LSTMImpl(const LSTMOptions& options);
   std::tuple<Tensor, State> forward(
       const Tensor& x,
       const std::optional<State>& hx = std::nullopt) const;
@@ -282,14 +283,15 @@ class DITTO_API LSTM : public RNNBase {
   }
   LSTMOptions options;
 };
+DITTO_MODULE(LSTM);
 
 // Gates r, z, n: n = tanh(W_in x + b_in + r (W_hn h + b_hn)),
 // h' = (1 - z) n + z h. forward returns (output, h_n).
-class DITTO_API GRU : public RNNBase {
+class DITTO_API GRUImpl : public RNNBase {
  public:
-  GRU(int64_t input_size, int64_t hidden_size)
-      : GRU(GRUOptions(input_size, hidden_size)) {}
-  explicit GRU(const GRUOptions& options);
+  GRUImpl(int64_t input_size, int64_t hidden_size)
+      : GRUImpl(GRUOptions(input_size, hidden_size)) {}
+  explicit GRUImpl(const GRUOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& x, const Tensor& h0 = {})
       const;
   std::tuple<PackedSequence, Tensor> forward(
@@ -302,6 +304,7 @@ class DITTO_API GRU : public RNNBase {
   }
   GRUOptions options;
 };
+DITTO_MODULE(GRU);
 
 // ---- cells: one step on x (B, in) or (in); state zeros when undefined.
 
@@ -320,31 +323,34 @@ class DITTO_API RNNCellBase : public Module {
   const char* name_;
 };
 
-class DITTO_API RNNCell : public RNNCellBase {
+class DITTO_API RNNCellImpl : public RNNCellBase {
  public:
-  RNNCell(int64_t input_size, int64_t hidden_size)
-      : RNNCell(RNNCellOptions(input_size, hidden_size)) {}
-  explicit RNNCell(const RNNCellOptions& options);
+  RNNCellImpl(int64_t input_size, int64_t hidden_size)
+      : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
+  explicit RNNCellImpl(const RNNCellOptions& options);
   Tensor forward(const Tensor& x, const Tensor& h = {}) const;
 };
+DITTO_MODULE(RNNCell);
 
-class DITTO_API LSTMCell : public RNNCellBase {
+class DITTO_API LSTMCellImpl : public RNNCellBase {
  public:
   using State = std::tuple<Tensor, Tensor>;
-  LSTMCell(int64_t input_size, int64_t hidden_size)
-      : LSTMCell(LSTMCellOptions(input_size, hidden_size)) {}
-  explicit LSTMCell(const LSTMCellOptions& options);
+  LSTMCellImpl(int64_t input_size, int64_t hidden_size)
+      : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
+  explicit LSTMCellImpl(const LSTMCellOptions& options);
   // (h', c').
   State forward(const Tensor& x, const std::optional<State>& hx = std::nullopt)
       const;
 };
+DITTO_MODULE(LSTMCell);
 
-class DITTO_API GRUCell : public RNNCellBase {
+class DITTO_API GRUCellImpl : public RNNCellBase {
  public:
-  GRUCell(int64_t input_size, int64_t hidden_size)
-      : GRUCell(GRUCellOptions(input_size, hidden_size)) {}
-  explicit GRUCell(const GRUCellOptions& options);
+  GRUCellImpl(int64_t input_size, int64_t hidden_size)
+      : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
+  explicit GRUCellImpl(const GRUCellOptions& options);
   Tensor forward(const Tensor& x, const Tensor& h = {}) const;
 };
+DITTO_MODULE(GRUCell);
 
 } // namespace ditto::nn

@@ -127,9 +127,10 @@ Tensor RNNCellBase::batched_state(
   return hb;
 }
 
-RNNCell::RNNCell(const RNNCellOptions& o) : RNNCellBase("RNNCell", o, 1) {}
+RNNCellImpl::RNNCellImpl(const RNNCellOptions& o)
+    : RNNCellBase("RNNCell", o, 1) {}
 
-Tensor RNNCell::forward(const Tensor& input, const Tensor& h0) const {
+Tensor RNNCellImpl::forward(const Tensor& input, const Tensor& h0) const {
   ForwardScope scope(*this);
   auto [x, unbatched] = batched_input(input);
   const Tensor h = batched_state(h0, x, unbatched);
@@ -141,9 +142,10 @@ Tensor RNNCell::forward(const Tensor& input, const Tensor& h0) const {
   return unbatched ? out.squeeze(0) : out;
 }
 
-LSTMCell::LSTMCell(const LSTMCellOptions& o) : RNNCellBase("LSTMCell", o, 4) {}
+LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& o)
+    : RNNCellBase("LSTMCell", o, 4) {}
 
-LSTMCell::State LSTMCell::forward(
+LSTMCellImpl::State LSTMCellImpl::forward(
     const Tensor& input,
     const std::optional<State>& hx) const {
   ForwardScope scope(*this);
@@ -162,9 +164,10 @@ LSTMCell::State LSTMCell::forward(
   return {h2, c2};
 }
 
-GRUCell::GRUCell(const GRUCellOptions& o) : RNNCellBase("GRUCell", o, 3) {}
+GRUCellImpl::GRUCellImpl(const GRUCellOptions& o)
+    : RNNCellBase("GRUCell", o, 3) {}
 
-Tensor GRUCell::forward(const Tensor& input, const Tensor& h0) const {
+Tensor GRUCellImpl::forward(const Tensor& input, const Tensor& h0) const {
   ForwardScope scope(*this);
   auto [x, unbatched] = batched_input(input);
   const Tensor h = batched_state(h0, x, unbatched);

@@ -26,9 +26,9 @@ class DITTO_API Optimizer {
   virtual ~Optimizer();
   // Updates every parameter that has a gradient.
   virtual void step() = 0;
-  // Resets every parameter's gradient: to none (undefined), or to zeros
-  // when set_to_none is false.
-  void zero_grad(bool set_to_none = true);
+  // Resets every parameter's gradient: zeros in place (LibTorch's and
+  // PyTorch 1.13's default), or none (undefined) when set_to_none.
+  void zero_grad(bool set_to_none = false);
 
   virtual size_t num_groups() const = 0;
   virtual const std::vector<Tensor>& group_params(size_t group) const = 0;

@@ -6,7 +6,7 @@
 // tool's code):
 //
 //   DITTO_REGISTER_MODEL(mlp, "784-256-10 perceptron", [] {
-//     return ditto::train::Model::of(std::make_shared<ditto::nn::Sequential>(
+//     return ditto::train::Model::of(nn::Sequential(
 //         nn::Flatten(), nn::Linear(784, 256), nn::ReLU(), nn::Linear(256,
 //         10)));
 //   });
@@ -32,6 +32,11 @@ struct Model {
   template <typename M>
   static Model of(std::shared_ptr<M> m) {
     return Model{m, [m](const Tensor& x) { return m->forward(x); }};
+  }
+  // A holder: Model::of(nn::Sequential(...)).
+  template <typename M>
+  static Model of(const nn::ModuleHolder<M>& m) {
+    return of(m.ptr());
   }
 };
 

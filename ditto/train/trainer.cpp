@@ -648,7 +648,10 @@ TrainResult Run::go() {
       // it starts from (loading itself is not traced).
       trace::set_step(p_.step);
       trace::record_value("batch", trace::Phase::kData, {b.data, b.target});
-      opt_->zero_grad();
+      // Gradients to none (not zeros): a resumed run, whose fresh model has
+      // none yet, then runs the same ops as the straight one (ditto verify
+      // compares their traces).
+      opt_->zero_grad(/*set_to_none=*/true);
       double l = 0;
       const Tensor data = b.data.to(o_.device);
       const Tensor target = b.target.to(o_.device);

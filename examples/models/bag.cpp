@@ -20,9 +20,9 @@ constexpr int64_t kPixels = 28 * 28, kLevels = 16, kDim = 32;
 
 struct PixelBag : nn::Module {
   PixelBag() : Module("PixelBag") {}
-  nn::Embedding& embed =
+  nn::Embedding embed =
       register_module("embed", nn::Embedding(kPixels* kLevels, kDim));
-  nn::Linear& head = register_module("head", nn::Linear(kDim, 10));
+  nn::Linear head = register_module("head", nn::Linear(kDim, 10));
   // Token offsets of the pixels: 0, 16, 32, ...
   Tensor offsets = ditto::arange(0, kPixels* kLevels, kLevels);
 
@@ -37,8 +37,8 @@ struct PixelBag : nn::Module {
                        double(kLevels) - 0.5)
                        .to(ditto::kInt64);
     Tensor tokens = level + offsets;
-    Tensor pooled = embed.forward(tokens).mean({1});
-    return head.forward(pooled.relu());
+    Tensor pooled = embed->forward(tokens).mean({1});
+    return head->forward(pooled.relu());
   }
 };
 

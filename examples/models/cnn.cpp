@@ -27,7 +27,4 @@ nn::Sequential mnist_cnn() {
 DITTO_REGISTER_MODEL(
     cnn,
     "conv 1->32, pool, conv 32->64, pool, linear 3136->128, dropout 0.25, linear 128->10",
-    [] {
-      return ditto::train::Model::of(
-          std::make_shared<ditto::nn::Sequential>(ditto::models::mnist_cnn()));
-    });
+    [] { return ditto::train::Model::of(ditto::models::mnist_cnn()); });

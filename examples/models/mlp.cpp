@@ -10,7 +10,7 @@ DITTO_REGISTER_MODEL(
     mlp,
     "flatten, linear 784->256, relu, dropout 0.2, linear 256->10",
     [] {
-      return ditto::train::Model::of(std::make_shared<nn::Sequential>(
+      return ditto::train::Model::of(nn::Sequential(
           nn::Flatten(),
           nn::Linear(784, 256),
           nn::ReLU(),

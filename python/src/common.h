@@ -25,6 +25,37 @@ using ReleaseGil = py::call_guard<py::gil_scoped_release>;
 
 namespace pybind11::detail {
 
+// ditto::OrderedDict (named_parameters, state_dict items) as a list of
+// (key, value) tuples, both ways; a repeated key keeps its last value.
+template <typename K, typename V>
+struct type_caster<ditto::OrderedDict<K, V>> {
+  using Dict = ditto::OrderedDict<K, V>;
+  using List = std::vector<std::pair<K, V>>;
+  PYBIND11_TYPE_CASTER(Dict, make_caster<List>::name);
+  bool load(handle src, bool convert) {
+    make_caster<List> items;
+    if (!items.load(src, convert)) {
+      return false;
+    }
+    Dict d;
+    for (auto& [k, v] : cast_op<List&>(items)) {
+      if (V* old = d.find(k)) {
+        *old = v;
+      } else {
+        d.insert(k, v);
+      }
+    }
+    value = std::move(d);
+    return true;
+  }
+  static handle cast(
+      const Dict& src,
+      return_value_policy policy,
+      handle parent) {
+    return make_caster<List>::cast(src.pairs(), policy, parent);
+  }
+};
+
 // A Python bool, int or float (or anything with __index__ or __float__,
 // NumPy scalars among them, in the converting pass) as ditto::Scalar.
 template <>

@@ -244,7 +244,7 @@ void init_recurrent(py::module_& m) {
       .def("train", &nn::Module::train, py::arg("mode") = true)
       .def("extra_repr", &nn::Module::extra_repr);
 
-  py::class_<nn::RNN, nn::Module, std::shared_ptr<nn::RNN>>(r, "RNN")
+  py::class_<nn::RNNImpl, nn::Module, std::shared_ptr<nn::RNNImpl>>(r, "RNN")
       .def(py::init([](int64_t in,
                        int64_t hidden,
                        int64_t layers,
@@ -256,17 +256,17 @@ void init_recurrent(py::module_& m) {
         auto o = rnn_options<nn::RNNOptions>(
             in, hidden, layers, bias, batch_first, dropout, bidirectional);
         o.nonlinearity(rnn_nonlinearity(nl));
-        return make_now<nn::RNN>(o);
+        return make_now<nn::RNNImpl>(o);
       }))
       .def(
           "forward",
-          [](const nn::RNN& mod,
+          [](const nn::RNNImpl& mod,
              const Tensor& x,
              const std::optional<Tensor>& h) {
             return mod.forward(x, value_or_undefined(h));
           },
           ReleaseGil());
-  py::class_<nn::LSTM, nn::Module, std::shared_ptr<nn::LSTM>>(r, "LSTM")
+  py::class_<nn::LSTMImpl, nn::Module, std::shared_ptr<nn::LSTMImpl>>(r, "LSTM")
       .def(py::init([](int64_t in,
                        int64_t hidden,
                        int64_t layers,
@@ -278,15 +278,15 @@ void init_recurrent(py::module_& m) {
         auto o = rnn_options<nn::LSTMOptions>(
             in, hidden, layers, bias, batch_first, dropout, bidirectional);
         o.proj_size(proj_size);
-        return make_now<nn::LSTM>(o);
+        return make_now<nn::LSTMImpl>(o);
       }))
       .def(
           "forward",
-          [](const nn::LSTM& mod, const Tensor& x, const OptState& hx) {
+          [](const nn::LSTMImpl& mod, const Tensor& x, const OptState& hx) {
             return mod.forward(x, hx);
           },
           ReleaseGil());
-  py::class_<nn::GRU, nn::Module, std::shared_ptr<nn::GRU>>(r, "GRU")
+  py::class_<nn::GRUImpl, nn::Module, std::shared_ptr<nn::GRUImpl>>(r, "GRU")
       .def(py::init([](int64_t in,
                        int64_t hidden,
                        int64_t layers,
@@ -294,12 +294,12 @@ void init_recurrent(py::module_& m) {
                        bool batch_first,
                        double dropout,
                        bool bidirectional) {
-        return make_now<nn::GRU>(rnn_options<nn::GRUOptions>(
+        return make_now<nn::GRUImpl>(rnn_options<nn::GRUOptions>(
             in, hidden, layers, bias, batch_first, dropout, bidirectional));
       }))
       .def(
           "forward",
-          [](const nn::GRU& mod,
+          [](const nn::GRUImpl& mod,
              const Tensor& x,
              const std::optional<Tensor>& h) {
             return mod.forward(x, value_or_undefined(h));
@@ -309,42 +309,42 @@ void init_recurrent(py::module_& m) {
   auto cell_options = [](int64_t in, int64_t hidden, bool bias) {
     return nn::RNNCellOptions(in, hidden).bias(bias);
   };
-  py::class_<nn::RNNCell, nn::Module, std::shared_ptr<nn::RNNCell>>(
+  py::class_<nn::RNNCellImpl, nn::Module, std::shared_ptr<nn::RNNCellImpl>>(
       r, "RNNCell")
       .def(py::init(
           [cell_options](
               int64_t in, int64_t h, bool bias, const std::string& nl) {
             auto o = cell_options(in, h, bias);
             o.nonlinearity(rnn_nonlinearity(nl));
-            return make_now<nn::RNNCell>(o);
+            return make_now<nn::RNNCellImpl>(o);
           }))
       .def(
           "forward",
-          [](const nn::RNNCell& mod,
+          [](const nn::RNNCellImpl& mod,
              const Tensor& x,
              const std::optional<Tensor>& h) {
             return mod.forward(x, value_or_undefined(h));
           },
           ReleaseGil());
-  py::class_<nn::LSTMCell, nn::Module, std::shared_ptr<nn::LSTMCell>>(
+  py::class_<nn::LSTMCellImpl, nn::Module, std::shared_ptr<nn::LSTMCellImpl>>(
       r, "LSTMCell")
       .def(py::init([cell_options](int64_t in, int64_t h, bool bias) {
-        return make_now<nn::LSTMCell>(cell_options(in, h, bias));
+        return make_now<nn::LSTMCellImpl>(cell_options(in, h, bias));
       }))
       .def(
           "forward",
-          [](const nn::LSTMCell& mod, const Tensor& x, const OptState& hx) {
+          [](const nn::LSTMCellImpl& mod, const Tensor& x, const OptState& hx) {
             return mod.forward(x, hx);
           },
           ReleaseGil());
-  py::class_<nn::GRUCell, nn::Module, std::shared_ptr<nn::GRUCell>>(
+  py::class_<nn::GRUCellImpl, nn::Module, std::shared_ptr<nn::GRUCellImpl>>(
       r, "GRUCell")
       .def(py::init([cell_options](int64_t in, int64_t h, bool bias) {
-        return make_now<nn::GRUCell>(cell_options(in, h, bias));
+        return make_now<nn::GRUCellImpl>(cell_options(in, h, bias));
       }))
       .def(
           "forward",
-          [](const nn::GRUCell& mod,
+          [](const nn::GRUCellImpl& mod,
              const Tensor& x,
              const std::optional<Tensor>& h) {
             return mod.forward(x, value_or_undefined(h));

@@ -479,21 +479,21 @@ TEST_F(Vulkan, TrainingStepsGiveTheCpuWeights) {
   auto run = [&](Device where) {
     manual_seed(7);
     nn::Sequential model(nn::Linear(20, 32), nn::ReLU(), nn::Linear(32, 5));
-    model.to(where);
+    model->to(where);
     optim::SGD opt(
-        model.parameters(),
+        model->parameters(),
         optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-4));
     Generator data = Generator::philox(8);
     for (int step = 0; step < 12; ++step) {
       Tensor x = randn({16, 20}, kFloat32, data).to(where);
       Tensor y = randn({16, 5}, kFloat32, data).to(where);
-      Tensor loss = nn::functional::mse_loss(model.forward(x), y);
+      Tensor loss = nn::functional::mse_loss(model->forward(x), y);
       opt.zero_grad();
       loss.backward();
       opt.step();
     }
     std::vector<uint64_t> prints;
-    for (const Tensor& p : model.parameters()) {
+    for (const Tensor& p : model->parameters()) {
       EXPECT_EQ(p.device(), where);
       prints.push_back(fingerprint(p));
     }

@@ -190,20 +190,20 @@ TEST(Distributed, BatchNormRunningStatsAreReplayedInMicroBatchOrder) {
   nn::BatchNorm1d sequential(3), replayed(3);
   for (int64_t step = 0; step < 2; ++step) {
     for (int64_t j = 0; j < k; ++j) {
-      sequential.forward(micro(step * k + j));
+      sequential->forward(micro(step * k + j));
     }
     train::MicroBatchSum sum(k, dist::process_group());
-    const Tensor before = replayed.running_mean.clone();
+    const Tensor before = replayed->running_mean.clone();
     for (int64_t j = sum.begin(); j < sum.end(); ++j) {
-      Tensor y = replayed.forward(micro(step * k + j));
+      Tensor y = replayed->forward(micro(step * k + j));
       // Deferred: the buffers change only when the step is reduced.
-      EXPECT_TRUE(same_bits(replayed.running_mean, before));
+      EXPECT_TRUE(same_bits(replayed->running_mean, before));
       sum.add(j, {y.sum()});
     }
     sum.reduce();
-    EXPECT_TRUE(same_bits(replayed.running_mean, sequential.running_mean))
+    EXPECT_TRUE(same_bits(replayed->running_mean, sequential->running_mean))
         << "step " << step << " " << dist::where();
-    EXPECT_TRUE(same_bits(replayed.running_var, sequential.running_var))
+    EXPECT_TRUE(same_bits(replayed->running_var, sequential->running_var))
         << "step " << step << " " << dist::where();
   }
 }
@@ -213,9 +213,9 @@ TEST(Distributed, BatchNormRunningStatsAreReplayedInMicroBatchOrder) {
 // rank also computes alone from every rank's batch.
 struct Net : nn::Module {
   Net() : Module("Net") {}
-  nn::Linear& fc = register_module("fc", nn::Linear(5, 3));
+  nn::Linear fc = register_module("fc", nn::Linear(5, 3));
   Tensor forward(const Tensor& x) {
-    return fc.forward(x);
+    return fc->forward(x);
   }
 };
 
@@ -234,8 +234,8 @@ TEST(Distributed, DataParallelBroadcastsAndAveragesInTheTree) {
   manual_seed(40);
   Net reference; // rank 0's start
   dist::DistributedDataParallel ddp(net);
-  ASSERT_TRUE(same_bits(net->fc.weight, reference.fc.weight));
-  ASSERT_TRUE(same_bits(net->fc.bias, reference.fc.bias));
+  ASSERT_TRUE(same_bits(net->fc->weight, reference.fc->weight));
+  ASSERT_TRUE(same_bits(net->fc->bias, reference.fc->bias));
   for (int64_t step = 0; step < 3; ++step) {
     // Step 1 accumulates an extra local batch first, under no_sync.
     if (step == 1) {

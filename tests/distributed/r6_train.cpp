@@ -69,8 +69,8 @@ int main(int argc, char** argv) {
       nn::ReLU(),
       nn::Dropout(0.2),
       nn::Linear(32, 4));
-  optim::SGD opt(model.parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  train::TrainState state(model, opt);
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  train::TrainState state(*model, opt);
   int64_t first = 0;
   if (!resume_dir.empty()) {
     train::TrainState::Checkpoint c =
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     state.restore(c);
     first = std::stoll(c.metadata().at("step"));
   }
-  dist::MicroBatchGradient grad(model.parameters(), micro_batches);
+  dist::MicroBatchGradient grad(model->parameters(), micro_batches);
   for (int64_t step = first; step < steps; ++step) {
     opt.zero_grad();
     // The step's global batch: samples [step * k * m, ...) mod kSamples.
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
       Generator g = Generator::philox(random::derive_seed(
           kSeed, "dropout:" + std::to_string(step) + ":" + std::to_string(j)));
       GeneratorGuard guard(g);
-      nn::functional::cross_entropy(model.forward(xb), yb).backward();
+      nn::functional::cross_entropy(model->forward(xb), yb).backward();
       grad.add(j);
     }
     grad.reduce();
@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
   }
   if (dist::rank() == 0) {
     // The weights and BatchNorm's running statistics.
-    std::vector<Tensor> state = model.parameters();
-    for (const auto& [name, t] : model.named_buffers()) {
+    std::vector<Tensor> state = model->parameters();
+    for (const auto& [name, t] : model->named_buffers()) {
       if (name.find("running_") != std::string::npos) {
         state.push_back(t);
       }

@@ -262,18 +262,19 @@ TEST(Safetensors, ModelStateRoundTripThroughAFileAtomically) {
   const std::string path = (dir / "model.safetensors").string();
   manual_seed(1);
   nn::Sequential m(nn::Linear(4, 3), nn::BatchNorm1d(3), nn::Linear(3, 2));
-  io::save_safetensors(path, m.state_dict(), {{"step", "10"}});
+  io::save_safetensors(path, m->state_dict(), {{"step", "10"}});
   manual_seed(2);
   nn::Sequential other(nn::Linear(4, 3), nn::BatchNorm1d(3), nn::Linear(3, 2));
   io::SafetensorsFile f = io::load_safetensors(path);
-  other.load_state_dict(f.tensors);
-  for (const auto& [name, t] : m.state_dict()) {
-    EXPECT_EQ(fingerprint(t), fingerprint(other.state_dict().at(name))) << name;
+  other->load_state_dict(f.tensors);
+  for (const auto& [name, t] : m->state_dict()) {
+    EXPECT_EQ(fingerprint(t), fingerprint(other->state_dict().at(name)))
+        << name;
   }
   // A failed save leaves the old file and no temporary.
   fs::create_directories(dir / "is_a_dir");
   EXPECT_THROW(
-      io::save_safetensors((dir / "is_a_dir").string(), m.state_dict()),
+      io::save_safetensors((dir / "is_a_dir").string(), m->state_dict()),
       ValueError);
   EXPECT_THROW(
       io::load_safetensors((dir / "missing.safetensors").string()), ValueError);

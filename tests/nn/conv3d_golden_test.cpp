@@ -394,17 +394,17 @@ TEST_F(Conv3dGolden, LayersDrawPyTorchsInitialParameters) {
     std::shared_ptr<nn::Module> m;
     Tensor weight, bias;
     if (name == "conv3d_4_8_3") {
-      auto l = std::make_shared<nn::Conv3d>(4, 8, 3, 1, 1);
+      auto l = std::make_shared<nn::Conv3dImpl>(4, 8, 3, 1, 1);
       weight = l->weight, bias = l->bias, m = l;
     } else if (name == "conv3d_6_4_k232_g2") {
-      auto l = std::make_shared<nn::Conv3d>(
+      auto l = std::make_shared<nn::Conv3dImpl>(
           nn::Conv3dOptions(6, 4, {2, 3, 2}).stride({2}).groups(2).bias(false));
       weight = l->weight, bias = l->bias, m = l;
     } else if (name == "convtranspose3d_4_6_3_s2") {
-      auto l = std::make_shared<nn::ConvTranspose3d>(4, 6, 3, 2, 1, 1);
+      auto l = std::make_shared<nn::ConvTranspose3dImpl>(4, 6, 3, 2, 1, 1);
       weight = l->weight, bias = l->bias, m = l;
     } else {
-      auto l = std::make_shared<nn::ConvTranspose3d>(
+      auto l = std::make_shared<nn::ConvTranspose3dImpl>(
           nn::ConvTranspose3dOptions(4, 6, {2, 1, 3})
               .groups(2)
               .dilation({1, 2, 1}));

@@ -43,37 +43,39 @@ nn::Sequential make_mlp() {
       nn::Flatten(), nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 10));
 }
 
-std::unique_ptr<nn::Module> make_module(const std::string& name) {
-  using P = std::unique_ptr<nn::Module>;
+std::shared_ptr<nn::Module> make_module(const std::string& name) {
+  using P = std::shared_ptr<nn::Module>;
   static const std::map<std::string, std::function<P()>> makers = {
-      {"linear_3_2", [] { return P(new nn::Linear(3, 2)); }},
-      {"linear_784_128", [] { return P(new nn::Linear(784, 128)); }},
-      {"linear_1000_10", [] { return P(new nn::Linear(1000, 10)); }},
-      {"linear_5_4_nobias", [] { return P(new nn::Linear(5, 4, false)); }},
-      {"conv2d_3_8_3", [] { return P(new nn::Conv2d(3, 8, 3)); }},
-      {"conv2d_16_32_5", [] { return P(new nn::Conv2d(16, 32, 5)); }},
+      {"linear_3_2", [] { return P(new nn::LinearImpl(3, 2)); }},
+      {"linear_784_128", [] { return P(new nn::LinearImpl(784, 128)); }},
+      {"linear_1000_10", [] { return P(new nn::LinearImpl(1000, 10)); }},
+      {"linear_5_4_nobias", [] { return P(new nn::LinearImpl(5, 4, false)); }},
+      {"conv2d_3_8_3", [] { return P(new nn::Conv2dImpl(3, 8, 3)); }},
+      {"conv2d_16_32_5", [] { return P(new nn::Conv2dImpl(16, 32, 5)); }},
       {"conv2d_8_8_3_g2",
-       [] { return P(new nn::Conv2d(8, 8, 3, 1, 0, 1, 2)); }},
-      {"conv1d_4_6_3", [] { return P(new nn::Conv1d(4, 6, 3)); }},
-      {"cnn", [] { return P(new nn::Sequential(make_cnn())); }},
-      {"mlp", [] { return P(new nn::Sequential(make_mlp())); }},
+       [] { return P(new nn::Conv2dImpl(8, 8, 3, 1, 0, 1, 2)); }},
+      {"conv1d_4_6_3", [] { return P(new nn::Conv1dImpl(4, 6, 3)); }},
+      {"cnn", [] { return P(make_cnn().ptr()); }},
+      {"mlp", [] { return P(make_mlp().ptr()); }},
       {"seq_small",
        [] {
-         return P(new nn::Sequential{
+         return P(new nn::SequentialImpl{
              nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2)});
        }},
       {"convtranspose2d_6_4_3_s2",
-       [] { return P(new nn::ConvTranspose2d(6, 4, 3, 2, 1, 1)); }},
+       [] { return P(new nn::ConvTranspose2dImpl(6, 4, 3, 2, 1, 1)); }},
       {"convtranspose2d_4_6_2_g2",
-       [] { return P(new nn::ConvTranspose2d(4, 6, 2, 1, 0, 0, 2, false)); }},
-      {"embedding_10_4", [] { return P(new nn::Embedding(10, 4)); }},
+       [] {
+         return P(new nn::ConvTranspose2dImpl(4, 6, 2, 1, 0, 0, 2, false));
+       }},
+      {"embedding_10_4", [] { return P(new nn::EmbeddingImpl(10, 4)); }},
       {"embedding_10_4_pad",
        [] {
-         return P(
-             new nn::Embedding(nn::EmbeddingOptions(10, 4).padding_idx(-2)));
+         return P(new nn::EmbeddingImpl(
+             nn::EmbeddingOptions(10, 4).padding_idx(-2)));
        }},
-      {"layernorm_6", [] { return P(new nn::LayerNorm(6)); }},
-      {"batchnorm2d_3", [] { return P(new nn::BatchNorm2d(3)); }},
+      {"layernorm_6", [] { return P(new nn::LayerNormImpl(6)); }},
+      {"batchnorm2d_3", [] { return P(new nn::BatchNorm2dImpl(3)); }},
   };
   auto it = makers.find(name);
   return it == makers.end() ? nullptr : it->second();
@@ -260,7 +262,7 @@ void train_case(const std::string& name, double tol = 1e-4) {
   std::unique_ptr<optim::Optimizer> opt;
   if (o["type"] == "SGD") {
     opt = std::make_unique<optim::SGD>(
-        model.parameters(),
+        model->parameters(),
         optim::SGDOptions(o["lr"].get<double>())
             .momentum(o["momentum"].get<double>())
             .dampening(o["dampening"].get<double>())
@@ -273,9 +275,9 @@ void train_case(const std::string& name, double tol = 1e-4) {
         .weight_decay(o["weight_decay"].get<double>())
         .amsgrad(o["amsgrad"].get<bool>());
     if (o["type"] == "AdamW") {
-      opt = std::make_unique<optim::AdamW>(model.parameters(), ao);
+      opt = std::make_unique<optim::AdamW>(model->parameters(), ao);
     } else {
-      opt = std::make_unique<optim::Adam>(model.parameters(), ao);
+      opt = std::make_unique<optim::Adam>(model->parameters(), ao);
     }
   }
   std::unique_ptr<optim::LRScheduler> sched;
@@ -294,7 +296,7 @@ void train_case(const std::string& name, double tol = 1e-4) {
     if (sched) {
       EXPECT_EQ(opt->lr(0), c["lrs"][step].get<double>());
     }
-    Tensor loss = nn::functional::cross_entropy(model.forward(x), y);
+    Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
     opt->zero_grad();
     loss.backward();
     opt->step();

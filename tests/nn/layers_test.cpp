@@ -71,36 +71,36 @@ TEST(NnLayers, BatchNorm2dIsPyTorchsBits) {
   nn::BatchNorm2d bn(3);
   {
     autograd::NoGradGuard ng;
-    bn.weight.copy_(f32(c["w"], {3}));
-    bn.bias.copy_(f32(c["b"], {3}));
+    bn->weight.copy_(f32(c["w"], {3}));
+    bn->bias.copy_(f32(c["b"], {3}));
   }
-  expect_bits(bn.forward(x), c["y1"]);
-  bn.forward(x2);
-  expect_bits(bn.running_mean, c["running_mean"]);
-  expect_bits(bn.running_var, c["running_var"]);
-  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2);
-  bn.eval();
-  expect_close(bn.forward(x), c["y3"], 1e-6);
+  expect_bits(bn->forward(x), c["y1"]);
+  bn->forward(x2);
+  expect_bits(bn->running_mean, c["running_mean"]);
+  expect_bits(bn->running_var, c["running_var"]);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 2);
+  bn->eval();
+  expect_close(bn->forward(x), c["y3"], 1e-6);
   // Gradients (training mode) to float32 rounding.
   nn::BatchNorm2d bt(3);
   {
     autograd::NoGradGuard ng;
-    bt.weight.copy_(f32(c["w"], {3}));
-    bt.bias.copy_(f32(c["b"], {3}));
+    bt->weight.copy_(f32(c["w"], {3}));
+    bt->bias.copy_(f32(c["b"], {3}));
   }
   Tensor r = f32(c["r"], {4, 3, 5, 5});
   Tensor xl = x.clone().requires_grad_();
-  bt.forward(xl).mul(r).sum().backward();
+  bt->forward(xl).mul(r).sum().backward();
   expect_close(xl.grad(), c["grad_x"], 2e-5);
-  expect_close(bt.weight.grad(), c["grad_w"], 2e-5);
-  expect_close(bt.bias.grad(), c["grad_b"], 2e-5);
+  expect_close(bt->weight.grad(), c["grad_w"], 2e-5);
+  expect_close(bt->bias.grad(), c["grad_b"], 2e-5);
   // The same bits for any thread count.
   const uint64_t want = fingerprint(xl.grad());
   for (int threads : {1, 3}) {
     set_num_threads(threads);
     EXPECT_EQ(
         fingerprint(
-            grad_of([&](const Tensor& t) { return bt.forward(t); }, x, r)),
+            grad_of([&](const Tensor& t) { return bt->forward(t); }, x, r)),
         want);
   }
   set_num_threads(2);
@@ -109,21 +109,21 @@ TEST(NnLayers, BatchNorm2dIsPyTorchsBits) {
 TEST(NnLayers, BatchNorm1dCumulativeAverageAndErrors) {
   const json& c = layers()["bn1d_cumulative"];
   nn::BatchNorm1d bn(nn::BatchNormOptions(4).momentum(std::nullopt));
-  bn.forward(f32(c["z"], {8, 4}));
-  bn.forward(f32(c["z2"], {8, 4}));
-  expect_close(bn.running_mean, c["running_mean"], 1e-6);
-  expect_close(bn.running_var, c["running_var"], 1e-6);
-  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2);
+  bn->forward(f32(c["z"], {8, 4}));
+  bn->forward(f32(c["z2"], {8, 4}));
+  expect_close(bn->running_mean, c["running_mean"], 1e-6);
+  expect_close(bn->running_var, c["running_var"], 1e-6);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 2);
   EXPECT_EQ(
-      bn.repr(),
+      bn->repr(),
       "BatchNorm1d(4, eps=1e-05, momentum=None, affine=True, "
       "track_running_stats=True)");
-  const uint64_t before = fingerprint(bn.running_mean);
-  EXPECT_THROW(bn.forward(randn({1, 4})), ValueError); // one value per channel
-  EXPECT_THROW(bn.forward(randn({8, 5})), ValueError);
-  EXPECT_THROW(bn.forward(randn({8, 4, 2, 2})), ValueError);
-  EXPECT_EQ(fingerprint(bn.running_mean), before);
-  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 2);
+  const uint64_t before = fingerprint(bn->running_mean);
+  EXPECT_THROW(bn->forward(randn({1, 4})), ValueError); // one value per channel
+  EXPECT_THROW(bn->forward(randn({8, 5})), ValueError);
+  EXPECT_THROW(bn->forward(randn({8, 4, 2, 2})), ValueError);
+  EXPECT_EQ(fingerprint(bn->running_mean), before);
+  EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 2);
 }
 
 TEST(NnLayers, LayerNormAndGroupNormArePyTorchs) {
@@ -137,12 +137,12 @@ TEST(NnLayers, LayerNormAndGroupNormArePyTorchs) {
     Tensor w, b;
     std::function<Tensor(const Tensor&)> fwd;
     if (ln) {
-      auto l = std::make_shared<nn::LayerNorm>(5);
+      auto l = std::make_shared<nn::LayerNormImpl>(5);
       w = l->weight;
       b = l->bias;
       fwd = [l](const Tensor& t) { return l->forward(t); };
     } else {
-      auto gn = std::make_shared<nn::GroupNorm>(2, 6);
+      auto gn = std::make_shared<nn::GroupNormImpl>(2, 6);
       w = gn->weight;
       b = gn->bias;
       fwd = [gn](const Tensor& t) { return gn->forward(t); };
@@ -223,10 +223,10 @@ TEST(NnLayers, EmbeddingSkipsThePaddingRowInBothModes) {
     expect_close(grad_of(fn, w, r), c["grad_w"], 1e-12);
   }
   nn::Embedding e(nn::EmbeddingOptions(10, 4).padding_idx(-2));
-  EXPECT_EQ(e.options.padding_idx(), 8);
-  EXPECT_EQ(e.weight[8].abs().sum().item<float>(), 0.0f);
-  EXPECT_EQ(e.repr(), "Embedding(10, 4, padding_idx=8)");
-  EXPECT_THROW(e.forward(tensor(std::vector<int64_t>{10})), IndexError);
+  EXPECT_EQ(e->options.padding_idx(), 8);
+  EXPECT_EQ(e->weight[8].abs().sum().item<float>(), 0.0f);
+  EXPECT_EQ(e->repr(), "Embedding(10, 4, padding_idx=8)");
+  EXPECT_THROW(e->forward(tensor(std::vector<int64_t>{10})), IndexError);
 }
 
 TEST(NnLayers, ConvTranspose2dIsPyTorchs) {
@@ -236,24 +236,24 @@ TEST(NnLayers, ConvTranspose2dIsPyTorchs) {
                              .padding({1})
                              .output_padding({1})
                              .groups(2));
-  ct.to(kFloat64);
+  ct->to(kFloat64);
   {
     autograd::NoGradGuard ng;
-    ct.weight.copy_(f64(c["w"], c["w_shape"].get<Shape>()));
-    ct.bias.copy_(f64(c["b"], {6}));
+    ct->weight.copy_(f64(c["w"], c["w_shape"].get<Shape>()));
+    ct->bias.copy_(f64(c["b"], {6}));
   }
-  EXPECT_EQ(ct.repr(), c["repr"].get<std::string>());
+  EXPECT_EQ(ct->repr(), c["repr"].get<std::string>());
   Tensor x = f64(c["x"], {2, 4, 5, 4});
-  Tensor y = ct.forward(x);
+  Tensor y = ct->forward(x);
   EXPECT_EQ(y.sizes(), c["shape"].get<Shape>());
   expect_close(y, c["y"], 1e-12);
-  auto fn = [&](const Tensor& t) { return ct.forward(t); };
+  auto fn = [&](const Tensor& t) { return ct->forward(t); };
   expect_close(grad_of(fn, x, f64(c["r"], y.sizes())), c["grad_x"], 1e-12);
-  expect_close(ct.weight.grad(), c["grad_w"], 1e-12);
-  expect_close(ct.bias.grad(), c["grad_b"], 1e-12);
-  EXPECT_THROW(ct.forward(randn({2, 3, 5, 4}, kFloat64)), ValueError);
+  expect_close(ct->weight.grad(), c["grad_w"], 1e-12);
+  expect_close(ct->bias.grad(), c["grad_b"], 1e-12);
+  EXPECT_THROW(ct->forward(randn({2, 3, 5, 4}, kFloat64)), ValueError);
   EXPECT_THROW(
-      conv_transpose2d(x, ct.weight, {}, {2}, {1}, {2}, 2), ValueError);
+      conv_transpose2d(x, ct->weight, {}, {2}, {1}, {2}, 2), ValueError);
 }
 
 TEST(NnLayers, InterpolateIsPyTorchs) {
@@ -292,9 +292,9 @@ TEST(NnLayers, InterpolateIsPyTorchs) {
   }
   EXPECT_EQ(checked, 8);
   nn::Upsample up(IO().scale_factor({2.0}));
-  EXPECT_EQ(up.repr(), layers()["upsample_repr"][0].get<std::string>());
+  EXPECT_EQ(up->repr(), layers()["upsample_repr"][0].get<std::string>());
   nn::Upsample up2(IO().size({4, 5}).mode(M::Bilinear));
-  EXPECT_EQ(up2.repr(), layers()["upsample_repr"][1].get<std::string>());
+  EXPECT_EQ(up2->repr(), layers()["upsample_repr"][1].get<std::string>());
   EXPECT_THROW(F::interpolate(randn({1, 1, 4, 4}), IO()), ValueError);
   EXPECT_THROW(
       F::interpolate(randn({1, 1, 4, 4}), IO().size({2}).align_corners(true)),
@@ -372,8 +372,8 @@ TEST(NnLayers, GeluAndErfArePyTorchs) {
         grad_of(fn, x, f64(c[ap]["r"], {141})), c[ap]["grad_x"], 1e-13);
     expect_close(fn(x.to(kFloat32)), c[ap]["y32"], 1e-6);
   }
-  EXPECT_EQ(nn::GELU().repr(), c["repr"].get<std::string>());
-  EXPECT_EQ(nn::GELU("tanh").repr(), c["repr_tanh"].get<std::string>());
+  EXPECT_EQ(nn::GELU()->repr(), c["repr"].get<std::string>());
+  EXPECT_EQ(nn::GELU("tanh")->repr(), c["repr_tanh"].get<std::string>());
   EXPECT_THROW(nn::GELU("fast"), ValueError);
   // erf against glibc's over a dense sweep (ditto's own, docs/numerics.md).
   double worst = 0;
@@ -424,8 +424,8 @@ TEST(NnLayers, Dropout2dDrawsAsPyTorch) {
   Tensor y = F::dropout2d(ones({3, 4, 2, 2}), 0.3);
   expect_bits(y, c["y"]);
   nn::Dropout2d d(0.3);
-  d.eval();
-  EXPECT_TRUE(d.forward(y).is_same(y));
+  d->eval();
+  EXPECT_TRUE(d->forward(y).is_same(y));
 }
 
 } // namespace
@@ -472,13 +472,13 @@ TEST(NnUtils, ClipGradNormIsPyTorchs) {
 TEST(NnUtils, ParameterVectorsRoundTrip) {
   manual_seed(0);
   nn::Linear l(3, 2);
-  Tensor v = nn::utils::parameters_to_vector(l.parameters());
+  Tensor v = nn::utils::parameters_to_vector(l->parameters());
   EXPECT_EQ(v.sizes(), (Shape{8}));
-  nn::utils::vector_to_parameters(v.mul(2.0), l.parameters());
+  nn::utils::vector_to_parameters(v.mul(2.0), l->parameters());
   EXPECT_TRUE(
-      allclose(nn::utils::parameters_to_vector(l.parameters()), v.mul(2.0)));
+      allclose(nn::utils::parameters_to_vector(l->parameters()), v.mul(2.0)));
   EXPECT_THROW(
-      nn::utils::vector_to_parameters(zeros({7}), l.parameters()), ValueError);
+      nn::utils::vector_to_parameters(zeros({7}), l->parameters()), ValueError);
 }
 
 // R4 for the optimizer and scheduler: stop after k steps, restore model,
@@ -490,16 +490,16 @@ struct TrainRun {
   optim::OneCycleLR sched;
   explicit TrainRun(nn::Sequential m)
       : model(std::move(m)),
-        opt(model.parameters(), optim::AdamOptions(1e-3).weight_decay(0.01)),
+        opt(model->parameters(), optim::AdamOptions(1e-3).weight_decay(0.01)),
         sched(opt, optim::OneCycleLROptions(0.01, 40)) {}
   void steps(int n) {
     for (int i = 0; i < n; ++i) {
       Tensor x = randn({8, 6});
       Tensor y = randint(0, 3, {8});
-      Tensor loss = F::cross_entropy(model.forward(x), y);
+      Tensor loss = F::cross_entropy(model->forward(x), y);
       opt.zero_grad();
       loss.backward();
-      nn::utils::clip_grad_norm_(model.parameters(), 1.0);
+      nn::utils::clip_grad_norm_(model->parameters(), 1.0);
       opt.step();
       sched.step();
     }
@@ -522,18 +522,18 @@ TEST(NnUtils, ResumeFromStateDictsIsBitExact) {
   manual_seed(3);
   TrainRun first(small_model());
   first.steps(10);
-  const nn::StateDict model_sd = first.model.state_dict();
+  const nn::StateDict model_sd = first.model->state_dict();
   const nn::StateDict opt_sd = first.opt.state_dict();
   const nn::StateDict sched_sd = first.sched.state_dict();
   const Tensor rng = default_generator().get_state();
   manual_seed(99); // a different start, all overwritten below
   TrainRun resumed(small_model());
-  resumed.model.load_state_dict(model_sd);
+  resumed.model->load_state_dict(model_sd);
   resumed.opt.load_state_dict(opt_sd);
   resumed.sched.load_state_dict(sched_sd);
   default_generator().set_state(rng);
   resumed.steps(10);
-  auto a = straight.model.state_dict(), b = resumed.model.state_dict();
+  auto a = straight.model->state_dict(), b = resumed.model->state_dict();
   for (const auto& [name, t] : a) {
     EXPECT_EQ(fingerprint(t), fingerprint(b.at(name))) << name;
   }

@@ -18,15 +18,15 @@ namespace nn = ditto::nn;
 // a, then parameter p, then child b.
 struct Mixed : nn::Module {
   Mixed() : Module("Mixed") {}
-  nn::Linear& a = register_module("a", nn::Linear(2, 3));
+  nn::Linear a = register_module("a", nn::Linear(2, 3));
   Tensor p = register_parameter("p", zeros({4}));
-  nn::Sequential& b = register_module(
+  nn::Sequential b = register_module(
       "b",
       nn::Sequential(nn::Linear(3, 3), nn::ReLU(), nn::Linear(3, 1)));
   Tensor running = register_buffer("running", ones({2}));
   Tensor scratch = register_buffer("scratch", ones({1}), false);
   Tensor forward(const Tensor& x) const {
-    return b.forward(a.forward(x));
+    return b->forward(a->forward(x));
   }
 };
 
@@ -66,13 +66,13 @@ TEST(NnModule, NamesAndOrderArePyTorchs) {
           "b.2.bias"}));
   EXPECT_EQ(m.modules().size(), 6u);
   EXPECT_EQ(m.named_modules()[3].first, "b.0");
-  EXPECT_EQ(&m.get_submodule("b.2"), &m.b[2]);
+  EXPECT_EQ(&m.get_submodule("b.2"), m.b[2].get());
   EXPECT_THROW(m.get_submodule("b.7"), KeyError);
   EXPECT_THROW(m.register_parameter("p", zeros({1})), ValueError);
   EXPECT_THROW(m.register_buffer("x.y", zeros({1})), ValueError);
   // Moving the model keeps the references its members hold valid.
   Mixed moved = std::move(m);
-  EXPECT_EQ(moved.a.weight.sizes(), (Shape{3, 2}));
+  EXPECT_EQ(moved.a->weight.sizes(), (Shape{3, 2}));
   EXPECT_EQ(moved.forward(ones({5, 2})).sizes(), (Shape{5, 1}));
 }
 
@@ -116,7 +116,7 @@ TEST(NnModule, ArgumentsDrawInSourceOrder) {
   nn::Linear c2(3, 2);
   std::vector<uint64_t> want2;
   for (const nn::Module* m : std::initializer_list<const nn::Module*>{
-           &a2, &bn, &ln, &gn, &emb, &c2}) {
+           a2.get(), bn.get(), ln.get(), gn.get(), emb.get(), c2.get()}) {
     auto v = prints(*m);
     want2.insert(want2.end(), v.begin(), v.end());
   }
@@ -129,7 +129,7 @@ TEST(NnModule, ArgumentsDrawInSourceOrder) {
       nn::Embedding(5, 3),
       nn::Linear(3, 2));
   EXPECT_EQ(prints(mixed), want2);
-  EXPECT_EQ(mixed.state_dict().at("1.running_var").sum().item<float>(), 3.0f);
+  EXPECT_EQ(mixed->state_dict().at("1.running_var").sum().item<float>(), 3.0f);
   manual_seed(0);
   nn::ModuleList list(
       nn::Linear(4, 3), nn::ModuleList(nn::Linear(3, 3)), nn::Linear(3, 2));
@@ -141,7 +141,7 @@ TEST(NnModule, QueuedDrawsHappenBeforeAnythingObservesThem) {
   // runs the queued draws first.
   manual_seed(0);
   nn::Linear l(3, 2);
-  EXPECT_EQ(l.weight.data_ptr<float>()[0], -0.004322517663240433f);
+  EXPECT_EQ(l->weight.data_ptr<float>()[0], -0.004322517663240433f);
   manual_seed(0);
   nn::Linear l2(3, 2);
   manual_seed(0); // the draws of l2 happen before this reseeds
@@ -157,7 +157,7 @@ TEST(NnModule, QueuedDrawsHappenBeforeAnythingObservesThem) {
   // reset_parameters draws again, after the queued draws.
   manual_seed(0);
   nn::Linear l6(3, 2);
-  l6.reset_parameters();
+  l6->reset_parameters();
   manual_seed(0);
   nn::Linear l7(3, 2);
   nn::Linear l8(3, 2);
@@ -168,15 +168,15 @@ TEST(NnModule, PrintsAsPyTorch) {
   std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/nn_golden.json");
   auto j = nlohmann::json::parse(in)["extra"];
   nn::Sequential cnn = models::mnist_cnn();
-  EXPECT_EQ(cnn.repr(), j["repr_cnn"].get<std::string>());
+  EXPECT_EQ(cnn->repr(), j["repr_cnn"].get<std::string>());
   nn::Sequential misc(
       nn::Conv2d(8, 8, 3, 2, 1, 2, 2, false),
       nn::LeakyReLU(0.2),
       nn::Conv1d(4, 6, 3),
       nn::Softmax(1),
-      nn::Unflatten(1, {2, 5}),
+      nn::Unflatten(1, Shape{2, 5}),
       nn::Sequential(nn::Linear(3, 2, false), nn::Tanh()));
-  EXPECT_EQ(misc.repr(), j["repr_misc"].get<std::string>());
+  EXPECT_EQ(misc->repr(), j["repr_misc"].get<std::string>());
 }
 
 TEST(NnModule, StateDictRoundTripAndErrorsChangeNothing) {
@@ -191,7 +191,7 @@ TEST(NnModule, StateDictRoundTripAndErrorsChangeNothing) {
   // Missing, unexpected and mismatched keys in one error, nothing copied.
   manual_seed(3);
   Mixed other;
-  const uint64_t before = fingerprint(other.a.weight);
+  const uint64_t before = fingerprint(other.a->weight);
   nn::StateDict bad = src.state_dict();
   nn::StateDict broken;
   for (auto& [name, t] : bad) {
@@ -217,7 +217,7 @@ TEST(NnModule, StateDictRoundTripAndErrorsChangeNothing) {
         std::string::npos)
         << msg;
   }
-  EXPECT_EQ(fingerprint(other.a.weight), before);
+  EXPECT_EQ(fingerprint(other.a->weight), before);
   // Non-strict: reports the keys, still refuses a shape mismatch.
   EXPECT_THROW(other.load_state_dict(broken, false), ValueError);
   nn::StateDict partial;
@@ -232,45 +232,57 @@ TEST(NnModule, StateDictRoundTripAndErrorsChangeNothing) {
 TEST(NnModule, ModuleDictKeepsInsertionOrder) {
   manual_seed(0);
   nn::ModuleDict d;
-  d.insert("enc", nn::Linear(4, 3));
-  d.insert("act", nn::ReLU());
-  d.insert("dec", nn::Linear(3, 4));
-  EXPECT_EQ(d.keys(), (std::vector<std::string>{"enc", "act", "dec"}));
-  EXPECT_TRUE(d.contains("dec"));
+  d->insert("enc", nn::Linear(4, 3));
+  d->insert("act", nn::ReLU());
+  d->insert("dec", nn::Linear(3, 4));
+  EXPECT_EQ(d->keys(), (std::vector<std::string>{"enc", "act", "dec"}));
+  EXPECT_TRUE(d->contains("dec"));
   EXPECT_EQ(
-      names(d.named_parameters()),
+      names(d->named_parameters()),
       (std::vector<std::string>{
           "enc.weight", "enc.bias", "dec.weight", "dec.bias"}));
-  EXPECT_EQ(d["act"].type_name(), "ReLU");
+  EXPECT_EQ(d["act"]->type_name(), "ReLU");
   EXPECT_THROW(d["nope"], KeyError);
-  EXPECT_THROW(d.insert("enc", nn::ReLU()), ValueError);
+  // Inserting an existing key replaces its module in place (LibTorch's).
+  d->insert("enc", nn::Tanh());
+  EXPECT_EQ(d->keys(), (std::vector<std::string>{"enc", "act", "dec"}));
+  EXPECT_EQ(d["enc"]->name(), "Tanh");
+  EXPECT_EQ(d->named_children()[0].value()->name(), "Tanh");
+  EXPECT_EQ(
+      names(d->named_parameters()),
+      (std::vector<std::string>{"dec.weight", "dec.bias"}));
+  EXPECT_EQ(d->pop("act")->name(), "ReLU");
+  EXPECT_EQ(d->keys(), (std::vector<std::string>{"enc", "dec"}));
+  EXPECT_THROW(d->pop("act"), KeyError);
 }
 
 TEST(NnModule, ModesGradsAndDtype) {
   manual_seed(0);
   nn::Sequential m(nn::Linear(4, 4), nn::Dropout(0.5));
   Tensor x = ones({2, 4});
-  EXPECT_TRUE(m.is_training());
-  m.eval();
-  EXPECT_FALSE(m[1].is_training());
-  const uint64_t a = fingerprint(m.forward(x)), b = fingerprint(m.forward(x));
+  EXPECT_TRUE(m->is_training());
+  m->eval();
+  EXPECT_FALSE(m[1]->is_training());
+  const uint64_t a = fingerprint(m->forward(x)), b = fingerprint(m->forward(x));
   EXPECT_EQ(a, b); // no dropout in eval
-  m.train();
-  EXPECT_TRUE(m[1].is_training());
-  m.forward(x).sum().backward();
-  Tensor w = m.parameters()[0];
+  m->train();
+  EXPECT_TRUE(m[1]->is_training());
+  m->forward(x).sum().backward();
+  Tensor w = m->parameters()[0];
   ASSERT_TRUE(w.grad().defined());
-  m.zero_grad(false);
+  // LibTorch 1.13's default zeroes the gradients in place.
+  m->zero_grad();
+  ASSERT_TRUE(w.grad().defined());
   EXPECT_EQ(w.grad().abs().sum().item<float>(), 0.0f);
-  m.zero_grad();
+  m->zero_grad(/*set_to_none=*/true);
   EXPECT_FALSE(w.grad().defined());
   // to(float64) converts in place: the handle taken before sees it.
-  m.to(kFloat64);
+  m->to(kFloat64);
   EXPECT_EQ(w.dtype(), kFloat64);
   EXPECT_TRUE(w.requires_grad());
-  EXPECT_EQ(m.forward(x.to(kFloat64)).dtype(), kFloat64);
+  EXPECT_EQ(m->forward(x.to(kFloat64)).dtype(), kFloat64);
   int visited = 0;
-  m.apply([&](nn::Module&) { ++visited; });
+  m->apply([&](nn::Module&) { ++visited; });
   EXPECT_EQ(visited, 3);
 }
 
@@ -278,21 +290,21 @@ TEST(NnModule, OptimizerSkipsParametersWithoutGradAndValidates) {
   manual_seed(0);
   nn::Linear a(3, 2), b(3, 2);
   optim::SGD opt(
-      {{a.parameters(), optim::SGDOptions(0.1)},
-       {b.parameters(), optim::SGDOptions(0.5).weight_decay(0.1)}});
-  const uint64_t bw = fingerprint(b.weight);
-  a.forward(ones({1, 3})).sum().backward();
+      {{a->parameters(), optim::SGDOptions(0.1)},
+       {b->parameters(), optim::SGDOptions(0.5).weight_decay(0.1)}});
+  const uint64_t bw = fingerprint(b->weight);
+  a->forward(ones({1, 3})).sum().backward();
   opt.step();
-  EXPECT_EQ(fingerprint(b.weight), bw); // no grad: no decay either
+  EXPECT_EQ(fingerprint(b->weight), bw); // no grad: no decay either
   EXPECT_EQ(opt.lr(1), 0.5);
-  EXPECT_THROW(optim::SGD({a.weight}, optim::SGDOptions(-1)), ValueError);
+  EXPECT_THROW(optim::SGD({a->weight}, optim::SGDOptions(-1)), ValueError);
   EXPECT_THROW(
-      optim::SGD({a.weight}, optim::SGDOptions(0.1).nesterov(true)),
+      optim::SGD({a->weight}, optim::SGDOptions(0.1).nesterov(true)),
       ValueError);
   EXPECT_THROW(
-      optim::Adam({a.weight}, optim::AdamOptions().betas(1.0, 0.9)),
+      optim::Adam({a->weight}, optim::AdamOptions().betas(1.0, 0.9)),
       ValueError);
-  Tensor nonleaf = a.weight.mul(2.0);
+  Tensor nonleaf = a->weight.mul(2.0);
   EXPECT_THROW(optim::SGD({nonleaf}, optim::SGDOptions(0.1)), ValueError);
 }
 
@@ -301,34 +313,35 @@ TEST(NnModule, OptimizerSkipsParametersWithoutGradAndValidates) {
 TEST(NnModule, AddParamGroupChecksAndInitializes) {
   manual_seed(0);
   nn::Linear a(3, 2), b(3, 2);
-  optim::SGD sgd(a.parameters(), optim::SGDOptions(0.1));
+  optim::SGD sgd(a->parameters(), optim::SGDOptions(0.1));
   EXPECT_THROW(
-      sgd.add_param_group({b.parameters(), optim::SGDOptions(-1)}), ValueError);
+      sgd.add_param_group({b->parameters(), optim::SGDOptions(-1)}),
+      ValueError);
   EXPECT_EQ(sgd.num_groups(), 1u);
-  sgd.add_param_group({b.parameters(), optim::SGDOptions(0.5)});
+  sgd.add_param_group({b->parameters(), optim::SGDOptions(0.5)});
   EXPECT_EQ(sgd.num_groups(), 2u);
   EXPECT_EQ(sgd.lr(1), 0.5);
 
-  optim::Adagrad ada({{a.parameters(), optim::AdagradOptions(0.1)}});
-  EXPECT_EQ(ada.param_state(b.weight).size(), 0u);
+  optim::Adagrad ada({{a->parameters(), optim::AdagradOptions(0.1)}});
+  EXPECT_EQ(ada.param_state(b->weight).size(), 0u);
   ada.add_param_group(
-      {b.parameters(),
+      {b->parameters(),
        optim::AdagradOptions(0.1).initial_accumulator_value(2)});
-  auto st = ada.param_state(b.weight);
+  auto st = ada.param_state(b->weight);
   ASSERT_EQ(st.count("sum"), 1u);
   EXPECT_EQ(st["sum"].max().item<float>(), 2.0f);
   EXPECT_EQ(st["step"].item<float>(), 0.0f);
-  b.forward(ones({1, 3})).sum().backward();
+  b->forward(ones({1, 3})).sum().backward();
   ada.step();
-  EXPECT_EQ(ada.param_state(b.weight)["step"].item<float>(), 1.0f);
+  EXPECT_EQ(ada.param_state(b->weight)["step"].item<float>(), 1.0f);
   // The state tensors are the optimizer's own, not copies.
-  EXPECT_TRUE(ada.param_state(b.weight)["sum"].is_same(
-      ada.param_state(b.weight)["sum"]));
+  EXPECT_TRUE(ada.param_state(b->weight)["sum"].is_same(
+      ada.param_state(b->weight)["sum"]));
 
-  optim::RMSprop rms({{a.parameters(), optim::RMSpropOptions(0.01)}});
+  optim::RMSprop rms({{a->parameters(), optim::RMSpropOptions(0.01)}});
   EXPECT_THROW(
       rms.add_param_group(
-          {b.parameters(), optim::RMSpropOptions(0.01).alpha(-1)}),
+          {b->parameters(), optim::RMSpropOptions(0.01).alpha(-1)}),
       ValueError);
 }
 
@@ -337,26 +350,26 @@ TEST(NnModule, AddParamGroupChecksAndInitializes) {
 TEST(NnModule, TracePathsFollowRegistrationMovesAndLifetimes) {
   struct Block : nn::Module {
     Block() : Module("Block") {}
-    nn::Linear& fc = register_module("fc", nn::Linear(2, 2));
+    nn::Linear fc = register_module("fc", nn::Linear(2, 2));
     Tensor forward(const Tensor& x) const {
-      return fc.forward(x);
+      return fc->forward(x);
     }
   };
   nn::Sequential inner(nn::Linear(2, 2), Block());
   nn::Sequential outer;
-  nn::Sequential& moved = outer.register_module("features", std::move(inner));
-  const auto& block = dynamic_cast<const Block&>(*moved.children()[1]);
-  EXPECT_EQ(block.fc.trace_module()->path, "features.1.fc");
-  EXPECT_EQ(block.fc.trace_module()->type, "Linear");
-  EXPECT_EQ(outer.trace_module()->path, "");
+  nn::Sequential moved = outer->register_module("features", std::move(inner));
+  const auto& block = dynamic_cast<const Block&>(*moved->children()[1]);
+  EXPECT_EQ(block.fc->trace_module()->path, "features.1.fc");
+  EXPECT_EQ(block.fc->trace_module()->type, "Linear");
+  EXPECT_EQ(outer->trace_module()->path, "");
   // Moving the root keeps its children's paths.
   nn::Sequential outer2 = std::move(outer);
-  EXPECT_EQ(block.fc.trace_module()->path, "features.1.fc");
+  EXPECT_EQ(block.fc->trace_module()->path, "features.1.fc");
   // A child held elsewhere outlives its parent: a root again.
-  auto shared = std::make_shared<nn::Linear>(2, 2);
+  auto shared = std::make_shared<nn::LinearImpl>(2, 2);
   {
     nn::Sequential holder;
-    holder.register_module("kept", shared);
+    holder->register_module("kept", shared);
     EXPECT_EQ(shared->trace_module()->path, "kept");
   }
   EXPECT_EQ(shared->trace_module()->path, "");
@@ -367,7 +380,7 @@ TEST(NnModule, TracePathsFollowRegistrationMovesAndLifetimes) {
     const trace::ModuleRef& m = trace::current_module();
     seen.push_back(std::string(e.op) + "@" + (m ? m->path : "-"));
   });
-  (void)moved.forward(input);
+  (void)moved->forward(input);
   trace::set_hook({});
   ASSERT_GE(seen.size(), 2u);
   EXPECT_EQ(seen[0], "linear@features.0");

@@ -73,7 +73,7 @@ Layer make_layer(const json& c) {
   if (name == "BatchNorm3d") {
     nn::BatchNormOptions o(n);
     o.affine(a.value("affine", true)).momentum(a.value("momentum", 0.1));
-    auto* m = new nn::BatchNorm3d(o);
+    auto* m = new nn::BatchNorm3dImpl(o);
     l.module.reset(m);
     l.forward = [m](const Tensor& x) { return m->forward(x); };
     l.weight = m->weight, l.bias = m->bias;

@@ -324,7 +324,7 @@ TEST(NnOps, BadInputGetsClearErrorsAndChangesNothing) {
   EXPECT_THROW(max_pool2d(randn({1, 1, 4, 4}), {INT64_MAX}), ValueError);
   nn::Conv2d conv(3, 4, 3);
   try {
-    conv.forward(randn({1, 2, 8, 8}));
+    conv->forward(randn({1, 2, 8, 8}));
     ADD_FAILURE();
   } catch (const ValueError& e) {
     EXPECT_NE(
@@ -332,9 +332,9 @@ TEST(NnOps, BadInputGetsClearErrorsAndChangesNothing) {
         std::string::npos)
         << e.what();
   }
-  EXPECT_THROW(conv.forward(randn({8, 8})), ValueError);
+  EXPECT_THROW(conv->forward(randn({8, 8})), ValueError);
   nn::Linear lin(5, 2);
-  EXPECT_THROW(lin.forward(randn({3, 4})), ValueError);
+  EXPECT_THROW(lin->forward(randn({3, 4})), ValueError);
 }
 
 // The scatter-backward ops (Note [Plane scatters], and those through
@@ -477,17 +477,17 @@ std::string train_fingerprint(int threads) {
       nn::Flatten(),
       nn::Dropout(0.25),
       nn::Linear(8 * 14 * 14, 10)};
-  optim::SGD opt(model.parameters(), optim::SGDOptions(0.05).momentum(0.9));
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.05).momentum(0.9));
   for (int step = 0; step < 50; ++step) {
     Tensor x = randn({16, 1, 28, 28});
     Tensor y = randint(0, 10, {16});
-    Tensor loss = F::cross_entropy(model.forward(x), y);
+    Tensor loss = F::cross_entropy(model->forward(x), y);
     opt.zero_grad();
     loss.backward();
     opt.step();
   }
   std::string fp;
-  for (auto& [name, p] : model.named_parameters()) {
+  for (auto& [name, p] : model->named_parameters()) {
     fp += name + "=" + std::to_string(fingerprint(p)) + " ";
   }
   return fp;

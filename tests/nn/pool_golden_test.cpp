@@ -205,43 +205,44 @@ TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
   namespace nn = ditto::nn;
   const std::vector<std::string> want = printed_layers("repr_layers");
   std::vector<std::string> got = {
-      nn::MaxPool1d(3).repr(),
-      nn::MaxPool3d(nn::MaxPool3dOptions(3).stride({2}).padding({1})).repr(),
-      nn::AvgPool1d(3).repr(),
-      nn::AvgPool3d(3).repr(),
-      nn::AvgPool3d(nn::AvgPool3dOptions({3, 2, 2}).divisor_override(2)).repr(),
-      nn::AdaptiveAvgPool1d(3).repr(),
-      nn::AdaptiveAvgPool3d({1, 2, 3}).repr(),
-      nn::AdaptiveMaxPool1d(3).repr(),
-      nn::AdaptiveMaxPool2d({3, 4}).repr(),
-      nn::AdaptiveMaxPool3d(2).repr(),
-      nn::MaxUnpool1d(2).repr(),
-      nn::MaxUnpool2d(2).repr(),
+      nn::MaxPool1d(3)->repr(),
+      nn::MaxPool3d(nn::MaxPool3dOptions(3).stride({2}).padding({1}))->repr(),
+      nn::AvgPool1d(3)->repr(),
+      nn::AvgPool3d(3)->repr(),
+      nn::AvgPool3d(nn::AvgPool3dOptions({3, 2, 2}).divisor_override(2))
+          ->repr(),
+      nn::AdaptiveAvgPool1d(3)->repr(),
+      nn::AdaptiveAvgPool3d({1, 2, 3})->repr(),
+      nn::AdaptiveMaxPool1d(3)->repr(),
+      nn::AdaptiveMaxPool2d({3, 4})->repr(),
+      nn::AdaptiveMaxPool3d(2)->repr(),
+      nn::MaxUnpool1d(2)->repr(),
+      nn::MaxUnpool2d(2)->repr(),
       nn::MaxUnpool3d(nn::MaxUnpool3dOptions(2).stride({1}).padding({1}))
-          .repr(),
+          ->repr(),
       nn::FractionalMaxPool2d(
           nn::FractionalMaxPool2dOptions(2).output_size({3}))
-          .repr(),
+          ->repr(),
       nn::FractionalMaxPool3d(
           nn::FractionalMaxPool3dOptions({2, 3, 2}).output_ratio({0.5}))
-          .repr(),
+          ->repr(),
   };
   EXPECT_EQ(got, want);
 
   manual_seed(3);
   const Tensor x = randn({2, 3, 6, 8, 4});
   nn::MaxPool3d pool(nn::MaxPool3dOptions(2));
-  auto [y, idx] = pool.forward_with_indices(x);
+  auto [y, idx] = pool->forward_with_indices(x);
   EXPECT_TRUE(equal(y, F::max_pool3d(x, {2})));
   // Unpooling puts each maximum back where it was, zeros elsewhere.
-  const Tensor back = nn::MaxUnpool3d(2).forward(y, idx);
+  const Tensor back = nn::MaxUnpool3d(2)->forward(y, idx);
   EXPECT_TRUE(equal(back, where(back.ne(0), x, zeros_like(x))));
   EXPECT_TRUE(equal(F::max_pool3d(back, {2}), y));
   EXPECT_TRUE(equal(
-      nn::AdaptiveMaxPool2d({3, 4}).forward(x[0]),
+      nn::AdaptiveMaxPool2d({3, 4})->forward(x[0]),
       F::adaptive_max_pool2d(x[0], {3, 4})));
   EXPECT_TRUE(equal(
-      nn::AvgPool1d(3).forward(x.flatten(2)),
+      nn::AvgPool1d(3)->forward(x.flatten(2)),
       F::avg_pool1d(x.flatten(2), {3})));
   EXPECT_THROW(nn::MaxPool3d(nn::MaxPool3dOptions({2, 2})), ValueError);
   EXPECT_THROW(
@@ -250,8 +251,8 @@ TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
   nn::FractionalMaxPool2d frac(
       nn::FractionalMaxPool2dOptions(2).output_ratio({0.5}));
   manual_seed(9);
-  const Tensor f1 = frac.forward(x[0]);
-  const Tensor f2 = frac.forward(x[0]);
+  const Tensor f1 = frac->forward(x[0]);
+  const Tensor f2 = frac->forward(x[0]);
   manual_seed(9);
   EXPECT_TRUE(equal(f1, F::fractional_max_pool2d(x[0], {2}, {}, {0.5})));
   EXPECT_TRUE(equal(f2, F::fractional_max_pool2d(x[0], {2}, {}, {0.5})));
@@ -270,29 +271,29 @@ TEST(PoolGolden, LayersPrintAndComputeAsPyTorchs) {
 TEST(PoolGolden, PaddingLayersPrintAsPyTorchsAndPad) {
   namespace nn = ditto::nn;
   const std::vector<std::string> got = {
-      nn::ReflectionPad1d(2).repr(),
-      nn::ReflectionPad1d({1, 2}).repr(),
-      nn::ReflectionPad3d(1).repr(),
-      nn::ReplicationPad1d(3).repr(),
-      nn::ReplicationPad2d({1, 2, 3, 4}).repr(),
-      nn::ReplicationPad3d({1, 2, 3, 4, 5, 6}).repr(),
-      nn::ConstantPad1d(2, 3.5).repr(),
-      nn::ConstantPad2d(1, 0.0).repr(),
-      nn::ConstantPad3d(1, -1.25).repr(),
-      nn::ZeroPad2d(1).repr(),
+      nn::ReflectionPad1d(2)->repr(),
+      nn::ReflectionPad1d({1, 2})->repr(),
+      nn::ReflectionPad3d(1)->repr(),
+      nn::ReplicationPad1d(3)->repr(),
+      nn::ReplicationPad2d({1, 2, 3, 4})->repr(),
+      nn::ReplicationPad3d({1, 2, 3, 4, 5, 6})->repr(),
+      nn::ConstantPad1d(2, 3.5)->repr(),
+      nn::ConstantPad2d(1, 0.0)->repr(),
+      nn::ConstantPad3d(1, -1.25)->repr(),
+      nn::ZeroPad2d(1)->repr(),
   };
   EXPECT_EQ(got, printed_layers("repr_pads"));
   manual_seed(4);
   const Tensor x = randn({2, 3, 4, 5, 6});
   EXPECT_TRUE(equal(
-      nn::ReflectionPad3d({1, 2, 3, 0, 1, 1}).forward(x),
+      nn::ReflectionPad3d({1, 2, 3, 0, 1, 1})->forward(x),
       F::pad(x, {1, 2, 3, 0, 1, 1}, "reflect")));
   EXPECT_TRUE(equal(
-      nn::ConstantPad1d(2, 0.5).forward(x),
+      nn::ConstantPad1d(2, 0.5)->forward(x),
       F::pad(x, {2, 2}, "constant", 0.5)));
   EXPECT_THROW(nn::ReplicationPad3d({1, 2}), ValueError);
   // Reflect pads must stay below the size they mirror.
-  EXPECT_THROW(nn::ReflectionPad3d(4).forward(x), ValueError);
+  EXPECT_THROW(nn::ReflectionPad3d(4)->forward(x), ValueError);
 }
 
 } // namespace

@@ -95,12 +95,12 @@ double rel_err(const Tensor& a, const Tensor& b, double floor = 1e-3) {
 struct AnyRnn {
   std::string kind;
   bool batch_first = false;
-  std::unique_ptr<nn::RNN> rnn;
-  std::unique_ptr<nn::LSTM> lstm;
-  std::unique_ptr<nn::GRU> gru;
-  std::unique_ptr<nn::RNNCell> rnn_cell;
-  std::unique_ptr<nn::LSTMCell> lstm_cell;
-  std::unique_ptr<nn::GRUCell> gru_cell;
+  std::unique_ptr<nn::RNNImpl> rnn;
+  std::unique_ptr<nn::LSTMImpl> lstm;
+  std::unique_ptr<nn::GRUImpl> gru;
+  std::unique_ptr<nn::RNNCellImpl> rnn_cell;
+  std::unique_ptr<nn::LSTMCellImpl> lstm_cell;
+  std::unique_ptr<nn::GRUCellImpl> gru_cell;
 
   AnyRnn(const std::string& k, const json& kw) : kind(k) {
     const int64_t in = kw.at("input_size"), hid = kw.at("hidden_size");
@@ -122,20 +122,20 @@ struct AnyRnn {
     const auto cell =
         nn::RNNCellOptions(in, hid).bias(get("bias", true)).nonlinearity(nl);
     if (k == "RNN") {
-      rnn = std::make_unique<nn::RNN>(
+      rnn = std::make_unique<nn::RNNImpl>(
           base(nn::RNNOptions(in, hid)).nonlinearity(nl));
     } else if (k == "LSTM") {
-      lstm = std::make_unique<nn::LSTM>(
+      lstm = std::make_unique<nn::LSTMImpl>(
           base(nn::LSTMOptions(in, hid))
               .proj_size(get("proj_size", int64_t(0))));
     } else if (k == "GRU") {
-      gru = std::make_unique<nn::GRU>(base(nn::GRUOptions(in, hid)));
+      gru = std::make_unique<nn::GRUImpl>(base(nn::GRUOptions(in, hid)));
     } else if (k == "RNNCell") {
-      rnn_cell = std::make_unique<nn::RNNCell>(cell);
+      rnn_cell = std::make_unique<nn::RNNCellImpl>(cell);
     } else if (k == "LSTMCell") {
-      lstm_cell = std::make_unique<nn::LSTMCell>(cell);
+      lstm_cell = std::make_unique<nn::LSTMCellImpl>(cell);
     } else {
-      gru_cell = std::make_unique<nn::GRUCell>(cell);
+      gru_cell = std::make_unique<nn::GRUCellImpl>(cell);
     }
   }
 
@@ -346,7 +346,7 @@ TEST(RnnGolden, InterLayerDropoutDrawsAsPyTorch) {
     Tensor x =
         tensor(nums(c.at("x")), c.at("x_shape").get<Shape>()).to(kFloat32);
     manual_seed(7);
-    auto [o, st] = m.forward(x);
+    auto [o, st] = m->forward(x);
     Shape os = x.sizes();
     os[2] = 8;
     EXPECT_LT(rel_err(o, tensor(nums(c.at("out")), os)), 1e-5);
@@ -366,16 +366,16 @@ TEST(RnnDropout, GivenGeneratorDrawsTheMasks) {
   nn::GRU gru(nn::GRUOptions(3, 4).num_layers(2).dropout(0.5).generator(g));
   Tensor x = randn({6, 2, 3});
   const Tensor before = default_generator().get_state();
-  auto [o1, h1] = gru.forward(x);
+  auto [o1, h1] = gru->forward(x);
   EXPECT_TRUE(equal(default_generator().get_state(), before));
   g.manual_seed(9);
-  auto [o2, h2] = gru.forward(x);
+  auto [o2, h2] = gru->forward(x);
   EXPECT_TRUE(equal(o1, o2));
-  auto [o3, h3] = gru.forward(x); // new masks
+  auto [o3, h3] = gru->forward(x); // new masks
   EXPECT_FALSE(equal(o1, o3));
-  gru.eval();
+  gru->eval();
   const Tensor gs = g.get_state();
-  gru.forward(x);
+  gru->forward(x);
   EXPECT_TRUE(equal(g.get_state(), gs)) << "eval() draws nothing";
 }
 
@@ -383,11 +383,11 @@ TEST(RnnDropout, GivenGeneratorDrawsTheMasks) {
 TEST(RnnGrad, FrozenRecurrentWeight) {
   manual_seed(5);
   nn::LSTM lstm(nn::LSTMOptions(3, 4).num_layers(2));
-  lstm.named_parameters()[1].second.requires_grad_(false); // weight_hh_l0
+  lstm->named_parameters()[1].second.requires_grad_(false); // weight_hh_l0
   Tensor x = randn({5, 2, 3});
-  auto [o, st] = lstm.forward(x);
+  auto [o, st] = lstm->forward(x);
   sum(o).backward();
-  for (auto& [name, p] : lstm.named_parameters()) {
+  for (auto& [name, p] : lstm->named_parameters()) {
     EXPECT_EQ(p.grad().defined(), name != "weight_hh_l0") << name;
   }
 }
@@ -590,8 +590,8 @@ uint64_t lstm_training_fingerprint() {
                                4, 7, 1, 3, 5, 8, 9, 9, 9, 2, 6, 3, 7,
                                5, 4, 8, 1, 9, 2, 3, 4, 5, 6, 7};
   auto packed = rnnu::pack_padded_sequence(x, lengths, true, false);
-  auto [po, st] = lstm.forward(packed);
-  auto [go, gh] = gru.forward(x.transpose(0, 1).contiguous());
+  auto [po, st] = lstm->forward(packed);
+  auto [go, gh] = gru->forward(x.transpose(0, 1).contiguous());
   Tensor loss =
       add(add(sum(mul(po.data(), po.data())), sum(std::get<1>(st))),
           sum(mul(go, go)));
@@ -602,10 +602,10 @@ uint64_t lstm_training_fingerprint() {
   loss = add(loss, nn::functional::ctc_loss(lp, targets, il, tl));
   loss.backward();
   std::vector<Tensor> all{loss.detach().reshape({1})};
-  for (const Tensor& p : lstm.parameters()) {
+  for (const Tensor& p : lstm->parameters()) {
     all.push_back(p.grad().reshape({-1}));
   }
-  for (const Tensor& p : gru.parameters()) {
+  for (const Tensor& p : gru->parameters()) {
     all.push_back(p.grad().reshape({-1}));
   }
   return fingerprint(cat(all, 0));
@@ -689,13 +689,13 @@ TEST(PackedSequence, PyTorchsSortedIndicesBatchSizesAndData) {
   // the original order.
   manual_seed(0);
   nn::LSTM l1(1, 2);
-  l1.to(kFloat64);
+  l1->to(kFloat64);
   Tensor s64 = seqs.to(kFloat64);
   std::vector<int64_t> lengths{2, 4, 3};
   auto [po, st] =
-      l1.forward(rnnu::pack_padded_sequence(s64, lengths, true, false));
+      l1->forward(rnnu::pack_padded_sequence(s64, lengths, true, false));
   for (int64_t b = 0; b < 3; ++b) {
-    auto [o, st1] = l1.forward(
+    auto [o, st1] = l1->forward(
         s64.narrow(0, b, 1).narrow(1, 0, lengths[b]).transpose(0, 1));
     EXPECT_LT(
         (std::get<0>(st).select(1, b) - std::get<0>(st1).select(1, 0))
@@ -721,14 +721,14 @@ TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
   manual_seed(1);
   nn::LSTM lstm(nn::LSTMOptions(4, 3).num_layers(2).dropout(0.5));
   uint64_t before = fingerprint(cat(
-      {lstm.parameters()[0].reshape({-1}),
-       lstm.parameters()[5].reshape({-1})}));
+      {lstm->parameters()[0].reshape({-1}),
+       lstm->parameters()[5].reshape({-1})}));
   Tensor gen_before = default_generator().get_state();
-  std::string msg = error_of([&] { lstm.forward(randn_no_draw({5, 2, 5})); });
+  std::string msg = error_of([&] { lstm->forward(randn_no_draw({5, 2, 5})); });
   EXPECT_NE(msg.find("[LSTM]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Expected 4, got 5"), std::string::npos) << msg;
   msg = error_of([&] {
-    lstm.forward(
+    lstm->forward(
         zeros({5, 2, 4}),
         std::tuple<Tensor, Tensor>(zeros({1, 2, 3}), zeros({2, 2, 3})));
   });
@@ -740,7 +740,7 @@ TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
   // Only the LSTM's forwards above ran since gen_before.
   EXPECT_TRUE(equal(default_generator().get_state(), gen_before))
       << "a rejected forward drew dropout masks";
-  msg = error_of([&] { nn::GRU(3, 2).forward(zeros({5, 2, 4})); });
+  msg = error_of([&] { nn::GRU(3, 2)->forward(zeros({5, 2, 4})); });
   EXPECT_NE(
       msg.find("[GRU] input.size(-1) must be equal to input_size. "
                "Expected 3, got 4"),
@@ -766,7 +766,7 @@ TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
       msg.find("proj_size has to be smaller than hidden_size"),
       std::string::npos)
       << msg;
-  msg = error_of([&] { nn::LSTMCell(3, 2).forward(zeros({2, 4})); });
+  msg = error_of([&] { nn::LSTMCell(3, 2)->forward(zeros({2, 4})); });
   EXPECT_NE(
       msg.find("[LSTMCell] input has inconsistent input_size: got 4 "
                "expected 3"),
@@ -774,8 +774,8 @@ TEST(RnnBadInput, ClearErrorsAndNothingChanged) {
       << msg;
   EXPECT_EQ(
       fingerprint(cat(
-          {lstm.parameters()[0].reshape({-1}),
-           lstm.parameters()[5].reshape({-1})})),
+          {lstm->parameters()[0].reshape({-1}),
+           lstm->parameters()[5].reshape({-1})})),
       before);
 }
 
@@ -786,11 +786,11 @@ TEST(RnnRepr, PyTorchsPrintedFormAndDropoutWarning) {
   nn::LSTM a(
       nn::LSTMOptions(4, 6).num_layers(2).bidirectional(true).dropout(0.1));
   EXPECT_EQ(
-      a.repr(), "LSTM(4, 6, num_layers=2, dropout=0.1, bidirectional=True)");
+      a->repr(), "LSTM(4, 6, num_layers=2, dropout=0.1, bidirectional=True)");
   EXPECT_TRUE(warnings.empty());
   nn::GRU g(nn::GRUOptions(3, 5).dropout(0.5).batch_first(true));
   determinism::set_warning_handler({});
-  EXPECT_EQ(g.repr(), "GRU(3, 5, batch_first=True, dropout=0.5)");
+  EXPECT_EQ(g->repr(), "GRU(3, 5, batch_first=True, dropout=0.5)");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(
       warnings[0],
@@ -800,13 +800,13 @@ TEST(RnnRepr, PyTorchsPrintedFormAndDropoutWarning) {
   // PyTorch 1.13 does not print an RNN's nonlinearity (a cell's it does).
   EXPECT_EQ(
       nn::RNN(nn::RNNOptions(2, 3).nonlinearity(nn::RNNNonlinearity::ReLU))
-          .repr(),
+          ->repr(),
       "RNN(2, 3)");
   EXPECT_EQ(
-      nn::LSTM(nn::LSTMOptions(5, 7).proj_size(3)).repr(),
+      nn::LSTM(nn::LSTMOptions(5, 7).proj_size(3))->repr(),
       "LSTM(5, 7, proj_size=3)");
   EXPECT_EQ(
-      nn::GRUCell(nn::GRUCellOptions(4, 3).bias(false)).repr(),
+      nn::GRUCell(nn::GRUCellOptions(4, 3).bias(false))->repr(),
       "GRUCell(4, 3, bias=False)");
 }
 

@@ -234,29 +234,29 @@ TEST(Sparse, EmbeddingTrainsAsPyTorchWithSgdAndSparseAdam) {
     nn::Embedding emb(nn::EmbeddingOptions(12, 4).sparse(true));
     {
       autograd::NoGradGuard no_grad;
-      emb.weight.copy_(from_json((*c)["weight"]));
+      emb->weight.copy_(from_json((*c)["weight"]));
     }
     std::unique_ptr<optim::Optimizer> opt;
     if ((*c)["optimizer"] == "SGD") {
-      opt = std::make_unique<optim::SGD>(emb.parameters(), 0.1);
+      opt = std::make_unique<optim::SGD>(emb->parameters(), 0.1);
     } else {
       opt = std::make_unique<optim::SparseAdam>(
-          emb.parameters(), optim::SparseAdamOptions(0.01));
+          emb->parameters(), optim::SparseAdamOptions(0.01));
     }
     for (size_t step = 0; step < (*c)["batches"].size(); ++step) {
       opt->zero_grad();
-      Tensor out = emb.forward(from_json((*c)["batches"][step]));
+      Tensor out = emb->forward(from_json((*c)["batches"][step]));
       mul(out, from_json((*c)["targets"][step])).sum().backward();
-      ASSERT_TRUE(emb.weight.grad().is_sparse());
+      ASSERT_TRUE(emb->weight.grad().is_sparse());
       opt->step();
-      EXPECT_TRUE(same_bits(emb.weight, from_json((*c)["weights"][step])))
+      EXPECT_TRUE(same_bits(emb->weight, from_json((*c)["weights"][step])))
           << (*c)["name"] << " step " << step;
     }
     const Tensor want = sparse_coo_tensor(
         from_json((*c)["last_grad_indices"]),
         from_json((*c)["last_grad_values"]),
         {12, 4});
-    EXPECT_TRUE(same_bits(emb.weight.grad().to_dense(), want.to_dense()));
+    EXPECT_TRUE(same_bits(emb->weight.grad().to_dense(), want.to_dense()));
   }
 }
 
@@ -268,14 +268,14 @@ TEST(Sparse, SparseAdamMaximizeIsTheNegatedLoss) {
     manual_seed(3);
     nn::Embedding emb(nn::EmbeddingOptions(5, 3).sparse(true));
     optim::SparseAdam opt(
-        emb.parameters(), optim::SparseAdamOptions(0.1).maximize(maximize));
+        emb->parameters(), optim::SparseAdamOptions(0.1).maximize(maximize));
     for (int step = 0; step < 2; ++step) {
       opt.zero_grad();
-      Tensor loss = emb.forward(idx).sum();
+      Tensor loss = emb->forward(idx).sum();
       (maximize ? loss : neg(loss)).backward();
       opt.step();
     }
-    weights.push_back(emb.weight.detach());
+    weights.push_back(emb->weight.detach());
   }
   EXPECT_TRUE(same_bits(weights[0], weights[1]));
 }

@@ -72,12 +72,12 @@ int main(int argc, char** argv) {
   manual_seed(0);
   nn::Sequential model(
       nn::Linear(8, 16), Noisy(), nn::ReLU(), nn::Linear(16, 4));
-  optim::SGD opt(model.parameters(), optim::SGDOptions(0.1));
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
   Tensor x = randn({32, 8});
   Tensor target = randint(0, 4, {32});
   for (int step = 0; step < 3; ++step) {
     opt.zero_grad();
-    Tensor loss = nn::functional::cross_entropy(model.forward(x), target);
+    Tensor loss = nn::functional::cross_entropy(model->forward(x), target);
     loss.backward();
     opt.step();
     if (mode == "crash") {
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     }
   }
   uint64_t h = 0;
-  for (const Tensor& p : model.parameters()) {
+  for (const Tensor& p : model->parameters()) {
     h = h * 1000003u ^ fingerprint(p);
   }
   std::printf("fingerprint %016llx\n", static_cast<unsigned long long>(h));

@@ -670,15 +670,15 @@ TEST(MicroBatchSum, BatchNormStatisticsAreReplayedWithTheSameBits) {
   };
   for (int64_t step = 0; step < 2; ++step) {
     ditto::train::MicroBatchSum sum(5);
-    const Tensor before = replayed.running_var.clone();
+    const Tensor before = replayed->running_var.clone();
     for (int64_t j = 0; j < 5; ++j) {
-      sequential.forward(micro(step * 5 + j));
-      sum.add(j, {replayed.forward(micro(step * 5 + j)).sum()});
-      EXPECT_TRUE(ditto::equal(replayed.running_var, before));
+      sequential->forward(micro(step * 5 + j));
+      sum.add(j, {replayed->forward(micro(step * 5 + j)).sum()});
+      EXPECT_TRUE(ditto::equal(replayed->running_var, before));
     }
     sum.reduce();
-    EXPECT_TRUE(ditto::equal(replayed.running_mean, sequential.running_mean));
-    EXPECT_TRUE(ditto::equal(replayed.running_var, sequential.running_var));
+    EXPECT_TRUE(ditto::equal(replayed->running_mean, sequential->running_mean));
+    EXPECT_TRUE(ditto::equal(replayed->running_var, sequential->running_var));
   }
 }
 

@@ -6,21 +6,21 @@
 
 namespace ditto::nn {
 
-Tensor ReLU::forward(const Tensor& x) const {
+Tensor ReLUImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::relu(x);
 }
 
-Tensor LeakyReLU::forward(const Tensor& x) const {
+Tensor LeakyReLUImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::leaky_relu(x, negative_slope);
 }
 
-std::string LeakyReLU::extra_repr() const {
+std::string LeakyReLUImpl::extra_repr() const {
   return "negative_slope=" + py_float(negative_slope);
 }
 
-GELU::GELU(std::string a) : Module("GELU"), approximate(std::move(a)) {
+GELUImpl::GELUImpl(std::string a) : Module("GELU"), approximate(std::move(a)) {
   DITTO_CHECK(
       approximate == "none" || approximate == "tanh",
       ValueError,
@@ -29,45 +29,45 @@ GELU::GELU(std::string a) : Module("GELU"), approximate(std::move(a)) {
       approximate);
 }
 
-Tensor GELU::forward(const Tensor& x) const {
+Tensor GELUImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::gelu(x, approximate);
 }
 
-std::string GELU::extra_repr() const {
+std::string GELUImpl::extra_repr() const {
   return "approximate='" + approximate + "'";
 }
 
-Tensor SiLU::forward(const Tensor& x) const {
+Tensor SiLUImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::silu(x);
 }
 
-Tensor Tanh::forward(const Tensor& x) const {
+Tensor TanhImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::tanh(x);
 }
 
-Tensor Sigmoid::forward(const Tensor& x) const {
+Tensor SigmoidImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::sigmoid(x);
 }
 
-Tensor Softmax::forward(const Tensor& x) const {
+Tensor SoftmaxImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::softmax(x, dim);
 }
 
-std::string Softmax::extra_repr() const {
+std::string SoftmaxImpl::extra_repr() const {
   return "dim=" + std::to_string(dim);
 }
 
-Tensor LogSoftmax::forward(const Tensor& x) const {
+Tensor LogSoftmaxImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::log_softmax(x, dim);
 }
 
-std::string LogSoftmax::extra_repr() const {
+std::string LogSoftmaxImpl::extra_repr() const {
   return "dim=" + std::to_string(dim);
 }
 

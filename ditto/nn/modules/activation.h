@@ -8,62 +8,70 @@
 
 namespace ditto::nn {
 
-class DITTO_API ReLU : public Module {
+class DITTO_API ReLUImpl : public Module {
  public:
-  ReLU() : Module("ReLU") {}
+  ReLUImpl() : Module("ReLU") {}
   Tensor forward(const Tensor& x) const;
 };
+DITTO_MODULE(ReLU);
 
-class DITTO_API LeakyReLU : public Module {
+class DITTO_API LeakyReLUImpl : public Module {
  public:
-  explicit LeakyReLU(double negative_slope = 0.01)
+  explicit LeakyReLUImpl(double negative_slope = 0.01)
       : Module("LeakyReLU"), negative_slope(negative_slope) {}
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   double negative_slope;
 };
+DITTO_MODULE(LeakyReLU);
 
-class DITTO_API GELU : public Module {
+class DITTO_API GELUImpl : public Module {
  public:
   // approximate: "none" (erf) or "tanh".
-  explicit GELU(std::string approximate = "none");
+  explicit GELUImpl(std::string approximate = "none");
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   std::string approximate;
 };
+DITTO_MODULE(GELU);
 
-class DITTO_API SiLU : public Module {
+class DITTO_API SiLUImpl : public Module {
  public:
-  SiLU() : Module("SiLU") {}
+  SiLUImpl() : Module("SiLU") {}
   Tensor forward(const Tensor& x) const;
 };
+DITTO_MODULE(SiLU);
 
-class DITTO_API Tanh : public Module {
+class DITTO_API TanhImpl : public Module {
  public:
-  Tanh() : Module("Tanh") {}
+  TanhImpl() : Module("Tanh") {}
   Tensor forward(const Tensor& x) const;
 };
+DITTO_MODULE(Tanh);
 
-class DITTO_API Sigmoid : public Module {
+class DITTO_API SigmoidImpl : public Module {
  public:
-  Sigmoid() : Module("Sigmoid") {}
+  SigmoidImpl() : Module("Sigmoid") {}
   Tensor forward(const Tensor& x) const;
 };
+DITTO_MODULE(Sigmoid);
 
-class DITTO_API Softmax : public Module {
+class DITTO_API SoftmaxImpl : public Module {
  public:
-  explicit Softmax(int64_t dim) : Module("Softmax"), dim(dim) {}
-  Tensor forward(const Tensor& x) const;
-  std::string extra_repr() const override;
-  int64_t dim;
-};
-
-class DITTO_API LogSoftmax : public Module {
- public:
-  explicit LogSoftmax(int64_t dim) : Module("LogSoftmax"), dim(dim) {}
+  explicit SoftmaxImpl(int64_t dim) : Module("Softmax"), dim(dim) {}
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   int64_t dim;
 };
+DITTO_MODULE(Softmax);
+
+class DITTO_API LogSoftmaxImpl : public Module {
+ public:
+  explicit LogSoftmaxImpl(int64_t dim) : Module("LogSoftmax"), dim(dim) {}
+  Tensor forward(const Tensor& x) const;
+  std::string extra_repr() const override;
+  int64_t dim;
+};
+DITTO_MODULE(LogSoftmax);
 
 } // namespace ditto::nn

@@ -50,7 +50,7 @@ std::string conv_repr(
 
 // ---- Conv2d
 
-Conv2d::Conv2d(const Conv2dOptions& o) : Module("Conv2d"), options(o) {
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& o) : Module("Conv2d"), options(o) {
   check_positive(o.in_channels(), "Conv2d", "in_channels");
   check_positive(o.out_channels(), "Conv2d", "out_channels");
   check_groups(o.in_channels(), o.out_channels(), o.groups(), "Conv2d");
@@ -68,12 +68,12 @@ Conv2d::Conv2d(const Conv2dOptions& o) : Module("Conv2d"), options(o) {
   defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
-void Conv2d::reset_parameters() {
+void Conv2dImpl::reset_parameters() {
   detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
-Tensor Conv2d::forward(const Tensor& x) const {
+Tensor Conv2dImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   check_conv_input(x, 2, options.in_channels(), "Conv2d");
   const bool batched = x.dim() == 4;
@@ -88,7 +88,7 @@ Tensor Conv2d::forward(const Tensor& x) const {
   return batched ? y : y.squeeze(0);
 }
 
-std::string Conv2d::extra_repr() const {
+std::string Conv2dImpl::extra_repr() const {
   const auto& o = options;
   return conv_repr(
       o.in_channels(),
@@ -106,7 +106,7 @@ std::string Conv2d::extra_repr() const {
 
 // ---- Conv1d
 
-Conv1d::Conv1d(const Conv1dOptions& o) : Module("Conv1d"), options(o) {
+Conv1dImpl::Conv1dImpl(const Conv1dOptions& o) : Module("Conv1d"), options(o) {
   check_positive(o.in_channels(), "Conv1d", "in_channels");
   check_positive(o.out_channels(), "Conv1d", "out_channels");
   check_positive(o.kernel_size(), "Conv1d", "kernel_size");
@@ -121,12 +121,12 @@ Conv1d::Conv1d(const Conv1dOptions& o) : Module("Conv1d"), options(o) {
   defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
-void Conv1d::reset_parameters() {
+void Conv1dImpl::reset_parameters() {
   detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
-Tensor Conv1d::forward(const Tensor& x) const {
+Tensor Conv1dImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   check_conv_input(x, 1, options.in_channels(), "Conv1d");
   const bool batched = x.dim() == 3;
@@ -141,7 +141,7 @@ Tensor Conv1d::forward(const Tensor& x) const {
   return batched ? y : y.squeeze(0);
 }
 
-std::string Conv1d::extra_repr() const {
+std::string Conv1dImpl::extra_repr() const {
   const auto& o = options;
   std::string s = std::to_string(o.in_channels()) + ", " +
       std::to_string(o.out_channels()) + ", kernel_size=(" +
@@ -164,7 +164,7 @@ std::string Conv1d::extra_repr() const {
 
 // ---- ConvTranspose2d
 
-ConvTranspose2d::ConvTranspose2d(const ConvTranspose2dOptions& o)
+ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& o)
     : Module("ConvTranspose2d"), options(o) {
   const char* name = "ConvTranspose2d";
   check_positive(o.in_channels(), name, "in_channels");
@@ -185,12 +185,12 @@ ConvTranspose2d::ConvTranspose2d(const ConvTranspose2dOptions& o)
   defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
-void ConvTranspose2d::reset_parameters() {
+void ConvTranspose2dImpl::reset_parameters() {
   detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
-Tensor ConvTranspose2d::forward(const Tensor& x) const {
+Tensor ConvTranspose2dImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   check_conv_input(x, 2, options.in_channels(), "ConvTranspose2d");
   const bool batched = x.dim() == 4;
@@ -206,7 +206,7 @@ Tensor ConvTranspose2d::forward(const Tensor& x) const {
   return batched ? y : y.squeeze(0);
 }
 
-std::string ConvTranspose2d::extra_repr() const {
+std::string ConvTranspose2dImpl::extra_repr() const {
   const auto& o = options;
   return conv_repr(
       o.in_channels(),
@@ -224,7 +224,7 @@ std::string ConvTranspose2d::extra_repr() const {
 
 // ---- Conv3d
 
-Conv3d::Conv3d(const Conv3dOptions& o) : Module("Conv3d"), options(o) {
+Conv3dImpl::Conv3dImpl(const Conv3dOptions& o) : Module("Conv3d"), options(o) {
   const char* name = "Conv3d";
   check_positive(o.in_channels(), name, "in_channels");
   check_positive(o.out_channels(), name, "out_channels");
@@ -246,12 +246,12 @@ Conv3d::Conv3d(const Conv3dOptions& o) : Module("Conv3d"), options(o) {
   defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
-void Conv3d::reset_parameters() {
+void Conv3dImpl::reset_parameters() {
   detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
-Tensor Conv3d::forward(const Tensor& x) const {
+Tensor Conv3dImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   check_conv_input(x, 3, options.in_channels(), "Conv3d");
   const bool batched = x.dim() == 5;
@@ -266,7 +266,7 @@ Tensor Conv3d::forward(const Tensor& x) const {
   return batched ? y : y.squeeze(0);
 }
 
-std::string Conv3d::extra_repr() const {
+std::string Conv3dImpl::extra_repr() const {
   const auto& o = options;
   return conv_repr(
       o.in_channels(),
@@ -284,7 +284,7 @@ std::string Conv3d::extra_repr() const {
 
 // ---- ConvTranspose3d
 
-ConvTranspose3d::ConvTranspose3d(const ConvTranspose3dOptions& o)
+ConvTranspose3dImpl::ConvTranspose3dImpl(const ConvTranspose3dOptions& o)
     : Module("ConvTranspose3d"), options(o) {
   const char* name = "ConvTranspose3d";
   check_positive(o.in_channels(), name, "in_channels");
@@ -308,12 +308,12 @@ ConvTranspose3d::ConvTranspose3d(const ConvTranspose3dOptions& o)
   defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
-void ConvTranspose3d::reset_parameters() {
+void ConvTranspose3dImpl::reset_parameters() {
   detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
-Tensor ConvTranspose3d::forward(const Tensor& x) const {
+Tensor ConvTranspose3dImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   check_conv_input(x, 3, options.in_channels(), "ConvTranspose3d");
   const bool batched = x.dim() == 5;
@@ -329,7 +329,7 @@ Tensor ConvTranspose3d::forward(const Tensor& x) const {
   return batched ? y : y.squeeze(0);
 }
 
-std::string ConvTranspose3d::extra_repr() const {
+std::string ConvTranspose3dImpl::extra_repr() const {
   const auto& o = options;
   return conv_repr(
       o.in_channels(),

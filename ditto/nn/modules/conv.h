@@ -28,10 +28,10 @@ struct DITTO_API Conv2dOptions {
 
 // weight (out, in / groups, kh, kw): kaiming_uniform_(a = sqrt(5)), then
 // bias uniform(+-1/sqrt(fan_in)).
-class DITTO_API Conv2d : public Module {
+class DITTO_API Conv2dImpl : public Module {
  public:
   // PyTorch's positional form: Conv2d(1, 32, 3, 1, 1).
-  Conv2d(
+  Conv2dImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -40,13 +40,13 @@ class DITTO_API Conv2d : public Module {
       int64_t dilation = 1,
       int64_t groups = 1,
       bool bias = true)
-      : Conv2d(Conv2dOptions(in_channels, out_channels, {kernel_size})
-                   .stride({stride})
-                   .padding({padding})
-                   .dilation({dilation})
-                   .groups(groups)
-                   .bias(bias)) {}
-  explicit Conv2d(const Conv2dOptions& options);
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, {kernel_size})
+                       .stride({stride})
+                       .padding({padding})
+                       .dilation({dilation})
+                       .groups(groups)
+                       .bias(bias)) {}
+  explicit Conv2dImpl(const Conv2dOptions& options);
   Tensor forward(const Tensor& x) const;
   void reset_parameters();
   std::string extra_repr() const override;
@@ -55,6 +55,7 @@ class DITTO_API Conv2d : public Module {
   Tensor weight;
   Tensor bias;
 };
+DITTO_MODULE(Conv2d);
 
 struct DITTO_API Conv1dOptions {
   Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
@@ -71,9 +72,9 @@ struct DITTO_API Conv1dOptions {
   DITTO_NN_ARG(bool, bias) = true;
 };
 
-class DITTO_API Conv1d : public Module {
+class DITTO_API Conv1dImpl : public Module {
  public:
-  Conv1d(
+  Conv1dImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -82,13 +83,13 @@ class DITTO_API Conv1d : public Module {
       int64_t dilation = 1,
       int64_t groups = 1,
       bool bias = true)
-      : Conv1d(Conv1dOptions(in_channels, out_channels, kernel_size)
-                   .stride(stride)
-                   .padding(padding)
-                   .dilation(dilation)
-                   .groups(groups)
-                   .bias(bias)) {}
-  explicit Conv1d(const Conv1dOptions& options);
+      : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size)
+                       .stride(stride)
+                       .padding(padding)
+                       .dilation(dilation)
+                       .groups(groups)
+                       .bias(bias)) {}
+  explicit Conv1dImpl(const Conv1dOptions& options);
   Tensor forward(const Tensor& x) const;
   void reset_parameters();
   std::string extra_repr() const override;
@@ -97,6 +98,7 @@ class DITTO_API Conv1d : public Module {
   Tensor weight;
   Tensor bias;
 };
+DITTO_MODULE(Conv1d);
 
 struct DITTO_API ConvTranspose2dOptions {
   ConvTranspose2dOptions(
@@ -119,9 +121,9 @@ struct DITTO_API ConvTranspose2dOptions {
 
 // weight (in, out / groups, kh, kw): PyTorch's init, whose fan_in is
 // therefore (out / groups) * kh * kw.
-class DITTO_API ConvTranspose2d : public Module {
+class DITTO_API ConvTranspose2dImpl : public Module {
  public:
-  ConvTranspose2d(
+  ConvTranspose2dImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -131,7 +133,7 @@ class DITTO_API ConvTranspose2d : public Module {
       int64_t groups = 1,
       bool bias = true,
       int64_t dilation = 1)
-      : ConvTranspose2d(
+      : ConvTranspose2dImpl(
             ConvTranspose2dOptions(in_channels, out_channels, {kernel_size})
                 .stride({stride})
                 .padding({padding})
@@ -139,7 +141,7 @@ class DITTO_API ConvTranspose2d : public Module {
                 .groups(groups)
                 .bias(bias)
                 .dilation({dilation})) {}
-  explicit ConvTranspose2d(const ConvTranspose2dOptions& options);
+  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
   Tensor forward(const Tensor& x) const;
   void reset_parameters();
   std::string extra_repr() const override;
@@ -148,6 +150,7 @@ class DITTO_API ConvTranspose2d : public Module {
   Tensor weight;
   Tensor bias;
 };
+DITTO_MODULE(ConvTranspose2d);
 
 struct DITTO_API Conv3dOptions {
   Conv3dOptions(int64_t in_channels, int64_t out_channels, IntList kernel_size)
@@ -166,9 +169,9 @@ struct DITTO_API Conv3dOptions {
 };
 
 // weight (out, in / groups, kd, kh, kw): PyTorch's init, as Conv2d's.
-class DITTO_API Conv3d : public Module {
+class DITTO_API Conv3dImpl : public Module {
  public:
-  Conv3d(
+  Conv3dImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -177,13 +180,13 @@ class DITTO_API Conv3d : public Module {
       int64_t dilation = 1,
       int64_t groups = 1,
       bool bias = true)
-      : Conv3d(Conv3dOptions(in_channels, out_channels, {kernel_size})
-                   .stride({stride})
-                   .padding({padding})
-                   .dilation({dilation})
-                   .groups(groups)
-                   .bias(bias)) {}
-  explicit Conv3d(const Conv3dOptions& options);
+      : Conv3dImpl(Conv3dOptions(in_channels, out_channels, {kernel_size})
+                       .stride({stride})
+                       .padding({padding})
+                       .dilation({dilation})
+                       .groups(groups)
+                       .bias(bias)) {}
+  explicit Conv3dImpl(const Conv3dOptions& options);
   Tensor forward(const Tensor& x) const;
   void reset_parameters();
   std::string extra_repr() const override;
@@ -192,6 +195,7 @@ class DITTO_API Conv3d : public Module {
   Tensor weight;
   Tensor bias;
 };
+DITTO_MODULE(Conv3d);
 
 struct DITTO_API ConvTranspose3dOptions {
   ConvTranspose3dOptions(
@@ -213,9 +217,9 @@ struct DITTO_API ConvTranspose3dOptions {
 };
 
 // weight (in, out / groups, kd, kh, kw), PyTorch's init.
-class DITTO_API ConvTranspose3d : public Module {
+class DITTO_API ConvTranspose3dImpl : public Module {
  public:
-  ConvTranspose3d(
+  ConvTranspose3dImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -225,7 +229,7 @@ class DITTO_API ConvTranspose3d : public Module {
       int64_t groups = 1,
       bool bias = true,
       int64_t dilation = 1)
-      : ConvTranspose3d(
+      : ConvTranspose3dImpl(
             ConvTranspose3dOptions(in_channels, out_channels, {kernel_size})
                 .stride({stride})
                 .padding({padding})
@@ -233,7 +237,7 @@ class DITTO_API ConvTranspose3d : public Module {
                 .groups(groups)
                 .bias(bias)
                 .dilation({dilation})) {}
-  explicit ConvTranspose3d(const ConvTranspose3dOptions& options);
+  explicit ConvTranspose3dImpl(const ConvTranspose3dOptions& options);
   Tensor forward(const Tensor& x) const;
   void reset_parameters();
   std::string extra_repr() const override;
@@ -242,5 +246,6 @@ class DITTO_API ConvTranspose3d : public Module {
   Tensor weight;
   Tensor bias;
 };
+DITTO_MODULE(ConvTranspose3d);
 
 } // namespace ditto::nn

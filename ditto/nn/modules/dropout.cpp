@@ -6,7 +6,8 @@
 
 namespace ditto::nn {
 
-Dropout::Dropout(const DropoutOptions& o) : Module("Dropout"), options(o) {
+DropoutImpl::DropoutImpl(const DropoutOptions& o)
+    : Module("Dropout"), options(o) {
   DITTO_CHECK(
       o.p() >= 0 && o.p() <= 1,
       ValueError,
@@ -15,17 +16,17 @@ Dropout::Dropout(const DropoutOptions& o) : Module("Dropout"), options(o) {
       o.p());
 }
 
-Tensor Dropout::forward(const Tensor& x) const {
+Tensor DropoutImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::dropout(
       x, options.p(), is_training(), options.generator());
 }
 
-std::string Dropout::extra_repr() const {
+std::string DropoutImpl::extra_repr() const {
   return "p=" + py_float(options.p()) + ", inplace=False";
 }
 
-Dropout2d::Dropout2d(const DropoutOptions& o)
+Dropout2dImpl::Dropout2dImpl(const DropoutOptions& o)
     : Module("Dropout2d"), options(o) {
   DITTO_CHECK(
       o.p() >= 0 && o.p() <= 1,
@@ -35,13 +36,13 @@ Dropout2d::Dropout2d(const DropoutOptions& o)
       o.p());
 }
 
-Tensor Dropout2d::forward(const Tensor& x) const {
+Tensor Dropout2dImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return functional::dropout2d(
       x, options.p(), is_training(), options.generator());
 }
 
-std::string Dropout2d::extra_repr() const {
+std::string Dropout2dImpl::extra_repr() const {
   return "p=" + py_float(options.p()) + ", inplace=False";
 }
 

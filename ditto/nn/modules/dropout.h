@@ -21,22 +21,24 @@ struct DITTO_API DropoutOptions {
 
 // Zeroes elements with probability p while training (PyTorch's mask, drawn
 // from the default generator unless one is given); identity in eval mode.
-class DITTO_API Dropout : public Module {
+class DITTO_API DropoutImpl : public Module {
  public:
-  Dropout(double p = 0.5) : Dropout(DropoutOptions(p)) {}
-  explicit Dropout(const DropoutOptions& options);
+  DropoutImpl(double p = 0.5) : DropoutImpl(DropoutOptions(p)) {}
+  explicit DropoutImpl(const DropoutOptions& options);
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   DropoutOptions options;
 };
+DITTO_MODULE(Dropout);
 
-class DITTO_API Dropout2d : public Module {
+class DITTO_API Dropout2dImpl : public Module {
  public:
-  Dropout2d(double p = 0.5) : Dropout2d(DropoutOptions(p)) {}
-  explicit Dropout2d(const DropoutOptions& options);
+  Dropout2dImpl(double p = 0.5) : Dropout2dImpl(DropoutOptions(p)) {}
+  explicit Dropout2dImpl(const DropoutOptions& options);
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   DropoutOptions options;
 };
+DITTO_MODULE(Dropout2d);
 
 } // namespace ditto::nn

@@ -10,9 +10,10 @@
 
 namespace ditto::nn {
 
-Embedding::Embedding(const EmbeddingOptions& o) : Embedding("Embedding", o) {}
+EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& o)
+    : EmbeddingImpl("Embedding", o) {}
 
-Embedding::Embedding(const char* name, const EmbeddingOptions& o)
+EmbeddingImpl::EmbeddingImpl(const char* name, const EmbeddingOptions& o)
     : Module(name), options(o) {
   const int64_t n = o.num_embeddings();
   check_positive(n, name, "num_embeddings");
@@ -37,13 +38,13 @@ Embedding::Embedding(const char* name, const EmbeddingOptions& o)
   });
 }
 
-Tensor Embedding::forward(const Tensor& indices) const {
+Tensor EmbeddingImpl::forward(const Tensor& indices) const {
   ForwardScope scope(*this);
   return functional::embedding(
       indices, weight, options.padding_idx(), options.sparse());
 }
 
-std::string Embedding::extra_repr() const {
+std::string EmbeddingImpl::extra_repr() const {
   std::string s = std::to_string(options.num_embeddings()) + ", " +
       std::to_string(options.embedding_dim());
   if (options.padding_idx()) {
@@ -55,8 +56,8 @@ std::string Embedding::extra_repr() const {
   return s;
 }
 
-EmbeddingBag::EmbeddingBag(const EmbeddingOptions& o, std::string m)
-    : Embedding("EmbeddingBag", o), mode(std::move(m)) {
+EmbeddingBagImpl::EmbeddingBagImpl(const EmbeddingOptions& o, std::string m)
+    : EmbeddingImpl("EmbeddingBag", o), mode(std::move(m)) {
   DITTO_CHECK(
       mode == "sum" || mode == "mean" || mode == "max",
       ValueError,
@@ -65,7 +66,7 @@ EmbeddingBag::EmbeddingBag(const EmbeddingOptions& o, std::string m)
       mode);
 }
 
-Tensor EmbeddingBag::forward(
+Tensor EmbeddingBagImpl::forward(
     const Tensor& input,
     const Tensor& offsets,
     const Tensor& per_sample_weights) const {
@@ -80,8 +81,8 @@ Tensor EmbeddingBag::forward(
       options.padding_idx());
 }
 
-std::string EmbeddingBag::extra_repr() const {
-  return Embedding::extra_repr() + ", mode='" + mode + "'";
+std::string EmbeddingBagImpl::extra_repr() const {
+  return EmbeddingImpl::extra_repr() + ", mode='" + mode + "'";
 }
 
 } // namespace ditto::nn

@@ -26,33 +26,34 @@ struct DITTO_API EmbeddingOptions {
 // weight (num, dim) normal_(0, 1), then the padding row zeroed. The
 // backward adds into the weight gradient with index_add_ (deterministic or
 // fast variant, as the determinism policy says).
-class DITTO_API Embedding : public Module {
+class DITTO_API EmbeddingImpl : public Module {
  public:
-  Embedding(int64_t num_embeddings, int64_t embedding_dim)
-      : Embedding(EmbeddingOptions(num_embeddings, embedding_dim)) {}
-  explicit Embedding(const EmbeddingOptions& options);
+  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  explicit EmbeddingImpl(const EmbeddingOptions& options);
   Tensor forward(const Tensor& indices) const;
   std::string extra_repr() const override;
   EmbeddingOptions options;
   Tensor weight;
 
  protected:
-  Embedding(const char* name, const EmbeddingOptions& options);
+  EmbeddingImpl(const char* name, const EmbeddingOptions& options);
 };
+DITTO_MODULE(Embedding);
 
 // Sums, means or maxima of bags of rows (embedding_bag); mode "mean" by
 // default. forward(input, offsets) for 1-D input, forward(input) for a bag
 // per row of a 2-D input.
-class DITTO_API EmbeddingBag : public Embedding {
+class DITTO_API EmbeddingBagImpl : public EmbeddingImpl {
  public:
-  EmbeddingBag(
+  EmbeddingBagImpl(
       int64_t num_embeddings,
       int64_t embedding_dim,
       std::string mode = "mean")
-      : EmbeddingBag(
+      : EmbeddingBagImpl(
             EmbeddingOptions(num_embeddings, embedding_dim),
             std::move(mode)) {}
-  EmbeddingBag(const EmbeddingOptions& options, std::string mode = "mean");
+  EmbeddingBagImpl(const EmbeddingOptions& options, std::string mode = "mean");
   Tensor forward(
       const Tensor& input,
       const Tensor& offsets = {},
@@ -60,5 +61,6 @@ class DITTO_API EmbeddingBag : public Embedding {
   std::string extra_repr() const override;
   std::string mode;
 };
+DITTO_MODULE(EmbeddingBag);
 
 } // namespace ditto::nn

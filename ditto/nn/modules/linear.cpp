@@ -7,7 +7,7 @@
 
 namespace ditto::nn {
 
-Linear::Linear(const LinearOptions& o) : Module("Linear"), options(o) {
+LinearImpl::LinearImpl(const LinearOptions& o) : Module("Linear"), options(o) {
   DITTO_CHECK(
       o.in_features() >= 0 && o.out_features() >= 0,
       ValueError,
@@ -24,12 +24,12 @@ Linear::Linear(const LinearOptions& o) : Module("Linear"), options(o) {
   defer_reset([w = weight, b = bias] { reset_weight_and_bias(w, b); });
 }
 
-void Linear::reset_parameters() {
+void LinearImpl::reset_parameters() {
   detail::run_deferred();
   reset_weight_and_bias(weight, bias);
 }
 
-Tensor Linear::forward(const Tensor& x) const {
+Tensor LinearImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   DITTO_CHECK(x.defined(), ValueError, "Linear", "undefined input");
   DITTO_CHECK(
@@ -43,23 +43,23 @@ Tensor Linear::forward(const Tensor& x) const {
   return functional::linear(x, weight, bias);
 }
 
-std::string Linear::extra_repr() const {
+std::string LinearImpl::extra_repr() const {
   return "in_features=" + std::to_string(options.in_features()) +
       ", out_features=" + std::to_string(options.out_features()) +
       ", bias=" + py_bool(bias.defined());
 }
 
-Tensor Flatten::forward(const Tensor& x) const {
+Tensor FlattenImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return x.flatten(start_dim, end_dim);
 }
 
-std::string Flatten::extra_repr() const {
+std::string FlattenImpl::extra_repr() const {
   return "start_dim=" + std::to_string(start_dim) +
       ", end_dim=" + std::to_string(end_dim);
 }
 
-Tensor Unflatten::forward(const Tensor& x) const {
+Tensor UnflattenImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   DITTO_CHECK(x.defined(), ValueError, "Unflatten", "undefined input");
   const int64_t d = wrap_dim(dim, x.dim(), "Unflatten");
@@ -69,7 +69,7 @@ Tensor Unflatten::forward(const Tensor& x) const {
   return x.reshape(s);
 }
 
-std::string Unflatten::extra_repr() const {
+std::string UnflattenImpl::extra_repr() const {
   return "dim=" + std::to_string(dim) +
       ", unflattened_size=" + py_tuple(sizes, sizes.size());
 }

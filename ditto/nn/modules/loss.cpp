@@ -6,9 +6,10 @@
 
 namespace ditto::nn {
 
-CTCLoss::CTCLoss(const CTCLossOptions& o) : Module("CTCLoss"), options(o) {}
+CTCLossImpl::CTCLossImpl(const CTCLossOptions& o)
+    : Module("CTCLoss"), options(o) {}
 
-Tensor CTCLoss::forward(
+Tensor CTCLossImpl::forward(
     const Tensor& log_probs,
     const Tensor& targets,
     const Tensor& input_lengths,
@@ -24,7 +25,7 @@ Tensor CTCLoss::forward(
       options.zero_infinity());
 }
 
-Tensor CTCLoss::forward(
+Tensor CTCLossImpl::forward(
     const Tensor& log_probs,
     const Tensor& targets,
     const std::vector<int64_t>& input_lengths,

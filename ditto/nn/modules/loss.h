@@ -19,9 +19,9 @@ struct DITTO_API CTCLossOptions {
 
 // functional::ctc_loss with the options' blank, reduction and
 // zero_infinity.
-class DITTO_API CTCLoss : public Module {
+class DITTO_API CTCLossImpl : public Module {
  public:
-  explicit CTCLoss(const CTCLossOptions& options = {});
+  explicit CTCLossImpl(const CTCLossOptions& options = {});
   Tensor forward(
       const Tensor& log_probs,
       const Tensor& targets,
@@ -37,5 +37,6 @@ class DITTO_API CTCLoss : public Module {
   }
   CTCLossOptions options;
 };
+DITTO_MODULE(CTCLoss);
 
 } // namespace ditto::nn

@@ -8,7 +8,10 @@
 
 namespace ditto::nn {
 
-BatchNorm::BatchNorm(const char* name, const BatchNormOptions& o, IntList ranks)
+BatchNormImplBase::BatchNormImplBase(
+    const char* name,
+    const BatchNormOptions& o,
+    IntList ranks)
     : Module(name), options(o), ranks_(std::move(ranks)) {
   check_positive(o.num_features(), name, "num_features");
   const int64_t c = o.num_features();
@@ -29,7 +32,7 @@ BatchNorm::BatchNorm(const char* name, const BatchNormOptions& o, IntList ranks)
                n = num_batches_tracked] { fill_ones_zeros(w, b, rm, rv, n); });
 }
 
-Tensor BatchNorm::forward(const Tensor& x) {
+Tensor BatchNormImplBase::forward(const Tensor& x) {
   ForwardScope scope(*this);
   const char* name = type_name().c_str();
   DITTO_CHECK(x.defined(), ValueError, name, "undefined input");
@@ -81,7 +84,7 @@ Tensor BatchNorm::forward(const Tensor& x) {
       options.eps());
 }
 
-std::string BatchNorm::extra_repr() const {
+std::string BatchNormImplBase::extra_repr() const {
   const auto& o = options;
   return std::to_string(o.num_features()) + ", eps=" + py_float(o.eps()) +
       ", momentum=" + (o.momentum() ? py_float(*o.momentum()) : "None") +
@@ -163,7 +166,7 @@ template class InstanceNormNd<1>;
 template class InstanceNormNd<2>;
 template class InstanceNormNd<3>;
 
-LayerNorm::LayerNorm(const LayerNormOptions& o)
+LayerNormImpl::LayerNormImpl(const LayerNormOptions& o)
     : Module("LayerNorm"), options(o) {
   DITTO_CHECK(
       !o.normalized_shape().empty(),
@@ -177,19 +180,19 @@ LayerNorm::LayerNorm(const LayerNormOptions& o)
   }
 }
 
-Tensor LayerNorm::forward(const Tensor& x) const {
+Tensor LayerNormImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   return layer_norm(x, options.normalized_shape(), weight, bias, options.eps());
 }
 
-std::string LayerNorm::extra_repr() const {
+std::string LayerNormImpl::extra_repr() const {
   return py_tuple(
              options.normalized_shape(), options.normalized_shape().size()) +
       ", eps=" + py_float(options.eps()) +
       ", elementwise_affine=" + py_bool(options.elementwise_affine());
 }
 
-GroupNorm::GroupNorm(const GroupNormOptions& o)
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& o)
     : Module("GroupNorm"), options(o) {
   DITTO_CHECK(
       o.num_groups() > 0 && o.num_channels() % o.num_groups() == 0,
@@ -203,7 +206,7 @@ GroupNorm::GroupNorm(const GroupNormOptions& o)
   }
 }
 
-Tensor GroupNorm::forward(const Tensor& x) const {
+Tensor GroupNormImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   DITTO_CHECK(
       x.defined() && x.dim() >= 2 && x.size(1) == options.num_channels(),
@@ -216,7 +219,7 @@ Tensor GroupNorm::forward(const Tensor& x) const {
   return group_norm(x, options.num_groups(), weight, bias, options.eps());
 }
 
-std::string GroupNorm::extra_repr() const {
+std::string GroupNormImpl::extra_repr() const {
   return std::to_string(options.num_groups()) + ", " +
       std::to_string(options.num_channels()) +
       ", eps=" + py_float(options.eps()) +

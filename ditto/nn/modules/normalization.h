@@ -24,7 +24,7 @@ struct DITTO_API BatchNormOptions {
 // weight (ones), bias (zeros), buffers running_mean (zeros), running_var
 // (ones), num_batches_tracked (int64, 0-dim). Training uses the batch's
 // statistics and updates the running ones; eval uses the running ones.
-class DITTO_API BatchNorm : public Module {
+class DITTO_API BatchNormImplBase : public Module {
  public:
   Tensor forward(const Tensor& x);
   std::string extra_repr() const override;
@@ -34,38 +34,44 @@ class DITTO_API BatchNorm : public Module {
   Tensor running_mean, running_var, num_batches_tracked;
 
  protected:
-  BatchNorm(const char* name, const BatchNormOptions& options, IntList ranks);
+  BatchNormImplBase(
+      const char* name,
+      const BatchNormOptions& options,
+      IntList ranks);
 
  private:
   IntList ranks_; // accepted input ranks
 };
 
 // Over (N, C) or (N, C, L).
-class DITTO_API BatchNorm1d : public BatchNorm {
+class DITTO_API BatchNorm1dImpl : public BatchNormImplBase {
  public:
-  BatchNorm1d(int64_t num_features)
-      : BatchNorm1d(BatchNormOptions(num_features)) {}
-  explicit BatchNorm1d(const BatchNormOptions& options)
-      : BatchNorm("BatchNorm1d", options, {2, 3}) {}
+  BatchNorm1dImpl(int64_t num_features)
+      : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm1dImpl(const BatchNormOptions& options)
+      : BatchNormImplBase("BatchNorm1d", options, {2, 3}) {}
 };
+DITTO_MODULE(BatchNorm1d);
 
 // Over (N, C, H, W).
-class DITTO_API BatchNorm2d : public BatchNorm {
+class DITTO_API BatchNorm2dImpl : public BatchNormImplBase {
  public:
-  BatchNorm2d(int64_t num_features)
-      : BatchNorm2d(BatchNormOptions(num_features)) {}
-  explicit BatchNorm2d(const BatchNormOptions& options)
-      : BatchNorm("BatchNorm2d", options, {4}) {}
+  BatchNorm2dImpl(int64_t num_features)
+      : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm2dImpl(const BatchNormOptions& options)
+      : BatchNormImplBase("BatchNorm2d", options, {4}) {}
 };
+DITTO_MODULE(BatchNorm2d);
 
 // Over (N, C, D, H, W).
-class DITTO_API BatchNorm3d : public BatchNorm {
+class DITTO_API BatchNorm3dImpl : public BatchNormImplBase {
  public:
-  BatchNorm3d(int64_t num_features)
-      : BatchNorm3d(BatchNormOptions(num_features)) {}
-  explicit BatchNorm3d(const BatchNormOptions& options)
-      : BatchNorm("BatchNorm3d", options, {5}) {}
+  BatchNorm3dImpl(int64_t num_features)
+      : BatchNorm3dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm3dImpl(const BatchNormOptions& options)
+      : BatchNormImplBase("BatchNorm3d", options, {5}) {}
 };
+DITTO_MODULE(BatchNorm3d);
 
 struct DITTO_API InstanceNormOptions {
   InstanceNormOptions(int64_t num_features) : num_features_(num_features) {}
@@ -94,9 +100,12 @@ class DITTO_API InstanceNormNd : public Module {
   Tensor weight, bias;
   Tensor running_mean, running_var, num_batches_tracked;
 };
-using InstanceNorm1d = InstanceNormNd<1>;
-using InstanceNorm2d = InstanceNormNd<2>;
-using InstanceNorm3d = InstanceNormNd<3>;
+using InstanceNorm1dImpl = InstanceNormNd<1>;
+DITTO_MODULE(InstanceNorm1d);
+using InstanceNorm2dImpl = InstanceNormNd<2>;
+DITTO_MODULE(InstanceNorm2d);
+using InstanceNorm3dImpl = InstanceNormNd<3>;
+DITTO_MODULE(InstanceNorm3d);
 extern template class InstanceNormNd<1>;
 extern template class InstanceNormNd<2>;
 extern template class InstanceNormNd<3>;
@@ -109,15 +118,16 @@ struct DITTO_API LayerNormOptions {
   DITTO_NN_ARG(bool, elementwise_affine) = true;
 };
 
-class DITTO_API LayerNorm : public Module {
+class DITTO_API LayerNormImpl : public Module {
  public:
-  LayerNorm(int64_t size) : LayerNorm(LayerNormOptions({size})) {}
-  explicit LayerNorm(const LayerNormOptions& options);
+  LayerNormImpl(int64_t size) : LayerNormImpl(LayerNormOptions({size})) {}
+  explicit LayerNormImpl(const LayerNormOptions& options);
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   LayerNormOptions options;
   Tensor weight, bias;
 };
+DITTO_MODULE(LayerNorm);
 
 struct DITTO_API GroupNormOptions {
   GroupNormOptions(int64_t num_groups, int64_t num_channels)
@@ -128,15 +138,16 @@ struct DITTO_API GroupNormOptions {
   DITTO_NN_ARG(bool, affine) = true;
 };
 
-class DITTO_API GroupNorm : public Module {
+class DITTO_API GroupNormImpl : public Module {
  public:
-  GroupNorm(int64_t num_groups, int64_t num_channels)
-      : GroupNorm(GroupNormOptions(num_groups, num_channels)) {}
-  explicit GroupNorm(const GroupNormOptions& options);
+  GroupNormImpl(int64_t num_groups, int64_t num_channels)
+      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNormImpl(const GroupNormOptions& options);
   Tensor forward(const Tensor& x) const;
   std::string extra_repr() const override;
   GroupNormOptions options;
   Tensor weight, bias;
 };
+DITTO_MODULE(GroupNorm);
 
 } // namespace ditto::nn

@@ -51,17 +51,21 @@ class DITTO_API ConstantPadNd : public PadNd<D> {
       : ConstantPadNd(IntList{padding}, value) {}
 };
 
-class DITTO_API ZeroPad2d : public PadNd<2> {
+class DITTO_API ZeroPad2dImpl : public PadNd<2> {
  public:
-  ZeroPad2d(IntList padding)
+  ZeroPad2dImpl(IntList padding)
       : PadNd<2>("ZeroPad", "constant", std::move(padding), 0.0) {}
-  ZeroPad2d(int64_t padding) : ZeroPad2d(IntList{padding}) {}
+  ZeroPad2dImpl(int64_t padding) : ZeroPad2dImpl(IntList{padding}) {}
 };
+DITTO_MODULE(ZeroPad2d);
 
-#define DITTO_PADDING_ALIASES(D)                    \
-  using ReflectionPad##D##d = ReflectionPadNd<D>;   \
-  using ReplicationPad##D##d = ReplicationPadNd<D>; \
-  using ConstantPad##D##d = ConstantPadNd<D>;       \
+#define DITTO_PADDING_ALIASES(D)                        \
+  using ReflectionPad##D##dImpl = ReflectionPadNd<D>;   \
+  DITTO_MODULE(ReflectionPad##D##d);                    \
+  using ReplicationPad##D##dImpl = ReplicationPadNd<D>; \
+  DITTO_MODULE(ReplicationPad##D##d);                   \
+  using ConstantPad##D##dImpl = ConstantPadNd<D>;       \
+  DITTO_MODULE(ConstantPad##D##d);                      \
   extern template class PadNd<D>;
 DITTO_PADDING_ALIASES(1)
 DITTO_PADDING_ALIASES(2)

@@ -137,25 +137,32 @@ class DITTO_API FractionalMaxPoolNd : public Module {
 };
 using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
 using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
-using FractionalMaxPool2d = FractionalMaxPoolNd<2>;
-using FractionalMaxPool3d = FractionalMaxPoolNd<3>;
+using FractionalMaxPool2dImpl = FractionalMaxPoolNd<2>;
+using FractionalMaxPool3dImpl = FractionalMaxPoolNd<3>;
+DITTO_MODULE(FractionalMaxPool2d);
+DITTO_MODULE(FractionalMaxPool3d);
 extern template class FractionalMaxPoolNd<2>;
 extern template class FractionalMaxPoolNd<3>;
 
 #define DITTO_POOLING_DIMS(X) X(1) X(2) X(3)
-#define DITTO_POOLING_ALIASES(D)                      \
-  using MaxPool##D##dOptions = MaxPoolOptions<D>;     \
-  using MaxPool##D##d = MaxPoolNd<D>;                 \
-  using AvgPool##D##dOptions = AvgPoolOptions<D>;     \
-  using AvgPool##D##d = AvgPoolNd<D>;                 \
-  using AdaptiveAvgPool##D##d = AdaptiveAvgPoolNd<D>; \
-  using AdaptiveMaxPool##D##d = AdaptiveMaxPoolNd<D>; \
-  using MaxUnpool##D##dOptions = MaxUnpoolOptions<D>; \
-  using MaxUnpool##D##d = MaxUnpoolNd<D>;             \
-  extern template class MaxPoolNd<D>;                 \
-  extern template class AvgPoolNd<D>;                 \
-  extern template class AdaptiveAvgPoolNd<D>;         \
-  extern template class AdaptiveMaxPoolNd<D>;         \
+#define DITTO_POOLING_ALIASES(D)                          \
+  using MaxPool##D##dOptions = MaxPoolOptions<D>;         \
+  using MaxPool##D##dImpl = MaxPoolNd<D>;                 \
+  DITTO_MODULE(MaxPool##D##d);                            \
+  using AvgPool##D##dOptions = AvgPoolOptions<D>;         \
+  using AvgPool##D##dImpl = AvgPoolNd<D>;                 \
+  DITTO_MODULE(AvgPool##D##d);                            \
+  using AdaptiveAvgPool##D##dImpl = AdaptiveAvgPoolNd<D>; \
+  DITTO_MODULE(AdaptiveAvgPool##D##d);                    \
+  using AdaptiveMaxPool##D##dImpl = AdaptiveMaxPoolNd<D>; \
+  DITTO_MODULE(AdaptiveMaxPool##D##d);                    \
+  using MaxUnpool##D##dOptions = MaxUnpoolOptions<D>;     \
+  using MaxUnpool##D##dImpl = MaxUnpoolNd<D>;             \
+  DITTO_MODULE(MaxUnpool##D##d);                          \
+  extern template class MaxPoolNd<D>;                     \
+  extern template class AvgPoolNd<D>;                     \
+  extern template class AdaptiveAvgPoolNd<D>;             \
+  extern template class AdaptiveMaxPoolNd<D>;             \
   extern template class MaxUnpoolNd<D>;
 DITTO_POOLING_DIMS(DITTO_POOLING_ALIASES)
 #undef DITTO_POOLING_ALIASES

@@ -5,7 +5,7 @@
 
 namespace ditto::nn {
 
-std::string Upsample::extra_repr() const {
+std::string UpsampleImpl::extra_repr() const {
   const auto& o = options;
   std::string s;
   if (!o.size().empty()) {

@@ -10,9 +10,9 @@
 namespace ditto::nn {
 
 // Resizes (N, C, H, W) inputs: functional::interpolate with fixed options.
-class DITTO_API Upsample : public Module {
+class DITTO_API UpsampleImpl : public Module {
  public:
-  explicit Upsample(const functional::InterpolateOptions& options)
+  explicit UpsampleImpl(const functional::InterpolateOptions& options)
       : Module("Upsample"), options(options) {}
   Tensor forward(const Tensor& x) const {
     ForwardScope scope(*this);
@@ -21,5 +21,6 @@ class DITTO_API Upsample : public Module {
   std::string extra_repr() const override;
   functional::InterpolateOptions options;
 };
+DITTO_MODULE(Upsample);
 
 } // namespace ditto::nn
