@@ -51,7 +51,8 @@ std::string Device::str() const {
   if (type == DeviceType::CPU) {
     return index >= 0 ? detail::str_cat("cpu:", index) : "cpu";
   }
-  return detail::str_cat("vulkan:", resolved_index());
+  return detail::str_cat(
+      type == DeviceType::CUDA ? "cuda:" : "vulkan:", resolved_index());
 }
 
 std::ostream& operator<<(std::ostream& os, const Device& d) {
@@ -59,13 +60,16 @@ std::ostream& operator<<(std::ostream& os, const Device& d) {
 }
 
 std::ostream& operator<<(std::ostream& os, DeviceType t) {
-  return os << (t == DeviceType::CPU ? "cpu" : "vulkan");
+  return os
+      << (t == DeviceType::CPU          ? "cpu"
+              : t == DeviceType::Vulkan ? "vulkan"
+                                        : "cuda");
 }
 
 namespace detail {
 namespace {
-std::array<DeviceHooks, 2>& hooks() {
-  static std::array<DeviceHooks, 2> h;
+std::array<DeviceHooks, 3>& hooks() {
+  static std::array<DeviceHooks, 3> h;
   return h;
 }
 } // namespace

@@ -12,9 +12,14 @@ namespace ditto {
 
 // Where a tensor's bytes live: the CPU, or a GPU driven through Vulkan
 // compute (docs/device.md). The names follow LibTorch's c10::DeviceType.
-enum class DeviceType : uint8_t { CPU = 0, Vulkan = 1 };
+// CUDA is named only so that LibTorch programs compile (a device chosen
+// under `if (torch::cuda::is_available())`): ditto has no CUDA backend, and
+// a tensor asked for there is a DeviceError.
+enum class DeviceType : uint8_t { CPU = 0, Vulkan = 1, CUDA = 2 };
 
+inline constexpr DeviceType kCPU = DeviceType::CPU;
 inline constexpr DeviceType kVulkan = DeviceType::Vulkan;
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
 
 struct DITTO_API Device {
   DeviceType type = DeviceType::CPU;
@@ -39,6 +44,9 @@ struct DITTO_API Device {
   bool is_vulkan() const {
     return type == DeviceType::Vulkan;
   }
+  bool is_cuda() const {
+    return type == DeviceType::CUDA;
+  }
   bool has_index() const {
     return index >= 0;
   }
@@ -48,8 +56,6 @@ struct DITTO_API Device {
   // "cpu", "vulkan:0".
   std::string str() const;
 };
-
-inline constexpr Device kCPU{};
 
 DITTO_API std::ostream& operator<<(std::ostream& os, const Device& d);
 DITTO_API std::ostream& operator<<(std::ostream& os, DeviceType t);

@@ -33,6 +33,12 @@ inline constexpr Dtype kInt64 = Dtype::Int64;
 inline constexpr Dtype kFloat32 = Dtype::Float32;
 inline constexpr Dtype kFloat64 = Dtype::Float64;
 inline constexpr Dtype kBool = Dtype::Bool;
+// LibTorch's short names.
+inline constexpr Dtype kByte = kUInt8;
+inline constexpr Dtype kInt = kInt32;
+inline constexpr Dtype kLong = kInt64;
+inline constexpr Dtype kFloat = kFloat32;
+inline constexpr Dtype kDouble = kFloat64;
 
 inline constexpr int kNumDtypes = 6;
 

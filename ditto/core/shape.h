@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ditto/core/api.h"
@@ -12,6 +14,19 @@ namespace ditto {
 // Sizes, strides and other integer lists are written with braces: {2, 3}.
 using Shape = std::vector<int64_t>;
 using IntList = std::vector<int64_t>;
+
+// An integer list argument that also takes one int for every dim, as
+// LibTorch's IntArrayRef and ExpandingArray arguments do:
+// max_pool2d(x, 2), Conv2dOptions(1, 10, /*kernel_size=*/5), stride({2, 1}).
+// It is an IntList (functions read it as one).
+class IntArg : public IntList {
+ public:
+  IntArg() = default;
+  IntArg(int64_t value) : IntList{value} {}
+  IntArg(std::initializer_list<int64_t> values) : IntList(values) {}
+  IntArg(const IntList& values) : IntList(values) {}
+  IntArg(IntList&& values) : IntList(std::move(values)) {}
+};
 
 // "{2, 3}", as error messages print shapes.
 DITTO_API std::string shape_str(const IntList& s);

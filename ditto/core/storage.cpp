@@ -244,6 +244,12 @@ Storage::Storage(size_t nbytes, Device device)
       "empty",
       nbytes,
       " bytes do not fit in memory");
+  DITTO_CHECK(
+      !device.is_cuda(),
+      DeviceError,
+      "empty",
+      "ditto has no CUDA backend (torch::cuda::is_available() is false): use "
+      "the CPU or a Vulkan device");
   if (!device.is_cpu()) {
     // A device's memory: an opaque handle from the device module.
     const detail::DeviceHooks& hooks = detail::device_hooks(device.type);

@@ -45,3 +45,20 @@ DITTO_API bool has_device_kernel(std::string_view op, DeviceType type);
 DITTO_API std::vector<std::string> device_ops(DeviceType type);
 
 } // namespace ditto
+
+// LibTorch's torch::cuda, for programs that choose a device with it: ditto
+// has no CUDA backend (its GPU device is Vulkan's, above).
+namespace ditto::cuda {
+inline bool is_available() {
+  return false;
+}
+inline int64_t device_count() {
+  return 0;
+}
+inline bool cudnn_is_available() {
+  return false;
+}
+// No-ops without a CUDA device, as LibTorch's are.
+inline void manual_seed(uint64_t) {}
+inline void manual_seed_all(uint64_t) {}
+} // namespace ditto::cuda

@@ -72,9 +72,9 @@ Tensor conv2d(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv2d";
   detail::OpScope op(op_name, {input, weight, bias});
@@ -123,9 +123,9 @@ Tensor conv2d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
     const Shape& input_sizes,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv2d_backward_input";
   detail::OpScope op(op_name, {grad_out, weight});
@@ -153,9 +153,9 @@ Tensor conv2d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
     const Shape& weight_sizes,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv2d_backward_weight";
   detail::OpScope op(op_name, {grad_out, input});
@@ -186,9 +186,9 @@ struct Lifted {
 };
 
 Lifted lift(
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     const char* op) {
   for (const IntList* v : {&stride, &padding, &dilation}) {
     DITTO_CHECK(
@@ -235,9 +235,9 @@ Tensor conv1d(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op = "conv1d";
   // Composite: its own frame (the trace shows conv1d), the lifted conv2d
@@ -259,9 +259,9 @@ Tensor conv1d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
     const Shape& input_sizes,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op = "conv1d_backward_input";
   detail::OpScope scope(op, {grad_out, weight});
@@ -281,9 +281,9 @@ Tensor conv1d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
     const Shape& weight_sizes,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op = "conv1d_backward_weight";
   detail::OpScope scope(op, {grad_out, input});

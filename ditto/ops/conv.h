@@ -17,26 +17,26 @@ DITTO_API Tensor conv2d(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias = {},
-    const IntList& stride = {1, 1},
-    const IntList& padding = {0, 0},
-    const IntList& dilation = {1, 1},
+    const IntArg& stride = {1, 1},
+    const IntArg& padding = {0, 0},
+    const IntArg& dilation = {1, 1},
     int64_t groups = 1);
 // The gradient of conv2d's output with respect to its input / weight.
 DITTO_API Tensor conv2d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
     const Shape& input_sizes,
-    const IntList& stride = {1, 1},
-    const IntList& padding = {0, 0},
-    const IntList& dilation = {1, 1},
+    const IntArg& stride = {1, 1},
+    const IntArg& padding = {0, 0},
+    const IntArg& dilation = {1, 1},
     int64_t groups = 1);
 DITTO_API Tensor conv2d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
     const Shape& weight_sizes,
-    const IntList& stride = {1, 1},
-    const IntList& padding = {0, 0},
-    const IntList& dilation = {1, 1},
+    const IntArg& stride = {1, 1},
+    const IntArg& padding = {0, 0},
+    const IntArg& dilation = {1, 1},
     int64_t groups = 1);
 
 // The same for [N, C, L] inputs and [O, C / groups, K] weights.
@@ -44,25 +44,25 @@ DITTO_API Tensor conv1d(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias = {},
-    const IntList& stride = {1},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& stride = {1},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     int64_t groups = 1);
 DITTO_API Tensor conv1d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
     const Shape& input_sizes,
-    const IntList& stride = {1},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& stride = {1},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     int64_t groups = 1);
 DITTO_API Tensor conv1d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
     const Shape& weight_sizes,
-    const IntList& stride = {1},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& stride = {1},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     int64_t groups = 1);
 
 // The same for volumes: input [N, C, D, H, W], weight [O, C / groups, KD,
@@ -74,25 +74,25 @@ DITTO_API Tensor conv3d(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias = {},
-    const IntList& stride = {1, 1, 1},
-    const IntList& padding = {0, 0, 0},
-    const IntList& dilation = {1, 1, 1},
+    const IntArg& stride = {1, 1, 1},
+    const IntArg& padding = {0, 0, 0},
+    const IntArg& dilation = {1, 1, 1},
     int64_t groups = 1);
 DITTO_API Tensor conv3d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
     const Shape& input_sizes,
-    const IntList& stride = {1, 1, 1},
-    const IntList& padding = {0, 0, 0},
-    const IntList& dilation = {1, 1, 1},
+    const IntArg& stride = {1, 1, 1},
+    const IntArg& padding = {0, 0, 0},
+    const IntArg& dilation = {1, 1, 1},
     int64_t groups = 1);
 DITTO_API Tensor conv3d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
     const Shape& weight_sizes,
-    const IntList& stride = {1, 1, 1},
-    const IntList& padding = {0, 0, 0},
-    const IntList& dilation = {1, 1, 1},
+    const IntArg& stride = {1, 1, 1},
+    const IntArg& padding = {0, 0, 0},
+    const IntArg& dilation = {1, 1, 1},
     int64_t groups = 1);
 
 // Algorithm selection, like torch.backends.cudnn (see docs/linalg.md).

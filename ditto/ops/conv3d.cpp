@@ -82,9 +82,9 @@ IntList triple(const IntList& v, const char* what, const char* op) {
 Geom3 make_geom3(
     const Shape& input,
     const Shape& weight,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups,
     Dtype dtype,
     const char* op) {
@@ -945,9 +945,9 @@ Tensor conv3d(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv3d";
   detail::OpScope op(op_name, {input, weight, bias});
@@ -1023,9 +1023,9 @@ Tensor conv3d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
     const Shape& input_sizes,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv3d_backward_input";
   detail::OpScope op(op_name, {grad_out, weight});
@@ -1060,9 +1060,9 @@ Tensor conv3d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
     const Shape& weight_sizes,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv3d_backward_weight";
   detail::OpScope op(op_name, {grad_out, input});

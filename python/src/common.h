@@ -78,6 +78,26 @@ struct type_caster<std::vector<int64_t>> {
       handle);
 };
 
+// An IntArg (kernel sizes, strides, paddings) as the lists above.
+template <>
+struct type_caster<ditto::IntArg> {
+  PYBIND11_TYPE_CASTER(ditto::IntArg, const_name("Sequence[int]"));
+  bool load(handle src, bool convert) {
+    make_caster<std::vector<int64_t>> list;
+    if (!list.load(src, convert)) {
+      return false;
+    }
+    value = ditto::IntArg(cast_op<std::vector<int64_t>&&>(std::move(list)));
+    return true;
+  }
+  static handle cast(
+      const ditto::IntArg& v,
+      return_value_policy policy,
+      handle parent) {
+    return make_caster<std::vector<int64_t>>::cast(v, policy, parent);
+  }
+};
+
 } // namespace pybind11::detail
 
 namespace ditto::python {

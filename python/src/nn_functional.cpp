@@ -363,13 +363,7 @@ void init_pooling_and_norm(py::module_& nn, py::module_& m) {
 // adaptive max pooling and max unpooling (the 2-d average and adaptive
 // average are above).
 void init_pooling_nd(py::module_& nn, py::module_& m) {
-  using WithIndices = std::pair<Tensor, Tensor> (*)(
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      bool);
+  using WithIndices = decltype(&F::max_pool1d_with_indices);
   auto max_pool = [](WithIndices fn, bool with_indices) {
     return [fn, with_indices](
                const Tensor& x,
@@ -519,12 +513,7 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
   }
   // fractional_max_pool2d/3d(input, kernel_size, output_size=None,
   // output_ratio=None, return_indices=False, _random_samples=None).
-  using Fractional = std::pair<Tensor, Tensor> (*)(
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const std::vector<double>&,
-      const Tensor&);
+  using Fractional = decltype(&F::fractional_max_pool2d_with_indices);
   const std::pair<const char*, Fractional> fractional[] = {
       {"fractional_max_pool2d", &F::fractional_max_pool2d_with_indices},
       {"fractional_max_pool3d", &F::fractional_max_pool3d_with_indices}};
@@ -570,13 +559,7 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
           py::arg("_random_samples") = py::none());
     }
   }
-  using Unpool = Tensor (*)(
-      const Tensor&,
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&);
+  using Unpool = decltype(&F::max_unpool1d);
   const std::pair<const char*, Unpool> unpools[] = {
       {"max_unpool1d", &F::max_unpool1d},
       {"max_unpool2d", &F::max_unpool2d},

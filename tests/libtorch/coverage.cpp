@@ -308,6 +308,75 @@ void ordered_dict() {
   COVERAGE_CHECK(d.is_empty());
 }
 
+// ---- LibTorch's MNIST example's model and loop, as its README has them.
+struct MnistNet : torch::nn::Module {
+  MnistNet()
+      : conv1(torch::nn::Conv2dOptions(1, 10, /*kernel_size=*/5)),
+        conv2(torch::nn::Conv2dOptions(10, 20, /*kernel_size=*/5)),
+        fc1(320, 50),
+        fc2(50, 10) {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("conv2_drop", conv2_drop);
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(torch::max_pool2d(conv1->forward(x), 2));
+    x = torch::relu(
+        torch::max_pool2d(conv2_drop->forward(conv2->forward(x)), 2));
+    x = x.view({-1, 320});
+    x = torch::relu(fc1->forward(x));
+    x = torch::dropout(x, /*p=*/0.5, /*training=*/is_training());
+    x = fc2->forward(x);
+    return torch::log_softmax(x, /*dim=*/1);
+  }
+
+  torch::nn::Conv2d conv1;
+  torch::nn::Conv2d conv2;
+  torch::nn::Dropout2d conv2_drop;
+  torch::nn::Linear fc1;
+  torch::nn::Linear fc2;
+};
+
+void mnist_loop() {
+  torch::Device device(torch::kCPU);
+  if (torch::cuda::is_available()) {
+    device = torch::Device(torch::kCUDA);
+  }
+  MnistNet model;
+  model.to(device);
+  torch::optim::SGD optimizer(
+      model.parameters(), torch::optim::SGDOptions(0.01).momentum(0.5));
+  torch::Tensor data = torch::randn({8, 1, 28, 28}).to(device);
+  torch::Tensor targets = torch::randint(0, 10, {8}, torch::kLong);
+  model.train();
+  float first = 0.0f;
+  for (int step = 0; step < 3; ++step) {
+    optimizer.zero_grad();
+    auto output = model.forward(data);
+    auto loss = torch::nll_loss(output, targets);
+    if (step == 0) {
+      first = loss.template item<float>();
+    }
+    loss.backward();
+    optimizer.step();
+  }
+  COVERAGE_CHECK(first > 0.0f);
+
+  torch::NoGradGuard no_grad;
+  model.eval();
+  auto output = model.forward(data);
+  double test_loss =
+      torch::nll_loss(output, targets, /*weight=*/{}, torch::Reduction::Sum)
+          .template item<float>();
+  auto pred = output.argmax(1);
+  int64_t correct = pred.eq(targets).sum().template item<int64_t>();
+  COVERAGE_CHECK(test_loss > 0.0);
+  COVERAGE_CHECK(correct >= 0 && correct <= 8);
+}
+
 } // namespace
 
 int main() {
@@ -316,6 +385,7 @@ int main() {
   sequential();
   module_list_and_dict();
   ordered_dict();
+  mnist_loop();
   if (failures != 0) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -8,6 +8,7 @@
 
 #include "ditto/ditto.h"
 #include "examples/models/cnn.h"
+#include "tests/error_of.h"
 
 namespace ditto {
 namespace {
@@ -388,4 +389,142 @@ TEST(NnModule, TracePathsFollowRegistrationMovesAndLifetimes) {
 }
 
 } // namespace
+namespace F = ditto::nn::functional;
+using test::error_of;
+
+// ---- LibTorch's front end (issue 36): what tests/libtorch/coverage.cpp
+// compiles, checked here for its errors and edge cases.
+
+TEST(LibTorchFrontEnd, EmptyHoldersAndWrongTypesAreClearErrors) {
+  nn::Linear empty{nullptr};
+  EXPECT_TRUE(empty.is_empty());
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        empty->weight.sizes();
+      }).find("Accessing empty ModuleHolder"),
+      std::string::npos);
+  nn::AnyModule any(nn::Linear(3, 2));
+  // forward takes one Tensor: two arguments, or an int, are TypeErrors
+  // naming the module.
+  EXPECT_NE(
+      error_of<TypeError>([&] {
+        any.forward(ones({1, 3}), ones({1, 3}));
+      }).find("Linear's forward() expects 1 argument(s), but received 2"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of<TypeError>([&] { any.forward(int64_t(3)); }).find("AnyValue"),
+      std::string::npos);
+  EXPECT_THROW(any.ptr<nn::ReLUImpl>(), TypeError);
+  nn::Sequential seq(nn::Linear(3, 2));
+  EXPECT_THROW(seq->ptr(1), IndexError);
+  EXPECT_THROW(nn::Sequential()->forward(ones({1, 3})), ValueError);
+  EXPECT_THROW(seq->unregister_module("7"), KeyError);
+  // A failed registration changes nothing.
+  EXPECT_THROW(seq->register_module("0", nn::ReLU()), ValueError);
+  EXPECT_EQ(seq->children().size(), 1u);
+}
+
+TEST(LibTorchFrontEnd, OrderedDictKeepsOrderAndRefusesBadKeys) {
+  OrderedDict<std::string, int> d("Parameter");
+  d.insert("b", 1);
+  d.insert("a", 2);
+  EXPECT_EQ(d.keys(), (std::vector<std::string>{"b", "a"}));
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        d.insert("a", 3);
+      }).find("Parameter 'a' already defined"),
+      std::string::npos);
+  EXPECT_EQ(d["a"], 2); // unchanged
+  EXPECT_NE(
+      error_of<KeyError>([&] { d["c"]; }).find("Parameter 'c' is not defined"),
+      std::string::npos);
+  EXPECT_THROW(d[size_t(2)], IndexError);
+  d.erase("b");
+  EXPECT_EQ(d[size_t(0)].key(), "a");
+  EXPECT_EQ(d["a"], 2); // the index follows the erase
+  d.insert("b", 4);
+  EXPECT_EQ(d["b"], 4);
+  EXPECT_THROW(d.erase("zz"), KeyError);
+  OrderedDict<std::string, int> empty;
+  EXPECT_THROW(empty.front(), IndexError);
+  // Items read as pairs too.
+  auto [k, v] = d[size_t(1)];
+  EXPECT_EQ(k, "b");
+  EXPECT_EQ(v, 4);
+}
+
+TEST(LibTorchFrontEnd, HoldersDrawAsTheModulesTheyHold) {
+  // Building through holders, register_module and named Sequentials draws
+  // the same bits as the layers built in the same order.
+  manual_seed(3);
+  nn::Linear a(4, 3), b(3, 2);
+  const std::vector<uint64_t> want = [&] {
+    auto v = prints(*a);
+    auto w = prints(*b);
+    v.insert(v.end(), w.begin(), w.end());
+    return v;
+  }();
+  manual_seed(3);
+  nn::Sequential named(
+      {{"first", nn::Linear(4, 3)}, {"second", nn::Linear(3, 2)}});
+  EXPECT_EQ(prints(*named), want);
+  EXPECT_EQ(
+      named->named_parameters().keys(),
+      (std::vector<std::string>{
+          "first.weight", "first.bias", "second.weight", "second.bias"}));
+  // insert keeps the children in the modules' order.
+  named->insert(1, "act", nn::ReLU());
+  EXPECT_EQ(
+      named->named_children().keys(),
+      (std::vector<std::string>{"first", "act", "second"}));
+  EXPECT_EQ(named->forward(ones({2, 4})).sizes(), (Shape{2, 2}));
+}
+
+TEST(LibTorchFrontEnd, IntArgumentsExpandAndCudaIsRefused) {
+  manual_seed(0);
+  const Tensor x = randn({1, 2, 6, 6});
+  EXPECT_TRUE(equal(F::max_pool2d(x, 2), F::max_pool2d(x, {2, 2})));
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, 3).stride(2).padding(1));
+  EXPECT_EQ(conv->options.kernel_size(), (IntList{3}));
+  EXPECT_EQ(conv(x).sizes(), (Shape{1, 3, 3, 3}));
+  EXPECT_FALSE(cuda::is_available());
+  EXPECT_EQ(cuda::device_count(), 0);
+  EXPECT_EQ(Device(kCUDA).str(), "cuda:0");
+  EXPECT_NE(
+      error_of<DeviceError>([] {
+        zeros({2}, kFloat32, Device(kCUDA));
+      }).find("no CUDA backend"),
+      std::string::npos);
+  Tensor y = ones({2});
+  EXPECT_THROW(y.to(Device(kCUDA)), DeviceError);
+  EXPECT_TRUE(y.is_cpu());
+  EXPECT_EQ(kLong, kInt64);
+  EXPECT_EQ(kFloat, kFloat32);
+  EXPECT_EQ(kDouble, kFloat64);
+  EXPECT_EQ(kInt, kInt32);
+  EXPECT_EQ(kByte, kUInt8);
+}
+
+TEST(LibTorchFrontEnd, TopLevelNllLossTakesLibTorchsArguments) {
+  manual_seed(0);
+  const Tensor logp = F::log_softmax(randn({4, 3}), 1);
+  const Tensor t = tensor(std::vector<int64_t>{0, 2, 1, 2});
+  const Tensor w = tensor(std::vector<float>{1.0f, 2.0f, 0.5f});
+  EXPECT_TRUE(equal(ditto::nll_loss(logp, t), F::nll_loss(logp, t)));
+  EXPECT_TRUE(equal(
+      ditto::nll_loss(logp, t, w, Reduction::Sum, 2),
+      F::nll_loss(
+          logp,
+          t,
+          F::NLLLossOptions()
+              .weight(w)
+              .reduction(F::Reduction::Sum)
+              .ignore_index(2))));
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        ditto::nll_loss(logp, t, {}, 3);
+      }).find("got 3"),
+      std::string::npos);
+}
+
 } // namespace ditto

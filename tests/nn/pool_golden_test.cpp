@@ -117,13 +117,7 @@ std::pair<Tensor, Tensor> run(const json& c, const Tensor& x) {
   }
   const Tensor idx = tensor(c["indices"].get<std::vector<int64_t>>())
                          .view(c["sizes"].get<Shape>());
-  using Unpool = Tensor (*)(
-      const Tensor&,
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&);
+  using Unpool = decltype(&F::max_unpool1d);
   const std::map<std::string, Unpool> unpools = {
       {"max_unpool1d", &F::max_unpool1d},
       {"max_unpool2d", &F::max_unpool2d},

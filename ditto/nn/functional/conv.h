@@ -22,11 +22,11 @@ DITTO_API Tensor conv_transpose2d(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias = {},
-    const IntList& stride = {1},
-    const IntList& padding = {0},
-    const IntList& output_padding = {0},
+    const IntArg& stride = {1},
+    const IntArg& padding = {0},
+    const IntArg& output_padding = {0},
     int64_t groups = 1,
-    const IntList& dilation = {1});
+    const IntArg& dilation = {1});
 
 // The same for volumes: x (N, C_in, D, H, W), weight (C_in, C_out / groups,
 // kd, kh, kw); its backward is conv3d and conv3d_backward_weight, every
@@ -35,11 +35,11 @@ DITTO_API Tensor conv_transpose3d(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias = {},
-    const IntList& stride = {1},
-    const IntList& padding = {0},
-    const IntList& output_padding = {0},
+    const IntArg& stride = {1},
+    const IntArg& padding = {0},
+    const IntArg& output_padding = {0},
     int64_t groups = 1,
-    const IntList& dilation = {1});
+    const IntArg& dilation = {1});
 
 } // namespace ditto::nn::functional
 

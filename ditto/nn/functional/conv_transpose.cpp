@@ -42,11 +42,11 @@ Transposed transposed_geometry(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& output_padding,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& output_padding,
     int64_t groups,
-    const IntList& dilation,
+    const IntArg& dilation,
     int64_t spatial,
     const char* op) {
   DITTO_CHECK(
@@ -143,41 +143,20 @@ Transposed transposed_geometry(
 
 // The convolution's three directions for one rank.
 struct ConvOps {
-  Tensor (*forward)(
-      const Tensor&,
-      const Tensor&,
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      int64_t);
-  Tensor (*backward_input)(
-      const Tensor&,
-      const Tensor&,
-      const Shape&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      int64_t);
-  Tensor (*backward_weight)(
-      const Tensor&,
-      const Tensor&,
-      const Shape&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      int64_t);
+  decltype(&ditto::conv2d) forward;
+  decltype(&ditto::conv2d_backward_input) backward_input;
+  decltype(&ditto::conv2d_backward_weight) backward_weight;
 };
 
 Tensor conv_transpose(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& output_padding,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& output_padding,
     int64_t groups,
-    const IntList& dilation,
+    const IntArg& dilation,
     int64_t spatial,
     ConvOps ops,
     const char* op) {
@@ -230,11 +209,11 @@ Tensor conv_transpose2d(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& output_padding,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& output_padding,
     int64_t groups,
-    const IntList& dilation) {
+    const IntArg& dilation) {
   return conv_transpose(
       x,
       weight,
@@ -253,11 +232,11 @@ Tensor conv_transpose3d(
     const Tensor& x,
     const Tensor& weight,
     const Tensor& bias,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& output_padding,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& output_padding,
     int64_t groups,
-    const IntList& dilation) {
+    const IntArg& dilation) {
   return conv_transpose(
       x,
       weight,

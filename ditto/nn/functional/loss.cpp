@@ -473,3 +473,32 @@ Tensor kl_div(
 }
 
 } // namespace ditto::nn::functional
+
+namespace ditto {
+
+Tensor nll_loss(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index) {
+  DITTO_CHECK(
+      reduction >= Reduction::None && reduction < Reduction::END,
+      ValueError,
+      "nll_loss",
+      "reduction must be torch::Reduction::None, Mean or Sum (0, 1, 2), got ",
+      reduction);
+  using F = nn::functional::Reduction;
+  const F r = reduction == Reduction::None ? F::None
+      : reduction == Reduction::Mean       ? F::Mean
+                                           : F::Sum;
+  return nn::functional::nll_loss(
+      self,
+      target,
+      nn::functional::NLLLossOptions()
+          .weight(weight)
+          .ignore_index(ignore_index)
+          .reduction(r));
+}
+
+} // namespace ditto

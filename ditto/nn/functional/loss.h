@@ -111,3 +111,22 @@ DITTO_API Tensor ctc_loss(
     bool zero_infinity = false);
 
 } // namespace ditto::nn::functional
+
+namespace ditto {
+
+// LibTorch's at::Reduction: the reductions as the ints torch::nll_loss and
+// the other top-level losses take (torch::Reduction::Sum).
+namespace Reduction {
+enum Reduction { None, Mean, Sum, END };
+} // namespace Reduction
+
+// torch::nll_loss in LibTorch's argument order; ValueError for a
+// reduction outside torch::Reduction.
+DITTO_API Tensor nll_loss(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight = {},
+    int64_t reduction = Reduction::Mean,
+    int64_t ignore_index = -100);
+
+} // namespace ditto

@@ -242,7 +242,7 @@ DITTO_OP_RECORDS(loss) {
       .bad_samples =
           [] {
             auto call = s::call2([](const Tensor& x, const Tensor& t) {
-              return nll_loss(x, t);
+              return nn::functional::nll_loss(x, t);
             });
             Tensor x = s::varied({3, 4}, kFloat32, 2.0, 1);
             return std::vector<Sample>{

@@ -220,10 +220,10 @@ struct Fixed {
 
 Fixed fixed_geometry(
     const Planes& g,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode,
     const char* op) {
   const int n = g.n;
@@ -602,10 +602,10 @@ std::pair<Tensor, Tensor> max_pool_nd(
     const char* op,
     int n,
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   detail::OpScope scope(op, {x});
   const Planes g = pool_planes(x, n, op);
@@ -636,9 +636,9 @@ Tensor avg_pool_nd(
     const char* op,
     int n,
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     bool ceil_mode,
     bool count_include_pad,
     std::optional<int64_t> divisor_override) {
@@ -762,7 +762,7 @@ std::pair<Tensor, Tensor> fractional_max_nd(
     const char* op,
     int n,
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {
@@ -916,9 +916,9 @@ Tensor max_unpool_nd(
     int n,
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     const IntList& output_size) {
   detail::OpScope scope(op, {x, indices});
   const Planes g = pool_planes(x, n, op);
@@ -1063,10 +1063,10 @@ Tensor max_unpool_nd(
 
 std::pair<Tensor, Tensor> max_pool1d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   return max_pool_nd(
       "max_pool1d", 1, x, kernel_size, stride, padding, dilation, ceil_mode);
@@ -1074,10 +1074,10 @@ std::pair<Tensor, Tensor> max_pool1d_with_indices(
 
 std::pair<Tensor, Tensor> max_pool2d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   return max_pool_nd(
       "max_pool2d", 2, x, kernel_size, stride, padding, dilation, ceil_mode);
@@ -1085,10 +1085,10 @@ std::pair<Tensor, Tensor> max_pool2d_with_indices(
 
 std::pair<Tensor, Tensor> max_pool3d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   return max_pool_nd(
       "max_pool3d", 3, x, kernel_size, stride, padding, dilation, ceil_mode);
@@ -1097,10 +1097,10 @@ std::pair<Tensor, Tensor> max_pool3d_with_indices(
 // The plain forms are composite: the with_indices op records.
 Tensor max_pool1d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   detail::OpScope scope("max_pool1d", {x}, detail::OpScope::kComposite);
   return scope.done(max_pool1d_with_indices(
@@ -1110,10 +1110,10 @@ Tensor max_pool1d(
 
 Tensor max_pool2d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   detail::OpScope scope("max_pool2d", {x}, detail::OpScope::kComposite);
   return scope.done(max_pool2d_with_indices(
@@ -1123,10 +1123,10 @@ Tensor max_pool2d(
 
 Tensor max_pool3d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     bool ceil_mode) {
   detail::OpScope scope("max_pool3d", {x}, detail::OpScope::kComposite);
   return scope.done(max_pool3d_with_indices(
@@ -1150,9 +1150,9 @@ Tensor max_pool3d_backward(
 
 Tensor avg_pool1d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     bool ceil_mode,
     bool count_include_pad) {
   return avg_pool_nd(
@@ -1169,9 +1169,9 @@ Tensor avg_pool1d(
 
 Tensor avg_pool2d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     bool ceil_mode,
     bool count_include_pad,
     std::optional<int64_t> divisor_override) {
@@ -1189,9 +1189,9 @@ Tensor avg_pool2d(
 
 Tensor avg_pool3d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     bool ceil_mode,
     bool count_include_pad,
     std::optional<int64_t> divisor_override) {
@@ -1258,9 +1258,9 @@ Tensor adaptive_max_pool3d(const Tensor& x, const IntList& output_size) {
 Tensor max_unpool1d(
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     const IntList& output_size) {
   return max_unpool_nd(
       "max_unpool1d", 1, x, indices, kernel_size, stride, padding, output_size);
@@ -1269,9 +1269,9 @@ Tensor max_unpool1d(
 Tensor max_unpool2d(
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     const IntList& output_size) {
   return max_unpool_nd(
       "max_unpool2d", 2, x, indices, kernel_size, stride, padding, output_size);
@@ -1280,9 +1280,9 @@ Tensor max_unpool2d(
 Tensor max_unpool3d(
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride,
-    const IntList& padding,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
     const IntList& output_size) {
   return max_unpool_nd(
       "max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size);
@@ -1290,7 +1290,7 @@ Tensor max_unpool3d(
 
 std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {
@@ -1306,7 +1306,7 @@ std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
 
 std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {
@@ -1322,7 +1322,7 @@ std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
 
 Tensor fractional_max_pool2d(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {
@@ -1333,7 +1333,7 @@ Tensor fractional_max_pool2d(
 
 Tensor fractional_max_pool3d(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {

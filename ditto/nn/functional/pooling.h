@@ -23,45 +23,45 @@ namespace ditto::nn::functional {
 // must be at most half the kernel.
 DITTO_API std::pair<Tensor, Tensor> max_pool1d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     bool ceil_mode = false);
 DITTO_API Tensor max_pool1d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     bool ceil_mode = false);
 DITTO_API std::pair<Tensor, Tensor> max_pool2d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     bool ceil_mode = false);
 DITTO_API Tensor max_pool2d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     bool ceil_mode = false);
 DITTO_API std::pair<Tensor, Tensor> max_pool3d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     bool ceil_mode = false);
 DITTO_API Tensor max_pool3d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
-    const IntList& dilation = {1},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
+    const IntArg& dilation = {1},
     bool ceil_mode = false);
 
 // The gradients of max_pool2d/3d (and of max_pool1d and the adaptive max
@@ -83,24 +83,24 @@ DITTO_API Tensor max_pool3d_backward(
 // spreads each output gradient, divided the same way, over its window.
 DITTO_API Tensor avg_pool1d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
     bool ceil_mode = false,
     bool count_include_pad = true);
 DITTO_API Tensor avg_pool2d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
     bool ceil_mode = false,
     bool count_include_pad = true,
     std::optional<int64_t> divisor_override = std::nullopt);
 DITTO_API Tensor avg_pool3d(
     const Tensor& x,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
     bool ceil_mode = false,
     bool count_include_pad = true,
     std::optional<int64_t> divisor_override = std::nullopt);
@@ -144,25 +144,25 @@ adaptive_max_pool3d(const Tensor& x, const IntList& output_size);
 // max_pool2d_backward's / max_pool3d_backward's.
 DITTO_API std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size = {},
     const std::vector<double>& output_ratio = {},
     const Tensor& random_samples = {});
 DITTO_API std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size = {},
     const std::vector<double>& output_ratio = {},
     const Tensor& random_samples = {});
 DITTO_API Tensor fractional_max_pool2d(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size = {},
     const std::vector<double>& output_ratio = {},
     const Tensor& random_samples = {});
 DITTO_API Tensor fractional_max_pool3d(
     const Tensor& x,
-    const IntList& kernel_size,
+    const IntArg& kernel_size,
     const IntList& output_size = {},
     const std::vector<double>& output_ratio = {},
     const Tensor& random_samples = {});
@@ -178,23 +178,23 @@ DITTO_API Tensor fractional_max_pool3d(
 DITTO_API Tensor max_unpool1d(
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
     const IntList& output_size = {});
 DITTO_API Tensor max_unpool2d(
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
     const IntList& output_size = {});
 DITTO_API Tensor max_unpool3d(
     const Tensor& x,
     const Tensor& indices,
-    const IntList& kernel_size,
-    const IntList& stride = {},
-    const IntList& padding = {0},
+    const IntArg& kernel_size,
+    const IntArg& stride = {},
+    const IntArg& padding = {0},
     const IntList& output_size = {});
 
 } // namespace ditto::nn::functional

@@ -547,22 +547,10 @@ void register_max_family(int n) {
   });
 
   const std::string unpool = "max_unpool" + d;
-  using UnpoolFn = Tensor (*)(
-      const Tensor&,
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&);
+  using UnpoolFn = decltype(&max_unpool1d);
   static const UnpoolFn kUnpool[] = {
       nullptr, &max_unpool1d, &max_unpool2d, &max_unpool3d};
-  using MaxFn = std::pair<Tensor, Tensor> (*)(
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      bool);
+  using MaxFn = decltype(&max_pool1d_with_indices);
   static const MaxFn kMax[] = {
       nullptr,
       &max_pool1d_with_indices,
@@ -640,12 +628,7 @@ void register_fractional(int n) {
   const std::string d = std::to_string(n) + "d";
   const std::string name = "fractional_max_pool" + d;
   const std::string f = "ditto::nn::functional::";
-  using FracFn = std::pair<Tensor, Tensor> (*)(
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const std::vector<double>&,
-      const Tensor&);
+  using FracFn = decltype(&fractional_max_pool2d_with_indices);
   const FracFn fn = n == 2 ? &fractional_max_pool2d_with_indices
                            : &fractional_max_pool3d_with_indices;
   const std::string backward =

@@ -11,17 +11,17 @@
 namespace ditto::nn {
 
 struct DITTO_API Conv2dOptions {
-  Conv2dOptions(int64_t in_channels, int64_t out_channels, IntList kernel_size)
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, IntArg kernel_size)
       : in_channels_(in_channels),
         out_channels_(out_channels),
         kernel_size_(std::move(kernel_size)) {}
   DITTO_NN_ARG(int64_t, in_channels);
   DITTO_NN_ARG(int64_t, out_channels);
   // One value for both dims, or (h, w); the same for the others.
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride) = {1};
-  DITTO_NN_ARG(IntList, padding) = {0};
-  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride) = {1};
+  DITTO_NN_ARG(IntArg, padding) = {0};
+  DITTO_NN_ARG(IntArg, dilation) = {1};
   DITTO_NN_ARG(int64_t, groups) = 1;
   DITTO_NN_ARG(bool, bias) = true;
 };
@@ -104,19 +104,19 @@ struct DITTO_API ConvTranspose2dOptions {
   ConvTranspose2dOptions(
       int64_t in_channels,
       int64_t out_channels,
-      IntList kernel_size)
+      IntArg kernel_size)
       : in_channels_(in_channels),
         out_channels_(out_channels),
         kernel_size_(std::move(kernel_size)) {}
   DITTO_NN_ARG(int64_t, in_channels);
   DITTO_NN_ARG(int64_t, out_channels);
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride) = {1};
-  DITTO_NN_ARG(IntList, padding) = {0};
-  DITTO_NN_ARG(IntList, output_padding) = {0};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride) = {1};
+  DITTO_NN_ARG(IntArg, padding) = {0};
+  DITTO_NN_ARG(IntArg, output_padding) = {0};
   DITTO_NN_ARG(int64_t, groups) = 1;
   DITTO_NN_ARG(bool, bias) = true;
-  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(IntArg, dilation) = {1};
 };
 
 // weight (in, out / groups, kh, kw): PyTorch's init, whose fan_in is
@@ -153,17 +153,17 @@ class DITTO_API ConvTranspose2dImpl : public Module {
 DITTO_MODULE(ConvTranspose2d);
 
 struct DITTO_API Conv3dOptions {
-  Conv3dOptions(int64_t in_channels, int64_t out_channels, IntList kernel_size)
+  Conv3dOptions(int64_t in_channels, int64_t out_channels, IntArg kernel_size)
       : in_channels_(in_channels),
         out_channels_(out_channels),
         kernel_size_(std::move(kernel_size)) {}
   DITTO_NN_ARG(int64_t, in_channels);
   DITTO_NN_ARG(int64_t, out_channels);
   // One value for the three dims, or (d, h, w); the same for the others.
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride) = {1};
-  DITTO_NN_ARG(IntList, padding) = {0};
-  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride) = {1};
+  DITTO_NN_ARG(IntArg, padding) = {0};
+  DITTO_NN_ARG(IntArg, dilation) = {1};
   DITTO_NN_ARG(int64_t, groups) = 1;
   DITTO_NN_ARG(bool, bias) = true;
 };
@@ -201,19 +201,19 @@ struct DITTO_API ConvTranspose3dOptions {
   ConvTranspose3dOptions(
       int64_t in_channels,
       int64_t out_channels,
-      IntList kernel_size)
+      IntArg kernel_size)
       : in_channels_(in_channels),
         out_channels_(out_channels),
         kernel_size_(std::move(kernel_size)) {}
   DITTO_NN_ARG(int64_t, in_channels);
   DITTO_NN_ARG(int64_t, out_channels);
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride) = {1};
-  DITTO_NN_ARG(IntList, padding) = {0};
-  DITTO_NN_ARG(IntList, output_padding) = {0};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride) = {1};
+  DITTO_NN_ARG(IntArg, padding) = {0};
+  DITTO_NN_ARG(IntArg, output_padding) = {0};
   DITTO_NN_ARG(int64_t, groups) = 1;
   DITTO_NN_ARG(bool, bias) = true;
-  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(IntArg, dilation) = {1};
 };
 
 // weight (in, out / groups, kd, kh, kw), PyTorch's init.

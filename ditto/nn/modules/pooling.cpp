@@ -36,13 +36,7 @@ template <int D>
 std::pair<Tensor, Tensor> max_pool(
     const Tensor& x,
     const MaxPoolOptions<D>& o) {
-  using Fn = std::pair<Tensor, Tensor> (*)(
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      bool);
+  using Fn = decltype(&F::max_pool1d_with_indices);
   static constexpr Fn kFns[] = {
       nullptr,
       &F::max_pool1d_with_indices,
@@ -71,13 +65,7 @@ template <int D>
 Tensor MaxPoolNd<D>::forward(const Tensor& x) const {
   ForwardScope scope(*this);
   const auto& o = options;
-  using Fn = Tensor (*)(
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      bool);
+  using Fn = decltype(&F::max_pool1d);
   static constexpr Fn kFns[] = {
       nullptr, &F::max_pool1d, &F::max_pool2d, &F::max_pool3d};
   return kFns[D](
@@ -210,13 +198,7 @@ Tensor MaxUnpoolNd<D>::forward(
     const Tensor& indices,
     const IntList& output_size) const {
   ForwardScope scope(*this);
-  static constexpr Tensor (*kFns[])(
-      const Tensor&,
-      const Tensor&,
-      const IntList&,
-      const IntList&,
-      const IntList&,
-      const IntList&) = {
+  static constexpr decltype(&F::max_unpool1d) kFns[] = {
       nullptr, &F::max_unpool1d, &F::max_unpool2d, &F::max_unpool3d};
   const auto& o = options;
   return kFns[D](

@@ -18,12 +18,12 @@ namespace ditto::nn {
 
 template <int D>
 struct MaxPoolOptions {
-  MaxPoolOptions(IntList kernel_size) : kernel_size_(std::move(kernel_size)) {}
+  MaxPoolOptions(IntArg kernel_size) : kernel_size_(std::move(kernel_size)) {}
   MaxPoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride); // empty: the kernel size
-  DITTO_NN_ARG(IntList, padding) = {0};
-  DITTO_NN_ARG(IntList, dilation) = {1};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride); // empty: the kernel size
+  DITTO_NN_ARG(IntArg, padding) = {0};
+  DITTO_NN_ARG(IntArg, dilation) = {1};
   DITTO_NN_ARG(bool, ceil_mode) = false;
 };
 
@@ -42,11 +42,11 @@ class DITTO_API MaxPoolNd : public Module {
 
 template <int D>
 struct AvgPoolOptions {
-  AvgPoolOptions(IntList kernel_size) : kernel_size_(std::move(kernel_size)) {}
+  AvgPoolOptions(IntArg kernel_size) : kernel_size_(std::move(kernel_size)) {}
   AvgPoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride); // empty: the kernel size
-  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride); // empty: the kernel size
+  DITTO_NN_ARG(IntArg, padding) = {0};
   DITTO_NN_ARG(bool, ceil_mode) = false;
   DITTO_NN_ARG(bool, count_include_pad) = true;
   // 2-d and 3-d only (PyTorch's AvgPool1d has none).
@@ -86,12 +86,11 @@ class DITTO_API AdaptiveMaxPoolNd : public Module {
 
 template <int D>
 struct MaxUnpoolOptions {
-  MaxUnpoolOptions(IntList kernel_size)
-      : kernel_size_(std::move(kernel_size)) {}
+  MaxUnpoolOptions(IntArg kernel_size) : kernel_size_(std::move(kernel_size)) {}
   MaxUnpoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
-  DITTO_NN_ARG(IntList, kernel_size);
-  DITTO_NN_ARG(IntList, stride); // empty: the kernel size
-  DITTO_NN_ARG(IntList, padding) = {0};
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride); // empty: the kernel size
+  DITTO_NN_ARG(IntArg, padding) = {0};
 };
 
 template <int D>
@@ -112,10 +111,10 @@ class DITTO_API MaxUnpoolNd : public Module {
 
 template <int D>
 struct FractionalMaxPoolOptions {
-  FractionalMaxPoolOptions(IntList kernel_size)
+  FractionalMaxPoolOptions(IntArg kernel_size)
       : kernel_size_(std::move(kernel_size)) {}
   FractionalMaxPoolOptions(int64_t kernel_size) : kernel_size_({kernel_size}) {}
-  DITTO_NN_ARG(IntList, kernel_size);
+  DITTO_NN_ARG(IntArg, kernel_size);
   // One of the two: the output's last D sizes, or their ratio to the
   // input's (each in (0, 1)).
   DITTO_NN_ARG(IntList, output_size);

@@ -38,9 +38,9 @@ std::pair<Tensor, Tensor> conv_operands(
 Geom make_geom(
     const Shape& input,
     const Shape& weight,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups,
     Dtype dtype,
     const char* op) {

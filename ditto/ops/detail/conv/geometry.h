@@ -29,9 +29,9 @@ struct Geom {
 Geom make_geom(
     const Shape& input,
     const Shape& weight,
-    const IntList& stride,
-    const IntList& padding,
-    const IntList& dilation,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
     int64_t groups,
     Dtype dtype,
     const char* op);
