@@ -3,6 +3,7 @@
 // The whole public API of ditto.
 
 #include "ditto/autograd/engine.h"
+#include "ditto/autograd/function.h"
 #include "ditto/autograd/gradcheck.h"
 #include "ditto/autograd/graph.h"
 #include "ditto/config.h"
@@ -23,6 +24,7 @@
 #include "ditto/determinism/context.h"
 #include "ditto/device/device.h"
 #include "ditto/io/safetensors.h"
+#include "ditto/io/serialize.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
 #include "ditto/nn/layers.h"

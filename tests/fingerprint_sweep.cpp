@@ -160,7 +160,8 @@ void nn_layers(Sweep& r, Dtype dt) {
     } else {
       opt = std::make_unique<optim::SGD>(
           model->parameters(), optim::SGDOptions(0.05).momentum(0.9));
-      sched = std::make_unique<optim::StepLR>(*opt, 2, 0.5);
+      sched = std::make_unique<optim::StepLR>(
+          *opt, 2, 0.5, optim::StepLRSteps::kPython);
     }
     Tensor loss;
     for (int step = 0; step < 3; ++step) {

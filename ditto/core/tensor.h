@@ -16,6 +16,7 @@
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"
 #include "ditto/core/storage.h"
+#include "ditto/core/tensor_options.h"
 
 namespace ditto {
 
@@ -139,6 +140,11 @@ class DITTO_API Tensor {
   }
   Dtype dtype() const;
   Device device() const;
+  // This tensor's dtype and device, for making others like it (LibTorch's
+  // options(); requires_grad unset).
+  TensorOptions options() const {
+    return TensorOptions().dtype(dtype()).device(device());
+  }
   const Shape& sizes() const;
   const Shape& strides() const;
   int64_t size(int64_t dim) const;
@@ -206,6 +212,28 @@ class DITTO_API Tensor {
   // gradient flows back to this tensor's device.
   Tensor to(Device device) const;
   Tensor to(Device device, Dtype dtype) const;
+  // LibTorch's spellings of to(dtype) and of views shaped like another.
+  Tensor toType(Dtype dtype) const {
+    return to(dtype);
+  }
+  Tensor type_as(const Tensor& other) const {
+    return to(other.dtype());
+  }
+  Dtype scalar_type() const {
+    return dtype();
+  }
+  bool is_floating_point() const {
+    return is_floating(dtype());
+  }
+  Tensor view_as(const Tensor& other) const {
+    return view(other.sizes());
+  }
+  Tensor reshape_as(const Tensor& other) const {
+    return reshape(other.sizes());
+  }
+  Tensor expand_as(const Tensor& other) const {
+    return expand(other.sizes());
+  }
   Tensor cpu() const {
     return to(kCPU);
   }
@@ -267,6 +295,31 @@ class DITTO_API Tensor {
   Tensor& clamp_(
       const std::optional<Scalar>& min,
       const std::optional<Scalar>& max);
+  // The compound operators: the in-place ops above (recorded as add_...).
+  Tensor& operator+=(const Tensor& other) {
+    return add_(other);
+  }
+  Tensor& operator+=(const Scalar& other) {
+    return add_(other);
+  }
+  Tensor& operator-=(const Tensor& other) {
+    return sub_(other);
+  }
+  Tensor& operator-=(const Scalar& other) {
+    return sub_(other);
+  }
+  Tensor& operator*=(const Tensor& other) {
+    return mul_(other);
+  }
+  Tensor& operator*=(const Scalar& other) {
+    return mul_(other);
+  }
+  Tensor& operator/=(const Tensor& other) {
+    return div_(other);
+  }
+  Tensor& operator/=(const Scalar& other) {
+    return div_(other);
+  }
 
   // ---- the in-place scatter/index family (ditto/ops/index.h explains the
   // deterministic and fast variants; indices are validated before anything

@@ -13,7 +13,7 @@ namespace s = detail::samples;
 
 using ::ditto::detail::samples::kFloating;
 
-Tensor values(const Shape& shape, Dtype dt, uint64_t seed) {
+Tensor decomp_values(const Shape& shape, Dtype dt, uint64_t seed) {
   return s::varied(shape, dt, 2.0, seed);
 }
 
@@ -45,13 +45,15 @@ DITTO_OP_RECORDS(decomp) {
             const Dtype dt = spec.dtype;
             return std::vector<Sample>{
                 {"tall",
-                 {values({s::size(spec, 301, 5), s::size(spec, 37, 3)}, dt, 1)},
+                 {decomp_values(
+                     {s::size(spec, 301, 5), s::size(spec, 37, 3)}, dt, 1)},
                  call},
                 {"square",
-                 {values({s::size(spec, 45, 4), s::size(spec, 45, 4)}, dt, 2)},
+                 {decomp_values(
+                     {s::size(spec, 45, 4), s::size(spec, 45, 4)}, dt, 2)},
                  call},
                 {"strided",
-                 {s::strided(values(
+                 {s::strided(decomp_values(
                      {s::size(spec, 97, 6), s::size(spec, 29, 4)}, dt, 3))},
                  call},
             };
@@ -84,13 +86,15 @@ DITTO_OP_RECORDS(decomp) {
             const Dtype dt = spec.dtype;
             return std::vector<Sample>{
                 {"tall",
-                 {values({s::size(spec, 203, 5), s::size(spec, 29, 3)}, dt, 1)},
+                 {decomp_values(
+                     {s::size(spec, 203, 5), s::size(spec, 29, 3)}, dt, 1)},
                  svd_call},
                 {"wide",
-                 {values({s::size(spec, 23, 3), s::size(spec, 151, 5)}, dt, 2)},
+                 {decomp_values(
+                     {s::size(spec, 23, 3), s::size(spec, 151, 5)}, dt, 2)},
                  svd_call},
                 {"strided",
-                 {s::strided(values(
+                 {s::strided(decomp_values(
                      {s::size(spec, 61, 4), s::size(spec, 17, 4)}, dt, 3))},
                  svd_call},
             };
@@ -118,13 +122,15 @@ DITTO_OP_RECORDS(decomp) {
             const Dtype dt = spec.dtype;
             return std::vector<Sample>{
                 {"tall",
-                 {values({s::size(spec, 211, 6), s::size(spec, 47, 4)}, dt, 1)},
+                 {decomp_values(
+                     {s::size(spec, 211, 6), s::size(spec, 47, 4)}, dt, 1)},
                  lowrank(3, 2)},
                 {"wide",
-                 {values({s::size(spec, 37, 4), s::size(spec, 173, 6)}, dt, 2)},
+                 {decomp_values(
+                     {s::size(spec, 37, 4), s::size(spec, 173, 6)}, dt, 2)},
                  lowrank(3, 1)},
                 {"strided",
-                 {s::strided(values(
+                 {s::strided(decomp_values(
                      {s::size(spec, 67, 5), s::size(spec, 31, 5)}, dt, 3))},
                  lowrank(2, 0)},
             };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <ostream>
 
 #include "ditto/determinism/context.h"
 #include "ditto/ops/detail/op_util.h"
@@ -314,6 +315,89 @@ Tensor tensor_from_bytes(
   return op.done(t);
 }
 } // namespace detail
+
+std::ostream& operator<<(std::ostream& os, const TensorOptions& o) {
+  return os << "TensorOptions(dtype=" << o.dtype() << ", device=" << o.device()
+            << ", requires_grad=" << (o.requires_grad() ? "true" : "false")
+            << ")";
+}
+
+// ---- LibTorch's torch::tensor forms
+
+namespace {
+
+template <typename To, typename From>
+Tensor braced(std::initializer_list<From> values, Shape shape) {
+  std::vector<To> v(values.begin(), values.end());
+  if constexpr (std::is_same_v<To, bool>) {
+    std::vector<uint8_t> bytes(v.begin(), v.end());
+    return detail::tensor_from_bytes(
+        bytes.data(), int64_t(bytes.size()), kBool, shape, true);
+  } else {
+    return detail::tensor_from_bytes(
+        v.data(), int64_t(v.size()), dtype_of<To>, shape, true);
+  }
+}
+
+template <typename To, typename From>
+Tensor braced_rows(std::initializer_list<std::initializer_list<From>> rows) {
+  std::vector<To> v;
+  const int64_t cols = rows.size() == 0 ? 0 : int64_t(rows.begin()->size());
+  for (const auto& row : rows) {
+    DITTO_CHECK(
+        int64_t(row.size()) == cols,
+        ValueError,
+        "tensor",
+        "expected sequence of length ",
+        cols,
+        " at dim 1 (got ",
+        row.size(),
+        ")");
+    v.insert(v.end(), row.begin(), row.end());
+  }
+  return detail::tensor_from_bytes(
+      v.data(),
+      int64_t(v.size()),
+      dtype_of<To>,
+      {int64_t(rows.size()), cols},
+      true);
+}
+
+} // namespace
+
+Tensor tensor(std::initializer_list<double> values) {
+  return braced<float>(values, {int64_t(values.size())});
+}
+Tensor tensor(std::initializer_list<float> values) {
+  return braced<float>(values, {int64_t(values.size())});
+}
+Tensor tensor(std::initializer_list<int> values) {
+  return braced<int64_t>(values, {int64_t(values.size())});
+}
+Tensor tensor(std::initializer_list<int64_t> values) {
+  return braced<int64_t>(values, {int64_t(values.size())});
+}
+Tensor tensor(std::initializer_list<bool> values) {
+  return braced<bool>(values, {int64_t(values.size())});
+}
+Tensor tensor(std::initializer_list<std::initializer_list<double>> rows) {
+  return braced_rows<float>(rows);
+}
+Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> rows) {
+  return braced_rows<int64_t>(rows);
+}
+Tensor tensor(double value) {
+  return braced<float>({value}, {});
+}
+Tensor tensor(int64_t value) {
+  return braced<int64_t>({value}, {});
+}
+Tensor tensor(int value) {
+  return braced<int64_t>({value}, {});
+}
+Tensor tensor(bool value) {
+  return braced<bool>({value}, {});
+}
 
 Tensor scalar_tensor(const Scalar& value, Dtype dtype) {
   detail::OpScope op("scalar_tensor");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/core/tensor_options.h"
 
 namespace ditto {
 
@@ -97,5 +98,133 @@ Tensor tensor(std::initializer_list<T> values) {
 }
 // A zero-dimensional tensor holding one value.
 DITTO_API Tensor scalar_tensor(const Scalar& value, Dtype dtype);
+
+// ---- LibTorch's forms (ditto/core/tensor_options.h).
+
+namespace detail {
+// requires_grad as the options ask.
+inline Tensor with_options(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) {
+    t.requires_grad_(true);
+  }
+  return t;
+}
+// t on the options' device (made on the CPU first; no op here draws on a
+// device).
+inline Tensor on_device(Tensor t, const TensorOptions& o) {
+  return with_options(o.has_device() ? t.to(o.device()) : t, o);
+}
+} // namespace detail
+
+inline Tensor empty(const Shape& shape, const TensorOptions& o) {
+  return detail::with_options(empty(shape, o.dtype(), o.device()), o);
+}
+inline Tensor zeros(const Shape& shape, const TensorOptions& o) {
+  return detail::with_options(zeros(shape, o.dtype(), o.device()), o);
+}
+inline Tensor ones(const Shape& shape, const TensorOptions& o) {
+  return detail::with_options(ones(shape, o.dtype(), o.device()), o);
+}
+// Without a dtype in the options, full infers it from the value.
+inline Tensor full(
+    const Shape& shape,
+    const Scalar& value,
+    const TensorOptions& o) {
+  Tensor t = o.has_dtype() ? full(shape, value, o.dtype(), o.device())
+                           : full(shape, value).to(o.device());
+  return detail::with_options(t, o);
+}
+inline Tensor empty_like(const Tensor& t, const TensorOptions& o) {
+  return empty(
+      t.sizes(),
+      o.dtype(o.dtype_opt().value_or(t.dtype()))
+          .device(o.device_opt().value_or(t.device())));
+}
+inline Tensor zeros_like(const Tensor& t, const TensorOptions& o) {
+  return zeros(
+      t.sizes(),
+      o.dtype(o.dtype_opt().value_or(t.dtype()))
+          .device(o.device_opt().value_or(t.device())));
+}
+inline Tensor ones_like(const Tensor& t, const TensorOptions& o) {
+  return ones(
+      t.sizes(),
+      o.dtype(o.dtype_opt().value_or(t.dtype()))
+          .device(o.device_opt().value_or(t.device())));
+}
+// Without a dtype in the options, arange infers it from its arguments.
+inline Tensor arange(const Scalar& end, const TensorOptions& o) {
+  Tensor t = o.has_dtype() ? arange(0, end, 1, o.dtype()) : arange(end);
+  return detail::on_device(t, o);
+}
+inline Tensor arange(
+    const Scalar& start,
+    const Scalar& end,
+    const TensorOptions& o) {
+  Tensor t =
+      o.has_dtype() ? arange(start, end, 1, o.dtype()) : arange(start, end);
+  return detail::on_device(t, o);
+}
+inline Tensor arange(
+    const Scalar& start,
+    const Scalar& end,
+    const Scalar& step,
+    const TensorOptions& o) {
+  Tensor t = o.has_dtype() ? arange(start, end, step, o.dtype())
+                           : arange(start, end, step);
+  return detail::on_device(t, o);
+}
+inline Tensor linspace(
+    const Scalar& start,
+    const Scalar& end,
+    int64_t steps,
+    const TensorOptions& o) {
+  return detail::on_device(linspace(start, end, steps, o.dtype()), o);
+}
+inline Tensor eye(int64_t n, const TensorOptions& o) {
+  return detail::on_device(eye(n, o.dtype()), o);
+}
+inline Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
+  return detail::on_device(eye(n, m, o.dtype()), o);
+}
+
+// LibTorch's torch::tensor of braced values: floating values give the
+// default dtype (float32), integers int64, bools bool. (tensor<T>(...) and
+// tensor(std::vector<T>) keep T's dtype: tensor<double>({1, 2}) is
+// float64.)
+DITTO_API Tensor tensor(std::initializer_list<double> values);
+DITTO_API Tensor tensor(std::initializer_list<float> values);
+DITTO_API Tensor tensor(std::initializer_list<int> values);
+DITTO_API Tensor tensor(std::initializer_list<int64_t> values);
+DITTO_API Tensor tensor(std::initializer_list<bool> values);
+// Rows of braced values: tensor({{1.0, 2.0}, {3.0, 4.0}}) is (2, 2).
+DITTO_API Tensor
+tensor(std::initializer_list<std::initializer_list<double>> rows);
+DITTO_API Tensor
+tensor(std::initializer_list<std::initializer_list<int64_t>> rows);
+// One value: a zero-dimensional tensor (float32, int64 or bool).
+DITTO_API Tensor tensor(double value);
+DITTO_API Tensor tensor(int64_t value);
+DITTO_API Tensor tensor(int value);
+DITTO_API Tensor tensor(bool value);
+// With options: tensor({1.0, 2.0}, dtype(kFloat64).requires_grad(true)).
+inline Tensor tensor(
+    std::initializer_list<double> values,
+    const TensorOptions& o) {
+  Tensor t = tensor(values);
+  return detail::on_device(o.has_dtype() ? t.to(o.dtype()) : t, o);
+}
+inline Tensor tensor(
+    std::initializer_list<int64_t> values,
+    const TensorOptions& o) {
+  Tensor t = tensor(values);
+  return detail::on_device(o.has_dtype() ? t.to(o.dtype()) : t, o);
+}
+inline Tensor tensor(
+    std::initializer_list<int> values,
+    const TensorOptions& o) {
+  Tensor t = tensor(values);
+  return detail::on_device(o.has_dtype() ? t.to(o.dtype()) : t, o);
+}
 
 } // namespace ditto

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "ditto/core/tensor.h"
+#include "ditto/core/tensor_options.h"
 #include "ditto/random/generator.h"
 
 namespace ditto {
@@ -63,5 +64,44 @@ DITTO_API Tensor multinomial(
     int64_t n,
     bool replacement = false,
     const std::optional<Generator>& gen = {});
+
+// ---- LibTorch's forms (ditto/core/tensor_options.h): drawn on the CPU
+// from the default generator, then moved to the options' device.
+namespace detail {
+inline Tensor random_with_options(Tensor t, const TensorOptions& o) {
+  if (o.has_device()) {
+    t = t.to(o.device());
+  }
+  if (o.requires_grad()) {
+    t.requires_grad_(true);
+  }
+  return t;
+}
+} // namespace detail
+inline Tensor rand(const Shape& shape, const TensorOptions& o) {
+  return detail::random_with_options(rand(shape, o.dtype()), o);
+}
+inline Tensor randn(const Shape& shape, const TensorOptions& o) {
+  return detail::random_with_options(randn(shape, o.dtype()), o);
+}
+// Without a dtype in the options, randint gives int64 (LibTorch 1.13's).
+inline Tensor randint(
+    int64_t low,
+    int64_t high,
+    const Shape& shape,
+    const TensorOptions& o) {
+  return detail::random_with_options(
+      randint(low, high, shape, o.dtype_opt().value_or(kInt64)), o);
+}
+inline Tensor randint(
+    int64_t high,
+    const Shape& shape,
+    const TensorOptions& o = {}) {
+  return randint(0, high, shape, o);
+}
+inline Tensor randperm(int64_t n, const TensorOptions& o) {
+  return detail::random_with_options(
+      randperm(n, o.dtype_opt().value_or(kInt64)), o);
+}
 
 } // namespace ditto

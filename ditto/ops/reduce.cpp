@@ -448,7 +448,7 @@ ArgResult arg_impl(
 Tensor sum(const Tensor& a) {
   return sum_impl(a, {}, false, "sum", false, false);
 }
-Tensor sum(const Tensor& a, const IntList& dims, bool keepdim) {
+Tensor sum(const Tensor& a, const IntArg& dims, bool keepdim) {
   return sum_impl(a, dims, keepdim, "sum", false, false);
 }
 Tensor sum_to_size(const Tensor& a, const Shape& shape) {
@@ -480,7 +480,7 @@ Tensor sum_to_size(const Tensor& a, const Shape& shape) {
 Tensor mean(const Tensor& a) {
   return sum_impl(a, {}, false, "mean", true, false);
 }
-Tensor mean(const Tensor& a, const IntList& dims, bool keepdim) {
+Tensor mean(const Tensor& a, const IntArg& dims, bool keepdim) {
   return sum_impl(a, dims, keepdim, "mean", true, false);
 }
 Tensor prod(const Tensor& a) {

@@ -10,15 +10,14 @@ namespace ditto {
 // depend on the thread count or the CPU capability. Integer and bool sums
 // give int64, as in PyTorch. An empty dims list reduces over every dim.
 DITTO_API Tensor sum(const Tensor& a);
-DITTO_API Tensor
-sum(const Tensor& a, const IntList& dims, bool keepdim = false);
+DITTO_API Tensor sum(const Tensor& a, const IntArg& dims, bool keepdim = false);
 // Sums a (broadcast from shape) back to shape: leading dims, and dims where
 // shape has size 1 (torch.Tensor.sum_to_size). a itself when the sizes
 // match.
 DITTO_API Tensor sum_to_size(const Tensor& a, const Shape& shape);
 DITTO_API Tensor mean(const Tensor& a);
 DITTO_API Tensor
-mean(const Tensor& a, const IntList& dims, bool keepdim = false);
+mean(const Tensor& a, const IntArg& dims, bool keepdim = false);
 DITTO_API Tensor prod(const Tensor& a);
 DITTO_API Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false);
 

@@ -111,8 +111,15 @@ void LRScheduler::load_state_dict(const StateDict& sd) {
 
 // ---- StepLR
 
-StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
-    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+StepLR::StepLR(
+    Optimizer& optimizer,
+    int64_t step_size,
+    double gamma,
+    StepLRSteps steps)
+    : LRScheduler(optimizer),
+      step_size_(step_size),
+      gamma_(gamma),
+      steps_(steps) {
   DITTO_CHECK(
       step_size > 0,
       ValueError,
@@ -122,16 +129,23 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
   initial_step();
 }
 
+int64_t StepLR::counted_epoch() const {
+  return steps_ == StepLRSteps::kPython ? last_epoch_
+                                        : std::max<int64_t>(last_epoch_ - 1, 0);
+}
+
 std::vector<double> StepLR::get_lr() {
+  const int64_t e = counted_epoch();
   return per_group(num_groups(), [&](size_t g) {
     const double lr = group_lr(g);
-    return last_epoch_ == 0 || last_epoch_ % step_size_ != 0 ? lr : lr * gamma_;
+    return e == 0 || e % step_size_ != 0 ? lr : lr * gamma_;
   });
 }
 
 std::optional<std::vector<double>> StepLR::closed_form_lr() {
+  const int64_t e = counted_epoch();
   return per_group(num_groups(), [&](size_t g) {
-    return base_lrs_[g] * std::pow(gamma_, double(last_epoch_ / step_size_));
+    return base_lrs_[g] * std::pow(gamma_, double(e / step_size_));
   });
 }
 

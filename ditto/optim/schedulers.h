@@ -65,17 +65,31 @@ class DITTO_API LRScheduler {
 };
 
 // lr * gamma every step_size epochs.
+// How StepLR counts its steps. LibTorch's C++ StepLR (torch::optim::StepLR,
+// the default here, for LibTorch programs) decays on the step() after
+// Python's: after k calls its lr is base * gamma^((k - 1) / step_size),
+// Python's torch.optim.lr_scheduler.StepLR's base * gamma^(k / step_size).
+// ditto's Python binding and `ditto train` use kPython.
+enum class StepLRSteps { kLibTorch, kPython };
+
 class DITTO_API StepLR : public LRScheduler {
  public:
-  StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
+  StepLR(
+      Optimizer& optimizer,
+      int64_t step_size,
+      double gamma = 0.1,
+      StepLRSteps steps = StepLRSteps::kLibTorch);
 
  protected:
   std::vector<double> get_lr() override;
   std::optional<std::vector<double>> closed_form_lr() override;
 
  private:
+  // The epoch the formula reads: last_epoch_, one less for LibTorch's.
+  int64_t counted_epoch() const;
   int64_t step_size_;
   double gamma_;
+  StepLRSteps steps_;
 };
 
 // lr * gamma^(times e appears in milestones) at each milestone e.

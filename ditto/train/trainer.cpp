@@ -158,7 +158,10 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(
   }
   if (o.scheduler == "step") {
     return std::make_unique<optim::StepLR>(
-        opt, std::max<int64_t>(1, steps_per_epoch), 0.7);
+        opt,
+        std::max<int64_t>(1, steps_per_epoch),
+        0.7,
+        optim::StepLRSteps::kPython);
   }
   if (o.scheduler == "cosine") {
     return std::make_unique<optim::CosineAnnealingLR>(

@@ -320,7 +320,7 @@ DITTO_FAST_FUNCTION(f_div, "ditto.div", kDivT, kDivS)
 // int; any other argument takes the binding.
 template <
     Tensor (*F)(const Tensor&),
-    Tensor (*FD)(const Tensor&, const IntList&, bool)>
+    Tensor (*FD)(const Tensor&, const IntArg&, bool)>
 PyObject* reduce(
     const char* name,
     PyObject* self,

@@ -318,9 +318,15 @@ void init_schedulers(py::module_& o) {
         s.load_state_dict(StateDict(items));
       });
   auto keep = py::keep_alive<1, 2>();
+  // Python's stepping (LibTorch's C++ StepLR decays one step later).
   py::class_<optim::StepLR, LRScheduler, std::shared_ptr<optim::StepLR>>(
       o, "StepLR")
-      .def(py::init<Optimizer&, int64_t, double>(), keep);
+      .def(
+          py::init([](Optimizer& opt, int64_t step_size, double gamma) {
+            return std::make_shared<optim::StepLR>(
+                opt, step_size, gamma, optim::StepLRSteps::kPython);
+          }),
+          keep);
   py::class_<
       optim::MultiStepLR,
       LRScheduler,

@@ -15,6 +15,7 @@ namespace torch = ditto;
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -308,6 +309,248 @@ void ordered_dict() {
   COVERAGE_CHECK(d.is_empty());
 }
 
+// ---- Tensor creation as the "Tensor Creation API" page writes it.
+void tensor_creation() {
+  torch::Tensor a =
+      torch::zeros({2, 3}, torch::dtype(torch::kFloat64).requires_grad(true));
+  COVERAGE_CHECK(a.dtype() == torch::kFloat64 && a.requires_grad());
+  auto options = torch::TensorOptions()
+                     .dtype(torch::kFloat32)
+                     .device(torch::kCPU)
+                     .requires_grad(true);
+  torch::Tensor b = torch::ones({2}, options);
+  COVERAGE_CHECK(b.requires_grad() && b.dtype() == torch::kFloat32);
+  COVERAGE_CHECK(torch::randn({3, 4}, torch::requires_grad()).requires_grad());
+  torch::Tensor d = torch::ones({2}, torch::kLong);
+  COVERAGE_CHECK(d.dtype() == torch::kInt64);
+  COVERAGE_CHECK(torch::full({2, 2}, 7).dtype() == torch::kLong);
+  COVERAGE_CHECK(
+      torch::full({2}, 1.5, torch::kDouble).dtype() == torch::kDouble);
+  COVERAGE_CHECK(torch::arange(0, 10, torch::kLong).size(0) == 10);
+  COVERAGE_CHECK(torch::arange(0, 10).dtype() == torch::kLong);
+  COVERAGE_CHECK(torch::arange(0.0, 1.0, 0.25).dtype() == torch::kFloat);
+  COVERAGE_CHECK(torch::randint(0, 10, {5}).dtype() == torch::kLong);
+  COVERAGE_CHECK(torch::randint(10, {4}).size(0) == 4);
+  COVERAGE_CHECK(
+      torch::randint(0, 10, {5}, torch::kInt).dtype() == torch::kInt);
+  COVERAGE_CHECK(torch::tensor({1.0, 2.0}).dtype() == torch::kFloat);
+  COVERAGE_CHECK(torch::tensor({1, 2, 3}).dtype() == torch::kLong);
+  COVERAGE_CHECK(torch::tensor({true, false}).dtype() == torch::kBool);
+  torch::Tensor grid = torch::tensor({{1.0, 2.0}, {3.0, 4.0}});
+  COVERAGE_CHECK(grid.dim() == 2 && grid.size(1) == 2);
+  torch::Tensor scalar = torch::tensor(3.5);
+  COVERAGE_CHECK(scalar.dim() == 0 && scalar.item<float>() == 3.5f);
+  COVERAGE_CHECK(
+      torch::tensor({1.0, 2.0}, torch::kFloat64).dtype() == torch::kFloat64);
+  COVERAGE_CHECK(
+      torch::tensor(
+          {1.0, 2.0}, torch::dtype(torch::kFloat64).requires_grad(true))
+          .requires_grad());
+  COVERAGE_CHECK(torch::zeros_like(d, torch::kFloat).dtype() == torch::kFloat);
+  torch::Tensor like = torch::empty({2, 2}, d.options());
+  COVERAGE_CHECK(like.dtype() == torch::kLong);
+  COVERAGE_CHECK(d.options().dtype() == torch::kLong);
+  COVERAGE_CHECK(torch::eye(3, torch::kFloat64).dtype() == torch::kFloat64);
+  COVERAGE_CHECK(torch::linspace(0, 1, 5, torch::kFloat64).size(0) == 5);
+  COVERAGE_CHECK(d.to(torch::kFloat).dtype() == torch::kFloat);
+  COVERAGE_CHECK(d.to(torch::kCPU).device() == torch::Device(torch::kCPU));
+  COVERAGE_CHECK(torch::randperm(5, torch::kLong).size(0) == 5);
+}
+
+// ---- Losses as modules and functions, and tensor methods.
+void losses_and_methods() {
+  namespace F = torch::nn::functional;
+  torch::Tensor x = torch::randn({4, 3});
+  torch::Tensor y = torch::randn({4, 3});
+  torch::Tensor t = torch::tensor({0, 2, 1, 2});
+  torch::nn::MSELoss mse;
+  torch::Tensor l = mse(x, y);
+  COVERAGE_CHECK(l.dim() == 0);
+  torch::nn::MSELoss mse_sum(
+      torch::nn::MSELossOptions().reduction(torch::kSum));
+  COVERAGE_CHECK(mse_sum(x, y).item<float>() > l.item<float>());
+  COVERAGE_CHECK(
+      F::mse_loss(x, y, F::MSELossFuncOptions(torch::kSum)).item<float>() ==
+      mse_sum(x, y).item<float>());
+  COVERAGE_CHECK(
+      F::mse_loss(x, y, F::MSELossFuncOptions().reduction(torch::kNone))
+          .sizes() == x.sizes());
+  torch::nn::L1Loss l1;
+  COVERAGE_CHECK(l1(x, y).item<float>() > 0.0f);
+  COVERAGE_CHECK(
+      F::l1_loss(x, y, F::L1LossFuncOptions(torch::kMean)).dim() == 0);
+  torch::nn::SmoothL1Loss smooth(torch::nn::SmoothL1LossOptions().beta(0.5));
+  COVERAGE_CHECK(smooth(x, y).dim() == 0);
+  torch::nn::CrossEntropyLoss ce;
+  torch::Tensor ce_loss = ce(x, t);
+  COVERAGE_CHECK(ce_loss.item<float>() == F::cross_entropy(x, t).item<float>());
+  torch::nn::CrossEntropyLoss weighted(torch::nn::CrossEntropyLossOptions()
+                                           .weight(torch::ones({3}))
+                                           .ignore_index(1));
+  COVERAGE_CHECK(weighted->named_buffers().contains("weight"));
+  COVERAGE_CHECK(weighted(x, t).dim() == 0);
+  COVERAGE_CHECK(
+      F::cross_entropy(x, t, F::CrossEntropyFuncOptions().label_smoothing(0.1))
+          .dim() == 0);
+  torch::nn::NLLLoss nll;
+  torch::Tensor logp = torch::log_softmax(x, 1);
+  COVERAGE_CHECK(nll(logp, t).item<float>() == ce_loss.item<float>());
+  COVERAGE_CHECK(
+      F::nll_loss(logp, t, F::NLLLossFuncOptions().reduction(torch::kSum))
+          .dim() == 0);
+  torch::Tensor target = torch::rand({4, 3});
+  torch::nn::BCEWithLogitsLoss bce(
+      torch::nn::BCEWithLogitsLossOptions().pos_weight(torch::ones({3})));
+  COVERAGE_CHECK(bce(x, target).dim() == 0);
+  COVERAGE_CHECK(
+      F::binary_cross_entropy_with_logits(
+          x, target, F::BinaryCrossEntropyWithLogitsFuncOptions())
+          .dim() == 0);
+
+  // Compound operators and the *_as methods.
+  torch::Tensor z = torch::zeros({4, 3});
+  z += x;
+  z -= 1;
+  z *= 2;
+  z /= 2;
+  z += torch::ones({4, 3});
+  COVERAGE_CHECK(torch::allclose(z, x));
+  COVERAGE_CHECK(torch::ones({3}).expand_as(x).sizes() == x.sizes());
+  COVERAGE_CHECK(torch::ones({12}).view_as(x).sizes() == x.sizes());
+  COVERAGE_CHECK(torch::ones({12}).reshape_as(x).size(0) == 4);
+  COVERAGE_CHECK(x.toType(torch::kDouble).dtype() == torch::kDouble);
+  COVERAGE_CHECK(t.type_as(x).dtype() == torch::kFloat);
+  COVERAGE_CHECK(x.is_floating_point() && !t.is_floating_point());
+  COVERAGE_CHECK(x.scalar_type() == torch::kFloat);
+  COVERAGE_CHECK(x.numel() == 12 && x.sizes()[1] == 3);
+}
+
+// ---- Custom autograd functions, as LibTorch's autograd tutorial writes
+// them.
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+class LinearFunction : public torch::autograd::Function<LinearFunction> {
+ public:
+  static torch::Tensor forward(
+      AutogradContext* ctx,
+      torch::Tensor input,
+      torch::Tensor weight,
+      torch::Tensor bias = torch::Tensor()) {
+    ctx->save_for_backward({input, weight, bias});
+    auto output = input.mm(weight.t());
+    if (bias.defined()) {
+      output += bias.unsqueeze(0).expand_as(output);
+    }
+    return output;
+  }
+
+  static variable_list backward(
+      AutogradContext* ctx,
+      variable_list grad_outputs) {
+    auto saved = ctx->get_saved_variables();
+    auto input = saved[0];
+    auto weight = saved[1];
+    auto bias = saved[2];
+    auto grad_output = grad_outputs[0];
+    auto grad_input = grad_output.mm(weight);
+    auto grad_weight = grad_output.t().mm(input);
+    auto grad_bias = torch::Tensor();
+    if (bias.defined()) {
+      grad_bias = grad_output.sum(0);
+    }
+    return {grad_input, grad_weight, grad_bias};
+  }
+};
+
+class MulConstant : public torch::autograd::Function<MulConstant> {
+ public:
+  static torch::Tensor forward(
+      AutogradContext* ctx,
+      torch::Tensor tensor,
+      double constant) {
+    ctx->saved_data["constant"] = constant;
+    return tensor * constant;
+  }
+
+  static variable_list backward(
+      AutogradContext* ctx,
+      variable_list grad_outputs) {
+    return {
+        grad_outputs[0] * ctx->saved_data["constant"].toDouble(),
+        torch::Tensor()};
+  }
+};
+
+void custom_functions() {
+  auto x = torch::randn({2, 3}).requires_grad_();
+  auto weight = torch::randn({4, 3}).requires_grad_();
+  auto y = LinearFunction::apply(x, weight);
+  y.sum().backward();
+  COVERAGE_CHECK(y.size(1) == 4);
+  COVERAGE_CHECK(torch::allclose(x.grad(), torch::ones({2, 4}).mm(weight)));
+  COVERAGE_CHECK(torch::allclose(weight.grad(), torch::ones({2, 4}).t().mm(x)));
+
+  auto bias = torch::randn({4}).requires_grad_();
+  auto z = LinearFunction::apply(x, weight, bias);
+  z.sum().backward();
+  COVERAGE_CHECK(bias.grad().size(0) == 4);
+  COVERAGE_CHECK(torch::allclose(bias.grad(), torch::full({4}, 2.0)));
+
+  auto a = torch::randn({2}).requires_grad_();
+  auto b = MulConstant::apply(a, 5.5);
+  b.sum().backward();
+  COVERAGE_CHECK(torch::allclose(a.grad(), torch::full({2}, 5.5)));
+}
+
+// ---- torch::save and torch::load (into a temporary directory of its own).
+void serialization() {
+  std::string dir_template =
+      (std::filesystem::temp_directory_path() / "libtorch_coverage_XXXXXX")
+          .string();
+  if (mkdtemp(dir_template.data()) == nullptr) {
+    COVERAGE_CHECK(false);
+    return;
+  }
+  const std::string dir = dir_template;
+  Net net(3, 4, 2);
+  torch::save(net, dir + "/net.pt");
+  Net other(3, 4, 2);
+  torch::load(other, dir + "/net.pt");
+  COVERAGE_CHECK(torch::equal(other->fc1->weight, net->fc1->weight));
+  COVERAGE_CHECK(torch::equal(other->bn->running_var, net->bn->running_var));
+
+  torch::Tensor t = torch::randn({3});
+  torch::save(t, dir + "/t.pt");
+  torch::Tensor u;
+  torch::load(u, dir + "/t.pt");
+  COVERAGE_CHECK(torch::equal(t, u));
+  std::vector<torch::Tensor> ts = {t, t * 2};
+  torch::save(ts, dir + "/ts.pt");
+  std::vector<torch::Tensor> back;
+  torch::load(back, dir + "/ts.pt");
+  COVERAGE_CHECK(back.size() == 2 && torch::equal(back[1], t * 2));
+
+  torch::optim::SGD opt(
+      net->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  net(torch::randn({4, 3})).sum().backward();
+  opt.step();
+  torch::save(opt, dir + "/opt.pt");
+  torch::optim::SGD opt2(
+      net->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  torch::load(opt2, dir + "/opt.pt");
+
+  torch::serialize::OutputArchive out;
+  out.write("w", t);
+  out.save_to(dir + "/archive.pt");
+  torch::serialize::InputArchive in;
+  in.load_from(dir + "/archive.pt");
+  torch::Tensor w;
+  in.read("w", w);
+  COVERAGE_CHECK(torch::equal(w, t));
+  std::filesystem::remove_all(dir);
+}
+
 // ---- LibTorch's MNIST example's model and loop, as its README has them.
 struct MnistNet : torch::nn::Module {
   MnistNet()
@@ -385,6 +628,10 @@ int main() {
   sequential();
   module_list_and_dict();
   ordered_dict();
+  tensor_creation();
+  losses_and_methods();
+  custom_functions();
+  serialization();
   mnist_loop();
   if (failures != 0) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);

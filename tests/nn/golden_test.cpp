@@ -187,7 +187,8 @@ TEST(NnGolden, SchedulersArePyTorchsLrSequences) {
         {p}, optim::SGDOptions(c["base"].get<double>()).momentum(0.9));
     std::shared_ptr<optim::LRScheduler> s;
     if (name == "step") {
-      s = std::make_shared<optim::StepLR>(opt, 3, 0.7);
+      s = std::make_shared<optim::StepLR>(
+          opt, 3, 0.7, optim::StepLRSteps::kPython);
     } else if (name == "multistep") {
       s = std::make_shared<optim::MultiStepLR>(
           opt, std::vector<int64_t>{2, 5, 5, 9}, 0.5);

@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ditto/ditto.h"
 #include "examples/models/cnn.h"
@@ -525,6 +530,226 @@ TEST(LibTorchFrontEnd, TopLevelNllLossTakesLibTorchsArguments) {
         ditto::nll_loss(logp, t, {}, 3);
       }).find("got 3"),
       std::string::npos);
+}
+
+TEST(LibTorchFrontEnd, TensorOptionsAndBracedTensorsFollowLibTorch) {
+  EXPECT_EQ(tensor({1.0, 2.0}).dtype(), kFloat32);
+  EXPECT_EQ(tensor({1, 2}).dtype(), kInt64);
+  EXPECT_EQ(tensor({true, false}).dtype(), kBool);
+  EXPECT_EQ(tensor(3.5).dim(), 0);
+  EXPECT_EQ(tensor(int64_t(3)).dtype(), kInt64);
+  EXPECT_EQ(tensor({{1.0, 2.0}, {3.0, 4.0}}).sizes(), (Shape{2, 2}));
+  EXPECT_THROW(tensor({{1.0, 2.0}, {3.0}}), ValueError);
+  // The typed forms keep their type.
+  EXPECT_EQ(tensor<double>({1.0, 2.0}).dtype(), kFloat64);
+  EXPECT_EQ(tensor(std::vector<double>{1.0}).dtype(), kFloat64);
+  const Tensor z = zeros({2, 3}, dtype(kFloat64).requires_grad(true));
+  EXPECT_EQ(z.dtype(), kFloat64);
+  EXPECT_TRUE(z.requires_grad());
+  EXPECT_FALSE(zeros({2}, kFloat32).requires_grad());
+  EXPECT_EQ(ones({2}, kLong).dtype(), kInt64);
+  EXPECT_EQ(randint(0, 5, {3}, TensorOptions()).dtype(), kInt64);
+  EXPECT_EQ(full({2}, 3, TensorOptions()).dtype(), kInt64);
+  EXPECT_EQ(arange(0, 4, TensorOptions()).dtype(), kInt64);
+  EXPECT_EQ(empty({1}, z.options()).dtype(), kFloat64);
+  EXPECT_FALSE(z.options().requires_grad());
+  std::ostringstream os;
+  os << dtype(kFloat64).requires_grad(true);
+  EXPECT_EQ(
+      os.str(), "TensorOptions(dtype=float64, device=cpu, requires_grad=true)");
+  // The same draws as the Dtype forms.
+  manual_seed(1);
+  const Tensor a = randn({4}, requires_grad());
+  manual_seed(1);
+  EXPECT_TRUE(equal(a.detach(), randn({4})));
+  EXPECT_TRUE(a.requires_grad());
+}
+
+TEST(LibTorchFrontEnd, LossModulesAreTheFunctionalLosses) {
+  manual_seed(2);
+  const Tensor x = randn({5, 4}), y = randn({5, 4});
+  const Tensor t = tensor({0, 3, 1, 2, 3});
+  EXPECT_TRUE(equal(nn::MSELoss()(x, y), F::mse_loss(x, y)));
+  EXPECT_TRUE(equal(
+      nn::MSELoss(nn::MSELossOptions(kSum))(x, y),
+      F::mse_loss(x, y, F::Reduction::Sum)));
+  EXPECT_TRUE(
+      equal(nn::L1Loss(kNone)(x, y), F::l1_loss(x, y, F::Reduction::None)));
+  EXPECT_TRUE(equal(
+      nn::SmoothL1Loss(nn::SmoothL1LossOptions().beta(0.5))(x, y),
+      F::smooth_l1_loss(x, y, F::Reduction::Mean, 0.5)));
+  const Tensor w = tensor({1.0, 2.0, 0.5, 1.5});
+  nn::CrossEntropyLoss ce(nn::CrossEntropyLossOptions().weight(w));
+  EXPECT_TRUE(equal(
+      ce(x, t), F::cross_entropy(x, t, F::CrossEntropyOptions().weight(w))));
+  EXPECT_EQ(ce->named_buffers().keys(), (std::vector<std::string>{"weight"}));
+  EXPECT_EQ(ce->repr(), "CrossEntropyLoss()");
+  EXPECT_TRUE(equal(
+      nn::NLLLoss()(F::log_softmax(x, 1), t), nn::CrossEntropyLoss()(x, t)));
+  const Tensor p = rand({5, 4});
+  EXPECT_TRUE(equal(
+      nn::BCEWithLogitsLoss()(x, p),
+      F::binary_cross_entropy_with_logits(x, p)));
+}
+
+struct Scale : autograd::Function<Scale> {
+  static Tensor forward(autograd::AutogradContext* ctx, Tensor x, double c) {
+    ctx->saved_data["c"] = c;
+    ctx->save_for_backward({x});
+    return x * c;
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext* ctx,
+      autograd::variable_list g) {
+    EXPECT_TRUE(ctx->needs_input_grad(0));
+    EXPECT_FALSE(ctx->needs_input_grad(1));
+    EXPECT_EQ(ctx->get_saved_variables().size(), 1u);
+    return {g[0] * ctx->saved_data["c"].toDouble(), Tensor()};
+  }
+};
+
+struct TwoOut : autograd::Function<TwoOut> {
+  static autograd::variable_list forward(
+      autograd::AutogradContext*,
+      Tensor a,
+      Tensor b) {
+    return {a * 2, b * 3};
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext*,
+      autograd::variable_list g) {
+    // The second output got no gradient: it arrives as zeros.
+    EXPECT_TRUE(g[1].defined());
+    return {g[0] * 2, g[1] * 3};
+  }
+};
+
+struct WrongCount : autograd::Function<WrongCount> {
+  static Tensor forward(autograd::AutogradContext*, Tensor a) {
+    return a * 1;
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext*,
+      autograd::variable_list g) {
+    return {g[0], g[0]};
+  }
+};
+
+TEST(LibTorchFrontEnd, CustomFunctionsRunAsOneOpEach) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = Scale::apply(x, 2.5);
+  y.sum().backward();
+  EXPECT_TRUE(equal(x.grad(), tensor({2.5, 2.5})));
+  // One record per class, named after it.
+  EXPECT_NE(
+      find_op_record(
+          autograd::function_detail::function_op_name(typeid(Scale).name())),
+      nullptr);
+  Tensor a = tensor({1.0}).requires_grad_(), b = tensor({1.0}).requires_grad_();
+  auto outs = TwoOut::apply(a, b);
+  outs[0].sum().backward();
+  EXPECT_TRUE(equal(a.grad(), tensor({2.0})));
+  EXPECT_TRUE(equal(b.grad(), tensor({0.0})));
+  Tensor c = tensor({1.0}).requires_grad_();
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        WrongCount::apply(c).sum().backward();
+      }).find("expected 1, got 2"),
+      std::string::npos);
+  autograd::IValue v = 2;
+  EXPECT_EQ(v.toDouble(), 2.0);
+  EXPECT_NE(
+      error_of<TypeError>([&] { v.toTensor(); }).find("expected Tensor"),
+      std::string::npos);
+}
+
+TEST(LibTorchFrontEnd, SaveAndLoadWriteSafetensorsAndFailWithoutChanges) {
+  const std::string dir =
+      testing::TempDir() + "/ditto_libtorch_save_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  manual_seed(0);
+  nn::Sequential a(nn::Linear(3, 2), nn::BatchNorm1d(2));
+  save(a, dir + "/a.pt");
+  // The file is the state_dict, as safetensors (which orders its tensors by
+  // dtype, then name).
+  auto file_keys = io::load_safetensors(dir + "/a.pt").tensors.keys();
+  auto state_keys = a->state_dict().keys();
+  std::sort(file_keys.begin(), file_keys.end());
+  std::sort(state_keys.begin(), state_keys.end());
+  EXPECT_EQ(file_keys, state_keys);
+  nn::Sequential b(nn::Linear(3, 2), nn::BatchNorm1d(2));
+  load(b, dir + "/a.pt");
+  EXPECT_TRUE(equal(b->parameters()[0], a->parameters()[0]));
+  // A model the file does not fit: a ValueError, nothing copied.
+  nn::Sequential c(nn::Linear(3, 2), nn::Linear(2, 2));
+  const Tensor before = c->parameters()[0].clone();
+  EXPECT_THROW(load(c, dir + "/a.pt"), ValueError);
+  EXPECT_TRUE(equal(c->parameters()[0], before));
+  std::vector<Tensor> ts = {randn({2}), tensor({1, 2})};
+  save(ts, dir + "/ts.pt");
+  std::vector<Tensor> back;
+  load(back, dir + "/ts.pt");
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_TRUE(equal(back[1], ts[1]));
+  Tensor one;
+  EXPECT_THROW(load(one, dir + "/ts.pt"), ValueError);
+  EXPECT_THROW(load(one, dir + "/missing.pt"), Error);
+  serialize::InputArchive in;
+  in.load_from(dir + "/ts.pt");
+  EXPECT_THROW(in.read("9", one), KeyError);
+  std::filesystem::remove_all(dir);
+}
+
+// What LibTorch 1.13 does, from tests/libtorch/gen_behaviour.cpp (built
+// against libtorch-dev): ditto's C++ front end does the same.
+TEST(LibTorchFrontEnd, BehaviourIsLibTorchs) {
+  std::ifstream in(
+      std::string(DITTO_TEST_DATA_DIR) + "/libtorch/behaviour.json");
+  const auto j = nlohmann::json::parse(in);
+  Tensor p = zeros({1}, requires_grad());
+  optim::SGD opt({p}, optim::SGDOptions(1.0));
+  optim::StepLR sched(opt, /*step_size=*/3, /*gamma=*/0.5);
+  std::vector<double> lrs;
+  for (int i = 0; i < 8; ++i) {
+    lrs.push_back(opt.lr(0));
+    opt.step();
+    sched.step();
+  }
+  EXPECT_EQ(lrs, j["step_lr_3_0.5"].get<std::vector<double>>());
+  // Python's stepping, one step earlier, on request.
+  Tensor q = zeros({1}, requires_grad());
+  optim::SGD opt_py({q}, optim::SGDOptions(1.0));
+  optim::StepLR py(opt_py, 3, 0.5, optim::StepLRSteps::kPython);
+  std::vector<double> py_lrs;
+  for (int i = 0; i < 8; ++i) {
+    py_lrs.push_back(opt_py.lr(0));
+    opt_py.step();
+    py.step();
+  }
+  EXPECT_EQ(py_lrs, (std::vector<double>{1, 1, 1, 0.5, 0.5, 0.5, 0.25, 0.25}));
+
+  nn::Linear lin(2, 2);
+  lin(ones({1, 2})).sum().backward();
+  lin->zero_grad();
+  EXPECT_EQ(
+      lin->weight.grad().defined(), j["module_zero_grad_defined"].get<bool>());
+  EXPECT_EQ(
+      lin->weight.grad().abs().sum().item<double>(),
+      j["module_zero_grad_abs_sum"].get<double>());
+  lin(ones({1, 2})).sum().backward();
+  optim::SGD opt2(lin->parameters(), optim::SGDOptions(0.1));
+  opt2.zero_grad();
+  EXPECT_EQ(
+      lin->weight.grad().defined(),
+      j["optimizer_zero_grad_defined"].get<bool>());
+
+  nn::ModuleList tree(
+      nn::Linear(1, 1), nn::ModuleList(nn::ReLU(), nn::Tanh()), nn::Sigmoid());
+  std::vector<std::string> order;
+  tree->apply([&](const std::string& name, nn::Module&) {
+    order.push_back(name.empty() ? "<root>" : name);
+  });
+  EXPECT_EQ(order, j["apply_order"].get<std::vector<std::string>>());
 }
 
 } // namespace ditto

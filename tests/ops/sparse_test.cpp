@@ -326,7 +326,7 @@ TEST(Sparse, ZeroAndSparseSumsKeepEveryEntry) {
   EXPECT_TRUE(same_bits(a.to_dense(), tensor({1.0, 0.0, 7.0})));
   a.zero_();
   EXPECT_EQ(a._nnz(), 0);
-  EXPECT_TRUE(same_bits(a.to_dense(), zeros({3}, kFloat64)));
+  EXPECT_TRUE(same_bits(a.to_dense(), zeros({3}, kFloat32)));
 }
 
 TEST(Sparse, AnEntryStoredTwiceGetsItsPositionsGradientEachTime) {

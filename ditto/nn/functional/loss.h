@@ -72,6 +72,53 @@ DITTO_API Tensor binary_cross_entropy_with_logits(
     const Tensor& target,
     const BCEWithLogitsOptions& options = {});
 
+// ---- LibTorch's option names (torch::nn::functional::MSELossFuncOptions,
+// torch::nn::CrossEntropyLossOptions, ...): reduction as torch::kMean,
+// torch::kSum or torch::kNone.
+struct DITTO_API MSELossOptions {
+  MSELossOptions(Reduction reduction = Reduction::Mean)
+      : reduction_(reduction) {}
+  DITTO_NN_ARG(Reduction, reduction);
+};
+struct DITTO_API L1LossOptions {
+  L1LossOptions(Reduction reduction = Reduction::Mean)
+      : reduction_(reduction) {}
+  DITTO_NN_ARG(Reduction, reduction);
+};
+struct DITTO_API SmoothL1LossOptions {
+  SmoothL1LossOptions(Reduction reduction = Reduction::Mean)
+      : reduction_(reduction) {}
+  DITTO_NN_ARG(Reduction, reduction);
+  DITTO_NN_ARG(double, beta) = 1.0;
+};
+using MSELossFuncOptions = MSELossOptions;
+using L1LossFuncOptions = L1LossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using NLLLossFuncOptions = NLLLossOptions;
+using CrossEntropyFuncOptions = CrossEntropyOptions;
+using CrossEntropyLossOptions = CrossEntropyOptions;
+using BCEWithLogitsFuncOptions = BCEWithLogitsOptions;
+using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsOptions;
+using BCEWithLogitsLossOptions = BCEWithLogitsOptions;
+inline Tensor mse_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const MSELossOptions& o) {
+  return mse_loss(input, target, o.reduction());
+}
+inline Tensor l1_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const L1LossOptions& o) {
+  return l1_loss(input, target, o.reduction());
+}
+inline Tensor smooth_l1_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const SmoothL1LossOptions& o) {
+  return smooth_l1_loss(input, target, o.reduction(), o.beta());
+}
+
 // KL divergence with input as log-probabilities. batchmean divides the sum
 // by the batch size (what the math means); Mean divides by the number of
 // elements, as PyTorch's 'mean'.
@@ -119,6 +166,15 @@ namespace ditto {
 namespace Reduction {
 enum Reduction { None, Mean, Sum, END };
 } // namespace Reduction
+
+// LibTorch's torch::kNone, torch::kMean, torch::kSum, for the losses'
+// options: MSELossOptions(torch::kSum), .reduction(torch::kNone).
+inline constexpr nn::functional::Reduction kNone =
+    nn::functional::Reduction::None;
+inline constexpr nn::functional::Reduction kMean =
+    nn::functional::Reduction::Mean;
+inline constexpr nn::functional::Reduction kSum =
+    nn::functional::Reduction::Sum;
 
 // torch::nll_loss in LibTorch's argument order; ValueError for a
 // reduction outside torch::Reduction.

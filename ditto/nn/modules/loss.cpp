@@ -41,4 +41,64 @@ Tensor CTCLossImpl::forward(
       options.zero_infinity());
 }
 
+MSELossImpl::MSELossImpl(const MSELossOptions& o)
+    : Module("MSELoss"), options(o) {}
+L1LossImpl::L1LossImpl(const L1LossOptions& o) : Module("L1Loss"), options(o) {}
+SmoothL1LossImpl::SmoothL1LossImpl(const SmoothL1LossOptions& o)
+    : Module("SmoothL1Loss"), options(o) {}
+NLLLossImpl::NLLLossImpl(const NLLLossOptions& o)
+    : Module("NLLLoss"), options(o) {
+  if (o.weight().defined()) {
+    options.weight(register_buffer("weight", o.weight()));
+  }
+}
+CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& o)
+    : Module("CrossEntropyLoss"), options(o) {
+  if (o.weight().defined()) {
+    options.weight(register_buffer("weight", o.weight()));
+  }
+}
+BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& o)
+    : Module("BCEWithLogitsLoss"), options(o) {
+  if (o.weight().defined()) {
+    options.weight(register_buffer("weight", o.weight()));
+  }
+  if (o.pos_weight().defined()) {
+    options.pos_weight(register_buffer("pos_weight", o.pos_weight()));
+  }
+}
+
+Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) const {
+  ForwardScope scope(*this);
+  return functional::mse_loss(input, target, options);
+}
+
+Tensor L1LossImpl::forward(const Tensor& input, const Tensor& target) const {
+  ForwardScope scope(*this);
+  return functional::l1_loss(input, target, options);
+}
+
+Tensor SmoothL1LossImpl::forward(const Tensor& input, const Tensor& target)
+    const {
+  ForwardScope scope(*this);
+  return functional::smooth_l1_loss(input, target, options);
+}
+
+Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) const {
+  ForwardScope scope(*this);
+  return functional::nll_loss(input, target, options);
+}
+
+Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target)
+    const {
+  ForwardScope scope(*this);
+  return functional::cross_entropy(input, target, options);
+}
+
+Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
+    const {
+  ForwardScope scope(*this);
+  return functional::binary_cross_entropy_with_logits(input, target, options);
+}
+
 } // namespace ditto::nn

@@ -1,6 +1,7 @@
 #pragma once
 
-// The loss layers: CTCLoss.
+// The loss layers: MSELoss, L1Loss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
+// BCEWithLogitsLoss and CTCLoss, with LibTorch's options.
 
 #include <string>
 #include <vector>
@@ -38,5 +39,32 @@ class DITTO_API CTCLossImpl : public Module {
   CTCLossOptions options;
 };
 DITTO_MODULE(CTCLoss);
+
+// The losses of two tensors: forward(input, target) is the functional
+// loss with the module's options (LibTorch's torch::nn::MSELoss...),
+// printed as PyTorch prints them ("MSELoss()"). A class weight (and
+// BCEWithLogitsLoss's pos_weight) is a buffer, as in PyTorch and LibTorch.
+using MSELossOptions = functional::MSELossOptions;
+using L1LossOptions = functional::L1LossOptions;
+using SmoothL1LossOptions = functional::SmoothL1LossOptions;
+using NLLLossOptions = functional::NLLLossOptions;
+using CrossEntropyLossOptions = functional::CrossEntropyOptions;
+using BCEWithLogitsLossOptions = functional::BCEWithLogitsOptions;
+
+#define DITTO_LOSS_MODULE(Name, Options)                             \
+  class DITTO_API Name##Impl : public Module {                       \
+   public:                                                           \
+    explicit Name##Impl(const Options& options = {});                \
+    Tensor forward(const Tensor& input, const Tensor& target) const; \
+    Options options;                                                 \
+  };                                                                 \
+  DITTO_MODULE(Name)
+DITTO_LOSS_MODULE(MSELoss, MSELossOptions);
+DITTO_LOSS_MODULE(L1Loss, L1LossOptions);
+DITTO_LOSS_MODULE(SmoothL1Loss, SmoothL1LossOptions);
+DITTO_LOSS_MODULE(NLLLoss, NLLLossOptions);
+DITTO_LOSS_MODULE(CrossEntropyLoss, CrossEntropyLossOptions);
+DITTO_LOSS_MODULE(BCEWithLogitsLoss, BCEWithLogitsLossOptions);
+#undef DITTO_LOSS_MODULE
 
 } // namespace ditto::nn
