@@ -40,33 +40,6 @@ std::shared_ptr<Call> make_call(py::object forward, py::object backward) {
       });
 }
 
-// The outputs of a Python forward as the op's results: an input, or a
-// tensor with a history of its own, returned as is would have its grad_fn
-// replaced by the op's node (a leaf would stop being one), so it is
-// returned as a new tensor on the same storage, as is a tensor returned
-// twice.
-std::vector<Tensor> fresh_outputs(
-    std::vector<Tensor> outs,
-    const std::vector<Tensor>& inputs) {
-  for (size_t k = 0; k < outs.size(); ++k) {
-    Tensor& o = outs[k];
-    if (!o.defined()) {
-      continue;
-    }
-    bool taken = o.requires_grad() || o.grad_fn() != nullptr;
-    for (const Tensor& in : inputs) {
-      taken = taken || in.impl() == o.impl();
-    }
-    for (size_t j = 0; j < k; ++j) {
-      taken = taken || outs[j].impl() == o.impl();
-    }
-    if (taken) {
-      o = o.detach();
-    }
-  }
-  return outs;
-}
-
 std::vector<Tensor> run_forward(
     CustomOpContext& ctx,
     const std::vector<Tensor>& inputs) {
@@ -78,7 +51,10 @@ std::vector<Tensor> run_forward(
     call->forward = py::none(); // the node keeps the backward only
     outs = forward(ctx).cast<std::vector<Tensor>>();
   }
-  return fresh_outputs(std::move(outs), inputs);
+  // An input, or a tensor with a history of its own, returned as is would
+  // have its grad_fn replaced by the op's node: the library's rule for
+  // torch::autograd::Function makes it a new tensor on the same storage.
+  return autograd::function_detail::fresh_outputs(std::move(outs), inputs);
 }
 
 std::vector<Tensor> run_backward(
