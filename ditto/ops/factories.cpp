@@ -339,30 +339,6 @@ Tensor braced(std::initializer_list<From> values, Shape shape) {
   }
 }
 
-template <typename To, typename From>
-Tensor braced_rows(std::initializer_list<std::initializer_list<From>> rows) {
-  std::vector<To> v;
-  const int64_t cols = rows.size() == 0 ? 0 : int64_t(rows.begin()->size());
-  for (const auto& row : rows) {
-    DITTO_CHECK(
-        int64_t(row.size()) == cols,
-        ValueError,
-        "tensor",
-        "expected sequence of length ",
-        cols,
-        " at dim 1 (got ",
-        row.size(),
-        ")");
-    v.insert(v.end(), row.begin(), row.end());
-  }
-  return detail::tensor_from_bytes(
-      v.data(),
-      int64_t(v.size()),
-      dtype_of<To>,
-      {int64_t(rows.size()), cols},
-      true);
-}
-
 } // namespace
 
 Tensor tensor(std::initializer_list<double> values) {
@@ -379,12 +355,6 @@ Tensor tensor(std::initializer_list<int64_t> values) {
 }
 Tensor tensor(std::initializer_list<bool> values) {
   return braced<bool>(values, {int64_t(values.size())});
-}
-Tensor tensor(std::initializer_list<std::initializer_list<double>> rows) {
-  return braced_rows<float>(rows);
-}
-Tensor tensor(std::initializer_list<std::initializer_list<int64_t>> rows) {
-  return braced_rows<int64_t>(rows);
 }
 Tensor tensor(double value) {
   return braced<float>({value}, {});

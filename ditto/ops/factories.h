@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "ditto/core/tensor.h"
@@ -197,11 +198,34 @@ DITTO_API Tensor tensor(std::initializer_list<float> values);
 DITTO_API Tensor tensor(std::initializer_list<int> values);
 DITTO_API Tensor tensor(std::initializer_list<int64_t> values);
 DITTO_API Tensor tensor(std::initializer_list<bool> values);
-// Rows of braced values: tensor({{1.0, 2.0}, {3.0, 4.0}}) is (2, 2).
-DITTO_API Tensor
-tensor(std::initializer_list<std::initializer_list<double>> rows);
-DITTO_API Tensor
-tensor(std::initializer_list<std::initializer_list<int64_t>> rows);
+// Rows of braced values: tensor({{1.0, 2.0}, {3.0, 4.0}}) is (2, 2),
+// float32 for floating values, int64 for integers. (A template, not two
+// overloads: clang finds nested braced lists ambiguous between those.)
+template <typename T>
+Tensor tensor(std::initializer_list<std::initializer_list<T>> rows) {
+  static_assert(std::is_arithmetic_v<T>, "tensor: rows of numbers");
+  using To = std::conditional_t<std::is_floating_point_v<T>, float, int64_t>;
+  const size_t cols = rows.size() == 0 ? 0 : rows.begin()->size();
+  std::vector<To> v;
+  for (const auto& row : rows) {
+    DITTO_CHECK(
+        row.size() == cols,
+        ValueError,
+        "tensor",
+        "expected sequence of length ",
+        cols,
+        " at dim 1 (got ",
+        row.size(),
+        ")");
+    v.insert(v.end(), row.begin(), row.end());
+  }
+  return detail::tensor_from_bytes(
+      v.data(),
+      int64_t(v.size()),
+      dtype_of<To>,
+      {int64_t(rows.size()), int64_t(cols)},
+      true);
+}
 // One value: a zero-dimensional tensor (float32, int64 or bool).
 DITTO_API Tensor tensor(double value);
 DITTO_API Tensor tensor(int64_t value);
