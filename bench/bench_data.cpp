@@ -25,9 +25,9 @@ void run_epoch(benchmark::State& state) {
     return;
   }
   DataLoaderOptions o;
-  o.batch_size = 64;
-  o.shuffle = true;
-  o.num_workers = int(state.range(1));
+  o.batch_size(64);
+  o.shuffle(true);
+  o.num_workers(int(state.range(1)));
   DataLoader loader(ds, o);
   int64_t samples = 0;
   for (auto _ : state) {

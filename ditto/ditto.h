@@ -20,6 +20,7 @@
 #include "ditto/data/loader.h"
 #include "ditto/data/mnist.h"
 #include "ditto/data/sampler.h"
+#include "ditto/data/torch_loader.h"
 #include "ditto/data/transforms.h"
 #include "ditto/determinism/context.h"
 #include "ditto/device/device.h"

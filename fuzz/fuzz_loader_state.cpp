@@ -16,10 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       arange(0, 12, 1, kFloat32).view({6, 2}), arange(0, 6, 1, kInt64));
   for (SeedMode mode : {SeedMode::PerSample, SeedMode::PyTorch}) {
     DataLoaderOptions options;
-    options.batch_size = 2;
-    options.shuffle = true;
-    options.seed_mode = mode;
-    options.generator = Generator();
+    options.batch_size(2);
+    options.shuffle(true);
+    options.seed_mode(mode);
+    options.generator(Generator());
     DataLoader loader(dataset, options);
     const std::string before = loader.state_dict().to_json();
     if (!fuzz::typed_error_or_result([&] { loader.load_state_dict(state); })) {

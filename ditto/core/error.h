@@ -117,3 +117,21 @@ template <typename E, typename... Args>
           __LINE__));                                        \
     }                                                        \
   } while (0)
+
+// LibTorch's checks, for LibTorch programs compiled against ditto
+// (docs/libtorch.md): TORCH_CHECK(cond, message parts...) throws
+// ditto::Error with LibTorch's wording, AT_ASSERT(cond) an InternalError.
+// Left alone where a program defines its own.
+#ifndef TORCH_CHECK
+#define TORCH_CHECK(cond, ...)                                            \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      throw ::ditto::Error(::ditto::detail::str_cat(                      \
+          "Expected " #cond " to be true, but got false. " __VA_OPT__(, ) \
+              __VA_ARGS__));                                              \
+    }                                                                     \
+  } while (0)
+#endif
+#ifndef AT_ASSERT
+#define AT_ASSERT(cond) DITTO_ASSERT(cond)
+#endif

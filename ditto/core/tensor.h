@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -32,6 +33,11 @@ class Node;
 // need the whole class here), and their definitions are in
 // ditto/ops/random.cpp.
 class Generator;
+template <typename T>
+class ArrayRef;
+namespace indexing {
+class TensorIndex;
+} // namespace indexing
 
 // The sparse COO parts of a sparse tensor (defined below Tensor).
 struct SparseParts;
@@ -364,6 +370,23 @@ class DITTO_API Tensor {
       const std::vector<Tensor>& indices,
       const Tensor& values,
       bool accumulate = false);
+  // LibTorch's indexing (ditto/core/indexing.h): x.index({0, Slice(1,
+  // None), "...", idx}) and x.index_put_({...}, value), with the rules of
+  // Python's x[0, 1:, ..., idx].
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor& index_put_(
+      std::initializer_list<indexing::TensorIndex> indices,
+      const Tensor& values);
+  Tensor& index_put_(
+      ArrayRef<indexing::TensorIndex> indices,
+      const Tensor& values);
+  Tensor& index_put_(
+      std::initializer_list<indexing::TensorIndex> indices,
+      const Scalar& value);
+  Tensor& index_put_(
+      ArrayRef<indexing::TensorIndex> indices,
+      const Scalar& value);
   // self.flatten()[index] = source (or += with accumulate).
   Tensor& put_(
       const Tensor& index,
@@ -464,3 +487,6 @@ DITTO_API Tensor new_tensor(const Shape& sizes, Dtype dtype, Device device);
 DITTO_API uint64_t fingerprint(const Tensor& t);
 
 } // namespace ditto
+
+// The entries of Tensor::index need the complete Tensor.
+#include "ditto/core/indexing.h"

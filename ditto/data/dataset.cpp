@@ -43,7 +43,7 @@ int64_t TensorDataset::size() const {
   return data_.size(0);
 }
 
-Example TensorDataset::get(int64_t index) const {
+Example<> TensorDataset::get(int64_t index) const {
   check_index(index, size(), "TensorDataset");
   return {data_.select(0, index), target_.select(0, index)};
 }
@@ -62,7 +62,7 @@ int64_t Subset::size() const {
   return int64_t(indices_.size());
 }
 
-Example Subset::get(int64_t index) const {
+Example<> Subset::get(int64_t index) const {
   check_index(index, size(), "Subset");
   return dataset_->get(indices_[size_t(index)]);
 }
@@ -82,7 +82,7 @@ int64_t ConcatDataset::size() const {
   return ends_.empty() ? 0 : ends_.back();
 }
 
-Example ConcatDataset::get(int64_t index) const {
+Example<> ConcatDataset::get(int64_t index) const {
   check_index(index, size(), "ConcatDataset");
   const size_t k = size_t(
       std::upper_bound(ends_.begin(), ends_.end(), index) - ends_.begin());
@@ -104,8 +104,8 @@ int64_t MapDataset::size() const {
   return dataset_->size();
 }
 
-Example MapDataset::get(int64_t index) const {
-  Example e = dataset_->get(index);
+Example<> MapDataset::get(int64_t index) const {
+  Example<> e = dataset_->get(index);
   if (transform_) {
     e.data = transform_(e.data);
   }

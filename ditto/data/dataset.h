@@ -7,20 +7,9 @@
 
 #include "ditto/core/api.h"
 #include "ditto/core/tensor.h"
+#include "ditto/data/example.h"
 
 namespace ditto::data {
-
-// What a binding carries through the loader besides tensors (the Python
-// package's samples and batches are Python objects). The loader only moves
-// it; its deleter is the binding's (which takes the GIL).
-using Payload = std::shared_ptr<void>;
-
-// One sample: its data and its target.
-struct Example {
-  Tensor data;
-  Tensor target;
-  Payload payload = {};
-};
 
 // A batch as the loader delivers it (the default collate stacks the
 // samples' data and targets along a new first dim).
@@ -39,7 +28,7 @@ class DITTO_API Dataset {
  public:
   virtual ~Dataset() = default;
   virtual int64_t size() const = 0;
-  virtual Example get(int64_t index) const = 0;
+  virtual Example<> get(int64_t index) const = 0;
 };
 
 // Sample i is (data[i], target[i]) (views along the first dim).
@@ -47,7 +36,7 @@ class DITTO_API TensorDataset : public Dataset {
  public:
   TensorDataset(Tensor data, Tensor target);
   int64_t size() const override;
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
  private:
   Tensor data_, target_;
@@ -58,7 +47,7 @@ class DITTO_API Subset : public Dataset {
  public:
   Subset(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indices);
   int64_t size() const override;
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
  private:
   std::shared_ptr<const Dataset> dataset_;
@@ -70,7 +59,7 @@ class DITTO_API ConcatDataset : public Dataset {
  public:
   explicit ConcatDataset(std::vector<std::shared_ptr<const Dataset>> datasets);
   int64_t size() const override;
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
  private:
   std::vector<std::shared_ptr<const Dataset>> datasets_;
@@ -89,7 +78,7 @@ class DITTO_API MapDataset : public Dataset {
       Transform transform,
       Transform target_transform = {});
   int64_t size() const override;
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
 
  private:
   std::shared_ptr<const Dataset> dataset_;

@@ -21,6 +21,15 @@ namespace {
 thread_local std::optional<WorkerInfo> tls_worker_info;
 thread_local std::optional<Generator> tls_sample_generator;
 
+// The batch a BatchFetch is loading in this thread (for SampleContext).
+struct FetchContext {
+  SeedMode mode = SeedMode::PerSample;
+  uint64_t base_seed = 0;
+  int64_t epoch = 0;
+  int64_t sample = -1; // the innermost SampleContext's index
+};
+thread_local FetchContext* tls_fetch = nullptr;
+
 std::vector<uint8_t> generator_bytes(const Generator& g) {
   Tensor s = g.get_state();
   const uint8_t* p = s.data_ptr<uint8_t>();
@@ -66,12 +75,12 @@ struct Result {
 WorkerError::WorkerError(const std::string& message, int worker, int64_t sample)
     : Error(message), worker_(worker), sample_(sample) {}
 
-Batch default_collate(std::vector<Example> examples) {
+Batch default_collate(std::vector<Example<>> examples) {
   DITTO_CHECK(!examples.empty(), ValueError, "default_collate", "no examples");
   std::vector<Tensor> data, target;
   data.reserve(examples.size());
   target.reserve(examples.size());
-  for (Example& e : examples) {
+  for (Example<>& e : examples) {
     data.push_back(std::move(e.data));
     target.push_back(std::move(e.target));
   }
@@ -92,8 +101,50 @@ uint64_t sample_seed(uint64_t base_seed, int64_t epoch, int64_t index) {
   return random::derive_seed(base_seed, name);
 }
 
+struct SampleContext::State {
+  FetchContext* fetch;
+  int64_t previous_sample;
+  std::optional<Generator> sample_generator;
+  std::optional<GeneratorGuard> guard;
+  bool swapped = false; // the sample generator was set
+  std::optional<Generator> previous_generator;
+};
+
+SampleContext::SampleContext(int64_t index) {
+  if (tls_fetch == nullptr) {
+    return;
+  }
+  state_ = std::make_unique<State>();
+  state_->fetch = tls_fetch;
+  state_->previous_sample = tls_fetch->sample;
+  tls_fetch->sample = index;
+  if (tls_fetch->mode == SeedMode::PerSample) {
+    Generator g = Generator::philox(
+        sample_seed(tls_fetch->base_seed, tls_fetch->epoch, index));
+    state_->guard.emplace(g);
+    state_->previous_generator = tls_sample_generator;
+    state_->swapped = true;
+    tls_sample_generator = g;
+  }
+}
+
+SampleContext::~SampleContext() {
+  if (state_) {
+    // The scope and guard restore in reverse order of their making.
+    if (state_->swapped) {
+      tls_sample_generator = state_->previous_generator;
+    }
+    state_->guard.reset();
+    // A failure inside the scope keeps its sample for the report.
+    if (std::uncaught_exceptions() == 0) {
+      state_->fetch->sample = state_->previous_sample;
+    }
+  }
+}
+
 struct DataLoader::Impl {
   std::shared_ptr<const Dataset> dataset;
+  BatchFetch fetch; // instead of dataset (the LibTorch-style loader)
   DataLoaderOptions opt;
   std::shared_ptr<BatchSampler> batches;
   Collate collate;
@@ -137,13 +188,16 @@ struct DataLoader::Impl {
     Result r;
     r.worker = worker;
     r.indices = int64_t(task.indices.size());
-    std::vector<Example> examples;
+    std::vector<Example<>> examples;
     examples.reserve(task.indices.size());
     int64_t current_index = -1;
+    if (fetch) {
+      return run_fetch(task, std::move(r));
+    }
     try {
       for (int64_t i : task.indices) {
         current_index = i;
-        if (opt.seed_mode == SeedMode::PerSample) {
+        if (opt.seed_mode() == SeedMode::PerSample) {
           Generator g = Generator::philox(sample_seed(base_seed, epoch, i));
           GeneratorGuard guard(g);
           SampleScope scope(g);
@@ -167,6 +221,37 @@ struct DataLoader::Impl {
     return r;
   }
 
+  // Loads one batch through fetch: PerSample mode runs it under the
+  // batch's generator, and each SampleContext inside under its sample's.
+  Result run_fetch(const Task& task, Result r) {
+    FetchContext context{opt.seed_mode(), base_seed, epoch, -1};
+    FetchContext* previous = tls_fetch;
+    tls_fetch = &context;
+    try {
+      if (opt.seed_mode() == SeedMode::PerSample) {
+        const std::string name = "data.batch:" + std::to_string(epoch) + ":" +
+            std::to_string(task.k);
+        Generator g = Generator::philox(random::derive_seed(base_seed, name));
+        GeneratorGuard guard(g);
+        SampleScope scope(g);
+        r.batch = fetch(task.indices);
+      } else {
+        SampleScope scope(default_generator());
+        r.batch = fetch(task.indices);
+      }
+    } catch (const std::exception& e) {
+      r.error = std::current_exception();
+      r.message = e.what();
+      r.sample = context.sample;
+    } catch (...) {
+      r.error = std::current_exception();
+      r.message = "unknown exception";
+      r.sample = context.sample;
+    }
+    tls_fetch = previous;
+    return r;
+  }
+
   void worker_main(int w, uint64_t seed, std::vector<uint8_t> resume_state) {
     SerialScope serial;
     Generator gen;
@@ -176,8 +261,8 @@ struct DataLoader::Impl {
     std::exception_ptr init_error;
     std::string init_message;
     try {
-      if (opt.worker_init_fn) {
-        opt.worker_init_fn(w);
+      if (opt.worker_init_fn()) {
+        opt.worker_init_fn()(w);
       }
       if (!resume_state.empty()) {
         set_generator_bytes(gen, resume_state);
@@ -208,7 +293,7 @@ struct DataLoader::Impl {
         r.message = init_message;
       } else {
         r = run_task(task, w);
-        if (opt.seed_mode == SeedMode::PyTorch) {
+        if (opt.seed_mode() == SeedMode::PyTorch) {
           r.generator = generator_bytes(gen);
         }
       }
@@ -251,7 +336,9 @@ struct DataLoader::Impl {
   // flight (the sampler draws here, in the calling thread, as PyTorch's
   // main process does).
   void dispatch() {
-    const int64_t limit = int64_t(opt.prefetch_factor) * num_workers;
+    const int64_t limit = opt.max_jobs()
+        ? std::max<int64_t>(1, int64_t(*opt.max_jobs()))
+        : int64_t(opt.prefetch_factor()) * num_workers;
     while (!sampler_done && dispatched - delivered < limit) {
       std::optional<std::vector<int64_t>> b = batches->next();
       if (!b) {
@@ -291,7 +378,7 @@ struct DataLoader::Impl {
   void begin_epoch() {
     if (active) {
       // begin() in the middle of an epoch ends it.
-      if (opt.persistent_workers) {
+      if (opt.persistent_workers()) {
         drain();
       } else {
         stop_workers();
@@ -311,8 +398,8 @@ struct DataLoader::Impl {
       }
       epoch = s.epoch;
       base_seed = s.base_seed;
-      if (opt.generator && !s.generator.empty()) {
-        set_generator_bytes(*opt.generator, s.generator);
+      if (opt.generator() && !s.generator.empty()) {
+        set_generator_bytes(*opt.generator(), s.generator);
       }
       batches->restore(s.sampler);
       // Replay the delivered batches' draws without loading them.
@@ -332,7 +419,7 @@ struct DataLoader::Impl {
       sampler_state.consumed = delivered_indices;
       worker_generators = s.worker_generators;
       worker_generators.resize(size_t(num_workers));
-      if (opt.seed_mode == SeedMode::PyTorch) {
+      if (opt.seed_mode() == SeedMode::PyTorch) {
         resume = worker_generators;
       }
     } else {
@@ -341,12 +428,14 @@ struct DataLoader::Impl {
       // epochs, also after load_state_dict at an epoch boundary (the
       // workers then restart from the generators the state holds).
       const bool continuing =
-          opt.persistent_workers && (have_workers || keep_base_seed);
+          opt.persistent_workers() && (have_workers || keep_base_seed);
       if (!continuing) {
-        base_seed =
-            draw_seed(opt.generator ? *opt.generator : default_generator());
+        base_seed = opt.base_seed()
+            ? *opt.base_seed()
+            : draw_seed(
+                  opt.generator() ? *opt.generator() : default_generator());
         worker_generators.assign(size_t(num_workers), {});
-      } else if (!have_workers && opt.seed_mode == SeedMode::PyTorch) {
+      } else if (!have_workers && opt.seed_mode() == SeedMode::PyTorch) {
         worker_generators.resize(size_t(num_workers));
         resume = worker_generators;
       }
@@ -411,7 +500,7 @@ struct DataLoader::Impl {
         msg << ": " << r.message;
         throw WorkerError(msg.str(), r.worker, r.sample);
       }
-      if (r.worker >= 0 && opt.seed_mode == SeedMode::PyTorch) {
+      if (r.worker >= 0 && opt.seed_mode() == SeedMode::PyTorch) {
         worker_generators[size_t(r.worker)] = std::move(r.generator);
       }
     }
@@ -428,66 +517,101 @@ struct DataLoader::Impl {
     active = false;
     finished = true;
     current = Batch{};
-    if (!opt.persistent_workers) {
+    if (!opt.persistent_workers()) {
       stop_workers();
     }
     return false;
   }
 };
 
-DataLoader::DataLoader(
-    std::shared_ptr<const Dataset> dataset,
-    DataLoaderOptions options)
-    : impl_(std::make_unique<Impl>()) {
+namespace {
+
+// The options' checks and the batch sampler they describe, for a dataset of
+// size samples.
+std::shared_ptr<BatchSampler> batch_sampler_of(
+    int64_t size,
+    const DataLoaderOptions& options) {
   const char* name = "DataLoader";
-  DITTO_CHECK(dataset != nullptr, ValueError, name, "null dataset");
   DITTO_CHECK(
-      options.num_workers >= 0,
+      options.num_workers() >= 0,
       ValueError,
       name,
       "num_workers option should be non-negative, got ",
-      options.num_workers);
+      options.num_workers());
   DITTO_CHECK(
-      options.prefetch_factor > 0,
+      options.prefetch_factor() > 0,
       ValueError,
       name,
       "prefetch_factor option should be positive, got ",
-      options.prefetch_factor);
+      options.prefetch_factor());
   DITTO_CHECK(
-      !options.persistent_workers || options.num_workers > 0,
+      !options.persistent_workers() || options.num_workers() > 0,
       ValueError,
       name,
       "persistent_workers option needs num_workers > 0");
-  if (options.batch_sampler) {
+  if (options.batch_sampler()) {
     DITTO_CHECK(
-        options.batch_size == 1 && !options.shuffle && !options.sampler &&
-            !options.drop_last,
+        options.batch_size() == 1 && !options.shuffle() && !options.sampler() &&
+            !options.drop_last(),
         ValueError,
         name,
         "batch_sampler option is mutually exclusive with batch_size, "
         "shuffle, sampler, and drop_last");
-    impl_->batches = options.batch_sampler;
-  } else {
-    DITTO_CHECK(
-        !(options.sampler && options.shuffle),
-        ValueError,
-        name,
-        "sampler option is mutually exclusive with shuffle");
-    std::shared_ptr<Sampler> sampler = options.sampler;
-    if (!sampler) {
-      if (options.shuffle) {
-        sampler = std::make_shared<RandomSampler>(
-            dataset->size(), false, std::nullopt, options.generator);
-      } else {
-        sampler = std::make_shared<SequentialSampler>(dataset->size());
-      }
-    }
-    impl_->batches = std::make_shared<BatchSampler>(
-        sampler, options.batch_size, options.drop_last);
+    return options.batch_sampler();
   }
-  impl_->collate = options.collate ? options.collate : default_collate;
-  impl_->num_workers = options.num_workers;
+  DITTO_CHECK(
+      !(options.sampler() && options.shuffle()),
+      ValueError,
+      name,
+      "sampler option is mutually exclusive with shuffle");
+  std::shared_ptr<Sampler> sampler = options.sampler();
+  if (!sampler) {
+    if (options.shuffle()) {
+      sampler = std::make_shared<RandomSampler>(
+          size, false, std::nullopt, options.generator());
+    } else {
+      sampler = std::make_shared<SequentialSampler>(size);
+    }
+  }
+  return std::make_shared<BatchSampler>(
+      sampler, options.batch_size(), options.drop_last());
+}
+
+} // namespace
+
+DataLoader::DataLoader(
+    std::shared_ptr<const Dataset> dataset,
+    DataLoaderOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  DITTO_CHECK(dataset != nullptr, ValueError, "DataLoader", "null dataset");
+  impl_->batches = batch_sampler_of(dataset->size(), options);
+  impl_->collate = options.collate() ? options.collate() : default_collate;
+  impl_->num_workers = options.num_workers();
   impl_->dataset = std::move(dataset);
+  impl_->opt = std::move(options);
+}
+
+DataLoader::DataLoader(
+    int64_t dataset_size,
+    BatchFetch fetch,
+    DataLoaderOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  const char* name = "DataLoader";
+  DITTO_CHECK(fetch != nullptr, ValueError, name, "null batch fetch");
+  DITTO_CHECK(
+      dataset_size >= 0,
+      ValueError,
+      name,
+      "dataset size should be non-negative, got ",
+      dataset_size);
+  DITTO_CHECK(
+      !options.collate(),
+      ValueError,
+      name,
+      "collate option is not used with a batch fetch (it collates)");
+  impl_->batches = batch_sampler_of(dataset_size, options);
+  impl_->fetch = std::move(fetch);
+  impl_->num_workers = options.num_workers();
   impl_->opt = std::move(options);
 }
 
@@ -508,6 +632,12 @@ DataLoader::Iterator DataLoader::end() {
 
 int64_t DataLoader::size() const {
   return impl_->batches->size();
+}
+
+void DataLoader::join() {
+  impl_->stop_workers();
+  impl_->active = false;
+  impl_->current = Batch{};
 }
 
 const Batch& DataLoader::Iterator::operator*() const {
@@ -533,12 +663,12 @@ LoaderState DataLoader::state_dict() const {
   s.batches = m.delivered;
   s.epoch_done = m.finished;
   s.base_seed = m.base_seed;
-  s.seed_mode = m.opt.seed_mode;
+  s.seed_mode = m.opt.seed_mode();
   s.num_workers = m.num_workers;
   s.sampler = m.sampler_state;
   s.sampler.consumed = m.delivered_indices;
-  if (m.opt.generator) {
-    s.generator = generator_bytes(*m.opt.generator);
+  if (m.opt.generator()) {
+    s.generator = generator_bytes(*m.opt.generator());
   }
   s.worker_generators = m.worker_generators;
   return s;
@@ -547,7 +677,7 @@ LoaderState DataLoader::state_dict() const {
 void DataLoader::load_state_dict(const LoaderState& state) {
   const char* name = "DataLoader.load_state_dict";
   DITTO_CHECK(
-      state.seed_mode == impl_->opt.seed_mode,
+      state.seed_mode == impl_->opt.seed_mode(),
       ValueError,
       name,
       "the state is of a loader in another seed_mode");
@@ -585,8 +715,8 @@ void DataLoader::load_state_dict(const LoaderState& state) {
     // A CPU (mt19937) state has PyTorch's 5056 bytes; Philox's are others.
     return blob.size() == 5056 ? Generator() : Generator::philox(0);
   };
-  if (m.opt.generator && !state.generator.empty()) {
-    check_blob(state.generator, m.opt.generator->clone(), "loader generator");
+  if (m.opt.generator() && !state.generator.empty()) {
+    check_blob(state.generator, m.opt.generator()->clone(), "loader generator");
   }
   if (!state.sampler.generator_state.empty()) {
     check_blob(
@@ -607,10 +737,10 @@ void DataLoader::load_state_dict(const LoaderState& state) {
     m.epoch = state.epoch;
     m.base_seed = state.base_seed;
     m.finished = state.epoch_done;
-    m.keep_base_seed = m.opt.persistent_workers && state.epoch > 0;
+    m.keep_base_seed = m.opt.persistent_workers() && state.epoch > 0;
     m.worker_generators = state.worker_generators;
-    if (m.opt.generator && !state.generator.empty()) {
-      set_generator_bytes(*m.opt.generator, state.generator);
+    if (m.opt.generator() && !state.generator.empty()) {
+      set_generator_bytes(*m.opt.generator(), state.generator);
     }
     return;
   }

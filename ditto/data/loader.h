@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "ditto/core/error.h"
+#include "ditto/core/options.h"
 #include "ditto/data/dataset.h"
 #include "ditto/data/sampler.h"
 #include "ditto/random/generator.h"
@@ -27,31 +29,62 @@ enum class SeedMode {
   PerSample,
 };
 
-using Collate = std::function<Batch(std::vector<Example>)>;
+using Collate = std::function<Batch(std::vector<Example<>>)>;
 
 // Stacks the examples' data and targets along a new first dim.
-DITTO_API Batch default_collate(std::vector<Example> examples);
+DITTO_API Batch default_collate(std::vector<Example<>> examples);
 
-struct DataLoaderOptions {
-  int64_t batch_size = 1;
-  bool shuffle = false;
+// The loader's options, LibTorch's way (DataLoaderOptions().batch_size(64)
+// .workers(2)): each option is a setter returning the options and a getter
+// of the same name. LibTorch's names (workers, max_jobs, timeout,
+// enforce_ordering) sit beside PyTorch's (num_workers, shuffle, sampler...).
+struct DITTO_API DataLoaderOptions {
+  DataLoaderOptions() = default;
+  // LibTorch: make_data_loader(dataset, 64) means a batch size.
+  /* implicit */ DataLoaderOptions(size_t batch_size)
+      : batch_size_(int64_t(batch_size)) {}
+
+  DITTO_NN_ARG(int64_t, batch_size) = 1;
+  DITTO_NN_ARG(bool, shuffle) = false;
   // A sampler of indices (exclusive with shuffle), or a batch sampler
   // (exclusive with batch_size, shuffle, sampler and drop_last).
-  std::shared_ptr<Sampler> sampler;
-  std::shared_ptr<BatchSampler> batch_sampler;
+  DITTO_NN_ARG(std::shared_ptr<Sampler>, sampler);
+  DITTO_NN_ARG(std::shared_ptr<BatchSampler>, batch_sampler);
   // Worker threads; 0 loads in the calling thread (the reference).
-  int num_workers = 0;
-  Collate collate; // default_collate when empty
-  bool drop_last = false;
+  DITTO_NN_ARG(int, num_workers) = 0;
+  DITTO_NN_ARG(Collate, collate); // default_collate when empty
+  DITTO_NN_ARG(bool, drop_last) = false;
   // Draws the base seed (and shuffles); the default generator when empty.
-  std::optional<Generator> generator;
-  std::function<void(int)> worker_init_fn;
+  DITTO_NN_ARG(std::optional<Generator>, generator);
+  DITTO_NN_ARG(std::function<void(int)>, worker_init_fn);
   // Batches in flight per worker.
-  int prefetch_factor = 2;
+  DITTO_NN_ARG(int, prefetch_factor) = 2;
   // Keep the workers (and their generators) from one epoch to the next; no
   // new base seed is drawn after the first epoch, as in PyTorch.
-  bool persistent_workers = false;
-  SeedMode seed_mode = SeedMode::PerSample;
+  DITTO_NN_ARG(bool, persistent_workers) = false;
+  DITTO_NN_ARG(SeedMode, seed_mode) = SeedMode::PerSample;
+  // A base seed for every epoch instead of a draw from the generator (the
+  // epochs' samples still differ: the sample seeds name the epoch). The
+  // LibTorch-style loader uses it so that loading draws nothing, as
+  // LibTorch's loader draws nothing.
+  DITTO_NN_ARG(std::optional<uint64_t>, base_seed);
+  // LibTorch's names. workers is num_workers. max_jobs bounds the batches
+  // in flight (default: prefetch_factor per worker, LibTorch's 2 x
+  // workers). Batches always come out in the sampler's order, so
+  // enforce_ordering(false) changes nothing, and a timeout is accepted and
+  // not used (a worker's failure is re-raised instead of waited for).
+  DITTO_NN_ARG(std::optional<size_t>, max_jobs);
+  DITTO_NN_ARG(std::optional<std::chrono::milliseconds>, timeout);
+  DITTO_NN_ARG(bool, enforce_ordering) = true;
+
+ public:
+  DataLoaderOptions& workers(size_t n) {
+    num_workers_ = int(n);
+    return *this;
+  }
+  size_t workers() const {
+    return size_t(num_workers_);
+  }
 };
 
 // Inside a worker: its id, the number of workers, its seed (base_seed + id)
@@ -68,6 +101,31 @@ DITTO_API std::optional<WorkerInfo> get_worker_info();
 // (PerSample: its own; PyTorch mode: the worker's default generator). The
 // current default generator elsewhere.
 DITTO_API Generator sample_generator();
+
+// Inside a BatchFetch (below), the scope of sample `index`: in PerSample
+// mode its draws come from the sample's own generator (as get() has under a
+// loader, also as the default generator); in PyTorch mode, and outside a
+// loader's fetch, nothing changes. A failure inside the scope is reported
+// as that sample's (WorkerError::sample()).
+class DITTO_API SampleContext {
+ public:
+  explicit SampleContext(int64_t index);
+  ~SampleContext();
+  SampleContext(const SampleContext&) = delete;
+  SampleContext& operator=(const SampleContext&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Loads a whole batch from its indices, in place of get() per index and the
+// collate (the LibTorch-style loader's get_batch, ditto/data/torch_loader.h):
+// it runs where they would (a worker, or the calling thread), in PerSample
+// mode under the batch's own generator (seeded
+// derive_seed(base_seed, "data.batch:<epoch>:<batch>")), with
+// SampleContext for the draws of each sample.
+using BatchFetch = std::function<Batch(const std::vector<int64_t>& indices)>;
 
 // The seed of a sample's generator in PerSample mode:
 // random::derive_seed(base_seed, "data.sample:<epoch>:<index>").
@@ -121,6 +179,9 @@ class DITTO_API DataLoader {
   DataLoader(
       std::shared_ptr<const Dataset> dataset,
       DataLoaderOptions options = {});
+  // Batches of a dataset of dataset_size samples loaded by fetch (worker
+  // infos then carry no dataset).
+  DataLoader(int64_t dataset_size, BatchFetch fetch, DataLoaderOptions options);
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
@@ -147,6 +208,10 @@ class DITTO_API DataLoader {
   Iterator end();
   // Batches per epoch.
   int64_t size() const;
+  // Ends the epoch in flight (its remaining batches are dropped) and stops
+  // the workers, persistent ones too; the next begin() starts the next
+  // epoch.
+  void join();
 
   // At any point, also mid-epoch. A loader given the state (same dataset
   // and options; in PerSample mode any number of workers) continues with

@@ -220,7 +220,7 @@ int64_t MNIST::size() const {
   return images_.size(0);
 }
 
-Example MNIST::get(int64_t index) const {
+Example<> MNIST::get(int64_t index) const {
   DITTO_CHECK(
       index >= 0 && index < size(),
       IndexError,

@@ -25,7 +25,7 @@ class DITTO_API MNIST : public Dataset {
  public:
   explicit MNIST(const std::string& root, bool train = true);
   int64_t size() const override;
-  Example get(int64_t index) const override;
+  Example<> get(int64_t index) const override;
   // All images, uint8 [N, H, W], and labels, int64 [N].
   const Tensor& images() const {
     return images_;

@@ -117,13 +117,13 @@ inline Tensor on_device(Tensor t, const TensorOptions& o) {
 }
 } // namespace detail
 
-inline Tensor empty(const Shape& shape, const TensorOptions& o) {
+inline Tensor empty(const IntArg& shape, const TensorOptions& o) {
   return detail::with_options(empty(shape, o.dtype(), o.device()), o);
 }
-inline Tensor zeros(const Shape& shape, const TensorOptions& o) {
+inline Tensor zeros(const IntArg& shape, const TensorOptions& o) {
   return detail::with_options(zeros(shape, o.dtype(), o.device()), o);
 }
-inline Tensor ones(const Shape& shape, const TensorOptions& o) {
+inline Tensor ones(const IntArg& shape, const TensorOptions& o) {
   return detail::with_options(ones(shape, o.dtype(), o.device()), o);
 }
 // Without a dtype in the options, full infers it from the value.

@@ -78,11 +78,13 @@ inline Tensor random_with_options(Tensor t, const TensorOptions& o) {
   return t;
 }
 } // namespace detail
-inline Tensor rand(const Shape& shape, const TensorOptions& o) {
-  return detail::random_with_options(rand(shape, o.dtype()), o);
+inline Tensor rand(const IntArg& shape, const TensorOptions& o) {
+  return detail::random_with_options(
+      rand(static_cast<const Shape&>(shape), o.dtype()), o);
 }
-inline Tensor randn(const Shape& shape, const TensorOptions& o) {
-  return detail::random_with_options(randn(shape, o.dtype()), o);
+inline Tensor randn(const IntArg& shape, const TensorOptions& o) {
+  return detail::random_with_options(
+      randn(static_cast<const Shape&>(shape), o.dtype()), o);
 }
 // Without a dtype in the options, randint gives int64 (LibTorch 1.13's).
 inline Tensor randint(

@@ -21,6 +21,25 @@ mean(const Tensor& a, const IntArg& dims, bool keepdim = false);
 DITTO_API Tensor prod(const Tensor& a);
 DITTO_API Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false);
 
+// The p-norm over dims (every dim when empty): (sum |x|^p)^(1/p) for
+// p > 0, max |x| for p = inf, the count of nonzeros for p = 0 (no
+// gradient). Floating inputs. The 2-norm's gradient x / norm is 0 where
+// the norm is 0, as PyTorch's.
+DITTO_API Tensor norm(const Tensor& a, const Scalar& p = 2);
+DITTO_API Tensor norm(
+    const Tensor& a,
+    const Scalar& p,
+    const IntArg& dims,
+    bool keepdim = false);
+
+// Whether every (all) or some (any) element is nonzero (NaN counts as
+// nonzero), over everything or one dim: bool, or uint8 for a uint8 input
+// (PyTorch 1.13).
+DITTO_API Tensor all(const Tensor& a);
+DITTO_API Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
+DITTO_API Tensor any(const Tensor& a);
+DITTO_API Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
+
 // Over all elements: the max/min value (NaN propagates).
 DITTO_API Tensor max(const Tensor& a);
 DITTO_API Tensor min(const Tensor& a);

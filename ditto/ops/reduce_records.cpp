@@ -1,7 +1,10 @@
 // The records of the reductions (reduce.cpp): Note [Op records] in
 // record.cpp.
 
+#include <limits>
+
 #include "ditto/ops/detail/sample_util.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/record.h"
 #include "ditto/ops/reduce.h"
 
@@ -84,6 +87,43 @@ DITTO_OP_RECORDS(reduce) {
       true,
       "",
       s::Domain::kPositive);
+  reduction(
+      "norm",
+      "norm(a, p, dims, keepdim), Tensor::norm(p, dims, keepdim)",
+      each([](const Tensor& t) {
+        const double inf = std::numeric_limits<double>::infinity();
+        return std::vector{
+            norm(t),
+            norm(t, 2, {1}, true),
+            norm(t, 1, {0}),
+            norm(t, inf, {1}),
+            norm(t, 3.5, {0, 1})};
+      }),
+      kChunked,
+      {kFloat32, kFloat64},
+      true);
+  reduction(
+      "all",
+      "all(a), ditto::all(a, dim, keepdim), Tensor::all(dim, keepdim)",
+      each([](const Tensor& t) {
+        Tensor some = gt(t, 0);
+        return std::vector{all(t), all(some, 1), all(some, 0, true), all(t, 1)};
+      }),
+      kChunked,
+      kNumeric,
+      true,
+      "returns bools");
+  reduction(
+      "any",
+      "any(a), ditto::any(a, dim, keepdim), Tensor::any(dim, keepdim)",
+      each([](const Tensor& t) {
+        Tensor some = gt(t, 0);
+        return std::vector{any(t), any(some, 1), any(some, 0, true), any(t, 0)};
+      }),
+      kChunked,
+      kNumeric,
+      true,
+      "returns bools");
   reduction(
       "max",
       "max(a), ditto::max(a, dim, keepdim)",

@@ -1,6 +1,8 @@
 // The records of the order statistics kthvalue, median, nanmedian, mode
 // and topk (selection.cpp) (Note [Op records] in ditto/ops/record.cpp).
 
+#include <cmath>
+
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"

@@ -367,12 +367,12 @@ void Run::setup() {
   // The loaders shuffle and seed from their own generators: evaluating more
   // or less often never shifts the training's random numbers.
   data::DataLoaderOptions lo;
-  lo.batch_size = o_.batch_size;
-  lo.shuffle = true;
-  lo.num_workers = o_.workers;
-  lo.generator =
-      Generator().manual_seed(random::derive_seed(o_.seed, "train.loader"));
-  lo.seed_mode = o_.seed_mode;
+  lo.batch_size(o_.batch_size);
+  lo.shuffle(true);
+  lo.num_workers(o_.workers);
+  lo.generator(
+      Generator().manual_seed(random::derive_seed(o_.seed, "train.loader")));
+  lo.seed_mode(o_.seed_mode);
   if (o_.micro_batches > 1 || o_.group.world_size > 1) {
     // Whole global batches only: every step has its k micro-batches.
     micro_ = std::make_unique<MicroBatchSum>(o_.micro_batches, o_.group);
@@ -384,15 +384,15 @@ void Run::setup() {
         o_.batch_size,
         " is not a multiple of --micro-batches ",
         o_.micro_batches);
-    lo.drop_last = true;
+    lo.drop_last(true);
   }
   train_loader_ = std::make_unique<data::DataLoader>(train_set_, lo);
   data::DataLoaderOptions to;
-  to.batch_size = kEvalBatch;
-  to.num_workers = o_.workers;
-  to.generator =
-      Generator().manual_seed(random::derive_seed(o_.seed, "test.loader"));
-  to.seed_mode = o_.seed_mode;
+  to.batch_size(kEvalBatch);
+  to.num_workers(o_.workers);
+  to.generator(
+      Generator().manual_seed(random::derive_seed(o_.seed, "test.loader")));
+  to.seed_mode(o_.seed_mode);
   test_loader_ = std::make_unique<data::DataLoader>(test_set_, to);
 
   steps_per_epoch_ = train_loader_->size();

@@ -25,7 +25,8 @@ from ._C import (  # noqa: F401
     exp, log, log1p, sqrt, square, tanh, sigmoid, relu, erf, erfinv, clamp, clip,
     where, addcmul, addcdiv,
     # reductions, shape ops, matrix products
-    sum, mean, prod, max, min, argmax, argmin, sum_to_size, cat, concat,
+    sum, mean, prod, norm, all, any, max, min, argmax, argmin, sum_to_size,
+    cat, concat,
     kthvalue, median, nanmedian, mode, topk, cumsum, cumprod, logcumsumexp,
     cummax, cummin, repeat_interleave, quantile, nanquantile, lerp,
     stack, flip, pad, sort, equal, allclose, mm, bmm, matmul, addmm, linear,

@@ -130,9 +130,9 @@ class PyDataset : public data::Dataset {
   int64_t size() const override {
     return size_;
   }
-  data::Example get(int64_t index) const override {
+  data::Example<> get(int64_t index) const override {
     LoaderGil gil(*gate_);
-    data::Example e;
+    data::Example<> e;
     e.payload = hold(held(fetch_)(index));
     return e;
   }
@@ -224,7 +224,7 @@ class LoaderCore {
       bool python_batches,
       std::shared_ptr<GilGate> gate)
       : python_batches_(python_batches),
-        keep_gil_(python_batches && options.num_workers == 0),
+        keep_gil_(python_batches && options.num_workers() == 0),
         gate_(std::move(gate)) {
     py::gil_scoped_release nogil;
     loader_ = std::make_unique<data::DataLoader>(
@@ -349,24 +349,24 @@ std::unique_ptr<LoaderCore> make_loader(
     bool persistent_workers,
     const std::string& seed_mode) {
   data::DataLoaderOptions o;
-  o.batch_size = batch_size;
-  o.shuffle = shuffle;
-  o.num_workers = num_workers;
-  o.drop_last = drop_last;
-  o.generator = std::move(generator);
-  o.prefetch_factor = prefetch_factor;
-  o.persistent_workers = persistent_workers;
-  o.seed_mode = seed_mode_of(seed_mode);
+  o.batch_size(batch_size);
+  o.shuffle(shuffle);
+  o.num_workers(num_workers);
+  o.drop_last(drop_last);
+  o.generator(std::move(generator));
+  o.prefetch_factor(prefetch_factor);
+  o.persistent_workers(persistent_workers);
+  o.seed_mode(seed_mode_of(seed_mode));
   if (!sampler.is_none()) {
-    o.sampler = as_sampler(sampler);
+    o.sampler(as_sampler(sampler));
   }
   auto gate = std::make_shared<GilGate>();
   if (!worker_init_fn.is_none()) {
     data::Payload fn = hold(worker_init_fn);
-    o.worker_init_fn = [fn, gate](int worker) {
+    o.worker_init_fn([fn, gate](int worker) {
       LoaderGil gil(*gate);
       held(fn)(worker);
-    };
+    });
   }
   // A C++ dataset with the default collate runs without the GIL.
   if (py::isinstance<data::Dataset>(dataset) && collate.is_none()) {
@@ -377,7 +377,7 @@ std::unique_ptr<LoaderCore> make_loader(
         gate);
   }
   data::Payload fn = hold(collate);
-  o.collate = [fn, gate](std::vector<data::Example> examples) {
+  o.collate([fn, gate](std::vector<data::Example<>> examples) {
     LoaderGil gil(*gate);
     py::list samples(examples.size());
     for (size_t i = 0; i < examples.size(); ++i) {
@@ -387,7 +387,7 @@ std::unique_ptr<LoaderCore> make_loader(
     data::Batch b;
     b.payload = hold(held(fn)(samples));
     return b;
-  };
+  });
   return std::make_unique<LoaderCore>(
       std::make_shared<PyDataset>(dataset, fetch, size, gate),
       std::move(o),
@@ -428,7 +428,7 @@ void init_data(py::module_& m) {
                   " is out of range for a dataset of " + std::to_string(n) +
                   " samples");
             }
-            data::Example e = ds.get(i < 0 ? i + n : i);
+            data::Example<> e = ds.get(i < 0 ? i + n : i);
             return std::make_pair(e.data, e.target); // cast with the GIL
           },
           ReleaseGil());

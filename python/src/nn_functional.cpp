@@ -642,6 +642,24 @@ void init_losses(py::module_& nn) {
       py::arg("label_smoothing") = 0.0,
       ReleaseGil());
   nn.def(
+      "binary_cross_entropy",
+      [](const Tensor& input,
+         const Tensor& target,
+         const OptT& weight,
+         const std::string& reduction) {
+        return F::binary_cross_entropy(
+            input,
+            target,
+            F::BinaryCrossEntropyFuncOptions(reduction_of(reduction))
+                .weight(value_or_undefined(weight)));
+      },
+      py::arg("input"),
+      py::arg("target"),
+      py::arg("weight") = py::none(),
+      py::kw_only(),
+      py::arg("reduction") = "mean",
+      ReleaseGil());
+  nn.def(
       "binary_cross_entropy_with_logits",
       [](const Tensor& input,
          const Tensor& target,

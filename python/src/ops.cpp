@@ -441,6 +441,31 @@ void init_reductions(py::module_& m, py::class_<Tensor>& cls) {
     // torch.max(a, b) is maximum.
     def_both(m, cls, name, is_max ? &maximum : &minimum, py::arg("other"));
   }
+  def_both(
+      m,
+      cls,
+      "norm",
+      [](const Tensor& a, const Scalar& p, const Dims& dim, bool keepdim) {
+        return dim ? norm(a, p, *dim, keepdim) : norm(a, p);
+      },
+      py::arg("p") = 2,
+      py::arg("dim") = py::none(),
+      py::arg("keepdim") = false);
+  for (const char* name : {"all", "any"}) {
+    const bool is_all = name[1] == 'l';
+    def_both(
+        m,
+        cls,
+        name,
+        [is_all](const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+          if (!dim) {
+            return is_all ? all(a) : any(a);
+          }
+          return is_all ? all(a, *dim, keepdim) : any(a, *dim, keepdim);
+        },
+        py::arg("dim") = py::none(),
+        py::arg("keepdim") = false);
+  }
   for (const char* name : {"argmax", "argmin"}) {
     bool is_max = name[4] == 'a';
     def_both(

@@ -1,79 +1,35 @@
-// t[...] and t[...] = v with PyTorch's rules: ints select, slices slice,
-// None inserts a dim, Ellipsis stands for the dims not named; tensors,
-// lists and bools index as advanced indices (ditto::index, index_put_).
+// t[...] and t[...] = v with PyTorch's rules: the items become the core's
+// index entries (ditto/core/indexing.h, LibTorch's x.index({...})), which
+// apply them: ints select, slices slice, None inserts a dim, Ellipsis
+// stands for the dims not named; tensors, lists and bools index as advanced
+// indices (ditto::index, index_put_).
 
 #include "python/src/common.h"
 
 namespace ditto::python {
 namespace {
 
-struct Indexed {
-  Tensor view; // after the basic indices
-  // One entry per dim of view when any advanced index is present: the
-  // index, or undefined for a dim taken whole.
-  std::vector<Tensor> advanced;
-  bool has_advanced = false;
-};
-
 bool is_advanced(py::handle item) {
   return py::isinstance<Tensor>(item) || py::isinstance<py::list>(item) ||
-      PyBool_Check(item.ptr()) || py::hasattr(item, "__array_interface__");
+      py::hasattr(item, "__array_interface__");
 }
 
-int64_t dims_consumed(py::handle item) {
-  if (item.is_none() || item.ptr() == Py_Ellipsis || PyBool_Check(item.ptr())) {
-    return 0;
-  }
-  if (py::isinstance<Tensor>(item)) {
-    Tensor t = item.cast<Tensor>();
-    return t.dtype() == kBool || t.dtype() == kUInt8
-        ? std::max<int64_t>(t.dim(), 1)
-        : 1;
-  }
-  return 1;
-}
-
-Indexed apply_indices(const Tensor& self, py::handle index) {
+// The Python index as the core's entries (ditto/core/indexing.h, which
+// applies them).
+std::vector<indexing::TensorIndex> entries(py::handle index) {
   py::tuple items = py::isinstance<py::tuple>(index)
       ? py::reinterpret_borrow<py::tuple>(index)
       : py::make_tuple(index);
-  int64_t named = 0;
-  int ellipses = 0;
-  for (py::handle item : items) {
-    named += dims_consumed(item);
-    ellipses += item.ptr() == Py_Ellipsis ? 1 : 0;
-  }
-  if (ellipses > 1) {
-    throw IndexError(
-        "[index] an index can only have a single ellipsis ('...')");
-  }
-  if (named > self.dim()) {
-    throw IndexError(detail::str_cat(
-        "[index] too many indices for tensor of dimension ", self.dim()));
-  }
-  Indexed r;
-  r.view = self;
-  int64_t dim = 0; // the dim of r.view the next item applies to
+  std::vector<indexing::TensorIndex> out;
+  out.reserve(items.size());
   for (py::handle item : items) {
     PyObject* o = item.ptr();
     if (item.is_none()) {
-      r.view = r.view.unsqueeze(dim);
-      r.advanced.emplace_back();
-      ++dim;
+      out.emplace_back(indexing::None);
     } else if (o == Py_Ellipsis) {
-      int64_t skip = self.dim() - named;
-      for (int64_t i = 0; i < skip; ++i) {
-        r.advanced.emplace_back();
-      }
-      dim += skip;
+      out.emplace_back(indexing::Ellipsis);
     } else if (PyBool_Check(o)) {
-      // t[True] is t[None]; t[False] is t[None][[]] (empty).
-      r.view = r.view.unsqueeze(dim);
-      r.has_advanced = true;
-      r.advanced.push_back(
-          o == Py_True ? tensor(std::vector<int64_t>{0})
-                       : detail::new_tensor({0}, kInt64));
-      ++dim;
+      out.emplace_back(o == Py_True);
     } else if (PySlice_Check(o)) {
       Py_ssize_t start = 0;
       Py_ssize_t stop = 0;
@@ -81,27 +37,12 @@ Indexed apply_indices(const Tensor& self, py::handle index) {
       if (PySlice_Unpack(o, &start, &stop, &step) != 0) {
         throw py::error_already_set();
       }
-      if (step <= 0) {
-        throw ValueError("[index] step must be greater than zero");
-      }
-      Py_ssize_t n = PySlice_AdjustIndices(
-          Py_ssize_t(r.view.size(dim)), &start, &stop, step);
-      r.view = r.view.slice(dim, start, start + n * step, step);
-      r.advanced.emplace_back();
-      ++dim;
+      out.emplace_back(
+          indexing::Slice(int64_t(start), int64_t(stop), int64_t(step)));
     } else if (PyIndex_Check(o) && !py::isinstance<Tensor>(item)) {
-      r.view = r.view.select(dim, item.cast<int64_t>());
+      out.emplace_back(item.cast<int64_t>());
     } else if (is_advanced(item)) {
-      Tensor idx = as_tensor(item);
-      r.has_advanced = true;
-      if (idx.dtype() == kBool || idx.dtype() == kUInt8) {
-        // One entry: index() reads a k-dim mask as covering k dims.
-        r.advanced.push_back(idx.to(kBool));
-        dim += std::max<int64_t>(idx.dim(), 1);
-      } else {
-        r.advanced.push_back(idx);
-        ++dim;
-      }
+      out.emplace_back(as_tensor(item));
     } else {
       throw TypeError(detail::str_cat(
           "[index] only integers, slices (`:`), ellipsis (`...`), None and "
@@ -110,7 +51,7 @@ Indexed apply_indices(const Tensor& self, py::handle index) {
           ")"));
     }
   }
-  return r;
+  return out;
 }
 
 py::object getitem(const Tensor& self, py::handle index) {
@@ -129,44 +70,28 @@ py::object getitem(const Tensor& self, py::handle index) {
     }
     return py::cast(std::move(out));
   }
-  Indexed r = apply_indices(self, index);
-  if (!r.has_advanced) {
-    if (r.view.is_same(self)) { // t[...] and t[()]: a new view
-      return py::cast(
-          self.as_strided(self.sizes(), self.strides(), self.storage_offset()));
-    }
-    return py::cast(r.view);
-  }
+  std::vector<indexing::TensorIndex> e = entries(index);
   Tensor out;
   {
     py::gil_scoped_release gil;
-    out = ditto::index(r.view, r.advanced);
+    out = indexing::get(self, e);
   }
-  return py::cast(out);
+  return py::cast(std::move(out));
 }
 
 void setitem(Tensor& self, py::handle index, py::handle value) {
-  Indexed r = apply_indices(self, index);
+  std::vector<indexing::TensorIndex> e = entries(index);
   bool scalar = !py::isinstance<Tensor>(value) &&
       (PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) ||
        PyBool_Check(value.ptr()));
-  Tensor v;
-  Scalar s;
   if (scalar) {
-    s = value.cast<Scalar>();
+    Scalar s = value.cast<Scalar>();
+    py::gil_scoped_release gil;
+    indexing::set(self, e, s);
   } else {
-    v = as_tensor(value, self.dtype());
-  }
-  py::gil_scoped_release gil;
-  if (r.has_advanced) {
-    if (scalar) {
-      v = scalar_tensor(s, self.dtype());
-    }
-    r.view.index_put_(r.advanced, v);
-  } else if (scalar) {
-    r.view.fill_(s);
-  } else {
-    r.view.copy_(v);
+    Tensor v = as_tensor(value, self.dtype());
+    py::gil_scoped_release gil;
+    indexing::set(self, e, v);
   }
 }
 

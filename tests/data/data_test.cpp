@@ -52,7 +52,7 @@ class Probe : public Dataset {
   int64_t size() const override {
     return n_;
   }
-  Example get(int64_t i) const override {
+  Example<> get(int64_t i) const override {
     Tensor draw = rand({1}, kFloat32, sample_generator()).to(kFloat64);
     return {draw, tensor<int64_t>({i, int64_t(initial_seed())}, {2})};
   }
@@ -87,17 +87,17 @@ TEST(DataGolden, PyTorchModeLoaderMatchesPyTorch) {
     SCOPED_TRACE(c.dump().substr(0, 160));
     manual_seed(c["seed"].get<uint64_t>());
     DataLoaderOptions o;
-    o.batch_size = c["batch"];
-    o.shuffle = c["shuffle"];
-    o.num_workers = c["workers"];
-    o.drop_last = c["drop_last"];
-    o.persistent_workers = c["persistent"];
-    o.seed_mode = SeedMode::PyTorch;
+    o.batch_size(c["batch"]);
+    o.shuffle(c["shuffle"]);
+    o.num_workers(c["workers"]);
+    o.drop_last(c["drop_last"]);
+    o.persistent_workers(c["persistent"]);
+    o.seed_mode(SeedMode::PyTorch);
     std::optional<Generator> gen;
     if (c["use_gen"].get<bool>()) {
       gen = Generator();
       gen->manual_seed(c["seed"].get<uint64_t>() + 1000);
-      o.generator = gen;
+      o.generator(gen);
     }
     DataLoader loader(std::make_shared<Probe>(c["n"].get<int64_t>()), o);
     size_t b = 0;
@@ -225,12 +225,12 @@ std::pair<Tensor, Tensor> flatten(const std::vector<Batch>& batches) {
 
 DataLoaderOptions per_sample(int workers, int64_t batch = 5) {
   DataLoaderOptions o;
-  o.batch_size = batch;
-  o.shuffle = true;
-  o.num_workers = workers;
+  o.batch_size(batch);
+  o.shuffle(true);
+  o.num_workers(workers);
   Generator g;
   g.manual_seed(42);
-  o.generator = g;
+  o.generator(g);
   return o;
 }
 
@@ -293,7 +293,7 @@ TEST(DataLoaderTest, ResumePyTorchModeWithTheSameWorkers) {
   auto ds = std::make_shared<Probe>(19);
   auto opts = [] {
     DataLoaderOptions o = per_sample(2, 3);
-    o.seed_mode = SeedMode::PyTorch;
+    o.seed_mode(SeedMode::PyTorch);
     return o;
   };
   DataLoader full(ds, opts());
@@ -317,7 +317,7 @@ TEST(DataLoaderTest, ResumePyTorchModeWithTheSameWorkers) {
     EXPECT_TRUE(equal(got[k].target, want[k].target)) << k;
   }
   DataLoaderOptions three = opts();
-  three.num_workers = 3;
+  three.num_workers(3);
   DataLoader other(ds, three);
   EXPECT_THROW(other.load_state_dict(s), ValueError);
   EXPECT_THROW(LoaderState::from_json("{\"format\": 1}"), ValueError);
@@ -361,7 +361,7 @@ TEST(DataLoaderTest, CorruptStateIsRefusedAtLoadAndChangesNothing) {
   auto ds = std::make_shared<Probe>(19);
   auto opts = [] {
     DataLoaderOptions o = per_sample(2, 2);
-    o.seed_mode = SeedMode::PyTorch;
+    o.seed_mode(SeedMode::PyTorch);
     return o;
   };
   DataLoader full(ds, opts());
@@ -422,7 +422,7 @@ class Slow : public Dataset {
   int64_t size() const override {
     return n_;
   }
-  Example get(int64_t i) const override {
+  Example<> get(int64_t i) const override {
     int us;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -445,9 +445,9 @@ class Slow : public Dataset {
 
 TEST(DataLoaderTest, DeliversInSamplerOrderWhateverTheTiming) {
   DataLoaderOptions o;
-  o.batch_size = 2;
-  o.num_workers = 3;
-  o.prefetch_factor = 3;
+  o.batch_size(2);
+  o.num_workers(3);
+  o.prefetch_factor(3);
   DataLoader loader(std::make_shared<Slow>(61), o);
   for (int e = 0; e < 2; ++e) {
     int64_t next = 0;
@@ -462,8 +462,8 @@ TEST(DataLoaderTest, DeliversInSamplerOrderWhateverTheTiming) {
 
 TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
   DataLoaderOptions o;
-  o.batch_size = 4;
-  o.num_workers = 2;
+  o.batch_size(4);
+  o.num_workers(2);
   DataLoader loader(std::make_shared<Slow>(40, 13), o);
   try {
     drain(loader);
@@ -478,16 +478,16 @@ TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
   // The loader is usable again: a new epoch fails the same way.
   EXPECT_THROW(drain(loader), WorkerError);
   // With no workers, the dataset's own exception.
-  o.num_workers = 0;
+  o.num_workers(0);
   DataLoader serial(std::make_shared<Slow>(40, 13), o);
   EXPECT_THROW(drain(serial), std::runtime_error);
   // worker_init_fn failures too.
-  o.num_workers = 2;
-  o.worker_init_fn = [](int id) {
+  o.num_workers(2);
+  o.worker_init_fn([](int id) {
     if (id == 1) {
       throw std::runtime_error("init");
     }
-  };
+  });
   DataLoader init_fails(std::make_shared<Slow>(40), o);
   EXPECT_THROW(drain(init_fails), WorkerError);
 }
@@ -495,9 +495,9 @@ TEST(DataLoaderTest, AWorkerFailureNamesTheWorkerAndSample) {
 TEST(DataLoaderTest, DestroyingMidEpochDoesNotHang) {
   for (bool persistent : {false, true}) {
     DataLoaderOptions o;
-    o.batch_size = 2;
-    o.num_workers = 3;
-    o.persistent_workers = persistent;
+    o.batch_size(2);
+    o.num_workers(3);
+    o.persistent_workers(persistent);
     auto loader = std::make_unique<DataLoader>(std::make_shared<Slow>(100), o);
     auto it = loader->begin();
     ++it;
@@ -517,9 +517,9 @@ TEST(DataLoaderTest, WorkersSeeTheirInfoAndRunInitFirst) {
   std::mutex mu;
   std::set<int> inits;
   DataLoaderOptions o;
-  o.num_workers = 2;
-  o.seed_mode = SeedMode::PyTorch;
-  o.worker_init_fn = [&](int id) {
+  o.num_workers(2);
+  o.seed_mode(SeedMode::PyTorch);
+  o.worker_init_fn([&](int id) {
     auto info = get_worker_info();
     ASSERT_TRUE(info.has_value());
     EXPECT_EQ(info->id, id);
@@ -528,18 +528,18 @@ TEST(DataLoaderTest, WorkersSeeTheirInfoAndRunInitFirst) {
     EXPECT_EQ(get_num_threads(), 1);
     std::lock_guard<std::mutex> lock(mu);
     inits.insert(id);
-  };
+  });
   DataLoader loader(std::make_shared<Probe>(6), o);
   drain(loader);
   EXPECT_EQ(inits, (std::set<int>{0, 1}));
   EXPECT_FALSE(get_worker_info().has_value());
   EXPECT_EQ(loader.size(), 6);
   DataLoaderOptions bad;
-  bad.shuffle = true;
-  bad.sampler = std::make_shared<SequentialSampler>(6);
+  bad.shuffle(true);
+  bad.sampler(std::make_shared<SequentialSampler>(6));
   EXPECT_THROW(DataLoader(std::make_shared<Probe>(6), bad), ValueError);
   bad = DataLoaderOptions{};
-  bad.num_workers = -1;
+  bad.num_workers(-1);
   EXPECT_THROW(DataLoader(std::make_shared<Probe>(6), bad), ValueError);
 }
 
@@ -610,7 +610,7 @@ TEST(DataMnist, ReadsGzippedAndPlainIdx) {
         d.path / ("t10k-labels-idx1-ubyte" + ext), idx_bytes(1, {3}, 3, 7), gz);
     MNIST m(d.path.string(), false);
     ASSERT_EQ(m.size(), 3);
-    Example e = m.get(1);
+    Example<> e = m.get(1);
     EXPECT_EQ(e.data.sizes(), (Shape{1, 2, 2}));
     // bytes 250, 251, ... wrap: sample 1 holds 254, 255, 0, 1.
     EXPECT_EQ(e.data.data_ptr<float>()[0], 254.0f / 255.0f);
@@ -738,8 +738,8 @@ TEST(DataLoaderTest, ResumeBetweenEpochsWithPersistentWorkers) {
   for (SeedMode mode : {SeedMode::PerSample, SeedMode::PyTorch}) {
     auto opts = [&] {
       DataLoaderOptions o = per_sample(2, 4);
-      o.persistent_workers = true;
-      o.seed_mode = mode;
+      o.persistent_workers(true);
+      o.seed_mode(mode);
       return o;
     };
     DataLoader full(ds, opts());
@@ -764,14 +764,14 @@ TEST(DataLoaderTest, ResumeBetweenEpochsWithPersistentWorkers) {
 
 TEST(DataLoaderTest, AFailedEpochIsNotReportedDone) {
   DataLoaderOptions o;
-  o.batch_size = 4;
-  o.num_workers = 2;
+  o.batch_size(4);
+  o.num_workers(2);
   DataLoader loader(std::make_shared<Slow>(40, 13), o);
   EXPECT_THROW(drain(loader), WorkerError);
   LoaderState s = loader.state_dict();
   EXPECT_FALSE(s.epoch_done);
   EXPECT_EQ(s.batches, 3);
-  o.worker_init_fn = [](int) { throw 42; }; // not a std::exception
+  o.worker_init_fn([](int) { throw 42; }); // not a std::exception
   DataLoader odd(std::make_shared<Slow>(8), o);
   EXPECT_THROW(drain(odd), WorkerError);
 }

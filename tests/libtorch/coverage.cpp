@@ -620,9 +620,119 @@ void mnist_loop() {
   COVERAGE_CHECK(correct >= 0 && correct <= 8);
 }
 
+// ---- Indexing (the tensor indexing page: Python's x[...] as x.index()).
+void tensor_indexing() {
+  using namespace torch::indexing;
+  auto x = torch::arange(24).reshape({2, 3, 4});
+  COVERAGE_CHECK(x.index({1, 2, 3}).item<int64_t>() == 23);
+  COVERAGE_CHECK(x.index({0, 1, 2}).item<int64_t>() == 6);
+  auto col = x.index({Slice(), 1});
+  COVERAGE_CHECK(col.dim() == 2 && col.size(0) == 2 && col.size(1) == 4);
+  auto even = x.index({"...", Slice(None, None, 2)});
+  COVERAGE_CHECK(
+      even.size(2) == 2 && even.index({0, 0, 1}).item<int64_t>() == 2);
+  COVERAGE_CHECK(x.index({None}).dim() == 4);
+  COVERAGE_CHECK(x.index({Ellipsis, None}).size(3) == 1);
+  auto tail = x.index({Slice(1, None), Slice(-2, None)});
+  COVERAGE_CHECK(tail.size(0) == 1 && tail.size(1) == 2);
+  COVERAGE_CHECK(tail.index({0, 0, 0}).item<int64_t>() == 16);
+  auto row = x.index({0, 0});
+  COVERAGE_CHECK(row.index({row > 1}).numel() == 2);
+  auto picked = x.index({torch::tensor({1, 0}), 2});
+  COVERAGE_CHECK(
+      picked.size(0) == 2 && picked.index({0, 0}).item<int64_t>() == 20);
+
+  auto y = torch::zeros({3, 4});
+  y.index_put_({Slice(), 0}, 1.0);
+  COVERAGE_CHECK(y.sum().item<float>() == 3.0f);
+  y.index_put_({1}, torch::ones({4}) * 2);
+  COVERAGE_CHECK(y.sum().item<float>() == 10.0f);
+  y.index_put_({torch::tensor({0, 2}), Slice(1, 3)}, 5.0);
+  COVERAGE_CHECK(y.sum().item<float>() == 30.0f);
+  y.index_put_({y > 4}, 0.5);
+  COVERAGE_CHECK(y.sum().item<float>() == 12.0f);
+}
+
+// ---- The data API (the MNIST example's loading; a custom dataset).
+struct PairDataset : torch::data::datasets::Dataset<PairDataset> {
+  PairDataset(torch::Tensor x, torch::Tensor y)
+      : x_(std::move(x)), y_(std::move(y)) {}
+  torch::data::Example<> get(size_t index) override {
+    return {x_[index], y_[index]};
+  }
+  torch::optional<size_t> size() const override {
+    return x_.size(0);
+  }
+  torch::Tensor x_, y_;
+};
+
+void data_api(const char* mnist_root) {
+  auto dataset =
+      PairDataset(torch::randn({10, 3}), torch::arange(10))
+          .map(torch::data::transforms::Lambda<torch::data::Example<>>(
+              [](torch::data::Example<> e) {
+                e.data = e.data * 2;
+                return e;
+              }))
+          .map(torch::data::transforms::Stack<>());
+  COVERAGE_CHECK(dataset.size().value() == 10);
+  auto loader = torch::data::make_data_loader(
+      std::move(dataset),
+      torch::data::DataLoaderOptions().batch_size(4).workers(2));
+  size_t batches = 0;
+  int64_t seen = 0, target_sum = 0;
+  for (auto& batch : *loader) {
+    ++batches;
+    seen += batch.data.size(0);
+    target_sum += batch.target.sum().item<int64_t>();
+    COVERAGE_CHECK(batch.data.size(1) == 3);
+  }
+  COVERAGE_CHECK(batches == 3 && seen == 10 && target_sum == 45);
+
+  auto plain =
+      torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+          PairDataset(torch::ones({5, 2}), torch::arange(5)),
+          torch::data::DataLoaderOptions(2).drop_last(true));
+  std::vector<int64_t> firsts;
+  for (std::vector<torch::data::Example<>>& batch : *plain) {
+    firsts.push_back(batch.front().target.item<int64_t>());
+  }
+  COVERAGE_CHECK((firsts == std::vector<int64_t>{0, 2}));
+
+  auto rows =
+      torch::data::datasets::TensorDataset(torch::rand({6, 2}))
+          .map(torch::data::transforms::Stack<torch::data::TensorExample>());
+  auto row_loader = torch::data::make_data_loader(std::move(rows), 3);
+  for (auto& batch : *row_loader) {
+    COVERAGE_CHECK(batch.data.size(0) == 3);
+  }
+
+  if (mnist_root == nullptr) {
+    return; // LibTorch's MNIST reads unpacked files only
+  }
+  auto train_dataset =
+      torch::data::datasets::MNIST(mnist_root)
+          .map(torch::data::transforms::Normalize<>(0.1307, 0.3081))
+          .map(torch::data::transforms::Stack<>());
+  const size_t train_dataset_size = train_dataset.size().value();
+  COVERAGE_CHECK(train_dataset_size == 60000);
+  auto train_loader =
+      torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+          std::move(train_dataset), 64);
+  for (auto& batch : *train_loader) {
+    auto data = batch.data, targets = batch.target;
+    COVERAGE_CHECK(data.size(0) == 64 && data.size(1) == 1);
+    COVERAGE_CHECK(targets.size(0) == 64);
+    break;
+  }
+  auto test_dataset = torch::data::datasets::MNIST(
+      mnist_root, torch::data::datasets::MNIST::Mode::kTest);
+  COVERAGE_CHECK(test_dataset.size().value() == 10000);
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
   torch::manual_seed(0);
   holders();
   sequential();
@@ -633,6 +743,8 @@ int main() {
   custom_functions();
   serialization();
   mnist_loop();
+  tensor_indexing();
+  data_api(argc > 1 ? argv[1] : nullptr);
   if (failures != 0) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

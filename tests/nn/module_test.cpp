@@ -753,3 +753,64 @@ TEST(LibTorchFrontEnd, BehaviourIsLibTorchs) {
 }
 
 } // namespace ditto
+
+namespace ditto {
+namespace {
+
+// norm, all, any and binary_cross_entropy: values PyTorch 1.13 prints for
+// the same calls (torch.tensor([[3., -4.], [0., 0.]]).norm(...) ...).
+TEST(LibTorchFrontEnd, NormAllAnyAndBinaryCrossEntropy) {
+  Tensor x = tensor({{3.0, -4.0}, {0.0, 0.0}}).requires_grad_(true);
+  EXPECT_EQ(x.norm().item<float>(), 5.0f);
+  EXPECT_EQ(x.norm(1).item<float>(), 7.0f);
+  EXPECT_EQ(
+      x.norm(std::numeric_limits<double>::infinity()).item<float>(), 4.0f);
+  EXPECT_EQ(x.norm(0).item<float>(), 2.0f);
+  Tensor rows = x.norm(2, 1);
+  EXPECT_EQ(rows.sizes(), (IntList{2}));
+  EXPECT_EQ(rows[0].item<float>(), 5.0f);
+  EXPECT_EQ(x.norm(2, 1, true).sizes(), (IntList{2, 1}));
+  // d|x|/dx = x / |x|, and 0 for the zero row (PyTorch's rule), not NaN.
+  rows.sum().backward();
+  std::vector<float> g(
+      x.grad().data_ptr<float>(), x.grad().data_ptr<float>() + 4);
+  EXPECT_EQ(g, (std::vector<float>{0.6f, -0.8f, 0.0f, 0.0f}));
+  EXPECT_THROW(x.norm(-1), ValueError);
+  EXPECT_THROW(tensor({1, 2}).norm(), TypeError);
+
+  Tensor b = tensor({{1.0, 0.0}, {std::nan(""), 2.0}});
+  EXPECT_FALSE(b.all().item<bool>());
+  EXPECT_TRUE(b.any().item<bool>());
+  EXPECT_EQ(b.all().dtype(), kBool);
+  Tensor per_row = b.all(1);
+  EXPECT_FALSE(per_row[0].item<bool>());
+  EXPECT_TRUE(per_row[1].item<bool>()); // NaN is nonzero
+  EXPECT_EQ(b.any(0, true).sizes(), (IntList{1, 2}));
+  EXPECT_EQ(tensor<uint8_t>({1, 0}).any().dtype(), kUInt8);
+  EXPECT_TRUE(zeros({0}).all().item<bool>());
+  EXPECT_FALSE(zeros({0}).any().item<bool>());
+
+  // -(t log p + (1 - t) log(1 - p)): PyTorch 1.13 gives 0.3669845461845398
+  // (mean) and 0.7339690923690796 (sum) for p = [0.8, 0.4], t = [1, 0]; a 0
+  // or 1 gives a finite loss (100).
+  Tensor p = tensor({0.8, 0.4});
+  Tensor t = tensor({1.0, 0.0});
+  EXPECT_NEAR(
+      nn::functional::binary_cross_entropy(p, t).item<float>(),
+      0.3669845461845398,
+      1e-7);
+  nn::BCELoss sum_loss(nn::BCELossOptions().reduction(kSum));
+  EXPECT_NEAR(sum_loss(p, t).item<float>(), 0.7339690923690796, 1e-7);
+  EXPECT_EQ(
+      nn::functional::binary_cross_entropy(tensor({0.0}), tensor({1.0}))
+          .item<float>(),
+      100.0f);
+  EXPECT_NE(
+      error_of<ValueError>([] {
+        nn::functional::binary_cross_entropy(tensor({1.5}), tensor({1.0}));
+      }).find("between 0 and 1"),
+      std::string::npos);
+}
+
+} // namespace
+} // namespace ditto

@@ -414,6 +414,15 @@ TEST_F(ScatterFamily, BadInputChangesNothing) {
       [&] {
         t.index_put_({Tensor(), Tensor(), tensor<int64_t>({0})}, ones({1}));
       },
+      "[index_put_] too many indices for tensor of dimension 2");
+  // The vector form (with accumulate) keeps index_put_'s own check.
+  expect_error(
+      [&] {
+        t.index_put_(
+            std::vector<Tensor>{Tensor(), Tensor(), tensor<int64_t>({0})},
+            ones({1}),
+            true);
+      },
       "[index_put_] too many indices for a tensor of dimension 2 (got 3)");
   expect_error(
       [&] {

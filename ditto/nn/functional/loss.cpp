@@ -444,6 +444,40 @@ Tensor binary_cross_entropy_with_logits(
   return op.done(reduce(loss, o.reduction()));
 }
 
+Tensor binary_cross_entropy(
+    const Tensor& x,
+    const Tensor& t,
+    const BinaryCrossEntropyFuncOptions& o) {
+  const char* name = "binary_cross_entropy";
+  detail::OpScope op(name, {x, t}, detail::OpScope::kComposite);
+  check_same_shape(x, t, name);
+  DITTO_CHECK(
+      is_floating(x.dtype()),
+      TypeError,
+      name,
+      "expected a floating input, got ",
+      x.dtype());
+  {
+    autograd::NoGradGuard no_grad;
+    // NaN is outside too, as in PyTorch.
+    const int64_t in_range =
+        sum(mul(ge(x, 0.0).to(kInt64), le(x, 1.0).to(kInt64))).item<int64_t>();
+    const bool inside = in_range == x.numel();
+    DITTO_CHECK(
+        inside,
+        ValueError,
+        name,
+        "all elements of input should be between 0 and 1");
+  }
+  Tensor log_x = clamp(log(x), -100.0, std::nullopt);
+  Tensor log_1mx = clamp(log(1.0 - x), -100.0, std::nullopt);
+  Tensor loss = neg(add(mul(t, log_x), mul(1.0 - t, log_1mx)));
+  if (o.weight().defined()) {
+    loss = mul(loss, o.weight());
+  }
+  return op.done(reduce(loss, o.reduction()));
+}
+
 Tensor kl_div(
     const Tensor& input,
     const Tensor& target,
@@ -476,29 +510,69 @@ Tensor kl_div(
 
 namespace ditto {
 
-Tensor nll_loss(
+namespace {
+
+// LibTorch's reduction int as ditto's enum; ValueError naming op otherwise.
+nn::functional::Reduction reduction_of(int64_t reduction, const char* op) {
+  DITTO_CHECK(
+      reduction >= Reduction::None && reduction < Reduction::END,
+      ValueError,
+      op,
+      "reduction must be torch::Reduction::None, Mean or Sum (0, 1, 2), got ",
+      reduction);
+  using F = nn::functional::Reduction;
+  return reduction == Reduction::None ? F::None
+      : reduction == Reduction::Mean  ? F::Mean
+                                      : F::Sum;
+}
+
+} // namespace
+
+namespace detail {
+
+Tensor nll_loss_int(
     const Tensor& self,
     const Tensor& target,
     const Tensor& weight,
     int64_t reduction,
     int64_t ignore_index) {
-  DITTO_CHECK(
-      reduction >= Reduction::None && reduction < Reduction::END,
-      ValueError,
-      "nll_loss",
-      "reduction must be torch::Reduction::None, Mean or Sum (0, 1, 2), got ",
-      reduction);
-  using F = nn::functional::Reduction;
-  const F r = reduction == Reduction::None ? F::None
-      : reduction == Reduction::Mean       ? F::Mean
-                                           : F::Sum;
   return nn::functional::nll_loss(
       self,
       target,
       nn::functional::NLLLossOptions()
           .weight(weight)
           .ignore_index(ignore_index)
-          .reduction(r));
+          .reduction(reduction_of(reduction, "nll_loss")));
 }
 
+Tensor mse_loss_int(
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction) {
+  return nn::functional::mse_loss(
+      self, target, reduction_of(reduction, "mse_loss"));
+}
+
+Tensor l1_loss_int(
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction) {
+  return nn::functional::l1_loss(
+      self, target, reduction_of(reduction, "l1_loss"));
+}
+
+Tensor binary_cross_entropy_int(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction) {
+  return nn::functional::binary_cross_entropy(
+      self,
+      target,
+      nn::functional::BinaryCrossEntropyFuncOptions(
+          reduction_of(reduction, "binary_cross_entropy"))
+          .weight(weight));
+}
+
+} // namespace detail
 } // namespace ditto

@@ -5,6 +5,7 @@
 // arguments.
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ditto/core/options.h"
@@ -72,6 +73,20 @@ DITTO_API Tensor binary_cross_entropy_with_logits(
     const Tensor& target,
     const BCEWithLogitsOptions& options = {});
 
+struct DITTO_API BinaryCrossEntropyFuncOptions {
+  BinaryCrossEntropyFuncOptions(Reduction reduction = Reduction::Mean)
+      : reduction_(reduction) {}
+  DITTO_NN_ARG(Tensor, weight);
+  DITTO_NN_ARG(Reduction, reduction);
+};
+// -w (t log(x) + (1 - t) log(1 - x)) of probabilities x in [0, 1], each log
+// clamped to at least -100 (PyTorch's rule: a 0 or 1 gives a finite loss).
+// ValueError for an input outside [0, 1] or a shape mismatch.
+DITTO_API Tensor binary_cross_entropy(
+    const Tensor& input,
+    const Tensor& target,
+    const BinaryCrossEntropyFuncOptions& options = {});
+
 // ---- LibTorch's option names (torch::nn::functional::MSELossFuncOptions,
 // torch::nn::CrossEntropyLossOptions, ...): reduction as torch::kMean,
 // torch::kSum or torch::kNone.
@@ -100,6 +115,7 @@ using CrossEntropyLossOptions = CrossEntropyOptions;
 using BCEWithLogitsFuncOptions = BCEWithLogitsOptions;
 using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsOptions;
 using BCEWithLogitsLossOptions = BCEWithLogitsOptions;
+using BCELossOptions = BinaryCrossEntropyFuncOptions;
 inline Tensor mse_loss(
     const Tensor& input,
     const Tensor& target,
@@ -176,13 +192,74 @@ inline constexpr nn::functional::Reduction kMean =
 inline constexpr nn::functional::Reduction kSum =
     nn::functional::Reduction::Sum;
 
-// torch::nll_loss in LibTorch's argument order; ValueError for a
-// reduction outside torch::Reduction.
-DITTO_API Tensor nll_loss(
+namespace detail {
+// The top-level losses below, with the reduction as LibTorch's int
+// (ValueError outside torch::Reduction).
+DITTO_API Tensor nll_loss_int(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index);
+DITTO_API Tensor
+mse_loss_int(const Tensor& self, const Tensor& target, int64_t reduction);
+DITTO_API Tensor
+l1_loss_int(const Tensor& self, const Tensor& target, int64_t reduction);
+DITTO_API Tensor binary_cross_entropy_int(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction);
+template <typename R>
+inline constexpr bool is_reduction_int_v =
+    std::is_integral_v<R> || std::is_convertible_v<R, int64_t>;
+} // namespace detail
+
+// torch::nll_loss, torch::mse_loss, torch::l1_loss and
+// torch::binary_cross_entropy in LibTorch's argument order, the reduction
+// an int (torch::Reduction::Sum). Templates, so that where a call
+// loss(input, target) also finds nn::functional's loss (argument-dependent
+// lookup), the functional one is taken: the same loss either way.
+template <
+    typename R = int64_t,
+    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
+Tensor nll_loss(
     const Tensor& self,
     const Tensor& target,
     const Tensor& weight = {},
-    int64_t reduction = Reduction::Mean,
-    int64_t ignore_index = -100);
+    R reduction = Reduction::Mean,
+    int64_t ignore_index = -100) {
+  return detail::nll_loss_int(
+      self, target, weight, int64_t(reduction), ignore_index);
+}
+template <
+    typename R = int64_t,
+    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
+Tensor mse_loss(
+    const Tensor& self,
+    const Tensor& target,
+    R reduction = Reduction::Mean) {
+  return detail::mse_loss_int(self, target, int64_t(reduction));
+}
+template <
+    typename R = int64_t,
+    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
+Tensor l1_loss(
+    const Tensor& self,
+    const Tensor& target,
+    R reduction = Reduction::Mean) {
+  return detail::l1_loss_int(self, target, int64_t(reduction));
+}
+template <
+    typename R = int64_t,
+    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
+Tensor binary_cross_entropy(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight = {},
+    R reduction = Reduction::Mean) {
+  return detail::binary_cross_entropy_int(
+      self, target, weight, int64_t(reduction));
+}
 
 } // namespace ditto

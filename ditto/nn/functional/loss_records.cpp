@@ -201,6 +201,38 @@ std::vector<Sample> bce_samples(const SampleSpec& spec) {
   return out;
 }
 
+// ---- binary_cross_entropy: probabilities inside (0, 1) (the gradient is
+// 1 / (x (1 - x)) there), and 0 and 1 exactly, where the clamped logs give
+// a finite loss.
+std::vector<Sample> bce_prob_samples(const SampleSpec& spec) {
+  const Dtype dt = spec.dtype;
+  const int64_t r = s::size(spec, 113, 3), c = s::size(spec, 307, 4);
+  Tensor x = s::varied({r, c}, dt, 0.8, 1, 0.5);
+  Tensor y = s::varied({r, c}, dt, 1.0, 2, 0.5);
+  Tensor weight = s::positive({c}, dt, 3);
+  auto with = [](BinaryCrossEntropyFuncOptions o) {
+    return s::call2([o](const Tensor& a, const Tensor& b) {
+      return binary_cross_entropy(a, b, o);
+    });
+  };
+  using O = BinaryCrossEntropyFuncOptions;
+  Tensor edges = tensor<double>({0.0, 1.0, 0.5, 1.0}, {2, 2}).to(dt);
+  Tensor edge_targets = tensor<double>({1.0, 0.0, 0.25, 1.0}, {2, 2}).to(dt);
+  return {
+      {"mean", {x, y}, with(O())},
+      {"none", {x, y}, with(O(Reduction::None))},
+      {"weighted_sum", {x, y}, with(O(Reduction::Sum).weight(weight))},
+      {"strided", {s::strided(x), y}, with(O())},
+      {.label = "zero_and_one",
+       .inputs = {edges, edge_targets},
+       .call = with(O(Reduction::Sum)),
+       .gradcheck = false},
+      {"empty",
+       {s::varied({0, c}, dt, 0.8, 5, 0.5), s::varied({0, c}, dt, 1.0, 6, 0.5)},
+       with(O(Reduction::Sum))},
+  };
+}
+
 // ---- kl_div
 
 std::vector<Sample> kl_div_samples(const SampleSpec& spec) {
@@ -328,6 +360,33 @@ DITTO_OP_RECORDS(loss) {
                   return binary_cross_entropy_with_logits(
                       a, b, BCEWithLogitsOptions().reduction(r));
                 });
+          },
+  });
+
+  register_op({
+      .name = "binary_cross_entropy",
+      .family = "loss",
+      .callables =
+          {"ditto::nn::functional::binary_cross_entropy(input, target, "
+           "options)",
+           "ditto::nn::BCELoss"},
+      .deterministic_because = kComposedLoss,
+      .dtypes = kFloating,
+      .samples = bce_prob_samples,
+      .bad_samples =
+          [] {
+            std::vector<Sample> out = loss_bad_samples(
+                [](const Tensor& a, const Tensor& b, Reduction r) {
+                  return binary_cross_entropy(
+                      a, b, BinaryCrossEntropyFuncOptions(r));
+                });
+            out.push_back(
+                {"outside_zero_one",
+                 {tensor<float>({0.5f, 1.5f}), tensor<float>({0.0f, 1.0f})},
+                 s::call2([](const Tensor& a, const Tensor& b) {
+                   return binary_cross_entropy(a, b);
+                 })});
+            return out;
           },
   });
 

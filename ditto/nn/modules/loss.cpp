@@ -68,6 +68,13 @@ BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& o)
   }
 }
 
+BCELossImpl::BCELossImpl(const BCELossOptions& o)
+    : Module("BCELoss"), options(o) {
+  if (o.weight().defined()) {
+    options.weight(register_buffer("weight", o.weight()));
+  }
+}
+
 Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) const {
   ForwardScope scope(*this);
   return functional::mse_loss(input, target, options);
@@ -99,6 +106,11 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
     const {
   ForwardScope scope(*this);
   return functional::binary_cross_entropy_with_logits(input, target, options);
+}
+
+Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) const {
+  ForwardScope scope(*this);
+  return functional::binary_cross_entropy(input, target, options);
 }
 
 } // namespace ditto::nn

@@ -1,7 +1,7 @@
 #pragma once
 
 // The loss layers: MSELoss, L1Loss, SmoothL1Loss, NLLLoss, CrossEntropyLoss,
-// BCEWithLogitsLoss and CTCLoss, with LibTorch's options.
+// BCEWithLogitsLoss, BCELoss and CTCLoss, with LibTorch's options.
 
 #include <string>
 #include <vector>
@@ -50,6 +50,7 @@ using SmoothL1LossOptions = functional::SmoothL1LossOptions;
 using NLLLossOptions = functional::NLLLossOptions;
 using CrossEntropyLossOptions = functional::CrossEntropyOptions;
 using BCEWithLogitsLossOptions = functional::BCEWithLogitsOptions;
+using BCELossOptions = functional::BinaryCrossEntropyFuncOptions;
 
 #define DITTO_LOSS_MODULE(Name, Options)                             \
   class DITTO_API Name##Impl : public Module {                       \
@@ -65,6 +66,7 @@ DITTO_LOSS_MODULE(SmoothL1Loss, SmoothL1LossOptions);
 DITTO_LOSS_MODULE(NLLLoss, NLLLossOptions);
 DITTO_LOSS_MODULE(CrossEntropyLoss, CrossEntropyLossOptions);
 DITTO_LOSS_MODULE(BCEWithLogitsLoss, BCEWithLogitsLossOptions);
+DITTO_LOSS_MODULE(BCELoss, BCELossOptions);
 #undef DITTO_LOSS_MODULE
 
 } // namespace ditto::nn

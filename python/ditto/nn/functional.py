@@ -5,7 +5,7 @@ from .._C._nn import (  # noqa: F401
     adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d, adaptive_max_pool3d_with_indices, affine_grid,
-    avg_pool1d, avg_pool2d, avg_pool3d, batch_norm,
+    avg_pool1d, avg_pool2d, avg_pool3d, batch_norm, binary_cross_entropy,
     binary_cross_entropy_with_logits, conv1d, conv2d, conv3d,
     conv_transpose2d, conv_transpose3d,
     cross_entropy, ctc_loss, dropout, dropout2d,

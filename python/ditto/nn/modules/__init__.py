@@ -21,8 +21,8 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm,
                             InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                             LayerNorm)
 from .sparse import Embedding
-from .loss import (BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss, L1Loss,
-                   MSELoss, NLLLoss, SmoothL1Loss)
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss,
+                   L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
 
 __all__ = [
@@ -41,7 +41,7 @@ __all__ = [
     "ReplicationPad3d", "ZeroPad2d",
     "Dropout", "Dropout2d", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
     "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "GroupNorm",
-    "LayerNorm", "Embedding", "BCEWithLogitsLoss", "CrossEntropyLoss",
+    "LayerNorm", "Embedding", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "CTCLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GRU",
     "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell",
 ]

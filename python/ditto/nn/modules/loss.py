@@ -73,6 +73,12 @@ class BCEWithLogitsLoss(_Loss):
             pos_weight=self.pos_weight)
 
 
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, self.weight,
+                                      reduction=self.reduction)
+
+
 class CTCLoss(_Loss):
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
         super().__init__(reduction)
