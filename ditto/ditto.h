@@ -12,6 +12,7 @@
 #include "ditto/core/dtype.h"
 #include "ditto/core/error.h"
 #include "ditto/core/parallel.h"
+#include "ditto/core/print.h"
 #include "ditto/core/scalar.h"
 #include "ditto/core/shape.h"
 #include "ditto/core/storage.h"

@@ -114,6 +114,18 @@ class SamplerAdapter : public Sampler {
   int64_t consumed_ = 0;
 };
 
+// The dataset's size; ValueError for an unsized one (a loader needs it).
+template <typename D>
+size_t sized(const D& dataset) {
+  const optional<size_t> size = dataset.size();
+  DITTO_CHECK(
+      size.has_value(),
+      ValueError,
+      "make_data_loader",
+      "expected the dataset to be sized in order to construct the sampler");
+  return *size;
+}
+
 } // namespace torch_detail
 
 // A loader of a LibTorch-style dataset (get_batch) by a LibTorch-style
@@ -134,12 +146,7 @@ class StatelessDataLoader {
       SamplerT sampler,
       DataLoaderOptions options)
       : sampler_(std::move(sampler)), options_(std::move(options)) {
-    const optional<size_t> size = dataset.size();
-    DITTO_CHECK(
-        size.has_value(),
-        ValueError,
-        "make_data_loader",
-        "expected the dataset to be sized in order to construct the sampler");
+    const size_t size = torch_detail::sized(dataset);
     if (!options_.base_seed()) {
       options_.base_seed(state_seed(default_generator()));
     }
@@ -147,10 +154,10 @@ class StatelessDataLoader {
     DataLoaderOptions inner = options_;
     inner.sampler(std::make_shared<torch_detail::SamplerAdapter<SamplerT>>(
         &sampler_,
-        int64_t(*size),
+        int64_t(size),
         size_t(std::max<int64_t>(1, options_.batch_size()))));
     loader_ = std::make_unique<DataLoader>(
-        int64_t(*size),
+        int64_t(size),
         [this](const std::vector<int64_t>& indices) {
           const std::optional<WorkerInfo> worker = get_worker_info();
           DatasetT& d = datasets_[worker ? size_t(worker->id) + 1 : 0];
@@ -211,13 +218,7 @@ template <
 std::unique_ptr<StatelessDataLoader<DatasetT, SamplerT>> make_data_loader(
     DatasetT dataset,
     DataLoaderOptions options = DataLoaderOptions()) {
-  const optional<size_t> size = dataset.size();
-  DITTO_CHECK(
-      size.has_value(),
-      ValueError,
-      "make_data_loader",
-      "expected the dataset to be sized in order to construct the sampler");
-  SamplerT sampler(*size);
+  SamplerT sampler(torch_detail::sized(dataset));
   return make_data_loader(
       std::move(dataset), std::move(sampler), std::move(options));
 }

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -810,6 +812,79 @@ TEST(LibTorchFrontEnd, NormAllAnyAndBinaryCrossEntropy) {
         nn::functional::binary_cross_entropy(tensor({1.5}), tensor({1.0}));
       }).find("between 0 and 1"),
       std::string::npos);
+}
+
+} // namespace
+} // namespace ditto
+
+namespace ditto {
+namespace {
+
+// LibTorch 1.13's printed forms, from tests/libtorch/gen_print.cpp built
+// against libtorch-dev (the same tensors, built the same way).
+TEST(LibTorchFrontEnd, PrintIsLibTorchs) {
+  std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/libtorch/print.json");
+  const nlohmann::json want = nlohmann::json::parse(in);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto floats = [](std::vector<double> v, Shape shape) {
+    return tensor<double>(v, shape).to(kFloat32);
+  };
+  const std::vector<std::pair<std::string, Tensor>> cases = {
+      {"float_vector", floats({1.0, 2.5, -3.25}, {3})},
+      {"long_matrix", arange(6).reshape({2, 3})},
+      {"mixed_magnitudes", floats({0.001, 123.456, -5.5, 1e-7}, {2, 2})},
+      {"small_scale", floats({1e-5, 2e-5, 3.5e-5}, {3})},
+      {"large_scale", floats({123456.7, 234567.8, 1.5}, {3})},
+      {"scalar", tensor(3.5)},
+      {"bools", tensor({true, false, true})},
+      {"three_dims", arange(24).reshape({2, 3, 4}).to(kFloat32) / 7},
+      {"four_dims", arange(16).reshape({2, 2, 2, 2})},
+      {"wide", arange(60).reshape({2, 30}).to(kFloat32) / 3},
+      {"empty", zeros({0})},
+      {"empty_matrix", zeros({0, 3})},
+      {"nonfinite", floats({nan, inf, 1.5, -inf}, {4})},
+      {"big_ints", tensor<int64_t>({12345678901, 1})},
+      {"doubles", tensor<double>({1.0, -2.0})},
+      {"bytes", tensor<uint8_t>({1, 200})},
+      {"ints", tensor<int32_t>({-7, 70000})},
+      {"scaled_matrix", floats({1e-6, 2e-6, -3e-6, 4.5e-6}, {2, 2})},
+  };
+  ASSERT_EQ(want.size(), cases.size());
+  // DITTO_PRINT_STYLE decides until set_print_style is called.
+  ASSERT_EQ(setenv("DITTO_PRINT_STYLE", "libtorch", 1), 0);
+  for (const auto& [name, t] : cases) {
+    std::ostringstream os;
+    // The stream's own format comes back after (boolalpha does not change
+    // how numbers print; a precision would, in LibTorch's too).
+    os << std::boolalpha;
+    os << t;
+    EXPECT_EQ(os.str(), want.at(name).get<std::string>()) << name;
+    std::ostringstream direct;
+    print(direct, t);
+    EXPECT_EQ(direct.str(), os.str()) << name;
+    EXPECT_TRUE(os.flags() & std::ios_base::boolalpha);
+    EXPECT_FALSE(os.flags() & std::ios_base::fixed);
+  }
+  ASSERT_EQ(setenv("DITTO_PRINT_STYLE", "fortran", 1), 0);
+  EXPECT_NE(
+      error_of<ValueError>([] {
+        (void)print_style();
+      }).find("DITTO_PRINT_STYLE"),
+      std::string::npos);
+  ASSERT_EQ(unsetenv("DITTO_PRINT_STYLE"), 0);
+  std::ostringstream python;
+  python << tensor({1.0, 2.5});
+  EXPECT_EQ(python.str(), "tensor([1.0000, 2.5000])");
+  set_print_style(PrintStyle::kLibTorch);
+  std::ostringstream libtorch;
+  libtorch << tensor({1.0, 2.5});
+  EXPECT_EQ(libtorch.str(), " 1.0000\n 2.5000\n[ CPUFloatType{2} ]");
+  set_print_style(PrintStyle::kPython);
+  std::ostringstream undefined;
+  print(undefined, Tensor());
+  EXPECT_EQ(undefined.str(), "[ Tensor (undefined) ]");
+  EXPECT_EQ(type_string(zeros({1}, kInt64)), "CPULongType");
 }
 
 } // namespace
