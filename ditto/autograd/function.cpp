@@ -47,6 +47,16 @@ bool AutogradContext::needs_input_grad(size_t index) const {
   return input_requires_grad[index];
 }
 
+void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
+  DITTO_CHECK(
+      op_context != nullptr,
+      ValueError,
+      "Function.mark_non_differentiable",
+      "call it from a Function's forward");
+  non_differentiable.insert(
+      non_differentiable.end(), outputs.begin(), outputs.end());
+}
+
 namespace function_detail {
 
 std::string function_op_name(const char* mangled) {
@@ -103,6 +113,28 @@ std::vector<Tensor> fresh_outputs(
     }
   }
   return outs;
+}
+
+std::vector<bool> marked(
+    const variable_list& marks,
+    const variable_list& outputs) {
+  std::vector<bool> out(outputs.size(), false);
+  for (const Tensor& m : marks) {
+    bool found = false;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (m.defined() && outputs[i].defined() &&
+          m.impl() == outputs[i].impl()) {
+        out[i] = true;
+        found = true;
+      }
+    }
+    DITTO_CHECK(
+        found,
+        ValueError,
+        "Function.mark_non_differentiable",
+        "a marked tensor is not one of the outputs forward returned");
+  }
+  return out;
 }
 
 variable_list materialized(

@@ -140,6 +140,10 @@ class DITTO_API AutogradContext {
   void set_materialize_grads(bool value) {
     materialize_grads_ = value;
   }
+  // In forward: these outputs (tensors forward returns) get no gradient:
+  // apply returns them not requiring grad, and backward receives zeros (or
+  // undefined, without materialized grads) in their places.
+  void mark_non_differentiable(const variable_list& outputs);
 
   // Anything else backward needs: ctx->saved_data["scale"] = 2.5.
   std::unordered_map<std::string, IValue> saved_data;
@@ -148,6 +152,9 @@ class DITTO_API AutogradContext {
   CustomOpContext* op_context = nullptr;
   std::vector<bool> input_requires_grad;
   bool materialize_grads_ = true;
+  // mark_non_differentiable's tensors, then their places among the outputs.
+  variable_list non_differentiable;
+  std::vector<bool> output_non_differentiable;
   // Each output's sizes and dtype (for zeros in place of a missing
   // gradient); nullopt for an undefined output.
   std::vector<std::optional<std::pair<Shape, Dtype>>> outputs;
@@ -170,6 +177,12 @@ DITTO_API std::vector<Tensor> fresh_outputs(
 // context asked not to materialize them).
 DITTO_API variable_list
 materialized(const AutogradContext& ctx, const variable_list& grads);
+// For each output, whether it is one of the marked tensors (the same
+// tensor: the same impl); ValueError naming a marked tensor that forward
+// did not return.
+DITTO_API std::vector<bool> marked(
+    const variable_list& marks,
+    const variable_list& outputs);
 
 template <typename A>
 inline constexpr bool is_tensor_arg_v = std::is_same_v<std::decay_t<A>, Tensor>;
@@ -251,6 +264,12 @@ struct Function {
     };
     variable_list outs = op(inputs, call);
     call->forward = nullptr;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (i < call->ctx.output_non_differentiable.size() &&
+          call->ctx.output_non_differentiable[i] && outs[i].defined()) {
+        outs[i] = outs[i].detach();
+      }
+    }
     if constexpr (std::is_same_v<std::decay_t<Result>, Tensor>) {
       return outs.at(0);
     } else {
@@ -265,6 +284,9 @@ struct Function {
     auto* call = static_cast<function_detail::FunctionCall*>(octx.data().get());
     call->ctx.op_context = &octx;
     variable_list outs = call->forward(call->ctx, inputs);
+    call->ctx.output_non_differentiable =
+        function_detail::marked(call->ctx.non_differentiable, outs);
+    call->ctx.non_differentiable.clear();
     call->ctx.outputs.clear();
     for (const Tensor& o : outs) {
       call->ctx.outputs.push_back(

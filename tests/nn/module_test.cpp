@@ -637,6 +637,50 @@ struct WrongCount : autograd::Function<WrongCount> {
   }
 };
 
+// LibTorch's sort-with-indices pattern: the second output is marked.
+struct WithMask : autograd::Function<WithMask> {
+  static autograd::variable_list forward(
+      autograd::AutogradContext* ctx,
+      Tensor a) {
+    Tensor mask = gt(a, 0.0).to(a.dtype());
+    ctx->mark_non_differentiable({mask});
+    return {a * 2, mask};
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext*,
+      autograd::variable_list g) {
+    EXPECT_EQ(g[1].sum().item<double>(), 0.0);
+    return {g[0] * 2};
+  }
+};
+
+struct MarksAStranger : autograd::Function<MarksAStranger> {
+  static Tensor forward(autograd::AutogradContext* ctx, Tensor a) {
+    ctx->mark_non_differentiable({a * 3});
+    return a * 2;
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext*,
+      autograd::variable_list g) {
+    return {g[0]};
+  }
+};
+
+TEST(LibTorchFrontEnd, MarkNonDifferentiable) {
+  Tensor a = tensor({-1.0, 2.0}).requires_grad_();
+  auto outs = WithMask::apply(a);
+  EXPECT_TRUE(outs[0].requires_grad());
+  EXPECT_FALSE(outs[1].requires_grad());
+  EXPECT_TRUE(equal(outs[1], tensor({0.0, 1.0})));
+  (outs[0] * outs[1]).sum().backward();
+  EXPECT_TRUE(equal(a.grad(), tensor({0.0, 2.0})));
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        MarksAStranger::apply(a);
+      }).find("not one of the outputs"),
+      std::string::npos);
+}
+
 TEST(LibTorchFrontEnd, CustomFunctionsRunAsOneOpEach) {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor y = Scale::apply(x, 2.5);
