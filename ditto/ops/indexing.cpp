@@ -108,7 +108,10 @@ Indexed apply(const Tensor& self, ArrayRef<TensorIndex> items, const char* op) {
       case TensorIndexType::Slice: {
         const int64_t step = item.slice().step().value_or(1);
         auto [start, n] = slice_range(item.slice(), r.view.size(dim), op);
-        r.view = r.view.slice(dim, start, start + n * step, step);
+        // One past the last element taken (start + n * step could
+        // overflow for a huge step).
+        const int64_t end = n == 0 ? start : start + (n - 1) * step + 1;
+        r.view = r.view.slice(dim, start, end, step);
         r.advanced.emplace_back();
         ++dim;
         break;

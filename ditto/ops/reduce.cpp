@@ -492,7 +492,8 @@ Tensor prod(const Tensor& a, int64_t dim, bool keepdim) {
 
 namespace {
 
-// The reduced dims, wrapped and sorted (every dim for an empty list).
+// The reduced dims, wrapped (wrap_dim) and sorted; every dim for an empty
+// list.
 IntList reduced_dims(const Tensor& a, const IntList& dims, const char* op) {
   IntList out;
   if (dims.empty()) {
@@ -501,27 +502,18 @@ IntList reduced_dims(const Tensor& a, const IntList& dims, const char* op) {
     }
     return out;
   }
-  const int64_t n = std::max<int64_t>(a.dim(), 1);
   for (int64_t d : dims) {
-    DITTO_CHECK(
-        d >= -n && d < n,
-        IndexError,
-        op,
-        "Dimension out of range (expected to be in range of [",
-        -n,
-        ", ",
-        n - 1,
-        "], but got ",
-        d,
-        ")");
-    out.push_back(d < 0 ? d + n : d);
+    out.push_back(wrap_dim(d, a.dim(), op));
   }
   std::sort(out.begin(), out.end());
+  const auto twice = std::adjacent_find(out.begin(), out.end());
   DITTO_CHECK(
-      std::adjacent_find(out.begin(), out.end()) == out.end(),
+      twice == out.end(),
       ValueError,
       op,
-      "dim appears multiple times in the list of dims");
+      "dim ",
+      twice == out.end() ? 0 : *twice,
+      " appears multiple times in the list of dims");
   return out;
 }
 

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "ditto/ditto.h"
 #include "tests/error_of.h"
 
@@ -94,6 +96,25 @@ TEST(Indexing, IndexPutWritesWhatIndexReads) {
   // The vector form with accumulate is still there.
   y.index_put_({tensor({0, 0})}, ones({2, 4}, kInt64), true);
   EXPECT_EQ(values(y.index({0})), (std::vector<int64_t>{3, 2, 2, 2}));
+}
+
+// Slices at the ends of int64: clamped to the dim, never overflowing.
+TEST(Indexing, HostileSliceBounds) {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  const int64_t small = std::numeric_limits<int64_t>::min();
+  Tensor x = arange(5);
+  EXPECT_EQ(values(x.index({Slice(1, None, big)})), (std::vector<int64_t>{1}));
+  EXPECT_EQ(
+      values(x.index({Slice(small, big, 2)})), (std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(x.index({Slice(big, small)}).numel(), 0);
+  EXPECT_EQ(x.index({Slice(big - 1, big)}).numel(), 0);
+  EXPECT_EQ(
+      values(x.index({Slice(-big, 2, big - 1)})), (std::vector<int64_t>{0}));
+  EXPECT_THROW(x.index({big}), IndexError);
+  EXPECT_THROW(x.index({small}), IndexError);
+  Tensor y = zeros({5}, kInt64);
+  y.index_put_({Slice(4, None, big)}, 7);
+  EXPECT_EQ(values(y), (std::vector<int64_t>{0, 0, 0, 0, 7}));
 }
 
 TEST(Indexing, RefusalsNameTheProblemAndChangeNothing) {
