@@ -44,8 +44,10 @@ test: build
 # time of -O3, which is most of these steps' time, for slower tests; the
 # bits do not depend on the optimization level (docs/design.md §2: no
 # contraction, no fast-math), so the suites' bit tests hold at -O1 too.
+# Line tables only (the sanitizers' reports name file and line): a tenth
+# less compile time than full -g.
 SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -DNDEBUG"
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG"
 
 # Every test and every fuzz target under AddressSanitizer +
 # UndefinedBehaviorSanitizer, from one clang build (DITTO_SANITIZE=fuzz:
