@@ -319,7 +319,8 @@ class Engine {
         }
       }
       if (frame.outermost() && trace::enabled()) {
-        trace::record({node.name(), trace::Phase::kBackward, grads, results});
+        trace::record(
+            {node.op_name(), trace::Phase::kBackward, grads, results});
       }
     }
     release(fn);

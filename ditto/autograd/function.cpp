@@ -87,7 +87,9 @@ const CustomOp& function_op(
           "a user's torch::autograd::Function: as deterministic as its "
           "forward and backward",
       // A Function brings no samples for the op suite.
-      .samples = [](const SampleSpec&) { return std::vector<Sample>{}; }};
+      .samples = [](const SampleSpec&) { return std::vector<Sample>{}; },
+      // LibTorch's node for a Function<T> is CppNode<T>.
+      .grad_fn = "torch::autograd::CppNode<" + name + ">"};
   auto op = std::make_unique<CustomOp>(
       std::move(r), std::move(forward), std::move(backward));
   return *ops.emplace(name, std::move(op)).first->second;

@@ -32,8 +32,8 @@ const char* legacy_type_name(Dtype d) {
 
 } // namespace
 
-Node::Node(std::string name, std::string forward_name)
-    : name_(std::move(name)),
+Node::Node(std::string op_name, std::string forward_name)
+    : op_name_(std::move(op_name)),
       forward_name_(std::move(forward_name)),
       sequence_nr_(g_next_sequence_nr.fetch_add(1)),
       policy_(determinism::current_policy()) {}

@@ -57,9 +57,16 @@ class DITTO_API Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  // "mul_backward", "AccumulateGrad".
-  const std::string& name() const {
-    return name_;
+  // PyTorch's name for this node ("MulBackward0", "MulBackward1" for a
+  // tensor times a number, "torch::autograd::AccumulateGrad"), as
+  // grad_fn()->name() gives it in LibTorch and Python (docs/autograd.md,
+  // "Node names"): the op record's grad_fn, else derived from the op.
+  // Worked out on the first call.
+  const std::string& name() const;
+  // ditto's name for the backward op in traces ("mul_backward",
+  // "AccumulateGrad").
+  const std::string& op_name() const {
+    return op_name_;
   }
   uint64_t sequence_nr() const {
     return sequence_nr_;
@@ -92,12 +99,14 @@ class DITTO_API Node {
   }
 
  protected:
-  Node(std::string name, std::string forward_name);
+  Node(std::string op_name, std::string forward_name);
 
  private:
   friend class NodeBuilder;
-  std::string name_;
+  std::string op_name_;
   std::string forward_name_;
+  mutable std::once_flag name_once_;
+  mutable std::string name_;
   uint64_t sequence_nr_;
   determinism::Policy policy_;
   trace::ModuleRef module_;

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <optional>
+#include <ostream>
 #include <vector>
 
 #include "ditto/core/error.h"
@@ -82,6 +83,34 @@ class ArrayRef {
   std::vector<T> vec() const {
     return std::vector<T>(begin(), end());
   }
+  // The n elements from start (LibTorch's slice; IndexError past the end).
+  ArrayRef slice(size_t start, size_t n) const {
+    DITTO_CHECK(
+        start <= size_ && n <= size_ - start,
+        IndexError,
+        "ArrayRef::slice",
+        "elements ",
+        start,
+        " to ",
+        start + n,
+        " of ",
+        size_);
+    return ArrayRef(data_ + start, n);
+  }
+  ArrayRef slice(size_t start) const {
+    return slice(start, start <= size_ ? size_ - start : 0);
+  }
+  friend bool operator==(ArrayRef a, ArrayRef b) {
+    return a.equals(b);
+  }
+  // As LibTorch prints sizes: "[2, 3]".
+  friend std::ostream& operator<<(std::ostream& os, ArrayRef a) {
+    os << '[';
+    for (size_t i = 0; i < a.size_; ++i) {
+      os << (i == 0 ? "" : ", ") << a.data_[i];
+    }
+    return os << ']';
+  }
   bool equals(ArrayRef other) const {
     if (size_ != other.size_) {
       return false;
@@ -98,5 +127,9 @@ class ArrayRef {
   const T* data_ = nullptr;
   size_t size_ = 0;
 };
+
+// LibTorch's name for a tensor's sizes and strides as a view (Tensor::sizes()
+// returns a std::vector<int64_t>, which converts).
+using IntArrayRef = ArrayRef<int64_t>;
 
 } // namespace ditto

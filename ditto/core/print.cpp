@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <iomanip>
 #include <ios>
+#include <iostream>
 #include <ostream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "ditto/core/array_ref.h"
 #include "ditto/core/dtype.h"
 #include "ditto/core/env.h"
 #include "ditto/core/print.h"
@@ -655,6 +657,15 @@ std::string type_string(const Tensor& t) {
   DITTO_CHECK(t.defined(), ValueError, "type_string", "undefined tensor");
   return std::string(t.is_cpu() ? "CPU" : "Vulkan") +
       libtorch_scalar_name(t.dtype()) + "Type";
+}
+
+void Tensor::print() const {
+  if (!defined()) {
+    std::cout << "[UndefinedTensor]" << std::endl;
+    return;
+  }
+  std::cout << "[" << type_string(*this) << " " << IntArrayRef(sizes()) << "]"
+            << std::endl;
 }
 
 std::ostream& print(std::ostream& out, const Tensor& t, int64_t linesize) {

@@ -450,6 +450,9 @@ class DITTO_API Tensor {
 
   // PyTorch's repr: "tensor([0.4963, 0.7682, 0.0885])".
   std::string to_string() const;
+  // LibTorch's Tensor::print(): the type and sizes on a line of stdout,
+  // "[CPUFloatType [3, 4]]" ("[UndefinedTensor]" for an undefined one).
+  void print() const;
 
   const std::shared_ptr<TensorImpl>& impl() const {
     return impl_;

@@ -314,6 +314,7 @@ DITTO_OP_RECORDS(conv) {
             return conv_samples(spec, conv2d_cases(spec.small), conv2d_fn);
           },
       .bad_samples = [conv2d_fn, conv_bad] { return conv_bad(conv2d_fn, 2); },
+      .grad_fn = "ConvolutionBackward0",
   });
   auto conv3d_fn =
       [](const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) {
@@ -334,6 +335,7 @@ DITTO_OP_RECORDS(conv) {
             return conv_samples(spec, conv3d_cases(spec.small), conv3d_fn);
           },
       .bad_samples = [conv3d_fn, conv_bad] { return conv_bad(conv3d_fn, 3); },
+      .grad_fn = "ConvolutionBackward0",
   });
   register_op({
       .name = "conv1d",
@@ -347,6 +349,7 @@ DITTO_OP_RECORDS(conv) {
             return conv_samples(spec, conv1d_cases(spec.small), conv1d_fn);
           },
       .bad_samples = [conv1d_fn, conv_bad] { return conv_bad(conv1d_fn, 1); },
+      .grad_fn = "ConvolutionBackward0",
   });
 
   const char* kNoBackward =

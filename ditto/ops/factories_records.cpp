@@ -157,6 +157,7 @@ DITTO_OP_RECORDS(factories) {
             }
             return out;
           },
+      .grad_fn = "ToCopyBackward0",
   });
   auto copy_call = [](const std::vector<Tensor>& in) {
     Tensor self = in[0];

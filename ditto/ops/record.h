@@ -93,6 +93,11 @@ struct DITTO_API OpRecord {
   // Takes sparse COO inputs (Note [Sparse inputs] in ops/detail/op_util.h);
   // OpScope refuses them for every other op.
   bool sparse = false;
+  // PyTorch's class name for the backward node of the op's common form
+  // (grad_fn()->name(): "ConvolutionBackward0"). Empty: derived from name
+  // ("log1p" -> "Log1PBackward0"; ditto/autograd/node_name.cpp, which also
+  // numbers the overloads PyTorch numbers, "MulBackward1" for x * 2).
+  std::string grad_fn = {};
 
   Determinism determinism() const;
 };

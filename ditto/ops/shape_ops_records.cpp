@@ -1,6 +1,9 @@
 // The records of the views (views.cpp) and the shape ops (shape_ops.cpp):
 // Note [Op records] in record.cpp.
 
+#include <string>
+#include <utility>
+
 #include "ditto/ops/detail/nn_records.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
@@ -23,7 +26,8 @@ void view_op(
     const char* name,
     const std::string& callable,
     s::Fn1 fn,
-    Shape shape = {4, 6, 5}) {
+    Shape shape = {4, 6, 5},
+    std::string grad_fn = {}) {
   register_op({
       .name = name,
       .family = "view",
@@ -40,6 +44,7 @@ void view_op(
           },
       .bad_samples =
           [fn] { return std::vector{s::undefined_input(s::call1(fn), 1)}; },
+      .grad_fn = std::move(grad_fn),
   });
 }
 
@@ -68,9 +73,13 @@ DITTO_OP_RECORDS(views) {
   view_op("transpose", "transpose(dim0, dim1)", [](const Tensor& t) {
     return t.transpose(0, 2);
   });
-  view_op("narrow", "narrow(dim, start, length)", [](const Tensor& t) {
-    return t.narrow(1, 2, 3);
-  });
+  // PyTorch's narrow is a slice.
+  view_op(
+      "narrow",
+      "narrow(dim, start, length)",
+      [](const Tensor& t) { return t.narrow(1, 2, 3); },
+      {4, 6, 5},
+      "SliceBackward0");
   view_op("select", "select(dim, index)", [](const Tensor& t) {
     return t.select(2, 3);
   });

@@ -81,14 +81,16 @@ CustomOp* make_function_op(
     const std::vector<std::string>& callables,
     const std::string& deterministic_because,
     const std::vector<py::dict>& nondeterministic,
-    bool differentiable) {
+    bool differentiable,
+    const std::string& grad_fn) {
   OpRecord r{
       .name = name,
       .family = "custom",
       .callables = callables,
       .deterministic_because = deterministic_because,
       // A Python Function brings no samples for the C++ op suite.
-      .samples = [](const SampleSpec&) { return std::vector<Sample>{}; }};
+      .samples = [](const SampleSpec&) { return std::vector<Sample>{}; },
+      .grad_fn = grad_fn};
   for (const py::dict& d : nondeterministic) {
     NondeterministicPath p;
     p.entry = d["entry"].cast<std::string>();
@@ -155,7 +157,8 @@ void init_function(py::module_& m) {
           py::arg("callables"),
           py::arg("deterministic_because"),
           py::arg("nondeterministic"),
-          py::arg("differentiable"))
+          py::arg("differentiable"),
+          py::arg("grad_fn"))
       .def_property_readonly(
           "name", [](const CustomOp& op) { return op.record().name; })
       .def(

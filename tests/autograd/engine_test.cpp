@@ -54,7 +54,7 @@ TEST(Autograd, IssueExampleRuns) {
   Tensor x = randn({64, 784});
   Tensor loss = (matmul(x, w) + b).sigmoid().pow(2).mean();
   EXPECT_TRUE(loss.requires_grad());
-  EXPECT_EQ(loss.grad_fn()->name(), "mean_backward");
+  EXPECT_EQ(loss.grad_fn()->name(), "MeanBackward0");
   loss.backward();
   ASSERT_TRUE(w.grad().defined());
   EXPECT_EQ(w.grad().sizes(), w.sizes());
@@ -134,14 +134,14 @@ TEST(Autograd, VersionCounterCatchesInPlaceChangesOfSavedTensors) {
       [&] { z.backward(); },
       "one of the variables needed for gradient computation has been "
       "modified by an inplace operation: [torch.FloatTensor [3]], which is "
-      "output 0 of exp_backward, is at version 1; expected version 0 "
+      "output 0 of ExpBackward0, is at version 1; expected version 0 "
       "instead");
   Tensor h = mul(x, 2.0);
   Tensor sq = (h * h).sum(); // saves h as an input
   h.add_(1.0);
   expect_error<ValueError>(
       [&] { sq.backward(); },
-      "[torch.FloatTensor [3]], which is output 0 of add__backward, is at "
+      "[torch.FloatTensor [3]], which is output 0 of AddBackward1, is at "
       "version 1; expected version 0 instead");
   Tensor w = randn({3}).requires_grad_();
   Tensor p = (x * w).sum();
@@ -173,7 +173,7 @@ TEST(Autograd, InPlaceOnANonLeafRebasesItsHistory) {
   Tensor y = mul(x, 2.0);
   y.mul_(3.0);
   y.add_(x);
-  EXPECT_EQ(y.grad_fn()->name(), "add__backward");
+  EXPECT_EQ(y.grad_fn()->name(), "AddBackward0");
   y.sum().backward();
   EXPECT_TRUE(allclose(x.grad(), full({4}, 7.0)));
 }
@@ -256,9 +256,11 @@ TEST(Autograd, LeafMetadata) {
   Tensor y = x.t();
   EXPECT_TRUE(x.is_leaf());
   EXPECT_FALSE(y.is_leaf());
-  EXPECT_EQ(y.grad_fn()->name(), "t_backward");
+  EXPECT_EQ(y.grad_fn()->name(), "TBackward0");
   ASSERT_EQ(y.grad_fn()->next_functions().size(), 1u);
-  EXPECT_EQ(y.grad_fn()->next_functions()[0].node->name(), "AccumulateGrad");
+  EXPECT_EQ(
+      y.grad_fn()->next_functions()[0].node->name(),
+      "torch::autograd::AccumulateGrad");
   Tensor d = y.detach();
   EXPECT_FALSE(d.requires_grad());
   EXPECT_THROW(randint(0, 3, {2}).requires_grad_(), ValueError);
@@ -306,7 +308,7 @@ TEST(Autograd, AnomalyDetectionNamesTheNode) {
   autograd::DetectAnomalyGuard anomaly;
   expect_error<ValueError>(
       [&] { z.backward(); },
-      "Function 'sqrt_backward' returned nan values in its 0th output (the "
+      "Function 'SqrtBackward0' returned nan values in its 0th output (the "
       "backward of the forward op 'sqrt')");
 }
 

@@ -686,11 +686,11 @@ TEST(LibTorchFrontEnd, CustomFunctionsRunAsOneOpEach) {
   Tensor y = Scale::apply(x, 2.5);
   y.sum().backward();
   EXPECT_TRUE(equal(x.grad(), tensor({2.5, 2.5})));
-  // One record per class, named after it.
-  EXPECT_NE(
-      find_op_record(
-          autograd::function_detail::function_op_name(typeid(Scale).name())),
-      nullptr);
+  // One record per class, named after it; its node is LibTorch's CppNode<T>.
+  const std::string op =
+      autograd::function_detail::function_op_name(typeid(Scale).name());
+  EXPECT_NE(find_op_record(op), nullptr);
+  EXPECT_EQ(y.grad_fn()->name(), "torch::autograd::CppNode<" + op + ">");
   Tensor a = tensor({1.0}).requires_grad_(), b = tensor({1.0}).requires_grad_();
   auto outs = TwoOut::apply(a, b);
   outs[0].sum().backward();
@@ -929,6 +929,65 @@ TEST(LibTorchFrontEnd, PrintIsLibTorchs) {
   print(undefined, Tensor());
   EXPECT_EQ(undefined.str(), "[ Tensor (undefined) ]");
   EXPECT_EQ(type_string(zeros({1}, kInt64)), "CPULongType");
+}
+
+} // namespace
+} // namespace ditto
+
+namespace torch = ditto;
+#include "tests/libtorch/grad_fn_cases.h"
+
+namespace ditto {
+namespace {
+
+// grad_fn()->name() as LibTorch 1.13 names the nodes (grad_fn.json, from
+// tests/libtorch/gen_grad_fn.cpp), but for the ops ditto composes from
+// others, whose names must still differ (so that the list stays true).
+TEST(LibTorchFrontEnd, GradFnNamesAreLibTorchs) {
+  std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/libtorch/grad_fn.json");
+  const nlohmann::json want = nlohmann::json::parse(in);
+  const auto cases = grad_fn_cases::cases();
+  const auto composed = grad_fn_cases::composed();
+  ASSERT_EQ(want.size(), cases.size() + 1);
+  for (const auto& [expr, t] : cases) {
+    ASSERT_TRUE(t.grad_fn()) << expr;
+    const bool is_composed =
+        std::find(composed.begin(), composed.end(), expr) != composed.end();
+    if (is_composed) {
+      EXPECT_NE(t.grad_fn()->name(), want.at(expr)) << expr;
+    } else {
+      EXPECT_EQ(t.grad_fn()->name(), want.at(expr)) << expr;
+    }
+  }
+  Tensor x = ones({2}).requires_grad_();
+  EXPECT_EQ(
+      (x * x).grad_fn()->next_functions()[0].node->name(), want.at("leaf"));
+  // The trace keeps ditto's op names.
+  EXPECT_EQ((x * 2).grad_fn()->op_name(), "mul_backward");
+}
+
+// Tensor::print() and IntArrayRef print as LibTorch's (the forms checked
+// against libtorch-dev by hand: "[CPUFloatType [3, 4]]").
+TEST(LibTorchFrontEnd, TensorPrintAndIntArrayRef) {
+  testing::internal::CaptureStdout();
+  zeros({3, 4}).print();
+  tensor(1.5).to(kFloat64).print();
+  zeros({2}, kInt64).print();
+  Tensor().print();
+  EXPECT_EQ(
+      testing::internal::GetCapturedStdout(),
+      "[CPUFloatType [3, 4]]\n[CPUDoubleType []]\n[CPULongType [2]]\n"
+      "[UndefinedTensor]\n");
+  Tensor t = zeros({2, 3, 5});
+  IntArrayRef sizes = t.sizes();
+  std::ostringstream os;
+  os << sizes << " " << sizes.slice(1) << " " << sizes.slice(1, 1);
+  EXPECT_EQ(os.str(), "[2, 3, 5] [3, 5] [3]");
+  EXPECT_TRUE(sizes == IntArrayRef({2, 3, 5}));
+  EXPECT_FALSE(sizes.slice(1) == IntArrayRef({2, 3}));
+  EXPECT_NE(
+      error_of<IndexError>([&] { sizes.slice(2, 2); }).find("ArrayRef::slice"),
+      std::string::npos);
 }
 
 } // namespace

@@ -43,7 +43,7 @@ def test_item_and_repr_in_torch_format():
     assert t[1].item() == 1.0 and isinstance(ditto.tensor([3])[0].item(), int)
     x = ditto.ones(2, requires_grad=True)
     assert repr(x) == "tensor([1., 1.], requires_grad=True)"
-    assert "grad_fn=<" in repr(x * 2)
+    assert "grad_fn=<MulBackward1>" in repr(x * 2)
     assert repr(ditto.float64) == "ditto.float64"
 
 
@@ -109,7 +109,7 @@ def test_operators_and_inplace_forms():
 def test_autograd_backward_grad_fn_and_no_grad():
     x = ditto.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = (x * x).sum()
-    assert y.grad_fn is not None and y.grad_fn.name().endswith("backward")
+    assert y.grad_fn is not None and y.grad_fn.name() == "SumBackward0"
     y.backward()
     assert x.grad.tolist() == [2.0, 4.0, 6.0]
     assert x.is_leaf and not y.is_leaf

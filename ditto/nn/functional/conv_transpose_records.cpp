@@ -75,6 +75,7 @@ DITTO_OP_RECORDS(conv_transpose) {
                  })},
             };
           },
+      .grad_fn = "ConvolutionBackward0",
   });
   register_op({
       .name = "conv_transpose3d",
@@ -146,6 +147,7 @@ DITTO_OP_RECORDS(conv_transpose) {
                  call},
             };
           },
+      .grad_fn = "ConvolutionBackward0",
   });
 }
 

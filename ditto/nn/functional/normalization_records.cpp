@@ -250,6 +250,7 @@ DITTO_OP_RECORDS(norm) {
                  })},
             };
           },
+      .grad_fn = "NativeBatchNormBackward0",
   });
   register_op({
       .name = "layer_norm",
@@ -281,6 +282,7 @@ DITTO_OP_RECORDS(norm) {
                  })},
             };
           },
+      .grad_fn = "NativeLayerNormBackward0",
   });
   register_op({
       .name = "group_norm",
@@ -312,6 +314,7 @@ DITTO_OP_RECORDS(norm) {
                  })},
             };
           },
+      .grad_fn = "NativeGroupNormBackward0",
   });
 
   register_op({

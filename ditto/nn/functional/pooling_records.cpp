@@ -834,6 +834,7 @@ DITTO_OP_RECORDS(pool) {
                  })});
             return out;
           },
+      .grad_fn = "MaxPool2DWithIndicesBackward0",
   });
   register_op({
       .name = "max_pool2d_backward",

@@ -5,8 +5,9 @@ CustomOp (ditto/ops/custom.h, docs/custom_ops.md).
 Each subclass is one op with one record, registered the first time the
 class is applied and kept for the process. Its name is the class's
 ``__module__ + "." + __qualname__`` ("my_model.ScaledExp"; a second class
-with the same name gets "#2" appended); its node is that name +
-"_backward". The op is traced under its name (the ops its forward calls are
+with the same name gets "#2" appended); its node is named as torch's,
+"<Class>Backward" (its trace name is the op's + "_backward"). The op is
+traced under its name (the ops its forward calls are
 nested), records one autograd node with the determinism policy in force,
 and ``ditto.op_records()`` lists it with family "custom".
 """
@@ -158,7 +159,9 @@ def _register(cls):
             name, [_callable(cls)],
             str(getattr(cls, "deterministic_because", None) or
                 _DEFAULT_BECAUSE),
-            _nondeterministic_paths(cls, name), differentiable)
+            _nondeterministic_paths(cls, name), differentiable,
+            # torch's node class for a Function is named <Class>Backward.
+            f"{cls.__name__}Backward")
         type.__setattr__(cls, "_ditto_op", op)
         return op
 
@@ -217,7 +220,7 @@ class Function:
     @classmethod
     def apply(cls, *args):
         op = _register(cls)
-        node = op.name + "_backward"
+        node = f"{cls.__name__}Backward"
         tensor_pos = [i for i, a in enumerate(args)
                       if isinstance(a, _C.Tensor)]
         grad_on = _C.is_grad_enabled()
