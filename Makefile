@@ -159,7 +159,7 @@ bench:
 	cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DDITTO_BUILD_BENCH=ON \
 	  -DDITTO_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 	cmake --build build-bench -j $(JOBS) --target ditto_bench ditto_bench_rnn libtorch_bench ditto_train_rss \
-	  ditto_libtorch_fashion_cnn libtorch_fashion_cnn
+	  ditto_libtorch_fashion_cnn libtorch_fashion_cnn ditto_libtorch_alexnet libtorch_alexnet
 	/usr/bin/python3 bench/compare.py --ditto-bench build-bench/bench/ditto_bench
 	/usr/bin/python3 bench/compare_autograd.py --ditto-bench build-bench/bench/ditto_bench \
 	  --libtorch-bench build-bench/bench/libtorch_bench
@@ -169,7 +169,9 @@ bench:
 	  --ditto-rss build-bench/bench/ditto_train_rss \
 	  --libtorch-bench build-bench/bench/libtorch_bench
 	/usr/bin/python3 bench/compare_libtorch_examples.py \
-	  --ditto build-bench/ditto_libtorch_fashion_cnn --libtorch build-bench/libtorch_fashion_cnn
+	  --ditto build-bench/ditto_libtorch_fashion_cnn --libtorch build-bench/libtorch_fashion_cnn \
+	  --ditto-alexnet build-bench/bench/ditto_libtorch_alexnet \
+	  --libtorch-alexnet build-bench/bench/libtorch_alexnet
 
 # The device suite, `ditto env` and the benchmark on a Vulkan device
 # (docs/device.md): vulkan:0 unless GPU_DEVICE names another. Needs only the

@@ -411,3 +411,32 @@ TEST_F(Linalg, BadBlockingIsRefusedAndChangesNothing) {
       backends::gemm::blocking(kInt64), TypeError); // float32 or float64 only
   backends::gemm::set_blocking(0, 0, 0);
 }
+
+// Note [Gradients in their operand's layout]: the gradient of a transposed
+// operand (linear's weight.t()) has that operand's strides, and the same
+// bits as the product taken the plain way.
+TEST(LinalgGrad, TransposedOperandKeepsItsLayoutAndBits) {
+  manual_seed(3);
+  for (bool use_mm : {true, false}) {
+    Tensor x = randn({7, 5}).requires_grad_();
+    Tensor w = randn({4, 5}).requires_grad_();
+    Tensor wt = w.t(); // [5, 4], column-major
+    Tensor xt = randn({5, 7}).t().requires_grad_(); // a column-major leaf
+    Tensor v = randn({5, 4});
+    Tensor y = use_mm ? mm(x, wt) : matmul(x, wt);
+    Tensor z = use_mm ? mm(xt, v) : matmul(xt, v);
+    Tensor go = randn({7, 4});
+    auto g = autograd::grad({y, z}, {wt, xt, x}, {go, go});
+    EXPECT_EQ(g[0].strides(), wt.strides());
+    EXPECT_EQ(g[1].strides(), xt.strides());
+    EXPECT_TRUE(g[2].is_contiguous());
+    // The plain products, element for element the same chains.
+    EXPECT_TRUE(equal(g[0], mm(x.detach().t(), go)));
+    EXPECT_TRUE(equal(g[1], mm(go, v.t())));
+    EXPECT_TRUE(equal(g[2], mm(go, wt.detach().t())));
+    // Through t(), the weight's gradient is contiguous.
+    Tensor loss = (use_mm ? mm(x, w.t()) : matmul(x, w.t())).sum();
+    loss.backward();
+    EXPECT_TRUE(w.grad().is_contiguous());
+  }
+}
