@@ -89,6 +89,7 @@ SANITIZE_SKIP = ^Linalg\.EveryCapabilityAndThreadCountComputesTheChain$$|^train_
 sanitize: sanitize-configure
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE 'install|test_device' -E '$(SANITIZE_SKIP)'
 
