@@ -47,6 +47,15 @@ bool AutogradContext::needs_input_grad(size_t index) const {
   return input_requires_grad[index];
 }
 
+void AutogradContext::mark_dirty(const variable_list& inputs) {
+  DITTO_CHECK(
+      op_context != nullptr,
+      ValueError,
+      "Function.mark_dirty",
+      "call it from a Function's forward");
+  dirty.insert(dirty.end(), inputs.begin(), inputs.end());
+}
+
 void AutogradContext::mark_non_differentiable(const variable_list& outputs) {
   DITTO_CHECK(
       op_context != nullptr,
@@ -95,13 +104,65 @@ const CustomOp& function_op(
   return *ops.emplace(name, std::move(op)).first->second;
 }
 
+namespace {
+bool same_tensor(const Tensor& a, const Tensor& b) {
+  return a.defined() && b.defined() && a.impl() == b.impl();
+}
+bool among(const Tensor& t, const variable_list& list) {
+  for (const Tensor& x : list) {
+    if (same_tensor(t, x)) {
+      return true;
+    }
+  }
+  return false;
+}
+} // namespace
+
+void check_dirty(
+    const AutogradContext& ctx,
+    const variable_list& inputs,
+    const variable_list& outputs) {
+  for (const Tensor& d : ctx.dirty) {
+    DITTO_CHECK(
+        among(d, inputs),
+        ValueError,
+        "Function.mark_dirty",
+        "a tensor marked dirty is not one of forward's tensor arguments");
+    DITTO_CHECK(
+        among(d, outputs),
+        ValueError,
+        "Function.mark_dirty",
+        "Some elements marked as dirty during the forward method were not "
+        "returned as output. The inputs that are modified inplace must all "
+        "be outputs of the Function.");
+    DITTO_CHECK(
+        !(ctx.grad_enabled && d.requires_grad() && d.grad_fn() == nullptr),
+        ValueError,
+        "Function.mark_dirty",
+        "a leaf Variable that requires grad is being used in an in-place "
+        "operation.");
+  }
+}
+
 std::vector<Tensor> fresh_outputs(
     std::vector<Tensor> outs,
-    const std::vector<Tensor>& inputs) {
+    const std::vector<Tensor>& inputs,
+    const std::vector<Tensor>& dirty) {
   for (size_t k = 0; k < outs.size(); ++k) {
     Tensor& o = outs[k];
     if (!o.defined()) {
       continue;
+    }
+    // A dirty input returned (the first time) keeps its identity: the op's
+    // node becomes its history.
+    if (among(o, dirty)) {
+      bool first = true;
+      for (size_t j = 0; j < k; ++j) {
+        first = first && !same_tensor(outs[j], o);
+      }
+      if (first) {
+        continue;
+      }
     }
     bool taken = o.requires_grad() || o.grad_fn() != nullptr;
     for (const Tensor& in : inputs) {

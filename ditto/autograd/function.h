@@ -144,6 +144,13 @@ class DITTO_API AutogradContext {
   // apply returns them not requiring grad, and backward receives zeros (or
   // undefined, without materialized grads) in their places.
   void mark_non_differentiable(const variable_list& outputs);
+  // In forward: these inputs were changed in place, and forward returns
+  // them (LibTorch's mark_dirty). apply returns the input itself, its
+  // history now this function's node (the input's gradient still flows to
+  // its old history through backward). ValueError for a marked tensor
+  // forward did not take or did not return, and for a leaf that requires
+  // grad (as any in-place op on one; forward has run by then).
+  void mark_dirty(const variable_list& inputs);
 
   // Anything else backward needs: ctx->saved_data["scale"] = 2.5.
   std::unordered_map<std::string, IValue> saved_data;
@@ -155,6 +162,9 @@ class DITTO_API AutogradContext {
   // mark_non_differentiable's tensors, then their places among the outputs.
   variable_list non_differentiable;
   std::vector<bool> output_non_differentiable;
+  // mark_dirty's tensors, and whether grad mode was on at apply.
+  variable_list dirty;
+  bool grad_enabled = false;
   // Each output's sizes and dtype (for zeros in place of a missing
   // gradient); nullopt for an undefined output.
   std::vector<std::optional<std::pair<Shape, Dtype>>> outputs;
@@ -170,9 +180,17 @@ DITTO_API const CustomOp& function_op(
 // The outputs of a forward: an input returned as is, or a tensor with a
 // history of its own, becomes a new tensor on the same storage (so its
 // own grad_fn and leafness stay), as in ditto.autograd.Function.
+// Outputs that are dirty inputs (mark_dirty) stay the inputs themselves.
 DITTO_API std::vector<Tensor> fresh_outputs(
     std::vector<Tensor> outs,
-    const std::vector<Tensor>& inputs);
+    const std::vector<Tensor>& inputs,
+    const std::vector<Tensor>& dirty);
+// ValueError unless every dirty tensor is an input forward returned, and
+// (with grad on) not a leaf that requires grad.
+DITTO_API void check_dirty(
+    const AutogradContext& ctx,
+    const variable_list& inputs,
+    const variable_list& outputs);
 // The gradients backward receives: zeros where none arrived (unless the
 // context asked not to materialize them).
 DITTO_API variable_list
@@ -223,6 +241,7 @@ struct Function {
         run_backward);
 
     auto call = std::make_shared<function_detail::FunctionCall>();
+    call->ctx.grad_enabled = GradMode::is_enabled();
     variable_list inputs;
     (
         [&](auto& a) {
@@ -284,6 +303,7 @@ struct Function {
     auto* call = static_cast<function_detail::FunctionCall*>(octx.data().get());
     call->ctx.op_context = &octx;
     variable_list outs = call->forward(call->ctx, inputs);
+    function_detail::check_dirty(call->ctx, inputs, outs);
     call->ctx.output_non_differentiable =
         function_detail::marked(call->ctx.non_differentiable, outs);
     call->ctx.non_differentiable.clear();
@@ -293,7 +313,9 @@ struct Function {
           o.defined() ? std::optional(std::pair(o.sizes(), o.dtype()))
                       : std::nullopt);
     }
-    return function_detail::fresh_outputs(std::move(outs), inputs);
+    variable_list dirty = std::move(call->ctx.dirty);
+    call->ctx.dirty.clear();
+    return function_detail::fresh_outputs(std::move(outs), inputs, dirty);
   }
 
   static variable_list run_backward(

@@ -238,8 +238,9 @@ Tensor SavedTensor::unpack() const {
     // Which node produced the tensor, if it still exists (an op's own
     // output gets its grad_fn after being saved, so it is looked up now).
     std::string producer;
-    if (!info_->output_of.empty()) {
-      producer = detail::str_cat(", which is ", info_->output_of, ",");
+    if (auto node = info_->output_of.lock()) {
+      producer = detail::str_cat(
+          ", which is output ", info_->output_nr, " of ", node->name(), ",");
     } else if (auto impl = info_->original.lock()) {
       AutogradMeta* m = impl->autograd_meta();
       if (m != nullptr && m->grad_fn) {
@@ -321,8 +322,8 @@ void NodeBuilder::record(
     }
     for (const SavedTensor& st : saved) {
       if (st.is_of(out)) {
-        st.info_->output_of =
-            detail::str_cat("output ", k, " of ", node->name());
+        st.info_->output_of = node;
+        st.info_->output_nr = uint32_t(k);
       }
     }
   }

@@ -255,10 +255,12 @@ class DITTO_API SavedTensor {
   struct Info {
     uint64_t version = 0;
     // For the error message only: the tensor saved, and for an op's own
-    // output the node that produced it ("output 0 of exp_backward"),
-    // filled in when the node is recorded.
+    // output the node that produced it and which output it is ("output 0
+    // of ExpBackward0"), set when the node is recorded (the node's name is
+    // worked out only if the message is written).
     std::weak_ptr<TensorImpl> original;
-    std::string output_of;
+    std::weak_ptr<Node> output_of;
+    uint32_t output_nr = 0;
   };
   Tensor data_;
   std::shared_ptr<Info> info_; // shared by the copies a closure holds

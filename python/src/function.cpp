@@ -54,7 +54,7 @@ std::vector<Tensor> run_forward(
   // An input, or a tensor with a history of its own, returned as is would
   // have its grad_fn replaced by the op's node: the library's rule for
   // torch::autograd::Function makes it a new tensor on the same storage.
-  return autograd::function_detail::fresh_outputs(std::move(outs), inputs);
+  return autograd::function_detail::fresh_outputs(std::move(outs), inputs, {});
 }
 
 std::vector<Tensor> run_backward(

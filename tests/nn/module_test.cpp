@@ -681,6 +681,72 @@ TEST(LibTorchFrontEnd, MarkNonDifferentiable) {
       std::string::npos);
 }
 
+// LibTorch's in-place Function: doubles its input and marks it dirty.
+struct DoubleInPlace : autograd::Function<DoubleInPlace> {
+  static Tensor forward(autograd::AutogradContext* ctx, Tensor x, bool keep) {
+    x.mul_(2.0);
+    ctx->mark_dirty({x});
+    return keep ? x : x * 1.0;
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext*,
+      autograd::variable_list g) {
+    return {g[0] * 2, Tensor()};
+  }
+};
+
+struct DirtiesAStranger : autograd::Function<DirtiesAStranger> {
+  static Tensor forward(autograd::AutogradContext* ctx, Tensor x) {
+    Tensor y = x * 3.0;
+    ctx->mark_dirty({y});
+    return y;
+  }
+  static autograd::variable_list backward(
+      autograd::AutogradContext*,
+      autograd::variable_list g) {
+    return {g[0]};
+  }
+};
+
+TEST(LibTorchFrontEnd, MarkDirty) {
+  Tensor a = tensor({1.0, 2.0}).requires_grad_();
+  Tensor b = a * 3.0; // not a leaf
+  Tensor c = DoubleInPlace::apply(b, true);
+  // The input itself comes back, its history now the Function's node.
+  EXPECT_EQ(c.impl(), b.impl());
+  EXPECT_TRUE(equal(b.detach(), tensor({6.0, 12.0})));
+  const std::string op =
+      autograd::function_detail::function_op_name(typeid(DoubleInPlace).name());
+  EXPECT_EQ(b.grad_fn()->name(), "torch::autograd::CppNode<" + op + ">");
+  // Its gradient flows through the Function, then b's old history.
+  (b * b).sum().backward();
+  EXPECT_TRUE(equal(a.grad(), tensor({72.0, 144.0})));
+  // A leaf that requires grad is refused (forward has run, as in LibTorch).
+  Tensor leaf = tensor({1.0}).requires_grad_();
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        DoubleInPlace::apply(leaf, true);
+      }).find("a leaf Variable that requires grad"),
+      std::string::npos);
+  {
+    autograd::NoGradGuard no_grad; // allowed, as any in-place op
+    Tensor out = DoubleInPlace::apply(leaf, true);
+    EXPECT_EQ(out.impl(), leaf.impl());
+  }
+  // Marked but not returned, and marked but not an input.
+  Tensor d = tensor({1.0}).requires_grad_() * 1.0;
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        DoubleInPlace::apply(d, false);
+      }).find("were not returned as output"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of<ValueError>([&] {
+        DirtiesAStranger::apply(d);
+      }).find("not one of forward's tensor arguments"),
+      std::string::npos);
+}
+
 TEST(LibTorchFrontEnd, CustomFunctionsRunAsOneOpEach) {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor y = Scale::apply(x, 2.5);
