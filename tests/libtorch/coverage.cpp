@@ -503,6 +503,47 @@ void custom_functions() {
   COVERAGE_CHECK(torch::allclose(a.grad(), torch::full({2}, 5.5)));
 }
 
+// ---- in-place functions, node names, print(), IntArrayRef.
+class ScaleInPlace : public torch::autograd::Function<ScaleInPlace> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, torch::Tensor x) {
+    x.mul_(3);
+    ctx->mark_dirty({x});
+    return x;
+  }
+
+  static variable_list backward(
+      AutogradContext* ctx,
+      variable_list grad_outputs) {
+    (void)ctx;
+    return {grad_outputs[0] * 3};
+  }
+};
+
+void nodes_and_sizes() {
+  auto a = torch::ones({2}).requires_grad_();
+  auto b = a * 2;
+  auto c = ScaleInPlace::apply(b);
+  COVERAGE_CHECK(c.is_same(b));
+  COVERAGE_CHECK(b[0].item<float>() == 6.0f);
+  c.sum().backward();
+  COVERAGE_CHECK(a.grad()[1].item<float>() == 6.0f);
+  COVERAGE_CHECK((a * 2).grad_fn()->name() == "MulBackward1");
+  COVERAGE_CHECK((a + a).grad_fn()->name() == "AddBackward0");
+  COVERAGE_CHECK(a.sum().grad_fn()->name() == "SumBackward0");
+  COVERAGE_CHECK(
+      torch::relu(a).grad_fn()->name() == std::string("ReluBackward0"));
+  auto t = torch::zeros({2, 3, 5});
+  torch::IntArrayRef sizes = t.sizes();
+  COVERAGE_CHECK(sizes.size() == 3 && sizes[2] == 5);
+  COVERAGE_CHECK(sizes.slice(1).size() == 2 && sizes.slice(1)[0] == 3);
+  COVERAGE_CHECK(sizes.vec() == std::vector<int64_t>({2, 3, 5}));
+  std::ostringstream os;
+  os << torch::IntArrayRef(t.sizes());
+  COVERAGE_CHECK(os.str() == "[2, 3, 5]");
+  t.print(); // [CPUFloatType [2, 3, 5]] on stdout
+}
+
 // ---- torch::save and torch::load (into a temporary directory of its own).
 void serialization() {
   std::string dir_template =
@@ -741,6 +782,7 @@ int main(int argc, char** argv) {
   tensor_creation();
   losses_and_methods();
   custom_functions();
+  nodes_and_sizes();
   serialization();
   mnist_loop();
   tensor_indexing();

@@ -129,7 +129,8 @@ bool from_sysfs(CpuCaches& c) {
 // Leaf 4 (Intel) or 0x8000001D (AMD): one sub-leaf per cache.
 bool from_cpuid_leaf(unsigned leaf, CpuCaches& c) {
   unsigned a = 0, b = 0, cx = 0, d = 0;
-  if (__get_cpuid_max(leaf & 0x80000000u, nullptr) < leaf) {
+  if (static_cast<unsigned>(__get_cpuid_max(leaf & 0x80000000u, nullptr)) <
+      leaf) {
     return false;
   }
   bool any = false;
@@ -172,7 +173,8 @@ bool from_cpuid_leaf(unsigned leaf, CpuCaches& c) {
 // unknown: divided by the CPUs this process may see).
 bool from_cpuid_amd_legacy(CpuCaches& c) {
   unsigned a = 0, b = 0, cx = 0, d = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000006u) {
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) <
+      0x80000006u) {
     return false;
   }
   __cpuid(0x80000005u, a, b, cx, d);
