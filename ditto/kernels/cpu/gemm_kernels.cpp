@@ -349,6 +349,17 @@ template <typename T>
 constexpr int64_t kShortRows =
     std::is_same_v<T, float> ? kShortRowsF32 : kShortRowsF64;
 
+// Note [Fetching the next tile of C]
+// A register tile starts its chains from C (every panel of k after the
+// first), and C does not stay in cache between panels (2048^2 float32 is
+// 16 MiB): the tile's first fmas wait for its rows. So while one tile
+// computes, it prefetches the rows of the tile its caller runs next (the
+// one below, or the first of the next sliver), a row per step of k, with
+// write intent (the tile is stored at the end). Loads and stores of C are
+// what they were: no bit changes. Measured on Zen 5, mm 2048 float32, 1
+// thread, AVX-512, five alternating rounds: 2% faster (best 89.9 against
+// 92.4 ms); 1024: within the noise.
+
 // MR rows x two registers of columns of C (row stride ldc), advanced by kc
 // steps of packed a (MR per step) and of b (NR per step, from its source):
 // one fma per output and step, the chains of Note [GEMM accumulation order].
@@ -359,8 +370,19 @@ struct Micro {
   static constexpr int64_t NR = 2 * X::W;
   // Half: only the first NR / 2 columns (a narrow last sliver). Used: only
   // the first Used rows of the MR-row packed sliver (a short last one).
+  // next: the C tile the caller runs after this one (same ldc), fetched
+  // into the cache a row per step while this one computes (Note [Fetching
+  // the next tile of C]); nullptr for none.
   template <bool Half = false, int64_t Used = MR, typename B>
-  static void run(int64_t kc, const T* a, B b, T* c, int64_t ldc, bool first) {
+  static void run(
+      int64_t kc,
+      const T* a,
+      B b,
+      T* c,
+      int64_t ldc,
+      bool first,
+      const T* next = nullptr) {
+    constexpr int64_t kCols = Half ? X::W : 2 * X::W;
     typename X::V acc[Used][2];
     for (int64_t r = 0; r < Used; ++r) {
       acc[r][0] = first ? X::zero() : X::load(c + r * ldc);
@@ -369,6 +391,10 @@ struct Micro {
       }
     }
     for (int64_t p = 0; p < kc; ++p) {
+      if (next != nullptr && p < Used) {
+        __builtin_prefetch(next + p * ldc, 1, 3);
+        __builtin_prefetch(next + p * ldc + kCols - 1, 1, 3);
+      }
       const T* bp = b.row(p);
       const typename X::V b0 = X::load(bp);
       const T* ap = a + p * MR;
@@ -408,7 +434,14 @@ template <typename T, int64_t Rows = 4>
 struct Micro {
   static constexpr int64_t MR = Rows, NR = 4;
   template <bool Half = false, int64_t Used = MR, typename B>
-  static void run(int64_t kc, const T* a, B b, T* c, int64_t ldc, bool first) {
+  static void run(
+      int64_t kc,
+      const T* a,
+      B b,
+      T* c,
+      int64_t ldc,
+      bool first,
+      const T* = nullptr) {
     T acc[MR][NR];
     for (int r = 0; r < MR; ++r) {
       for (int j = 0; j < NR; ++j) {
@@ -693,7 +726,15 @@ void gemm_panel_rows(
         auto tile = [&](auto bsrc) {
           if (cols == NR && g.c_cs == 1) {
             if (rows == MR) {
-              K::run(kc, as, bsrc, ct, g.c_rs, first);
+              // The next full tile: below in this sliver, or the first of
+              // the next sliver.
+              const T* next = nullptr;
+              if (is + 2 * MR <= mb) {
+                next = ct + MR * g.c_rs;
+              } else if (js + 2 * NR <= nc && mb >= MR) {
+                next = c + ib * g.c_rs + (j0 + js + NR) * g.c_cs;
+              }
+              K::run(kc, as, bsrc, ct, g.c_rs, first, next);
               return;
             }
             // A last row tile of exactly U1 or U2 rows, straight into C
