@@ -17,10 +17,10 @@ void rnn_fwd_bwd(benchmark::State& state, Layer& layer) {
   ditto::manual_seed(1);
   ditto::Tensor x = ditto::randn({50, 32, 128});
   for (auto _ : state) {
-    layer.zero_grad(/*set_to_none=*/true);
-    auto out = std::get<0>(layer.forward(x));
+    layer->zero_grad(/*set_to_none=*/true);
+    auto out = std::get<0>(layer->forward(x));
     ditto::sum(out).backward();
-    benchmark::DoNotOptimize(layer.parameters()[0].grad().raw_data());
+    benchmark::DoNotOptimize(layer->parameters()[0].grad().raw_data());
   }
 }
 

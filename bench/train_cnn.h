@@ -27,7 +27,7 @@ struct TrainCnn {
 
   TrainCnn()
       : model(make_model()),
-        opt(model.parameters(), ditto::optim::SGDOptions(0.01).momentum(0.9)),
+        opt(model->parameters(), ditto::optim::SGDOptions(0.01).momentum(0.9)),
         x(ditto::randn({64, 1, 28, 28})),
         y(ditto::randint(0, 10, {64})) {}
 
@@ -35,7 +35,7 @@ struct TrainCnn {
   ditto::Tensor step() {
     opt.zero_grad();
     ditto::Tensor loss =
-        ditto::nn::functional::cross_entropy(model.forward(x), y);
+        ditto::nn::functional::cross_entropy(model->forward(x), y);
     loss.backward();
     opt.step();
     return loss;
