@@ -138,8 +138,14 @@ fuzz: sanitize-configure
 # the kernels).
 SCALAR_SKIP = ^TrainCli\.|^Verify\.TrainThreadsWorkersAndResume|^Vulkan\.TrainingOnTheDeviceGivesTheCpuFingerprint|^NnGolden\.Cnn|^libtorch_examples$$|^train_golden$$
 
+# The scalar-only build also compiles the benchmark programs (DITTO_BUILD_BENCH:
+# about 25 s here), so that an API change that breaks them fails CI instead
+# of the next `make bench` (the training and RNN benchmarks went two
+# sessions unbuilt after Sequential and the RNNs became LibTorch-style
+# holders, 2026-11-28). It does not run them: benchmarks are programs, not
+# tests (docs/design.md §8).
 scalar-test: setup
-	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar -DDITTO_BUILD_PYTHON=OFF -DDITTO_BUILD_DISTRIBUTED=OFF $(CMAKE_FLAGS)
+	cmake -S . -B build-scalar -DCMAKE_BUILD_TYPE=Release -DDITTO_SIMD=scalar -DDITTO_BUILD_PYTHON=OFF -DDITTO_BUILD_DISTRIBUTED=OFF -DDITTO_BUILD_BENCH=ON $(CMAKE_FLAGS)
 	cmake --build build-scalar -j $(JOBS)
 	cd build-scalar && ctest --output-on-failure -j $(JOBS) -E '$(SCALAR_SKIP)'
 
