@@ -524,6 +524,20 @@ void pack_a(
     if constexpr (kTransposes<T>) {
       if (g.a_cs == 1) { // row-major: W values of k per row at a time
         for (; p + W <= kc; p += W) {
+          if constexpr (MR <= W) {
+            // A full sliver in one block, its row count a constant (the
+            // transpose's loads then need no test per row).
+            if (rows == MR) {
+              const T* src = a + (p0 + p) + (i0 + s) * g.a_rs;
+              transpose_block(
+                  [&](int64_t r) { return src + r * g.a_rs; },
+                  MR,
+                  to + p * MR,
+                  MR,
+                  MR);
+              continue;
+            }
+          }
           // W rows at a time (MR = 6 with W = 4: rows 0-3, then 4-5).
           for (int64_t h = 0; h < MR; h += W) {
             const T* src = a + (p0 + p) + (i0 + s + h) * g.a_rs;
