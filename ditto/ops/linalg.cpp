@@ -41,13 +41,19 @@ int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
 // the bands were equal: 512^3 and 1024^3 on two threads, 3 to 5% slower.)
 int64_t tiles_per_task(int64_t tm, int64_t tn) {
   const int64_t threads = std::max(1, get_num_threads());
-  // One thread: every row tile in one task, B packed once per column tile
-  // (Zen 5, AVX-512, alternating rounds: 2048^3 float32 4-5% faster, 512^3
-  // and 1024^3 5%, 2048^3 float64 3%). Two threads with two bands of rows
-  // instead of three (B packed twice, not three times) were not faster.
-  const int64_t most = std::clamp<int64_t>(
-      tm, 1, threads == 1 ? std::max<int64_t>(tm, 1) : 4); // tm = 0 if m = 0
-  return std::clamp<int64_t>(tm * tn / threads, 1, most);
+  // Column tiles that divide evenly among the threads (every count at one
+  // thread): every row tile in one task, so each column tile's panels of B
+  // are packed once in all, and the threads split the columns (A is packed
+  // once per column tile either way). Zen 5, AVX-512, alternating rounds:
+  // one thread 2048^3 float32 4-5% faster than bands of 4 row tiles, 512^3
+  // and 1024^3 5%, float64 3%; two threads (2048^3: 4 tasks, not 3 bands x
+  // 4) float32 1-2%, float64 5%. Two bands instead of three (B packed twice)
+  // were not faster.
+  if (tn % threads == 0) {
+    return std::max<int64_t>(tm, 1); // tm = 0 if m = 0
+  }
+  return std::clamp<int64_t>(
+      tm * tn / threads, 1, std::clamp<int64_t>(tm, 1, 4));
 }
 // Note [Split-K]
 // An output of at most kSplitKMaxTiles tiles (192 x 256) with k >= kSplitKMinK
