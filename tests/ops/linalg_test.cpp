@@ -319,7 +319,8 @@ TEST_F(Linalg, BlockingIsDerivedFromTheCaches) {
   using backends::gemm::CpuCaches;
   // Zen 3 (32 KiB L1d, 512 KiB L2), AVX2's float32 tile of 6 x 16: a
   // sliver of B of 512 x 16 floats fills L1 (32 KiB), a block of A of
-  // 48 x 512 is at most a quarter of L2, B's panel of 512 x 256 at most L2.
+  // 48 x 512 is at most a quarter of L2, B's panel of 512 x 1024 at most
+  // four times L2 (it waits in L3).
   CpuCaches zen3;
   zen3.l1d = 32 << 10;
   zen3.l2 = 512 << 10;
@@ -328,7 +329,7 @@ TEST_F(Linalg, BlockingIsDerivedFromTheCaches) {
       backends::gemm::derive_blocking(zen3, 6, 16, kFloat32);
   EXPECT_EQ(b.kc, 512);
   EXPECT_EQ(b.mc, 48);
-  EXPECT_EQ(b.nc, 256);
+  EXPECT_EQ(b.nc, 1024);
   // Zen 5 (48 KiB L1d, 1 MiB L2), AVX-512's float32 tile of 12 x 32.
   CpuCaches zen5 = zen3;
   zen5.l1d = 48 << 10;
@@ -336,7 +337,7 @@ TEST_F(Linalg, BlockingIsDerivedFromTheCaches) {
   b = backends::gemm::derive_blocking(zen5, 12, 32, kFloat32);
   EXPECT_EQ(b.kc, 384);
   EXPECT_EQ(b.mc, 168);
-  EXPECT_EQ(b.nc, 640);
+  EXPECT_EQ(b.nc, 2688);
   EXPECT_EQ(b.mr, 12);
   EXPECT_EQ(b.nr, 32);
   // float64 on the same tile shape: half as many values fit.
@@ -344,7 +345,7 @@ TEST_F(Linalg, BlockingIsDerivedFromTheCaches) {
       backends::gemm::derive_blocking(zen5, 8, 16, kFloat64);
   EXPECT_EQ(b64.kc, 384);
   EXPECT_EQ(b64.mc, 72);
-  EXPECT_EQ(b64.nc, 256);
+  EXPECT_EQ(b64.nc, 1280);
   // Bigger caches never give smaller blocks.
   CpuCaches big = zen5;
   big.l1d = 64 << 10;

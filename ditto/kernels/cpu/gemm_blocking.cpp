@@ -28,21 +28,26 @@
 //       A, so it sits in L1: kc x nr values take kL1Part of L1;
 //   mc: the block of A is read again for every sliver of B, so it sits in
 //       L2: mc x kc values take kL2PartA of one CPU's share of L2;
-//   nc: the panel of B is read again once per block of A: kc x nc values
-//       take up to kL2PartB of L2 (the slivers it has not reached yet may
-//       wait in L3).
+//   nc: the panel of B is read once per block of A, a sliver at a time,
+//       so it need not stay in L2: kc x nc values take up to kL2PartB
+//       times L2 (the slivers it has not reached yet wait in L3). A is
+//       packed again for every panel of columns, so wider is cheaper:
+//       with B's panel at most L2, float64 (nc 256 on Zen 5) and AVX2
+//       (256) ran 5 to 8% slower at 2048^3 than with four times L2 (1280),
+//       at 1 and 2 threads; float32 on AVX-512 (640 against 2688) and the
+//       1024^3 products were equal within the noise.
 // The parts were measured, each block swept with the others fixed (bench,
 // mm 512 to 2048 at 1 and 2 threads): on Zen 4 (32 KiB L1d) a sliver
 // filling L1 (kc 256, AVX-512) was fastest, on Zen 5 (48 KiB) kc 384
 // (AVX-512) and 768 (AVX2), again filling L1, beat 3/4 of it by 2 to 5%;
-// mc and nc changed the time by less than the noise between 1/8 and 1/2
-// of L2. (BLIS's Zen configurations, sized the same way, give a block of A
-// about a quarter of L2.) What the register tile is stays the
-// capability's (gemm_kernels.cpp).
-// None of this changes a bit: each output is one fma chain over k in order
-// whatever the blocks (Note [GEMM accumulation order]); a test forces five
-// blockings on every capability, at the fewest and the most threads, and
-// compares the bits (Linalg.EveryBlockingComputesTheSameChain).
+// mc changed the time by less than the noise between 1/8 and 1/2 of L2.
+// (BLIS's Zen configurations, sized the same way, give a block of A about
+// a quarter of L2, and a panel of B of 4080 columns, for L3.) What the register
+// tile is stays the capability's (gemm_kernels.cpp). None of this changes a
+// bit: each output is one fma chain over k in order whatever the blocks (Note
+// [GEMM accumulation order]); a test forces five blockings on every capability,
+// at the fewest and the most threads, and compares the bits
+// (Linalg.EveryBlockingComputesTheSameChain).
 
 namespace ditto::kernels {
 namespace {
@@ -53,7 +58,7 @@ using backends::gemm::CpuCaches;
 // Fractions of each cache level given to the operand that lives there.
 constexpr double kL1Part = 1.0;
 constexpr double kL2PartA = 0.25;
-constexpr double kL2PartB = 1.0;
+constexpr double kL2PartB = 4.0;
 
 // Rows of A per block are a multiple of every register tile's row count
 // (12, 8, 6, 4): the kernel rounds to its own, this keeps the printed value
