@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,12 @@
 namespace ditto {
 namespace {
 
-// Output tiles a thread takes whole: kTileM rows by columns of equal width
-// (a multiple of nr), at most the blocking's nc (B's kc x nc panel is
-// packed once per task: Note [GEMM blocking from the caches]), and at
-// least two of them from 256 columns on, for the threads. Tiles are the
-// unit of the split-K rule (counted in 256 columns, whatever the
-// blocking); which thread runs which rows never changes bits.
+// Column tiles of the output: of equal width (a multiple of nr), at most
+// the blocking's nc (B's kc x nc panel is packed once per task: Note [GEMM
+// blocking from the caches]), and at least two of them from 256 columns
+// on, for the threads. The split-K rule counts the output in tiles of
+// kTileM rows by 256 columns, whatever the blocking. Which thread runs
+// which rows and columns never changes bits.
 constexpr int64_t kTileM = 192;
 int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
   const int64_t tiles =
@@ -33,27 +34,24 @@ int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
   return std::max<int64_t>(
       1, ((n + tiles - 1) / tiles + blk.nr - 1) / blk.nr * blk.nr);
 }
-// Row tiles one task runs together (the kernel packs each panel of B once
-// for all of them): up to 4 while every thread still gets a task. B's
-// columns are repacked once per task, so with one row tile per task a
-// 2048^3 product spent 15% of its time in packing B on AVX2. (Aiming at 3
-// tasks per thread, for balance, cost more in packing than it gained once
-// the bands were equal: 512^3 and 1024^3 on two threads, 3 to 5% slower.)
-int64_t tiles_per_task(int64_t tm, int64_t tn) {
+// Bands of rows each column tile is cut into (a task is one band of one
+// column tile of one batch). Each band packs its column tile's panels of B
+// again, so as few as possible: one when the tasks (batches x column tiles)
+// divide evenly among the threads, or are so many (16 a thread) that the
+// last round costs little; otherwise the fewest that make the tasks a
+// multiple of the thread count, since the pool gives each thread a
+// contiguous run of tasks (Note [Chunks keep their thread]) and unequal
+// runs are idle threads. Zen 5, AVX-512, alternating rounds, against bands
+// of at most 4 x 192 rows: one thread (one band) 2048^3 float32 4-5%
+// faster, 512^3 and 1024^3 5%, float64 3%; two threads (2048^3: 2 tasks,
+// not 3 bands x 2) float32 1-2%, float64 5%.
+int64_t row_bands(int64_t m, int64_t tasks) {
   const int64_t threads = std::max(1, get_num_threads());
-  // Column tiles that divide evenly among the threads (every count at one
-  // thread): every row tile in one task, so each column tile's panels of B
-  // are packed once in all, and the threads split the columns (A is packed
-  // once per column tile either way). Zen 5, AVX-512, alternating rounds:
-  // one thread 2048^3 float32 4-5% faster than bands of 4 row tiles, 512^3
-  // and 1024^3 5%, float64 3%; two threads (2048^3: 4 tasks, not 3 bands x
-  // 4) float32 1-2%, float64 5%. Two bands instead of three (B packed twice)
-  // were not faster.
-  if (tn % threads == 0) {
-    return std::max<int64_t>(tm, 1); // tm = 0 if m = 0
+  if (tasks % threads == 0 || tasks >= 16 * threads) {
+    return 1;
   }
   return std::clamp<int64_t>(
-      tm * tn / threads, 1, std::clamp<int64_t>(tm, 1, 4));
+      threads / std::gcd(threads, tasks), 1, std::max<int64_t>(1, (m + 5) / 6));
 }
 // Note [Split-K]
 // An output of at most kSplitKMaxTiles tiles (192 x 256) with k >= kSplitKMinK
@@ -358,8 +356,7 @@ void gemm_batched(
   // pool gives each thread a contiguous run of tasks (Note [Chunks keep their
   // thread]), so unequal bands are unequal threads (2048^3 on two threads:
   // bands of 768, 768 and 512 rows left one thread 22% idle).
-  const int64_t per = tiles_per_task(tm, tn);
-  const int64_t bands = std::max<int64_t>(1, (tm + per - 1) / per);
+  const int64_t bands = row_bands(m, batches * tn);
   const int64_t rows =
       std::max<int64_t>(1, ((m + bands - 1) / bands + 5) / 6 * 6);
   const int64_t tr = (m + rows - 1) / rows;
