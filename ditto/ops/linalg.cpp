@@ -24,13 +24,14 @@ namespace {
 // Column tiles of the output: of equal width (a multiple of nr), at most
 // the blocking's nc (B's kc x nc panel is packed once per task: Note [GEMM
 // blocking from the caches]), and at least two of them from 256 columns
-// on, for the threads. The split-K rule counts the output in tiles of
-// kTileM rows by 256 columns, whatever the blocking. Which thread runs
-// which rows and columns never changes bits.
+// on when there is more than one thread (at one thread, one tile packs A
+// once instead of twice: 2048^3 float32 1.5-2% faster). The split-K rule counts
+// the output in tiles of kTileM rows by 256 columns, whatever the blocking.
+// Which thread runs which rows and columns never changes bits.
 constexpr int64_t kTileM = 192;
 int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
-  const int64_t tiles =
-      std::max<int64_t>((n + blk.nc - 1) / blk.nc, n >= 256 ? 2 : 1);
+  const int64_t tiles = std::max<int64_t>(
+      (n + blk.nc - 1) / blk.nc, n >= 256 && get_num_threads() > 1 ? 2 : 1);
   return std::max<int64_t>(
       1, ((n + tiles - 1) / tiles + blk.nr - 1) / blk.nr * blk.nr);
 }
