@@ -27,7 +27,11 @@ namespace {
 // on when there is more than one thread (at one thread, one tile packs A
 // once instead of twice: 2048^3 float32 1.5-2% faster). The split-K rule counts
 // the output in tiles of kTileM rows by 256 columns, whatever the blocking.
-// Which thread runs which rows and columns never changes bits.
+// Which thread runs which rows and columns never changes bits. Each task
+// packs what it reads into its own thread's buffers, even where two column
+// tiles both pack all of A: sharing packed blocks of A or panels of B
+// between threads was built three ways and was slower each time on Zen 5
+// (docs/linalg.md, "Threads take whole output tiles").
 constexpr int64_t kTileM = 192;
 int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
   const int64_t tiles = std::max<int64_t>(
