@@ -274,6 +274,12 @@ def machine_info():
 
 
 DITTO_WARMUP_SECONDS = 0.05
+# Samples per ditto case, their median reported. The PyTorch side reports
+# the median of its blocked_autorange blocks, so ditto's is a median too:
+# Google Benchmark's plain result is the mean over all iterations, which one
+# slow call on a shared machine pulls up (2048^3 mm is about 4 calls in
+# 0.3 s on each side). Each repetition runs min_time / DITTO_REPETITIONS.
+DITTO_REPETITIONS = 5
 # The PyTorch worker's pause after each case (see torch_worker).
 SETTLE_SECONDS = 0.3
 
@@ -284,7 +290,9 @@ def run_ditto(path, key, min_time):
     cmd = [
         path,
         "--benchmark_format=json",
-        f"--benchmark_min_time={min_time}",
+        f"--benchmark_min_time={min_time / DITTO_REPETITIONS}",
+        f"--benchmark_repetitions={DITTO_REPETITIONS}",
+        "--benchmark_report_aggregates_only=true",
         # A fresh process: the first calls fault in the output's pages
         # (the PyTorch side warms up too, in torch_worker).
         f"--benchmark_min_warmup_time={DITTO_WARMUP_SECONDS}",
@@ -299,7 +307,7 @@ def run_ditto(path, key, min_time):
     report = json.loads(proc.stdout)
     unit_seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     for b in report["benchmarks"]:
-        if b.get("run_type", "iteration") != "iteration":
+        if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
             continue
         if b["run_name"].removesuffix("/real_time") == key:
             return b["real_time"] * unit_seconds[b["time_unit"]], report["context"]
@@ -593,8 +601,10 @@ def build_header(args, machine, context, torch_info):
         + ".",
         f"Times are the {args.stat} of {args.rounds} rounds of at least "
         f"{args.min_time} s per case on each side, the two sides of a case "
-        "back to back; float32 (float64 in rows named _f64), contiguous, "
-        "out-of-place.",
+        "back to back, each side's time in a round the median of its "
+        f"samples ({DITTO_REPETITIONS} repetitions for ditto, "
+        "blocked_autorange's blocks for PyTorch); float32 (float64 in rows "
+        "named _f64), contiguous, out-of-place.",
     ]
 
 
@@ -689,6 +699,8 @@ def main():
     context = {}
     worker = TorchWorker(args.python)
     todo = cases(ops)
+    peak_threads = sorted({t for op, n, t in todo if op.peak_dtype})
+    clocks = {}
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
         for op, n, t in todo:
@@ -703,24 +715,32 @@ def main():
                 else:
                     s = worker.time(op, n, t, args.min_time)
                     torch_runs.setdefault(key, []).append(s)
+        # The clock for the FMA peak, once a round with as many threads busy
+        # as the rows use: on a shared VM it moved by 10% between runs.
+        for t in peak_threads:
+            clocks.setdefault(t, []).append(measure_clock(args.ditto_bench, t))
     worker.close()
 
     combine = statistics.median if args.stat == "median" else min
 
     header = build_header(args, machine, context, torch_info)
-    # The FMA peak of the rows that have one, from the clock measured now
-    # with as many threads busy as the row uses.
+    # The FMA peak of the rows that have one, from the median of the clocks
+    # measured in the rounds with as many threads busy as the row uses.
     peaks = {}
     capability = context.get("ditto_cpu_capability", "")
-    for t in sorted({t for op, n, t in todo if op.peak_dtype}):
-        ghz = measure_clock(args.ditto_bench, t)
+    for t in peak_threads:
+        measured = [g for g in clocks.get(t, []) if g > 0]
+        ghz = statistics.median(measured) if measured else 0.0
+        spread = (f", {min(measured):.2f}-{max(measured):.2f} over the rounds"
+                  if len(measured) > 1 else "")
         bits = fma_bits_per_cycle(capability)
         if ghz > 0 and bits > 0:
             for dtype in ("float32", "float64"):
                 peaks[(dtype, t)] = fma_peak(capability, dtype, t, ghz)
             header.append(
                 f"FMA peak at {t} thread(s): {ghz:.2f} GHz (measured: a chain "
-                f"of dependent additions) x {bits} bits of FMA per cycle per "
+                f"of dependent additions, the median of the rounds{spread}) x "
+                f"{bits} bits of FMA per cycle per "
                 f"core ({capability}) x {t}: "
                 f"{peaks[('float32', t)]:.0f} GFLOP/s float32, "
                 f"{peaks[('float64', t)]:.0f} float64.")
