@@ -307,7 +307,8 @@ def run_ditto(path, key, min_time):
     report = json.loads(proc.stdout)
     unit_seconds = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     for b in report["benchmarks"]:
-        if b.get("run_type") != "aggregate" or b.get("aggregate_name") != "median":
+        if (b.get("run_type") != "aggregate"
+                or b.get("aggregate_name") != "median"):
             continue
         if b["run_name"].removesuffix("/real_time") == key:
             return b["real_time"] * unit_seconds[b["time_unit"]], report["context"]
