@@ -369,9 +369,14 @@ def check_torch(python):
 
 
 class TorchWorker:
-    """The PyTorch side: one subprocess of --python that stays up for the
-    whole run and times one case per request (a JSON line in, a JSON line
-    out), so the two sides of a case run back to back."""
+    """The PyTorch side: one subprocess of --python that stays up for a
+    round and times one case per request (a JSON line in, a JSON line out),
+    so the two sides of a case run back to back. A fresh one each round:
+    how fast a process runs a product depends on where its memory landed
+    (512^3 on one thread, in fresh processes of either library, came out
+    near 2.6 or near 2.85 ms, about half and half), so each side draws a
+    new process every round; with one worker for the whole run, PyTorch's
+    one draw was set against the median of ditto's seven."""
 
     def __init__(self, python):
         self.stderr = tempfile.TemporaryFile(mode="w+")
@@ -698,12 +703,12 @@ def main():
 
     ditto_runs, torch_runs = {}, {}
     context = {}
-    worker = TorchWorker(args.python)
     todo = cases(ops)
     peak_threads = sorted({t for op, n, t in todo if op.peak_dtype})
     clocks = {}
     for r in range(args.rounds):
         print(f"round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
+        worker = TorchWorker(args.python)
         for op, n, t in todo:
             key = case_key(op.name, n, t)
             # The two sides of a case back to back, the first side taking
@@ -716,11 +721,11 @@ def main():
                 else:
                     s = worker.time(op, n, t, args.min_time)
                     torch_runs.setdefault(key, []).append(s)
+        worker.close()
         # The clock for the FMA peak, once a round with as many threads busy
         # as the rows use: on a shared VM it moved by 10% between runs.
         for t in peak_threads:
             clocks.setdefault(t, []).append(measure_clock(args.ditto_bench, t))
-    worker.close()
 
     combine = statistics.median if args.stat == "median" else min
 
@@ -750,10 +755,25 @@ def main():
     text = "\n".join(header) + "\n\n" + "\n".join(table) + "\n\n" + summary + "\n"
     print(text, end="")
     if args.markdown_out:
-        tmp = args.markdown_out + ".tmp"
+        write_report(args.markdown_out, text)
+
+
+def write_report(path, text):
+    """Writes text to path: a regular file (or a new one) is replaced whole,
+    through a temporary file beside it; anything else (/dev/null, a pipe) is
+    written to as it is, never renamed over."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    tmp = f"{path}.tmp.{os.getpid()}"
+    try:
         with open(tmp, "w") as f:
             f.write(text)
-        os.replace(tmp, args.markdown_out)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 if __name__ == "__main__":

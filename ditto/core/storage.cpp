@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <iterator>
+#include <map>
 #include <mutex>
 #include <new>
+#include <unordered_map>
 #include <vector>
 
 #if defined(__linux__)
@@ -23,16 +23,18 @@ namespace ditto {
 namespace {
 
 // Note [Large storages: huge pages and a block cache]
-// Storages of 2 MiB and more are mapped by ditto itself, from a 2 MiB
-// boundary, advised MADV_HUGEPAGE, and a released one is kept for the next
-// storage of the same size (up to storage_cache_limit() bytes in all, 1 GiB
-// unless set; the oldest go first) instead of being returned to the system.
+// Storages of 128 KiB and more are mapped by ditto itself, and a released
+// one is kept for the next storage of the same size (up to
+// storage_cache_limit() bytes in all, 1 GiB unless set; the oldest go first)
+// instead of being returned to the system. Those of 2 MiB and more start
+// from a 2 MiB boundary, advised MADV_HUGEPAGE.
 // - Colors: a storage starts 0 to 31 times 17 cache lines past its
-//   boundary, a different offset for each new block. With every block at
-//   the boundary, an output and its inputs had the same address bits below
-//   2 MiB, so loads waited on unrelated stores (4K aliasing) and the
-//   streams fought over the same cache sets: exp of 1M floats 514 to 700
-//   us.
+//   boundary (2 MiB), or past its page (smaller blocks: the 32 offsets of
+//   17 x c lines modulo 64), a different offset for each new block. With
+//   every block at the boundary, an output and its inputs had the same
+//   address bits below 2 MiB, so loads waited on unrelated stores (4K
+//   aliasing) and the streams fought over the same cache sets: exp of 1M
+//   floats 514 to 700 us.
 // - Huge pages: with transparent huge pages "always" or "madvise" Linux
 //   backs the block with 2 MiB pages, and a pass over three 4 MB tensors
 //   (add of 1M floats) no longer walks the page tables once per 4 KiB: 163
@@ -43,6 +45,14 @@ namespace {
 //   same sizes step after step, so they reuse blocks already faulted in.
 //   Aligning blocks inside glibc's heap instead made it map fresh memory
 //   for each (add of 1M elements 1.8x slower).
+// - From 128 KiB (glibc's first mmap threshold): glibc mapped a 1 MiB
+//   storage afresh and faulted in its 256 pages on each of the first 15
+//   mm of 512 x 512 floats in a process, even with each output released
+//   before the next call (posix_memalign's request is larger than the chunk
+//   freed, so the heap grew instead), and the calls after that ran 20%
+//   slower for 30 more: 5.4 instead of 2.6 ms a call (Zen 5 VM, where a
+//   page fault costs about 16 us). From the cache only the first call
+//   faults.
 // Smaller storages come from glibc, which reuses its heap for them. No
 // value depends on any of this: a storage's bytes are uninitialized either
 // way (empty() fills them when the determinism settings ask for it). Under
@@ -51,8 +61,10 @@ namespace {
 // and so does a storage whose new mapping the system refuses, before it
 // tries once more and only then reports out of memory.
 constexpr size_t kHugePage = size_t(2) << 20;
-// Offsets of storages from their 2 MiB boundary: 32 colors, 17 cache lines
-// apart.
+// Storages from this size on are blocks of the cache.
+constexpr size_t kSmallestBlock = size_t(128) << 10;
+// Offsets of storages from their boundary: 32 colors, 17 cache lines apart
+// (modulo a page for blocks under 2 MiB).
 constexpr size_t kColorBytes = 17 * 64;
 constexpr size_t kColors = 32;
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && \
@@ -63,28 +75,44 @@ constexpr size_t kColors = 32;
 #endif
 
 #if DITTO_LARGE_BLOCKS
+size_t page_bytes() {
+  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
 // Whole pages of the system (4 KiB on x86-64, up to 64 KiB on aarch64).
 size_t round_to_pages(size_t bytes) {
-  static const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t page = page_bytes();
   return (bytes + page - 1) / page * page;
+}
+
+// What a block of `bytes` is aligned to: 2 MiB from kHugePage on, a page
+// below.
+size_t boundary(size_t bytes) {
+  return bytes >= kHugePage ? kHugePage : page_bytes();
 }
 
 class BlockCache {
  public:
-  // A block of `bytes` (a multiple of the page size, at least kHugePage), at
-  // its color's offset from a 2 MiB boundary; nullptr if the system has no
-  // memory for it.
+  // A block of `bytes` (a multiple of the page size, at least
+  // kSmallestBlock), at its color's offset from its boundary; nullptr if the
+  // system has no memory for it.
   void* take(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       // The most recently released first: its lines may still be cached.
-      for (auto it = blocks_.rbegin(); it != blocks_.rend(); ++it) {
-        if (it->bytes == bytes) {
-          void* p = it->data;
-          cached_ -= bytes;
-          blocks_.erase(std::next(it).base());
-          return p;
+      auto it = by_size_.find(bytes);
+      if (it != by_size_.end()) {
+        const uint64_t age = it->second.back();
+        it->second.pop_back();
+        if (it->second.empty()) {
+          by_size_.erase(it);
         }
+        auto block = by_age_.find(age);
+        void* p = block->second.data;
+        by_age_.erase(block);
+        cached_ -= bytes;
+        return p;
       }
     }
     void* p = map_block(bytes);
@@ -105,7 +133,9 @@ class BlockCache {
       if (bytes > limit_) {
         release.push_back({p, bytes});
       } else {
-        blocks_.push_back({p, bytes});
+        const uint64_t age = next_age_++;
+        by_age_.emplace(age, Block{p, bytes});
+        by_size_[bytes].push_back(age);
         cached_ += bytes;
         release = over_limit_locked();
       }
@@ -137,8 +167,11 @@ class BlockCache {
     std::vector<Block> release;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      release.assign(blocks_.begin(), blocks_.end());
-      blocks_.clear();
+      for (const auto& [age, block] : by_age_) {
+        release.push_back(block);
+      }
+      by_age_.clear();
+      by_size_.clear();
       cached_ = 0;
     }
     unmap(release);
@@ -154,26 +187,41 @@ class BlockCache {
   std::vector<Block> over_limit_locked() {
     std::vector<Block> out;
     while (cached_ > limit_) {
-      out.push_back(blocks_.front());
-      cached_ -= blocks_.front().bytes;
-      blocks_.pop_front();
+      auto oldest = by_age_.begin();
+      const Block b = oldest->second;
+      // The oldest block of its size is the first of its list.
+      auto same = by_size_.find(b.bytes);
+      same->second.erase(same->second.begin());
+      if (same->second.empty()) {
+        by_size_.erase(same);
+      }
+      by_age_.erase(oldest);
+      out.push_back(b);
+      cached_ -= b.bytes;
     }
     return out;
   }
 
-  // A storage starts `color` cache lines into its 2 MiB-aligned mapping
-  // (see the Note): the mapping is the offset plus the bytes, rounded up to
-  // whole pages.
+  // A storage starts `offset` bytes into its mapping (see the Note): the
+  // mapping is the offset plus the bytes, rounded up to whole pages.
   static size_t mapped_bytes(size_t offset, size_t bytes) {
     return round_to_pages(offset + bytes);
   }
 
-  // Maps 2 MiB more than needed and unmaps the unaligned head and the tail.
+  // The color's offset from the block's boundary.
+  size_t next_offset(size_t bytes) {
+    const size_t color =
+        next_color_.fetch_add(1, std::memory_order_relaxed) % kColors;
+    return (kColorBytes * color) % boundary(bytes);
+  }
+
+  // Blocks of 2 MiB and more: maps 2 MiB more than needed and unmaps the
+  // unaligned head and the tail. Smaller ones: the pages they need.
   void* map_block(size_t bytes) {
-    const size_t offset = kColorBytes *
-        (next_color_.fetch_add(1, std::memory_order_relaxed) % kColors);
+    const size_t offset = next_offset(bytes);
     const size_t len = mapped_bytes(offset, bytes);
-    const size_t span = len + kHugePage;
+    const size_t align = boundary(bytes);
+    const size_t span = align > page_bytes() ? len + align : len;
     void* raw = mmap(
         nullptr,
         span,
@@ -185,7 +233,7 @@ class BlockCache {
       return nullptr;
     }
     const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
-    const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
+    const uintptr_t aligned = (start + align - 1) & ~(align - 1);
     const size_t head = aligned - start;
     if (head != 0) {
       munmap(raw, head);
@@ -194,20 +242,26 @@ class BlockCache {
     if (tail != 0) {
       munmap(reinterpret_cast<void*>(aligned + len), tail);
     }
-    madvise(reinterpret_cast<void*>(aligned), len, MADV_HUGEPAGE);
+    if (align == kHugePage) {
+      madvise(reinterpret_cast<void*>(aligned), len, MADV_HUGEPAGE);
+    }
     return reinterpret_cast<void*>(aligned + offset);
   }
 
   static void unmap(const std::vector<Block>& blocks) {
     for (const Block& b : blocks) {
       const uintptr_t data = reinterpret_cast<uintptr_t>(b.data);
-      const uintptr_t base = data & ~(kHugePage - 1);
+      const uintptr_t base = data & ~(boundary(b.bytes) - 1);
       munmap(reinterpret_cast<void*>(base), mapped_bytes(data - base, b.bytes));
     }
   }
 
   std::mutex mu_;
-  std::deque<Block> blocks_; // oldest first
+  // Cached blocks by the order they were released (oldest first), and the
+  // ages of the blocks of each size (most recent last).
+  std::map<uint64_t, Block> by_age_;
+  std::unordered_map<size_t, std::vector<uint64_t>> by_size_;
+  uint64_t next_age_ = 0;
   size_t cached_ = 0;
   size_t limit_ = size_t(1) << 30;
   std::atomic<uint64_t> next_color_{0};
@@ -225,7 +279,7 @@ BlockCache& block_cache() {
 // storage that comes from malloc.
 size_t large_block_bytes(size_t rounded) {
 #if DITTO_LARGE_BLOCKS
-  if (rounded >= kHugePage) {
+  if (rounded >= kSmallestBlock) {
     return round_to_pages(rounded);
   }
 #endif

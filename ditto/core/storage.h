@@ -14,8 +14,9 @@ namespace ditto {
 inline constexpr size_t kStorageAlignment = 64;
 
 // A block of bytes on a device. Owned blocks are 64-byte aligned (blocks of
-// 2 MiB and more: 2 MiB aligned, in huge pages, and kept for reuse; Note
-// [Large storages: huge pages and a block cache] in storage.cpp); borrowed
+// 128 KiB and more are ditto's own mappings, kept for reuse; from 2 MiB
+// 2 MiB aligned, in huge pages; Note [Large storages: huge pages and a block
+// cache] in storage.cpp); borrowed
 // ones (from_blob) call the user's deleter, if any.
 class DITTO_API Storage {
  public:
@@ -80,7 +81,7 @@ class DITTO_API Storage {
   std::atomic<bool> address_shared_{false};
 };
 
-// The cache of released storages of 2 MiB and more, which the next storage
+// The cache of released storages of 128 KiB and more, which the next storage
 // of the same size reuses (Linux; elsewhere, and under AddressSanitizer,
 // storage_cache_available() is false, the others do nothing and return 0). Like
 // LibTorch's emptyCache for CUDA: empty_cache() returns every cached block to

@@ -83,9 +83,44 @@ TEST_F(StorageCache, SameSizeReusesTheReleasedBlock) {
   EXPECT_EQ(storage_cache_bytes(), 8 * kMiB + 4096);
   empty_cache();
   EXPECT_EQ(storage_cache_bytes(), 0u);
-  // Below 2 MiB storages come from malloc and are never cached.
-  { Storage small(2 * kMiB - 64); }
+  // From 128 KiB up a storage is a block (page-aligned below 2 MiB)...
+  uintptr_t mid = 0;
+  {
+    Storage s(kMiB);
+    mid = address(s);
+    EXPECT_EQ(mid % kStorageAlignment, 0u);
+    std::memset(s.data(), 0x5a, s.nbytes());
+  }
+  EXPECT_EQ(storage_cache_bytes(), kMiB);
+  {
+    Storage again(kMiB);
+    EXPECT_EQ(address(again), mid);
+    { Storage least(128 << 10); }
+    EXPECT_EQ(storage_cache_bytes(), size_t(128) << 10);
+  }
+  EXPECT_EQ(storage_cache_bytes(), kMiB + (size_t(128) << 10));
+  empty_cache();
+  // ... and below it storages come from malloc and are never cached.
+  { Storage small((128 << 10) - 64); }
   EXPECT_EQ(storage_cache_bytes(), 0u);
+}
+
+TEST_F(StorageCache, TheOldestBlockGoesFirstWhateverItsSize) {
+  if (!storage_cache_available()) {
+    return;
+  }
+  set_storage_cache_limit(3 * kMiB);
+  { Storage a(kMiB); }
+  { Storage b(2 * kMiB); }
+  // c reuses a's block, so a's size is now the most recently released.
+  { Storage c(kMiB); }
+  EXPECT_EQ(storage_cache_bytes(), 3 * kMiB);
+  { Storage d(kMiB / 2); }
+  // Over the limit: b, the oldest, goes back; the two newer stay.
+  EXPECT_EQ(storage_cache_bytes(), kMiB + kMiB / 2);
+  // Released, a new block of 2 MiB pushes out the oldest again: c's.
+  { Storage e(2 * kMiB); }
+  EXPECT_EQ(storage_cache_bytes(), 2 * kMiB + kMiB / 2);
 }
 
 TEST_F(StorageCache, NewBlocksStartAtDifferentOffsets) {
@@ -101,6 +136,21 @@ TEST_F(StorageCache, NewBlocksStartAtDifferentOffsets) {
       if (storage_cache_available()) {
         EXPECT_NE(
             address(*live[i]) % (2 * kMiB), address(*live[j]) % (2 * kMiB))
+            << i << " and " << j;
+      }
+    }
+  }
+  // Blocks under 2 MiB start at different offsets in their page: their
+  // addresses differ below 4 KiB, where loads and stores are matched.
+  std::vector<std::unique_ptr<Storage>> small;
+  for (int i = 0; i < 8; ++i) {
+    small.push_back(std::make_unique<Storage>(256 << 10));
+  }
+  for (size_t i = 0; i < small.size(); ++i) {
+    EXPECT_EQ(address(*small[i]) % kStorageAlignment, 0u);
+    for (size_t j = 0; j < i; ++j) {
+      if (storage_cache_available()) {
+        EXPECT_NE(address(*small[i]) % 4096, address(*small[j]) % 4096)
             << i << " and " << j;
       }
     }
@@ -142,13 +192,19 @@ TEST_F(StorageCache, ReusedMemoryIsStillFilledWhenDeterministic) {
 }
 
 TEST_F(StorageCache, ResizeKeepsTheBytesAcrossBlocks) {
-  // 1 MiB (malloc) -> 3 MiB (a block) -> 5 MiB (another block).
-  Tensor t = arange(0, 1 << 18, 1, kFloat32);
+  // 64 KiB (malloc) -> 1 MiB (a page-aligned block) -> 3 MiB (a block on
+  // a 2 MiB boundary) -> 5 MiB (another).
+  Tensor t = arange(0, 1 << 14, 1, kFloat32);
+  t.resize_({1 << 18});
+  EXPECT_EQ(t.data_ptr<float>()[(1 << 14) - 1], float((1 << 14) - 1));
+  t.narrow(0, 1 << 14, (1 << 18) - (1 << 14)).fill_(5.0);
   t.resize_({3 << 18});
-  EXPECT_EQ(t.data_ptr<float>()[(1 << 18) - 1], float((1 << 18) - 1));
+  EXPECT_EQ(t.data_ptr<float>()[(1 << 14) - 1], float((1 << 14) - 1));
+  EXPECT_EQ(t.data_ptr<float>()[(1 << 18) - 1], 5.0f);
   t.narrow(0, 1 << 18, 2 << 18).fill_(7.0);
   t.resize_({5 << 18});
   EXPECT_EQ(t.data_ptr<float>()[12345], 12345.0f);
+  EXPECT_EQ(t.data_ptr<float>()[(1 << 18) - 1], 5.0f);
   EXPECT_EQ(t.data_ptr<float>()[(3 << 18) - 1], 7.0f);
 }
 

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -708,14 +709,34 @@ void pack_b(
   }
 }
 
-// Per-thread packing buffers, grown on demand.
+// A per-thread packing buffer, grown on demand (zeroed when it grows), on a
+// cache line's boundary. A std::vector's is 16-byte aligned (glibc maps the
+// large ones at 16 bytes past a page), so every other vector load of packed
+// B straddled two lines: about 1% of 512^3 on AVX2 (2.65 against 2.62 ms,
+// packed buffers 16 bytes off their boundary or on it).
 template <typename T>
-T* scratch(std::vector<T>& buf, size_t n) {
-  if (buf.size() < n) {
-    buf.resize(n);
+class Scratch {
+ public:
+  T* get(size_t n) {
+    if (n > size_) {
+      data_.reset(static_cast<T*>(
+          ::operator new(n * sizeof(T), std::align_val_t(kLineBytes))));
+      std::memset(static_cast<void*>(data_.get()), 0, n * sizeof(T));
+      size_ = n;
+    }
+    return data_.get();
   }
-  return buf.data();
-}
+
+ private:
+  static constexpr size_t kLineBytes = 64;
+  struct Free {
+    void operator()(T* p) const {
+      ::operator delete(p, std::align_val_t(kLineBytes));
+    }
+  };
+  std::unique_ptr<T, Free> data_;
+  size_t size_ = 0;
+};
 
 // Row tiles up to which a sliver of B given by row offsets (the implicit
 // convolutions) is read in place rather than packed. Packing pays only when
@@ -873,13 +894,13 @@ void gemm_tile_rows(
     gemm_empty_k<T>(g, i0, i1, j0, j1);
     return;
   }
-  thread_local std::vector<T> abuf, bbuf;
+  thread_local Scratch<T> abuf, bbuf;
   const int64_t block = std::max(MR, g.mc / MR * MR);
   const int64_t mpad = (std::min(mc, block) + MR - 1) / MR * MR;
   const int64_t npad = (nc + NR - 1) / NR * NR;
   const int64_t depth = gemm_panel_depth(g.k, g.kc);
-  T* pa = scratch(abuf, size_t(mpad * depth));
-  T* pb = scratch(bbuf, size_t(npad * depth));
+  T* pa = abuf.get(size_t(mpad * depth));
+  T* pb = bbuf.get(size_t(npad * depth));
   // B rows at offsets with unit column stride are read in place when few
   // row tiles share each sliver (kInPlaceTiles), except for a last partial
   // sliver (whose row ends the buffer may not have).
