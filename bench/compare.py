@@ -388,6 +388,16 @@ class TorchWorker:
             text=True,
             env=torch_env(),
         )
+        # Back once torch is imported: importing it takes a core for a
+        # second or two, and a ditto case started meanwhile shared the
+        # machine with it.
+        if not self.proc.stdout.readline():
+            self.fail("starting the PyTorch worker")
+
+    def fail(self, what):
+        self.proc.wait()
+        self.stderr.seek(0)
+        sys.exit(f"error: {what} failed:\n{self.stderr.read()}")
 
     def time(self, op, n, threads, min_time):
         request = {
@@ -405,12 +415,7 @@ class TorchWorker:
         except BrokenPipeError:
             line = ""
         if not line:
-            self.proc.wait()
-            self.stderr.seek(0)
-            sys.exit(
-                f"error: the PyTorch timing of {case_key(op.name, n, threads)} "
-                f"failed:\n{self.stderr.read()}"
-            )
+            self.fail(f"the PyTorch timing of {case_key(op.name, n, threads)}")
         return json.loads(line)["seconds"]
 
     def close(self):
@@ -447,6 +452,9 @@ def torch_worker():
     except (OSError, AttributeError):
         openblas_threads = None
 
+    # Ready: torch is imported (a second or two of one core's time, which
+    # must not overlap the ditto case that comes next).
+    print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         case = json.loads(line)
         n, threads = case["n"], case["threads"]
