@@ -132,10 +132,11 @@ class BlockCache {
       std::lock_guard<std::mutex> lock(mu_);
       if (bytes > limit_) {
         release.push_back({p, bytes});
+      } else if (!index_locked(p, bytes)) {
+        // No memory for the bookkeeping (a storage's destructor must not
+        // throw): the block goes back to the system instead.
+        release.push_back({p, bytes});
       } else {
-        const uint64_t age = next_age_++;
-        by_age_.emplace(age, Block{p, bytes});
-        by_size_[bytes].push_back(age);
         cached_ += bytes;
         release = over_limit_locked();
       }
@@ -182,6 +183,31 @@ class BlockCache {
     void* data;
     size_t bytes;
   };
+
+  // Records a released block as the newest; false, and nothing recorded,
+  // when the index cannot grow.
+  bool index_locked(void* p, size_t bytes) {
+    const uint64_t age = next_age_;
+    try {
+      std::vector<uint64_t>& ages = by_size_[bytes];
+      try {
+        ages.push_back(age);
+        by_age_.emplace(age, Block{p, bytes});
+      } catch (const std::bad_alloc&) {
+        if (!ages.empty() && ages.back() == age) {
+          ages.pop_back();
+        }
+        if (ages.empty()) {
+          by_size_.erase(bytes);
+        }
+        return false;
+      }
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
+    ++next_age_;
+    return true;
+  }
 
   // The oldest blocks, removed until what is left fits the limit.
   std::vector<Block> over_limit_locked() {
