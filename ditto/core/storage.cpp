@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <new>
@@ -189,7 +190,7 @@ class BlockCache {
   bool index_locked(void* p, size_t bytes) {
     const uint64_t age = next_age_;
     try {
-      std::vector<uint64_t>& ages = by_size_[bytes];
+      std::deque<uint64_t>& ages = by_size_[bytes];
       try {
         ages.push_back(age);
         by_age_.emplace(age, Block{p, bytes});
@@ -217,7 +218,7 @@ class BlockCache {
       const Block b = oldest->second;
       // The oldest block of its size is the first of its list.
       auto same = by_size_.find(b.bytes);
-      same->second.erase(same->second.begin());
+      same->second.pop_front();
       if (same->second.empty()) {
         by_size_.erase(same);
       }
@@ -286,7 +287,7 @@ class BlockCache {
   // Cached blocks by the order they were released (oldest first), and the
   // ages of the blocks of each size (most recent last).
   std::map<uint64_t, Block> by_age_;
-  std::unordered_map<size_t, std::vector<uint64_t>> by_size_;
+  std::unordered_map<size_t, std::deque<uint64_t>> by_size_;
   uint64_t next_age_ = 0;
   size_t cached_ = 0;
   size_t limit_ = size_t(1) << 30;
