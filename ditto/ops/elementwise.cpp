@@ -55,7 +55,6 @@ Dtype result_type(const Tensor& a, const Scalar& b) {
 DITTO_BINARY_DEFS(sub, Sub)
 DITTO_BINARY_DEFS(mul, Mul)
 DITTO_BINARY_DEFS(div, Div)
-DITTO_BINARY_DEFS(pow, Pow)
 DITTO_BINARY_DEFS(eq, Eq)
 DITTO_BINARY_DEFS(ne, Ne)
 DITTO_BINARY_DEFS(lt, Lt)
@@ -63,6 +62,71 @@ DITTO_BINARY_DEFS(le, Le)
 DITTO_BINARY_DEFS(gt, Gt)
 DITTO_BINARY_DEFS(ge, Ge)
 #undef DITTO_BINARY_DEFS
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  return binary_tt(BinaryOp::Pow, a, b);
+}
+
+namespace {
+
+// Note [pow with a scalar exponent]
+// PyTorch 1.13's formulas for these exponents (pow_out, Pow.cpp, and
+// pow_tensor_scalar_kernel, PowKernel.cpp): 2 x*x, 3 (x*x)*x, -2
+// 1/(x*x), 0.5 sqrt(x), -0.5 1/sqrt(x), -1 1/x, 1 a copy, so their bits are
+// PyTorch's. x*x, sqrt(x) and 1/x are correctly rounded, as the general
+// pow is wherever it rounds correctly; the others round twice, as in
+// PyTorch. Where IEEE's pow and these differ, they follow PyTorch:
+// sqrt(-0) = -0 and sqrt(-inf) = NaN (pow: +0 and +inf). Null for other
+// exponents.
+Tensor pow_special(const Tensor& x, double e) {
+  if (e == 2.0) {
+    return mul(x, x);
+  }
+  if (e == 3.0) {
+    return mul(mul(x, x), x);
+  }
+  if (e == -2.0) {
+    return binary_st(BinaryOp::Div, 1.0, mul(x, x));
+  }
+  if (e == 0.5) {
+    return sqrt(x);
+  }
+  if (e == -0.5) {
+    return binary_st(BinaryOp::Div, 1.0, sqrt(x));
+  }
+  if (e == -1.0) {
+    return binary_st(BinaryOp::Div, 1.0, x);
+  }
+  if (e == 1.0) {
+    return x.clone();
+  }
+  return Tensor();
+}
+
+} // namespace
+
+Tensor pow(const Tensor& a, const Scalar& b) {
+  const Dtype compute = a.defined() ? result_type(a, b) : kFloat32;
+  if (!a.defined() || !is_floating(compute) || a.impl()->is_sparse()) {
+    return binary_ts(BinaryOp::Pow, a, b);
+  }
+  const double e = b.to<double>();
+  detail::OpScope scope("pow", {a});
+  const Tensor x = a.dtype() == compute ? a : a.to(compute);
+  Tensor out = pow_special(x, e);
+  if (!out.defined()) {
+    out = binary_ts(BinaryOp::Pow, x, b);
+  }
+  // PyTorch's pow_backward for a scalar exponent: grad * (e * x^(e-1)),
+  // zeros for e = 0; x^(e-1) takes the fast paths above too.
+  return scope.done(out, [e, sx = scope.save(x)](const autograd::GradList& g) {
+    Tensor x = sx.unpack();
+    if (e == 0.0) {
+      return autograd::GradList{zeros_like(x)};
+    }
+    return autograd::GradList{mul(g[0], mul(pow(x, e - 1.0), e))};
+  });
+}
 
 namespace {
 // Sums with a sparse operand take their own path (ditto/ops/sparse.cpp).

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
@@ -81,6 +82,75 @@ TEST(NnOps, LossesArePyTorchs) {
       want["kl_log_target_sum"]);
   expect_close(F::log_softmax(x, 1), want["log_softmax"]);
   expect_close(F::softmax(x, 0), want["softmax0"]);
+}
+
+// A fixture number of bce_golden.json: a double, or "inf" / "-inf".
+double bce_number(const json& v) {
+  if (v.is_string()) {
+    return v.get<std::string>() == "inf"
+        ? std::numeric_limits<double>::infinity()
+        : -std::numeric_limits<double>::infinity();
+  }
+  return v.get<double>();
+}
+
+void expect_bce_values(const Tensor& got, const json& want, const char* what) {
+  Tensor g = got.detach().contiguous().to(kFloat64).flatten();
+  ASSERT_EQ(g.numel(), int64_t(want.size())) << what;
+  const double* p = g.data_ptr<double>();
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double w = bce_number(want[i]);
+    if (std::isinf(w)) {
+      EXPECT_EQ(p[i], w) << what << " " << i;
+    } else {
+      EXPECT_NEAR(p[i], w, 2e-6 * std::max(1.0, std::abs(w)))
+          << what << " " << i;
+    }
+  }
+}
+
+// binary_cross_entropy's gradients are PyTorch's, also where the input is
+// exactly 0 or 1: finite (about 1e12 / n), where the clamped logs' chain
+// rule gave NaN (0 * inf) and killed a training at its first confident
+// prediction.
+TEST(NnOps, BinaryCrossEntropyGradientsArePyTorchsAtZeroAndOne) {
+  std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/bce_golden.json");
+  const json j = json::parse(in);
+  const std::vector<double> x = j["input"].get<std::vector<double>>();
+  const std::vector<double> t = j["target"].get<std::vector<double>>();
+  ASSERT_EQ(x[0], 0.0);
+  ASSERT_EQ(x[1], 1.0);
+  int checked = 0;
+  for (const json& c : j["cases"]) {
+    const Dtype dt = c["dtype"] == "float32" ? kFloat32 : kFloat64;
+    const std::string red = c["reduction"];
+    const Reduction r = red == "mean" ? Reduction::Mean
+        : red == "sum"                ? Reduction::Sum
+                                      : Reduction::None;
+    SCOPED_TRACE(
+        red + " " + std::string(c["dtype"]) +
+        (c["weighted"].get<bool>() ? " weighted" : ""));
+    Tensor xi = tensor(x).view({3, 4}).to(dt).requires_grad_();
+    Tensor ti = tensor(t).view({3, 4}).to(dt).requires_grad_();
+    F::BinaryCrossEntropyFuncOptions o(r);
+    if (c["weighted"].get<bool>()) {
+      o.weight(tensor(j["weight"].get<std::vector<double>>()).to(dt));
+    }
+    Tensor loss = F::binary_cross_entropy(xi, ti, o);
+    expect_bce_values(loss, c["loss"], "loss");
+    Tensor g = tensor(c["grad_output"].get<std::vector<double>>())
+                   .to(dt)
+                   .view(loss.sizes());
+    loss.backward(g);
+    expect_bce_values(xi.grad(), c["grad_input"], "grad_input");
+    expect_bce_values(ti.grad(), c["grad_target"], "grad_target");
+    // At x = 0 with target 1 the gradient is finite and large.
+    const double g0 = xi.grad().flatten()[0].to(kFloat64).item<double>();
+    EXPECT_TRUE(std::isfinite(g0));
+    EXPECT_LT(g0, -1e9);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 12);
 }
 
 TEST(NnOps, MaxPoolIsPyTorchsIncludingTiesAndNaN) {

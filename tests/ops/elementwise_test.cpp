@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ditto/ditto.h"
+#include "test_util.h"
 
 using namespace ditto;
 
@@ -226,4 +227,44 @@ TEST(Elementwise, ExpSpecialValues) {
   EXPECT_EQ(p[3], 1.0);
   EXPECT_EQ(p[4], 0.0);
   EXPECT_EQ(p[5], kInf);
+}
+
+// Note [pow with a scalar exponent]: PyTorch's formulas for 2, 3, -2, 0.5,
+// -0.5, -1 and 1, forward and backward (grad * (e * x^(e-1))).
+TEST(Elementwise, PowScalarFastPathsArePyTorchsFormulas) {
+  using test::same_bits;
+  manual_seed(5);
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    Tensor x = randn({1000}, dt);
+    Tensor p = abs(x);
+    EXPECT_TRUE(same_bits(pow(x, 2), mul(x, x)));
+    EXPECT_TRUE(same_bits(pow(x, 3), mul(mul(x, x), x)));
+    EXPECT_TRUE(same_bits(pow(x, -2), div(ones_like(x), mul(x, x))));
+    EXPECT_TRUE(same_bits(pow(p, 0.5), sqrt(p)));
+    EXPECT_TRUE(same_bits(pow(p, -0.5), div(ones_like(p), sqrt(p))));
+    EXPECT_TRUE(same_bits(pow(x, -1), div(ones_like(x), x)));
+    EXPECT_TRUE(same_bits(pow(x, 1), x));
+    EXPECT_TRUE(same_bits(x.pow(2.0), mul(x, x)));
+    // Other exponents keep the general pow.
+    EXPECT_TRUE(same_bits(pow(p, 1.5), pow(p, full({}, 1.5, dt))));
+    for (double e : {3.0, 2.0, 0.5, -1.0, 1.5, 0.0}) {
+      Tensor xi = p.clone().requires_grad_();
+      Tensor g = randn({1000}, dt);
+      pow(xi, e).backward(g);
+      Tensor want = e == 0.0 ? zeros_like(p) : mul(g, mul(pow(p, e - 1), e));
+      EXPECT_TRUE(same_bits(xi.grad(), want)) << e;
+    }
+    Tensor xi = p.clone().requires_grad_();
+    pow(xi, 3).backward(ones_like(p));
+    EXPECT_TRUE(same_bits(xi.grad(), mul(mul(p, p), 3.0)));
+  }
+  // As PyTorch's sqrt: pow(-0, 0.5) = -0, pow(-inf, 0.5) = NaN.
+  Tensor z = tensor<float>({-0.0f, -std::numeric_limits<float>::infinity()});
+  Tensor r = pow(z, 0.5);
+  EXPECT_TRUE(std::signbit(r[0].item<float>()));
+  EXPECT_TRUE(std::isnan(r[1].item<float>()));
+  // Integer tensors keep integer pow.
+  EXPECT_EQ(pow(tensor<int64_t>({3}), 2).dtype(), kInt64);
+  EXPECT_EQ(pow(tensor<int64_t>({3}), 2).item<int64_t>(), 9);
+  EXPECT_EQ(pow(tensor<int64_t>({4}), 0.5).item<float>(), 2.0f);
 }

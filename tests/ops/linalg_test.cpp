@@ -441,3 +441,46 @@ TEST(LinalgGrad, TransposedOperandKeepsItsLayoutAndBits) {
     EXPECT_TRUE(w.grad().is_contiguous());
   }
 }
+
+// Note [matmul folds a batch into rows]: [B, T, K] times [K, N] is one
+// product of [B*T, K] rows, forward and backward, as PyTorch's matmul
+// folds it; nn.Linear on a 3-d input is that product.
+TEST_F(Linalg, BatchTimesMatrixIsOneFoldedProduct) {
+  manual_seed(3);
+  for (Dtype dt : {kFloat32, kFloat64}) {
+    Tensor x = randn({4, 5, 7}, dt).requires_grad_();
+    Tensor w = randn({7, 3}, dt).requires_grad_();
+    Tensor g = randn({4, 5, 3}, dt);
+    Tensor y = matmul(x, w);
+    y.backward(g);
+    Tensor x2 = x.detach().reshape({20, 7}).requires_grad_();
+    Tensor w2 = w.detach().requires_grad_();
+    Tensor y2 = mm(x2, w2);
+    y2.backward(g.reshape({20, 3}));
+    EXPECT_TRUE(same_bits(y, y2.reshape({4, 5, 3})));
+    EXPECT_TRUE(same_bits(x.grad(), x2.grad().reshape({4, 5, 7})));
+    EXPECT_TRUE(same_bits(w.grad(), w2.grad()));
+    // A vector on the right, and a non-contiguous batch.
+    Tensor v = randn({7}, dt);
+    EXPECT_TRUE(same_bits(
+        matmul(x.detach(), v),
+        mm(x.detach().reshape({20, 7}), v.view({7, 1})).view({4, 5})));
+    Tensor xt = randn({5, 4, 7}, dt).transpose(0, 1);
+    EXPECT_TRUE(same_bits(
+        matmul(xt, w.detach()),
+        mm(xt.contiguous().view({20, 7}), w.detach()).view({4, 5, 3})));
+    // Linear's weight gradient on [B, T, K] is the folded product's.
+    Tensor wl = randn({3, 7}, dt).requires_grad_();
+    nn::functional::linear(x.detach(), wl).backward(g);
+    EXPECT_TRUE(same_bits(
+        wl.grad(), mm(g.reshape({20, 3}).t(), x.detach().reshape({20, 7}))));
+  }
+  // The error still names both shapes.
+  try {
+    matmul(zeros({2, 3, 4}), zeros({5, 6}));
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("{2, 3, 4}"), std::string::npos)
+        << e.what();
+  }
+}

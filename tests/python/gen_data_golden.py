@@ -47,7 +47,15 @@ def listed(value):
     return value
 
 
-def run(n, batch_size, workers, seed, shuffle, epochs, persistent=False):
+def seed_worker(worker_id):
+    """The reproducibility note's worker_init_fn."""
+    worker_seed = torch.initial_seed() % 2**32
+    np.random.seed(worker_seed)
+    random.seed(worker_seed)
+
+
+def run(n, batch_size, workers, seed, shuffle, epochs, persistent=False,
+        init=None):
     torch.manual_seed(seed)
     random.seed(seed + 1)
     np.random.seed(seed + 2)
@@ -55,7 +63,7 @@ def run(n, batch_size, workers, seed, shuffle, epochs, persistent=False):
     g.manual_seed(seed + 3)
     dl = DataLoader(Draws(n), batch_size=batch_size, shuffle=shuffle,
                     num_workers=workers, generator=g,
-                    persistent_workers=persistent)
+                    persistent_workers=persistent, worker_init_fn=init)
     return [[listed(b) for b in dl] for _ in range(epochs)]
 
 
@@ -70,6 +78,14 @@ def main():
             "n": n, "batch_size": bs, "workers": workers, "seed": seed,
             "shuffle": shuffle, "epochs": epochs, "persistent": persistent,
             "batches": run(n, bs, workers, seed, shuffle, epochs, persistent)})
+    # The reproducibility note's seed_worker (np.random.seed and random.seed
+    # inside worker_init_fn), then the main process's own NumPy and random
+    # draws, which the workers' seeding must not touch.
+    batches = run(8, 2, 2, 13, True, 2, init=seed_worker)
+    out["seed_worker"] = {
+        "n": 8, "batch_size": 2, "workers": 2, "seed": 13, "shuffle": True,
+        "epochs": 2, "persistent": False, "batches": batches,
+        "main_after": [float(np.random.rand()), random.random()]}
     # RandomSampler without a generator draws its seed from the default one.
     torch.manual_seed(3)
     out["random_sampler"] = [list(RandomSampler(range(7))) for _ in range(2)]

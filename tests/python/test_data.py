@@ -56,7 +56,14 @@ def listed(value):
     return value
 
 
-def run(case, seed_mode="pytorch", workers=None):
+def seed_worker(worker_id):
+    """The reproducibility note's worker_init_fn."""
+    worker_seed = ditto.initial_seed() % 2**32
+    np.random.seed(worker_seed)
+    random.seed(worker_seed)
+
+
+def run(case, seed_mode="pytorch", workers=None, init=None):
     seed = case["seed"]
     ditto.manual_seed(seed)
     random.seed(seed + 1)
@@ -66,7 +73,8 @@ def run(case, seed_mode="pytorch", workers=None):
                     shuffle=case["shuffle"],
                     num_workers=case["workers"] if workers is None else workers,
                     generator=g, persistent_workers=case["persistent"],
-                    seed_mode=seed_mode)
+                    worker_init_fn=init,
+                    **({} if seed_mode is None else {"seed_mode": seed_mode}))
     return [[listed(b) for b in dl] for _ in range(case["epochs"])]
 
 
@@ -76,6 +84,46 @@ def test_pytorch_mode_is_torchs_workers_bit_for_bit(golden):
     # generator inside the workers: as torch's worker processes.
     for case in golden["cases"]:
         assert run(case) == case["batches"], case
+
+
+def test_the_default_mode_gives_torchs_draws_also_with_no_workers(golden):
+    # A script that never names seed_mode gets torch's data: with
+    # num_workers=0 the samples draw from the process's generators,
+    # continuing their streams, as torch's loop does.
+    assert golden["cases"][0]["workers"] == 0
+    for case in golden["cases"]:
+        assert run(case, seed_mode=None) == case["batches"], case
+    dl = DataLoader(Draws(4))
+    assert "seed_mode='pytorch'" in repr(dl)
+    per = DataLoader(Draws(4), seed_mode="per_sample")
+    assert "per_sample" in repr(per) and "not torch's draws" in repr(per)
+
+
+def test_numpy_seed_in_worker_init_fn_seeds_the_worker(golden):
+    # np.random.seed is a plain function of numpy.random (not a bound
+    # method of its global RandomState): it must seed the worker's
+    # generator, and the main process's NumPy and random streams go on as
+    # in torch, where workers are processes.
+    case = golden["seed_worker"]
+    assert run(case, init=seed_worker) == case["batches"]
+    assert [float(np.random.rand()), random.random()] == case["main_after"]
+    # The other module functions that are not bound methods follow too.
+    seen = {}
+
+    def init(worker_id):
+        np.random.seed(worker_id + 100)
+        seen[worker_id] = (np.random.ranf(), np.random.sample(),
+                           np.random.get_bit_generator().state["state"]["pos"])
+
+    np.random.seed(1)
+    before = np.random.get_state()[1].tolist()
+    list(DataLoader(Draws(4), batch_size=1, num_workers=2,
+                    worker_init_fn=init))
+    assert np.random.get_state()[1].tolist() == before
+    for w in (0, 1):
+        r = np.random.RandomState(w + 100)
+        assert seen[w][:2] == (r.random_sample(), r.random_sample())
+        assert seen[w][2] == r.get_state()[2]
 
 
 def test_samplers_and_split_are_torchs(golden):
@@ -118,18 +166,18 @@ def test_resume_mid_epoch_continues_the_same_batches():
     for workers in (0, 2):
         g = ditto.Generator().manual_seed(9)
         full = DataLoader(data, batch_size=2, shuffle=True, num_workers=workers,
-                          generator=g)
+                          generator=g, seed_mode="per_sample")
         want = [listed(b) for b in full]
         g = ditto.Generator().manual_seed(9)
         first = DataLoader(data, batch_size=2, shuffle=True, generator=g,
-                           num_workers=workers)
+                           num_workers=workers, seed_mode="per_sample")
         it = iter(first)
         got = [listed(next(it)) for _ in range(2)]
         state = first.state_dict()
         json.dumps(state)  # a plain dict, saveable as JSON
         g2 = ditto.Generator().manual_seed(123)  # state carries the rest
         second = DataLoader(data, batch_size=2, shuffle=True, generator=g2,
-                            num_workers=2 - workers)
+                            num_workers=2 - workers, seed_mode="per_sample")
         second.load_state_dict(state)
         got += [listed(b) for b in second]
         strip = [[{k: v for k, v in b.items() if k not in ("worker", "seed")}]

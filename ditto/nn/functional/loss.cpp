@@ -449,7 +449,8 @@ Tensor binary_cross_entropy(
     const Tensor& t,
     const BinaryCrossEntropyFuncOptions& o) {
   const char* name = "binary_cross_entropy";
-  detail::OpScope op(name, {x, t}, detail::OpScope::kComposite);
+  const Tensor& w = o.weight();
+  detail::OpScope op(name, {x, t, w});
   check_same_shape(x, t, name);
   DITTO_CHECK(
       is_floating(x.dtype()),
@@ -458,7 +459,6 @@ Tensor binary_cross_entropy(
       "expected a floating input, got ",
       x.dtype());
   {
-    autograd::NoGradGuard no_grad;
     // NaN is outside too, as in PyTorch.
     const int64_t in_range =
         sum(mul(ge(x, 0.0).to(kInt64), le(x, 1.0).to(kInt64))).item<int64_t>();
@@ -472,10 +472,37 @@ Tensor binary_cross_entropy(
   Tensor log_x = clamp(log(x), -100.0, std::nullopt);
   Tensor log_1mx = clamp(log(1.0 - x), -100.0, std::nullopt);
   Tensor loss = neg(add(mul(t, log_x), mul(1.0 - t, log_1mx)));
-  if (o.weight().defined()) {
-    loss = mul(loss, o.weight());
+  if (w.defined()) {
+    loss = mul(loss, w);
   }
-  return op.done(reduce(loss, o.reduction()));
+  const Reduction r = o.reduction();
+  // PyTorch's derivatives (binary_cross_entropy_backward and
+  // binary_cross_entropy_target_backward): the input's gradient divides by
+  // max((1 - x) x, 1e-12), so it stays finite at x = 0 and x = 1 where the
+  // clamped logs' chain rule gives 0 * inf; the target's is -logit(x).
+  return op.done(
+      reduce(loss, r),
+      [r,
+       sx = op.save(x),
+       st = op.save(t),
+       sw = w.defined() ? op.save(w) : autograd::SavedTensor()](
+          const autograd::GradList& g) {
+        Tensor x = sx.unpack(), t = st.unpack();
+        Tensor w = sw.defined() ? sw.unpack() : Tensor();
+        const double n = double(x.numel());
+        Tensor gx = div(
+            mul(g[0], sub(x, t)), clamp(mul(1.0 - x, x), 1e-12, std::nullopt));
+        Tensor gt = mul(neg(log(div(x, 1.0 - x))), g[0]);
+        if (w.defined()) {
+          gx = mul(gx, w);
+          gt = mul(gt, w);
+        }
+        if (r == Reduction::Mean) {
+          gx = div(gx, n);
+          gt = div(gt, n);
+        }
+        return autograd::GradList{gx, gt, Tensor()};
+      });
 }
 
 Tensor kl_div(

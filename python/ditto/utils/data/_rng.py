@@ -107,6 +107,46 @@ def _route(module, instance, kind):
         setattr(module, name, routed)
 
 
+def _route_numpy_functions(np_random, instance):
+    """numpy.random's module functions that are not bound methods of its
+    global RandomState (seed, ranf, sample, get/set_bit_generator: plain
+    functions since NumPy 1.17) and so escape _route: np.random.seed inside
+    worker_init_fn must seed the worker's generator, not the process's."""
+    def seed(seed=None):
+        target = _current("np", None)
+        if target is None:
+            return plain["seed"](seed)
+        return target.seed(seed)
+
+    def ranf(*args, **kwargs):
+        return _current("np", instance).random_sample(*args, **kwargs)
+
+    def sample(*args, **kwargs):
+        return _current("np", instance).random_sample(*args, **kwargs)
+
+    def get_bit_generator():
+        target = _current("np", None)
+        if target is None:
+            return plain["get_bit_generator"]()
+        return target._bit_generator
+
+    def set_bit_generator(bitgen):
+        slot = _slots.get(threading.get_ident())
+        if _current("np", None) is None:
+            return plain["set_bit_generator"](bitgen)
+        slot._np = np_random.RandomState(bitgen)
+
+    plain = {}
+    for fn in (seed, ranf, sample, get_bit_generator, set_bit_generator):
+        original = getattr(np_random, fn.__name__, None)
+        if original is None or getattr(original, "__self__", None) is instance:
+            continue  # absent, or a bound method that _route already took
+        plain[fn.__name__] = original
+        fn.__doc__ = original.__doc__
+        fn.__wrapped__ = original
+        setattr(np_random, fn.__name__, fn)
+
+
 def install():
     """Routes random's and numpy.random's module functions (once)."""
     global _installed
@@ -117,6 +157,7 @@ def install():
         try:
             import numpy
             _route(numpy.random, numpy.random.mtrand._rand, "np")
+            _route_numpy_functions(numpy.random, numpy.random.mtrand._rand)
         except ImportError:  # pragma: no cover - numpy is a dependency
             pass
         _installed = True

@@ -7,12 +7,16 @@ dataset's __getitem__, collate_fn and worker_init_fn, and a C++ dataset
 sampler order; batch k is loaded by worker k % num_workers; the base seed
 is drawn from `generator` (else the default generator) as torch draws it.
 
-seed_mode="per_sample" (the default, as in C++): each sample's random draws
-(ditto's default generator, Python's `random`, NumPy's global generator)
-come from the sample's own seed, so the data is the same for any number of
-workers and across a resume. seed_mode="pytorch": worker i is seeded
-base_seed + i (ditto and `random`) and NumPy with torch's _generate_state,
-as torch seeds its worker processes.
+seed_mode="pytorch" (the default): torch's draws. With num_workers=0 the
+dataset draws from the process's generators (ditto's default generator,
+Python's `random`, NumPy's global generator), continuing their streams as
+torch's loop does; worker i seeds ditto and `random` with base_seed + i and
+NumPy with torch's _generate_state(base_seed, i), as torch seeds its worker
+processes. The data then depends on num_workers, as in torch.
+seed_mode="per_sample" (ditto's R3, asked for by name): each sample's
+random draws come from the sample's own seed, so the data is the same for
+any number of workers and across a resume, but not torch's draws. The
+loader's repr names the mode. (The C++ loader's default is per-sample.)
 """
 import atexit
 import traceback
@@ -153,7 +157,7 @@ class DataLoader:
                  worker_init_fn=None, multiprocessing_context=None,
                  generator=None, *, prefetch_factor=2,
                  persistent_workers=False, pin_memory_device="",
-                 seed_mode="per_sample"):
+                 seed_mode="pytorch"):
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(
                 "num_workers option should be non-negative; use num_workers=0 "
@@ -248,6 +252,17 @@ class DataLoader:
         if self._custom_batches:
             return len(self.batch_sampler)
         return len(self._core)
+
+    def __repr__(self):
+        if self.seed_mode == "per_sample":
+            seeds = ("seed_mode='per_sample': each sample draws from its own "
+                     "seed, the same data for any num_workers, not torch's "
+                     "draws")
+        else:
+            seeds = "seed_mode='pytorch': torch's draws"
+        return (f"DataLoader(dataset={type(self.dataset).__name__}, "
+                f"batch_size={self.batch_size}, "
+                f"num_workers={self.num_workers}, {seeds})")
 
     def state_dict(self):
         """Where the loader is within its epochs (mid-epoch too): a
