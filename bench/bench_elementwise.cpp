@@ -35,6 +35,25 @@ const OpCase kOps[] = {
      2,
      [](const Tensor& a, const Tensor&) { return ditto::sigmoid(a); }},
     {"sum", 1, 1, [](const Tensor& a, const Tensor&) { return ditto::sum(a); }},
+    {"erf", 1, 2, [](const Tensor& a, const Tensor&) { return ditto::erf(a); }},
+    {"gelu",
+     1,
+     2,
+     [](const Tensor& a, const Tensor&) {
+       return ditto::nn::functional::gelu(a);
+     }},
+    {"pow2",
+     1,
+     2,
+     [](const Tensor& a, const Tensor&) { return ditto::pow(a, 2); }},
+    {"pow3",
+     1,
+     2,
+     [](const Tensor& a, const Tensor&) { return ditto::pow(a, 3); }},
+    {"pow_half",
+     1,
+     2,
+     [](const Tensor& a, const Tensor&) { return ditto::pow(a, 0.5); }},
 };
 
 const int64_t kSizes[] = {int64_t(1) << 20, int64_t(1) << 24};

@@ -30,6 +30,30 @@ void run_mm(benchmark::State& state, ditto::Dtype dtype) {
       benchmark::Counter::kIsRate);
 }
 
+// nn.Linear(768, 768)'s forward and backward on a [n / 256, 256, 768]
+// float32 input (a GPT block's projection at batch n / 256, sequence 256):
+// with the batch folded into the product's rows (Note [matmul folds a
+// batch into rows]) the weight's gradient is one product.
+void run_linear3d_bwd(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  ditto::set_num_threads(int(state.range(1)));
+  ditto::Generator g = ditto::Generator::philox(4);
+  ditto::Tensor x = ditto::randn({n / 256, 256, 768}, ditto::kFloat32, g);
+  ditto::Tensor w = ditto::randn({768, 768}, ditto::kFloat32, g);
+  ditto::Tensor bias = ditto::randn({768}, ditto::kFloat32, g);
+  ditto::Tensor gy = ditto::randn({n / 256, 256, 768}, ditto::kFloat32, g);
+  x.requires_grad_();
+  w.requires_grad_();
+  bias.requires_grad_();
+  for (auto _ : state) {
+    ditto::Tensor y = ditto::nn::functional::linear(x, w, bias);
+    y.backward(gy);
+    x.mutable_grad() = ditto::Tensor();
+    w.mutable_grad() = ditto::Tensor();
+    bias.mutable_grad() = ditto::Tensor();
+  }
+}
+
 // The core clock in GHz from one thread: a chain of dependent integer
 // additions runs at one addition per cycle on every x86-64 and AArch64
 // core, so additions per second is the clock the core runs at, boost
@@ -102,4 +126,7 @@ void register_linalg_benchmarks() {
     }
     b->UseRealTime()->Unit(benchmark::kMillisecond);
   }
+  auto* lin = benchmark::RegisterBenchmark("linear3d_bwd", run_linear3d_bwd);
+  lin->ArgNames({"n", "threads"})->Args({2048, 1})->Args({2048, 2});
+  lin->UseRealTime()->Unit(benchmark::kMillisecond);
 }

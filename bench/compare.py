@@ -145,6 +145,15 @@ OPS = [
     OpSpec("exp", "torch.exp(a)", num_inputs=1, arrays_moved=2),
     OpSpec("sigmoid", "torch.sigmoid(a)", num_inputs=1, arrays_moved=2),
     OpSpec("sum", "torch.sum(a)", num_inputs=1, arrays_moved=1),
+    # The slow spots real programs hit (issue of 2026-12-03): erf and the
+    # exact GELU, pow with the exponents torch special-cases (pow_half of
+    # negative inputs is NaN on both sides).
+    OpSpec("erf", "torch.erf(a)", num_inputs=1, arrays_moved=2),
+    OpSpec("gelu", "torch.nn.functional.gelu(a)", num_inputs=1,
+           arrays_moved=2),
+    OpSpec("pow2", "torch.pow(a, 2)", num_inputs=1, arrays_moved=2),
+    OpSpec("pow3", "torch.pow(a, 3)", num_inputs=1, arrays_moved=2),
+    OpSpec("pow_half", "torch.pow(a, 0.5)", num_inputs=1, arrays_moved=2),
     # Random ops (10M float32, randperm 1M int64). ditto's PyTorch-compatible
     # mt19937 path is serial, like PyTorch's; "randn_philox" is ditto's
     # counter-based parallel path, timed against the same torch.randn.
@@ -218,6 +227,15 @@ OPS = [
            setup="A = torch.randn(n, n, dtype=torch.float64); "
                  "B = torch.randn(n, n, dtype=torch.float64)",
            flops="2 * n ** 3", peak_dtype="float64"),
+    # nn.Linear(768, 768) forward and backward on [n / 256, 256, 768].
+    OpSpec("linear3d_bwd",
+           "lin(x).backward(gy); x.grad = None; lin.weight.grad = None; "
+           "lin.bias.grad = None",
+           num_inputs=0, arrays_moved=1, sizes=(2048,), threads=(1, 2),
+           setup="lin = torch.nn.Linear(768, 768); "
+                 "x = torch.randn(n // 256, 256, 768, requires_grad=True); "
+                 "gy = torch.randn(n // 256, 256, 768)",
+           flops="3 * 2 * n * 768 * 768"),
     _conv_spec("conv_fwd_c1", 1, 32, "fwd"),
     _conv_spec("conv_fwd_c32", 32, 64, "fwd"),
     _conv_spec("conv_fwd_bench_c32", 32, 64, "fwd"),

@@ -5,8 +5,9 @@
 // Note [Fixed chunks] and lane_reduce in cpu_kernels.cpp): the input is
 // rows of `inner` elements (operand 0's strided loop over the permuted
 // view, linear index r * inner + i); each row is cut into chunks of 16384;
-// in a chunk, lane j (of 16) adds elements j, j + 16, j + 32, ... in that
-// order from 0, and the lanes combine in the tree 8, 4, 2, 1. Built twice:
+// in a chunk, lane j (of 16) adds elements j, j + 16, ... of each block of
+// 256 in that order from 0, adds its block sums in a pairwise tree
+// (Note [Blocked sums]), and the lanes combine in the tree 8, 4, 2, 1. Built twice:
 // pass 1 (one workgroup of 16 per chunk) writes each chunk's partial; with
 // DITTO_REDUCE_COMBINE, pass 2 (one invocation per row) adds a row's
 // partials in reduce.cpp's tree_combine order and, for mean, divides by
@@ -58,12 +59,26 @@ void main() {
     const int b = c * kChunk;
     const int n = min(kChunk, inner - b);
     const uint first = uint(r) * uint(inner) + uint(b);
-    precise float acc = 0.0;
-    for (int t = int(j); t < n; t += 16) {
-      precise float v = acc + x_[operand_index(first + uint(t), 0)];
-      acc = v;
+    // Note [Blocked sums]: the lane's 16 elements of each block of 256
+    // summed from 0, the block sums added in a pairwise tree.
+    float blk[64];
+    const int nb = (n + 255) / 256;
+    for (int b = 0; b < nb; ++b) {
+      precise float acc = 0.0;
+      const int end = min(n, (b + 1) * 256);
+      for (int t = b * 256 + int(j); t < end; t += 16) {
+        precise float v = acc + x_[operand_index(first + uint(t), 0)];
+        acc = v;
+      }
+      blk[b] = acc;
     }
-    lanes[j] = acc;
+    for (int s = 1; s < nb; s *= 2) {
+      for (int b = 0; b + s < nb; b += 2 * s) {
+        precise float v = blk[b] + blk[b + s];
+        blk[b] = v;
+      }
+    }
+    lanes[j] = blk[0];
     barrier();
     if (j == 0u) {
       float l[16];
