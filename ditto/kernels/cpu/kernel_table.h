@@ -37,6 +37,9 @@ enum class UnaryOp : int {
   Sigmoid,
   Relu,
   Erf,
+  // The exact GELU in PyTorch's grouping, (x 0.5) (1 + erf(x sqrt(1/2))):
+  // the bits of that composite, in one pass.
+  Gelu,
   Count
 };
 

@@ -6,6 +6,7 @@
 
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/nn_util.h"
+#include "ditto/ops/detail/elementwise_engine.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/reduce.h"
@@ -43,7 +44,9 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
     Tensor inner = mul(add(x, mul(mul(mul(x, x), x), 0.044715)), beta);
     return op.done(mul(mul(x, 0.5), add(tanh(inner), 1.0)));
   }
-  return op.done(mul(mul(x, 0.5), add(erf(mul(x, 0.7071067811865476)), 1.0)));
+  // (x 0.5) (1 + erf(x sqrt(1/2))) in one pass, with PyTorch's backward
+  // (Note [erf], kernels::UnaryOp::Gelu).
+  return op.done(detail::unary(kernels::UnaryOp::Gelu, x));
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {

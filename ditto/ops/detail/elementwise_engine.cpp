@@ -200,6 +200,15 @@ Tensor unary_backward(
       Tensor x = saved_x.unpack();
       return mul(g, mul(exp(neg(mul(x, x))), 1.1283791670955126));
     }
+    case UnaryOp::Gelu: {
+      // PyTorch's GeluBackward (approximate='none'): g (cdf + x pdf) with
+      // cdf = 0.5 (1 + erf(x sqrt(1/2))), pdf = beta e^(-x^2 / 2),
+      // beta = 2/sqrt(pi) sqrt(1/2) / 2.
+      Tensor x = saved_x.unpack();
+      Tensor cdf = mul(add(erf(mul(x, 0.7071067811865476)), 1.0), 0.5);
+      Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), 0.3989422804014327);
+      return mul(g, add(cdf, mul(x, pdf)));
+    }
     default:
       return {};
   }
@@ -513,7 +522,8 @@ const char* unary_name(UnaryOp op) {
       "tanh",
       "sigmoid",
       "relu",
-      "erf"};
+      "erf",
+      "gelu"};
   return names[int(op)];
 }
 
