@@ -212,6 +212,7 @@ bench-python: configure
 	DITTO_PYTHON_FAST_PATHS=0 PYTHONPATH=$(BUILD)/python \
 	  /usr/bin/python3 bench/python/bench_overhead.py
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_scan.py
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_nanogpt.py
 
 # Regenerates the registry table in docs/determinism.md.
 docs: build

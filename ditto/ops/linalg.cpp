@@ -523,6 +523,28 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 namespace {
 
+// matmul's operands agree on k (a's last dim, b's rows).
+void check_inner_dims(
+    const Tensor& a,
+    const Tensor& b,
+    int64_t ka,
+    int64_t kb,
+    const char* name) {
+  DITTO_CHECK(
+      ka == kb,
+      ValueError,
+      name,
+      "a ",
+      shape_str(a.sizes()),
+      " and b ",
+      shape_str(b.sizes()),
+      " cannot be multiplied (",
+      ka,
+      " != ",
+      kb,
+      ")");
+}
+
 // Note [matmul folds a batch into rows]
 // A batch of matrices times one matrix (or vector) is one product: a's
 // leading dims fold into its rows, as PyTorch's matmul does (mm of
@@ -537,19 +559,7 @@ Tensor matmul_folded(const Tensor& a, const Tensor& b) {
   detail::OpScope op(name, {a, b}, detail::OpScope::kComposite);
   check_float_pair(a, b, name);
   const int64_t k = a.size(-1);
-  DITTO_CHECK(
-      b.size(0) == k,
-      ValueError,
-      name,
-      "a ",
-      shape_str(a.sizes()),
-      " and b ",
-      shape_str(b.sizes()),
-      " cannot be multiplied (",
-      k,
-      " != ",
-      b.size(0),
-      ")");
+  check_inner_dims(a, b, k, b.size(0), name);
   Shape out_shape(a.sizes().begin(), a.sizes().end() - 1);
   const int64_t rows = checked_numel(out_shape, name);
   Tensor out = matmul(a.reshape({rows, k}), b);
@@ -582,19 +592,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
   Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
   const int64_t m = a2.size(-2), k = a2.size(-1), n = b2.size(-1);
-  DITTO_CHECK(
-      b2.size(-2) == k,
-      ValueError,
-      name,
-      "a ",
-      shape_str(a.sizes()),
-      " and b ",
-      shape_str(b.sizes()),
-      " cannot be multiplied (",
-      k,
-      " != ",
-      b2.size(-2),
-      ")");
+  check_inner_dims(a, b, k, b2.size(-2), name);
   Shape ba(a2.sizes().begin(), a2.sizes().end() - 2);
   Shape bb(b2.sizes().begin(), b2.sizes().end() - 2);
   Shape batch = broadcast_shapes(ba, bb, name);
