@@ -83,7 +83,9 @@ Tensor pow_special(const Tensor& x, double e) {
     return mul(x, x);
   }
   if (e == 3.0) {
-    return mul(mul(x, x), x);
+    // One pass on the CPU (the device has no cube kernel: two products).
+    return x.is_cpu() ? detail::unary(kernels::UnaryOp::Cube, x)
+                      : mul(mul(x, x), x);
   }
   if (e == -2.0) {
     return binary_st(BinaryOp::Div, 1.0, mul(x, x));

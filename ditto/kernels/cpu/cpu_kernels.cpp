@@ -408,6 +408,13 @@ struct GeluF {
     return (x * half) * (ErfF::apply(x * alpha) + one);
   }
 };
+
+struct CubeF {
+  template <typename T>
+  static T apply(T x) {
+    return (x * x) * x;
+  }
+};
 #undef DITTO_UNARY_FUNCTOR
 
 struct NegF {
@@ -999,6 +1006,7 @@ void fill_kernel_table(KernelTable& t) {
   fill_unary<SigmoidF, true>(t, UnaryOp::Sigmoid);
   fill_unary<ErfF, true>(t, UnaryOp::Erf);
   fill_unary<GeluF, true>(t, UnaryOp::Gelu);
+  fill_unary<CubeF, true>(t, UnaryOp::Cube);
 
 #define DITTO_FILL(type, name, code)                           \
   fill_cast_from<type>(t);                                     \

@@ -40,6 +40,9 @@ enum class UnaryOp : int {
   // The exact GELU in PyTorch's grouping, (x 0.5) (1 + erf(x sqrt(1/2))):
   // the bits of that composite, in one pass.
   Gelu,
+  // (x * x) * x, pow(x, 3)'s PyTorch formula (Note [pow with a scalar
+  // exponent]) in one pass.
+  Cube,
   Count
 };
 

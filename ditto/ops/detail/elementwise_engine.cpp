@@ -209,6 +209,10 @@ Tensor unary_backward(
       Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), 0.3989422804014327);
       return mul(g, add(cdf, mul(x, pdf)));
     }
+    case UnaryOp::Cube: {
+      Tensor x = saved_x.unpack();
+      return mul(g, mul(mul(x, x), 3.0));
+    }
     default:
       return {};
   }
@@ -523,7 +527,8 @@ const char* unary_name(UnaryOp op) {
       "sigmoid",
       "relu",
       "erf",
-      "gelu"};
+      "gelu",
+      "cube"};
   return names[int(op)];
 }
 
