@@ -93,7 +93,21 @@ std::string not_regular(const struct stat& st) {
 // the device's own (/dev/full says "No space left on device"); a directory,
 // socket or block device is refused. Nothing here ever renames over a path
 // that is not a regular file.
+void check_path(const std::string& path, const char* op) {
+  const size_t nul = path.find('\0');
+  if (nul != std::string::npos) {
+    throw_error<ValueError>(
+        op,
+        "embedded null byte in the path '",
+        path.substr(0, nul),
+        "\\0",
+        path.substr(nul + 1),
+        "'");
+  }
+}
+
 WriteTarget resolve_write_target(const std::string& path, const char* op) {
+  check_path(path, op);
   namespace fs = std::filesystem;
   fs::path p(path);
   for (int hops = 0;; ++hops) {
@@ -186,6 +200,7 @@ std::string read_regular_file(
     const std::string& path,
     const char* op,
     uint64_t max_bytes) {
+  check_path(path, op);
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer; it
   // has no effect on a regular file.
   const int fd =
@@ -222,6 +237,7 @@ std::string read_regular_file(
 }
 
 void check_regular_file(const std::string& path, const char* op) {
+  check_path(path, op);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     throw_error<ValueError>(
@@ -236,6 +252,7 @@ void write_file_synced(
     const std::string& path,
     std::string_view bytes,
     const char* op) {
+  check_path(path, op);
   const std::string why = try_write_synced(path, bytes);
   if (!why.empty()) {
     throw_error<ValueError>(op, "cannot write ", path, ": ", why);
@@ -243,6 +260,7 @@ void write_file_synced(
 }
 
 void fsync_directory(const std::string& path, const char* op) {
+  check_path(path, op);
   const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || ::fsync(fd) != 0) {
     const std::string why = std::strerror(errno);

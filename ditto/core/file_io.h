@@ -51,6 +51,11 @@ DITTO_API void write_file_synced(
 // open: a directory, device, FIFO or socket, a missing or unreadable file,
 // or one larger than max_bytes is a ValueError naming op and the file, never
 // an allocation of the size a directory reports.
+// A path with an embedded NUL byte is a ValueError naming op ("embedded null
+// byte", as Python's open says): the C library would cut it there and act
+// on another file. Every function below checks its path first.
+DITTO_API void check_path(const std::string& path, const char* op);
+
 DITTO_API std::string read_regular_file(
     const std::string& path,
     const char* op,

@@ -13,10 +13,14 @@ from ._C import Tensor
 
 def _path(f):
     try:
-        return os.fspath(f)
+        path = os.fspath(f)
     except TypeError:
         raise TypeError("ditto.save/load take a file path (str or "
                         f"os.PathLike), got {type(f).__name__}") from None
+    # As open(): a NUL would cut the path where the C library reads it.
+    if ("\0" if isinstance(path, str) else b"\0") in path:
+        raise ValueError(f"embedded null byte in the path {path!r}")
+    return path
 
 
 def save(obj, f, metadata=None):

@@ -199,7 +199,11 @@ void collect(py::handle obj, size_t depth, Collected& out) {
         n,
         ")"));
   }
-  for (py::handle item : seq) {
+  // Each item held while it is read: a sequence may make its items on
+  // access (numpy arrays, array.array, any __getitem__), and a borrowed
+  // handle to such a temporary would outlive it.
+  for (int64_t i = 0; i < n; ++i) {
+    py::object item = seq[size_t(i)];
     collect(item, depth + 1, out);
   }
 }

@@ -122,6 +122,32 @@ TEST(AtomicWrite, ASymlinkIsFollowedAndStaysALink) {
       << e;
 }
 
+// A NUL inside a path would cut it there: "victim\0.bak" would replace
+// victim. Refused before any file is touched, as Python's open refuses it.
+TEST(AtomicWrite, APathWithANulByteIsRefusedAndNothingChanges) {
+  TempDir d;
+  const fs::path victim = d.path / "victim";
+  { std::ofstream(victim) << "precious"; }
+  const std::string bad = victim.string() + std::string(1, '\0') + ".bak";
+  ASSERT_EQ(bad.size(), victim.string().size() + 5);
+  const std::string msg =
+      error_of([&] { detail::write_file_atomic(bad, "new bytes", "op"); });
+  EXPECT_NE(msg.find("embedded null byte"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("victim\\0.bak"), std::string::npos) << msg;
+  EXPECT_EQ(slurp(victim), "precious");
+  EXPECT_NE(
+      error_of([&] {
+        detail::read_regular_file(bad, "op");
+      }).find("embedded null byte"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of([&] {
+        detail::check_regular_file(bad, "op");
+      }).find("embedded null byte"),
+      std::string::npos);
+  EXPECT_EQ(fs::directory_iterator(d.path)->path(), victim);
+}
+
 TEST(AtomicWrite, ADirectoryIsRefusedAndUnchanged) {
   TempDir d;
   fs::create_directories(d.path / "dir");

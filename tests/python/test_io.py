@@ -100,3 +100,17 @@ def test_bad_files_raise_naming_the_file(tmp_path):
         ditto.save({"x": [1, 2]}, good)
     with pytest.raises(TypeError, match="dict of tensors"):
         ditto.save(ditto.zeros(2), good)
+
+
+def test_a_path_with_a_nul_byte_is_refused_and_nothing_changes(tmp_path):
+    # As Python's open: "victim\0.bak" must not replace victim (issue 61,
+    # item 12: the C library cut the path at the NUL).
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious")
+    sd = {"w": ditto.ones(2)}
+    for call in (lambda p: ditto.save(sd, p), lambda p: ditto.load(p),
+                 lambda p: ditto.serialization.load_metadata(p)):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            call(str(victim) + "\0.bak")
+    assert victim.read_bytes() == b"precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]

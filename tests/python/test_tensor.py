@@ -213,3 +213,29 @@ def test_square_is_torchs():
     assert ditto.square(ditto.tensor([True, False])).dtype == ditto.int64
     z = ditto.tensor([2, -3])
     assert z.square_() is z and z.tolist() == [4, 9]
+
+
+def test_tensor_of_sequences_whose_items_are_made_on_access():
+    # numpy arrays, array.array and any __getitem__ make their items when
+    # read: each is held while ditto reads it (issue 61, item 5: the
+    # interpreter read freed objects and died).
+    import array
+    a = np.array([1, 2, 3], dtype=np.float32)
+    b = np.array([4, 5, 6], dtype=np.float32)
+    for _ in range(300):
+        t = ditto.tensor([a, b])
+    assert t.dtype == ditto.float32 and t.tolist() == [[1, 2, 3], [4, 5, 6]]
+    assert ditto.tensor(array.array("d", [1.5, 2.5])).tolist() == [1.5, 2.5]
+
+    class Fresh:
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            if i >= 3:
+                raise IndexError(i)
+            return [float(i) + 0.5, float(i)]
+
+    for _ in range(300):
+        t = ditto.tensor(Fresh())
+    assert t.tolist() == [[0.5, 0.0], [1.5, 1.0], [2.5, 2.0]]
