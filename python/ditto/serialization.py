@@ -11,6 +11,14 @@ from . import _C
 from ._C import Tensor
 
 
+def _rebuild_tensor(array, requires_grad=False):
+    """A pickled Tensor (Tensor.__reduce__): its values and requires_grad."""
+    t = _C.from_numpy(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _path(f):
     try:
         path = os.fspath(f)

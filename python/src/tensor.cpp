@@ -536,11 +536,14 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
         return dtype.is_none() ? py::object(a) : a.attr("astype")(dtype);
       },
       py::arg("dtype") = py::none());
+  // pickle and copy: the values as a NumPy array and requires_grad, rebuilt
+  // by a Python function (pickle names it; a pybind11 function's self is a
+  // capsule that pickle cannot name).
   cls.def("__reduce__", [](const Tensor& t) -> py::tuple {
     Tensor c = t.detach().clone();
     return py::make_tuple(
-        py::module_::import("ditto").attr("from_numpy"),
-        py::make_tuple(to_numpy(c).attr("copy")()));
+        py::module_::import("ditto.serialization").attr("_rebuild_tensor"),
+        py::make_tuple(to_numpy(c).attr("copy")(), t.requires_grad()));
   });
 
   // ---- autograd

@@ -239,3 +239,27 @@ def test_tensor_of_sequences_whose_items_are_made_on_access():
     for _ in range(300):
         t = ditto.tensor(Fresh())
     assert t.tolist() == [[0.5, 0.0], [1.5, 1.0], [2.5, 2.0]]
+
+
+def test_tensors_parameters_and_modules_pickle_and_deepcopy():
+    # As torch: values, dtype, shape and requires_grad survive pickle; a
+    # Parameter stays a Parameter; modules round-trip (issue 61, item 16:
+    # every pickle was a TypeError on the capsule of a pybind11 function).
+    import copy
+    import pickle
+    cases = [ditto.arange(6.0).view(2, 3).requires_grad_(),
+             ditto.tensor(True), ditto.tensor([1, 2], dtype=ditto.int32),
+             ditto.zeros(0, 3), ditto.arange(12.0).view(3, 4).t()]
+    for t in cases:
+        for u in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t)):
+            assert u.dtype == t.dtype and u.shape == t.shape
+            assert u.tolist() == t.tolist()
+            assert u.requires_grad == t.requires_grad
+    p = pickle.loads(pickle.dumps(ditto.nn.Parameter(ditto.ones(2))))
+    assert isinstance(p, ditto.nn.Parameter) and p.requires_grad
+    ditto.manual_seed(0)
+    net = ditto.nn.Sequential(ditto.nn.Linear(2, 3), ditto.nn.ReLU())
+    x = ditto.ones(1, 2)
+    for twin in (pickle.loads(pickle.dumps(net)), copy.deepcopy(net)):
+        assert twin(x).tolist() == net(x).tolist()
+        assert isinstance(twin[0].weight, ditto.nn.Parameter)

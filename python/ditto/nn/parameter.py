@@ -34,6 +34,10 @@ class Parameter(Tensor):
         memo[id(self)] = result
         return result
 
+    def __reduce__(self):
+        """pickle: a Parameter again, on the pickled values."""
+        return (type(self), (self.detach(), self.requires_grad))
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
