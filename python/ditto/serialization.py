@@ -57,6 +57,8 @@ def _read(f):
     path = _path(f)
     if not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     return _C._load_safetensors(path)
 
 

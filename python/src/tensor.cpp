@@ -148,6 +148,13 @@ void collect(py::handle obj, size_t depth, Collected& out) {
         kMaxDataDepth,
         " sequences"));
   }
+  if (py::isinstance<py::bytes>(obj) || PyByteArray_Check(obj.ptr())) {
+    // As torch: bytes are not a sequence of numbers here.
+    throw TypeError(detail::str_cat(
+        "[tensor] invalid data type '",
+        std::string(py::str(py::type::of(obj).attr("__name__"))),
+        "'"));
+  }
   bool is_seq = !py::isinstance<py::str>(obj) && !py::isinstance<Tensor>(obj) &&
       PySequence_Check(obj.ptr());
   if (py::isinstance<Tensor>(obj) && obj.cast<Tensor>().dim() > 0) {
@@ -522,6 +529,18 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       throw py::type_error("len() of a 0-d tensor");
     }
     return t.size(0);
+  });
+  // As torch: the views along dim 0; a 0-d tensor is not iterable (without
+  // __iter__, Python's sequence protocol gave [] for it).
+  cls.def("__iter__", [](const Tensor& t) {
+    if (t.dim() == 0) {
+      throw py::type_error("iteration over a 0-d tensor");
+    }
+    py::list items;
+    for (int64_t i = 0; i < t.size(0); ++i) {
+      items.append(py::cast(t.select(0, i)));
+    }
+    return py::iter(items);
   });
   cls.def("__bool__", [](const Tensor& t) { return item(t).cast<bool>(); });
   cls.def("__float__", [](const Tensor& t) { return item(t).cast<double>(); });

@@ -263,3 +263,17 @@ def test_tensors_parameters_and_modules_pickle_and_deepcopy():
     for twin in (pickle.loads(pickle.dumps(net)), copy.deepcopy(net)):
         assert twin(x).tolist() == net(x).tolist()
         assert isinstance(twin[0].weight, ditto.nn.Parameter)
+
+
+def test_rough_edges_raise_torchs_exception_classes(tmp_path):
+    # Issue 61, item 18: list() of a 0-d tensor was [], bytes were taken as
+    # numbers, a directory given to ditto.load was a ValueError.
+    with pytest.raises(TypeError, match="iteration over a 0-d tensor"):
+        list(ditto.tensor(3.0))
+    assert [r.tolist() for r in ditto.arange(6.0).view(2, 3)] == \
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    for data in (b"abc", bytearray(b"ab"), [b"a"]):
+        with pytest.raises(TypeError, match="invalid data type"):
+            ditto.tensor(data)
+    with pytest.raises(IsADirectoryError):
+        ditto.load(str(tmp_path))
