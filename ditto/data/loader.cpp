@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "ditto/core/parallel.h"
@@ -312,8 +313,26 @@ struct DataLoader::Impl {
       std::vector<uint8_t> state = size_t(w) < resume.size()
           ? resume[size_t(w)]
           : std::vector<uint8_t>{};
-      threads.emplace_back(
-          [this, w, state] { worker_main(w, base_seed + uint64_t(w), state); });
+      try {
+        threads.emplace_back([this, w, state] {
+          worker_main(w, base_seed + uint64_t(w), state);
+        });
+      } catch (const std::system_error& e) {
+        // The system has no more threads to give: the workers started so
+        // far are stopped and joined, so nothing is left running and a
+        // later loader can start (they used to stay, and exit waited on
+        // them).
+        stop_workers();
+        detail::throw_error<ValueError>(
+            "DataLoader",
+            "could not start worker ",
+            w,
+            " of num_workers=",
+            num_workers,
+            " (",
+            e.what(),
+            "); use fewer workers");
+      }
     }
   }
 
@@ -528,6 +547,8 @@ namespace {
 
 // The options' checks and the batch sampler they describe, for a dataset of
 // size samples.
+constexpr int kMaxLoaderWorkers = 1024;
+
 std::shared_ptr<BatchSampler> batch_sampler_of(
     int64_t size,
     const DataLoaderOptions& options) {
@@ -538,6 +559,18 @@ std::shared_ptr<BatchSampler> batch_sampler_of(
       name,
       "num_workers option should be non-negative, got ",
       options.num_workers());
+  // Workers are threads of this process: far more than a machine has
+  // cores only costs memory and start-up time (100,000 threads took minutes
+  // to start, or failed part-way), so the count is bounded up front.
+  DITTO_CHECK(
+      options.num_workers() <= kMaxLoaderWorkers,
+      ValueError,
+      name,
+      "num_workers=",
+      options.num_workers(),
+      " is more worker threads than a loader starts (at most ",
+      kMaxLoaderWorkers,
+      "); use fewer workers");
   DITTO_CHECK(
       options.prefetch_factor() > 0,
       ValueError,

@@ -339,3 +339,15 @@ def test_exiting_with_workers_mid_epoch_is_clean(tmp_path):
                            text=True, timeout=120)
         assert r.returncode == 0, r.stderr
         assert r.stdout.strip() == "left" and "FATAL" not in r.stderr
+
+
+def test_more_workers_than_a_loader_starts_is_a_clear_error():
+    # Issue 61, item 11: num_workers=100000 started threads until the
+    # system refused, leaked them, and exit hung. Now the count is bounded
+    # up front (1024), and nothing is left running.
+    before = threading.active_count()
+    for n in (100000, 1025):
+        with pytest.raises(ValueError, match=f"num_workers={n}"):
+            next(iter(DataLoader(Draws(4), batch_size=2, num_workers=n)))
+    assert threading.active_count() == before
+    assert len(list(DataLoader(Draws(4), batch_size=2, num_workers=2))) == 2
