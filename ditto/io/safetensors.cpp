@@ -167,6 +167,19 @@ std::vector<uint8_t> serialize_safetensors(
   }
   std::string header = h.dump();
   header.append((8 - header.size() % 8) % 8, ' ');
+  // The reader refuses a header over kMaxHeader (as the reference reader
+  // does): a file it could not read is never written, and the file at the
+  // path is left as it was (the check comes before any write).
+  DITTO_CHECK(
+      header.size() <= kMaxHeader,
+      ValueError,
+      "save_safetensors",
+      "HeaderTooLarge: the header of these ",
+      items.size(),
+      " tensors and the metadata would be ",
+      header.size(),
+      " bytes, more than the 100000000 a reader accepts (fewer tensors, "
+      "shorter names or less metadata)");
   std::vector<uint8_t> out(8 + header.size() + offset);
   const uint64_t hn = header.size();
   std::memcpy(out.data(), &hn, 8);

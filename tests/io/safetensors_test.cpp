@@ -289,3 +289,38 @@ TEST(Safetensors, ModelStateRoundTripThroughAFileAtomically) {
 
 } // namespace
 } // namespace ditto
+
+namespace ditto {
+namespace {
+
+// Issue 61, item 13: the writer refuses a header the reader would refuse
+// (over 100,000,000 bytes), before the file at the path is touched.
+TEST(Safetensors, TheWriterRefusesAHeaderTheReaderWouldRefuse) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+      ("ditto_st_header_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "good.safetensors").string();
+  StateDict small;
+  small.insert("w", ones({2}));
+  io::save_safetensors(path, small);
+  const auto size_before = fs::file_size(path);
+  // Metadata of 100 MB: a header over the limit.
+  std::map<std::string, std::string> meta{
+      {"big", std::string(100'000'001, 'x')}};
+  try {
+    io::save_safetensors(path, small, meta);
+    ADD_FAILURE() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("HeaderTooLarge"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(fs::file_size(path), size_before);
+  EXPECT_EQ(io::load_safetensors(path).tensors.size(), 1u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1);
+  fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace ditto
