@@ -251,6 +251,9 @@ class Run {
   Progress p_;
   std::string resumed_from_;
   int64_t last_saved_step_ = -1;
+  // The tuning cache's file is written at the end only if it was new or
+  // was read as a cache: a file that is not one is never replaced.
+  bool tuning_cache_writable_ = false;
   std::ofstream metrics_;
   std::string metrics_path_;
 };
@@ -308,9 +311,20 @@ void Run::setup() {
   use_deterministic_algorithms(o_.deterministic);
   backends::conv::benchmark(o_.benchmark);
   // A loaded cache's choices are replayed (keys it lacks are still timed).
-  if (!o_.tuning_cache.empty() && fs::exists(o_.tuning_cache) &&
-      backends::conv::load_tuning_cache(o_.tuning_cache)) {
-    backends::conv::replay_only(true);
+  if (!o_.tuning_cache.empty()) {
+    std::error_code ec;
+    const fs::file_status target = fs::status(o_.tuning_cache, ec);
+    if (!fs::exists(target)) {
+      tuning_cache_writable_ = true; // new (or a symlink to a new file)
+    } else {
+      const bool loaded = backends::conv::load_tuning_cache(o_.tuning_cache);
+      if (loaded) {
+        backends::conv::replay_only(true);
+      }
+      // A FIFO or a device is written in place: nothing is replaced.
+      tuning_cache_writable_ =
+          loaded || (!fs::is_regular_file(target) && !fs::is_directory(target));
+    }
   }
   train_images_ = std::make_shared<data::MNIST>(o_.data_root, true);
   test_images_ = std::make_shared<data::MNIST>(o_.data_root, false);
@@ -762,7 +776,17 @@ TrainResult Run::go() {
     save_checkpoint();
   }
   if (!o_.tuning_cache.empty()) {
-    backends::conv::save_tuning_cache(o_.tuning_cache);
+    if (tuning_cache_writable_) {
+      backends::conv::save_tuning_cache(o_.tuning_cache);
+    } else {
+      determinism::warn(
+          "conv tuning cache (not saved)",
+          detail::str_cat(
+              "[train] ",
+              o_.tuning_cache,
+              " was not read as a tuning cache, so it is not replaced; the "
+              "choices of this run are not saved"));
+    }
   }
   write_run_json(!stopped);
   TrainResult res;

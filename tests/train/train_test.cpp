@@ -444,6 +444,16 @@ TEST_F(TrainCli, DirectoriesAndDeepJsonAreTypedErrors) {
   EXPECT_NE(r.err.find("JSON nests deeper than 64 levels"), std::string::npos)
       << r.err;
   EXPECT_EQ(fingerprint_of(r), straight());
+  // Issue 61, item 14: a --tuning-cache file ditto could not read as its
+  // cache is not replaced at the end (it was, by the run's own cache).
+  EXPECT_EQ(read_text(dir_ / "deep_cache.json"), deep);
+  EXPECT_NE(r.err.find("is not replaced"), std::string::npos) << r.err;
+  std::ofstream(dir_ / "notes.txt") << "my notes\n";
+  r = train(
+      "--max-steps 2 --tuning-cache " + out("notes.txt") + " --out " +
+      out("d6"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(dir_ / "notes.txt"), "my notes\n");
 }
 
 // Issue 32, defect 3: --tuning-cache naming a FIFO (as /dev/null would be,
