@@ -112,6 +112,23 @@ Tensor from_numpy(const py::array& a) {
     }
     strides.push_back(s / item);
   }
+  if (dtype == kBool && a.size() > 0) {
+    // A bool tensor's bytes are 0 or 1 (every op relies on it); NumPy lets
+    // a view of other bytes as bool through.
+    py::module_ np = py::module_::import("numpy");
+    py::object bytes = a.attr("view")(np.attr("uint8"));
+    py::array bad = np.attr("flatnonzero")(bytes.attr("__gt__")(1));
+    if (bad.size() > 0) {
+      const auto i = bad.attr("__getitem__")(0).cast<int64_t>();
+      const auto v = bytes.attr("ravel")().attr("__getitem__")(i).cast<int>();
+      throw ValueError(detail::str_cat(
+          "[from_numpy] a bool array holds the byte ",
+          v,
+          " at flat index ",
+          i,
+          " (bool elements must be 0 or 1)"));
+    }
+  }
   // The storage holds a reference to the array; the last tensor to let go
   // of it drops the reference under the GIL.
   PyObject* owner = a.ptr();
@@ -579,6 +596,22 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       "grad",
       [](const Tensor& t) { return tensor_or_none(t.grad()); },
       [](Tensor& t, std::optional<Tensor> g) {
+        // As torch: a gradient of another shape or dtype is refused here,
+        // not at the next step.
+        if (g && g->defined()) {
+          if (g->sizes() != t.sizes()) {
+            throw std::runtime_error(
+                "assigned grad has data of a different size: " +
+                shape_str(g->sizes()) + " for a tensor of " +
+                shape_str(t.sizes()));
+          }
+          if (g->dtype() != t.dtype()) {
+            throw std::runtime_error(
+                "assigned grad has data of a different type: " +
+                std::string(dtype_name(g->dtype())) + " for a tensor of " +
+                std::string(dtype_name(t.dtype())));
+          }
+        }
         t.mutable_grad() = value_or_undefined(g);
       });
   cls.def_property_readonly("grad_fn", &Tensor::grad_fn);

@@ -277,3 +277,23 @@ def test_rough_edges_raise_torchs_exception_classes(tmp_path):
             ditto.tensor(data)
     with pytest.raises(IsADirectoryError):
         ditto.load(str(tmp_path))
+
+
+def test_grad_of_another_shape_or_dtype_and_bool_bytes_are_refused():
+    # Issue 61, item 18: t.grad = a wrong shape or dtype was accepted until
+    # the next step; a NumPy bool view of bytes other than 0 and 1 became a
+    # bool tensor holding them.
+    t = ditto.zeros(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="different size"):
+        t.grad = ditto.zeros(3)
+    with pytest.raises(RuntimeError, match="different type"):
+        t.grad = ditto.zeros(2, 3, dtype=ditto.float64)
+    assert t.grad is None
+    t.grad = ditto.ones(2, 3)
+    assert t.grad.sum().item() == 6.0
+    raw = np.array([0, 1, 2, 255], dtype=np.uint8).view(np.bool_)
+    with pytest.raises(ValueError, match="byte 2 at flat index 2"):
+        ditto.from_numpy(raw)
+    with pytest.raises(ValueError, match="byte 2"):
+        ditto.tensor(raw)
+    assert ditto.from_numpy(np.array([True, False])).tolist() == [True, False]
