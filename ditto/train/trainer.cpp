@@ -457,6 +457,22 @@ void Run::resume(const std::string& where) {
         ", this run has ",
         setting_text(key, value));
   }
+  // Both ways: a setting the checkpoint has and this run does not set (a
+  // --micro-batches 4 checkpoint resumed without the flag) changes the
+  // bits too. One micro-batch is the default, unset.
+  for (const auto& [key, value] : saved.items()) {
+    const bool default_value = key == "micro_batches" && value == 1;
+    DITTO_CHECK(
+        now.contains(key) || default_value,
+        ValueError,
+        kTrainerOp,
+        dir,
+        ": the checkpoint was trained with ",
+        flag_of(key),
+        " ",
+        setting_text(key, value),
+        ", this run has it unset");
+  }
   state_->restore(c); // ValueError naming the directory
   p_ = std::move(saved_progress);
   resumed_from_ = dir;

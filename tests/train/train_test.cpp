@@ -359,6 +359,26 @@ TEST_F(TrainCli, BadCheckpointsExitOneAndTrainNothing) {
   // Another architecture, another setting.
   expect_error("--model mlp " + resume, "--model cnn");
   expect_error("--lr 0.1 " + resume, "--lr 0.01, this run has 0.1");
+  // Both ways (issue 61, item 2): a --micro-batches 2 checkpoint resumed
+  // without the flag, or with another count, is refused.
+  {
+    ASSERT_EQ(
+        train(
+            "--epochs 2 --max-steps 4 --checkpoint-every 4 --micro-batches 2 "
+            "--out " +
+            out("mb"))
+            .code,
+        0);
+    const fs::path mb = dir_ / "mb" / "checkpoints" / "step-00000004";
+    const std::string mb_resume =
+        "--epochs 2 --resume " + quote(mb.string()) + " --out " + out("mb2");
+    expect_error(mb_resume, "--micro-batches 2, this run has it unset");
+    expect_error(
+        "--micro-batches 4 " + mb_resume, "--micro-batches 2, this run has 4");
+    expect_error(
+        "--micro-batches 2 " + resume,
+        "--micro-batches (unset), this run has 2");
+  }
   // Weights of another architecture through --init-from.
   expect_error(
       "--model mlp --init-from " + quote((ck / "model.safetensors").string()) +
