@@ -309,10 +309,11 @@ def test_a_subclass_and_a_namesake_get_their_own_records():
         return Local
 
     a, b = make(), make()
-    # Two records (the second name gets "#2"), one node name, as torch's.
+    # One definition made twice: one record (since issue 61, item 15; it
+    # was two, the second named "#2"), one node name, as torch's.
     assert a.apply(x).grad_fn.name() == b.apply(x).grad_fn.name() == \
         "LocalBackward"
-    assert b._ditto_op.name == a._ditto_op.name + "#2"
+    assert b._ditto_op.name == a._ditto_op.name
 
 
 def test_forward_returning_an_input_keeps_the_leaf():
@@ -624,3 +625,43 @@ def test_gradcheck_errors():
         gradcheck(lambda x: 3, (x,))
     with pytest.raises(TypeError, match="float64"):
         gradcheck(lambda x: x * 2, (ditto.ones(2, requires_grad=True),))
+
+
+def test_a_function_defined_every_step_registers_one_op():
+    # Issue 61, item 15: a Function subclass defined inside a per-step
+    # function is a new class each call; it used to register a new op
+    # record each time (the op list and the time per call grew without
+    # bound).
+    def step(x):
+        class Twice(ditto.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        return Twice.apply(x)
+
+    x = ditto.ones(3, requires_grad=True)
+    step(x)
+    before = len(ditto.op_records())
+    for _ in range(300):
+        y = step(x)
+    assert len(ditto.op_records()) == before
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+    # Two different definitions still get two ops.
+    def other(x):
+        class Twice(ditto.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 3
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+        return Twice.apply(x)
+    other(x)
+    assert len(ditto.op_records()) == before + 1

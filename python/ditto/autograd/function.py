@@ -139,14 +139,37 @@ def _backward_of(cls):
     return None
 
 
+# Ops by the place their class is defined: a Function subclass defined
+# inside a function that runs every step is a new class each time, but the
+# same definition (its module, qualified name, the code of its forward and
+# backward, its determinism attributes), and shares one op and one record,
+# so the op list and the time per call stay flat.
+_ops_by_definition = {}
+
+
+def _definition_key(cls):
+    def code(f):
+        f = getattr(f, "__func__", f)
+        return getattr(f, "__code__", f)
+    return (cls.__module__, cls.__qualname__, code(cls.forward),
+            code(_backward_of(cls)), repr(cls.nondeterministic),
+            str(cls.deterministic_because))
+
+
 def _register(cls):
-    """The class's C++ op, registered once (a subclass gets its own)."""
+    """The class's C++ op, registered once per definition (a subclass gets
+    its own)."""
     op = cls.__dict__.get("_ditto_op")
     if op is not None:
         return op
     with _register_lock:
         op = cls.__dict__.get("_ditto_op")
         if op is not None:
+            return op
+        key = _definition_key(cls)
+        op = _ops_by_definition.get(key)
+        if op is not None:
+            type.__setattr__(cls, "_ditto_op", op)
             return op
         base = _op_name(cls)
         taken = {r["name"] for r in _C.op_records()}
@@ -163,6 +186,7 @@ def _register(cls):
             # torch's node class for a Function is named <Class>Backward.
             f"{cls.__name__}Backward")
         type.__setattr__(cls, "_ditto_op", op)
+        _ops_by_definition[key] = op
         return op
 
 
