@@ -176,6 +176,17 @@ void Optimizer::load_state_dict(const StateDict& sd) {
           shape_str(t.sizes()),
           " for a parameter of shape ",
           shape_str(params[n].sizes()));
+      if (name == "step") {
+        // A step counter the optimizer would never have reached.
+        const double step = t.numel() == 1 ? t.item<double>() : -1.0;
+        DITTO_CHECK(
+            std::isfinite(step) && step >= 0 && step == std::floor(step),
+            ValueError,
+            op,
+            key,
+            " must be a count of steps (a non-negative integer), got ",
+            t.numel() == 1 ? std::to_string(step) : shape_str(t.sizes()));
+      }
       state[n][name] = t;
     } else {
       DITTO_CHECK(
@@ -190,7 +201,48 @@ void Optimizer::load_state_dict(const StateDict& sd) {
           num_groups(),
           " groups)");
       groups[n][name] = t.item<double>();
+      DITTO_CHECK(
+          name != "initial_lr" ||
+              (std::isfinite(groups[n][name]) && groups[n][name] >= 0),
+          ValueError,
+          op,
+          key,
+          " must be a non-negative learning rate, got ",
+          groups[n][name]);
     }
+  }
+  // The groups' values as the constructor checks them (an lr of -1 or NaN,
+  // a beta1 of 2): set, checked, and put back if refused.
+  {
+    std::vector<std::pair<double, std::optional<double>>> before;
+    for (size_t g = 0; g < num_groups(); ++g) {
+      before.emplace_back(lr(g), momentum(g));
+    }
+    auto restore = [&] {
+      for (size_t g = 0; g < before.size(); ++g) {
+        set_lr(g, before[g].first);
+        if (before[g].second) {
+          set_momentum(g, *before[g].second);
+        }
+      }
+    };
+    try {
+      for (auto& [g, values] : groups) {
+        for (auto& [name, v] : values) {
+          if (name == "lr") {
+            set_lr(g, v);
+          } else if (name == "momentum") {
+            set_momentum(g, v);
+          }
+        }
+      }
+      check_groups();
+    } catch (const Error& e) {
+      restore();
+      detail::throw_error<ValueError>(
+          op, "the state's parameter groups are refused: ", e.what());
+    }
+    restore();
   }
   // Apply.
   autograd::NoGradGuard no_grad;

@@ -67,6 +67,9 @@ class DITTO_API Optimizer {
   void load_state_dict(const StateDict& sd);
 
  protected:
+  // Throws for a group whose options the constructor would refuse (the
+  // values load_state_dict sets are checked with it).
+  virtual void check_groups() const {}
   // Per-parameter state, by tensor identity.
   std::map<const TensorImpl*, std::map<std::string, Tensor>> state_;
 
@@ -113,6 +116,11 @@ class OptimizerWith : public Optimizer {
  protected:
   // Throws for invalid parameters or options.
   virtual void check_group(const ParamGroup&) const {}
+  void check_groups() const override {
+    for (const ParamGroup& g : groups_) {
+      check_group(g);
+    }
+  }
   // The state an optimizer creates for a new group's parameters.
   virtual void init_group(const ParamGroup&) {}
 

@@ -554,3 +554,53 @@ TEST(NnUtils, ResumeFromStateDictsIsBitExact) {
 
 } // namespace
 } // namespace ditto
+
+namespace ditto {
+namespace {
+
+// Issue 61, item 18: an optimizer state holding values its constructor
+// would refuse (lr -1 or NaN, Adam's beta1 2, a negative or fractional
+// step) is refused by load_state_dict, naming the value, and changes
+// nothing.
+TEST(OptimizerState, ValuesTheConstructorRefusesAreRefused) {
+  Tensor w = ones({3}).requires_grad_();
+  optim::Adam adam({w}, optim::AdamOptions(0.01));
+  w.mutable_grad() = ones({3});
+  adam.step();
+  const StateDict good = adam.state_dict();
+  auto with = [&](const std::string& key, const Tensor& v) {
+    StateDict sd;
+    for (const auto& [k, t] : good) {
+      sd.insert(k, k == key ? v : t);
+    }
+    return sd;
+  };
+  const double nan = std::nan("");
+  struct Case {
+    std::string key;
+    Tensor value;
+    std::string needle;
+  };
+  for (const Case& c :
+       {Case{"param_groups.0.lr", scalar_tensor(-1.0, kFloat64), "-1"},
+        Case{"param_groups.0.lr", scalar_tensor(nan, kFloat64), "nan"},
+        Case{"param_groups.0.momentum", scalar_tensor(2.0, kFloat64), "2"},
+        Case{"state.0.step", scalar_tensor(-3.0, kFloat32), "-3"},
+        Case{"state.0.step", scalar_tensor(1.5, kFloat32), "1.5"}}) {
+    try {
+      adam.load_state_dict(with(c.key, c.value));
+      ADD_FAILURE() << c.key << " accepted";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.needle), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(adam.lr(0), 0.01);
+    EXPECT_EQ(*adam.momentum(0), 0.9);
+    EXPECT_EQ(adam.param_state(w).at("step").item<float>(), 1.0f);
+  }
+  adam.load_state_dict(good); // the good state still loads
+  EXPECT_EQ(adam.lr(0), 0.01);
+}
+
+} // namespace
+} // namespace ditto
