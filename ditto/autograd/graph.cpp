@@ -1,6 +1,8 @@
 #include "ditto/autograd/graph.h"
 
 #include <atomic>
+#include <cstdint>
+#include <mutex>
 #include <sstream>
 
 #include "ditto/core/error.h"
@@ -55,7 +57,7 @@ namespace {
 
 struct Graveyard {
   std::vector<std::shared_ptr<Node>> nodes;
-  std::vector<BackwardFn> closures;
+  std::vector<std::shared_ptr<const BackwardFn>> closures;
 };
 thread_local Graveyard* tls_graveyard = nullptr;
 
@@ -72,7 +74,7 @@ void bury(Give give) {
   tls_graveyard = &local;
   while (!local.nodes.empty() || !local.closures.empty()) {
     if (!local.closures.empty()) {
-      BackwardFn fn = std::move(local.closures.back());
+      std::shared_ptr<const BackwardFn> fn = std::move(local.closures.back());
       local.closures.pop_back();
     } else {
       std::shared_ptr<Node> node = std::move(local.nodes.back());
@@ -127,11 +129,36 @@ FunctionNode::FunctionNode(
     std::string name,
     std::string forward_name,
     BackwardFn fn)
-    : Node(std::move(name), std::move(forward_name)), fn_(std::move(fn)) {}
+    : Node(std::move(name), std::move(forward_name)),
+      fn_(std::make_shared<const BackwardFn>(std::move(fn))) {}
+
+namespace {
+
+// Note [Backward on one graph from two threads]
+// Two threads may run backward through the same nodes (PyTorch allows it).
+// A node's closure is taken under a lock and run from the reference taken,
+// and release() drops the node's reference under the same lock: a thread
+// still running the closure keeps it alive, and a thread that comes after
+// the release gets "backward through the graph a second time" (without
+// retain_graph), never a closure freed under it. Locks are striped by the
+// node's address, so a node carries none.
+std::mutex& node_lock(const void* node) {
+  static std::mutex stripes[64];
+  return stripes[(reinterpret_cast<uintptr_t>(node) >> 6) % 64];
+}
+
+} // namespace
 
 GradList FunctionNode::apply(const GradList& grad_outputs) {
+  std::shared_ptr<const BackwardFn> fn;
+  bool released = false;
+  {
+    std::lock_guard<std::mutex> lock(node_lock(this));
+    fn = fn_;
+    released = released_;
+  }
   DITTO_CHECK(
-      !released_,
+      !released && fn,
       ValueError,
       name().c_str(),
       "Trying to backward through the graph a second time (or directly "
@@ -140,13 +167,19 @@ GradList FunctionNode::apply(const GradList& grad_outputs) {
       "or autograd::grad(). Specify retain_graph=true if you need to "
       "backward through the graph a second time or if you need to access "
       "saved tensors after calling backward.");
-  return fn_(grad_outputs);
+  return (*fn)(grad_outputs);
 }
 
 void FunctionNode::release() {
   if (has_saved_) {
-    fn_ = nullptr;
-    released_ = true;
+    std::shared_ptr<const BackwardFn> dropped;
+    {
+      std::lock_guard<std::mutex> lock(node_lock(this));
+      dropped = std::move(fn_);
+      released_ = true;
+    }
+    // The closure (and what it saved) is freed here, outside the lock,
+    // unless a thread still runs it.
   }
 }
 

@@ -137,7 +137,7 @@ class DITTO_API FunctionNode final : public Node {
   }
 
  private:
-  BackwardFn fn_;
+  std::shared_ptr<const BackwardFn> fn_; // Note [Backward on one graph ...]
   bool has_saved_ = false;
   bool released_ = false;
   std::vector<std::weak_ptr<TensorImpl>> retained_;

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <barrier>
+#include <cstdio>
+#include <string>
 #include <thread>
 
 #include "ditto/ditto.h"
@@ -41,6 +44,69 @@ TEST(AutogradThreads, ConcurrentBackwardIntoOneLeafLosesNothing) {
   worker(c1);
   other.join();
   EXPECT_EQ(wrong, 0) << "of " << kTries << " tries";
+}
+
+} // namespace
+} // namespace ditto
+
+namespace ditto {
+namespace {
+
+// Issue 61, item 6: two threads calling backward on the same graph (Note
+// [Backward on one graph from two threads]). With retain_graph both run
+// and both contributions arrive; without, each either runs or gets the
+// "backward through the graph a second time" error, never freed memory
+// (the heap used to be corrupted: 6 of 6 runs died).
+TEST(AutogradThreads, TwoThreadsBackwardThroughOneGraph) {
+  manual_seed(1);
+  Tensor w = randn({64}).requires_grad_();
+  const Tensor c = randn({64});
+  const Tensor once = [&] {
+    Tensor v = w.detach().requires_grad_();
+    (v.exp() * c).tanh().sum().backward();
+    return v.grad();
+  }();
+  std::barrier sync(2);
+  const int kTries = 300;
+  int both_ran = 0, one_refused = 0;
+  std::atomic<int> other_errors{0};
+  for (bool retain : {true, false}) {
+    for (int i = 0; i < kTries; ++i) {
+      w.mutable_grad() = Tensor();
+      Tensor loss = (w.exp() * c).tanh().sum(); // one graph, both threads
+      std::atomic<int> refused{0};
+      auto run = [&] {
+        sync.arrive_and_wait();
+        try {
+          loss.backward({}, retain);
+        } catch (const ValueError& e) {
+          if (std::string(e.what()).find("a second time") !=
+              std::string::npos) {
+            ++refused;
+          } else {
+            ++other_errors;
+          }
+        }
+      };
+      std::thread t(run);
+      run();
+      t.join();
+      if (retain) {
+        EXPECT_EQ(refused.load(), 0);
+        EXPECT_TRUE(allclose(w.grad(), once * 2.0, 1e-6, 1e-6));
+        ++both_ran;
+      } else {
+        EXPECT_LE(refused.load(), 1);
+        one_refused += refused.load();
+      }
+    }
+  }
+  EXPECT_EQ(other_errors.load(), 0);
+  EXPECT_EQ(both_ran, kTries);
+  // Without retain_graph the later thread is refused nearly always; only
+  // its count is timing (printed for the record).
+  std::printf(
+      "  refused without retain_graph: %d of %d\n", one_refused, kTries);
 }
 
 } // namespace
