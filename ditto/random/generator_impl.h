@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "ditto/core/error.h"
 #include "ditto/random/mt19937.h"
 #include "ditto/random/philox.h"
 
@@ -106,6 +107,9 @@ class PhiloxGeneratorImpl final : public GeneratorImpl {
     return &key_;
   }
   uint64_t reserve(uint64_t n) override {
+    // The stream has 2^64 words: a position that would pass its end (a
+    // state set near it) is an error, not a wrap to the stream's start.
+    check_room(n);
     uint64_t first = (pos_ + 3) & ~uint64_t(3); // start on a block
     // Keep later draws on a fresh block, so a fill's size never shifts the
     // lanes of what follows.
@@ -114,7 +118,21 @@ class PhiloxGeneratorImpl final : public GeneratorImpl {
   }
 
  private:
+  static constexpr uint64_t kEnd = ~uint64_t(0) - 3;
+  void check_room(uint64_t n) const {
+    DITTO_CHECK(
+        pos_ <= kEnd && ((pos_ + 3) & ~uint64_t(3)) <= kEnd - n,
+        ValueError,
+        "Generator",
+        "the Philox stream's position ",
+        pos_,
+        " plus ",
+        n,
+        " words passes its end (2^64 - 4 words); reseed the generator "
+        "(manual_seed) or set a state further back");
+  }
   uint32_t random_impl() override {
+    check_room(1);
     return random::philox_word(key_, pos_++);
   }
 

@@ -198,3 +198,31 @@ TEST(Philox, ParallelFillEqualsTheSerialDefinitionOnEveryCapability) {
   }
   set_cpu_capability(saved);
 }
+
+namespace ditto {
+namespace {
+
+// Issue 61, item 18: a Philox position near the stream's end (2^64 words,
+// reachable through set_state) used to wrap to the start without notice;
+// now a draw that would pass the end is a ValueError and the state stays.
+TEST(Philox, APositionThatWouldPassTheEndIsRefused) {
+  Generator g = Generator::philox(7);
+  Tensor state = g.get_state();
+  const uint64_t near_end = ~uint64_t(0) - 10;
+  std::memcpy(state.data_ptr<uint8_t>() + 16, &near_end, 8);
+  g.set_state(state);
+  try {
+    rand({64}, kFloat32, g);
+    ADD_FAILURE() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("passes its end"), std::string::npos)
+        << e.what();
+  }
+  // Nothing moved: the state is still the one set.
+  EXPECT_TRUE(equal(g.get_state(), state));
+  // A fill that fits still draws.
+  EXPECT_EQ(rand({2}, kFloat32, g).numel(), 2);
+}
+
+} // namespace
+} // namespace ditto
