@@ -155,37 +155,6 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return binary_tt(BinaryOp::Minimum, a, b);
 }
 
-Tensor neg(const Tensor& a) {
-  return unary(UnaryOp::Neg, a);
-}
-Tensor abs(const Tensor& a) {
-  return unary(UnaryOp::Abs, a);
-}
-Tensor exp(const Tensor& a) {
-  return unary(UnaryOp::Exp, a);
-}
-Tensor log(const Tensor& a) {
-  return unary(UnaryOp::Log, a);
-}
-Tensor log1p(const Tensor& a) {
-  return unary(UnaryOp::Log1p, a);
-}
-Tensor sqrt(const Tensor& a) {
-  return unary(UnaryOp::Sqrt, a);
-}
-Tensor tanh(const Tensor& a) {
-  return unary(UnaryOp::Tanh, a);
-}
-Tensor erf(const Tensor& a) {
-  return unary(UnaryOp::Erf, a);
-}
-Tensor sigmoid(const Tensor& a) {
-  return unary(UnaryOp::Sigmoid, a);
-}
-Tensor relu(const Tensor& a) {
-  return unary(UnaryOp::Relu, a);
-}
-
 Tensor clamp(
     const Tensor& a,
     const std::optional<Scalar>& min,
@@ -286,14 +255,6 @@ Tensor lerp_impl(
 }
 
 } // namespace
-
-Tensor square(const Tensor& a) {
-  // Composite: mul records the gradient.
-  detail::OpScope scope("square", {a}, detail::OpScope::kComposite);
-  DITTO_CHECK(a.defined(), ValueError, "square", "undefined tensor");
-  const Tensor x = a.dtype() == kBool ? a.to(kInt64) : a;
-  return scope.done(x * x);
-}
 
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
   return lerp_impl(start, end, &weight, 0.0);

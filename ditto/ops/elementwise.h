@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h" // generated from elementwise.ops.toml
 
 namespace ditto {
 
@@ -54,27 +55,15 @@ DITTO_API Tensor gt(const Tensor& a, const Scalar& b);
 DITTO_API Tensor ge(const Tensor& a, const Tensor& b);
 DITTO_API Tensor ge(const Tensor& a, const Scalar& b);
 
-// Unary ops. exp, log, log1p, sqrt, tanh and sigmoid give float32 for
-// integer inputs; their accuracy is stated in docs/numerics.md.
-DITTO_API Tensor neg(const Tensor& a);
-DITTO_API Tensor abs(const Tensor& a);
-DITTO_API Tensor exp(const Tensor& a);
-DITTO_API Tensor log(const Tensor& a);
-DITTO_API Tensor log1p(const Tensor& a);
-DITTO_API Tensor sqrt(const Tensor& a);
-DITTO_API Tensor tanh(const Tensor& a);
-DITTO_API Tensor sigmoid(const Tensor& a);
-// The error function, ditto's own (Note [erf] in cpu_kernels.cpp).
-DITTO_API Tensor erf(const Tensor& a);
+// The unary ops neg, abs, exp, log, log1p, sqrt, tanh, sigmoid, relu,
+// erf and square are declared in elementwise.ops.toml (their functions:
+// declared.h, generated). Those computing in floating point give float32
+// for integer inputs; their accuracy is stated in docs/numerics.md.
+//
 // The inverse error function with PyTorch 1.13's algorithm (a rational
 // first guess, two Newton steps), PyTorch's bits: it calls glibc's erf, exp,
 // log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
 DITTO_API Tensor erfinv(const Tensor& x);
-DITTO_API Tensor relu(const Tensor& a);
-// a * a, as torch.square (PyTorch's pow(a, 2), the same value; bool gives
-// int64). The gradient 2 a grad has PyTorch's bits: (grad a) + (grad a) is
-// 2 round(grad a), exactly round(grad 2a).
-DITTO_API Tensor square(const Tensor& a);
 DITTO_API Tensor clamp(
     const Tensor& a,
     const std::optional<Scalar>& min,

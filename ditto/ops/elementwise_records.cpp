@@ -17,84 +17,15 @@ const char* kElementwise =
 using ::ditto::detail::samples::kFloating;
 using ::ditto::detail::samples::kNumeric;
 
-// An op, its in-place form writing inputs[0].
-s::Call inplace1(std::function<void(Tensor&)> fn) {
-  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
-    Tensor self = in[0];
-    fn(self);
-    return std::vector<Tensor>{self};
-  };
-}
+using s::as_inplace;
+using s::inplace1;
+
 s::Call inplace2(std::function<void(Tensor&, const Tensor&)> fn) {
   return [fn = std::move(fn)](const std::vector<Tensor>& in) {
     Tensor self = in[0];
     fn(self, in[1]);
     return std::vector<Tensor>{self};
   };
-}
-
-// The samples of an in-place op: its out-of-place samples whose first
-// input has the result's shape (an in-place op cannot broadcast self).
-std::vector<Sample> as_inplace(std::vector<Sample> samples, s::Call call) {
-  std::vector<Sample> out;
-  for (Sample& sm : samples) {
-    if (sm.label == "broadcast_both") {
-      continue;
-    }
-    sm.call = call;
-    out.push_back(std::move(sm));
-  }
-  return out;
-}
-
-void unary(
-    const char* name,
-    s::Fn1 fn,
-    std::function<void(Tensor&)> inplace_fn,
-    Domain domain,
-    std::vector<Dtype> dtypes) {
-  register_op({
-      .name = name,
-      .family = "elementwise",
-      .callables = s::callables(
-          std::string("ditto::") + name + "(a)",
-          std::string("Tensor::") + name + "()"),
-      .deterministic_because = kElementwise,
-      .dtypes = dtypes,
-      .samples =
-          [fn, domain](const SampleSpec& spec) {
-            return s::unary(spec, fn, domain);
-          },
-      .bad_samples =
-          [fn] { return std::vector{s::undefined_input(s::call1(fn), 1)}; },
-  });
-  if (!inplace_fn) {
-    return;
-  }
-  const std::string iname = std::string(name) + "_";
-  register_op({
-      .name = iname,
-      .family = "elementwise",
-      .callables = {"Tensor::" + iname + "()"},
-      .deterministic_because = kElementwise,
-      .dtypes = dtypes,
-      .samples =
-          [inplace_fn, domain](const SampleSpec& spec) {
-            return as_inplace(
-                s::unary(
-                    spec, [](const Tensor& t) { return t; }, domain),
-                inplace1(inplace_fn));
-          },
-      .bad_samples =
-          [inplace_fn] {
-            // An expanded self would write an element twice.
-            return std::vector<Sample>{
-                {"expanded_self",
-                 {s::varied({1, 3}, kFloat32, 2.0, 1).expand({4, 3})},
-                 inplace1(inplace_fn)}};
-          },
-      .inplace = true,
-  });
 }
 
 // scalar_fn: the op with a scalar operand (its Scalar overloads), sampled
@@ -407,69 +338,7 @@ DITTO_OP_RECORDS(elementwise) {
         a.addcdiv_(b, c, -2.0);
       });
 
-  unary(
-      "neg",
-      [](auto& a) { return neg(a); },
-      [](Tensor& a) { a.neg_(); },
-      any,
-      kNumeric);
-  unary(
-      "abs",
-      [](auto& a) { return abs(a); },
-      [](Tensor& a) { a.abs_(); },
-      any,
-      kNumeric);
-  unary(
-      "relu",
-      [](auto& a) { return relu(a); },
-      [](Tensor& a) { a.relu_(); },
-      any,
-      kNumeric);
-  unary(
-      "exp",
-      [](auto& a) { return exp(a); },
-      [](Tensor& a) { a.exp_(); },
-      Domain::kWide,
-      kFloating);
-  unary(
-      "log",
-      [](auto& a) { return log(a); },
-      [](Tensor& a) { a.log_(); },
-      pos,
-      kFloating);
-  unary(
-      "log1p",
-      [](auto& a) { return log1p(a); },
-      [](Tensor& a) { a.log1p_(); },
-      pos,
-      kFloating);
-  unary(
-      "sqrt",
-      [](auto& a) { return sqrt(a); },
-      [](Tensor& a) { a.sqrt_(); },
-      pos,
-      kFloating);
-  unary(
-      "square",
-      [](auto& a) { return square(a); },
-      [](Tensor& a) { a.square_(); },
-      any,
-      kNumeric);
-  unary(
-      "tanh",
-      [](auto& a) { return tanh(a); },
-      [](Tensor& a) { a.tanh_(); },
-      any,
-      kFloating);
-  unary(
-      "sigmoid",
-      [](auto& a) { return sigmoid(a); },
-      [](Tensor& a) { a.sigmoid_(); },
-      any,
-      kFloating);
-  unary(
-      "erf", [](auto& a) { return erf(a); }, {}, any, kFloating);
-  unary(
+  s::register_unary(
       "clamp",
       [](auto& a) { return clamp(a, -1, 2); },
       [](Tensor& a) { a.clamp_(-1, 2); },

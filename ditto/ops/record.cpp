@@ -26,6 +26,17 @@ namespace ditto {
 // 2 vCPUs of an AMD EPYC), so an op cannot be added without one: its first
 // call raises, and the whole test suite runs with the check on.
 
+// Note [One declaration per op]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// An op declared in ditto/ops/*.ops.toml (docs/ops.md) is written once: its
+// schema in torch's syntax, its forms (function, method, in place), its
+// kernel or its decomposition, its derivative, and its record's fields
+// (dtypes, the samples' domain). tools/opgen.py, run by CMake while it
+// configures, writes from them the C++ functions and Tensor methods, the
+// Python bindings, the records, the CPU table's unary kernel list and the
+// derivatives (<build>/generated). Ops not yet declared keep their
+// hand-written surfaces until their family moves.
+
 namespace {
 
 struct Registry {

@@ -21,8 +21,7 @@ from ._C import (  # noqa: F401
     rand, randn, rand_like, randn_like, randperm, bernoulli, multinomial,
     # elementwise
     add, sub, subtract, mul, multiply, div, divide, true_divide, pow,
-    maximum, minimum, eq, ne, lt, le, gt, ge, neg, negative, abs, absolute,
-    exp, log, log1p, sqrt, square, tanh, sigmoid, relu, erf, erfinv, clamp, clip,
+    maximum, minimum, eq, ne, lt, le, gt, ge, erfinv, clamp, clip,
     where, addcmul, addcdiv,
     # reductions, shape ops, matrix products
     sum, mean, prod, norm, all, any, max, min, argmax, argmin, sum_to_size,
@@ -44,7 +43,9 @@ from ._C import (  # noqa: F401
     dropout,
     # devices (docs/device.md)
     is_vulkan_available)
-from ._size import Size  # noqa: F401
+# The declared ops' functions (ditto/ops/*.ops.toml; docs/ops.md).
+globals().update({_n: getattr(_C, _n) for _n in _C._declared_functions})
+from ._size import Size  # noqa: F401,E402
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
 from . import optim, random, sparse, trace, vulkan  # noqa: F401

@@ -29,43 +29,12 @@ py::object values_indices(const char* name, std::pair<Tensor, Tensor> r) {
   return types.attr(name)(std::move(r.first), std::move(r.second));
 }
 
-using Unary = Tensor (*)(const Tensor&);
+// The declared ops (ditto/ops/*.ops.toml): init_declared, generated.
+#include "python/declared_bindings.inc"
 
 void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
-  const std::pair<const char*, Unary> unary[] = {
-      {"neg", &neg},
-      {"abs", &abs},
-      {"exp", &exp},
-      {"log", &log},
-      {"log1p", &log1p},
-      {"sqrt", &sqrt},
-      {"square", &square},
-      {"tanh", &tanh},
-      {"sigmoid", &sigmoid},
-      {"relu", &relu},
-      {"erf", &erf},
-      {"erfinv", &erfinv}};
-  for (const auto& [name, f] : unary) {
-    def_both(m, cls, name, f);
-  }
-  m.attr("negative") = m.attr("neg");
-  cls.attr("negative") = cls.attr("neg");
-  m.attr("absolute") = m.attr("abs");
-  // In place: self = f(self), recorded as the op's "_" form.
-  const std::pair<const char*, Tensor& (Tensor::*)()> inplace[] = {
-      {"neg_", &Tensor::neg_},
-      {"abs_", &Tensor::abs_},
-      {"exp_", &Tensor::exp_},
-      {"log_", &Tensor::log_},
-      {"log1p_", &Tensor::log1p_},
-      {"sqrt_", &Tensor::sqrt_},
-      {"square_", &Tensor::square_},
-      {"tanh_", &Tensor::tanh_},
-      {"sigmoid_", &Tensor::sigmoid_},
-      {"relu_", &Tensor::relu_}};
-  for (const auto& [name, f] : inplace) {
-    cls.def(name, f, kSelf, ReleaseGil());
-  }
+  init_declared(m, cls);
+  def_both(m, cls, "erfinv", &erfinv);
 
   // Binary ops: a tensor or a number on the right; add and sub take
   // torch's alpha.

@@ -29,7 +29,8 @@ struct OpEntry {
 // Views only rearrange sizes and strides; the rest have a device kernel
 // (or, like reshape and contiguous, call only ops that do).
 constexpr OpEntry kOps[] = {
-    {"abs", false},
+// The declared ops with a shader (ditto/ops/*.ops.toml's vulkan field).
+#include "ditto/device/vulkan/declared_ops.inc" // generated
     {"add", false},
     {"add_", false},
     {"addcdiv", false},
@@ -52,8 +53,6 @@ constexpr OpEntry kOps[] = {
     {"embedding", false},
     {"empty", false},
     {"eq", false},
-    {"exp", false},
-    {"exp_", false},
     {"expand", false},
     {"exponential_", false},
     {"fill_", false},
@@ -64,8 +63,6 @@ constexpr OpEntry kOps[] = {
     {"index_add_", false},
     {"index_select", false},
     {"le", false},
-    {"log", false},
-    {"log_", false},
     {"log_softmax", false},
     {"lt", false},
     {"matmul", false},
@@ -81,19 +78,15 @@ constexpr OpEntry kOps[] = {
     {"mul_", false},
     {"narrow", false},
     {"ne", false},
-    {"neg", false},
     {"nll_loss", false},
     {"normal_", false},
     {"ones", false},
     {"permute", false},
     {"random_", false},
-    {"relu", false},
     {"reshape", false},
     {"select", false},
     {"slice", false},
     {"softmax", false},
-    {"sqrt", false},
-    {"sqrt_", false},
     {"squeeze", false},
     {"sub", false},
     {"sub_", false},
@@ -607,24 +600,24 @@ void reduce_sum(
       rows);
 }
 
-void unary(int op, const Tensor& out, const Tensor& x, const char* name) {
-  // kernels::UnaryOp: Neg 0, Abs 1, Exp 2, Log 3, Sqrt 5, Relu 8;
+void unary(
+    int code,
+    bool float64,
+    const Tensor& out,
+    const Tensor& x,
+    const char* name) {
   // unary_f32.comp's codes: neg 0, abs 1, relu 2, exp 3, log 4 and sqrt 5
-  // (these two in the float64 build).
+  // (these two in the float64 build), from the ops' declarations.
   require_kernel(
-      out.dtype() == kFloat32 &&
-          (op == 0 || op == 1 || op == 2 || op == 3 || op == 5 || op == 8),
-      name,
-      out.dtype(),
-      out.device());
+      out.dtype() == kFloat32 && code >= 0, name, out.dtype(), out.device());
   check_extent(out, name);
   check_extent(x, name);
   if (out.numel() == 0) {
     return;
   }
   LoopParams lp(out.sizes(), {&out, &x});
-  lp.p[kOp] = op == 8 ? 2 : op == 2 ? 3 : op == 3 ? 4 : op;
-  const bool f64 = op == 3 || op == 5;
+  lp.p[kOp] = code;
+  const bool f64 = float64;
   require_feature(
       !f64 || device_info(device_of(out), name).float64,
       name,

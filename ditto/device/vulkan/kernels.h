@@ -47,7 +47,14 @@ void fused(
     const Tensor* z,
     const char* name);
 // out = op(x) (kernels::UnaryOp numbering), same shape.
-void unary(int op, const Tensor& out, const Tensor& x, const char* name);
+// code: the unary_f32 shader's op code (the declaration's vulkan field),
+// -1 where the op has none; float64: the shader needs float64.
+void unary(
+    int code,
+    bool float64,
+    const Tensor& out,
+    const Tensor& x,
+    const char* name);
 // out = cond ? a : b (4-byte elements) with cond, a, b expanded to out's
 // shape; a or b may be a 0-dim CPU tensor (a scalar).
 void where(

@@ -283,6 +283,30 @@ DITTO_UNARY_FUNCTOR(LogF, math::log(x))
 DITTO_UNARY_FUNCTOR(Log1pF, math::log1p(x))
 DITTO_UNARY_FUNCTOR(SqrtF, std::sqrt(x))
 DITTO_UNARY_FUNCTOR(TanhF, math::tanh(x))
+// 1 / sqrt(x) and 1 / x, each step rounded: PyTorch's CPU kernels (AVX2
+// and scalar alike) compute the same quotients.
+DITTO_UNARY_FUNCTOR(RsqrtF, T(1) / std::sqrt(x))
+DITTO_UNARY_FUNCTOR(ReciprocalF, T(1) / x)
+
+// Rounding to an integral value is exact in IEEE; integers are their own
+// value. round is to nearest, ties to even (kernels run in round to
+// nearest), as torch.round.
+#define DITTO_ROUNDING_FUNCTOR(Name, fn) \
+  struct Name {                          \
+    template <typename T>                \
+    static T apply(T x) {                \
+      if constexpr (kIsFloat<T>) {       \
+        return fn(x);                    \
+      } else {                           \
+        return x;                        \
+      }                                  \
+    }                                    \
+  };
+DITTO_ROUNDING_FUNCTOR(FloorF, std::floor)
+DITTO_ROUNDING_FUNCTOR(CeilF, std::ceil)
+DITTO_ROUNDING_FUNCTOR(TruncF, std::trunc)
+DITTO_ROUNDING_FUNCTOR(RoundF, std::nearbyint)
+#undef DITTO_ROUNDING_FUNCTOR
 
 // Note [Staged loops]
 // exp and sigmoid are chains of 40 to 60 dependent vector operations per
@@ -995,18 +1019,10 @@ void fill_kernel_table(KernelTable& t) {
   fill_fused<FusedOp::Addcmul>(t);
   fill_fused<FusedOp::Addcdiv>(t);
 
-  fill_unary<NegF, false>(t, UnaryOp::Neg);
-  fill_unary<AbsF, false>(t, UnaryOp::Abs);
-  fill_unary<ReluF, false>(t, UnaryOp::Relu);
-  fill_unary<ExpF, true>(t, UnaryOp::Exp);
-  fill_unary<LogF, true>(t, UnaryOp::Log);
-  fill_unary<Log1pF, true>(t, UnaryOp::Log1p);
-  fill_unary<SqrtF, true>(t, UnaryOp::Sqrt);
-  fill_unary<TanhF, true>(t, UnaryOp::Tanh);
-  fill_unary<SigmoidF, true>(t, UnaryOp::Sigmoid);
-  fill_unary<ErfF, true>(t, UnaryOp::Erf);
-  fill_unary<GeluF, true>(t, UnaryOp::Gelu);
-  fill_unary<CubeF, true>(t, UnaryOp::Cube);
+#define DITTO_UNARY_KERNEL(Name, name, floating, code, f64, bool_error) \
+  fill_unary<Name##F, floating>(t, UnaryOp::Name);
+#include "ditto/kernels/cpu/unary_ops.inc" // generated
+#undef DITTO_UNARY_KERNEL
 
 #define DITTO_FILL(type, name, code)                           \
   fill_cast_from<type>(t);                                     \

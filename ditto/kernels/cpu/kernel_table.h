@@ -26,23 +26,13 @@ enum class BinaryOp : int {
   Count
 };
 
+// The unary kernels, declared with the ops (ditto/ops/*.ops.toml: a
+// declaration's "kernel = unary Name", or a [[kernel]] entry); the loop of
+// Name is the functor NameF in cpu_kernels.cpp.
 enum class UnaryOp : int {
-  Neg,
-  Abs,
-  Exp,
-  Log,
-  Log1p,
-  Sqrt,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Erf,
-  // The exact GELU in PyTorch's grouping, (x 0.5) (1 + erf(x sqrt(1/2))):
-  // the bits of that composite, in one pass.
-  Gelu,
-  // (x * x) * x, pow(x, 3)'s PyTorch formula (Note [pow with a scalar
-  // exponent]) in one pass.
-  Cube,
+#define DITTO_UNARY_KERNEL(Name, name, floating, code, f64, bool_error) Name,
+#include "ditto/kernels/cpu/unary_ops.inc" // generated
+#undef DITTO_UNARY_KERNEL
   Count
 };
 

@@ -171,48 +171,7 @@ Tensor unary_backward(
     const autograd::SavedTensor& saved_x,
     const autograd::SavedTensor& saved_y) {
   switch (op) {
-    case UnaryOp::Neg:
-      return neg(g);
-    case UnaryOp::Abs: {
-      Tensor x = saved_x.unpack();
-      return where(gt(x, 0.0), g, where(lt(x, 0.0), neg(g), 0.0));
-    }
-    case UnaryOp::Exp:
-      return mul(g, saved_y.unpack());
-    case UnaryOp::Log:
-      return div(g, saved_x.unpack());
-    case UnaryOp::Log1p:
-      return div(g, add(saved_x.unpack(), 1.0));
-    case UnaryOp::Sqrt:
-      return div(g, mul(saved_y.unpack(), 2.0));
-    case UnaryOp::Tanh: {
-      Tensor y = saved_y.unpack();
-      return mul(g, (1.0 - mul(y, y)));
-    }
-    case UnaryOp::Sigmoid: {
-      Tensor y = saved_y.unpack();
-      return mul(mul(g, 1.0 - y), y);
-    }
-    case UnaryOp::Relu:
-      return where(le(saved_y.unpack(), 0.0), 0.0, g);
-    case UnaryOp::Erf: {
-      // 2 / sqrt(pi) e^(-x^2)
-      Tensor x = saved_x.unpack();
-      return mul(g, mul(exp(neg(mul(x, x))), 1.1283791670955126));
-    }
-    case UnaryOp::Gelu: {
-      // PyTorch's GeluBackward (approximate='none'): g (cdf + x pdf) with
-      // cdf = 0.5 (1 + erf(x sqrt(1/2))), pdf = beta e^(-x^2 / 2),
-      // beta = 2/sqrt(pi) sqrt(1/2) / 2.
-      Tensor x = saved_x.unpack();
-      Tensor cdf = mul(add(erf(mul(x, 0.7071067811865476)), 1.0), 0.5);
-      Tensor pdf = mul(exp(mul(mul(x, x), -0.5)), 0.3989422804014327);
-      return mul(g, add(cdf, mul(x, pdf)));
-    }
-    case UnaryOp::Cube: {
-      Tensor x = saved_x.unpack();
-      return mul(g, mul(mul(x, x), 3.0));
-    }
+#include "ditto/ops/detail/unary_backward.inc" // generated
     default:
       return {};
   }
@@ -515,54 +474,45 @@ Tensor add_scaled(
 
 namespace {
 
-const char* unary_name(UnaryOp op) {
-  static const char* names[] = {
-      "neg",
-      "abs",
-      "exp",
-      "log",
-      "log1p",
-      "sqrt",
-      "tanh",
-      "sigmoid",
-      "relu",
-      "erf",
-      "gelu",
-      "cube"};
-  return names[int(op)];
-}
+// What the declarations say of each unary kernel (unary_ops.inc).
+struct UnaryInfo {
+  const char* name;
+  bool floating; // integer and bool inputs compute in float32
+  int vulkan_code; // the unary_f32 shader's code, or -1
+  bool vulkan_float64; // the shader needs float64
+  const char* bool_error; // why bool is refused, when it is not the usual
+};
+constexpr UnaryInfo kUnaryInfo[] = {
+#define DITTO_UNARY_KERNEL(Name, name, floating, code, f64, bool_error) \
+  {name, floating, code, f64, bool_error},
+#include "ditto/kernels/cpu/unary_ops.inc" // generated
+#undef DITTO_UNARY_KERNEL
+};
+static_assert(std::size(kUnaryInfo) == size_t(UnaryOp::Count));
 
 } // namespace
 
 Tensor unary(UnaryOp op, const Tensor& a) {
-  const char* name = unary_name(op);
+  const UnaryInfo& info = kUnaryInfo[int(op)];
+  const char* name = info.name;
   detail::OpScope scope(name, {a});
   DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
-  bool floating_op =
-      op != UnaryOp::Neg && op != UnaryOp::Abs && op != UnaryOp::Relu;
   Dtype compute = a.dtype();
-  if (floating_op && !is_floating(compute)) {
+  if (info.floating && !is_floating(compute)) {
     compute = kFloat32;
   }
-  if (op == UnaryOp::Neg) {
-    DITTO_CHECK(
-        compute != kBool,
-        TypeError,
-        name,
-        "negation, the `-` operator, on a bool tensor is not supported; use "
-        "the `~` or logical_not() operator instead");
-  }
   DITTO_CHECK(
-      compute != kBool || floating_op,
+      compute != kBool,
       TypeError,
       name,
-      "not implemented for bool");
+      info.bool_error != nullptr ? info.bool_error
+                                 : "not implemented for bool");
   Tensor x = a.to(compute);
   Tensor out = detail::new_tensor(a.sizes(), compute, a.device());
   auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
   DITTO_ASSERT(loop != nullptr);
   if (!out.is_cpu()) {
-    vulkan::unary(int(op), out, x, name);
+    vulkan::unary(info.vulkan_code, info.vulkan_float64, out, x, name);
   } else {
     detail::run_loop(
         a.sizes(),

@@ -163,6 +163,87 @@ Sample undefined_input(Call call, int inputs) {
   return {"undefined", std::move(in), std::move(call)};
 }
 
+Call inplace1(std::function<void(Tensor&)> fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    Tensor self = in[0];
+    fn(self);
+    return std::vector<Tensor>{self};
+  };
+}
+
+std::vector<Sample> as_inplace(std::vector<Sample> samples, Call call) {
+  std::vector<Sample> out;
+  for (Sample& sm : samples) {
+    if (sm.label == "broadcast_both") {
+      continue;
+    }
+    sm.call = call;
+    out.push_back(std::move(sm));
+  }
+  return out;
+}
+
+namespace {
+const char* kElementwise =
+    "each output element is computed from its own inputs by one kernel "
+    "call, whatever the thread that runs it";
+} // namespace
+
+void register_unary(
+    const char* name,
+    Fn1 fn,
+    std::function<void(Tensor&)> inplace_fn,
+    Domain domain,
+    std::vector<Dtype> dtypes,
+    const char* args,
+    bool method,
+    const char* not_differentiable) {
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = callables(
+          std::string("ditto::") + name + "(" + args + ")",
+          method ? std::string("Tensor::") + name + "()" : std::string()),
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [fn, domain](const SampleSpec& spec) {
+            return unary(spec, fn, domain);
+          },
+      .bad_samples =
+          [fn] { return std::vector{undefined_input(call1(fn), 1)}; },
+      .not_differentiable = not_differentiable,
+  });
+  if (!inplace_fn) {
+    return;
+  }
+  const std::string iname = std::string(name) + "_";
+  register_op({
+      .name = iname,
+      .family = "elementwise",
+      .callables = {"Tensor::" + iname + "()"},
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [inplace_fn, domain](const SampleSpec& spec) {
+            return as_inplace(
+                unary(
+                    spec, [](const Tensor& t) { return t; }, domain),
+                inplace1(inplace_fn));
+          },
+      .bad_samples =
+          [inplace_fn] {
+            // An expanded self would write an element twice.
+            return std::vector<Sample>{
+                {"expanded_self",
+                 {varied({1, 3}, kFloat32, 2.0, 1).expand({4, 3})},
+                 inplace1(inplace_fn)}};
+          },
+      .not_differentiable = not_differentiable,
+      .inplace = true,
+  });
+}
+
 std::vector<std::string> callables(
     const std::string& function,
     const std::string& method) {

@@ -93,6 +93,27 @@ DITTO_API std::vector<Sample> reduction(
     bool zero_size = true,
     Domain domain = Domain::kAny);
 
+// The in-place call fn(inputs[0]), returning inputs[0].
+DITTO_API Call inplace1(std::function<void(Tensor&)> fn);
+// The samples of an in-place op: its out-of-place samples whose first
+// input has the result's shape (an in-place op cannot broadcast self).
+DITTO_API std::vector<Sample> as_inplace(
+    std::vector<Sample> samples,
+    Call call);
+// Registers the records of an elementwise unary op (family "elementwise",
+// callables "ditto::name(args)" and, with method, "Tensor::name()") and,
+// when inplace_fn is given, of its in-place form name_. not_differentiable:
+// as OpRecord's. The declared ops' generated records call this.
+DITTO_API void register_unary(
+    const char* name,
+    Fn1 fn,
+    std::function<void(Tensor&)> inplace_fn,
+    Domain domain,
+    std::vector<Dtype> dtypes,
+    const char* args = "a",
+    bool method = true,
+    const char* not_differentiable = "");
+
 // Bad calls every op with tensor inputs must refuse: an undefined tensor.
 DITTO_API Sample undefined_input(Call call, int inputs);
 

@@ -1,0 +1,86 @@
+"""The declared ops' Python surface agrees with their declarations
+(ditto/ops/*.ops.toml, docs/ops.md): each declared function is ditto.<name>
+with torch's argument names, bound once (a hand-written binding of the same
+name would add an overload), each method Tensor.<name>, each in-place form
+Tensor.<name>_; and the three forms give the same bits."""
+import re
+
+import numpy as np
+import pytest
+
+import ditto
+
+SCHEMA = re.compile(r"^(\w+)(?:\.\w+)?\((.*)\) -> (\w+)$")
+
+
+def declarations():
+    return list(ditto._C._declarations)
+
+
+def schema_args(schema):
+    m = SCHEMA.match(schema)
+    assert m, schema
+    out = []
+    for part in m.group(2).split(","):
+        part = part.strip()
+        if part and part != "*":
+            out.append(part.split()[1].split("=")[0])
+    return out
+
+
+def overloads(fn):
+    """The signatures pybind11 lists in fn's docstring, one per overload."""
+    doc = fn.__doc__ or ""
+    lines = [l for l in doc.splitlines() if re.match(r"^\s*(\d+\. )?\w+\(", l)]
+    return [re.sub(r"^\s*\d+\. ", "", l).strip() for l in lines]
+
+
+def test_there_are_declarations():
+    names = [d[0] for d in declarations()]
+    assert len(names) >= 11
+    assert len(set(names)) == len(names)
+    for n in ("exp", "neg", "square", "erf"):
+        assert n in names
+
+
+@pytest.mark.parametrize("name,schema,variants", declarations())
+def test_surface_agrees_with_declaration(name, schema, variants):
+    variants = [v.strip() for v in variants.split(",")]
+    args = schema_args(schema)
+    assert args[0] == "self"
+    if "function" in variants:
+        fn = getattr(ditto, name, None)
+        assert fn is not None, f"ditto.{name} is declared but not bound"
+        sigs = overloads(fn)
+        assert len(sigs) == 1, f"ditto.{name} is bound {len(sigs)} times: {sigs}"
+        got = re.findall(r"(\w+):", sigs[0])
+        assert got == ["input"] + args[1:], (name, sigs[0])
+    else:
+        assert not hasattr(ditto, name), f"ditto.{name} is not declared"
+    method = getattr(ditto.Tensor, name, None)
+    if "method" in variants:
+        assert method is not None, f"Tensor.{name} is declared but not bound"
+        sigs = overloads(method)
+        assert len(sigs) == 1, f"Tensor.{name} is bound {len(sigs)} times"
+        assert re.findall(r"(\w+):", sigs[0]) == args, (name, sigs[0])
+    inplace = getattr(ditto.Tensor, name + "_", None)
+    assert (inplace is not None) == ("inplace" in variants), name
+
+
+@pytest.mark.parametrize(
+    "name,schema,variants",
+    [d for d in declarations() if len(schema_args(d[1])) == 1])
+def test_forms_give_the_same_bits(name, schema, variants):
+    variants = [v.strip() for v in variants.split(",")]
+    x = ditto.tensor(np.linspace(0.25, 2.5, 37, dtype=np.float32))
+    ref = getattr(ditto, name)(x) if "function" in variants else None
+    if "method" in variants:
+        got = getattr(x, name)()
+        if ref is None:
+            ref = got
+        assert got.numpy().tobytes() == ref.numpy().tobytes()
+    if "inplace" in variants:
+        y = x.clone()
+        out = getattr(y, name + "_")()
+        assert out is y
+        assert y.numpy().tobytes() == ref.numpy().tobytes()
