@@ -146,6 +146,9 @@ DTYPES = {
 }
 DOMAINS = {"any": "kAny", "positive": "kPositive", "unit": "kUnit", "wide": "kWide"}
 FORMULA_NAMES = ("grad", "self", "result")
+# A binary kernel's result dtype: the operands' promoted type, bool
+# (comparisons), or floating (integer operands compute in float32).
+RESULTS = {"same": "kResultSame", "bool": "kResultBool", "floating": "kResultFloating"}
 
 
 class Op:
@@ -154,7 +157,8 @@ class Op:
         known = {
             "func", "variants", "kernel", "decomposition", "derivative",
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
-            "vulkan", "record_args", "aliases",
+            "vulkan", "record_args", "aliases", "scalar_other", "result",
+            "other_domain", "integer_divisor",
         }
         extra = set(entry) - known
         if extra:
@@ -172,14 +176,37 @@ class Op:
         self.decomposition = entry.get("decomposition")
         if (self.kernel is None) == (self.decomposition is None):
             raise DeclError(f"{where}: give a kernel or a decomposition, one of them")
+        self.arity = 0
         if self.kernel is not None:
-            km = re.match(r"^unary\s+([A-Z][A-Za-z0-9]*)$", self.kernel)
+            km = re.match(r"^(unary|binary)\s+([A-Z][A-Za-z0-9]*)$", self.kernel)
             if not km:
-                raise DeclError(f"{where}: kernel '{self.kernel}' is not 'unary Name'")
-            self.kernel_name = km.group(1)
-            if len(self.schema.args) != 1:
+                raise DeclError(
+                    f"{where}: kernel '{self.kernel}' is not 'unary Name' or 'binary Name'")
+            self.arity = 1 if km.group(1) == "unary" else 2
+            self.kernel_name = km.group(2)
+            types = [(a.type, a.name) for a in self.schema.args]
+            if self.arity == 1 and types != [("Tensor", "self")]:
                 raise DeclError(f"{where}: a unary kernel takes 'Tensor self' alone")
+            if self.arity == 2 and types != [("Tensor", "self"), ("Tensor", "other")]:
+                raise DeclError(
+                    f"{where}: a binary kernel takes 'Tensor self, Tensor other'")
+        self.scalar_other = bool(entry.get("scalar_other", False))
+        if self.scalar_other and self.arity != 2:
+            raise DeclError(f"{where}: scalar_other is for binary kernels")
+        self.result = entry.get("result", "same")
+        if self.result not in RESULTS:
+            raise DeclError(f"{where}: result must be one of {sorted(RESULTS)}")
+        self.integer_divisor = bool(entry.get("integer_divisor", False))
+        self.other_domain = entry.get("other_domain", "any")
+        if self.other_domain not in DOMAINS:
+            raise DeclError(f"{where}: other_domain must be one of {sorted(DOMAINS)}")
         self.derivative = entry.get("derivative")
+        if self.arity == 2 and self.derivative is not None:
+            if not isinstance(self.derivative, dict) or set(self.derivative) - {"self", "other"}:
+                raise DeclError(
+                    f"{where}: a binary kernel's derivative is {{ self = ..., other = ... }}")
+        elif self.derivative is not None and not isinstance(self.derivative, str):
+            raise DeclError(f"{where}: derivative must be an expression")
         self.not_differentiable = entry.get("not_differentiable", "")
         if self.kernel is not None and not (self.derivative or self.not_differentiable):
             raise DeclError(
@@ -202,13 +229,24 @@ class Op:
         self.vulkan = entry.get("vulkan")
         if self.vulkan is not None:
             if self.kernel is None or set(self.vulkan) - {"code", "float64"}:
-                raise DeclError(f"{where}: vulkan = {{ code = N, float64 = bool }} for a unary kernel")
+                raise DeclError(f"{where}: vulkan = {{ code = N, float64 = bool }} for a kernel")
         self.record_args = entry.get("record_args", "a")
         self.aliases = entry.get("aliases", [])
 
     @property
     def floating(self):
         return DTYPES[self.dtypes][1]
+
+    def overloads(self):
+        """(C++ parameters without self, with and without defaults, the
+        call's arguments, the Python arguments after self) per overload."""
+        s = self.schema
+        out = [(s.cpp_params(skip_self=True), s.cpp_params(skip_self=True, defaults=False),
+                s.cpp_call_args, s.py_args(skip_self=True))]
+        if self.scalar_other:
+            out.append(("const Scalar& other", "const Scalar& other",
+                        s.cpp_call_args, ['py::arg("other")']))
+        return out
 
 
 class Kernel:
@@ -217,16 +255,27 @@ class Kernel:
 
     def __init__(self, entry, src, index):
         where = f"{src}: kernel {index + 1}"
-        known = {"unary", "name", "dtypes", "derivative", "doc"}
+        known = {"unary", "binary", "name", "dtypes", "derivative", "doc",
+                 "result", "vulkan", "integer_divisor"}
         if set(entry) - known:
             raise DeclError(f"{where}: unknown fields {sorted(set(entry) - known)}")
-        self.kernel_name = entry["unary"]
+        if ("unary" in entry) == ("binary" in entry):
+            raise DeclError(f"{where}: give unary = Name or binary = Name")
+        self.arity = 1 if "unary" in entry else 2
+        self.kernel_name = entry.get("unary") or entry.get("binary")
+        self.kernel = f"kernel {self.kernel_name}"
         self.name = entry["name"]
         self.dtypes = entry.get("dtypes", "floating")
-        self.derivative = entry["derivative"]
+        # A binary kernel without one keeps its hand-written derivative
+        # (elementwise_engine.cpp's binary_backward), until its op is declared.
+        self.derivative = entry.get("derivative") if self.arity == 2 else entry["derivative"]
+        self.result = entry.get("result", "same")
+        if self.result not in RESULTS:
+            raise DeclError(f"{where}: result must be one of {sorted(RESULTS)}")
+        self.integer_divisor = bool(entry.get("integer_divisor", False))
         self.doc = entry.get("doc", "")
         self.bool_error = None
-        self.vulkan = None
+        self.vulkan = entry.get("vulkan")
         self.not_differentiable = ""
         self.src = src
 
@@ -261,10 +310,10 @@ def load(source_dir):
         if op.name in names:
             raise DeclError(f"{op.src}: {op.name} is declared twice")
         names[op.name] = op
-    knames = [k.kernel_name for k in ops + kernels if getattr(k, "kernel", 1)]
+    knames = [k.kernel_name for k in ops + kernels if k.kernel is not None]
     dup = {n for n in knames if knames.count(n) > 1}
     if dup:
-        raise DeclError(f"unary kernels named twice: {sorted(dup)}")
+        raise DeclError(f"kernels named twice: {sorted(dup)}")
     return files, ops, kernels
 
 
@@ -285,6 +334,21 @@ def backward_case(k):
     if formula_uses(f, "result"):
         lines.append("  const Tensor result = saved_y.unpack();")
     lines.append(f"  return {f};")
+    lines.append("}")
+    return lines
+
+
+def binary_backward_case(k):
+    lines = [f"case BinaryOp::{k.kernel_name}: {{"]
+    exprs = [k.derivative.get("self"), k.derivative.get("other")]
+    text = " ".join(e for e in exprs if e)
+    if formula_uses(text, "grad"):
+        lines.append("  const Tensor& grad = g;")
+    if formula_uses(text, "self"):
+        lines.append("  const Tensor& self = a;")
+    if formula_uses(text, "other"):
+        lines.append("  const Tensor& other = b;")
+    lines.append("  return {" + ", ".join(e if e else "Tensor()" for e in exprs) + "};")
     lines.append("}")
     return lines
 
@@ -315,7 +379,16 @@ def header(files, style="//"):
 
 
 def unary_kernels(ops, kernels):
-    return [k for k in ops if k.kernel is not None] + kernels
+    return [k for k in ops + kernels if k.kernel is not None and k.arity == 1]
+
+
+def binary_kernels(ops, kernels):
+    # The undeclared ops' kernels first, in the table's historical order.
+    return [k for k in kernels + ops if k.kernel is not None and k.arity == 2]
+
+
+def with_self(params):
+    return "const Tensor& self" + (", " + params if params else "")
 
 
 def write_declared_h(files, ops):
@@ -333,9 +406,9 @@ def write_declared_h(files, ops):
         if "function" not in op.variants:
             continue
         out += comment(op.doc)
-        out.append(f"DITTO_API Tensor {op.name}({op.schema.cpp_params()});")
-        for alias in op.aliases:
-            out.append(f"DITTO_API Tensor {alias}({op.schema.cpp_params()});")
+        for name in [op.name] + list(op.aliases):
+            for decl, _, _, _ in op.overloads():
+                out.append(f"DITTO_API Tensor {name}({with_self(decl)});")
     out += ["", "} // namespace ditto", ""]
     return out
 
@@ -346,18 +419,18 @@ def write_methods_inc(files, ops):
         "// forms of the declared ops.",
     ]
     for op in ops:
-        s = op.schema
-        if "method" in op.variants:
-            decl = f"({s.cpp_params(skip_self=True)}) const"
-            defn = f"({s.cpp_params(skip_self=True, defaults=False)}) const"
-            out.append(
-                f"DITTO_METHOD(Tensor, {op.name}, {decl}, {defn}, "
-                f"{op.name}({s.cpp_call_args('*this')}))")
-        if "inplace" in op.variants:
-            params = f"({s.cpp_params(skip_self=True)})"
-            out.append(
-                f"DITTO_INPLACE_METHOD({op.name}_, {params}, "
-                f"{op.name}({s.cpp_call_args('x')}))")
+        for decl, defn, call, _ in op.overloads():
+            if "method" in op.variants:
+                out.append(
+                    f"DITTO_METHOD(Tensor, {op.name}, ({decl}) const, ({defn}) const, "
+                    f"{op.name}({call('*this')}))")
+            if "inplace" in op.variants and op.arity == 2:
+                out.append(
+                    f"DITTO_KERNEL_INPLACE_METHOD({op.name}_, ({decl}), "
+                    f"binary_inplace(kernels::BinaryOp::{op.kernel_name}, *this, other))")
+            elif "inplace" in op.variants:
+                out.append(
+                    f"DITTO_INPLACE_METHOD({op.name}_, ({decl}), {op.name}({call('x')}))")
     out.append("")
     return out
 
@@ -379,6 +452,42 @@ def write_unary_inc(files, ops, kernels):
         out.append(
             f"DITTO_UNARY_KERNEL({k.kernel_name}, {c_string(k.name)}, "
             f"{str(k.floating).lower()}, {code}, {str(f64).lower()}, {bool_error})")
+    out.append("")
+    return out
+
+
+def write_binary_inc(files, ops, kernels):
+    out = header(files) + [
+        "// The CPU table's binary kernels, in table order:",
+        "// DITTO_BINARY_KERNEL(Name, op name, result dtype (kResultSame,",
+        "//                     kResultBool, kResultFloating: only floating",
+        "//                     loops), Vulkan shader",
+        "//                     code or -1, the shader needs float64, an",
+        "//                     integer divisor of zero is refused)",
+        "// The kernel of Name is the functor NameF (cpu_kernels.cpp).",
+    ]
+    for k in binary_kernels(ops, kernels):
+        code, f64 = -1, False
+        if k.vulkan is not None:
+            code = int(k.vulkan["code"])
+            f64 = bool(k.vulkan.get("float64", False))
+        out.append(
+            f"DITTO_BINARY_KERNEL({k.kernel_name}, {c_string(k.name)}, "
+            f"{RESULTS[k.result]}, {code}, {str(f64).lower()}, "
+            f"{str(k.integer_divisor).lower()})")
+    out.append("")
+    return out
+
+
+def write_binary_backward_inc(files, ops, kernels):
+    out = header(files) + [
+        "// Inside detail::binary_backward (elementwise_engine.cpp): the",
+        "// declared derivatives of the binary kernels, g the output's gradient",
+        "// at the broadcast shape, a and b the operands.",
+    ]
+    for k in binary_kernels(ops, kernels):
+        if k.derivative:
+            out += binary_backward_case(k)
     out.append("")
     return out
 
@@ -417,35 +526,54 @@ def write_declared_cpp(files, ops):
     for op in ops:
         if "function" not in op.variants and "method" not in op.variants:
             continue
-        params = op.schema.cpp_params(defaults=False)
-        names = [op.name] + list(op.aliases)
-        for fname in names:
-            out.append(f"Tensor {fname}({params}) {{")
-            if op.kernel is not None:
-                out.append(
-                    f"  return detail::unary(kernels::UnaryOp::{op.kernel_name}, self);")
-            else:
-                # A composite frame: the ops it calls record the gradient.
-                out += [
-                    f"  detail::OpScope scope({c_string(op.name)}, {{self}}, "
-                    "detail::OpScope::kComposite);",
-                    f"  DITTO_CHECK(self.defined(), ValueError, {c_string(op.name)}, "
-                    '"undefined tensor");',
-                    f"  return scope.done({op.decomposition});",
-                ]
-            out += ["}", ""]
+        for fname in [op.name] + list(op.aliases):
+            for i, (_, defn, call, _) in enumerate(op.overloads()):
+                out.append(f"Tensor {fname}({with_self(defn)}) {{")
+                if op.kernel is not None and op.arity == 1:
+                    out.append(
+                        f"  return detail::unary(kernels::UnaryOp::{op.kernel_name}, self);")
+                elif op.kernel is not None:
+                    engine = "binary_tt" if i == 0 else "binary_ts"
+                    out.append(
+                        f"  return detail::{engine}(kernels::BinaryOp::{op.kernel_name}, "
+                        "self, other);")
+                else:
+                    # A composite frame: the ops it calls record the gradient.
+                    out += [
+                        f"  detail::OpScope scope({c_string(op.name)}, {{self}}, "
+                        "detail::OpScope::kComposite);",
+                        f"  DITTO_CHECK(self.defined(), ValueError, {c_string(op.name)}, "
+                        '"undefined tensor");',
+                        f"  return scope.done({op.decomposition});",
+                    ]
+                out += ["}", ""]
     # The records.
     out += ["DITTO_OP_RECORDS(declared) {", "  namespace s = detail::samples;"]
     for op in ops:
+        method = str("method" in op.variants).lower()
+        dom = f"s::Domain::{DOMAINS[op.domain]}"
+        dtypes = f"s::{DTYPES[op.dtypes][0]}"
+        nd = c_string(op.not_differentiable)
+        if op.arity == 2:
+            fn = f"[](const Tensor& a, const Tensor& b) {{ return {op.name}(a, b); }}"
+            scalar_fn = (f"[](const Tensor& a) {{ return {op.name}(a, 1.5); }}"
+                         if op.scalar_other else "{}")
+            odom = f"s::Domain::{DOMAINS[op.other_domain]}"
+            out.append(
+                f"  s::register_binary({c_string(op.name)}, {fn}, {dom}, {odom}, "
+                f"{dtypes}, {nd}, {scalar_fn}, {method});")
+            if "inplace" in op.variants:
+                ifn = f"[](Tensor& a, const Tensor& b) {{ a.{op.name}_(b); }}"
+                out.append(
+                    f"  s::register_binary_inplace({c_string(op.name + '_')}, {ifn}, "
+                    f"{dom}, {odom}, {dtypes});")
+            continue
         fn = f"[](const Tensor& a) {{ return {op.name}(a); }}"
         inplace = (
             f"[](Tensor& a) {{ a.{op.name}_(); }}" if "inplace" in op.variants else "{}")
-        method = "method" in op.variants
         out.append(
             f"  s::register_unary({c_string(op.name)}, {fn}, {inplace}, "
-            f"s::Domain::{DOMAINS[op.domain]}, s::{DTYPES[op.dtypes][0]}, "
-            f"{c_string(op.record_args)}, {str(method).lower()}, "
-            f"{c_string(op.not_differentiable)});")
+            f"{dom}, {dtypes}, {c_string(op.record_args)}, {method}, {nd});")
     out += ["}", ""]
     # The declaration table.
     out += [
@@ -475,29 +603,30 @@ def write_bindings_inc(files, ops):
     ]
     names = []
     for op in ops:
-        s = op.schema
-        sig = f"Tensor (*)({s.cpp_params(defaults=False)})"
-        ptr = f"static_cast<{sig}>(&::ditto::{op.name})"
+        for decl, defn, _, py_args in op.overloads():
+            sig = f"Tensor (*)({with_self(defn)})"
+            ptr = f"static_cast<{sig}>(&::ditto::{op.name})"
+            args = "".join(", " + a for a in py_args)
+            if "function" in op.variants:
+                out.append(
+                    f"  m.def({c_string(op.name)}, {ptr}, "
+                    f'py::arg("input").none(false){args}, ReleaseGil());')
+            if "method" in op.variants:
+                out.append(f"  cls.def({c_string(op.name)}, {ptr}{args}, ReleaseGil());")
+            if "inplace" in op.variants:
+                isig = f"Tensor& (Tensor::*)({defn})"
+                out.append(
+                    f"  cls.def({c_string(op.name + '_')}, static_cast<{isig}>"
+                    f"(&Tensor::{op.name}_){args}, py::return_value_policy::reference, "
+                    "ReleaseGil());")
         if "function" in op.variants:
-            args = ", ".join(s.py_args(skip_self=False))
-            out.append(f"  m.def({c_string(op.name)}, {ptr}, {args}, ReleaseGil());")
             names.append(op.name)
             for alias in op.aliases:
                 out.append(f"  m.attr({c_string(alias)}) = m.attr({c_string(op.name)});")
                 names.append(alias)
         if "method" in op.variants:
-            args = "".join(", " + a for a in s.py_args(skip_self=True))
-            out.append(f"  cls.def({c_string(op.name)}, {ptr}{args}, ReleaseGil());")
             for alias in op.aliases:
                 out.append(f"  cls.attr({c_string(alias)}) = cls.attr({c_string(op.name)});")
-        if "inplace" in op.variants:
-            iparams = s.cpp_params(skip_self=True, defaults=False)
-            isig = f"Tensor& (Tensor::*)({iparams})"
-            args = "".join(", " + a for a in s.py_args(skip_self=True))
-            out.append(
-                f"  cls.def({c_string(op.name + '_')}, static_cast<{isig}>"
-                f"(&Tensor::{op.name}_){args}, py::return_value_policy::reference, "
-                "ReleaseGil());")
     out.append("  // The names ditto/__init__.py takes from _C, and the table the")
     out.append("  // surface test holds the bindings against.")
     out.append("  py::list names;")
@@ -508,7 +637,8 @@ def write_bindings_inc(files, ops):
     for op in ops:
         out.append(
             f"  decls.append(py::make_tuple({c_string(op.name)}, "
-            f"{c_string(op.schema.text)}, {c_string(', '.join(op.variants))}));")
+            f"{c_string(op.schema.text)}, {c_string(', '.join(op.variants))}, "
+            f"{len(op.overloads())}));")
     out.append('  m.attr("_declarations") = decls;')
     out += ["}", ""]
     return out
@@ -558,6 +688,8 @@ def main(argv):
         "ditto/core/tensor_methods_declared.inc": write_methods_inc(files, ops),
         "ditto/ops/declared.cpp": write_declared_cpp(files, ops),
         "ditto/kernels/cpu/unary_ops.inc": write_unary_inc(files, ops, kernels),
+        "ditto/kernels/cpu/binary_ops.inc": write_binary_inc(files, ops, kernels),
+        "ditto/ops/detail/binary_backward.inc": write_binary_backward_inc(files, ops, kernels),
         "ditto/ops/detail/unary_backward.inc": write_backward_inc(files, ops, kernels),
         "python/declared_bindings.inc": write_bindings_inc(files, ops),
         "ditto/device/vulkan/declared_ops.inc": write_device_inc(files, ops),

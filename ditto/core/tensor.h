@@ -420,9 +420,11 @@ class DITTO_API Tensor {
   using TensorPair = std::pair<Tensor, Tensor>;
 #define DITTO_METHOD(ret, name, decl, def, body) ret name decl;
 #define DITTO_INPLACE_METHOD(name, params, expr) Tensor& name params;
+#define DITTO_KERNEL_INPLACE_METHOD(name, params, expr) Tensor& name params;
 #include "ditto/core/tensor_methods.def"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
+#undef DITTO_KERNEL_INPLACE_METHOD
 
   // ---- autograd (ditto/autograd/engine.h, docs/autograd.md)
   // True for a leaf that requires grad and for what ops computed from one

@@ -148,12 +148,6 @@ Tensor add(const Tensor& a, const Scalar& b) {
   return binary_ts(BinaryOp::Add, a, b);
 }
 
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  return binary_tt(BinaryOp::Maximum, a, b);
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  return binary_tt(BinaryOp::Minimum, a, b);
-}
 
 Tensor clamp(
     const Tensor& a,

@@ -21,8 +21,6 @@ DITTO_API Tensor div(const Tensor& a, const Tensor& b);
 DITTO_API Tensor div(const Tensor& a, const Scalar& b);
 DITTO_API Tensor pow(const Tensor& a, const Tensor& b);
 DITTO_API Tensor pow(const Tensor& a, const Scalar& b);
-DITTO_API Tensor maximum(const Tensor& a, const Tensor& b);
-DITTO_API Tensor minimum(const Tensor& a, const Tensor& b);
 
 // a + alpha*b and a - alpha*b. Floating types round as PyTorch's x86-64
 // kernels: one fused multiply-add (docs/numerics.md).

@@ -20,93 +20,7 @@ using ::ditto::detail::samples::kNumeric;
 using s::as_inplace;
 using s::inplace1;
 
-s::Call inplace2(std::function<void(Tensor&, const Tensor&)> fn) {
-  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
-    Tensor self = in[0];
-    fn(self, in[1]);
-    return std::vector<Tensor>{self};
-  };
-}
-
-// scalar_fn: the op with a scalar operand (its Scalar overloads), sampled
-// beside the tensor pairs.
-void binary(
-    const char* name,
-    s::Fn2 fn,
-    Domain a,
-    Domain b,
-    std::vector<Dtype> dtypes,
-    const char* not_differentiable = "",
-    s::Fn1 scalar_fn = {}) {
-  register_op({
-      .name = name,
-      .family = "elementwise",
-      .callables = s::callables(
-          std::string("ditto::") + name + "(a, b)",
-          std::string("Tensor::") + name + "(b)"),
-      .deterministic_because = kElementwise,
-      .dtypes = dtypes,
-      .samples =
-          [fn, a, b, scalar_fn](const SampleSpec& spec) {
-            std::vector<Sample> out = s::binary(spec, fn, a, b);
-            if (scalar_fn) {
-              out.push_back(
-                  {"scalar_operand",
-                   {s::in_domain({s::size(spec, 301, 5)}, spec.dtype, a, 8)},
-                   s::call1(scalar_fn)});
-            }
-            return out;
-          },
-      .bad_samples =
-          [fn] {
-            return std::vector<Sample>{
-                s::undefined_input(s::call2(fn), 2),
-                {"shapes_mismatch",
-                 {s::varied({2, 3}, kFloat32, 2.0, 1),
-                  s::varied({4}, kFloat32, 2.0, 2)},
-                 s::call2(fn)}};
-          },
-      .not_differentiable = not_differentiable,
-  });
-}
-
-void binary_inplace(
-    const char* name,
-    std::function<void(Tensor&, const Tensor&)> fn,
-    Domain a,
-    Domain b,
-    std::vector<Dtype> dtypes) {
-  register_op({
-      .name = name,
-      .family = "elementwise",
-      .callables = {std::string("Tensor::") + name + "(b)"},
-      .deterministic_because = kElementwise,
-      .dtypes = dtypes,
-      .samples =
-          [fn, a, b](const SampleSpec& spec) {
-            return as_inplace(
-                s::binary(
-                    spec,
-                    [](const Tensor& x, const Tensor&) { return x; },
-                    a,
-                    b),
-                inplace2(fn));
-          },
-      .bad_samples =
-          [fn] {
-            return std::vector<Sample>{
-                {"self_needs_broadcast",
-                 {s::varied({3}, kFloat32, 2.0, 1),
-                  s::varied({2, 3}, kFloat32, 2.0, 2)},
-                 inplace2(fn)},
-                {"float_into_int",
-                 {s::varied({3}, kInt64, 20.0, 1),
-                  s::varied({3}, kFloat32, 2.0, 2)},
-                 inplace2(fn)}};
-          },
-      .inplace = true,
-  });
-}
+using s::inplace2;
 
 // addcmul / addcdiv and their in-place forms.
 void addc(
@@ -230,7 +144,7 @@ DITTO_OP_RECORDS(lerp) {
 
 DITTO_OP_RECORDS(elementwise) {
   const Domain any = Domain::kAny, pos = Domain::kPositive;
-  binary(
+  s::register_binary(
       "add",
       [](auto& a, auto& b) { return add(a, b, 2); },
       any,
@@ -238,7 +152,7 @@ DITTO_OP_RECORDS(elementwise) {
       kNumeric,
       "",
       [](const Tensor& a) { return add(a, 3); });
-  binary(
+  s::register_binary(
       "sub",
       [](auto& a, auto& b) { return sub(a, b); },
       any,
@@ -246,7 +160,7 @@ DITTO_OP_RECORDS(elementwise) {
       kNumeric,
       "",
       [](const Tensor& a) { return sub(a, 1); });
-  binary(
+  s::register_binary(
       "mul",
       [](auto& a, auto& b) { return mul(a, b); },
       any,
@@ -254,7 +168,7 @@ DITTO_OP_RECORDS(elementwise) {
       kNumeric,
       "",
       [](const Tensor& a) { return mul(a, -2); });
-  binary(
+  s::register_binary(
       "div",
       [](auto& a, auto& b) { return div(a, b); },
       any,
@@ -262,7 +176,7 @@ DITTO_OP_RECORDS(elementwise) {
       kFloating,
       "",
       [](const Tensor& a) { return div(a, 3.0); });
-  binary(
+  s::register_binary(
       "pow",
       [](auto& a, auto& b) { return pow(a, b); },
       pos,
@@ -270,24 +184,12 @@ DITTO_OP_RECORDS(elementwise) {
       kFloating,
       "",
       [](const Tensor& a) { return pow(a, 3); });
-  binary(
-      "maximum",
-      [](auto& a, auto& b) { return maximum(a, b); },
-      any,
-      any,
-      kNumeric);
-  binary(
-      "minimum",
-      [](auto& a, auto& b) { return minimum(a, b); },
-      any,
-      any,
-      kNumeric);
   const char* cmp = "a comparison: a bool result";
-  binary(
+  s::register_binary(
       "eq", [](auto& a, auto& b) { return eq(a, b); }, any, any, kNumeric, cmp);
-  binary(
+  s::register_binary(
       "ne", [](auto& a, auto& b) { return ne(a, b); }, any, any, kNumeric, cmp);
-  binary(
+  s::register_binary(
       "lt",
       [](auto& a, auto& b) { return lt(a, b); },
       any,
@@ -295,31 +197,31 @@ DITTO_OP_RECORDS(elementwise) {
       kNumeric,
       cmp,
       [](const Tensor& a) { return lt(a, 1); });
-  binary(
+  s::register_binary(
       "le", [](auto& a, auto& b) { return le(a, b); }, any, any, kNumeric, cmp);
-  binary(
+  s::register_binary(
       "gt", [](auto& a, auto& b) { return gt(a, b); }, any, any, kNumeric, cmp);
-  binary(
+  s::register_binary(
       "ge", [](auto& a, auto& b) { return ge(a, b); }, any, any, kNumeric, cmp);
-  binary_inplace(
+  s::register_binary_inplace(
       "add_",
       [](Tensor& a, const Tensor& b) { a.add_(b, 2); },
       any,
       any,
       kNumeric);
-  binary_inplace(
+  s::register_binary_inplace(
       "sub_",
       [](Tensor& a, const Tensor& b) { a.sub_(b); },
       any,
       any,
       kNumeric);
-  binary_inplace(
+  s::register_binary_inplace(
       "mul_",
       [](Tensor& a, const Tensor& b) { a.mul_(b); },
       any,
       any,
       kNumeric);
-  binary_inplace(
+  s::register_binary_inplace(
       "div_",
       [](Tensor& a, const Tensor& b) { a.div_(b); },
       any,

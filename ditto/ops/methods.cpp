@@ -2,6 +2,7 @@
 // ditto/core/tensor_methods.def.
 
 #include "ditto/ops/conv.h"
+#include "ditto/ops/detail/elementwise_engine.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -61,8 +62,15 @@ namespace ditto {
     return detail::inplace_from(                                       \
         *this, #name, [&](const Tensor& x) { return ::ditto::expr; }); \
   }
+// An in-place form the kernel writes directly (a binary kernel op's: its
+// frame holds both operands).
+#define DITTO_KERNEL_INPLACE_METHOD(name, params, expr) \
+  Tensor& Tensor::name params {                         \
+    return ::ditto::detail::expr;                       \
+  }
 #include "ditto/core/tensor_methods.def"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
+#undef DITTO_KERNEL_INPLACE_METHOD
 
 } // namespace ditto

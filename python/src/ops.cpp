@@ -87,8 +87,6 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
   m.attr("multiply") = m.attr("mul");
   m.attr("divide") = m.attr("div");
   m.attr("true_divide") = m.attr("div");
-  def_both(m, cls, "maximum", &maximum, py::arg("other"));
-  def_both(m, cls, "minimum", &minimum, py::arg("other"));
   m.def(
       "pow",
       [](const Scalar& base, const Tensor& exponent) {
@@ -408,7 +406,13 @@ void init_reductions(py::module_& m, py::class_<Tensor>& cls) {
         py::arg("keepdim") = false);
     cls.def(name, by_dim, py::arg("dim"), py::arg("keepdim") = false);
     // torch.max(a, b) is maximum.
-    def_both(m, cls, name, is_max ? &maximum : &minimum, py::arg("other"));
+    def_both(
+        m,
+        cls,
+        name,
+        static_cast<Tensor (*)(const Tensor&, const Tensor&)>(
+            is_max ? &maximum : &minimum),
+        py::arg("other"));
   }
   def_both(
       m,

@@ -1,7 +1,8 @@
 """Writes declared_golden.json: torch 1.13's values and gradients of the
-unary ops declared in ditto/ops/elementwise.ops.toml that came with issue
-59's first ops (rsqrt, reciprocal, floor, ceil, trunc, round, frac), as
-bit patterns, for test_declared_golden.py. Run with Debian's torch:
+ops declared in ditto/ops/elementwise.ops.toml that came with issue 59's
+first ops (rsqrt, reciprocal, floor, ceil, trunc, round, frac; fmod and
+copysign, with their Scalar overloads and integer forms), as bit patterns,
+for test_declared_golden.py. Run with Debian's torch:
 
     /usr/bin/python3 tests/python/gen_declared_golden.py
 """
@@ -46,6 +47,42 @@ def main():
                     case["g"] = bits(g)
                     case["dx"] = bits(xg.grad)
                 out["cases"].append(case)
+    # Binary ops: self against other, broadcast rows; fmod's divisors away
+    # from zero for the gradient cases.
+    A = [5.5, -5.5, 0.0, -0.0, 3.0, -3.0, 1e-30, 7.25, -7.25, 1e10, 2.0, 0.1]
+    B = [2.0, 2.0, 3.0, 3.0, -2.0, -2.0, 0.3, -0.5, 0.5, 3.0, -0.0, 0.0]
+    for op in ("fmod", "copysign"):
+        for dtype in (torch.float32, torch.float64):
+            a = torch.tensor(A, dtype=dtype)
+            b = torch.tensor(B, dtype=dtype)
+            out["cases"].append({
+                "op": op, "dtype": str(dtype).split(".")[1], "label": "pairs",
+                "a": bits(a), "b": bits(b), "y": bits(getattr(torch, op)(a, b)),
+                "y_scalar": bits(getattr(torch, op)(a, -1.5))})
+            # b as wide as a: each gradient element is one formula, no sum
+            # over a broadcast dim (whose order is each library's own).
+            a = torch.tensor(ORDINARY[:24], dtype=dtype).reshape(4, 6)
+            b = (torch.tensor(POSITIVE[:24], dtype=dtype) * torch.tensor(
+                [1, -1, 1, -1, 1, -1] * 4, dtype=dtype)).reshape(4, 6)
+            ag = a.clone().requires_grad_(True)
+            bg = b.clone().requires_grad_(True)
+            y = getattr(torch, op)(ag, bg)
+            g = torch.linspace(-1.0, 1.5, 24, dtype=dtype).reshape(4, 6)
+            y.backward(g)
+            out["cases"].append({
+                "op": op, "dtype": str(dtype).split(".")[1],
+                "label": "matrix", "a": bits(a.flatten()),
+                "b": bits(b.flatten()), "y": bits(y.detach().flatten()),
+                "g": bits(g.flatten()), "da": bits(ag.grad.flatten()),
+                "db": bits(bg.grad.flatten()),
+                # broadcast: a against b's first row (values only)
+                "y_row": bits(getattr(torch, op)(a, b[0]).flatten())})
+    ia = torch.tensor([7, -7, 7, -7, 0, 9], dtype=torch.int64)
+    ib = torch.tensor([3, 3, -3, -3, 5, 1], dtype=torch.int64)
+    out["integer"] = {"fmod": torch.fmod(ia, ib).tolist(),
+                      "fmod_scalar": torch.fmod(ia, 4).tolist(),
+                      "copysign": torch.copysign(ia, ib).tolist(),
+                      "a": ia.tolist(), "b": ib.tolist()}
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "declared_golden.json")
     with open(path, "w") as f:

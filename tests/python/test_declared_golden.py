@@ -1,7 +1,8 @@
 """The ops added by declaration alone or with a one-line kernel (rsqrt,
-reciprocal, floor, ceil, trunc, round, frac; docs/ops.md) give torch
-1.13's bits, values and gradients, in float32 and float64 (ties, signed
-zeros, infinities, values already integral). NaN is compared as NaN: its
+reciprocal, floor, ceil, trunc, round, frac; fmod and copysign with their
+Scalar overloads; docs/ops.md) give torch 1.13's bits, values and
+gradients, in float32 and float64 (ties, signed zeros, infinities, values
+already integral, broadcast values). NaN is compared as NaN: its
 sign and payload are not reproducible across CPUs (docs/fingerprint.md).
 The values come from gen_declared_golden.py."""
 import json
@@ -34,9 +35,12 @@ def assert_same_bits(got, want, what):
         f"{got[~nan][bad[0]]!r} against torch's {want[~nan][bad[0]]!r}")
 
 
+UNARY = [c for c in GOLDEN["cases"] if "x" in c]
+BINARY = [c for c in GOLDEN["cases"] if "a" in c]
+
+
 @pytest.mark.parametrize(
-    "case", GOLDEN["cases"],
-    ids=[f"{c['op']}-{c['dtype']}-{c['label']}" for c in GOLDEN["cases"]])
+    "case", UNARY, ids=[f"{c['op']}-{c['dtype']}-{c['label']}" for c in UNARY])
 def test_values_and_gradients_are_torchs(case):
     dt = case["dtype"]
     x = ditto.tensor(values(case["x"], dt))
@@ -68,3 +72,53 @@ def test_integer_inputs_follow_torch():
     assert r.tolist()[2] == np.float32(1) / np.float32(7)
     with pytest.raises(TypeError, match="floor"):
         ditto.floor(ditto.tensor([True, False]))
+
+
+@pytest.mark.parametrize(
+    "case", BINARY, ids=[f"{c['op']}-{c['dtype']}-{c['label']}" for c in BINARY])
+def test_binary_values_and_gradients_are_torchs(case):
+    dt, op = case["dtype"], case["op"]
+    a = ditto.tensor(values(case["a"], dt))
+    b = ditto.tensor(values(case["b"], dt))
+    if case["label"] == "matrix":
+        a = a.reshape(4, 6)
+        b = b.reshape(4, 6)
+        assert_same_bits(getattr(ditto, op)(a, b[0]).numpy().ravel(),
+                         values(case["y_row"], dt), op + " broadcast")
+    want = values(case["y"], dt)
+    assert_same_bits(getattr(ditto, op)(a, b).numpy().ravel(), want, op)
+    assert_same_bits(getattr(a, op)(b).numpy().ravel(), want, op)
+    z = a.clone()
+    getattr(z, op + "_")(b)
+    assert_same_bits(z.numpy().ravel(), want, op + "_")
+    if "y_scalar" in case:
+        assert_same_bits(getattr(ditto, op)(a, -1.5).numpy(),
+                         values(case["y_scalar"], dt), op + " scalar")
+    if "da" in case:
+        ag = a.clone().requires_grad_(True)
+        bg = b.clone().requires_grad_(True)
+        getattr(ditto, op)(ag, bg).backward(
+            ditto.tensor(values(case["g"], dt)).reshape(4, 6))
+        assert_same_bits(ag.grad.numpy().ravel(), values(case["da"], dt),
+                         f"d{op}/da")
+        assert_same_bits(bg.grad.numpy().ravel(), values(case["db"], dt),
+                         f"d{op}/db")
+
+
+def test_binary_integer_forms_are_torchs():
+    g = GOLDEN["integer"]
+    a, b = ditto.tensor(g["a"]), ditto.tensor(g["b"])
+    y = ditto.fmod(a, b)
+    assert y.dtype == ditto.int64 and y.tolist() == g["fmod"]
+    assert ditto.fmod(a, 4).tolist() == g["fmod_scalar"]
+    c = ditto.copysign(a, b)
+    assert c.dtype == ditto.float32 and c.tolist() == g["copysign"]
+    # An integer divisor of zero is refused, and nothing is written.
+    z = a.clone()
+    with pytest.raises(ValueError, match="fmod.*ZeroDivisionError"):
+        ditto.fmod(a, ditto.tensor([1, 0, 1, 1, 1, 1]))
+    with pytest.raises(ValueError, match="ZeroDivisionError"):
+        z.fmod_(0)
+    assert z.tolist() == g["a"]
+    # Floating divisors of zero give NaN, as C's fmod.
+    assert np.isnan(ditto.fmod(ditto.tensor([1.0]), 0.0).item())

@@ -69,10 +69,8 @@ constexpr OpEntry kOps[] = {
     {"max", false},
     {"max_pool2d", false},
     {"max_pool2d_backward", false},
-    {"maximum", false},
     {"mean", false},
     {"min", false},
-    {"minimum", false},
     {"mm", false},
     {"mul", false},
     {"mul_", false},
@@ -452,15 +450,16 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
 }
 
 void binary(
-    int op,
+    int code,
+    bool compare,
+    bool float64,
     const Tensor& out,
     const Tensor& a,
     const Tensor& b,
     const char* name) {
-  const bool compare = op >= 7; // kernels::BinaryOp::Eq .. Ge: bool out
   const Dtype in = a.dtype();
   require_kernel(
-      in == kFloat32 && b.dtype() == kFloat32 && op != 4 &&
+      in == kFloat32 && b.dtype() == kFloat32 && code >= 0 &&
           (compare ? out.dtype() == kBool : out.dtype() == kFloat32),
       name,
       in,
@@ -479,21 +478,21 @@ void binary(
   }
   LoopParams lp(
       out.sizes(), {&out, a_scalar ? nullptr : &a, b_scalar ? nullptr : &b});
-  lp.p[kOp] = op;
+  lp.p[kOp] = code;
   lp.scalar(1, a_scalar ? &a : nullptr);
   lp.scalar(2, b_scalar ? &b : nullptr);
   if (out.numel() == 0) {
     return;
   }
   require_feature(
-      op != 3 || device_info(device_of(out), name).float64,
+      !float64 || device_info(device_of(out), name).float64,
       name,
       out.device(),
       "float64, from which its division is made exact");
   Buffer* o = buffer_of(out);
   run(device_of(out),
       compare       ? kCompareF32
-          : op == 3 ? kBinaryF32Div
+          : float64 ? kBinaryF32Div
                     : kBinaryF32,
       {o, a_scalar ? o : buffer_of(a), b_scalar ? o : buffer_of(b)},
       lp.p.data(),

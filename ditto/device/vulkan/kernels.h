@@ -27,10 +27,14 @@ std::vector<std::string_view> ops_with_kernels();
 // at least one is a Vulkan device.
 void copy_into(const Tensor& dst, const Tensor& src, const char* op);
 
-// out = a op b elementwise (kernels::BinaryOp numbering), a and b expanded
-// to out's shape; a 0-dim CPU tensor stands for a scalar.
+// out = a op b elementwise, a and b expanded to out's shape; a 0-dim CPU
+// tensor stands for a scalar. code: the binary shaders' op code (the
+// declaration's vulkan field), -1 where the op has none; compare: a bool
+// result; float64: the shader needs float64 (div's exact quotient).
 void binary(
-    int op,
+    int code,
+    bool compare,
+    bool float64,
     const Tensor& out,
     const Tensor& a,
     const Tensor& b,

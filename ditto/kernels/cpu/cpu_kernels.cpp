@@ -154,7 +154,25 @@ DITTO_BINARY_FUNCTOR(LtF, a < b)
 DITTO_BINARY_FUNCTOR(LeF, a <= b)
 DITTO_BINARY_FUNCTOR(GtF, a > b)
 DITTO_BINARY_FUNCTOR(GeF, a >= b)
+// |a| with b's sign bit (floating only: the op promotes integers).
+DITTO_BINARY_FUNCTOR(CopysignF, std::copysign(a, b))
 #undef DITTO_BINARY_FUNCTOR
+
+// C's fmod: exact in IEEE (the remainder is representable); integers
+// truncate as C's % (a zero divisor is refused before the loop; -1 gives 0,
+// where INT_MIN % -1 would overflow).
+struct FmodF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      return std::fmod(a, b);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return false; // b is true: a % 1
+    } else {
+      return b == 0 || b == T(-1) ? T(0) : T(a % b);
+    }
+  }
+};
 
 struct PowF {
   template <typename T>
@@ -822,10 +840,12 @@ void arg_reduce(const char* xp, int64_t n, void* value, int64_t* index) {
   *index = best_i;
 }
 
-template <typename Op>
+template <typename Op, bool kFloatingOnly>
 void fill_binary(KernelTable& t, BinaryOp op) {
-#define DITTO_FILL(type, name, code) \
-  t.binary[int(op)][dtype_index(Dtype::name)] = &binary_loop<Op, type>;
+#define DITTO_FILL(type, name, code)                                      \
+  if constexpr (!kFloatingOnly || kIsFloat<type>) {                       \
+    t.binary[int(op)][dtype_index(Dtype::name)] = &binary_loop<Op, type>; \
+  }
   DITTO_FORALL_DTYPES(DITTO_FILL)
 #undef DITTO_FILL
 }
@@ -997,23 +1017,13 @@ void fill_kernel_table(KernelTable& t) {
   fill_interp_table(t);
   t.philox_blocks = &philox_blocks;
   t.normal_blocks_f32 = &normal_blocks_f32;
-  fill_binary<AddF>(t, BinaryOp::Add);
-  fill_binary<SubF>(t, BinaryOp::Sub);
-  fill_binary<MulF>(t, BinaryOp::Mul);
-  fill_binary<PowF>(t, BinaryOp::Pow);
-  fill_binary<MaximumF>(t, BinaryOp::Maximum);
-  fill_binary<MinimumF>(t, BinaryOp::Minimum);
-  fill_binary<EqF>(t, BinaryOp::Eq);
-  fill_binary<NeF>(t, BinaryOp::Ne);
-  fill_binary<LtF>(t, BinaryOp::Lt);
-  fill_binary<LeF>(t, BinaryOp::Le);
-  fill_binary<GtF>(t, BinaryOp::Gt);
-  fill_binary<GeF>(t, BinaryOp::Ge);
+  // kResultFloating kernels take floating operands only (the op promotes).
+  enum { kResultSame, kResultBool, kResultFloating };
+#define DITTO_BINARY_KERNEL(Name, name, result, code, f64, divisor) \
+  fill_binary<Name##F, result == kResultFloating>(t, BinaryOp::Name);
+#include "ditto/kernels/cpu/binary_ops.inc" // generated
+#undef DITTO_BINARY_KERNEL
   // Division is true division: integer operands are promoted first.
-  t.binary[int(BinaryOp::Div)][dtype_index(kFloat32)] =
-      &binary_loop<DivF, float>;
-  t.binary[int(BinaryOp::Div)][dtype_index(kFloat64)] =
-      &binary_loop<DivF, double>;
 
   fill_fused<FusedOp::AddScaled>(t);
   fill_fused<FusedOp::Addcmul>(t);

@@ -9,20 +9,13 @@
 
 namespace ditto::kernels {
 
+// The binary kernels, declared with the ops (ditto/ops/*.ops.toml: a
+// declaration's "kernel = binary Name", or a [[kernel]] entry); the loop of
+// Name is the functor NameF in cpu_kernels.cpp.
 enum class BinaryOp : int {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
+#define DITTO_BINARY_KERNEL(Name, name, result, code, f64, divisor) Name,
+#include "ditto/kernels/cpu/binary_ops.inc" // generated
+#undef DITTO_BINARY_KERNEL
   Count
 };
 

@@ -2,8 +2,11 @@
 
 #include "ditto/device/vulkan/kernels.h"
 
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <optional>
+#include <string>
 
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
@@ -58,40 +61,38 @@ bool can_cast(Dtype from, Dtype to) {
 
 namespace {
 
+// What the declarations say of each binary kernel (binary_ops.inc).
+enum ResultRule { kResultSame, kResultBool, kResultFloating };
+struct BinaryInfo {
+  const char* name;
+  ResultRule result; // the result's dtype: promoted, bool, floating
+  int vulkan_code; // the binary shaders' code, or -1
+  bool vulkan_float64; // the shader needs float64 (div's)
+  bool integer_divisor; // an integer divisor of zero is refused
+};
+constexpr BinaryInfo kBinaryInfo[] = {
+#define DITTO_BINARY_KERNEL(Name, name, result, code, f64, divisor) \
+  {name, result, code, f64, divisor},
+#include "ditto/kernels/cpu/binary_ops.inc" // generated
+#undef DITTO_BINARY_KERNEL
+};
+static_assert(std::size(kBinaryInfo) == size_t(BinaryOp::Count));
+
+// The op's name, or its in-place form's ("add_").
 const char* binary_name(BinaryOp op, bool inplace) {
-  static const char* names[] = {
-      "add",
-      "sub",
-      "mul",
-      "div",
-      "pow",
-      "maximum",
-      "minimum",
-      "eq",
-      "ne",
-      "lt",
-      "le",
-      "gt",
-      "ge"};
-  static const char* inplace_names[] = {
-      "add_",
-      "sub_",
-      "mul_",
-      "div_",
-      "pow_",
-      "maximum_",
-      "minimum_",
-      "eq_",
-      "ne_",
-      "lt_",
-      "le_",
-      "gt_",
-      "ge_"};
-  return inplace ? inplace_names[int(op)] : names[int(op)];
+  static const auto inplace_names = [] {
+    std::array<std::string, size_t(BinaryOp::Count)> n;
+    for (size_t i = 0; i < n.size(); ++i) {
+      n[i] = std::string(kBinaryInfo[i].name) + "_";
+    }
+    return n;
+  }();
+  return inplace ? inplace_names[size_t(op)].c_str()
+                 : kBinaryInfo[int(op)].name;
 }
 
 bool is_comparison(BinaryOp op) {
-  return op >= BinaryOp::Eq;
+  return kBinaryInfo[int(op)].result == kResultBool;
 }
 
 void check_binary_args(
@@ -139,6 +140,7 @@ autograd::GradList binary_backward(
   Tensor a = saved_a.unpack();
   Tensor b = saved_b.unpack();
   switch (op) {
+#include "ditto/ops/detail/binary_backward.inc" // generated
     case BinaryOp::Mul:
       return {mul(g, b), mul(g, a)};
     case BinaryOp::Div:
@@ -151,14 +153,6 @@ autograd::GradList binary_backward(
       Tensor zero_base = logical_and(eq(a, 0.0), ge(b, 0.0));
       Tensor gb = mul(g, where(zero_base, 0.0, mul(y, log(a))));
       return {ga, gb};
-    }
-    case BinaryOp::Maximum:
-    case BinaryOp::Minimum: {
-      // Ties split the gradient in halves, as PyTorch.
-      Tensor shared = where(eq(a, b), div(g, 2.0), g);
-      Tensor a_wins = op == BinaryOp::Maximum ? gt(a, b) : lt(a, b);
-      Tensor b_wins = op == BinaryOp::Maximum ? lt(a, b) : gt(a, b);
-      return {where(b_wins, 0.0, shared), where(a_wins, 0.0, shared)};
     }
     default:
       return {Tensor(), Tensor()}; // comparisons: no gradient
@@ -193,10 +187,18 @@ Tensor binary(
       name,
       {a, b_in},
       inplace ? detail::OpScope::kInplace : detail::OpScope::kPlain);
-  if (op == BinaryOp::Div && !is_floating(compute)) {
+  const BinaryInfo& info = kBinaryInfo[int(op)];
+  if (info.result == kResultFloating && !is_floating(compute)) {
     compute = kFloat32;
   }
   check_binary_args(op, name, compute, a, b_in);
+  if (info.integer_divisor && !is_floating(compute)) {
+    DITTO_CHECK(
+        !any(eq(b_in, 0)).item<bool>(),
+        ValueError,
+        name,
+        "ZeroDivisionError: an integer divisor is zero");
+  }
   Shape shape = broadcast_shapes(a.sizes(), b_in.sizes(), name);
   Dtype result_dtype = is_comparison(op) ? kBool : compute;
   // Note [Ops on a device]: a 0-dim CPU operand is a scalar there.
@@ -249,7 +251,9 @@ Tensor binary(
       loop != nullptr, TypeError, name, "not implemented for ", compute);
   if (!dst.is_cpu()) {
     vulkan::binary(
-        int(op),
+        info.vulkan_code,
+        info.result == kResultBool,
+        info.vulkan_float64,
         dst,
         a.is_cpu() ? a.to(compute) : x,
         b_in.is_cpu() ? b_in.to(compute) : y,
@@ -279,10 +283,18 @@ Tensor binary(
 }
 
 Tensor binary_tt(BinaryOp op, const Tensor& a, const Tensor& b) {
+  // Before promotion reads their dtypes: the error names the op.
+  DITTO_CHECK(
+      a.defined() && b.defined(),
+      ValueError,
+      binary_name(op, false),
+      "undefined tensor");
   return binary(op, a, b, result_type(a, b), nullptr);
 }
 
 Tensor binary_ts(BinaryOp op, const Tensor& a, const Scalar& b) {
+  DITTO_CHECK(
+      a.defined(), ValueError, binary_name(op, false), "undefined tensor");
   Dtype compute = result_type(a, b);
   // As PyTorch: a negative integer scalar exponent is an error for integer
   // tensors (a tensor of exponents gives 1/x^n truncated instead).
@@ -295,7 +307,25 @@ Tensor binary_ts(BinaryOp op, const Tensor& a, const Scalar& b) {
   return binary(op, a, wrap(b, compute), compute, nullptr);
 }
 
+Tensor& binary_inplace(BinaryOp op, Tensor& self, const Tensor& other) {
+  const char* name = binary_name(op, true);
+  DITTO_CHECK(
+      self.defined() && other.defined(), ValueError, name, "undefined tensor");
+  binary(op, self, other, result_type(self, other), &self);
+  return self;
+}
+
+Tensor& binary_inplace(BinaryOp op, Tensor& self, const Scalar& other) {
+  const char* name = binary_name(op, true);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  const Dtype compute = result_type(self, other);
+  binary(op, self, wrap(other, compute), compute, &self);
+  return self;
+}
+
 Tensor binary_st(BinaryOp op, const Scalar& a, const Tensor& b) {
+  DITTO_CHECK(
+      b.defined(), ValueError, binary_name(op, false), "undefined tensor");
   Dtype compute = result_type(b, a);
   return binary(op, wrap(a, compute), b, compute, nullptr);
 }

@@ -84,6 +84,11 @@ Tensor add_scaled(
 
 Tensor unary(kernels::UnaryOp op, const Tensor& a);
 
+// self = self op other, written by the kernel (a declared binary op's
+// in-place form, "fmod_"); returns self.
+Tensor& binary_inplace(kernels::BinaryOp op, Tensor& self, const Tensor& other);
+Tensor& binary_inplace(kernels::BinaryOp op, Tensor& self, const Scalar& other);
+
 // clamp into dst (a fresh tensor, or a in place).
 void clamp_into(
     const char* name,

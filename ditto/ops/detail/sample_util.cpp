@@ -244,6 +244,92 @@ void register_unary(
   });
 }
 
+Call inplace2(std::function<void(Tensor&, const Tensor&)> fn) {
+  return [fn = std::move(fn)](const std::vector<Tensor>& in) {
+    Tensor self = in[0];
+    fn(self, in[1]);
+    return std::vector<Tensor>{self};
+  };
+}
+
+void register_binary(
+    const char* name,
+    Fn2 fn,
+    Domain a,
+    Domain b,
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable,
+    Fn1 scalar_fn,
+    bool method) {
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = callables(
+          std::string("ditto::") + name + "(a, b)",
+          method ? std::string("Tensor::") + name + "(b)" : std::string()),
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [fn, a, b, scalar_fn](const SampleSpec& spec) {
+            std::vector<Sample> out = binary(spec, fn, a, b);
+            if (scalar_fn) {
+              out.push_back(
+                  {"scalar_operand",
+                   {in_domain({size(spec, 301, 5)}, spec.dtype, a, 8)},
+                   call1(scalar_fn)});
+            }
+            return out;
+          },
+      .bad_samples =
+          [fn] {
+            return std::vector<Sample>{
+                undefined_input(call2(fn), 2),
+                {"shapes_mismatch",
+                 {varied({2, 3}, kFloat32, 2.0, 1),
+                  varied({4}, kFloat32, 2.0, 2)},
+                 call2(fn)}};
+          },
+      .not_differentiable = not_differentiable,
+  });
+}
+
+void register_binary_inplace(
+    const char* name,
+    std::function<void(Tensor&, const Tensor&)> fn,
+    Domain a,
+    Domain b,
+    std::vector<Dtype> dtypes) {
+  register_op({
+      .name = name,
+      .family = "elementwise",
+      .callables = {std::string("Tensor::") + name + "(b)"},
+      .deterministic_because = kElementwise,
+      .dtypes = dtypes,
+      .samples =
+          [fn, a, b](const SampleSpec& spec) {
+            return as_inplace(
+                binary(
+                    spec,
+                    [](const Tensor& x, const Tensor&) { return x; },
+                    a,
+                    b),
+                inplace2(fn));
+          },
+      .bad_samples =
+          [fn] {
+            return std::vector<Sample>{
+                {"self_needs_broadcast",
+                 {varied({3}, kFloat32, 2.0, 1),
+                  varied({2, 3}, kFloat32, 2.0, 2)},
+                 inplace2(fn)},
+                {"float_into_int",
+                 {varied({3}, kInt64, 20.0, 1), varied({3}, kFloat32, 2.0, 2)},
+                 inplace2(fn)}};
+          },
+      .inplace = true,
+  });
+}
+
 std::vector<std::string> callables(
     const std::string& function,
     const std::string& method) {

@@ -114,6 +114,29 @@ DITTO_API void register_unary(
     bool method = true,
     const char* not_differentiable = "");
 
+// The in-place call fn(inputs[0], inputs[1]), returning inputs[0].
+DITTO_API Call inplace2(std::function<void(Tensor&, const Tensor&)> fn);
+// Registers the record of an elementwise binary op: samples of the two
+// operands from domains a and b, and, with scalar_fn, the op with a scalar
+// operand (its Scalar overload) beside them; callables "ditto::name(a, b)"
+// and, with method, "Tensor::name(b)".
+DITTO_API void register_binary(
+    const char* name,
+    Fn2 fn,
+    Domain a,
+    Domain b,
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable = "",
+    Fn1 scalar_fn = {},
+    bool method = true);
+// The record of a binary op's in-place form self.name(b).
+DITTO_API void register_binary_inplace(
+    const char* name,
+    std::function<void(Tensor&, const Tensor&)> fn,
+    Domain a,
+    Domain b,
+    std::vector<Dtype> dtypes);
+
 // Bad calls every op with tensor inputs must refuse: an undefined tensor.
 DITTO_API Sample undefined_input(Call call, int inputs);
 
