@@ -15,7 +15,7 @@
 #include "ditto/core/api.h"
 #include "ditto/core/array_ref.h"
 #include "ditto/core/tensor.h"
-#include "ditto/io/serialize.h"
+#include "ditto/io/archive.h"
 
 namespace ditto::data::samplers {
 

@@ -1,4 +1,4 @@
-#include "ditto/io/serialize.h"
+#include "ditto/io/archive.h"
 
 #include <string>
 
@@ -91,22 +91,6 @@ void InputArchive::read(const std::string& key, InputArchive& nested) const {
 } // namespace ditto::serialize
 
 namespace ditto {
-
-void save(const nn::Module& module, const std::string& path) {
-  io::save_safetensors(path, module.state_dict());
-}
-
-void load(nn::Module& module, const std::string& path) {
-  module.load_state_dict(io::load_safetensors(path).tensors, /*strict=*/true);
-}
-
-void save(const optim::Optimizer& optimizer, const std::string& path) {
-  io::save_safetensors(path, optimizer.state_dict());
-}
-
-void load(optim::Optimizer& optimizer, const std::string& path) {
-  optimizer.load_state_dict(io::load_safetensors(path).tensors);
-}
 
 void save(const Tensor& tensor, const std::string& path) {
   save(std::vector<Tensor>{tensor}, path);

@@ -1,28 +1,20 @@
 #pragma once
 
-// LibTorch's serialization calls, writing safetensors files:
-//   torch::save(model, "model.pt");        torch::load(model, "model.pt");
-//   torch::save(optimizer, "opt.pt");      torch::load(optimizer, "opt.pt");
+// LibTorch's archives and its tensor serialization, writing safetensors
+// files:
 //   torch::save(tensor, "t.pt");           torch::load(tensor, "t.pt");
 //   torch::save(std::vector<Tensor>{...}, "ts.pt");
 //   serialize::OutputArchive a; a.write("w", w); a.save_to("a.pt");
-// A module's file is its state_dict (parameters and persistent buffers
-// under their dotted names), so Python's safetensors reads it and
-// load_state_dict takes it; an optimizer's is its state_dict; a tensor is
-// stored as "0", a list of tensors as "0", "1", ... LibTorch's own files
-// (TorchScript zip archives) are not read. Writes are atomic and replace
-// only regular files (docs/io.md); a load that fails (a missing key, a
-// shape mismatch) changes nothing.
+// A tensor is stored as "0", a list of tensors as "0", "1", ... LibTorch's
+// own files (TorchScript zip archives) are not read. Writes are atomic and
+// replace only regular files (docs/io.md); a load that fails changes
+// nothing. Modules and optimizers: ditto/serialize.h.
 
-#include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "ditto/core/state_dict.h"
 #include "ditto/core/tensor.h"
-#include "ditto/nn/module.h"
-#include "ditto/optim/optimizer.h"
 
 namespace ditto::serialize {
 
@@ -73,31 +65,7 @@ class DITTO_API InputArchive {
 
 namespace ditto {
 
-// ---- torch::save / torch::load
-DITTO_API void save(const nn::Module& module, const std::string& path);
-DITTO_API void load(nn::Module& module, const std::string& path);
-template <typename M>
-void save(const nn::ModuleHolder<M>& module, const std::string& path) {
-  save(static_cast<const nn::Module&>(*module), path);
-}
-template <typename M>
-void load(nn::ModuleHolder<M>& module, const std::string& path) {
-  load(static_cast<nn::Module&>(*module), path);
-}
-template <
-    typename M,
-    typename = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
-void save(const std::shared_ptr<M>& module, const std::string& path) {
-  save(static_cast<const nn::Module&>(*module), path);
-}
-template <
-    typename M,
-    typename = std::enable_if_t<std::is_base_of_v<nn::Module, M>>>
-void load(std::shared_ptr<M>& module, const std::string& path) {
-  load(static_cast<nn::Module&>(*module), path);
-}
-DITTO_API void save(const optim::Optimizer& optimizer, const std::string& path);
-DITTO_API void load(optim::Optimizer& optimizer, const std::string& path);
+// ---- torch::save / torch::load of tensors
 DITTO_API void save(const Tensor& tensor, const std::string& path);
 DITTO_API void load(Tensor& tensor, const std::string& path);
 DITTO_API void save(

@@ -148,7 +148,6 @@ Tensor add(const Tensor& a, const Scalar& b) {
   return binary_ts(BinaryOp::Add, a, b);
 }
 
-
 Tensor clamp(
     const Tensor& a,
     const std::optional<Scalar>& min,

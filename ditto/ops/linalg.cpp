@@ -33,7 +33,7 @@ namespace {
 // between threads was built three ways and was slower each time on Zen 5
 // (docs/linalg.md, "Threads take whole output tiles").
 constexpr int64_t kTileM = 192;
-int64_t tile_cols(int64_t n, const backends::gemm::Blocking& blk) {
+int64_t tile_cols(int64_t n, const kernels::Blocking& blk) {
   const int64_t tiles = std::max<int64_t>(
       (n + blk.nc - 1) / blk.nc, n >= 256 && get_num_threads() > 1 ? 2 : 1);
   return std::max<int64_t>(
@@ -267,7 +267,7 @@ void gemm_batched(
   kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
   const size_t es = a.element_size();
   const int64_t batches = int64_t(off.a.size());
-  const backends::gemm::Blocking blk = kernels::gemm_blocking(a.dtype());
+  const kernels::Blocking blk = kernels::gemm_blocking(a.dtype());
   const int64_t kTileN = tile_cols(n, blk);
   const int64_t tm = (m + kTileM - 1) / kTileM, tn = (n + kTileN - 1) / kTileN;
   auto args = [&](int64_t bi) {
@@ -784,3 +784,77 @@ int64_t workspace_bytes() {
 } // namespace backends::gemm
 
 } // namespace ditto
+
+// backends::gemm: the checks of the public calls over the kernels blocking
+// (ditto/kernels/cpu/gemm_blocking.cpp).
+namespace ditto::backends::gemm {
+namespace {
+
+Blocking to_public(const kernels::Blocking& b) {
+  return {b.mr, b.nr, b.kc, b.mc, b.nc};
+}
+
+} // namespace
+
+CpuCaches cpu_caches() {
+  const kernels::CpuCaches& c = kernels::detected_caches();
+  return {c.l1d, c.l2, c.l3, c.source};
+}
+
+Blocking blocking(Dtype dtype) {
+  DITTO_CHECK(
+      dtype == kFloat32 || dtype == kFloat64,
+      TypeError,
+      "backends::gemm::blocking",
+      "expected float32 or float64, got ",
+      dtype);
+  return to_public(kernels::gemm_blocking(dtype));
+}
+
+Blocking derive_blocking(
+    const CpuCaches& caches,
+    int64_t mr,
+    int64_t nr,
+    Dtype dtype) {
+  const char* op = "backends::gemm::derive_blocking";
+  DITTO_CHECK(
+      dtype == kFloat32 || dtype == kFloat64,
+      TypeError,
+      op,
+      "expected float32 or float64, got ",
+      dtype);
+  DITTO_CHECK(
+      mr >= 1 && mr <= 64 && nr >= 1 && nr <= 256,
+      ValueError,
+      op,
+      "register tile ",
+      mr,
+      " x ",
+      nr,
+      " is outside 1..64 x 1..256");
+  DITTO_CHECK(
+      caches.l1d >= 1024 && caches.l2 >= 1024 && caches.l3 >= 0 &&
+          caches.l1d <= kernels::kMaxCache && caches.l2 <= kernels::kMaxCache &&
+          caches.l3 <= kernels::kMaxCache,
+      ValueError,
+      op,
+      "cache sizes must be from 1 KiB to 1 TiB (L3 may be 0), got L1d ",
+      caches.l1d,
+      ", L2 ",
+      caches.l2,
+      ", L3 ",
+      caches.l3);
+  const kernels::CpuCaches c{caches.l1d, caches.l2, caches.l3, caches.source};
+  return to_public(
+      kernels::derive_blocking(c, mr, nr, dtype == kFloat64 ? 8 : 4));
+}
+
+void set_blocking(int64_t kc, int64_t mc, int64_t nc) {
+  const char* op = "backends::gemm::set_blocking";
+  kernels::check_block(op, "kc", kc);
+  kernels::check_block(op, "mc", mc);
+  kernels::check_block(op, "nc", nc);
+  kernels::force_blocking(kc, mc, nc);
+}
+
+} // namespace ditto::backends::gemm

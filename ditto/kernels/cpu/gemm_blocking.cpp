@@ -52,9 +52,6 @@
 namespace ditto::kernels {
 namespace {
 
-using backends::gemm::Blocking;
-using backends::gemm::CpuCaches;
-
 // Fractions of each cache level given to the operand that lives there.
 constexpr double kL1Part = 1.0;
 constexpr double kL2PartA = 0.25;
@@ -67,8 +64,6 @@ constexpr int64_t kRowQuantum = 24;
 // Columns per panel of B: a multiple of every register tile's columns.
 constexpr int64_t kColQuantum = 128;
 constexpr int64_t kMaxBlock = 65536;
-// The largest cache size taken from anywhere (1 TiB).
-constexpr int64_t kMaxCache = int64_t(1) << 40;
 
 int64_t round_down(int64_t v, int64_t q) {
   return v / q * q;
@@ -263,18 +258,6 @@ Override& forced() {
   return o;
 }
 
-void check_block(const char* what, const char* name, int64_t v) {
-  DITTO_CHECK(
-      v >= 0 && v <= kMaxBlock,
-      ValueError,
-      what,
-      name,
-      " must be in [0, ",
-      kMaxBlock,
-      "] (0: from the caches), got ",
-      v);
-}
-
 // DITTO_GEMM_BLOCKING, read once ("kc=256,mc=192,nc=4096").
 void read_blocking_env() {
   auto env = detail::env_sizes(
@@ -294,7 +277,27 @@ void read_blocking_env() {
 
 } // namespace
 
-static Blocking derive(const CpuCaches& c, int64_t mr, int64_t nr, int64_t es) {
+void check_block(const char* what, const char* name, int64_t v) {
+  DITTO_CHECK(
+      v >= 0 && v <= kMaxBlock,
+      ValueError,
+      what,
+      name,
+      " must be in [0, ",
+      kMaxBlock,
+      "] (0: from the caches), got ",
+      v);
+}
+
+const CpuCaches& detected_caches() {
+  return caches();
+}
+
+Blocking derive_blocking(
+    const CpuCaches& c,
+    int64_t mr,
+    int64_t nr,
+    int64_t es) {
   Blocking b;
   b.mr = mr;
   b.nr = nr;
@@ -314,8 +317,8 @@ static Blocking derive(const CpuCaches& c, int64_t mr, int64_t nr, int64_t es) {
 Blocking gemm_blocking(CpuCapability cap, Dtype dtype) {
   const KernelTable& t = kernel_table(cap);
   const int i = dtype == kFloat64 ? 1 : 0;
-  Blocking b =
-      derive(caches(), t.gemm_mr[i], t.gemm_nr[i], dtype == kFloat64 ? 8 : 4);
+  Blocking b = derive_blocking(
+      caches(), t.gemm_mr[i], t.gemm_nr[i], dtype == kFloat64 ? 8 : 4);
   Override& o = forced();
   std::call_once(o.env_read, read_blocking_env);
   if (const int64_t kc = o.kc.load(std::memory_order_relaxed)) {
@@ -334,66 +337,8 @@ Blocking gemm_blocking(Dtype dtype) {
   return gemm_blocking(get_cpu_capability(), dtype);
 }
 
-} // namespace ditto::kernels
-
-namespace ditto::backends::gemm {
-
-CpuCaches cpu_caches() {
-  return kernels::caches();
-}
-
-Blocking blocking(Dtype dtype) {
-  DITTO_CHECK(
-      dtype == kFloat32 || dtype == kFloat64,
-      TypeError,
-      "backends::gemm::blocking",
-      "expected float32 or float64, got ",
-      dtype);
-  return kernels::gemm_blocking(dtype);
-}
-
-Blocking derive_blocking(
-    const CpuCaches& caches,
-    int64_t mr,
-    int64_t nr,
-    Dtype dtype) {
-  const char* op = "backends::gemm::derive_blocking";
-  DITTO_CHECK(
-      dtype == kFloat32 || dtype == kFloat64,
-      TypeError,
-      op,
-      "expected float32 or float64, got ",
-      dtype);
-  DITTO_CHECK(
-      mr >= 1 && mr <= 64 && nr >= 1 && nr <= 256,
-      ValueError,
-      op,
-      "register tile ",
-      mr,
-      " x ",
-      nr,
-      " is outside 1..64 x 1..256");
-  DITTO_CHECK(
-      caches.l1d >= 1024 && caches.l2 >= 1024 && caches.l3 >= 0 &&
-          caches.l1d <= kernels::kMaxCache && caches.l2 <= kernels::kMaxCache &&
-          caches.l3 <= kernels::kMaxCache,
-      ValueError,
-      op,
-      "cache sizes must be from 1 KiB to 1 TiB (L3 may be 0), got L1d ",
-      caches.l1d,
-      ", L2 ",
-      caches.l2,
-      ", L3 ",
-      caches.l3);
-  return kernels::derive(caches, mr, nr, dtype == kFloat64 ? 8 : 4);
-}
-
-void set_blocking(int64_t kc, int64_t mc, int64_t nc) {
-  const char* op = "backends::gemm::set_blocking";
-  kernels::check_block(op, "kc", kc);
-  kernels::check_block(op, "mc", mc);
-  kernels::check_block(op, "nc", nc);
-  auto& o = kernels::forced();
+void force_blocking(int64_t kc, int64_t mc, int64_t nc) {
+  auto& o = forced();
   // Replaces DITTO_GEMM_BLOCKING for good (a bad value there included).
   std::call_once(o.env_read, [] {});
   o.kc = kc;
@@ -401,4 +346,4 @@ void set_blocking(int64_t kc, int64_t mc, int64_t nc) {
   o.nc = nc;
 }
 
-} // namespace ditto::backends::gemm
+} // namespace ditto::kernels

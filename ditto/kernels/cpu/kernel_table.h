@@ -113,9 +113,9 @@ struct GemmArgs {
   void* c = nullptr;
   int64_t c_rs = 0, c_cs = 0;
   bool accumulate = false;
-  // The cache blocking (backends::gemm::Blocking): at most kc values of k
-  // per packed panel, mc rows of A per packed block. Set by the caller from
-  // gemm_blocking(); never part of the result.
+  // The cache blocking (kernels::Blocking, ditto/kernels/blocking.h): at most
+  // kc values of k per packed panel, mc rows of A per packed block. Set by the
+  // caller from gemm_blocking(); never part of the result.
   int64_t kc = 0, mc = 0;
 };
 // Computes rows [i0, i1) x columns [j0, j1) of C.

@@ -20,7 +20,7 @@ namespace ditto::detail::conv {
 template <typename T>
 void gemm(kernels::GemmArgs g) {
   const auto& t = kernels::kernel_table();
-  const backends::gemm::Blocking blk =
+  const kernels::Blocking blk =
       kernels::gemm_blocking(std::is_same_v<T, float> ? kFloat32 : kFloat64);
   g.kc = blk.kc;
   g.mc = blk.mc;
