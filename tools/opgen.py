@@ -435,6 +435,13 @@ def write_methods_inc(files, ops):
     return out
 
 
+def vulkan_fields(k):
+    """A kernel's Vulkan shader code (-1: none) and float64 need, as C++."""
+    if k.vulkan is None:
+        return "-1", "false"
+    return str(int(k.vulkan["code"])), str(bool(k.vulkan.get("float64", False))).lower()
+
+
 def write_unary_inc(files, ops, kernels):
     out = header(files) + [
         "// The CPU table's unary kernels, in table order:",
@@ -444,14 +451,11 @@ def write_unary_inc(files, ops, kernels):
         "// The kernel of Name is the functor NameF (cpu_kernels.cpp).",
     ]
     for k in unary_kernels(ops, kernels):
-        code, f64 = -1, False
-        if k.vulkan is not None:
-            code = int(k.vulkan["code"])
-            f64 = bool(k.vulkan.get("float64", False))
+        code, f64 = vulkan_fields(k)
         bool_error = c_string(k.bool_error) if k.bool_error else "nullptr"
         out.append(
             f"DITTO_UNARY_KERNEL({k.kernel_name}, {c_string(k.name)}, "
-            f"{str(k.floating).lower()}, {code}, {str(f64).lower()}, {bool_error})")
+            f"{str(k.floating).lower()}, {code}, {f64}, {bool_error})")
     out.append("")
     return out
 
@@ -467,40 +471,21 @@ def write_binary_inc(files, ops, kernels):
         "// The kernel of Name is the functor NameF (cpu_kernels.cpp).",
     ]
     for k in binary_kernels(ops, kernels):
-        code, f64 = -1, False
-        if k.vulkan is not None:
-            code = int(k.vulkan["code"])
-            f64 = bool(k.vulkan.get("float64", False))
+        code, f64 = vulkan_fields(k)
         out.append(
             f"DITTO_BINARY_KERNEL({k.kernel_name}, {c_string(k.name)}, "
-            f"{RESULTS[k.result]}, {code}, {str(f64).lower()}, "
+            f"{RESULTS[k.result]}, {code}, {f64}, "
             f"{str(k.integer_divisor).lower()})")
     out.append("")
     return out
 
 
-def write_binary_backward_inc(files, ops, kernels):
-    out = header(files) + [
-        "// Inside detail::binary_backward (elementwise_engine.cpp): the",
-        "// declared derivatives of the binary kernels, g the output's gradient",
-        "// at the broadcast shape, a and b the operands.",
-    ]
-    for k in binary_kernels(ops, kernels):
+def write_backward_inc(files, kernels, case, intro):
+    """The switch cases of the kernels' declared derivatives."""
+    out = header(files) + intro
+    for k in kernels:
         if k.derivative:
-            out += binary_backward_case(k)
-    out.append("")
-    return out
-
-
-def write_backward_inc(files, ops, kernels):
-    out = header(files) + [
-        "// Inside detail::unary_backward (elementwise_engine.cpp): the",
-        "// declared derivative of each unary kernel, g the output's gradient,",
-        "// saved_x the input, saved_y the result.",
-    ]
-    for k in unary_kernels(ops, kernels):
-        if k.derivative:
-            out += backward_case(k)
+            out += case(k)
     out.append("")
     return out
 
@@ -689,8 +674,16 @@ def main(argv):
         "ditto/ops/declared.cpp": write_declared_cpp(files, ops),
         "ditto/kernels/cpu/unary_ops.inc": write_unary_inc(files, ops, kernels),
         "ditto/kernels/cpu/binary_ops.inc": write_binary_inc(files, ops, kernels),
-        "ditto/ops/detail/binary_backward.inc": write_binary_backward_inc(files, ops, kernels),
-        "ditto/ops/detail/unary_backward.inc": write_backward_inc(files, ops, kernels),
+        "ditto/ops/detail/binary_backward.inc": write_backward_inc(
+            files, binary_kernels(ops, kernels), binary_backward_case, [
+                "// Inside detail::binary_backward (elementwise_engine.cpp): the",
+                "// declared derivatives of the binary kernels, g the output's gradient",
+                "// at the broadcast shape, a and b the operands."]),
+        "ditto/ops/detail/unary_backward.inc": write_backward_inc(
+            files, unary_kernels(ops, kernels), backward_case, [
+                "// Inside detail::unary_backward (elementwise_engine.cpp): the",
+                "// declared derivative of each unary kernel, g the output's gradient,",
+                "// saved_x the input, saved_y the result."]),
         "python/declared_bindings.inc": write_bindings_inc(files, ops),
         "ditto/device/vulkan/declared_ops.inc": write_device_inc(files, ops),
     }
