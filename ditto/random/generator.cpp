@@ -330,11 +330,17 @@ void set_rng_state(const Tensor& state) {
   default_generator().set_state(state);
 }
 
+// Deferred initial draws (ditto/core/deferred.h) run before a guard
+// switches the thread's generator, either way: they belong to the
+// generator in force where the layers were built, never to a loader's
+// per-sample generator or a scope that came later (issue 61, item 1).
 GeneratorGuard::GeneratorGuard(Generator g) : previous_(tls_current) {
+  detail::run_deferred();
   tls_current = std::move(g);
 }
 
 GeneratorGuard::~GeneratorGuard() {
+  detail::run_deferred();
   tls_current = previous_;
 }
 

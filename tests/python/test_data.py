@@ -351,3 +351,25 @@ def test_more_workers_than_a_loader_starts_is_a_clear_error():
             next(iter(DataLoader(Draws(4), batch_size=2, num_workers=n)))
     assert threading.active_count() == before
     assert len(list(DataLoader(Draws(4), batch_size=2, num_workers=2))) == 2
+
+
+@pytest.mark.parametrize("mode,workers", [("per_sample", 0), ("per_sample", 2),
+                                          ("pytorch", 2)])
+def test_initial_weights_do_not_depend_on_the_loader_that_runs_first(
+        mode, workers):
+    # Issue 61, item 1: a model built after a loader starts from the weights
+    # its seed and construction order give, even when its first op runs
+    # after the loader fetched a batch under its own generators.
+    def weights(load_first):
+        ditto.manual_seed(11)
+        data = [ditto.full([1], float(i)) for i in range(6)]
+        loader = DataLoader(data, batch_size=2, num_workers=workers,
+                            seed_mode=mode)
+        model = ditto.nn.Sequential(ditto.nn.Linear(1, 3),
+                                    ditto.nn.Linear(3, 2))
+        if load_first:
+            for batch in loader:
+                model(batch)
+        return [p.detach().numpy().tobytes() for p in model.parameters()]
+
+    assert weights(True) == weights(False)
