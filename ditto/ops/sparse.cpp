@@ -98,6 +98,81 @@ int64_t nnz_of(const SparseParts& p) {
   return p.indices.size(1);
 }
 
+// Note [Sparse parts checked at use]
+// The indices and values a sparse tensor holds are the very tensors
+// _indices() and _values() hand out, which a user may write in place, or
+// resize, after construction. Every op that reads them checks them again
+// first: their shapes against the tensor's, every index against its dim's
+// size, and a coalesced tensor's entries in strictly increasing order (its
+// kernels rely on it). O(nnz * sparse_dim), where the op itself is at least
+// O(nnz); the accessors (_nnz, sparse_dim, _indices...) do not check.
+const SparseParts& checked_parts(const Tensor& t, const char* op) {
+  const SparseParts& p = sparse_parts(t, op);
+  const Tensor& idx = p.indices;
+  const Tensor& val = p.values;
+  const int64_t dd = val.dim() - 1;
+  const int64_t sd = t.dim() - dd;
+  bool shapes_ok = val.dim() >= 1 && sd >= 0 && idx.dim() == 2 &&
+      idx.dtype() == kInt64 && idx.is_contiguous() && idx.size(0) == sd &&
+      idx.size(1) == val.size(0);
+  for (int64_t k = 0; shapes_ok && k < dd; ++k) {
+    shapes_ok = val.size(k + 1) == t.size(sd + k);
+  }
+  DITTO_CHECK(
+      shapes_ok,
+      ValueError,
+      op,
+      "the sparse tensor's indices or values were changed after "
+      "construction: indices ",
+      shape_str(idx.sizes()),
+      " ",
+      dtype_name(idx.dtype()),
+      " and values ",
+      shape_str(val.sizes()),
+      " do not fit its size ",
+      shape_str(t.sizes()));
+  const int64_t n = idx.size(1);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  for (int64_t d = 0; d < sd; ++d) {
+    const int64_t size = t.size(d);
+    for (int64_t e = 0; e < n; ++e) {
+      const int64_t i = ip[d * n + e];
+      DITTO_CHECK(
+          i >= 0 && i < size,
+          IndexError,
+          op,
+          "index ",
+          i,
+          " is out of bounds for dim ",
+          d,
+          " of size ",
+          size,
+          " (the sparse tensor's indices were written after construction)");
+    }
+  }
+  if (p.coalesced) {
+    for (int64_t e = 1; e < n; ++e) {
+      int64_t d = 0;
+      while (d < sd && ip[d * n + e] == ip[d * n + e - 1]) {
+        ++d;
+      }
+      DITTO_CHECK(
+          d < sd && ip[d * n + e] > ip[d * n + e - 1],
+          ValueError,
+          op,
+          "the coalesced sparse tensor's indices were written after "
+          "construction: entries ",
+          e - 1,
+          " and ",
+          e,
+          " are not in strictly increasing order; build a new tensor from "
+          "them (sparse_coo_tensor(t._indices(), t._values(), t.shape)) and "
+          "coalesce that");
+    }
+  }
+  return p;
+}
+
 int64_t sparse_dim_of(const SparseParts& p) {
   return p.indices.size(0);
 }
@@ -359,7 +434,7 @@ SparseParts coalesced_parts(
 
 // The coalesced parts of a sparse tensor (its own when already coalesced).
 SparseParts coalesced(const Tensor& t, const char* op) {
-  const SparseParts& p = sparse_parts(t, op);
+  const SparseParts& p = checked_parts(t, op);
   if (p.coalesced) {
     return p;
   }
@@ -522,7 +597,7 @@ Tensor Tensor::values() const {
 Tensor Tensor::coalesce() const {
   const char* op = "coalesce";
   detail::OpScope scope(op, {*this});
-  const SparseParts& p = sparse_parts(*this, op);
+  const SparseParts& p = checked_parts(*this, op);
   if (p.coalesced) {
     return *this; // as PyTorch: the same tensor
   }
@@ -543,7 +618,7 @@ Tensor Tensor::to_dense() const {
     return *this; // PyTorch 1.13 gives a strided tensor back unchanged
   }
   Tensor out = zeros(sizes(), dtype());
-  add_entries_into(out, sparse_parts(*this, op), Scalar(int64_t(1)), op);
+  add_entries_into(out, checked_parts(*this, op), Scalar(int64_t(1)), op);
   if (!scope.needs_grad()) {
     return scope.done(out);
   }
@@ -684,8 +759,8 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const bool unit = alpha.is_integral() && alpha.to<int64_t>() == 1;
   Tensor out;
   if (a.impl()->is_sparse()) {
-    const SparseParts& pa = sparse_parts(a, op);
-    const SparseParts& pb = sparse_parts(b, op);
+    const SparseParts& pa = checked_parts(a, op);
+    const SparseParts& pb = checked_parts(b, op);
     DITTO_CHECK(
         sparse_dim_of(pa) == sparse_dim_of(pb),
         ValueError,
@@ -702,7 +777,7 @@ Tensor sparse_add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
         nnz_of(pa) + nnz_of(pb) <= 1 && (nnz_of(pa) == 0 || nnz_of(pb) == 0));
   } else {
     out = a.clone();
-    add_entries_into(out, sparse_parts(b, op), alpha, op);
+    add_entries_into(out, checked_parts(b, op), alpha, op);
   }
   return scope.done(out, [alpha, unit](const autograd::GradList& g) {
     return autograd::GradList{g[0], unit ? g[0] : mul(g[0], alpha)};
@@ -870,7 +945,7 @@ void check_product(
     int64_t rank,
     const char* op) {
   DITTO_CHECK(s.defined() && d.defined(), ValueError, op, "undefined tensor");
-  const SparseParts& p = sparse_parts(s, op);
+  const SparseParts& p = checked_parts(s, op);
   require_strided(d, op);
   DITTO_CHECK(
       s.dim() == rank && sparse_dim_of(p) == rank && d.dim() == rank,
@@ -943,7 +1018,7 @@ Tensor sparse_product(
     out = zeros(out_sizes, d.dtype());
   }
   // bmm coalesces first, as PyTorch's.
-  const SparseParts p = rank == 3 ? coalesced(s, op) : sparse_parts(s, op);
+  const SparseParts p = rank == 3 ? coalesced(s, op) : checked_parts(s, op);
   const Entries en = entries_of(p, rows, inner, alpha, d.dtype());
   const Tensor dc = d.contiguous();
   Tensor flat = out.view({batch * rows, m});

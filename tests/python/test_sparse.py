@@ -131,3 +131,41 @@ def test_dense_only_paths_refuse_sparse_tensors(tmp_path):
         ditto.optim.Adam(emb.parameters()).step()
     with pytest.raises(ValueError, match="size is inconsistent"):
         ditto.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (3,))
+
+
+def test_indices_written_after_construction_are_checked_at_use():
+    # Issue 61, item 4: _indices() hands out the tensor the sparse tensor
+    # holds; writing it (in place, or through numpy) used to make to_dense,
+    # coalesce, add and mm read and write out of bounds. Every op that reads
+    # the entries now checks them first, and the error changes nothing.
+    def fresh():
+        return ditto.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]],
+                                       [3.0, 4.0, 5.0], (2, 3)).coalesce()
+
+    dense = ditto.ones(3, 2)
+    for write in ("inplace", "numpy"):
+        s = fresh()
+        if write == "inplace":
+            s._indices()[1, 2] = 1000
+        else:
+            s._indices().numpy()[0, 0] = -7
+        for name, call in (("to_dense", lambda: s.to_dense()),
+                           ("coalesce", lambda: s.coalesce()),
+                           ("add", lambda: s + s),
+                           ("mm", lambda: ditto.sparse.mm(s, dense))):
+            with pytest.raises(IndexError, match="out of bounds"):
+                call()
+    # A coalesced tensor whose entries are no longer in order.
+    s = fresh()
+    s._indices()[1, 1] = 2
+    s._indices()[1, 2] = 0
+    with pytest.raises(ValueError, match="strictly increasing"):
+        s.to_dense()
+    # Rebuilt from its parts, the same entries coalesce and work.
+    t = ditto.sparse_coo_tensor(s._indices(), s._values(), s.shape)
+    assert t.coalesce().to_dense().tolist() == [[0.0, 0.0, 3.0],
+                                               [5.0, 0.0, 4.0]]
+    # _values() is a detached handle: resizing it leaves the tensor whole.
+    s = fresh()
+    s._values().resize_(2)
+    assert s.to_dense().tolist() == [[0.0, 0.0, 3.0], [4.0, 0.0, 5.0]]
