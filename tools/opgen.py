@@ -158,7 +158,7 @@ class Op:
             "func", "variants", "kernel", "decomposition", "derivative",
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
             "vulkan", "record_args", "aliases", "scalar_other", "result",
-            "other_domain", "integer_divisor",
+            "other_domain", "integer_divisor", "record_scalar",
         }
         extra = set(entry) - known
         if extra:
@@ -197,6 +197,11 @@ class Op:
         if self.result not in RESULTS:
             raise DeclError(f"{where}: result must be one of {sorted(RESULTS)}")
         self.integer_divisor = bool(entry.get("integer_divisor", False))
+        # The number the record's Scalar-overload sample passes (false: no
+        # such sample).
+        self.record_scalar = entry.get("record_scalar", 1.5 if self.scalar_other else False)
+        if self.record_scalar is not False and not self.scalar_other:
+            raise DeclError(f"{where}: record_scalar needs scalar_other")
         self.other_domain = entry.get("other_domain", "any")
         if self.other_domain not in DOMAINS:
             raise DeclError(f"{where}: other_domain must be one of {sorted(DOMAINS)}")
@@ -541,8 +546,8 @@ def write_declared_cpp(files, ops):
         nd = c_string(op.not_differentiable)
         if op.arity == 2:
             fn = f"[](const Tensor& a, const Tensor& b) {{ return {op.name}(a, b); }}"
-            scalar_fn = (f"[](const Tensor& a) {{ return {op.name}(a, 1.5); }}"
-                         if op.scalar_other else "{}")
+            scalar_fn = (f"[](const Tensor& a) {{ return {op.name}(a, {op.record_scalar!r}); }}"
+                         if op.record_scalar is not False else "{}")
             odom = f"s::Domain::{DOMAINS[op.other_domain]}"
             out.append(
                 f"  s::register_binary({c_string(op.name)}, {fn}, {dom}, {odom}, "

@@ -55,12 +55,6 @@ Dtype result_type(const Tensor& a, const Scalar& b) {
 DITTO_BINARY_DEFS(sub, Sub)
 DITTO_BINARY_DEFS(mul, Mul)
 DITTO_BINARY_DEFS(div, Div)
-DITTO_BINARY_DEFS(eq, Eq)
-DITTO_BINARY_DEFS(ne, Ne)
-DITTO_BINARY_DEFS(lt, Lt)
-DITTO_BINARY_DEFS(le, Le)
-DITTO_BINARY_DEFS(gt, Gt)
-DITTO_BINARY_DEFS(ge, Ge)
 #undef DITTO_BINARY_DEFS
 
 Tensor pow(const Tensor& a, const Tensor& b) {

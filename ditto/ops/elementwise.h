@@ -39,19 +39,7 @@ DITTO_API Tensor addcdiv(
     const Tensor& t2,
     const Scalar& value = 1);
 
-// Comparisons give bool tensors.
-DITTO_API Tensor eq(const Tensor& a, const Tensor& b);
-DITTO_API Tensor eq(const Tensor& a, const Scalar& b);
-DITTO_API Tensor ne(const Tensor& a, const Tensor& b);
-DITTO_API Tensor ne(const Tensor& a, const Scalar& b);
-DITTO_API Tensor lt(const Tensor& a, const Tensor& b);
-DITTO_API Tensor lt(const Tensor& a, const Scalar& b);
-DITTO_API Tensor le(const Tensor& a, const Tensor& b);
-DITTO_API Tensor le(const Tensor& a, const Scalar& b);
-DITTO_API Tensor gt(const Tensor& a, const Tensor& b);
-DITTO_API Tensor gt(const Tensor& a, const Scalar& b);
-DITTO_API Tensor ge(const Tensor& a, const Tensor& b);
-DITTO_API Tensor ge(const Tensor& a, const Scalar& b);
+// Comparisons (eq, ne, lt, le, gt, ge) are declared in elementwise.ops.toml.
 
 // The unary ops neg, abs, exp, log, log1p, sqrt, tanh, sigmoid, relu,
 // erf and square are declared in elementwise.ops.toml (their functions:

@@ -184,25 +184,6 @@ DITTO_OP_RECORDS(elementwise) {
       kFloating,
       "",
       [](const Tensor& a) { return pow(a, 3); });
-  const char* cmp = "a comparison: a bool result";
-  s::register_binary(
-      "eq", [](auto& a, auto& b) { return eq(a, b); }, any, any, kNumeric, cmp);
-  s::register_binary(
-      "ne", [](auto& a, auto& b) { return ne(a, b); }, any, any, kNumeric, cmp);
-  s::register_binary(
-      "lt",
-      [](auto& a, auto& b) { return lt(a, b); },
-      any,
-      any,
-      kNumeric,
-      cmp,
-      [](const Tensor& a) { return lt(a, 1); });
-  s::register_binary(
-      "le", [](auto& a, auto& b) { return le(a, b); }, any, any, kNumeric, cmp);
-  s::register_binary(
-      "gt", [](auto& a, auto& b) { return gt(a, b); }, any, any, kNumeric, cmp);
-  s::register_binary(
-      "ge", [](auto& a, auto& b) { return ge(a, b); }, any, any, kNumeric, cmp);
   s::register_binary_inplace(
       "add_",
       [](Tensor& a, const Tensor& b) { a.add_(b, 2); },

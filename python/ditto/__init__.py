@@ -21,7 +21,7 @@ from ._C import (  # noqa: F401
     rand, randn, rand_like, randn_like, randperm, bernoulli, multinomial,
     # elementwise
     add, sub, subtract, mul, multiply, div, divide, true_divide, pow,
-    eq, ne, lt, le, gt, ge, erfinv, clamp, clip,
+    erfinv, clamp, clip,
     where, addcmul, addcdiv,
     # reductions, shape ops, matrix products
     sum, mean, prod, norm, all, any, max, min, argmax, argmin, sum_to_size,

@@ -78,12 +78,6 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
   binary("mul", &mul, &mul);
   binary("div", &div, &div);
   binary("pow", &pow, &pow);
-  binary("eq", &eq, &eq);
-  binary("ne", &ne, &ne);
-  binary("lt", &lt, &lt);
-  binary("le", &le, &le);
-  binary("gt", &gt, &gt);
-  binary("ge", &ge, &ge);
   m.attr("multiply") = m.attr("mul");
   m.attr("divide") = m.attr("div");
   m.attr("true_divide") = m.attr("div");
