@@ -465,7 +465,8 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
       "--distributed",
       out.distributed,
       "one of the processes of `mpirun -n N` (N at most "
-      "--micro-batches); rank 0 reports and writes files");
+      "--micro-batches, which is N when not given on a fresh run); rank 0 "
+      "reports and writes files");
   cmd.add_option(
          "--rank-log",
          out.rank_log_dir,
@@ -510,6 +511,25 @@ int run_train(train::TrainOptions& o, Output& out, CLI::App& cmd) {
 #if defined(DITTO_HAVE_DISTRIBUTED)
     ditto::distributed::init();
     o.group = ditto::distributed::process_group();
+    const int64_t p = o.group.world_size;
+    if (cmd.count("--micro-batches") == 0 && o.resume.empty()) {
+      // A fresh run: one micro-batch per process, recorded in run.json and
+      // the checkpoints, so that it resumes on any world size up to this
+      // one with the same bits (R6).
+      o.micro_batches = p;
+    }
+    if (p > o.micro_batches) {
+      throw ditto::ValueError(ditto::detail::str_cat(
+          "[train] --micro-batches ",
+          o.micro_batches,
+          ": every process needs at least one of the ",
+          o.micro_batches,
+          " micro-batches of a step, got ",
+          p,
+          " processes; pass --micro-batches K with K >= ",
+          p,
+          o.resume.empty() ? "" : " (a resumed run: the checkpoint's K)"));
+    }
     if (!out.rank_log_dir.empty()) {
       open_rank_log(out, o.group.rank);
       o.report_on_every_rank = true;
