@@ -189,6 +189,23 @@ std::vector<std::string> list_checkpoints(
   return out;
 }
 
+namespace {
+
+// A checkpoint leaves by a rename to a temporary name, then its removal: a
+// kill during the removal leaves a ".tmp-" directory, which the next prune
+// removes, never an empty or partial "step-N" (issue 61, item 18).
+void retire(const std::string& root, const fs::path& dir) {
+  const fs::path tmp =
+      fs::path(root) /
+      detail::str_cat(
+          kTmpPrefix, "pruned-", dir.filename().string(), ".", ::getpid());
+  std::error_code ec;
+  fs::rename(dir, tmp, ec);
+  remove_quietly(ec ? dir : tmp);
+}
+
+} // namespace
+
 void prune_checkpoints(const std::string& root, int keep) {
   std::error_code ec;
   if (fs::is_directory(root, ec)) {
@@ -202,9 +219,15 @@ void prune_checkpoints(const std::string& root, int keep) {
   if (keep <= 0) {
     return;
   }
-  const std::vector<std::string> all = list_checkpoints(root);
+  // Saves rename complete directories into place, so an incomplete
+  // "step-N" is a leftover of an older prune that was killed: it goes too.
+  std::vector<std::string> incomplete;
+  const std::vector<std::string> all = list_checkpoints(root, &incomplete);
+  for (const std::string& dir : incomplete) {
+    retire(root, dir);
+  }
   for (size_t i = 0; i + size_t(keep) < all.size(); ++i) {
-    remove_quietly(all[i]);
+    retire(root, all[i]);
   }
 }
 

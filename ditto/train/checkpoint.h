@@ -50,8 +50,10 @@ DITTO_API std::vector<std::string> list_checkpoints(
     const std::string& root,
     std::vector<std::string>* incomplete = nullptr);
 
-// Removes all but the keep newest checkpoints (and leftover temporary
-// directories). keep <= 0 keeps everything.
+// Removes all but the keep newest checkpoints, incomplete "step-N"
+// directories and leftover temporary directories; each goes by a rename to
+// a temporary name first, so a kill during pruning leaves no empty
+// "step-N". keep <= 0 keeps everything (temporary directories still go).
 DITTO_API void prune_checkpoints(const std::string& root, int keep);
 
 // A test hook: with DITTO_TRAIN_FAULT=checkpoint-between-files in the

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -211,6 +212,34 @@ TEST_F(TrainCli, KeepPrunesOldCheckpoints) {
   }
   EXPECT_EQ(
       names, (std::vector<std::string>{"step-00000015", "step-00000016"}));
+}
+
+// Issue 61, item 18: a kill during --keep pruning used to leave empty
+// step-N directories. Pruning renames each directory away before removing
+// it, and clears what an older, killed prune left.
+TEST_F(TrainCli, PruningLeavesNoEmptyStepDirectories) {
+  const fs::path root = dir_ / "prune";
+  for (int step : {1, 2, 3, 4}) {
+    const fs::path d = root / ditto::train::checkpoint_name(step);
+    fs::create_directories(d);
+    for (const char* f : ditto::train::kCheckpointRequiredFiles) {
+      std::ofstream(d / f) << "x";
+    }
+  }
+  // What a prune killed mid-removal left: an emptied step-N, a partial one,
+  // and a renamed one.
+  fs::create_directories(root / ditto::train::checkpoint_name(0));
+  fs::create_directories(root / ditto::train::checkpoint_name(5));
+  std::ofstream(root / ditto::train::checkpoint_name(5) / "model.safetensors")
+      << "x";
+  fs::create_directories(root / ".tmp-pruned-step-00000009.1");
+  ditto::train::prune_checkpoints(root.string(), 2);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(root)) {
+    left.push_back(e.path().filename().string());
+  }
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"step-00000003", "step-00000004"}));
 }
 
 TEST_F(TrainCli, KillDuringASaveLeavesThePreviousCheckpoint) {
