@@ -6,6 +6,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 import errno
 import os
+import stat
 
 from . import _C
 from ._C import Tensor
@@ -55,9 +56,11 @@ def save(obj, f, metadata=None):
 
 def _read(f):
     path = _path(f)
-    if not os.path.exists(path):
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    if os.path.isdir(path):
+    # os.stat raises what open() would: FileNotFoundError, PermissionError,
+    # OSError(ELOOP) for a symlink loop (os.path.exists would say "no such
+    # file" for all of them).
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     return _C._load_safetensors(path)
 

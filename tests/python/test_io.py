@@ -3,6 +3,7 @@
 published test vector of huggingface/safetensors v0.7.0 that
 tests/io/safetensors_test.cpp checks), written atomically, read
 strictly."""
+import errno
 import os
 import struct
 
@@ -114,3 +115,17 @@ def test_a_path_with_a_nul_byte_is_refused_and_nothing_changes(tmp_path):
             call(str(victim) + "\0.bak")
     assert victim.read_bytes() == b"precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]
+
+
+def test_load_raises_what_open_raises(tmp_path):
+    # Issue 61, item 18: a symlink loop was reported as "No such file".
+    loop = tmp_path / "loop"
+    os.symlink(loop.name, loop)
+    with pytest.raises(OSError) as e:
+        ditto.load(str(loop))
+    assert e.value.errno == errno.ELOOP
+    assert not isinstance(e.value, FileNotFoundError)
+    with pytest.raises(FileNotFoundError):
+        ditto.load(str(tmp_path / "missing"))
+    with pytest.raises(IsADirectoryError):
+        ditto.load(str(tmp_path))
