@@ -163,6 +163,10 @@ TEST_F(Vulkan, ListsTheDeviceWithItsArithmetic) {
         zeros({2}, kFloat32, Device("vulkan:99"));
       }).find("vulkan:99 does not exist"),
       std::string::npos);
+  // An allocation beyond the device's heap is refused (issue 61, item 18),
+  // and the device works on.
+  EXPECT_THROW(empty({int64_t(1) << 40}, kFloat32, dev), OutOfMemoryError);
+  EXPECT_EQ(ones({3}, kFloat32, dev).cpu().sum().item<float>(), 3.0f);
 }
 
 TEST_F(Vulkan, CopiesBothWaysKeepEveryBit) {
