@@ -38,8 +38,16 @@ CPP_TYPES = {
     "int[]": "const IntArg&",
     "bool": "bool",
     "float": "double",
+    "float?": "std::optional<double>",
+    "int[]?": "const std::optional<IntArg>&",
+    "str": "std::string_view",
+    "Tensor[]": "const std::vector<Tensor>&",
 }
-RETURN_TYPES = {"Tensor": "Tensor"}
+RETURN_TYPES = {
+    "Tensor": "Tensor",
+    "Tensor[]": "std::vector<Tensor>",
+    "(Tensor, Tensor)": "std::tuple<Tensor, Tensor>",
+}
 
 
 class DeclError(Exception):
@@ -61,6 +69,10 @@ class Arg:
             return "std::nullopt"
         if d in ("True", "False"):
             return d.lower()
+        if d.startswith("'"):
+            return '"' + d.strip("'") + '"'
+        if d == "[]":
+            return "IntArg{}"
         return d
 
     def py_default(self):
@@ -73,6 +85,10 @@ class Arg:
             return d.lower()
         if self.type in ("Scalar", "Scalar?"):
             return f"Scalar({d})"
+        if d.startswith("'"):
+            return 'std::string_view("' + d.strip("'") + '")'
+        if d == "[]":
+            return "std::vector<int64_t>{}"
         return d
 
 
@@ -80,7 +96,7 @@ class Schema:
     """name[.overload](type name[=default], ..., *, ...) -> ret"""
 
     PATTERN = re.compile(
-        r"^\s*([a-z_][a-z0-9_]*)(?:\.([A-Za-z0-9_]+))?\s*\((.*)\)\s*->\s*(\S+)\s*$"
+        r"^\s*([a-z_][a-z0-9_]*)(?:\.([A-Za-z0-9_]+))?\s*\((.*?)\)\s*->\s*(.+?)\s*$"
     )
 
     def __init__(self, text, where):
@@ -98,11 +114,15 @@ class Schema:
                 kw_only = True
                 continue
             am = re.match(r"^(\S+)\s+([a-z_][a-z0-9_]*)(?:\s*=\s*(\S+))?$", part)
-            if not am or am.group(1) not in CPP_TYPES:
+            # int[1] (torch's size hint) is int[].
+            type_ = re.sub(r"\[\d+\]", "[]", am.group(1)) if am else None
+            if not am or type_ not in CPP_TYPES:
                 raise DeclError(f"{where}: cannot read the argument '{part}'")
-            self.args.append(Arg(am.group(1), am.group(2), am.group(3), kw_only))
-        if not self.args or self.args[0].type != "Tensor" or self.args[0].name != "self":
-            raise DeclError(f"{where}: the first argument must be 'Tensor self'")
+            self.args.append(Arg(type_, am.group(2), am.group(3), kw_only))
+        first = (self.args[0].type, self.args[0].name) if self.args else None
+        if first not in (("Tensor", "self"), ("Tensor[]", "tensors")):
+            raise DeclError(
+                f"{where}: the first argument must be 'Tensor self' or 'Tensor[] tensors'")
 
     def cpp_params(self, skip_self=False, defaults=True):
         out = []
@@ -125,7 +145,7 @@ class Schema:
             if a.kw_only and not kw:
                 out.append("py::kw_only()")
                 kw = True
-            name = "input" if i == 0 else a.name
+            name = ("input" if a.name == "self" else a.name) if i == 0 else a.name
             s = f'py::arg("{name}")'
             if i == 0:
                 s += ".none(false)"
@@ -144,7 +164,8 @@ DTYPES = {
     "floating": ("kFloating", True),
     "numeric": ("kNumeric", False),
 }
-DOMAINS = {"any": "kAny", "positive": "kPositive", "unit": "kUnit", "wide": "kWide"}
+DOMAINS = {"any": "kAny", "positive": "kPositive", "unit": "kUnit", "wide": "kWide",
+           "above_one": "kAboveOne"}
 FORMULA_NAMES = ("grad", "self", "result")
 # A binary kernel's result dtype: the operands' promoted type, bool
 # (comparisons), or floating (integer operands compute in float32).
@@ -158,7 +179,8 @@ class Op:
             "func", "variants", "kernel", "decomposition", "derivative",
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
             "vulkan", "record_args", "aliases", "scalar_other", "result",
-            "other_domain", "integer_divisor", "record_scalar",
+            "other_domain", "integer_divisor", "record_scalar", "samples", "family",
+            "python",
         }
         extra = set(entry) - known
         if extra:
@@ -237,6 +259,23 @@ class Op:
                 raise DeclError(f"{where}: vulkan = {{ code = N, float64 = bool }} for a kernel")
         self.record_args = entry.get("record_args", "a")
         self.aliases = entry.get("aliases", [])
+        # General records: samples = { inputs = [[shape], ...], calls =
+        # ["C++ expression over a, b, c", ...] } and the docs' family.
+        self.samples = entry.get("samples")
+        if self.samples is not None:
+            if set(self.samples) - {"inputs", "calls", "gradcheck"} or not self.samples.get("calls"):
+                raise DeclError(f"{where}: samples = {{ inputs = [...], calls = [...] }}")
+        self.family = entry.get("family", "elementwise")
+        # Python modules beside ditto that also export the function
+        # ("nn.functional").
+        self.python = entry.get("python", [])
+        if self.schema.ret != "Tensor" and self.samples is None:
+            raise DeclError(f"{where}: an op returning {self.schema.ret} needs samples")
+        if self.samples is not None and "inplace" in self.variants:
+            raise DeclError(f"{where}: an op with samples has no in-place form yet")
+        if self.schema.args[0].type == "Tensor[]" and (
+                self.samples is None or self.variants != ["function"]):
+            raise DeclError(f"{where}: a Tensor[] op is a function with samples")
 
     @property
     def floating(self):
@@ -392,8 +431,15 @@ def binary_kernels(ops, kernels):
     return [k for k in kernels + ops if k.kernel is not None and k.arity == 2]
 
 
-def with_self(params):
-    return "const Tensor& self" + (", " + params if params else "")
+def with_self(params, op=None):
+    first = "const Tensor& self"
+    if op is not None and op.schema.args[0].type == "Tensor[]":
+        first = "const std::vector<Tensor>& tensors"
+    return first + (", " + params if params else "")
+
+
+def ret(op):
+    return RETURN_TYPES[op.schema.ret]
 
 
 def write_declared_h(files, ops):
@@ -401,6 +447,9 @@ def write_declared_h(files, ops):
         "// The functions of the declared ops (Note [One declaration per op]).",
         "",
         "#include <optional>",
+        "#include <string_view>",
+        "#include <tuple>",
+        "#include <vector>",
         "",
         '#include "ditto/core/tensor.h"',
         "",
@@ -408,12 +457,12 @@ def write_declared_h(files, ops):
         "",
     ]
     for op in ops:
-        if "function" not in op.variants:
+        if "function" not in op.variants and "method" not in op.variants:
             continue
         out += comment(op.doc)
         for name in [op.name] + list(op.aliases):
             for decl, _, _, _ in op.overloads():
-                out.append(f"DITTO_API Tensor {name}({with_self(decl)});")
+                out.append(f"DITTO_API {ret(op)} {name}({with_self(decl, op)});")
     out += ["", "} // namespace ditto", ""]
     return out
 
@@ -427,15 +476,23 @@ def write_methods_inc(files, ops):
         for decl, defn, call, _ in op.overloads():
             if "method" in op.variants:
                 out.append(
-                    f"DITTO_METHOD(Tensor, {op.name}, ({decl}) const, ({defn}) const, "
+                    f"DITTO_METHOD({ret(op)}, {op.name}, ({decl}) const, ({defn}) const, "
                     f"{op.name}({call('*this')}))")
             if "inplace" in op.variants and op.arity == 2:
                 out.append(
                     f"DITTO_KERNEL_INPLACE_METHOD({op.name}_, ({decl}), "
                     f"binary_inplace(kernels::BinaryOp::{op.kernel_name}, *this, other))")
             elif "inplace" in op.variants:
-                out.append(
-                    f"DITTO_INPLACE_METHOD({op.name}_, ({decl}), {op.name}({call('x')}))")
+                # One overload per number of trailing defaults given (the
+                # macro's parameters are declared and defined alike).
+                args = op.schema.args[1:]
+                first_default = next(
+                    (i for i, a in enumerate(args) if a.default is not None), len(args))
+                for k in range(first_default, len(args) + 1):
+                    params = ", ".join(f"{CPP_TYPES[a.type]} {a.name}" for a in args[:k])
+                    names = "".join(", " + a.name for a in args[:k])
+                    out.append(
+                        f"DITTO_INPLACE_METHOD({op.name}_, ({params}), {op.name}(x{names}))")
     out.append("")
     return out
 
@@ -501,14 +558,21 @@ def write_declared_cpp(files, ops):
         "// declaration table (Note [One declaration per op]).",
         "",
         '#include "ditto/ops/declared.h"',
+        '',
+        '#include <limits>',
         "",
         '#include "ditto/kernels/cpu/kernel_table.h"',
+        '#include "ditto/ops/detail/composite.h"',
         '#include "ditto/ops/detail/declaration.h"',
         '#include "ditto/ops/detail/elementwise_engine.h"',
         '#include "ditto/ops/detail/op_util.h"',
         '#include "ditto/ops/detail/sample_util.h"',
         '#include "ditto/ops/elementwise.h"',
+        '#include "ditto/ops/factories.h"',
+        '#include "ditto/ops/linalg.h"',
         '#include "ditto/ops/record.h"',
+        '#include "ditto/ops/reduce.h"',
+        '#include "ditto/ops/shape_ops.h"',
         "",
         "namespace ditto {",
         "",
@@ -518,7 +582,11 @@ def write_declared_cpp(files, ops):
             continue
         for fname in [op.name] + list(op.aliases):
             for i, (_, defn, call, _) in enumerate(op.overloads()):
-                out.append(f"Tensor {fname}({with_self(defn)}) {{")
+                out.append(f"{ret(op)} {fname}({with_self(defn, op)}) {{")
+                # The frame is told every tensor argument (the trace's inputs).
+                tensors = ", ".join(a.name for a in op.schema.args if a.type == "Tensor")
+                if i > 0:
+                    tensors = "self"
                 if op.kernel is not None and op.arity == 1:
                     out.append(
                         f"  return detail::unary(kernels::UnaryOp::{op.kernel_name}, self);")
@@ -527,14 +595,30 @@ def write_declared_cpp(files, ops):
                     out.append(
                         f"  return detail::{engine}(kernels::BinaryOp::{op.kernel_name}, "
                         "self, other);")
-                else:
+                elif op.schema.args[0].type == "Tensor[]":
+                    out += [
+                        f"  detail::OpScope scope({c_string(op.name)}, tensors, "
+                        "detail::OpScope::kComposite);",
+                        f"  return scope.done({op.decomposition});",
+                    ]
+                elif op.schema.ret == "Tensor":
                     # A composite frame: the ops it calls record the gradient.
                     out += [
-                        f"  detail::OpScope scope({c_string(op.name)}, {{self}}, "
+                        f"  detail::OpScope scope({c_string(op.name)}, {{{tensors}}}, "
                         "detail::OpScope::kComposite);",
                         f"  DITTO_CHECK(self.defined(), ValueError, {c_string(op.name)}, "
                         '"undefined tensor");',
                         f"  return scope.done({op.decomposition});",
+                    ]
+                else:
+                    out += [
+                        f"  detail::OpScope scope({c_string(op.name)}, {{{tensors}}}, "
+                        "detail::OpScope::kComposite);",
+                        f"  DITTO_CHECK(self.defined(), ValueError, {c_string(op.name)}, "
+                        '"undefined tensor");',
+                        f"  {ret(op)} out = {op.decomposition};",
+                        "  scope.done(detail::samples::outputs(out));",
+                        "  return out;",
                     ]
                 out += ["}", ""]
     # The records.
@@ -544,7 +628,13 @@ def write_declared_cpp(files, ops):
         dom = f"s::Domain::{DOMAINS[op.domain]}"
         dtypes = f"s::{DTYPES[op.dtypes][0]}"
         nd = c_string(op.not_differentiable)
-        if op.arity == 2:
+        if op.samples is not None:
+            out += composite_record(op, dom, dtypes, nd)
+            continue
+        binary_decomp = (op.decomposition is not None and len(op.schema.args) >= 2
+                         and op.schema.args[1].type == "Tensor"
+                         and op.schema.args[1].name == "other")
+        if op.arity == 2 or binary_decomp:
             fn = f"[](const Tensor& a, const Tensor& b) {{ return {op.name}(a, b); }}"
             scalar_fn = (f"[](const Tensor& a) {{ return {op.name}(a, {op.record_scalar!r}); }}"
                          if op.record_scalar is not False else "{}")
@@ -584,6 +674,33 @@ def write_declared_cpp(files, ops):
     return out
 
 
+def composite_record(op, dom, dtypes, nd):
+    """The record of an op with declared samples: each call a sample over
+    inputs a, b, c of the declared shapes."""
+    shapes = op.samples.get("inputs", [])
+    letters = "abcd"[:len(shapes)]
+    calls = []
+    for c in op.samples["calls"]:
+        binds = "".join(
+            f" [[maybe_unused]] const Tensor& {l} = in[{i}];" for i, l in enumerate(letters))
+        calls.append(
+            f"      {{{c_string(c)}, [](const std::vector<Tensor>& in) {{{binds} "
+            f"return s::outputs({c}); }}}},")
+    params = ", ".join(
+        (a.name if a.type != "Tensor[]" else "tensors") for a in op.schema.args)
+    callables = [f"ditto::{op.name}({params})"] if "function" in op.variants else []
+    if "method" in op.variants:
+        callables.append(f"Tensor::{op.name}({', '.join(a.name for a in op.schema.args[1:])})")
+    shape_list = ", ".join("{" + ", ".join(str(d) for d in sh) + "}" for sh in shapes)
+    grad = str(bool(op.samples.get("gradcheck", True))).lower()
+    return [
+        f"  s::register_composite({c_string(op.name)}, {c_string(op.family)}, "
+        f"{{{', '.join(c_string(c) for c in callables)}}}, {{{shape_list}}}, {{",
+        *calls,
+        f"  }}, {dom}, {dtypes}, {nd}, {grad});",
+    ]
+
+
 def write_bindings_inc(files, ops):
     out = header(files) + [
         "// Included by python/src/ops.cpp: the bindings of the declared ops,",
@@ -594,15 +711,23 @@ def write_bindings_inc(files, ops):
     names = []
     for op in ops:
         for decl, defn, _, py_args in op.overloads():
-            sig = f"Tensor (*)({with_self(defn)})"
+            sig = f"{ret(op)} (*)({with_self(defn, op)})"
             ptr = f"static_cast<{sig}>(&::ditto::{op.name})"
+            if op.schema.ret == "Tensor[]":
+                # torch returns a tuple of tensors
+                ptr = (f"[]({with_self(defn, op)}) {{ "
+                       f"return py::tuple(py::cast(::ditto::{op.name}("
+                       f"{op.schema.cpp_call_args(op.schema.args[0].name)}))); }}")
             args = "".join(", " + a for a in py_args)
+            # The tuple is made under the GIL.
+            gil = "" if op.schema.ret == "Tensor[]" else ", ReleaseGil()"
             if "function" in op.variants:
+                first = "input" if op.schema.args[0].name == "self" else "tensors"
                 out.append(
                     f"  m.def({c_string(op.name)}, {ptr}, "
-                    f'py::arg("input").none(false){args}, ReleaseGil());')
+                    f'py::arg("{first}").none(false){args}{gil});')
             if "method" in op.variants:
-                out.append(f"  cls.def({c_string(op.name)}, {ptr}{args}, ReleaseGil());")
+                out.append(f"  cls.def({c_string(op.name)}, {ptr}{args}{gil});")
             if "inplace" in op.variants:
                 isig = f"Tensor& (Tensor::*)({defn})"
                 out.append(
@@ -623,6 +748,12 @@ def write_bindings_inc(files, ops):
     for n in names:
         out.append(f"  names.append({c_string(n)});")
     out.append('  m.attr("_declared_functions") = names;')
+    out.append("  py::dict modules;")
+    for op in ops:
+        for mod in op.python:
+            out.append(f"  if (!modules.contains({c_string(mod)})) {{ modules[{c_string(mod)}] = py::list(); }}")
+            out.append(f"  modules[{c_string(mod)}].cast<py::list>().append({c_string(op.name)});")
+    out.append('  m.attr("_declared_modules") = modules;')
     out.append("  py::list decls;")
     for op in ops:
         out.append(

@@ -45,6 +45,8 @@ from ._C import (  # noqa: F401
     is_vulkan_available)
 # The declared ops' functions (ditto/ops/*.ops.toml; docs/ops.md).
 globals().update({_n: getattr(_C, _n) for _n in _C._declared_functions})
+from . import _composite  # noqa: E402
+_composite.install(globals())
 from ._size import Size  # noqa: F401,E402
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401

@@ -15,3 +15,201 @@ def svd(A, full_matrices=True):
                          "pass full_matrices=False")
     U, S, V = _C._linalg.svd(A)
     return _rt.linalg_svd(U, S, V.t())
+
+
+# ---- torch.linalg's everyday functions over ditto's ops. Gaussian
+# elimination with partial pivoting, one row operation after another in
+# a fixed order (so the bits are the same on every run, thread count and
+# CPU, and autograd follows), for the small matrices these are used on.
+import builtins as _b  # noqa: E402
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False):
+    """torch.linalg.vector_norm: ord 2, 1, inf, -inf, 0 or any p."""
+    dims = list(range(x.dim())) if dim is None else (
+        [dim] if isinstance(dim, int) else list(dim))
+    a = x.abs()
+    if ord == float("inf"):
+        return _C.amax(a, dims, keepdim)
+    if ord == float("-inf"):
+        return _C.amin(a, dims, keepdim)
+    if ord == 0:
+        return (a != 0).to(x.dtype).sum(dims, keepdim)
+    return _C.norm(x, ord, dims, keepdim)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False):
+    """torch.linalg.matrix_norm for ord 'fro', 1, -1, inf, -inf."""
+    d0, d1 = dim
+    if ord == "fro":
+        return _C.norm(A, 2, [d0, d1], keepdim)
+    a = A.abs()
+    if ord in (1, -1):
+        s = a.sum([d0], True)
+        r = _C.amax(s, [d1], True) if ord == 1 else _C.amin(s, [d1], True)
+    elif ord in (float("inf"), float("-inf")):
+        s = a.sum([d1], True)
+        r = _C.amax(s, [d0], True) if ord > 0 else _C.amin(s, [d0], True)
+    else:
+        raise ValueError(f"[linalg.matrix_norm] ord {ord!r} is not supported")
+    return r if keepdim else r.squeeze(max(d0 % A.dim(), d1 % A.dim())).squeeze(
+        min(d0 % A.dim(), d1 % A.dim()))
+
+
+def norm(A, ord=None, dim=None, keepdim=False):
+    """torch.linalg.norm: the 2-norm of the flattened input (Frobenius for
+    matrices) when ord and dim are None; vector or matrix norms by dim."""
+    if ord is None and dim is None:
+        return _C.norm(A, 2, list(range(A.dim())), keepdim)
+    if isinstance(dim, int) or (dim is None and A.dim() == 1):
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
+    return matrix_norm(A, "fro" if ord is None else ord,
+                       (-2, -1) if dim is None else dim, keepdim)
+
+
+def _square(A, op):
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"[linalg.{op}] A must be batches of square "
+                         f"matrices, but they are {tuple(A.shape)}")
+
+
+def _batched(fn, A, B=None):
+    """fn over the matrices of A (and of B where B has A's batch: a batch
+    of vectors or of matrices; otherwise B is shared)."""
+    if A.dim() == 2:
+        return fn(A) if B is None else fn(A, B)
+    if B is None:
+        return _C.stack([_batched(fn, a) for a in A.unbind(0)])
+    per = B.dim() >= A.dim() - 1 and B.dim() > 1
+    return _C.stack([_batched(fn, a, B[i] if per else B)
+                     for i, a in enumerate(A.unbind(0))])
+
+
+def _eliminate(A, B=None):
+    """Rows of [A | B] in upper triangular form, and the permutation's
+    sign; B may be None."""
+    n = A.shape[-1]
+    rows = list(A.unbind(0))
+    brows = list(B.unbind(0)) if B is not None else None
+    sign = 1.0
+    for k in range(n):
+        col = _C.stack([rows[i][k] for i in range(k, n)]).abs()
+        p = k + int(col.argmax().item())
+        if p != k:
+            rows[k], rows[p] = rows[p], rows[k]
+            if brows is not None:
+                brows[k], brows[p] = brows[p], brows[k]
+            sign = -sign
+        piv = rows[k][k]
+        if piv.item() == 0:
+            return rows, brows, sign, False
+        for i in range(k + 1, n):
+            f = rows[i][k] / piv
+            rows[i] = rows[i] - f * rows[k]
+            if brows is not None:
+                brows[i] = brows[i] - f * brows[k]
+    return rows, brows, sign, True
+
+
+def _det2(A):
+    rows, _, sign, ok = _eliminate(A)
+    if not ok:
+        return (A * 0).sum()
+    d = rows[0][0] * sign
+    for k in range(1, A.shape[-1]):
+        d = d * rows[k][k]
+    return d
+
+
+def det(A):
+    """torch.linalg.det."""
+    _square(A, "det")
+    return _batched(_det2, A)
+
+
+def _solve2(A, B):
+    rows, brows, _, ok = _eliminate(A, B)
+    if not ok:
+        raise RuntimeError("[linalg.solve] The solver failed because the input "
+                           "matrix is singular.")
+    n = A.shape[-1]
+    x = [None] * n
+    for k in range(n - 1, -1, -1):
+        acc = brows[k]
+        for j in range(k + 1, n):
+            acc = acc - rows[k][j] * x[j]
+        x[k] = acc / rows[k][k]
+    return _C.stack(x)
+
+
+def solve(A, B, *, left=True):
+    """torch.linalg.solve: X with A X = B (B a vector or matrix, batches
+    alike)."""
+    _square(A, "solve")
+    if not left:
+        return solve(A.transpose(-2, -1), B.transpose(-2, -1)).transpose(-2, -1)
+    return _batched(_solve2, A, B)
+
+
+def inv(A):
+    """torch.linalg.inv."""
+    _square(A, "inv")
+    n = A.shape[-1]
+    eye = _C.eye(n, dtype=A.dtype)
+    return _batched(_solve2, A, eye)
+
+
+def _cholesky2(A, upper):
+    n = A.shape[-1]
+    L = [[None] * n for _ in range(n)]
+    zero = A[0][0] * 0
+    for j in range(n):
+        s = A[j][j]
+        for k in range(j):
+            s = s - L[j][k] * L[j][k]
+        if s.item() <= 0:
+            raise RuntimeError(
+                f"[linalg.cholesky] The factorization could not be completed "
+                f"because the input is not positive-definite (the leading "
+                f"minor of order {j + 1} is not positive-definite).")
+        L[j][j] = _C.sqrt(s)
+        for i in range(j + 1, n):
+            t = A[i][j]
+            for k in range(j):
+                t = t - L[i][k] * L[j][k]
+            L[i][j] = t / L[j][j]
+    out = _C.stack([_C.stack([L[i][j] if j <= i else zero for j in range(n)])
+                    for i in range(n)])
+    return out.transpose(0, 1) if upper else out
+
+
+def cholesky(A, *, upper=False):
+    """torch.linalg.cholesky: L with A = L L^H (upper: L^H)."""
+    _square(A, "cholesky")
+    return _batched(lambda a: _cholesky2(a, upper), A)
+
+
+def matrix_power(A, n):
+    """torch.linalg.matrix_power: A^n by repeated squaring (n < 0: of the
+    inverse)."""
+    _square(A, "matrix_power")
+    if n == 0:
+        return _C.eye(A.shape[-1], dtype=A.dtype).expand(A.shape).clone()
+    if n < 0:
+        A, n = inv(A), -n
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else _C.matmul(result, base)
+        n >>= 1
+        if n:
+            base = _C.matmul(base, base)
+    return result
+
+
+def cross(input, other, dim=-1):
+    """torch.linalg.cross: the cross product of 3-vectors along dim."""
+    a = [input.select(dim, i) for i in range(3)]
+    b = [other.select(dim, i) for i in range(3)]
+    return _C.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]], dim % _b.max(input.dim(), 1))

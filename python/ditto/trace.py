@@ -11,6 +11,7 @@ reported with the module's dotted path from the root module ("features.0",
 as named_modules() names it) and its type, as the C++ modules report
 theirs.
 """
+import sys
 import atexit as _atexit
 import contextlib as _contextlib
 import threading as _threading
@@ -113,3 +114,14 @@ def _module_call(module, args, kwargs):
             return module.forward(*args, **kwargs)
     finally:
         stack.pop()
+
+
+# ditto.trace is also torch.trace, the sum of a matrix's diagonal: the
+# module is callable (ditto.trace(x)) and keeps its attributes.
+class _CallableModule(type(sys.modules[__name__])):
+    def __call__(self, input):
+        from ._composite import trace as _trace
+        return _trace(input)
+
+
+sys.modules[__name__].__class__ = _CallableModule

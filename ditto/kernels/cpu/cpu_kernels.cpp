@@ -23,6 +23,7 @@
 #include "ditto/kernels/cpu/erf.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
+#include "ditto/kernels/cpu/trig.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -157,6 +158,77 @@ DITTO_BINARY_FUNCTOR(GeF, a >= b)
 // |a| with b's sign bit (floating only: the op promotes integers).
 DITTO_BINARY_FUNCTOR(CopysignF, std::copysign(a, b))
 #undef DITTO_BINARY_FUNCTOR
+
+// atan2, hypot, logaddexp, xlogy (floating operands: the op promotes
+// integers). hypot: float in double, where the sum of squares is exact
+// but one rounding, and double scaled by the larger operand.
+struct Atan2F {
+  template <typename T>
+  static T apply(T a, T b) {
+    return math::atan2(a, b);
+  }
+};
+struct HypotF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (std::is_same_v<T, float>) {
+      const double x = a, y = b;
+      return static_cast<float>(std::sqrt(x * x + y * y));
+    } else {
+      const T x = std::fabs(a), y = std::fabs(b);
+      const T big = x > y ? x : y, small = x > y ? y : x;
+      const T r = small / big;
+      const T h = big * std::sqrt(T(1) + r * r);
+      // 0/0 (both zero) and inf/inf; an infinite operand wins over a NaN.
+      return x == std::numeric_limits<T>::infinity() ||
+              y == std::numeric_limits<T>::infinity()
+          ? std::numeric_limits<T>::infinity()
+          : (big == T(0) ? T(0) : h);
+    }
+  }
+};
+// max + log1p(exp(-|a - b|)); equal infinities give themselves.
+struct LogaddexpF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if (a == b && std::isinf(a)) {
+      return a;
+    }
+    const T m = a > b ? a : b;
+    return (a != a || b != b) ? a + b
+                              : m + math::log1p(math::exp(-std::fabs(a - b)));
+  }
+};
+// self * log(other), 0 where self is 0 (unless other is NaN).
+struct XlogyF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if (b != b) {
+      return b;
+    }
+    return a == T(0) ? T(0) : a * math::log(b);
+  }
+};
+// Python's modulo: the remainder of a / b with b's sign. Floating: C's
+// fmod (exact) plus b when the signs differ (one rounding); integers as
+// Python's % (a zero divisor is refused before the loop).
+struct RemainderF {
+  template <typename T>
+  static T apply(T a, T b) {
+    if constexpr (kIsFloat<T>) {
+      const T r = std::fmod(a, b);
+      return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return false;
+    } else {
+      if (b == T(-1) || b == 0) {
+        return T(0);
+      }
+      const T r = T(a % b);
+      return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+    }
+  }
+};
 
 // C's fmod: exact in IEEE (the remainder is representable); integers
 // truncate as C's % (a zero divisor is refused before the loop; -1 gives 0,
@@ -305,6 +377,60 @@ DITTO_UNARY_FUNCTOR(TanhF, math::tanh(x))
 // and scalar alike) compute the same quotients.
 DITTO_UNARY_FUNCTOR(RsqrtF, T(1) / std::sqrt(x))
 DITTO_UNARY_FUNCTOR(ReciprocalF, T(1) / x)
+
+// Note [Trig loops]: trig.h's functions, in T (float: the double function
+// rounded once). sin, cos and tan reduce |x| >= 2^19 with Payne-Hanek, a
+// scalar function: a contiguous block runs the branch-free medium
+// reduction, which vectorizes, when every element is below 2^19, and the
+// per-element function otherwise; the bits are the same either way.
+template <int which>
+struct TrigF {
+  template <typename T>
+  static T apply(T x) {
+    return static_cast<T>(
+        math::detail::trig_any<which>(static_cast<double>(x)));
+  }
+  template <typename T>
+  static void block(int64_t m, T* o, const T* x) {
+    bool medium = true;
+    for (int64_t i = 0; i < m; ++i) {
+      medium &= math::detail::abs(static_cast<double>(x[i])) <
+          math::detail::kTrigMediumLimit;
+    }
+    if (medium) {
+      for (int64_t i = 0; i < m; ++i) {
+        o[i] = static_cast<T>(
+            math::detail::trig_medium<which>(static_cast<double>(x[i])));
+      }
+    } else {
+      for (int64_t i = 0; i < m; ++i) {
+        o[i] = apply(x[i]);
+      }
+    }
+  }
+};
+using SinF = TrigF<0>;
+using CosF = TrigF<1>;
+using TanF = TrigF<2>;
+DITTO_UNARY_FUNCTOR(AsinF, math::asin(x))
+DITTO_UNARY_FUNCTOR(AcosF, math::acos(x))
+DITTO_UNARY_FUNCTOR(AtanF, math::atan(x))
+DITTO_UNARY_FUNCTOR(SinhF, math::sinh(x))
+DITTO_UNARY_FUNCTOR(CoshF, math::cosh(x))
+DITTO_UNARY_FUNCTOR(AsinhF, math::asinh(x))
+DITTO_UNARY_FUNCTOR(AcoshF, math::acosh(x))
+DITTO_UNARY_FUNCTOR(AtanhF, math::atanh(x))
+DITTO_UNARY_FUNCTOR(Log2F, math::log2(x))
+DITTO_UNARY_FUNCTOR(Log10F, math::log10(x))
+DITTO_UNARY_FUNCTOR(Exp2F, math::exp2(x))
+DITTO_UNARY_FUNCTOR(Expm1F, math::expm1(x))
+// -1, 0 or 1 (NaN gives 0, as torch.sign; -0 gives 0); integers alike.
+struct SignF {
+  template <typename T>
+  static T apply(T x) {
+    return static_cast<T>(int(T(0) < x) - int(x < T(0)));
+  }
+};
 
 // Rounding to an integral value is exact in IEEE; integers are their own
 // value. round is to nearest, ties to even (kernels run in round to

@@ -1,5 +1,6 @@
 #include "ditto/ops/detail/sample_util.h"
 
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/shape_ops.h"
 
@@ -73,6 +74,8 @@ Tensor in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed) {
       return varied(shape, dt, 1.8, seed);
     case Domain::kWide:
       return varied(shape, dt, 40.0, seed);
+    case Domain::kAboveOne:
+      return add(positive(shape, dt, seed, 1.0), 1.0);
     case Domain::kAny:
       break;
   }
@@ -241,6 +244,57 @@ void register_unary(
           },
       .not_differentiable = not_differentiable,
       .inplace = true,
+  });
+}
+
+void register_composite(
+    const char* name,
+    const char* family,
+    std::vector<std::string> callables,
+    std::vector<Shape> shapes,
+    std::vector<std::pair<std::string, Call>> calls,
+    Domain domain,
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable,
+    bool gradcheck) {
+  const Call first = calls.front().second;
+  const int arity = static_cast<int>(shapes.size());
+  register_op({
+      .name = name,
+      .family = family,
+      .callables = std::move(callables),
+      .deterministic_because =
+          "made of ops that are deterministic on every path",
+      .dtypes = std::move(dtypes),
+      .samples =
+          [shapes, calls, domain, gradcheck](const SampleSpec& spec) {
+            std::vector<Tensor> in;
+            for (size_t i = 0; i < shapes.size(); ++i) {
+              in.push_back(in_domain(shapes[i], spec.dtype, domain, 3 + i));
+            }
+            std::vector<Sample> out;
+            for (const auto& [label, call] : calls) {
+              Sample s{label, in, call};
+              s.gradcheck = gradcheck;
+              out.push_back(std::move(s));
+            }
+            if (!in.empty() && in[0].dim() >= 2) {
+              std::vector<Tensor> strided_in = in;
+              strided_in[0] = strided(in[0]);
+              Sample s{
+                  "strided " + calls.front().first,
+                  strided_in,
+                  calls.front().second};
+              s.gradcheck = gradcheck;
+              out.push_back(std::move(s));
+            }
+            return out;
+          },
+      .bad_samples =
+          [first, arity] {
+            return std::vector<Sample>{undefined_input(first, arity)};
+          },
+      .not_differentiable = not_differentiable,
   });
 }
 

@@ -6,6 +6,8 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ditto/core/tensor.h"
@@ -67,6 +69,7 @@ enum class Domain {
   kPositive, // [0.5, 1.5)
   kUnit, // (-0.9, 0.9)
   kWide, // about [-20, 20): saturates tanh, sigmoid, exp's range
+  kAboveOne, // [1.5, 2.5): acosh
 };
 DITTO_API Tensor
 in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed);
@@ -136,6 +139,35 @@ DITTO_API void register_binary_inplace(
     Domain a,
     Domain b,
     std::vector<Dtype> dtypes);
+
+// A call's outputs as the suite takes them.
+inline std::vector<Tensor> outputs(const Tensor& t) {
+  return {t};
+}
+inline std::vector<Tensor> outputs(std::vector<Tensor> ts) {
+  return ts;
+}
+inline std::vector<Tensor> outputs(const std::tuple<Tensor, Tensor>& ts) {
+  return {std::get<0>(ts), std::get<1>(ts)};
+}
+inline std::vector<Tensor> outputs(const std::pair<Tensor, Tensor>& ts) {
+  return {ts.first, ts.second};
+}
+// Registers the record of a declared op with declared samples: each call
+// (label, function of the inputs) runs on inputs of the given shapes from
+// domain, and the first also on a non-contiguous layout of them; the bad
+// call is the first with an undefined input. The generated records of
+// the composite ops call this.
+DITTO_API void register_composite(
+    const char* name,
+    const char* family,
+    std::vector<std::string> callables,
+    std::vector<Shape> shapes,
+    std::vector<std::pair<std::string, Call>> calls,
+    Domain domain,
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable,
+    bool gradcheck);
 
 // Bad calls every op with tensor inputs must refuse: an undefined tensor.
 DITTO_API Sample undefined_input(Call call, int inputs);

@@ -56,3 +56,166 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                          "sparse are not supported")
     return _C.embedding_bag(input, weight, offsets, mode, per_sample_weights,
                             include_last_offset, padding_idx)
+
+
+# ---- the declared activations (ditto/ops/composite.ops.toml), with
+# torch.nn.functional's inplace flags
+globals().update({_n: getattr(_C, _n)
+                  for _n in _C._declared_modules.get("nn.functional", [])})
+logsigmoid = _C.log_sigmoid
+
+
+def _inplace(name):
+    def fn(input, *args, inplace=False):
+        if inplace:
+            return getattr(input, name + "_")(*args)
+        return getattr(_C, name)(input, *args)
+    fn.__name__ = name
+    fn.__doc__ = f"torch.nn.functional.{name}."
+    return fn
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return input.elu_(alpha) if inplace else _C.elu(input, alpha)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return input.celu_(alpha) if inplace else _C.celu(input, alpha)
+
+
+def selu(input, inplace=False):
+    return input.selu_() if inplace else _C.selu(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if inplace:
+        return input.hardtanh_(min_val, max_val)
+    return _C.hardtanh(input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return input.relu6_() if inplace else _C.relu6(input)
+
+
+def hardsigmoid(input, inplace=False):
+    return input.hardsigmoid_() if inplace else _C.hardsigmoid(input)
+
+
+def hardswish(input, inplace=False):
+    return input.hardswish_() if inplace else _C.hardswish(input)
+
+
+def mish(input, inplace=False):
+    return input.mish_() if inplace else _C.mish(input)
+
+
+def threshold(input, threshold, value, inplace=False):
+    out = _C.threshold(input, threshold, value)
+    return input.copy_(out) if inplace else out
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """torch.nn.functional.cosine_similarity: x1 . x2 / max(|x1| |x2|, eps)
+    (torch 1.13's formula: each norm clamped at eps)."""
+    w12 = _C.sum(x1 * x2, dim)
+    n1 = _C.sqrt(_C.sum(x1 * x1, dim)).clamp(min=eps)
+    n2 = _C.sqrt(_C.sum(x2 * x2, dim)).clamp(min=eps)
+    return w12 / (n1 * n2)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """torch.nn.functional.pairwise_distance: the p-norm of x1 - x2 + eps
+    over the last dim."""
+    d = x1 - x2 + eps
+    dim = d.dim() - 1 if d.dim() > 0 else 0
+    return _C.norm(d, p, [dim], keepdim)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    if c % (r * r) != 0:
+        raise ValueError(f"[pixel_shuffle] the channels {c} are not divisible "
+                         f"by the square of upscale_factor {r}")
+    x = input.reshape(*lead, c // (r * r), r, r, h, w)
+    n = len(lead)
+    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    if h % r != 0 or w % r != 0:
+        raise ValueError(f"[pixel_unshuffle] the height {h} and width {w} are "
+                         f"not divisible by downscale_factor {r}")
+    x = input.reshape(*lead, c, h // r, r, w // r, r)
+    n = len(lead)
+    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def _reduce(loss, reduction, op):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"[{op}] {reduction!r} is not a valid value for reduction")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere."""
+    d = (input - target).abs()
+    loss = _C.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _reduce(loss, reduction, "huber_loss")
+
+
+def soft_margin_loss(input, target, reduction="mean"):
+    return _reduce(_C.log1p(_C.exp(-target * input)), reduction,
+                   "soft_margin_loss")
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0,
+                        reduction="mean"):
+    loss = (-target * (input1 - input2) + margin).clamp(min=0)
+    return _reduce(loss, reduction, "margin_ranking_loss")
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction="mean"):
+    loss = _C.where(target == 1, input, (margin - input).clamp(min=0))
+    return _reduce(loss, reduction, "hinge_embedding_loss")
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0,
+                          reduction="mean"):
+    cos = cosine_similarity(input1, input2, 1, 1e-12) if input1.dim() > 1 \
+        else cosine_similarity(input1, input2, 0, 1e-12)
+    loss = _C.where(target == 1, 1 - cos, (cos - margin).clamp(min=0))
+    return _reduce(loss, reduction, "cosine_embedding_loss")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0,
+                        eps=1e-6, swap=False, reduction="mean"):
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = (d_pos - d_neg + margin).clamp(min=0)
+    return _reduce(loss, reduction, "triplet_margin_loss")
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8,
+                     reduction="mean"):
+    if log_input:
+        loss = _C.exp(input) - target * input
+    else:
+        loss = input - target * _C.log(input + eps)
+    if full:
+        approx = target * _C.log(target) - target + 0.5 * _C.log(
+            2 * 3.141592653589793 * target)
+        loss = loss + _C.where(target > 1, approx, approx * 0)
+    return _reduce(loss, reduction, "poisson_nll_loss")

@@ -79,3 +79,70 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+def _activation(name, fn_name, params=(), doc=None):
+    """A module class calling F.<fn_name> with its constructor's
+    arguments (torch.nn's names, defaults and reprs)."""
+    names = [p[0] for p in params]
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        values = dict(params)
+        for k, v in zip(names, args):
+            values[k] = v
+        for k, v in kwargs.items():
+            if k not in values:
+                raise TypeError(f"{name}() got an unexpected keyword argument "
+                                f"'{k}'")
+            values[k] = v
+        for k in names:
+            setattr(self, k, values[k])
+
+    def forward(self, *inputs):
+        return getattr(F, fn_name)(*inputs, *[getattr(self, k) for k in names])
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={getattr(self, k)}" for k in names)
+
+    return type(name, (Module,), {"__init__": __init__, "forward": forward,
+                                  "extra_repr": extra_repr,
+                                  "__doc__": doc or f"torch.nn.{name}."})
+
+
+Softplus = _activation("Softplus", "softplus", (("beta", 1), ("threshold", 20)))
+ELU = _activation("ELU", "elu", (("alpha", 1.0), ("inplace", False)))
+CELU = _activation("CELU", "celu", (("alpha", 1.0), ("inplace", False)))
+SELU = _activation("SELU", "selu", (("inplace", False),))
+Hardtanh = _activation("Hardtanh", "hardtanh", (("min_val", -1.0), ("max_val", 1.0),
+                                                ("inplace", False)))
+ReLU6 = _activation("ReLU6", "relu6", (("inplace", False),))
+Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid", (("inplace", False),))
+Hardswish = _activation("Hardswish", "hardswish", (("inplace", False),))
+Mish = _activation("Mish", "mish", (("inplace", False),))
+LogSigmoid = _activation("LogSigmoid", "logsigmoid")
+Softsign = _activation("Softsign", "softsign")
+Tanhshrink = _activation("Tanhshrink", "tanhshrink")
+Hardshrink = _activation("Hardshrink", "hardshrink", (("lambd", 0.5),))
+Softshrink = _activation("Softshrink", "softshrink", (("lambd", 0.5),))
+GLU = _activation("GLU", "glu", (("dim", -1),))
+Threshold = _activation("Threshold", "threshold", (("threshold", 0.0), ("value", 0.0),
+                                                   ("inplace", False)))
+PixelShuffle = _activation("PixelShuffle", "pixel_shuffle", (("upscale_factor", 2),))
+PixelUnshuffle = _activation("PixelUnshuffle", "pixel_unshuffle",
+                             (("downscale_factor", 2),))
+CosineSimilarity = _activation("CosineSimilarity", "cosine_similarity",
+                               (("dim", 1), ("eps", 1e-8)))
+PairwiseDistance = _activation("PairwiseDistance", "pairwise_distance",
+                               (("p", 2.0), ("eps", 1e-6), ("keepdim", False)))
+HuberLoss = _activation("HuberLoss", "huber_loss", (("reduction", "mean"), ("delta", 1.0)))
+TripletMarginLoss = _activation(
+    "TripletMarginLoss", "triplet_margin_loss",
+    (("margin", 1.0), ("p", 2.0), ("eps", 1e-6), ("swap", False), ("reduction", "mean")))
+SoftMarginLoss = _activation("SoftMarginLoss", "soft_margin_loss", (("reduction", "mean"),))
+MarginRankingLoss = _activation("MarginRankingLoss", "margin_ranking_loss",
+                                (("margin", 0.0), ("reduction", "mean")))
+HingeEmbeddingLoss = _activation("HingeEmbeddingLoss", "hinge_embedding_loss",
+                                 (("margin", 1.0), ("reduction", "mean")))
+CosineEmbeddingLoss = _activation("CosineEmbeddingLoss", "cosine_embedding_loss",
+                                  (("margin", 0.0), ("reduction", "mean")))

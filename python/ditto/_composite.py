@@ -1,0 +1,318 @@
+"""torch's Python-level signatures over ditto's declared ops
+(ditto/ops/composite.ops.toml): the forms torch's Python API accepts that
+one C++ schema does not (a list or an int for split, unbiased for var and
+std, dims as a count for tensordot), and einsum."""
+import builtins as _b
+
+from . import _C
+
+Tensor = _C.Tensor
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split: views of split_size_or_sections along dim (an int: equal
+    sizes, the last one shorter; a list: those sizes)."""
+    if isinstance(split_size_or_sections, int):
+        return _C.split(tensor, split_size_or_sections, dim)
+    return _C.split_with_sizes(tensor, list(split_size_or_sections), dim)
+
+
+def _split_method(self, split_size, dim=0):
+    return split(self, split_size, dim)
+
+
+def _correction(unbiased, correction, op):
+    if unbiased is not None and correction is not None:
+        raise ValueError(f"[{op}] give unbiased or correction, not both")
+    if correction is not None:
+        return float(correction)
+    return 1.0 if unbiased is None or unbiased else 0.0
+
+
+def _reduction(c_fn, op):
+    def fn(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        # torch.var(x, True): unbiased given in dim's place
+        if isinstance(dim, _b.bool):
+            dim, unbiased = None, dim
+        if isinstance(dim, int):
+            dim = [dim]
+        return c_fn(input, dim, correction=_correction(unbiased, correction, op),
+                    keepdim=keepdim)
+    fn.__name__ = op
+    fn.__doc__ = f"torch.{op}: correction (or unbiased) as torch's."
+    return fn
+
+
+var = _reduction(_C.var, "var")
+std = _reduction(_C.std, "std")
+var_mean = _reduction(_C.var_mean, "var_mean")
+std_mean = _reduction(_C.std_mean, "std_mean")
+
+
+def tensordot(a, b, dims=2):
+    """torch.tensordot: dims a count (the last of a with the first of b) or
+    a pair of lists."""
+    if isinstance(dims, int):
+        da = list(range(a.dim() - dims, a.dim()))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+    return _C.tensordot(a, b, da, db)
+
+
+def trace(input):
+    """torch.trace: the sum of a matrix's diagonal."""
+    if input.dim() != 2:
+        raise ValueError(f"[trace] expected a matrix, but got tensor with size "
+                         f"{list(input.shape)}")
+    return _C.diagonal(input).sum()
+
+
+def atleast_1d(*tensors):
+    out = [t.reshape(1) if t.dim() == 0 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*tensors):
+    out = [t.reshape(1, -1) if t.dim() < 2 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _flat(tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return list(tensors[0])
+    return list(tensors)
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """torch.meshgrid: broadcast views of 1-d tensors (indexing 'ij' or
+    'xy')."""
+    ts = _flat(tensors)
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"[meshgrid] indexing must be 'ij' or 'xy', got "
+                         f"{indexing!r}")
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    out = []
+    for i, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[i] = -1
+        out.append(t.reshape(view).expand(shape))
+    if swap:
+        out[0], out[1] = out[1], out[0]
+    return tuple(out)
+
+
+def einsum(equation, *operands):
+    """torch.einsum over ditto's ops: each operand's repeated-free subscripts
+    (and '...'), contracted pairwise left to right with permute, reshape and
+    bmm (one fixed chain per result)."""
+    ops = _flat(operands)
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+    else:
+        lhs, out = eq, None
+    terms = lhs.split(",")
+    if len(terms) != len(ops):
+        raise ValueError(f"[einsum] {len(terms)} subscripts for {len(ops)} "
+                         "operands")
+    # '...' becomes capital letters, as many as the operand's extra dims.
+    ell = None
+    subs = []
+    for t, x in zip(terms, ops):
+        if "..." in t:
+            n = x.dim() - (len(t) - 3)
+            e = "".join(chr(ord("A") + i) for i in range(n))
+            ell = e if ell is None or len(e) > len(ell) else ell
+            t = t.replace("...", e)
+        if len(t) != x.dim():
+            raise ValueError(f"[einsum] subscripts '{t}' for a {x.dim()}-d "
+                             "operand")
+        if len(set(t)) != len(t):
+            raise ValueError(f"[einsum] repeated subscript in '{t}' is not "
+                             "supported")
+        subs.append(t)
+    if out is None:
+        counts = {}
+        for t in subs:
+            for c in t:
+                counts[c] = counts.get(c, 0) + 1
+        out = (ell or "") + "".join(sorted(
+            c for c, k in counts.items() if k == 1 and not c.isupper()))
+    else:
+        out = out.replace("...", ell or "")
+    sizes = {}
+    for t, x in zip(subs, ops):
+        for c, n in zip(t, x.shape):
+            if sizes.get(c, 1) != n and n != 1:
+                if sizes.get(c, 1) != 1:
+                    raise ValueError(f"[einsum] subscript '{c}' has sizes "
+                                     f"{sizes[c]} and {n}")
+            sizes[c] = _b.max(sizes.get(c, 1), n)
+
+    def reduce_alone(x, t, keep):
+        # sum the subscripts no later operand or the output needs
+        drop = [i for i, c in enumerate(t) if c not in keep]
+        if drop:
+            x = x.sum(drop)
+            t = "".join(c for c in t if c not in [t[i] for i in drop])
+        return x, t
+
+    x, t = ops[0], subs[0]
+    rest = "".join(subs[1:]) + out
+    x, t = reduce_alone(x, t, rest)
+    for k in range(1, len(ops)):
+        y, u = ops[k], subs[k]
+        later = "".join(subs[k + 1:]) + out
+        y, u = reduce_alone(y, u, t + later)
+        batch = [c for c in t if c in u and c in later]
+        contract = [c for c in t if c in u and c not in later]
+        left = [c for c in t if c not in u]
+        right = [c for c in u if c not in t]
+        xp = x.permute([t.index(c) for c in batch + left + contract]) if t else x
+        yp = y.permute([u.index(c) for c in batch + contract + right]) if u else y
+        bs = [sizes[c] for c in batch]
+        B, L, C, R = (_prod(bs), _prod([sizes[c] for c in left]),
+                      _prod([sizes[c] for c in contract]),
+                      _prod([sizes[c] for c in right]))
+        xp = xp.expand(bs + [sizes[c] for c in left + contract]).reshape(B, L, C)
+        yp = yp.expand(bs + [sizes[c] for c in contract + right]).reshape(B, C, R)
+        x = _C.bmm(xp, yp).reshape(bs + [sizes[c] for c in left + right])
+        t = "".join(batch + left + right)
+    x, t = reduce_alone(x, t, out)
+    if t != out:
+        x = x.permute([t.index(c) for c in out])
+    return x
+
+
+def cross(input, other, dim=None):
+    """torch.cross: along dim, or the first dim of size 3."""
+    from . import linalg
+    if dim is None:
+        dim = next(i for i, n in enumerate(input.shape) if n == 3)
+    return linalg.cross(input, other, dim)
+
+
+def cdist(x1, x2, p=2.0):
+    """torch.cdist: the p-norm distances between the rows of x1 and x2
+    (batched alike), as differences summed over the last dim."""
+    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return _C.norm(d, p, [d.dim() - 1], False)
+
+
+def _prod(xs):
+    p = 1
+    for v in xs:
+        p *= v
+    return p
+
+
+def narrow(input, dim, start, length):
+    """torch.narrow: Tensor.narrow as a function (a view)."""
+    return input.narrow(dim, start, length)
+
+
+def select(input, dim, index):
+    """torch.select: Tensor.select as a function (a view)."""
+    return input.select(dim, index)
+
+
+def clone(input, *, memory_format=None):
+    """torch.clone: a copy."""
+    return input.clone()
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """torch.flatten: Tensor.flatten as a function."""
+    return input.flatten(start_dim, end_dim)
+
+
+def signbit(input):
+    """torch.signbit: True where the sign bit is set (-0.0 included)."""
+    return _C.copysign(_C.ones_like(input, dtype=_C.float32)
+                       if not input.is_floating_point() else _C.ones_like(input),
+                       input) < 0
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None):
+    """torch.logspace: base ** linspace(start, end, steps)."""
+    e = _C.linspace(start, end, steps, dtype=dtype or _C.float32)
+    return _C.pow(_C.full_like(e, base), e)
+
+
+def argsort(input, dim=-1, descending=False):
+    """torch.argsort: the indices sort gives (stable)."""
+    return _C.sort(input, dim, descending)[1]
+
+
+def take_along_dim(input, indices, dim=None):
+    """torch.take_along_dim: gather along dim (the flattened input when
+    dim is None), indices broadcast to the input."""
+    if dim is None:
+        return _C.take(input, indices.flatten())
+    shape = list(input.shape)
+    shape[dim] = indices.shape[dim]
+    return _C.gather(input.expand(*[max(a, b) if i != dim % input.dim() else a
+                                    for i, (a, b) in enumerate(zip(input.shape, indices.shape))]),
+                     dim, indices.expand(*[max(a, b) if i != dim % input.dim() else b
+                                           for i, (a, b) in enumerate(zip(input.shape, indices.shape))]))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """torch.rot90: k quarter turns in the plane of dims (from the first
+    toward the second)."""
+    d0, d1 = dims
+    k %= 4
+    if k == 1:
+        return input.flip([d1]).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip([d0]).transpose(d0, d1)
+    return input.clone()
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """torch.aminmax: (min, max), named."""
+    from . import return_types
+    d = [] if dim is None else [dim]
+    mn, mx = _C.amin(input, d, keepdim), _C.amax(input, d, keepdim)
+    rt = getattr(return_types, "aminmax", None)
+    return rt(mn, mx) if rt is not None else (mn, mx)
+
+
+def _tensor_format(self, spec):
+    if self.dim() == 0:
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+    return str(self)
+
+
+def install(ns):
+    """Puts the wrappers into the ditto namespace and on Tensor."""
+    for name in ("split", "var", "std", "var_mean", "std_mean", "tensordot",
+                 "trace", "atleast_1d", "atleast_2d", "meshgrid", "einsum",
+                 "cross", "cdist", "narrow", "select", "clone", "flatten",
+                 "signbit", "logspace", "argsort", "take_along_dim", "rot90",
+                 "aminmax"):
+        ns[name] = globals()[name]
+    Tensor.split = _split_method
+    for name in ("var", "std"):
+        fn = globals()[name]
+        setattr(Tensor, name, lambda self, *a, _f=fn, **k: _f(self, *a, **k))
+    Tensor.trace = lambda self: trace(self)
+    Tensor.mT = property(lambda self: self.transpose(-2, -1))
+    repeat = Tensor.repeat
+    Tensor.repeat = lambda self, *sizes: repeat(
+        self, list(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int)
+        else list(sizes))
+    for name in ("signbit", "argsort", "rot90", "aminmax", "take_along_dim"):
+        fn = globals()[name]
+        setattr(Tensor, name, lambda self, *a, _f=fn, **k: _f(self, *a, **k))
+    Tensor.__format__ = _tensor_format

@@ -1,0 +1,187 @@
+"""Writes wave_golden.json: torch 1.13's results (and some gradients) of
+the ops issue 59 added through declarations and Python wrappers
+(ditto/ops/math.ops.toml, composite.ops.toml, ditto/_composite.py,
+nn.functional, linalg), for test_wave_golden.py. Each case is one Python
+expression that runs unchanged on torch and on ditto (ditto keeps torch's
+names), over inputs both build from the same numbers. Run with Debian's
+torch:
+
+    /usr/bin/python3 tests/python/gen_wave_golden.py
+"""
+import json
+import math
+import os
+
+import torch
+
+INPUTS = {
+    "x": [((i * 7919) % 1000) / 97.0 - 5.0 for i in range(24)],
+    "y": [((i * 104729) % 1000) / 113.0 - 4.0 for i in range(24)],
+    "u": [((i * 7919) % 1000) / 560.0 - 0.89 for i in range(24)],
+    "p": [0.05 + ((i * 104729) % 1000) / 137.0 for i in range(24)],
+    "w": [((i * 7919) % 1000) * 0.7 - 350.0 for i in range(24)],
+    "s": [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -2.5, 1e30],
+}
+MATRIX = [[4.0, 1.0, -2.0, 0.5], [1.0, 3.0, 0.25, -1.0],
+          [-2.0, 0.25, 5.0, 1.5], [0.5, -1.0, 1.5, 6.0]]
+
+# (expression, exact): exact cases must give torch's bits (moves,
+# predicates, IEEE-exact arithmetic); the others torch's values within
+# tolerance (transcendental functions are each library's own).
+CASES = [
+    ("t.sin(x)", False), ("t.cos(x)", False), ("t.tan(x)", False),
+    ("t.sin(w)", False), ("x.sin()", False), ("t.asin(u)", False),
+    ("t.acos(u)", False), ("t.atan(w)", False), ("t.sinh(x)", False),
+    ("t.cosh(x)", False), ("t.asinh(w)", False), ("t.acosh(p + 1)", False),
+    ("t.atanh(u)", False), ("t.log2(p)", False), ("t.log10(p)", False),
+    ("t.exp2(x)", False), ("t.expm1(x)", False), ("t.erfc(x)", False),
+    ("t.sign(x)", True), ("t.sign(s)", True), ("t.sgn(x)", True),
+    ("t.isnan(s)", True), ("t.isinf(s)", True), ("t.isfinite(s)", True),
+    ("t.isposinf(s)", True), ("t.isneginf(s)", True),
+    ("t.nan_to_num(s)", True), ("t.nan_to_num(s, 1.0, 2.0, -3.0)", True),
+    ("t.atan2(x, y)", False), ("t.hypot(x, y)", False),
+    ("t.logaddexp(x, y)", False), ("t.xlogy(x, p)", False),
+    ("t.remainder(x, y)", False), ("t.remainder(x, 1.5)", False),
+    ("t.atan2(s, s.flip(0))", False),
+    # shapes
+    ("t.tril(x.reshape(4, 6))", True), ("t.triu(x.reshape(4, 6), 1)", True),
+    ("t.tril(x.reshape(2, 3, 4), -1)", True),
+    ("t.diagonal(x.reshape(4, 6))", True),
+    ("t.diagonal(x.reshape(2, 3, 4), 1, 1, 2)", True),
+    ("t.diag(x[:5])", True), ("t.diag(x.reshape(4, 6), -1)", True),
+    ("t.trace(x.reshape(4, 6))", True), ("t.roll(x.reshape(4, 6), 2)", True),
+    ("t.roll(x.reshape(4, 6), (1, -2), (0, 1))", True),
+    ("t.chunk(x.reshape(4, 6), 3, 1)", True), ("t.split(x, 5)", True),
+    ("t.split(x.reshape(4, 6), [1, 3])", True),
+    ("x.reshape(4, 6).split(4, 1)", True), ("t.unbind(x.reshape(4, 6))", True),
+    ("t.flatten(x.reshape(2, 3, 4), 1)", True),
+    ("t.unflatten(x, 0, (4, -1))", True),
+    ("t.movedim(x.reshape(2, 3, 4), 0, 2)", True),
+    ("x.reshape(2, 12).repeat(2, 1, 3)", True), ("t.tile(x[:6], (2, 2))", True),
+    ("t.narrow(x, 0, 3, 4)", True), ("t.select(x.reshape(4, 6), 1, 2)", True),
+    ("t.broadcast_to(x[:6], (2, 6))", True),
+    ("t.hstack([x[:6], y[:4]])", True),
+    ("t.vstack([x[:6], y.reshape(4, 6)])", True),
+    ("t.meshgrid(x[:3], y[:4], indexing='ij')", True),
+    ("t.meshgrid(x[:3], y[:4], indexing='xy')", True),
+    ("t.kron(x[:4].reshape(2, 2), y[:6].reshape(2, 3))", True),
+    ("t.outer(x[:4], y[:5])", True), ("t.cross(x[:3], y[:3], dim=0)", False),
+    # products
+    ("t.dot(x, y)", False), ("t.mv(x.reshape(4, 6), y[:6])", False),
+    ("t.addmv(p[:4], x.reshape(4, 6), y[:6], beta=0.5, alpha=2)", False),
+    ("t.baddbmm(p[:12].reshape(2, 2, 3), x[:16].reshape(2, 2, 4), "
+     "y.reshape(2, 4, 3))", False),
+    ("t.tensordot(x.reshape(2, 3, 4), y.reshape(4, 3, 2), dims=([1, 2], [1, 0]))",
+     False),
+    ("t.tensordot(x.reshape(4, 6), y.reshape(6, 4), dims=1)", False),
+    ("t.einsum('ij,jk->ik', x.reshape(4, 6), y.reshape(6, 4))", False),
+    ("t.einsum('bij,bjk->bik', x.reshape(2, 3, 4), y.reshape(2, 4, 3))", False),
+    ("t.einsum('i,i->', x, y)", False), ("t.einsum('ij->ji', x.reshape(4, 6))", True),
+    ("t.einsum('ij->j', x.reshape(4, 6))", False),
+    ("t.einsum('...ij,...jk', x.reshape(2, 3, 4), y.reshape(2, 4, 3))", False),
+    ("t.einsum('i,j->ij', x[:3], y[:5])", False),
+    ("t.cdist(x.reshape(4, 6), y.reshape(4, 6))", False),
+    # reductions
+    ("t.var(x)", False), ("t.var(x.reshape(4, 6), 1)", False),
+    ("t.var(x.reshape(4, 6), dim=0, correction=0)", False),
+    ("t.var(x.reshape(4, 6), 1, False, True)", False),
+    ("x.reshape(4, 6).std(0)", False), ("t.std(x, unbiased=False)", False),
+    ("t.var_mean(x.reshape(4, 6), 1)", False), ("t.std_mean(x)", False),
+    ("t.logsumexp(x.reshape(4, 6), 1)", False),
+    ("t.logsumexp(w.reshape(4, 6), (0, 1), keepdim=True)", False),
+    ("t.amax(x.reshape(4, 6), 1)", True), ("t.amin(x.reshape(4, 6))", True),
+    ("t.amax(x.reshape(2, 3, 4), (0, 2), keepdim=True)", True),
+    ("t.nansum(s[4:])", False), ("t.count_nonzero(t.relu(x))", True),
+    # nn.functional
+    ("F.softplus(x)", False), ("F.softplus(w, 2, 5)", False),
+    ("F.elu(x)", False), ("F.elu(x, 0.5)", False), ("F.selu(x)", False),
+    ("F.celu(x, 2.0)", False), ("F.hardtanh(x)", True),
+    ("F.hardtanh(x, -2, 3)", True), ("F.relu6(x)", True),
+    ("F.hardsigmoid(x)", True), ("F.hardswish(x)", True), ("F.mish(x)", False),
+    ("F.logsigmoid(w)", False), ("F.softsign(x)", True),
+    ("F.tanhshrink(x)", False), ("F.hardshrink(x, 1.5)", True),
+    ("F.softshrink(x, 1.5)", True), ("F.glu(x.reshape(4, 6))", False),
+    ("F.glu(x.reshape(4, 6), 0)", False), ("F.threshold(x, 0.5, -1.0)", True),
+    ("F.cosine_similarity(x.reshape(4, 6), y.reshape(4, 6))", False),
+    ("F.pairwise_distance(x.reshape(4, 6), y.reshape(4, 6))", False),
+    ("F.pixel_shuffle(x.reshape(1, 4, 2, 3), 2)", True),
+    ("F.pixel_unshuffle(x.reshape(1, 1, 4, 6), 2)", True),
+    ("F.huber_loss(x, y)", False), ("F.huber_loss(x, y, delta=2.0)", False),
+    ("F.triplet_margin_loss(x.reshape(4, 6), y.reshape(4, 6), "
+     "p.reshape(4, 6))", False),
+    ("t.nn.Softplus(beta=2)(x)", False), ("t.nn.ELU()(x)", False),
+    ("t.nn.Hardswish()(x)", True), ("t.nn.Mish()(x)", False),
+    ("t.nn.GLU()(x.reshape(4, 6))", False), ("t.nn.PixelShuffle(2)"
+     "(x.reshape(1, 4, 2, 3))", True),
+    ("t.nn.CosineSimilarity(dim=0)(x, y)", False),
+    # linalg
+    ("t.linalg.det(m)", False), ("t.linalg.inv(m)", False),
+    ("t.linalg.solve(m, x[:4])", False),
+    ("t.linalg.solve(m, x[:8].reshape(4, 2))", False),
+    ("t.linalg.cholesky(m)", False), ("t.linalg.matrix_power(m, 3)", False),
+    ("t.linalg.matrix_power(m, -2)", False), ("t.linalg.norm(x)", False),
+    ("t.linalg.norm(x.reshape(4, 6), dim=1)", False),
+    ("t.linalg.vector_norm(x, ord=float('inf'))", True),
+    ("t.linalg.det(t.stack([m, m * 2]))", False),
+]
+
+# Gradients: d(sum(out * weights))/d(inputs) for these.
+GRADS = [
+    "t.sin(x)", "t.atan2(x, y)", "t.asin(u)", "t.log2(p)", "t.hypot(x, y)",
+    "t.logaddexp(x, y)", "F.softplus(x)", "F.elu(x)", "F.mish(x)",
+    "t.var(x.reshape(4, 6), 1)", "t.logsumexp(x.reshape(4, 6), 1)",
+    "t.einsum('ij,jk->ik', x.reshape(4, 6), y.reshape(6, 4))",
+    "t.tril(x.reshape(4, 6))", "t.linalg.det(m)", "t.linalg.inv(m)",
+    "F.glu(x.reshape(4, 6))", "t.diagonal(x.reshape(4, 6))",
+    "t.roll(x.reshape(4, 6), 2)", "t.amax(x.reshape(4, 6), 1)",
+]
+
+
+def env(t, F, requires_grad=False, dtype=None):
+    dtype = dtype or t.float64
+    e = {k: t.tensor(v, dtype=dtype) for k, v in INPUTS.items()}
+    e["m"] = t.tensor(MATRIX, dtype=dtype)
+    if requires_grad:
+        for k in ("x", "y", "u", "p", "m"):
+            e[k].requires_grad_(True)
+    e["t"], e["F"] = t, F
+    return e
+
+
+def flat(out):
+    if isinstance(out, (tuple, list)):
+        return [flat(o) for o in out]
+    return {"shape": list(out.shape), "values": out.detach().double().flatten().tolist()}
+
+
+def grads(t, F, expr, dtype=None):
+    e = env(t, F, True, dtype)
+    out = eval(expr, e)
+    wts = t.linspace(-1.0, 1.5, out.numel(), dtype=out.dtype).reshape(out.shape)
+    (out * wts).sum().backward()
+    return {k: e[k].grad.double().flatten().tolist()
+            for k in ("x", "y", "u", "p", "m") if e[k].grad is not None}
+
+
+def main():
+    import torch.nn.functional as F
+    out = {"torch": torch.__version__, "inputs": INPUTS, "matrix": MATRIX,
+           "cases": [], "grads": []}
+    for expr, exact in CASES:
+        case = {"expr": expr, "exact": exact}
+        for name, dt in (("float64", torch.float64), ("float32", torch.float32)):
+            case[name] = flat(eval(expr, env(torch, F, dtype=dt)))
+        out["cases"].append(case)
+    for expr in GRADS:
+        out["grads"].append({"expr": expr, "float64": grads(torch, F, expr)})
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "wave_golden.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=0)
+        f.write("\n")
+    print(f"wrote {path}: {len(out['cases'])} cases, {len(out['grads'])} "
+          "gradients")
+
+
+if __name__ == "__main__":
+    main()
