@@ -4,6 +4,7 @@
 
 #include "ditto/autograd/graph.h"
 #include "ditto/core/error.h"
+#include "ditto/ops/declared.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/sparse.h"
@@ -665,6 +666,249 @@ void Adagrad::step() {
       sum.addcmul_(g, g, 1.0);
       Tensor std = sqrt(sum).add_(o.eps());
       p.addcdiv_(g, std, -clr);
+    }
+  }
+}
+
+// ---- Adamax, NAdam, RAdam, Adadelta
+
+namespace {
+
+template <typename Opt, typename Options>
+void check_adam_like(
+    const Options& o,
+    const std::vector<Tensor>& ps,
+    const char* name) {
+  check_params(ps, name);
+  check_nonneg(o.lr(), name, "learning rate");
+  check_nonneg(o.eps(), name, "epsilon value");
+  check_nonneg(o.weight_decay(), name, "weight_decay value");
+  DITTO_CHECK(
+      0.0 <= o.beta1() && o.beta1() < 1.0,
+      ValueError,
+      name,
+      "Invalid beta parameter at index 0: ",
+      o.beta1());
+  DITTO_CHECK(
+      0.0 <= o.beta2() && o.beta2() < 1.0,
+      ValueError,
+      name,
+      "Invalid beta parameter at index 1: ",
+      o.beta2());
+}
+
+} // namespace
+
+Adamax::Adamax(std::vector<Tensor> params, const AdamaxOptions& o)
+    : Adamax(one_group<ParamGroup>(std::move(params), o)) {}
+
+Adamax::Adamax(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  check_groups();
+}
+
+void Adamax::check_group(const ParamGroup& g) const {
+  check_adam_like<Adamax>(g.options, g.params, "Adamax");
+}
+
+void Adamax::step() {
+  StepScope traced;
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize(), "Adamax");
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["step"] = scalar_tensor(0.0, kFloat32);
+        st["exp_avg"] = zeros_like(p);
+        st["exp_inf"] = zeros_like(p);
+      }
+      Tensor& step_t = st["step"];
+      step_t.add_(1.0);
+      const double step = step_t.item<float>();
+      if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      Tensor& m = st["exp_avg"];
+      Tensor& u = st["exp_inf"];
+      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+      // max(beta2 exp_inf, |g| + eps), torch's amax over the two.
+      u.mul_(o.beta2());
+      u.copy_(maximum(u, abs(g).add_(o.eps())));
+      const double clr = o.lr() / (1 - std::pow(o.beta1(), step));
+      p.addcdiv_(m, u, -clr);
+    }
+  }
+}
+
+NAdam::NAdam(std::vector<Tensor> params, const NAdamOptions& o)
+    : NAdam(one_group<ParamGroup>(std::move(params), o)) {}
+
+NAdam::NAdam(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  check_groups();
+}
+
+void NAdam::check_group(const ParamGroup& g) const {
+  check_adam_like<NAdam>(g.options, g.params, "NAdam");
+  check_nonneg(g.options.momentum_decay(), "NAdam", "momentum_decay");
+}
+
+void NAdam::step() {
+  StepScope traced;
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize(), "NAdam");
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["step"] = scalar_tensor(0.0, kFloat32);
+        st["mu_product"] = scalar_tensor(1.0, kFloat32);
+        st["exp_avg"] = zeros_like(p);
+        st["exp_avg_sq"] = zeros_like(p);
+      }
+      Tensor& step_t = st["step"];
+      step_t.add_(1.0);
+      const double step = step_t.item<float>();
+      const double bc2 = 1 - std::pow(o.beta2(), step);
+      if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      const double mu =
+          o.beta1() * (1. - 0.5 * std::pow(0.96, step * o.momentum_decay()));
+      const double mu_next = o.beta1() *
+          (1. - 0.5 * std::pow(0.96, (step + 1) * o.momentum_decay()));
+      Tensor& mp = st["mu_product"];
+      mp.mul_(mu);
+      const Tensor mp_next = mul(mul(mp, mu), mu_next);
+      Tensor& m = st["exp_avg"];
+      Tensor& v = st["exp_avg_sq"];
+      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+      v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
+      Tensor denom = sqrt(div(v, bc2)).add_(o.eps());
+      p.addcdiv_(g, denom, -o.lr() * (1. - mu) / (1. - mp.item<float>()));
+      p.addcdiv_(m, denom, -o.lr() * mu_next / (1. - mp_next.item<float>()));
+    }
+  }
+}
+
+RAdam::RAdam(std::vector<Tensor> params, const RAdamOptions& o)
+    : RAdam(one_group<ParamGroup>(std::move(params), o)) {}
+
+RAdam::RAdam(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  check_groups();
+}
+
+void RAdam::check_group(const ParamGroup& g) const {
+  check_adam_like<RAdam>(g.options, g.params, "RAdam");
+}
+
+void RAdam::step() {
+  StepScope traced;
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize(), "RAdam");
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["step"] = scalar_tensor(0.0, kFloat32);
+        st["exp_avg"] = zeros_like(p);
+        st["exp_avg_sq"] = zeros_like(p);
+      }
+      Tensor& step_t = st["step"];
+      step_t.add_(1.0);
+      const double step = step_t.item<float>();
+      const double bc1 = 1 - std::pow(o.beta1(), step);
+      const double bc2 = 1 - std::pow(o.beta2(), step);
+      if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      Tensor& m = st["exp_avg"];
+      Tensor& v = st["exp_avg_sq"];
+      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+      v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
+      const Tensor corrected = div(m, bc1);
+      const double rho_inf = 2 / (1 - o.beta2()) - 1;
+      const double rho_t = rho_inf - 2 * step * std::pow(o.beta2(), step) / bc2;
+      if (rho_t > 5.) {
+        const double rect = std::sqrt(
+            (rho_t - 4) * (rho_t - 2) * rho_inf /
+            ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+        // Python's float / tensor is reciprocal(tensor) * float
+        // (Tensor.__rtruediv__).
+        const Tensor adaptive =
+            mul(reciprocal(sqrt(v).add_(o.eps())), std::sqrt(bc2));
+        // bias_corrected_exp_avg * lr * adaptive_lr * rect, left to right
+        p.add_(mul(mul(mul(corrected, o.lr()), adaptive), rect), -1.0);
+      } else {
+        p.add_(mul(corrected, o.lr()), -1.0);
+      }
+    }
+  }
+}
+
+Adadelta::Adadelta(std::vector<Tensor> params, const AdadeltaOptions& o)
+    : Adadelta(one_group<ParamGroup>(std::move(params), o)) {}
+
+Adadelta::Adadelta(std::vector<ParamGroup> groups)
+    : OptimizerWith(std::move(groups)) {
+  check_groups();
+}
+
+void Adadelta::check_group(const ParamGroup& g) const {
+  const auto& o = g.options;
+  check_params(g.params, "Adadelta");
+  check_nonneg(o.lr(), "Adadelta", "learning rate");
+  check_nonneg(o.eps(), "Adadelta", "epsilon value");
+  check_nonneg(o.weight_decay(), "Adadelta", "weight_decay value");
+  DITTO_CHECK(
+      0.0 <= o.rho() && o.rho() <= 1.0,
+      ValueError,
+      "Adadelta",
+      "Invalid rho value: ",
+      o.rho());
+}
+
+void Adadelta::step() {
+  StepScope traced;
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups_) {
+    const auto& o = group.options;
+    for (Tensor& p : group.params) {
+      if (!p.grad().defined()) {
+        continue;
+      }
+      Tensor g = grad_of(p, o.maximize(), "Adadelta");
+      auto& st = state_[p.impl().get()];
+      if (st.empty()) {
+        st["step"] = scalar_tensor(0.0, kFloat32);
+        st["square_avg"] = zeros_like(p);
+        st["acc_delta"] = zeros_like(p);
+      }
+      st["step"].add_(1.0);
+      if (o.weight_decay() != 0) {
+        g = add(g, p, o.weight_decay());
+      }
+      Tensor& sq = st["square_avg"];
+      Tensor& acc = st["acc_delta"];
+      sq.mul_(o.rho()).addcmul_(g, g, 1 - o.rho());
+      const Tensor std_ = sqrt(add(sq, o.eps()));
+      const Tensor delta = mul(div(sqrt(add(acc, o.eps())), std_), g);
+      acc.mul_(o.rho()).addcmul_(delta, delta, 1 - o.rho());
+      p.add_(delta, -o.lr());
     }
   }
 }

@@ -261,6 +261,134 @@ class DITTO_API Adagrad : public OptimizerWith<AdagradOptions> {
   void init_group(const ParamGroup& g) override;
 };
 
+// ---- Adamax, NAdam, RAdam, Adadelta: PyTorch 1.13's single-tensor
+// updates op for op (torch/optim/adamax.py, nadam.py, radam.py,
+// adadelta.py), states named as PyTorch's.
+
+struct DITTO_API AdamaxOptions {
+  AdamaxOptions(double lr = 2e-3) : lr_(lr) {}
+  DITTO_NN_ARG(double, lr);
+  DITTO_NN_ARG(double, beta1) = 0.9;
+  DITTO_NN_ARG(double, beta2) = 0.999;
+  DITTO_NN_ARG(double, eps) = 1e-8;
+  DITTO_NN_ARG(double, weight_decay) = 0;
+  DITTO_NN_ARG(bool, maximize) = false;
+
+ public:
+  AdamaxOptions& betas(double b1, double b2) {
+    beta1_ = b1;
+    beta2_ = b2;
+    return *this;
+  }
+};
+
+// Adam with the infinity norm: exp_inf = max(beta2 exp_inf, |g| + eps).
+class DITTO_API Adamax : public OptimizerWith<AdamaxOptions> {
+ public:
+  Adamax(std::vector<Tensor> params, const AdamaxOptions& options = {});
+  Adamax(std::vector<ParamGroup> groups);
+  void step() override;
+  std::optional<double> momentum(size_t g) const override {
+    return groups_.at(g).options.beta1();
+  }
+  void set_momentum(size_t g, double m) override {
+    groups_.at(g).options.beta1(m);
+  }
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
+};
+
+struct DITTO_API NAdamOptions {
+  NAdamOptions(double lr = 2e-3) : lr_(lr) {}
+  DITTO_NN_ARG(double, lr);
+  DITTO_NN_ARG(double, beta1) = 0.9;
+  DITTO_NN_ARG(double, beta2) = 0.999;
+  DITTO_NN_ARG(double, eps) = 1e-8;
+  DITTO_NN_ARG(double, weight_decay) = 0;
+  DITTO_NN_ARG(double, momentum_decay) = 4e-3;
+  DITTO_NN_ARG(bool, maximize) = false;
+
+ public:
+  NAdamOptions& betas(double b1, double b2) {
+    beta1_ = b1;
+    beta2_ = b2;
+    return *this;
+  }
+};
+
+// Adam with Nesterov momentum and its momentum schedule mu_t (PyTorch
+// 1.13's, including its mu_product_next = mu_product mu mu_next).
+class DITTO_API NAdam : public OptimizerWith<NAdamOptions> {
+ public:
+  NAdam(std::vector<Tensor> params, const NAdamOptions& options = {});
+  NAdam(std::vector<ParamGroup> groups);
+  void step() override;
+  std::optional<double> momentum(size_t g) const override {
+    return groups_.at(g).options.beta1();
+  }
+  void set_momentum(size_t g, double m) override {
+    groups_.at(g).options.beta1(m);
+  }
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
+};
+
+struct DITTO_API RAdamOptions {
+  RAdamOptions(double lr = 1e-3) : lr_(lr) {}
+  DITTO_NN_ARG(double, lr);
+  DITTO_NN_ARG(double, beta1) = 0.9;
+  DITTO_NN_ARG(double, beta2) = 0.999;
+  DITTO_NN_ARG(double, eps) = 1e-8;
+  DITTO_NN_ARG(double, weight_decay) = 0;
+  DITTO_NN_ARG(bool, maximize) = false;
+
+ public:
+  RAdamOptions& betas(double b1, double b2) {
+    beta1_ = b1;
+    beta2_ = b2;
+    return *this;
+  }
+};
+
+// Adam with the variance rectification term (SGD with momentum while the
+// variance estimate is not tractable, rho_t <= 5).
+class DITTO_API RAdam : public OptimizerWith<RAdamOptions> {
+ public:
+  RAdam(std::vector<Tensor> params, const RAdamOptions& options = {});
+  RAdam(std::vector<ParamGroup> groups);
+  void step() override;
+  std::optional<double> momentum(size_t g) const override {
+    return groups_.at(g).options.beta1();
+  }
+  void set_momentum(size_t g, double m) override {
+    groups_.at(g).options.beta1(m);
+  }
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
+};
+
+struct DITTO_API AdadeltaOptions {
+  AdadeltaOptions(double lr = 1.0) : lr_(lr) {}
+  DITTO_NN_ARG(double, lr);
+  DITTO_NN_ARG(double, rho) = 0.9;
+  DITTO_NN_ARG(double, eps) = 1e-6;
+  DITTO_NN_ARG(double, weight_decay) = 0;
+  DITTO_NN_ARG(bool, maximize) = false;
+};
+
+class DITTO_API Adadelta : public OptimizerWith<AdadeltaOptions> {
+ public:
+  Adadelta(std::vector<Tensor> params, const AdadeltaOptions& options = {});
+  Adadelta(std::vector<ParamGroup> groups);
+  void step() override;
+
+ protected:
+  void check_group(const ParamGroup& g) const override;
+};
+
 // ---- SparseAdam
 
 struct DITTO_API SparseAdamOptions {

@@ -300,7 +300,8 @@ def install(ns):
                  "trace", "atleast_1d", "atleast_2d", "meshgrid", "einsum",
                  "cross", "cdist", "narrow", "select", "clone", "flatten",
                  "signbit", "logspace", "argsort", "take_along_dim", "rot90",
-                 "aminmax"):
+                 "aminmax", "nonzero", "argwhere", "unique", "searchsorted",
+                 "bucketize"):
         ns[name] = globals()[name]
     Tensor.split = _split_method
     for name in ("var", "std"):
@@ -312,7 +313,102 @@ def install(ns):
     Tensor.repeat = lambda self, *sizes: repeat(
         self, list(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int)
         else list(sizes))
-    for name in ("signbit", "argsort", "rot90", "aminmax", "take_along_dim"):
+    for name in ("signbit", "argsort", "rot90", "aminmax", "take_along_dim",
+                 "nonzero", "argwhere", "unique"):
         fn = globals()[name]
         setattr(Tensor, name, lambda self, *a, _f=fn, **k: _f(self, *a, **k))
     Tensor.__format__ = _tensor_format
+
+
+# ---- data-dependent shapes: nonzero, unique, searchsorted, bucketize,
+# made of sort, masked_select and cumsum (exact integer work, so the
+# results are torch's on every run)
+
+def nonzero(input, *, as_tuple=False):
+    """torch.nonzero: the indices of the nonzero elements, in row-major
+    order, as an (n, dim) int64 tensor (as_tuple: one 1-d tensor per
+    dim)."""
+    flat = input.reshape(-1)
+    pos = _C.masked_select(_arange(flat.numel()),
+                           flat != 0)
+    cols = []
+    for size in reversed(list(input.shape)):
+        r = _C.remainder(pos, size)
+        cols.append(r)
+        # exact: pos - r is a multiple of size below 2^53
+        pos = ((pos - r).to(_C.float64) / size).to(_C.int64)
+    cols.reverse()
+    if as_tuple:
+        return tuple(cols) if cols else (pos,)
+    if not cols:
+        return pos.reshape(-1, 0)
+    return _C.stack(cols, 1)
+
+
+def argwhere(input):
+    """torch.argwhere: nonzero(input)."""
+    return nonzero(input)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False,
+           dim=None):
+    """torch.unique of the flattened input (dim=None): the sorted distinct
+    values, and optionally each element's index into them and their
+    counts."""
+    if dim is not None:
+        raise ValueError("[unique] dim is not supported yet: pass dim=None")
+    flat = input.reshape(-1)
+    vals, order = _C.sort(flat, 0, False)
+    n = vals.numel()
+    if n == 0:
+        out = [vals]
+        if return_inverse:
+            out.append(_C.zeros_like(input, dtype=_C.int64))
+        if return_counts:
+            out.append(_C.zeros([0], dtype=_C.int64))
+        return out[0] if len(out) == 1 else tuple(out)
+    first = _C.cat([_C.ones([1], dtype=_C.bool), vals[1:] != vals[:-1]])
+    uniq = _C.masked_select(vals, first)
+    out = [uniq]
+    if return_inverse:
+        group = _C.cumsum(first.to(_C.int64), 0) - 1
+        inverse = _C.zeros([n], dtype=_C.int64).scatter(0, order, group)
+        out.append(inverse.reshape(input.shape))
+    if return_counts:
+        starts = _C.masked_select(_arange(n), first)
+        ends = _C.cat([starts[1:], _C.tensor([n], dtype=_C.int64)])
+        out.append(ends - starts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False,
+                 side=None, sorter=None):
+    """torch.searchsorted: for each value, the index in the last dim of
+    sorted_sequence where it would be inserted (before equal elements, or
+    after them with right=True)."""
+    if side is not None:
+        right = side == "right"
+    seq = sorted_sequence
+    if sorter is not None:
+        seq = _C.gather(seq, seq.dim() - 1, sorter)
+    scalar = not isinstance(values, Tensor)
+    v = _C.tensor(values, dtype=seq.dtype) if scalar else values
+    if seq.dim() == 1:
+        s = seq.reshape([1] * v.dim() + [-1])
+        vv = v.unsqueeze(-1)
+    else:
+        s = seq.unsqueeze(-2)
+        vv = v.unsqueeze(-1)
+    below = (s <= vv) if right else (s < vv)
+    idx = below.to(_C.int64).sum([below.dim() - 1])
+    return idx.to(_C.int32) if out_int32 else idx
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """torch.bucketize: searchsorted(boundaries, input)."""
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def _arange(n):
+    from . import arange
+    return arange(0, n, 1, dtype=_C.int64)

@@ -224,6 +224,108 @@ void set_option(optim::AdagradOptions& o, const std::string& k, py::handle v) {
   }
 }
 
+// Adamax, NAdam, RAdam: Adam's betas, lr, eps, maximize, and their own.
+py::object get_option(const optim::AdamaxOptions& o, const std::string& k) {
+  if (py::object v = get_adam_like(o, k)) {
+    return v;
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  unknown_option("Adamax", k);
+}
+
+void set_option(optim::AdamaxOptions& o, const std::string& k, py::handle v) {
+  if (set_adam_like(o, k, v)) {
+    return;
+  }
+  if (k != "weight_decay") {
+    unknown_option("Adamax", k);
+  }
+  o.weight_decay(v.cast<double>());
+}
+
+py::object get_option(const optim::NAdamOptions& o, const std::string& k) {
+  if (py::object v = get_adam_like(o, k)) {
+    return v;
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "momentum_decay") {
+    return py::float_(o.momentum_decay());
+  }
+  unknown_option("NAdam", k);
+}
+
+void set_option(optim::NAdamOptions& o, const std::string& k, py::handle v) {
+  if (set_adam_like(o, k, v)) {
+    return;
+  }
+  if (k == "weight_decay") {
+    o.weight_decay(v.cast<double>());
+  } else if (k == "momentum_decay") {
+    o.momentum_decay(v.cast<double>());
+  } else {
+    unknown_option("NAdam", k);
+  }
+}
+
+py::object get_option(const optim::RAdamOptions& o, const std::string& k) {
+  if (py::object v = get_adam_like(o, k)) {
+    return v;
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  unknown_option("RAdam", k);
+}
+
+void set_option(optim::RAdamOptions& o, const std::string& k, py::handle v) {
+  if (set_adam_like(o, k, v)) {
+    return;
+  }
+  if (k != "weight_decay") {
+    unknown_option("RAdam", k);
+  }
+  o.weight_decay(v.cast<double>());
+}
+
+py::object get_option(const optim::AdadeltaOptions& o, const std::string& k) {
+  if (k == "lr") {
+    return py::float_(o.lr());
+  }
+  if (k == "rho") {
+    return py::float_(o.rho());
+  }
+  if (k == "eps") {
+    return py::float_(o.eps());
+  }
+  if (k == "weight_decay") {
+    return py::float_(o.weight_decay());
+  }
+  if (k == "maximize") {
+    return py::bool_(o.maximize());
+  }
+  unknown_option("Adadelta", k);
+}
+
+void set_option(optim::AdadeltaOptions& o, const std::string& k, py::handle v) {
+  if (k == "lr") {
+    o.lr(v.cast<double>());
+  } else if (k == "rho") {
+    o.rho(v.cast<double>());
+  } else if (k == "eps") {
+    o.eps(v.cast<double>());
+  } else if (k == "weight_decay") {
+    o.weight_decay(v.cast<double>());
+  } else if (k == "maximize") {
+    o.maximize(v.cast<bool>());
+  } else {
+    unknown_option("Adadelta", k);
+  }
+}
+
 // One torch-style group: a dict with "params" and hyperparameters (those
 // missing keep defaults').
 template <typename Group, typename Options>
@@ -297,6 +399,10 @@ void init_optimizers(py::module_& o) {
   bind_optimizer<optim::AdamW>(o, "AdamW", optim::AdamOptions());
   bind_optimizer<optim::RMSprop>(o, "RMSprop", optim::RMSpropOptions());
   bind_optimizer<optim::Adagrad>(o, "Adagrad", optim::AdagradOptions());
+  bind_optimizer<optim::Adamax>(o, "Adamax", optim::AdamaxOptions());
+  bind_optimizer<optim::NAdam>(o, "NAdam", optim::NAdamOptions());
+  bind_optimizer<optim::RAdam>(o, "RAdam", optim::RAdamOptions());
+  bind_optimizer<optim::Adadelta>(o, "Adadelta", optim::AdadeltaOptions());
   bind_optimizer<optim::SparseAdam>(
       o, "SparseAdam", optim::SparseAdamOptions());
 }

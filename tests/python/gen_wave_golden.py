@@ -114,6 +114,24 @@ CASES = [
     ("t.nn.GLU()(x.reshape(4, 6))", False), ("t.nn.PixelShuffle(2)"
      "(x.reshape(1, 4, 2, 3))", True),
     ("t.nn.CosineSimilarity(dim=0)(x, y)", False),
+    # data-dependent shapes and orderings (python/ditto/_composite.py)
+    ("t.nonzero(t.relu(x.reshape(4, 6)))", True),
+    ("t.nonzero(t.relu(x), as_tuple=True)", True),
+    ("t.argwhere(t.relu(x.reshape(2, 12)))", True),
+    ("t.unique(t.round(x))", True),
+    ("t.unique(t.round(x.reshape(4, 6)), return_inverse=True, "
+     "return_counts=True)", True),
+    ("t.searchsorted(t.sort(y)[0], x)", True),
+    ("t.searchsorted(t.sort(y)[0], x, right=True)", True),
+    ("t.bucketize(x, t.sort(y)[0])", True),
+    ("t.argsort(x)", True), ("t.argsort(x.reshape(4, 6), 0, True)", True),
+    ("t.take_along_dim(x.reshape(4, 6), t.argsort(x.reshape(4, 6), 1), 1)",
+     True),
+    ("t.rot90(x.reshape(4, 6))", True), ("t.rot90(x.reshape(4, 6), 3)", True),
+    ("t.rot90(x.reshape(2, 3, 4), 2, (1, 2))", True),
+    ("t.signbit(s)", True), ("t.logspace(0, 2, 5)", False),
+    ("t.aminmax(x)", True), ("t.aminmax(x.reshape(4, 6), dim=1)", True),
+    ("x.reshape(4, 6).mT", True), ("t.atleast_2d(x[:3])", True),
     # linalg
     ("t.linalg.det(m)", False), ("t.linalg.inv(m)", False),
     ("t.linalg.solve(m, x[:4])", False),

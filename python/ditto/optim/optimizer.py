@@ -366,3 +366,83 @@ class Adagrad(Optimizer):
             lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value,
             foreach=foreach, maximize=maximize))
+
+
+def _check_adam_like(name, lr, eps, betas, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError("Invalid learning rate: {}".format(lr))
+    if not 0.0 <= eps:
+        raise ValueError("Invalid epsilon value: {}".format(eps))
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError("Invalid beta parameter at index 0: {}".format(betas[0]))
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError("Invalid beta parameter at index 1: {}".format(betas[1]))
+    if not 0.0 <= weight_decay:
+        raise ValueError("Invalid weight_decay value: {}".format(weight_decay))
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm (torch.optim.Adamax)."""
+
+    _impl_class = _optim.Adamax
+    _state_order = ("step", "exp_avg", "exp_inf")
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=0, foreach=None, *, maximize=False):
+        _check_adam_like("Adamax", lr, eps, betas, weight_decay)
+        super().__init__(params, dict(
+            lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+            foreach=foreach, maximize=maximize))
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (torch.optim.NAdam, 1.13's update)."""
+
+    _impl_class = _optim.NAdam
+    _state_order = ("step", "mu_product", "exp_avg", "exp_avg_sq")
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=0, momentum_decay=4e-3, foreach=None):
+        _check_adam_like("NAdam", lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError("Invalid momentum_decay value: {}".format(
+                momentum_decay))
+        super().__init__(params, dict(
+            lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+            momentum_decay=momentum_decay, foreach=foreach))
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (torch.optim.RAdam)."""
+
+    _impl_class = _optim.RAdam
+    _state_order = ("step", "exp_avg", "exp_avg_sq")
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                 weight_decay=0, foreach=None):
+        _check_adam_like("RAdam", lr, eps, betas, weight_decay)
+        super().__init__(params, dict(
+            lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+            foreach=foreach))
+
+
+class Adadelta(Optimizer):
+    """Adadelta (torch.optim.Adadelta)."""
+
+    _impl_class = _optim.Adadelta
+    _state_order = ("step", "square_avg", "acc_delta")
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0,
+                 foreach=None, *, maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError("Invalid learning rate: {}".format(lr))
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError("Invalid rho value: {}".format(rho))
+        if not 0.0 <= eps:
+            raise ValueError("Invalid epsilon value: {}".format(eps))
+        if not 0.0 <= weight_decay:
+            raise ValueError("Invalid weight_decay value: {}".format(
+                weight_decay))
+        super().__init__(params, dict(
+            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+            foreach=foreach, maximize=maximize))
