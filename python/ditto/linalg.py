@@ -213,3 +213,73 @@ def cross(input, other, dim=-1):
     b = [other.select(dim, i) for i in range(3)]
     return _C.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
                      a[0] * b[1] - a[1] * b[0]], dim % _b.max(input.dim(), 1))
+
+
+def _jacobi_eigh(rows):
+    """Cyclic Jacobi on a symmetric matrix of Python floats (IEEE double
+    arithmetic and sqrt: the same on every machine): eigenvalues
+    ascending and the eigenvectors as columns."""
+    n = len(rows)
+    a = [list(map(float, r)) for r in rows]
+    v = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
+    for _sweep in range(100):
+        off = _b.sum(a[i][j] * a[i][j] for i in range(n) for j in range(n)
+                     if i != j)
+        if off == 0.0:
+            break
+        scale = _b.sum(a[i][i] * a[i][i] for i in range(n)) + off
+        if off <= 1e-34 * scale:
+            break
+        for p in range(n - 1):
+            for q in range(p + 1, n):
+                apq = a[p][q]
+                if apq == 0.0:
+                    continue
+                theta = (a[q][q] - a[p][p]) / (2.0 * apq)
+                t = 1.0 / (abs(theta) + (theta * theta + 1.0) ** 0.5)
+                if theta < 0:
+                    t = -t
+                c = 1.0 / (t * t + 1.0) ** 0.5
+                s = t * c
+                for k in range(n):
+                    akp, akq = a[k][p], a[k][q]
+                    a[k][p] = c * akp - s * akq
+                    a[k][q] = s * akp + c * akq
+                for k in range(n):
+                    apk, aqk = a[p][k], a[q][k]
+                    a[p][k] = c * apk - s * aqk
+                    a[q][k] = s * apk + c * aqk
+                for k in range(n):
+                    vkp, vkq = v[k][p], v[k][q]
+                    v[k][p] = c * vkp - s * vkq
+                    v[k][q] = s * vkp + c * vkq
+    order = sorted(range(n), key=lambda i: a[i][i])
+    w = [a[i][i] for i in order]
+    vec = [[v[k][i] for i in order] for k in range(n)]
+    return w, vec
+
+
+def eigh(A, UPLO="L"):
+    """torch.linalg.eigh: eigenvalues (ascending) and orthonormal
+    eigenvectors (columns) of a symmetric matrix, by cyclic Jacobi in
+    double precision (from the lower triangle, or the upper with
+    UPLO='U'). Each eigenvector's sign is Jacobi's, not LAPACK's. No
+    gradient."""
+    from . import return_types as _rt  # noqa: F811
+    _square(A, "eigh")
+    if A.dim() > 2:
+        parts = [eigh(a, UPLO) for a in A.unbind(0)]
+        return _rt.linalg_eigh(_C.stack([p[0] for p in parts]),
+                               _C.stack([p[1] for p in parts]))
+    m = A.detach().double().tolist()
+    n = len(m)
+    sym = [[m[max(i, j)][min(i, j)] if UPLO == "L" else m[min(i, j)][max(i, j)]
+            for j in range(n)] for i in range(n)]
+    w, vec = _jacobi_eigh(sym)
+    return _rt.linalg_eigh(_C.tensor(w, dtype=A.dtype),
+                           _C.tensor(vec, dtype=A.dtype))
+
+
+def eigvalsh(A, UPLO="L"):
+    """torch.linalg.eigvalsh: eigh's eigenvalues."""
+    return eigh(A, UPLO)[0]

@@ -141,6 +141,16 @@ CASES = [
     ("t.linalg.norm(x.reshape(4, 6), dim=1)", False),
     ("t.linalg.vector_norm(x, ord=float('inf'))", True),
     ("t.linalg.det(t.stack([m, m * 2]))", False),
+    ("t.linalg.eigh(m)[0]", False), ("t.linalg.eigh(m)[1].abs()", False),
+    ("t.linalg.eigvalsh(m * -1)", False),
+    ("F.unfold(x.reshape(1, 2, 3, 4), 2)", True),
+    ("F.unfold(x.reshape(1, 1, 4, 6), (2, 3), padding=1, stride=2)", True),
+    ("F.unfold(x.reshape(1, 1, 4, 6), 2, dilation=2)", True),
+    ("F.fold(x.reshape(1, 4, 6), (3, 4), 2)", False),
+    ("F.fold(x[:18].reshape(9, 2), (3, 2), 3, padding=1, stride=2)", False),
+    ("F.fold(F.unfold(x.reshape(1, 1, 4, 6), 2, stride=2), (4, 6), 2, "
+     "stride=2)", True),
+    ("t.nn.Unfold(2)(x.reshape(1, 2, 3, 4))", True),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.

@@ -7,7 +7,7 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 from .activation import (GELU, LeakyReLU, LogSoftmax, ReLU, SiLU, Sigmoid,
                          Softmax, Tanh)
 from .activation import (  # noqa: F401
-    Softplus, ELU, CELU, SELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink, GLU, Threshold, PixelShuffle, PixelUnshuffle, CosineSimilarity, PairwiseDistance, HuberLoss, TripletMarginLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss)
+    Softplus, ELU, CELU, SELU, Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish, LogSigmoid, Softsign, Tanhshrink, Hardshrink, Softshrink, GLU, Threshold, PixelShuffle, PixelUnshuffle, CosineSimilarity, PairwiseDistance, HuberLoss, TripletMarginLoss, SoftMarginLoss, MarginRankingLoss, HingeEmbeddingLoss, CosineEmbeddingLoss, Unfold, Fold)
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d,
                       AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
@@ -28,7 +28,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss,
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
 
 __all__ = [
-    "Softplus", "ELU", "CELU", "SELU", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Threshold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance", "HuberLoss", "TripletMarginLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
+    "Softplus", "ELU", "CELU", "SELU", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Threshold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance", "HuberLoss", "TripletMarginLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "Unfold", "Fold",
     "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
     "Sequential", "Flatten", "Identity", "Linear",
     "Unflatten", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d",

@@ -146,3 +146,7 @@ HingeEmbeddingLoss = _activation("HingeEmbeddingLoss", "hinge_embedding_loss",
                                  (("margin", 1.0), ("reduction", "mean")))
 CosineEmbeddingLoss = _activation("CosineEmbeddingLoss", "cosine_embedding_loss",
                                   (("margin", 0.0), ("reduction", "mean")))
+Unfold = _activation("Unfold", "unfold", (("kernel_size", 1), ("dilation", 1),
+                                          ("padding", 0), ("stride", 1)))
+Fold = _activation("Fold", "fold", (("output_size", 1), ("kernel_size", 1),
+                                    ("dilation", 1), ("padding", 0), ("stride", 1)))
