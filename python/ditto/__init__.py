@@ -50,7 +50,7 @@ _composite.install(globals())
 from ._size import Size  # noqa: F401,E402
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
-from . import optim, random, sparse, trace, vulkan  # noqa: F401
+from . import optim, random, sparse, special, trace, vulkan  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 

@@ -35,6 +35,11 @@ CASES = [
     ("t.cosh(x)", False), ("t.asinh(w)", False), ("t.acosh(p + 1)", False),
     ("t.atanh(u)", False), ("t.log2(p)", False), ("t.log10(p)", False),
     ("t.exp2(x)", False), ("t.expm1(x)", False), ("t.erfc(x)", False),
+    ("t.lgamma(p * 5)", False), ("t.lgamma(x)", False),
+    ("t.digamma(p * 5)", False), ("t.digamma(x)", False),
+    ("t.special.gammaln(p)", False), ("t.special.ndtr(x)", False),
+    ("t.special.logit(u * 0.5 + 0.5)", False), ("t.special.sinc(x)", False),
+    ("t.special.entr(p)", False), ("t.special.expit(x)", False),
     ("t.sign(x)", True), ("t.sign(s)", True), ("t.sgn(x)", True),
     ("t.isnan(s)", True), ("t.isinf(s)", True), ("t.isfinite(s)", True),
     ("t.isposinf(s)", True), ("t.isneginf(s)", True),
@@ -162,6 +167,7 @@ GRADS = [
     "t.tril(x.reshape(4, 6))", "t.linalg.det(m)", "t.linalg.inv(m)",
     "F.glu(x.reshape(4, 6))", "t.diagonal(x.reshape(4, 6))",
     "t.roll(x.reshape(4, 6), 2)", "t.amax(x.reshape(4, 6), 1)",
+    "t.lgamma(p * 5)", "t.digamma(p * 5)",
 ]
 
 

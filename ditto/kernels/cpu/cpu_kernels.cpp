@@ -23,6 +23,7 @@
 #include "ditto/kernels/cpu/erf.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
+#include "ditto/kernels/cpu/special.h"
 #include "ditto/kernels/cpu/trig.h"
 
 #if defined(__AVX512F__)
@@ -424,6 +425,10 @@ DITTO_UNARY_FUNCTOR(Log2F, math::log2(x))
 DITTO_UNARY_FUNCTOR(Log10F, math::log10(x))
 DITTO_UNARY_FUNCTOR(Exp2F, math::exp2(x))
 DITTO_UNARY_FUNCTOR(Expm1F, math::expm1(x))
+// special.h: lgamma, digamma and trigamma (digamma's derivative).
+DITTO_UNARY_FUNCTOR(LgammaF, math::lgamma(x))
+DITTO_UNARY_FUNCTOR(DigammaF, math::digamma(x))
+DITTO_UNARY_FUNCTOR(TrigammaF, math::trigamma(x))
 // -1, 0 or 1 (NaN gives 0, as torch.sign; -0 gives 0); integers alike.
 struct SignF {
   template <typename T>
