@@ -301,7 +301,9 @@ def install(ns):
                  "cross", "cdist", "narrow", "select", "clone", "flatten",
                  "signbit", "logspace", "argsort", "take_along_dim", "rot90",
                  "aminmax", "nonzero", "argwhere", "unique", "searchsorted",
-                 "bucketize"):
+                 "bucketize", "logical_not", "logical_and", "logical_or",
+                 "logical_xor", "bitwise_not", "bitwise_and", "bitwise_or",
+                 "bitwise_xor"):
         ns[name] = globals()[name]
     Tensor.split = _split_method
     for name in ("var", "std"):
@@ -318,6 +320,7 @@ def install(ns):
         fn = globals()[name]
         setattr(Tensor, name, lambda self, *a, _f=fn, **k: _f(self, *a, **k))
     Tensor.__format__ = _tensor_format
+    _install_logical()
 
 
 # ---- data-dependent shapes: nonzero, unique, searchsorted, bucketize,
@@ -412,3 +415,80 @@ def bucketize(input, boundaries, *, out_int32=False, right=False):
 def _arange(n):
     from . import arange
     return arange(0, n, 1, dtype=_C.int64)
+
+
+# ---- logical and bitwise ops: the logical ones (and the bitwise ones on
+# bool) made of comparisons and minimum/maximum, exact; the bitwise ones on
+# integers through NumPy's (exact integer arithmetic, CPU tensors)
+
+def _as_tensor(x, like):
+    return x if isinstance(x, Tensor) else _C.tensor(x, dtype=like.dtype)
+
+
+def logical_not(input):
+    """torch.logical_not: True where input is zero."""
+    return input == 0
+
+
+def logical_and(input, other):
+    return _C.minimum(input != 0, _as_tensor(other, input) != 0)
+
+
+def logical_or(input, other):
+    return _C.maximum(input != 0, _as_tensor(other, input) != 0)
+
+
+def logical_xor(input, other):
+    return (input != 0) != (_as_tensor(other, input) != 0)
+
+
+def _integer_bitwise(np_fn, name, a, b=None):
+    import numpy as np
+    if a.is_floating_point() or (b is not None and b.is_floating_point()):
+        raise TypeError(f"[{name}] \"{name}_cpu\" not implemented for "
+                        "floating-point tensors")
+    if b is None:
+        return _C.from_numpy(np.ascontiguousarray(np_fn(a.numpy())))
+    return _C.from_numpy(np.ascontiguousarray(np_fn(a.numpy(), b.numpy())))
+
+
+def bitwise_not(input):
+    """torch.bitwise_not: logical not for bool, ~x for integers."""
+    if input.dtype == _C.bool:
+        return logical_not(input)
+    import numpy as np
+    return _integer_bitwise(np.invert, "bitwise_not", input)
+
+
+def _bitwise(logical, np_name, name):
+    def fn(input, other):
+        other = _as_tensor(other, input)
+        if input.dtype == _C.bool and other.dtype == _C.bool:
+            return logical(input, other)
+        import numpy as np
+        return _integer_bitwise(getattr(np, np_name), name, input, other)
+    fn.__name__ = name
+    fn.__doc__ = f"torch.{name}."
+    return fn
+
+
+bitwise_and = _bitwise(logical_and, "bitwise_and", "bitwise_and")
+bitwise_or = _bitwise(logical_or, "bitwise_or", "bitwise_or")
+bitwise_xor = _bitwise(logical_xor, "bitwise_xor", "bitwise_xor")
+
+
+def _install_logical():
+    for name in ("logical_not", "logical_and", "logical_or", "logical_xor",
+                 "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"):
+        fn = globals()[name]
+        setattr(Tensor, name, lambda self, *a, _f=fn: _f(self, *a))
+    Tensor.__invert__ = bitwise_not
+    Tensor.__and__ = bitwise_and
+    Tensor.__or__ = bitwise_or
+    Tensor.__xor__ = bitwise_xor
+    Tensor.__rand__ = lambda self, other: bitwise_and(self, other)
+    Tensor.__ror__ = lambda self, other: bitwise_or(self, other)
+    Tensor.__rxor__ = lambda self, other: bitwise_xor(self, other)
+    Tensor.__iand__ = lambda self, other: self.copy_(bitwise_and(self, other))
+    Tensor.__ior__ = lambda self, other: self.copy_(bitwise_or(self, other))
+    Tensor.__ixor__ = lambda self, other: self.copy_(bitwise_xor(self, other))

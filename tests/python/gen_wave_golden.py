@@ -137,6 +137,16 @@ CASES = [
     ("t.signbit(s)", True), ("t.logspace(0, 2, 5)", False),
     ("t.aminmax(x)", True), ("t.aminmax(x.reshape(4, 6), dim=1)", True),
     ("x.reshape(4, 6).mT", True), ("t.atleast_2d(x[:3])", True),
+    # logical and bitwise
+    ("~(x > 0)", True), ("(x > 0) & (y > 0)", True), ("(x > 0) | (y < 0)", True),
+    ("(x > 0) ^ (y > 0)", True), ("t.logical_not(t.round(x))", True),
+    ("t.logical_and(t.round(x), y > 0)", True),
+    ("t.bitwise_and(t.round(p * 9).long(), 5)", True),
+    ("t.round(p * 9).long() | t.round(w).long()", True),
+    ("~t.round(w).long()", True),
+    # attention (torch 1.13's MultiheadAttention, its initial bits)
+    ("mha(x.reshape(1, 4, 6), False)", False),
+    ("mha(x.reshape(4, 1, 6), True)", False),
     # linalg
     ("t.linalg.det(m)", False), ("t.linalg.inv(m)", False),
     ("t.linalg.solve(m, x[:4])", False),
@@ -179,6 +189,17 @@ def env(t, F, requires_grad=False, dtype=None):
         for k in ("x", "y", "u", "p", "m"):
             e[k].requires_grad_(True)
     e["t"], e["F"] = t, F
+
+    def mha(q, causal):
+        t.manual_seed(0)
+        m = t.nn.MultiheadAttention(6, 2).to(q.dtype)
+        mask = None
+        if causal:
+            n = q.shape[0]
+            mask = t.arange(n).reshape(1, n) > t.arange(n).reshape(n, 1)
+        out, weights = m(q, q, q, attn_mask=mask)
+        return (out, weights, m.in_proj_weight)
+    e["mha"] = mha
     return e
 
 

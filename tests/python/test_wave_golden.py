@@ -26,6 +26,17 @@ def env(dtype, requires_grad=False):
         for k in ("x", "y", "u", "p", "m"):
             e[k].requires_grad_(True)
     e["t"], e["F"] = ditto, F
+
+    def mha(q, causal):
+        ditto.manual_seed(0)
+        m = ditto.nn.MultiheadAttention(6, 2).to(q.dtype)
+        mask = None
+        if causal:
+            n = q.shape[0]
+            mask = ditto.arange(n).reshape(1, n) > ditto.arange(n).reshape(n, 1)
+        out, weights = m(q, q, q, attn_mask=mask)
+        return (out, weights, m.in_proj_weight)
+    e["mha"] = mha
     return e
 
 
@@ -76,3 +87,46 @@ def test_sin_of_huge_arguments_is_reduced_exactly():
     many = ditto.tensor([0.5 + i * 9000.0 for i in range(300)], dtype=ditto.float64)
     alone = [ditto.sin(many[i:i + 1]).item() for i in range(300)]
     assert ditto.sin(many).tolist() == alone
+
+
+def reference_attention(q, k, v, mask=None, scale=None):
+    q, k, v = (np.asarray(a.numpy(), np.float64) for a in (q, k, v))
+    s = q @ np.swapaxes(k, -1, -2) * (scale or 1 / np.sqrt(q.shape[-1]))
+    if mask is not None:
+        s = s + mask
+    s = np.exp(s - s.max(-1, keepdims=True))
+    return (s / s.sum(-1, keepdims=True)) @ v
+
+
+def test_scaled_dot_product_attention_is_the_math():
+    # torch 1.13 has no scaled_dot_product_attention: its definition
+    # (torch 2.x's math reference) in float64 NumPy
+    rng = np.random.RandomState(1)
+    q = ditto.tensor(rng.randn(2, 3, 5, 4))
+    k = ditto.tensor(rng.randn(2, 3, 6, 4))
+    v = ditto.tensor(rng.randn(2, 3, 6, 4))
+    got = F.scaled_dot_product_attention(q, k, v).numpy()
+    np.testing.assert_allclose(got, reference_attention(q, k, v), rtol=1e-12)
+    bm = rng.rand(5, 6) > 0.3
+    got = F.scaled_dot_product_attention(q, k, v, attn_mask=ditto.tensor(bm)).numpy()
+    want = reference_attention(q, k, v, np.where(bm, 0.0, -np.inf))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    causal = np.triu(np.full((5, 6), -np.inf), 1)
+    got = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.3).numpy()
+    np.testing.assert_allclose(got, reference_attention(q, k, v, causal, 0.3),
+                               rtol=1e-12)
+    # dropout draws from the generator: same seed, same bits
+    g1, g2 = ditto.Generator().manual_seed(5), ditto.Generator().manual_seed(5)
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5, generator=g1)
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5, generator=g2)
+    assert a.numpy().tobytes() == b.numpy().tobytes()
+
+
+def test_rms_norm_is_the_math():
+    rng = np.random.RandomState(2)
+    x = rng.randn(3, 4, 8)
+    m = ditto.nn.RMSNorm(8, eps=1e-6, dtype=ditto.float64)
+    got = m(ditto.tensor(x)).detach().numpy()
+    want = x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert [n for n, _ in m.named_parameters()] == ["weight"]

@@ -1,4 +1,5 @@
 """ditto.nn.functional (torch.nn.functional) over ditto's C++ ops."""
+import math
 from .. import _C
 from .._C._nn import (  # noqa: F401
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
@@ -298,3 +299,52 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
             out = placed if out is None else out + placed
     out = out[:, :, ph:ph + H, pw:pw + W]
     return out if batched else out.squeeze(0)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None,
+                                 dropout_p=0.0, is_causal=False, scale=None,
+                                 *, generator=None):
+    """torch 2.x's F.scaled_dot_product_attention, as its math reference:
+    softmax(q k^T scale + mask) v, scale 1/sqrt(E) by default; attn_mask
+    bool (True = attend) or float (added); is_causal masks the upper
+    triangle; dropout_p drops attention weights drawing from generator (or
+    the default one). One fixed chain per output element (matmul, softmax),
+    forward and backward."""
+    L, S = query.shape[-2], key.shape[-2]
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    scores = _C.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise ValueError("[scaled_dot_product_attention] give attn_mask "
+                             "or is_causal, not both")
+        scores = scores.masked_fill(_causal_mask(L, S), float("-inf"))
+    elif attn_mask is not None:
+        if attn_mask.dtype == _C.bool:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = _C.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True, generator=generator)
+    return _C.matmul(weights, value)
+
+
+def _causal_mask(L, S):
+    """(L, S) bool, True above the diagonal: what a causal query must not
+    see."""
+    from .. import arange
+    return arange(S).reshape(1, S) > arange(L).reshape(L, 1)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """torch 2.4's F.rms_norm: x / sqrt(mean(x^2) + eps) * weight over the
+    last len(normalized_shape) dims (eps: the dtype's epsilon)."""
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    if eps is None:
+        eps = 2.220446049250313e-16 if input.dtype == _C.float64 \
+            else 1.1920928955078125e-07
+    out = input * _C.rsqrt(_C.mean(input * input, dims, True) + eps)
+    return out if weight is None else out * weight
