@@ -147,6 +147,9 @@ CASES = [
     # attention (torch 1.13's MultiheadAttention, its initial bits)
     ("mha(x.reshape(1, 4, 6), False)", False),
     ("mha(x.reshape(4, 1, 6), True)", False),
+    ("encoder(x.reshape(2, 2, 6), False, 'relu', False)", False),
+    ("encoder(x.reshape(2, 2, 6), True, 'gelu', True)", False),
+    ("transformer(x.reshape(2, 2, 6), y.reshape(2, 2, 6))", False),
     # linalg
     ("t.linalg.det(m)", False), ("t.linalg.inv(m)", False),
     ("t.linalg.solve(m, x[:4])", False),
@@ -200,6 +203,19 @@ def env(t, F, requires_grad=False, dtype=None):
         out, weights = m(q, q, q, attn_mask=mask)
         return (out, weights, m.in_proj_weight)
     e["mha"] = mha
+
+    def encoder(x, norm_first, act, batch_first):
+        t.manual_seed(0)
+        layer = t.nn.TransformerEncoderLayer(
+            6, 2, 12, 0.0, act, batch_first=batch_first, norm_first=norm_first)
+        return t.nn.TransformerEncoder(layer, 2).to(x.dtype)(x)
+
+    def transformer(src, tgt):
+        t.manual_seed(1)
+        m = t.nn.Transformer(6, 2, 2, 2, 12, 0.0).to(src.dtype)
+        mask = m.generate_square_subsequent_mask(tgt.shape[0]).to(src.dtype)
+        return m(src, tgt, tgt_mask=mask)
+    e["encoder"], e["transformer"] = encoder, transformer
     return e
 
 

@@ -37,6 +37,19 @@ def env(dtype, requires_grad=False):
         out, weights = m(q, q, q, attn_mask=mask)
         return (out, weights, m.in_proj_weight)
     e["mha"] = mha
+
+    def encoder(x, norm_first, act, batch_first):
+        ditto.manual_seed(0)
+        layer = ditto.nn.TransformerEncoderLayer(
+            6, 2, 12, 0.0, act, batch_first=batch_first, norm_first=norm_first)
+        return ditto.nn.TransformerEncoder(layer, 2).to(x.dtype)(x)
+
+    def transformer(src, tgt):
+        ditto.manual_seed(1)
+        m = ditto.nn.Transformer(6, 2, 2, 2, 12, 0.0).to(src.dtype)
+        mask = m.generate_square_subsequent_mask(tgt.shape[0]).to(src.dtype)
+        return m(src, tgt, tgt_mask=mask)
+    e["encoder"], e["transformer"] = encoder, transformer
     return e
 
 

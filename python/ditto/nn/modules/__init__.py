@@ -24,12 +24,16 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm,
                             LayerNorm)
 from .sparse import Embedding
 from .attention import MultiheadAttention, RMSNorm  # noqa: F401
+from .transformer import (Transformer, TransformerDecoder,  # noqa: F401
+                          TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss,
                    L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
 
 __all__ = [
-    "MultiheadAttention", "RMSNorm",
+    "MultiheadAttention", "RMSNorm", "Transformer", "TransformerDecoder",
+    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
     "Softplus", "ELU", "CELU", "SELU", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Threshold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance", "HuberLoss", "TripletMarginLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "Unfold", "Fold",
     "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",
     "Sequential", "Flatten", "Identity", "Linear",
