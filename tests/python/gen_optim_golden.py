@@ -11,6 +11,8 @@ import os
 
 import torch
 
+from optim_cases import lbfgs_run
+
 P0 = [0.5, -1.25, 2.0, 0.0, -0.75, 3.5, 1e-3]
 
 
@@ -88,6 +90,7 @@ def main():
             sched.step(m)
             lrs.append(opt.param_groups[0]["lr"])
         out["plateau"].append({"kwargs": kw, "metrics": METRICS, "lrs": lrs})
+    out["lbfgs"] = lbfgs_run(torch)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                         "optim_golden.json")
     with open(path, "w") as f:

@@ -1,4 +1,4 @@
-"""Adamax, NAdam, RAdam and Adadelta give torch 1.13's parameters bit for
+"""Adamax, NAdam, RAdam, Adadelta (and LBFGS's trajectory) give torch 1.13's parameters bit for
 bit after each of six steps (fixed gradients: the update alone), and the
 Python schedulers (ConstantLR, PolynomialLR, MultiplicativeLR,
 CosineAnnealingWarmRestarts, CyclicLR, ReduceLROnPlateau) torch's lr and
@@ -76,3 +76,10 @@ def test_reduce_lr_on_plateau_is_torchs(case):
         sched.step(ditto.tensor(m))
         lrs.append(opt.param_groups[0]["lr"])
     assert lrs == case["lrs"]
+
+
+def test_lbfgs_trajectory_is_torchs():
+    # the objective's matmul and sums have ditto's own fixed order, so
+    # the trajectory agrees to rounding, not bit for bit
+    from optim_cases import lbfgs_run
+    np.testing.assert_allclose(lbfgs_run(ditto), GOLDEN["lbfgs"], rtol=1e-12)

@@ -2,5 +2,6 @@
 lr_scheduler over the C++ optimizers, so a Python training loop updates
 with the C++ bits."""
 from . import lr_scheduler  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
 from .optimizer import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW,  # noqa: F401
                         NAdam, Optimizer, RAdam, RMSprop, SparseAdam)
