@@ -62,7 +62,8 @@ Tensor tri(const Tensor& self, int64_t diagonal, bool lower, const char* op) {
       sub(arange(0, m, 1, kInt64).view({1, m}),
           arange(0, n, 1, kInt64).view({n, 1}));
   Tensor keep = lower ? le(d, diagonal) : ge(d, diagonal);
-  return where(keep, self, Scalar(0));
+  // zeros of self's dtype (a bool tensor stays bool)
+  return where(keep, self, zeros_like(self));
 }
 
 Tensor diagonal(

@@ -697,6 +697,29 @@ void check_adam_like(
       o.beta2());
 }
 
+// One step of an optimizer's per-parameter update: fn(options, p, g,
+// state) for every parameter that has a gradient, g with maximize
+// applied, under no-grad and the step's trace scope.
+template <typename Group, typename F>
+void each_update(
+    std::vector<Group>& groups,
+    std::map<const TensorImpl*, std::map<std::string, Tensor>>& state,
+    const char* name,
+    F&& fn) {
+  StepScope traced;
+  autograd::NoGradGuard no_grad;
+  for (auto& group : groups) {
+    for (Tensor& p : group.params) {
+      if (p.grad().defined()) {
+        fn(group.options,
+           p,
+           grad_of(p, group.options.maximize(), name),
+           state[p.impl().get()]);
+      }
+    }
+  }
+}
+
 } // namespace
 
 Adamax::Adamax(std::vector<Tensor> params, const AdamaxOptions& o)
@@ -712,37 +735,31 @@ void Adamax::check_group(const ParamGroup& g) const {
 }
 
 void Adamax::step() {
-  StepScope traced;
-  autograd::NoGradGuard no_grad;
-  for (auto& group : groups_) {
-    const auto& o = group.options;
-    for (Tensor& p : group.params) {
-      if (!p.grad().defined()) {
-        continue;
-      }
-      Tensor g = grad_of(p, o.maximize(), "Adamax");
-      auto& st = state_[p.impl().get()];
-      if (st.empty()) {
-        st["step"] = scalar_tensor(0.0, kFloat32);
-        st["exp_avg"] = zeros_like(p);
-        st["exp_inf"] = zeros_like(p);
-      }
-      Tensor& step_t = st["step"];
-      step_t.add_(1.0);
-      const double step = step_t.item<float>();
-      if (o.weight_decay() != 0) {
-        g = add(g, p, o.weight_decay());
-      }
-      Tensor& m = st["exp_avg"];
-      Tensor& u = st["exp_inf"];
-      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
-      // max(beta2 exp_inf, |g| + eps), torch's amax over the two.
-      u.mul_(o.beta2());
-      u.copy_(maximum(u, abs(g).add_(o.eps())));
-      const double clr = o.lr() / (1 - std::pow(o.beta1(), step));
-      p.addcdiv_(m, u, -clr);
-    }
-  }
+  each_update(
+      groups_,
+      state_,
+      "Adamax",
+      [](const auto& o, Tensor& p, Tensor g, auto& st) {
+        if (st.empty()) {
+          st["step"] = scalar_tensor(0.0, kFloat32);
+          st["exp_avg"] = zeros_like(p);
+          st["exp_inf"] = zeros_like(p);
+        }
+        Tensor& step_t = st["step"];
+        step_t.add_(1.0);
+        const double step = step_t.item<float>();
+        if (o.weight_decay() != 0) {
+          g = add(g, p, o.weight_decay());
+        }
+        Tensor& m = st["exp_avg"];
+        Tensor& u = st["exp_inf"];
+        m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+        // max(beta2 exp_inf, |g| + eps), torch's amax over the two.
+        u.mul_(o.beta2());
+        u.copy_(maximum(u, abs(g).add_(o.eps())));
+        const double clr = o.lr() / (1 - std::pow(o.beta1(), step));
+        p.addcdiv_(m, u, -clr);
+      });
 }
 
 NAdam::NAdam(std::vector<Tensor> params, const NAdamOptions& o)
@@ -759,45 +776,39 @@ void NAdam::check_group(const ParamGroup& g) const {
 }
 
 void NAdam::step() {
-  StepScope traced;
-  autograd::NoGradGuard no_grad;
-  for (auto& group : groups_) {
-    const auto& o = group.options;
-    for (Tensor& p : group.params) {
-      if (!p.grad().defined()) {
-        continue;
-      }
-      Tensor g = grad_of(p, o.maximize(), "NAdam");
-      auto& st = state_[p.impl().get()];
-      if (st.empty()) {
-        st["step"] = scalar_tensor(0.0, kFloat32);
-        st["mu_product"] = scalar_tensor(1.0, kFloat32);
-        st["exp_avg"] = zeros_like(p);
-        st["exp_avg_sq"] = zeros_like(p);
-      }
-      Tensor& step_t = st["step"];
-      step_t.add_(1.0);
-      const double step = step_t.item<float>();
-      const double bc2 = 1 - std::pow(o.beta2(), step);
-      if (o.weight_decay() != 0) {
-        g = add(g, p, o.weight_decay());
-      }
-      const double mu =
-          o.beta1() * (1. - 0.5 * std::pow(0.96, step * o.momentum_decay()));
-      const double mu_next = o.beta1() *
-          (1. - 0.5 * std::pow(0.96, (step + 1) * o.momentum_decay()));
-      Tensor& mp = st["mu_product"];
-      mp.mul_(mu);
-      const Tensor mp_next = mul(mul(mp, mu), mu_next);
-      Tensor& m = st["exp_avg"];
-      Tensor& v = st["exp_avg_sq"];
-      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
-      v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
-      Tensor denom = sqrt(div(v, bc2)).add_(o.eps());
-      p.addcdiv_(g, denom, -o.lr() * (1. - mu) / (1. - mp.item<float>()));
-      p.addcdiv_(m, denom, -o.lr() * mu_next / (1. - mp_next.item<float>()));
-    }
-  }
+  each_update(
+      groups_,
+      state_,
+      "NAdam",
+      [](const auto& o, Tensor& p, Tensor g, auto& st) {
+        if (st.empty()) {
+          st["step"] = scalar_tensor(0.0, kFloat32);
+          st["mu_product"] = scalar_tensor(1.0, kFloat32);
+          st["exp_avg"] = zeros_like(p);
+          st["exp_avg_sq"] = zeros_like(p);
+        }
+        Tensor& step_t = st["step"];
+        step_t.add_(1.0);
+        const double step = step_t.item<float>();
+        const double bc2 = 1 - std::pow(o.beta2(), step);
+        if (o.weight_decay() != 0) {
+          g = add(g, p, o.weight_decay());
+        }
+        const double mu =
+            o.beta1() * (1. - 0.5 * std::pow(0.96, step * o.momentum_decay()));
+        const double mu_next = o.beta1() *
+            (1. - 0.5 * std::pow(0.96, (step + 1) * o.momentum_decay()));
+        Tensor& mp = st["mu_product"];
+        mp.mul_(mu);
+        const Tensor mp_next = mul(mul(mp, mu), mu_next);
+        Tensor& m = st["exp_avg"];
+        Tensor& v = st["exp_avg_sq"];
+        m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+        v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
+        Tensor denom = sqrt(div(v, bc2)).add_(o.eps());
+        p.addcdiv_(g, denom, -o.lr() * (1. - mu) / (1. - mp.item<float>()));
+        p.addcdiv_(m, denom, -o.lr() * mu_next / (1. - mp_next.item<float>()));
+      });
 }
 
 RAdam::RAdam(std::vector<Tensor> params, const RAdamOptions& o)
@@ -813,51 +824,46 @@ void RAdam::check_group(const ParamGroup& g) const {
 }
 
 void RAdam::step() {
-  StepScope traced;
-  autograd::NoGradGuard no_grad;
-  for (auto& group : groups_) {
-    const auto& o = group.options;
-    for (Tensor& p : group.params) {
-      if (!p.grad().defined()) {
-        continue;
-      }
-      Tensor g = grad_of(p, o.maximize(), "RAdam");
-      auto& st = state_[p.impl().get()];
-      if (st.empty()) {
-        st["step"] = scalar_tensor(0.0, kFloat32);
-        st["exp_avg"] = zeros_like(p);
-        st["exp_avg_sq"] = zeros_like(p);
-      }
-      Tensor& step_t = st["step"];
-      step_t.add_(1.0);
-      const double step = step_t.item<float>();
-      const double bc1 = 1 - std::pow(o.beta1(), step);
-      const double bc2 = 1 - std::pow(o.beta2(), step);
-      if (o.weight_decay() != 0) {
-        g = add(g, p, o.weight_decay());
-      }
-      Tensor& m = st["exp_avg"];
-      Tensor& v = st["exp_avg_sq"];
-      m.mul_(o.beta1()).add_(g, 1 - o.beta1());
-      v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
-      const Tensor corrected = div(m, bc1);
-      const double rho_inf = 2 / (1 - o.beta2()) - 1;
-      const double rho_t = rho_inf - 2 * step * std::pow(o.beta2(), step) / bc2;
-      if (rho_t > 5.) {
-        const double rect = std::sqrt(
-            (rho_t - 4) * (rho_t - 2) * rho_inf /
-            ((rho_inf - 4) * (rho_inf - 2) * rho_t));
-        // Python's float / tensor is reciprocal(tensor) * float
-        // (Tensor.__rtruediv__).
-        const Tensor adaptive =
-            mul(reciprocal(sqrt(v).add_(o.eps())), std::sqrt(bc2));
-        // bias_corrected_exp_avg * lr * adaptive_lr * rect, left to right
-        p.add_(mul(mul(mul(corrected, o.lr()), adaptive), rect), -1.0);
-      } else {
-        p.add_(mul(corrected, o.lr()), -1.0);
-      }
-    }
-  }
+  each_update(
+      groups_,
+      state_,
+      "RAdam",
+      [](const auto& o, Tensor& p, Tensor g, auto& st) {
+        if (st.empty()) {
+          st["step"] = scalar_tensor(0.0, kFloat32);
+          st["exp_avg"] = zeros_like(p);
+          st["exp_avg_sq"] = zeros_like(p);
+        }
+        Tensor& step_t = st["step"];
+        step_t.add_(1.0);
+        const double step = step_t.item<float>();
+        const double bc1 = 1 - std::pow(o.beta1(), step);
+        const double bc2 = 1 - std::pow(o.beta2(), step);
+        if (o.weight_decay() != 0) {
+          g = add(g, p, o.weight_decay());
+        }
+        Tensor& m = st["exp_avg"];
+        Tensor& v = st["exp_avg_sq"];
+        m.mul_(o.beta1()).add_(g, 1 - o.beta1());
+        v.mul_(o.beta2()).addcmul_(g, g, 1 - o.beta2());
+        const Tensor corrected = div(m, bc1);
+        const double rho_inf = 2 / (1 - o.beta2()) - 1;
+        const double rho_t =
+            rho_inf - 2 * step * std::pow(o.beta2(), step) / bc2;
+        if (rho_t > 5.) {
+          const double rect = std::sqrt(
+              (rho_t - 4) * (rho_t - 2) * rho_inf /
+              ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+          // Python's float / tensor is reciprocal(tensor) * float
+          // (Tensor.__rtruediv__).
+          const Tensor adaptive =
+              mul(reciprocal(sqrt(v).add_(o.eps())), std::sqrt(bc2));
+          // bias_corrected_exp_avg * lr * adaptive_lr * rect, left to right
+          p.add_(mul(mul(mul(corrected, o.lr()), adaptive), rect), -1.0);
+        } else {
+          p.add_(mul(corrected, o.lr()), -1.0);
+        }
+      });
 }
 
 Adadelta::Adadelta(std::vector<Tensor> params, const AdadeltaOptions& o)
@@ -883,34 +889,28 @@ void Adadelta::check_group(const ParamGroup& g) const {
 }
 
 void Adadelta::step() {
-  StepScope traced;
-  autograd::NoGradGuard no_grad;
-  for (auto& group : groups_) {
-    const auto& o = group.options;
-    for (Tensor& p : group.params) {
-      if (!p.grad().defined()) {
-        continue;
-      }
-      Tensor g = grad_of(p, o.maximize(), "Adadelta");
-      auto& st = state_[p.impl().get()];
-      if (st.empty()) {
-        st["step"] = scalar_tensor(0.0, kFloat32);
-        st["square_avg"] = zeros_like(p);
-        st["acc_delta"] = zeros_like(p);
-      }
-      st["step"].add_(1.0);
-      if (o.weight_decay() != 0) {
-        g = add(g, p, o.weight_decay());
-      }
-      Tensor& sq = st["square_avg"];
-      Tensor& acc = st["acc_delta"];
-      sq.mul_(o.rho()).addcmul_(g, g, 1 - o.rho());
-      const Tensor std_ = sqrt(add(sq, o.eps()));
-      const Tensor delta = mul(div(sqrt(add(acc, o.eps())), std_), g);
-      acc.mul_(o.rho()).addcmul_(delta, delta, 1 - o.rho());
-      p.add_(delta, -o.lr());
-    }
-  }
+  each_update(
+      groups_,
+      state_,
+      "Adadelta",
+      [](const auto& o, Tensor& p, Tensor g, auto& st) {
+        if (st.empty()) {
+          st["step"] = scalar_tensor(0.0, kFloat32);
+          st["square_avg"] = zeros_like(p);
+          st["acc_delta"] = zeros_like(p);
+        }
+        st["step"].add_(1.0);
+        if (o.weight_decay() != 0) {
+          g = add(g, p, o.weight_decay());
+        }
+        Tensor& sq = st["square_avg"];
+        Tensor& acc = st["acc_delta"];
+        sq.mul_(o.rho()).addcmul_(g, g, 1 - o.rho());
+        const Tensor std_ = sqrt(add(sq, o.eps()));
+        const Tensor delta = mul(div(sqrt(add(acc, o.eps())), std_), g);
+        acc.mul_(o.rho()).addcmul_(delta, delta, 1 - o.rho());
+        p.add_(delta, -o.lr());
+      });
 }
 
 } // namespace ditto::optim

@@ -51,6 +51,7 @@ CASES = [
     # shapes
     ("t.tril(x.reshape(4, 6))", True), ("t.triu(x.reshape(4, 6), 1)", True),
     ("t.tril(x.reshape(2, 3, 4), -1)", True),
+    ("t.triu(x.reshape(4, 6) > 0)", True), ("t.tril(t.round(x).long().reshape(4, 6))", True),
     ("t.diagonal(x.reshape(4, 6))", True),
     ("t.diagonal(x.reshape(2, 3, 4), 1, 1, 2)", True),
     ("t.diag(x[:5])", True), ("t.diag(x.reshape(4, 6), -1)", True),
