@@ -373,3 +373,41 @@ def test_initial_weights_do_not_depend_on_the_loader_that_runs_first(
         return [p.detach().numpy().tobytes() for p in model.parameters()]
 
     assert weights(True) == weights(False)
+
+
+def test_an_older_iterator_does_not_hand_out_the_new_epochs_batches():
+    import pytest
+    loader = ditto.utils.data.DataLoader(
+        ditto.utils.data.TensorDataset(ditto.arange(10.)), batch_size=3)
+    first = iter(loader)
+    a = next(first)
+    second = iter(loader)
+    b = next(second)
+    assert a[0].tolist() == b[0].tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(RuntimeError, match="superseded"):
+        next(first)
+    assert [x[0].tolist() for x in second] == [[3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0]]
+    # a finished iterator just stops
+    with pytest.raises(StopIteration):
+        next(second)
+
+
+def test_two_threads_iterating_one_loader_share_its_batches_without_crashing():
+    import threading
+    loader = ditto.utils.data.DataLoader(
+        ditto.utils.data.TensorDataset(ditto.arange(200.)), batch_size=2,
+        num_workers=2)
+    it = iter(loader)
+    seen, lock = [], threading.Lock()
+
+    def drain():
+        for batch in it:
+            with lock:
+                seen.extend(batch[0].tolist())
+    threads = [threading.Thread(target=drain) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert sorted(seen) == [float(i) for i in range(200)]

@@ -19,6 +19,7 @@ any number of workers and across a resume, but not torch's draws. The
 loader's repr names the mode. (The C++ loader's default is per-sample.)
 """
 import atexit
+import threading
 import traceback
 import weakref
 
@@ -236,6 +237,8 @@ class DataLoader:
         size = len(self.batch_sampler) if self._custom_batches \
             else len(self.dataset)
         _live.add(self)
+        self._lock = threading.Lock()
+        self._generation = 0
         self._core = _C.data.LoaderCore(
             self.dataset, size, e.fetch, None if native_ok else e.collate, batch_size, False,
             sampler if sampler is not None else _EpochBatches(self),
@@ -243,10 +246,17 @@ class DataLoader:
             self.prefetch_factor, self.persistent_workers, self.seed_mode)
 
     def __iter__(self):
-        if self._custom_batches:
-            self._epoch.batches = list(self.batch_sampler)
-        self._core.begin()
-        return _Iterator(self)
+        # Note [One epoch at a time]: the loader's core runs one epoch; a
+        # new iterator starts the next one, and an older iterator that is
+        # not finished refuses to go on (it would hand out the new epoch's
+        # batches). The lock keeps two threads from entering the core at
+        # once: each batch goes to one of them.
+        with self._lock:
+            if self._custom_batches:
+                self._epoch.batches = list(self.batch_sampler)
+            self._core.begin()
+            self._generation += 1
+            return _Iterator(self, self._generation)
 
     def __len__(self):
         if self._custom_batches:
@@ -295,15 +305,28 @@ class _EpochBatches:
 
 
 class _Iterator:
-    def __init__(self, loader):
+    def __init__(self, loader, generation):
         self._loader = loader
+        self._generation = generation
+        self._done = False
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        batch = self._loader._core.next()
+        if self._done:
+            raise StopIteration
+        loader = self._loader
+        with loader._lock:
+            if loader._generation != self._generation:
+                raise RuntimeError(
+                    "DataLoader: this iterator's epoch was superseded by a "
+                    "newer iter(loader); ditto's loader runs one epoch at a "
+                    "time (Note [One epoch at a time]): finish an epoch "
+                    "before starting the next")
+            batch = loader._core.next()
         if batch is None:
+            self._done = True
             if not self._loader.persistent_workers:
                 _rng.forget_workers(self._loader._epoch.worker_idents)
             raise StopIteration
