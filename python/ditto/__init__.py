@@ -47,6 +47,8 @@ from ._C import (  # noqa: F401
 globals().update({_n: getattr(_C, _n) for _n in _C._declared_functions})
 from . import _composite  # noqa: E402
 _composite.install(globals())
+from . import _more  # noqa: E402
+_more.install(globals())
 from ._size import Size  # noqa: F401,E402
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
@@ -184,3 +186,14 @@ def __getattr__(name):
         import importlib
         return importlib.import_module(".distributed", __name__)
     raise AttributeError(f"module 'ditto' has no attribute {name!r}")
+
+
+inference_mode = no_grad  # torch.inference_mode: ditto's no_grad
+
+
+def can_cast(from_, to):
+    """torch.can_cast: casting from_ to to under the same-kind rule."""
+    kinds = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2,
+             "float64": 2}
+    return kinds[str(from_).split(".")[-1]] <= kinds[str(to).split(".")[-1]]
+

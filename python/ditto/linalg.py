@@ -283,3 +283,125 @@ def eigh(A, UPLO="L"):
 def eigvalsh(A, UPLO="L"):
     """torch.linalg.eigvalsh: eigh's eigenvalues."""
     return eigh(A, UPLO)[0]
+
+
+def svdvals(A):
+    """torch.linalg.svdvals: the singular values, descending."""
+    return svd(A, full_matrices=False)[1]
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """torch.linalg.pinv through the SVD: singular values at or below
+    max(atol, rtol * s_max) are dropped (rtol defaults to eps * max(m, n))."""
+    U, S, Vh = svd(A, full_matrices=False)
+    eps = 2.220446049250313e-16 if A.dtype == _C.float64 else 1.1920928955078125e-07
+    smax = S.max().item() if S.numel() else 0.0
+    tol = max(atol or 0.0, (rtol if rtol is not None else
+                            (eps * max(A.shape[-2], A.shape[-1]) if atol is None
+                             else 0.0)) * smax)
+    keep = S > tol
+    inv_s = _C.where(keep, 1.0 / _C.where(keep, S, S * 0 + 1), S * 0)
+    return _C.matmul(Vh.transpose(-2, -1) * inv_s.unsqueeze(-2),
+                     U.transpose(-2, -1))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    S = svdvals(A)
+    eps = 2.220446049250313e-16 if A.dtype == _C.float64 else 1.1920928955078125e-07
+    smax = S.max().item() if S.numel() else 0.0
+    if tol is not None:
+        cut = tol
+    else:
+        cut = max(atol or 0.0, (rtol if rtol is not None else
+                                (eps * max(A.shape[-2], A.shape[-1])
+                                 if atol is None else 0.0)) * smax)
+    return (S > cut).to(_C.int64).sum()
+
+
+def cond(A, p=None):
+    """torch.linalg.cond: s_max / s_min for p None or 2 (other p: the
+    norms of A and its inverse)."""
+    if p in (None, 2):
+        S = svdvals(A)
+        return S.max() / S.min()
+    return matrix_norm(A, p) * matrix_norm(inv(A), p)
+
+
+def _slogdet2(A):
+    rows, _, sign, ok = _eliminate(A)
+    if not ok:
+        return (A * 0).sum(), (A * 0).sum() - float("inf")
+    s, logabs = sign, None
+    for k in range(A.shape[-1]):
+        d = rows[k][k]
+        s = s * (1.0 if d.item() > 0 else -1.0)
+        term = _C.log(d.abs())
+        logabs = term if logabs is None else logabs + term
+    return (A[0][0] * 0 + s), logabs
+
+
+def slogdet(A):
+    """torch.linalg.slogdet: (sign, log|det|) by elimination."""
+    from . import return_types as _rt2
+    _square(A, "slogdet")
+    if A.dim() > 2:
+        parts = [slogdet(a) for a in A.unbind(0)]
+        return _rt2.linalg_slogdet(_C.stack([p[0] for p in parts]),
+                                   _C.stack([p[1] for p in parts]))
+    s, l = _slogdet2(A)
+    return _rt2.linalg_slogdet(s, l)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq: the least-squares solution through the
+    pseudo-inverse (solution only; residuals, rank and singular values
+    empty, as torch's default gelsy driver on CPU leaves some)."""
+    from . import return_types as _rt2
+    vec = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vec else B
+    X = _C.matmul(pinv(A), Bm)
+    if vec:
+        X = X.squeeze(-1)
+    empty = _C.zeros([0], dtype=A.dtype)
+    return _rt2.linalg_lstsq(X, empty, _C.zeros([0], dtype=_C.int64), empty)
+
+
+def multi_dot(tensors):
+    """torch.linalg.multi_dot: the product left to right (1-d first and
+    last operands as row and column vectors)."""
+    ts = list(tensors)
+    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(-1)
+    out = ts[0]
+    for t in ts[1:]:
+        out = _C.matmul(out, t)
+    if first_vec:
+        out = out.squeeze(0)
+    if last_vec:
+        out = out.squeeze(-1)
+    return out
+
+
+def matrix_exp(A):
+    """torch.linalg.matrix_exp: scaling and squaring with an 18-term Taylor
+    series (A scaled below norm 1/2), in a fixed order."""
+    _square(A, "matrix_exp")
+    n = A.shape[-1]
+    norm = matrix_norm(A, 1).max().item() if A.numel() else 0.0
+    s = 0
+    while norm > 0.5:
+        norm /= 2
+        s += 1
+    X = A / (2 ** s)
+    eye = _C.eye(n, dtype=A.dtype).expand(A.shape)
+    term = eye
+    result = eye
+    for k in range(1, 19):
+        term = _C.matmul(term, X) / k
+        result = result + term
+    for _ in range(s):
+        result = _C.matmul(result, result)
+    return result

@@ -77,3 +77,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                     f"Jacobian mismatch for output {k}: {report}")
             return False
     return True
+
+
+from . import functional  # noqa: F401,E402
+

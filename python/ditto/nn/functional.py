@@ -348,3 +348,155 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             else 1.1920928955078125e-07
     out = input * _C.rsqrt(_C.mean(input * input, dims, True) + eps)
     return out if weight is None else out * weight
+
+
+# ---- more of torch.nn.functional as compositions (issue 59)
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    x = input if dtype is None else input.to(dtype)
+    return softmax(-x, dim=dim)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """torch's: Gumbel noise -log(Exponential(1)) drawn with exponential_
+    (torch's draws), softmax((logits + g) / tau); hard: the one-hot of the
+    argmax with the soft gradient (straight-through)."""
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim=dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, True)
+    y_hard = _C.zeros_like(logits).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0,
+                     output_padding=0, groups=1, dilation=1):
+    """conv_transpose2d over a height of 1."""
+    def one(v):
+        return v[0] if isinstance(v, (tuple, list)) else v
+    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias,
+                           (1, one(stride)), (0, one(padding)),
+                           (0, one(output_padding)), groups, (1, one(dilation)))
+    return out.squeeze(2)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_C.sign(out) * relu(out.abs())).mul(kernel_size).pow(1.0 / norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) \
+        else kernel_size
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_C.sign(out) * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """torch's: the input over (k + alpha * mean of squares across size
+    neighbouring channels)^beta."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError("[local_response_norm] Expected 3D or higher "
+                         f"dimensionality input (got {dim} dimensions)")
+    div = (input * input).unsqueeze(1)
+    if dim == 3:
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = list(input.shape)
+        div = div.reshape(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.reshape(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest",
+             align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, "bilinear", True)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """dropout2d over (N, C, L, 1): whole channels dropped."""
+    batched = input.dim() == 3
+    x = input if batched else input.unsqueeze(0)
+    out = dropout2d(x.unsqueeze(-1), p, training).squeeze(-1)
+    return out if batched else out.squeeze(0)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,
+                      reduction="mean"):
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    tg = target.reshape(-1)
+    correct = x.gather(1, tg.reshape(-1, 1))
+    z = (margin - correct + x).clamp(min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight.index_select(0, tg).reshape(-1, 1)
+    onehot = one_hot(tg, x.shape[1]).to(_C.bool)
+    z = z.masked_fill(onehot, 0.0)
+    loss = z.sum([1]) / x.shape[1]
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction, "multi_margin_loss")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, reduction="mean"):
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum([loss.dim() - 1]) / input.shape[-1]
+    return _reduce(loss, reduction, "multilabel_soft_margin_loss")
+
+
+def multilabel_margin_loss(input, target, reduction="mean"):
+    """torch's: for each sample, the targets are target's entries before
+    the first -1; hinge 1 - (x[y] - x[i]) summed over targets y and
+    non-targets i, over the number of classes."""
+    x = input if input.dim() == 2 else input.unsqueeze(0)
+    tg = target if target.dim() == 2 else target.unsqueeze(0)
+    losses = []
+    n = x.shape[1]
+    for row, trow in zip(x.unbind(0), tg.tolist()):
+        ys = []
+        for v in trow:
+            if v < 0:
+                break
+            ys.append(v)
+        is_target = [False] * n
+        for y in ys:
+            is_target[y] = True
+        others = [i for i in range(n) if not is_target[i]]
+        total = row.sum() * 0
+        if ys and others:
+            xo = row.index_select(0, _C.tensor(others, dtype=_C.int64))
+            for y in ys:
+                total = total + (1 - (row[y] - xo)).clamp(min=0).sum()
+        losses.append(total / n)
+    loss = _C.stack(losses)
+    if input.dim() == 1:
+        loss = loss.squeeze(0)
+    return _reduce(loss, reduction, "multilabel_margin_loss")
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6,
+                      reduction="mean"):
+    if var.dim() < input.dim() and var.shape[-1] != 1:
+        var = var.unsqueeze(-1)
+    v = var.clamp(min=eps)
+    loss = 0.5 * (_C.log(v) + (input - target) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction, "gaussian_nll_loss")

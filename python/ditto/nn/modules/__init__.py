@@ -24,6 +24,11 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm,
                             LayerNorm)
 from .sparse import Embedding
 from .attention import MultiheadAttention, RMSNorm  # noqa: F401
+from .activation import (  # noqa: F401
+    Softmin, LocalResponseNorm, Upsample, UpsamplingNearest2d,
+    UpsamplingBilinear2d, Softmax2d, ChannelShuffle)
+from .linear import Bilinear  # noqa: F401
+from .conv import ConvTranspose1d  # noqa: F401
 from .transformer import (Transformer, TransformerDecoder,  # noqa: F401
                           TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
@@ -32,6 +37,9 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss,
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
 
 __all__ = [
+    "Softmin", "LocalResponseNorm", "Upsample", "UpsamplingNearest2d",
+    "UpsamplingBilinear2d", "Softmax2d", "ChannelShuffle", "Bilinear",
+    "ConvTranspose1d",
     "MultiheadAttention", "RMSNorm", "Transformer", "TransformerDecoder",
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
     "Softplus", "ELU", "CELU", "SELU", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Threshold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance", "HuberLoss", "TripletMarginLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "Unfold", "Fold",

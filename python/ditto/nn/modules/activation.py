@@ -150,3 +150,43 @@ Unfold = _activation("Unfold", "unfold", (("kernel_size", 1), ("dilation", 1),
                                           ("padding", 0), ("stride", 1)))
 Fold = _activation("Fold", "fold", (("output_size", 1), ("kernel_size", 1),
                                     ("dilation", 1), ("padding", 0), ("stride", 1)))
+Softmin = _activation("Softmin", "softmin", (("dim", None),))
+LocalResponseNorm = _activation("LocalResponseNorm", "local_response_norm",
+                                (("size", 2), ("alpha", 1e-4), ("beta", 0.75),
+                                 ("k", 1.0)))
+Upsample = _activation("Upsample", "interpolate",
+                       (("size", None), ("scale_factor", None),
+                        ("mode", "nearest"), ("align_corners", None)))
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, "nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, "bilinear", True)
+
+
+class Softmax2d(Module):
+    def forward(self, input):
+        return F.softmax(input, -3)
+
+
+class ChannelShuffle(Module):
+    """(N, g * c, ...) -> channels interleaved across the g groups."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        n, c = input.shape[0], input.shape[1]
+        rest = list(input.shape[2:])
+        g = self.groups
+        return input.reshape(n, g, c // g, *rest).transpose(1, 2).reshape(
+            n, c, *rest)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"

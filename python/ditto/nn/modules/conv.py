@@ -137,3 +137,12 @@ class ConvTranspose3d(ConvTranspose2d):
         return self._batched(input, lambda x: F.conv_transpose3d(
             x, self.weight, self.bias, self.stride, self.padding,
             self.output_padding, self.groups, self.dilation))
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    _dims = 1
+
+    def forward(self, input):
+        return self._batched(input, lambda x: F.conv_transpose1d(
+            x, self.weight, self.bias, self.stride, self.padding,
+            self.output_padding, self.groups, self.dilation))

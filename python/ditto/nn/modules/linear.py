@@ -84,3 +84,41 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b, A (out, in1, in2) and b drawn uniform(-1/sqrt(in1),
+    1/sqrt(in1)) as torch's, weight first."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        dtype = dtype or _C.float32
+        self.weight = Parameter(_C.empty(out_features, in1_features,
+                                         in2_features, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_C.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        # out[..., o] = sum_ij x1[..., i] A[o, i, j] x2[..., j]
+        t = _C.matmul(input1.unsqueeze(-2).unsqueeze(-2), self.weight)
+        out = _C.matmul(t, input2.unsqueeze(-2).unsqueeze(-1))
+        out = out.squeeze(-1).squeeze(-1)
+        return out + self.bias if self.bias is not None else out
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features="
+                f"{self.in2_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

@@ -1,0 +1,498 @@
+"""More of torch's everyday functions as compositions of ditto's ops
+(issue 59): each is a short fixed chain of ops whose records guarantee
+the bits; a few integer-exact ones (frexp, nextafter) go through NumPy on
+CPU tensors."""
+import builtins as _b
+import math as _math
+
+from . import _C
+
+Tensor = _C.Tensor
+_result_type = _C.result_type
+
+
+def _t(x, like=None):
+    if isinstance(x, Tensor):
+        return x
+    return _C.tensor(x, dtype=like.dtype) if like is not None else _C.tensor(x)
+
+
+# ---- shape functions torch has as functions
+def squeeze(input, dim=None):
+    return input.squeeze() if dim is None else input.squeeze(dim)
+
+
+def unsqueeze(input, dim):
+    return input.unsqueeze(dim)
+
+
+def transpose(input, dim0, dim1):
+    return input.transpose(dim0, dim1)
+
+
+swapaxes = swapdims = transpose
+
+
+def permute(input, dims):
+    return input.permute(list(dims))
+
+
+def reshape(input, shape):
+    return input.reshape(list(shape))
+
+
+def t(input):
+    return input.t()
+
+
+def flipud(input):
+    return _C.flip(input, [0])
+
+
+def fliplr(input):
+    return _C.flip(input, [1])
+
+
+def column_stack(tensors):
+    return _C.hstack([x.reshape(-1, 1) if x.dim() < 2 else x for x in tensors])
+
+
+def atleast_3d(*tensors):
+    from ._composite import _flat
+    out = []
+    for x in _flat(tensors):
+        if x.dim() == 0:
+            x = x.reshape(1, 1, 1)
+        elif x.dim() == 1:
+            x = x.reshape(1, -1, 1)
+        elif x.dim() == 2:
+            x = x.unsqueeze(-1)
+        out.append(x)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def dstack(tensors):
+    return _C.cat([atleast_3d(x) for x in tensors], 2)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views at the given indices, or k sections (the first n % k one
+    longer)."""
+    n = input.shape[dim]
+    if isinstance(indices_or_sections, int):
+        k = indices_or_sections
+        if k <= 0:
+            raise ValueError(f"[tensor_split] number of sections must be larger "
+                             f"than 0, got {k}")
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+        bounds, start = [], 0
+        for s in sizes:
+            bounds.append((start, s))
+            start += s
+    else:
+        idx = [_b.min(_b.max(int(i), 0), n) for i in indices_or_sections]
+        edges = [0] + idx + [n]
+        bounds = [(a, _b.max(b - a, 0)) for a, b in zip(edges[:-1], edges[1:])]
+    return tuple(input.narrow(dim, a, s) for a, s in bounds)
+
+
+def hsplit(input, sections):
+    return tensor_split(input, sections, 1 if input.dim() > 1 else 0)
+
+
+def vsplit(input, sections):
+    return tensor_split(input, sections, 0)
+
+
+def dsplit(input, sections):
+    return tensor_split(input, sections, 2)
+
+
+def cartesian_prod(*tensors):
+    from ._composite import meshgrid
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return _C.stack([g.reshape(-1) for g in grids], 1)
+
+
+def _tri_indices(row, col, offset, lower):
+    pairs = [(i, j) for i in range(row) for j in range(col)
+             if (j - i <= offset if lower else j - i >= offset)]
+    if not pairs:
+        return _C.zeros([2, 0], dtype=_C.int64)
+    return _C.tensor([[p[0] for p in pairs], [p[1] for p in pairs]],
+                     dtype=_C.int64)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(row, col, offset, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices(row, col, offset, False)
+
+
+def block_diag(*tensors):
+    """The tensors (0-d, 1-d or 2-d) along the diagonal, zeros elsewhere."""
+    ms = [x.reshape(1, 1) if x.dim() == 0 else
+          (x.reshape(1, -1) if x.dim() == 1 else x) for x in tensors]
+    width = _b.sum(m.shape[1] for m in ms)
+    rows, col = [], 0
+    from .nn.functional import pad
+    for m in ms:
+        rows.append(pad(m, (col, width - col - m.shape[1])))
+        col += m.shape[1]
+    return _C.cat(rows, 0)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """The last dim of input on the diagonals of new (dim1, dim2) planes
+    (default dims)."""
+    if (dim1, dim2) != (-2, -1):
+        raise ValueError("[diag_embed] only dim1=-2, dim2=-1 are supported")
+    lead = list(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    mats = [_C.diag(r, offset) for r in flat.unbind(0)]
+    out = _C.stack(mats) if mats else _C.zeros([0, 0, 0], dtype=input.dtype)
+    return out.reshape(lead + list(out.shape[-2:]))
+
+
+def diagflat(input, offset=0):
+    return _C.diag(input.reshape(-1), offset)
+
+
+def vander(x, N=None, increasing=False):
+    n = x.numel() if N is None else N
+    cols = [_C.pow(x, k) if k else _C.ones_like(x) for k in range(n)]
+    if not increasing:
+        cols.reverse()
+    return _C.stack(cols, 1) if cols else _C.zeros([x.numel(), 0], dtype=x.dtype)
+
+
+# ---- elementwise
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    other = _t(other, input)
+    diff = (input - other).abs()
+    close = (input == other) | (diff <= atol + rtol * other.abs())
+    if equal_nan:
+        close = close | ((input != input) & (other != other))
+    return close
+
+
+def clamp_min(input, min):
+    return _C.clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return _C.clamp(input, max=max)
+
+
+def floor_divide(input, other):
+    """input / other rounded toward -inf (torch 1.13's floor_divide)."""
+    other = _t(other, input)
+    if input.is_floating_point() or other.is_floating_point():
+        return _C.floor(input / other)
+    r = _C.remainder(input, other)
+    return ((input - r).to(_C.float64) / other.to(_C.float64)).to(
+        _result_type(input, other))
+
+
+def fmax(input, other):
+    other = _t(other, input)
+    return _C.where(input != input, other,
+                    _C.where(other != other, input, _C.maximum(input, other)))
+
+
+def fmin(input, other):
+    other = _t(other, input)
+    return _C.where(input != input, other,
+                    _C.where(other != other, input, _C.minimum(input, other)))
+
+
+def float_power(input, exponent):
+    e = exponent.to(_C.float64) if isinstance(exponent, Tensor) else exponent
+    return _C.pow(input.to(_C.float64), e)
+
+
+def heaviside(input, values):
+    return _C.where(input == 0, values.to(input.dtype),
+                    (input > 0).to(input.dtype))
+
+
+def deg2rad(input):
+    return input * (_math.pi / 180)
+
+
+def rad2deg(input):
+    return input * (180 / _math.pi)
+
+
+def angle(input):
+    """Real input: 0 for x >= 0, pi for x < 0 (NaN stays NaN)."""
+    x = input if input.is_floating_point() else input.to(_C.float32)
+    zero = _C.zeros_like(x)
+    return _C.where(x < 0, zero + _math.pi, _C.where(x != x, x, zero))
+
+
+def positive(input):
+    return input
+
+
+def ldexp(input, other):
+    return input * _C.exp2(_t(other).to(_C.float64)).to(
+        input.dtype if input.is_floating_point() else _C.float32)
+
+
+def frexp(input):
+    import numpy as np
+    from . import return_types
+    m, e = np.frexp(input.numpy())
+    rt = getattr(return_types, "frexp", None)
+    out = (_C.from_numpy(np.ascontiguousarray(m)),
+           _C.from_numpy(np.ascontiguousarray(e.astype(np.int32))))
+    return rt(*out) if rt is not None else out
+
+
+def nextafter(input, other):
+    import numpy as np
+    return _C.from_numpy(np.ascontiguousarray(
+        np.nextafter(input.numpy(), _t(other, input).numpy())))
+
+
+def logit(input, eps=None):
+    from . import special
+    return special.logit(input, eps)
+
+
+def sinc(input):
+    from . import special
+    return special.sinc(input)
+
+
+# ---- reductions and differences
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    x = input
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = _C.cat(parts, dim)
+    for _ in range(n):
+        size = x.shape[dim]
+        x = x.narrow(dim, 1, size - 1) - x.narrow(dim, 0, size - 1) \
+            if x.dtype != _C.bool else \
+            x.narrow(dim, 1, size - 1) != x.narrow(dim, 0, size - 1)
+    return x
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    ok = input == input
+    s = _C.nansum(input, dim if dim is None or not isinstance(dim, int) else [dim],
+                  keepdim)
+    d = [] if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    count = ok.to(input.dtype).sum(d if d else list(range(input.dim())), keepdim)
+    return s / count
+
+
+def dist(input, other, p=2):
+    return _C.norm(input - other, p)
+
+
+def renorm(input, p, dim, maxnorm):
+    others = [d for d in range(input.dim()) if d != dim % input.dim()]
+    norms = _C.norm(input, p, others, True)
+    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), norms * 0 + 1)
+    return input * factor
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    n = y.shape[dim]
+    mid = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
+    if x is not None:
+        d = diff(x, dim=dim if x.dim() > 1 else -1)
+        if x.dim() == 1 and y.dim() > 1:
+            shape = [1] * y.dim()
+            shape[dim] = n - 1
+            d = d.reshape(shape)
+        return (mid * d).sum([dim % y.dim()]) / 2
+    return mid.sum([dim % y.dim()]) * ((1.0 if dx is None else dx) / 2)
+
+
+trapz = trapezoid
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    n = y.shape[dim]
+    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1))
+    if x is not None:
+        mid = mid * diff(x, dim=-1 if x.dim() == 1 else dim)
+        return _C.cumsum(mid, dim) / 2
+    return _C.cumsum(mid, dim) * ((1.0 if dx is None else dx) / 2)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if fweights is not None or aweights is not None:
+        raise ValueError("[cov] fweights and aweights are not supported yet")
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    n = x.shape[1]
+    xc = x - x.mean([1], True)
+    c = _C.matmul(xc, xc.t()) / _b.max(n - correction, 0)
+    return c.squeeze() if input.dim() < 2 else c
+
+
+def corrcoef(input):
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = _C.sqrt(_C.diagonal(c))
+    c = c / d.reshape(-1, 1) / d.reshape(1, -1)
+    return _C.clamp(c, -1, 1)
+
+
+# ---- where with one argument, dtype helpers
+_where3 = _C.where
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from ._composite import nonzero
+        return nonzero(condition, as_tuple=True)
+    return _where3(condition, input, other)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return False
+
+
+def is_nonzero(input):
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value "
+                           "is ambiguous")
+    return bool(input.item() != 0)
+
+
+def result_type(tensor1, tensor2):
+    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor):
+        return _result_type(tensor1, tensor2)
+    a = tensor1 if isinstance(tensor1, Tensor) else None
+    b = tensor2 if isinstance(tensor2, Tensor) else None
+    if a is None and b is None:
+        return _C.tensor([tensor1]).dtype if not isinstance(tensor1, float) \
+            else _C.float32
+    t_, s = (a, tensor2) if a is not None else (b, tensor1)
+    if isinstance(s, float) and not t_.is_floating_point():
+        return _C.float32
+    return t_.dtype
+
+
+def get_default_dtype():
+    return _C.float32
+
+
+def set_default_dtype(d):
+    if d != _C.float32:
+        raise ValueError("[set_default_dtype] ditto's default dtype is float32; "
+                         "other defaults are not supported yet: pass dtype= to "
+                         "the factories")
+
+
+class finfo:
+    """torch.finfo for float32 and float64."""
+
+    def __init__(self, type=None):
+        type = type or _C.float32
+        if type == _C.float64:
+            self.bits, self.eps, self.max = 64, 2.220446049250313e-16, 1.7976931348623157e308
+            self.tiny = self.smallest_normal = 2.2250738585072014e-308
+            self.resolution = 1e-15
+        elif type == _C.float32:
+            self.bits, self.eps, self.max = 32, 1.1920928955078125e-07, 3.4028234663852886e38
+            self.tiny = self.smallest_normal = 1.1754943508222875e-38
+            self.resolution = 1e-06
+        else:
+            raise TypeError(f"finfo: {type} is not a floating dtype")
+        self.min = -self.max
+        self.dtype = str(type).split(".")[-1]
+
+
+class iinfo:
+    """torch.iinfo for the integer dtypes."""
+
+    def __init__(self, type):
+        bits = {_C.int64: 64, _C.int32: 32, _C.uint8: 8}.get(type)
+        if bits is None:
+            raise TypeError(f"iinfo: {type} is not an integer dtype")
+        self.bits = bits
+        if type == _C.uint8:
+            self.min, self.max = 0, 255
+        else:
+            self.min, self.max = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        self.dtype = str(type).split(".")[-1]
+
+
+# ---- Tensor methods torch has
+def _type_as(self, other):
+    return self.to(other.dtype)
+
+
+def _new_tensor(self, data, dtype=None, requires_grad=False):
+    out = _C.tensor(data, dtype=dtype or self.dtype)
+    return out.requires_grad_(True) if requires_grad else out
+
+
+def _index_fill(self, dim, index, value):
+    mask_shape = [1] * self.dim()
+    mask_shape[dim] = self.shape[dim]
+    from . import arange
+    hit = (arange(self.shape[dim]).reshape(-1, 1) == index.reshape(1, -1)).any(1)
+    return self.masked_fill(hit.reshape(mask_shape), value)
+
+
+def _masked_scatter(self, mask, source):
+    """self with its elements where mask is true (broadcast) replaced by
+    source's first elements, in row-major order."""
+    m = mask.expand(*self.shape) if mask.shape != self.shape else mask
+    flat_m = m.reshape(-1)
+    count = int(flat_m.to(_C.int64).sum().item())
+    src = source.reshape(-1)[:count]
+    from ._composite import nonzero
+    pos = nonzero(flat_m, as_tuple=True)[0]
+    out = self.reshape(-1).index_copy(0, pos, src.to(self.dtype))
+    return out.reshape(self.shape)
+
+
+def matrix_exp(A):
+    from . import linalg
+    return linalg.matrix_exp(A)
+
+
+def install(ns):
+    for name in ("matrix_exp", "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims",
+                 "permute", "reshape", "t", "flipud", "fliplr", "column_stack",
+                 "atleast_3d", "dstack", "tensor_split", "hsplit", "vsplit",
+                 "dsplit", "cartesian_prod", "tril_indices", "triu_indices",
+                 "block_diag", "diag_embed", "diagflat", "vander", "isclose",
+                 "clamp_min", "clamp_max", "floor_divide", "fmax", "fmin",
+                 "float_power", "heaviside", "deg2rad", "rad2deg", "angle",
+                 "positive", "ldexp", "frexp", "nextafter", "logit", "sinc",
+                 "diff", "nanmean", "dist", "renorm", "trapezoid", "trapz",
+                 "cumulative_trapezoid", "cov", "corrcoef", "where",
+                 "is_floating_point", "is_complex", "is_nonzero",
+                 "result_type", "get_default_dtype", "set_default_dtype",
+                 "finfo", "iinfo"):
+        ns[name] = globals()[name]
+    for name in ("isclose", "clamp_min", "clamp_max", "floor_divide", "fmax",
+                 "fmin", "float_power", "heaviside", "deg2rad", "rad2deg",
+                 "diff", "nanmean", "dist", "renorm", "logit", "sinc",
+                 "swapaxes", "swapdims", "tensor_split", "hsplit", "vsplit",
+                 "diag_embed", "angle", "positive", "ldexp", "frexp"):
+        fn = globals()[name]
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, lambda self, *a, _f=fn, **k: _f(self, *a, **k))
+    Tensor.type_as = _type_as
+    Tensor.new_tensor = _new_tensor
+    Tensor.index_fill = _index_fill
+    Tensor.masked_scatter = _masked_scatter
