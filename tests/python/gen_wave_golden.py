@@ -200,6 +200,13 @@ CASES = [
     ("t.nn.utils.rnn.pad_sequence([x[:3], y[:5]], batch_first=True, padding_value=-1.0)", True),
     ("t.nn.init.dirac_(t.zeros(4, 2, 3, dtype=x.dtype))", True),
     ("t.autograd.functional.jacobian(lambda a: a * a + a.sum(), x[:4])", False),
+    # draws: initial weights and noise with torch's bits
+    ("seeded(3, lambda: t.nn.EmbeddingBag(10, 4, mode='sum')(t.tensor([1, 2, 4, 5, 4, 3]), t.tensor([0, 4])))", False),
+    ("seeded(4, lambda: t.nn.LazyLinear(3)(t.ones(2, 5)))", False),
+    ("seeded(5, lambda: t.nn.init.sparse_(t.zeros(6, 4), 0.5, 0.1))", True),
+    ("seeded(6, lambda: t.nn.Bilinear(3, 4, 2)(t.ones(5, 3), t.ones(5, 4) * 0.5))", False),
+    ("seeded(7, lambda: F.gumbel_softmax(t.arange(6., dtype=x.dtype).reshape(2, 3), tau=0.5))", False),
+    ("seeded(7, lambda: F.gumbel_softmax(t.arange(6.).reshape(2, 3), hard=True))", True),
     # linalg
     ("t.linalg.det(m)", False), ("t.linalg.inv(m)", False),
     ("t.linalg.solve(m, x[:4])", False),
@@ -266,6 +273,8 @@ def env(t, F, requires_grad=False, dtype=None):
         mask = m.generate_square_subsequent_mask(tgt.shape[0]).to(src.dtype)
         return m(src, tgt, tgt_mask=mask)
     e["encoder"], e["transformer"] = encoder, transformer
+    # a call after manual_seed(n): modules and ops that draw, torch's bits
+    e["seeded"] = lambda n, f: (t.manual_seed(n), f())[1]
     return e
 
 

@@ -50,6 +50,8 @@ def env(dtype, requires_grad=False):
         mask = m.generate_square_subsequent_mask(tgt.shape[0]).to(src.dtype)
         return m(src, tgt, tgt_mask=mask)
     e["encoder"], e["transformer"] = encoder, transformer
+    # a call after manual_seed(n): modules and ops that draw, torch's bits
+    e["seeded"] = lambda n, f: (ditto.manual_seed(n), f())[1]
     return e
 
 

@@ -29,3 +29,27 @@ def dirac_(tensor, groups=1):
                     t = t.select(0, i)
                 t.narrow(0, idx[-1], 1).fill_(1)
     return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01):
+    """torch.nn.init.sparse_: normal_(0, std), then in each column
+    ceil(sparsity * rows) entries set to zero at the rows of a randperm
+    (torch's draws, in torch's order)."""
+    import math
+    from .. import no_grad, randperm
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        normal_(tensor, 0, std)
+        for col_idx in range(cols):
+            zero_rows = randperm(rows)[:num_zeros]
+            column = tensor.select(1, col_idx)
+            column.copy_(column.masked_fill(_rows_hit(rows, zero_rows), 0))
+    return tensor
+
+
+def _rows_hit(rows, idx):
+    from .. import arange
+    return (arange(rows).reshape(-1, 1) == idx.reshape(1, -1)).any(1)

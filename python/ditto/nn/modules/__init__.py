@@ -27,7 +27,8 @@ from .attention import MultiheadAttention, RMSNorm  # noqa: F401
 from .activation import (  # noqa: F401
     Softmin, LocalResponseNorm, Upsample, UpsamplingNearest2d,
     UpsamplingBilinear2d, Softmax2d, ChannelShuffle)
-from .linear import Bilinear  # noqa: F401
+from .linear import Bilinear, LazyLinear  # noqa: F401
+from .sparse import EmbeddingBag  # noqa: F401
 from .conv import ConvTranspose1d  # noqa: F401
 from .transformer import (Transformer, TransformerDecoder,  # noqa: F401
                           TransformerDecoderLayer, TransformerEncoder,
@@ -39,7 +40,7 @@ from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
 __all__ = [
     "Softmin", "LocalResponseNorm", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "Softmax2d", "ChannelShuffle", "Bilinear",
-    "ConvTranspose1d",
+    "ConvTranspose1d", "LazyLinear", "EmbeddingBag",
     "MultiheadAttention", "RMSNorm", "Transformer", "TransformerDecoder",
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
     "Softplus", "ELU", "CELU", "SELU", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Threshold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance", "HuberLoss", "TripletMarginLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "Unfold", "Fold",

@@ -122,3 +122,34 @@ class Bilinear(Module):
         return (f"in1_features={self.in1_features}, in2_features="
                 f"{self.in2_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(Module):
+    """torch.nn.LazyLinear: a Linear whose in_features is the last dim of
+    the first input; its parameters are made and drawn then (torch's order:
+    a dry run before building the optimizer)."""
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = 0
+        self.out_features = out_features
+        self._bias = bias
+        self._dtype = dtype or _C.float32
+        self.register_parameter("weight", None)
+        self.register_parameter("bias", None)
+
+    def forward(self, input):
+        if self.weight is None:
+            self.in_features = input.shape[-1]
+            self.weight = Parameter(_C.empty(self.out_features,
+                                             self.in_features,
+                                             dtype=self._dtype))
+            if self._bias:
+                self.bias = Parameter(_C.empty(self.out_features,
+                                               dtype=self._dtype))
+            _reset_weight_and_bias(self.weight, self.bias)
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features="
+                f"{self.out_features}, bias={self._bias}")

@@ -55,3 +55,48 @@ class Embedding(Module):
         if self.sparse:
             s += ", sparse=True"
         return s
+
+
+class EmbeddingBag(Module):
+    """torch.nn.EmbeddingBag: sums, means or maxima of bags of embeddings
+    (F.embedding_bag), the weight drawn normal_ as torch's."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, mode="mean",
+                 sparse=False, _weight=None, include_last_offset=False,
+                 padding_idx=None, device=None, dtype=None):
+        super().__init__()
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise ValueError("[EmbeddingBag] max_norm, scale_grad_by_freq and "
+                             "sparse are not supported")
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError("padding_idx must be within num_embeddings")
+            if padding_idx < 0:
+                padding_idx = num_embeddings + padding_idx
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.mode = mode
+        self.include_last_offset = include_last_offset
+        self.padding_idx = padding_idx
+        if _weight is not None:
+            self.weight = Parameter(_weight)
+            return
+        self.weight = Parameter(_C.empty(num_embeddings, embedding_dim,
+                                         dtype=dtype or _C.float32))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(input, self.weight, offsets, mode=self.mode,
+                               per_sample_weights=per_sample_weights,
+                               include_last_offset=self.include_last_offset,
+                               padding_idx=self.padding_idx)
+
+    def extra_repr(self):
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
