@@ -197,3 +197,4 @@ def can_cast(from_, to):
              "float64": 2}
     return kinds[str(from_).split(".")[-1]] <= kinds[str(to).split(".")[-1]]
 
+_more.install_methods(globals())

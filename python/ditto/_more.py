@@ -496,3 +496,98 @@ def install(ns):
     Tensor.new_tensor = _new_tensor
     Tensor.index_fill = _index_fill
     Tensor.masked_scatter = _masked_scatter
+
+
+# ---- Tensor methods and division modes
+_div = _C.div
+
+
+def div(input, other, *, rounding_mode=None):
+    """torch.div: true division, or rounded 'trunc' / 'floor'."""
+    if rounding_mode is None:
+        return _div(input, other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode != "trunc":
+        raise ValueError("div expected rounding_mode to be one of None, "
+                         f"'trunc', or 'floor' but found '{rounding_mode}'")
+    other = _t(other, input)
+    if input.is_floating_point() or other.is_floating_point():
+        return _C.trunc(_div(input, other))
+    r = _C.fmod(input, other)
+    return ((input - r).to(_C.float64) / other.to(_C.float64)).to(
+        _result_type(input, other))
+
+
+def _unfold(self, dimension, size, step):
+    """Tensor.unfold: windows of size along dimension every step, as a
+    new last dim."""
+    d = dimension % _b.max(self.dim(), 1)
+    n = (self.shape[d] - size) // step + 1
+    if n <= 0:
+        raise ValueError(f"[unfold] maximum size for tensor at dimension {d} "
+                         f"is {self.shape[d]} but size is {size}")
+    windows = [self.narrow(d, k * step, size) for k in range(n)]
+    return _C.stack(windows, d).movedim(d + 1, -1)
+
+
+def _compare_(name):
+    def fn(self, other):
+        return self.copy_(getattr(_C, name)(self, other).to(self.dtype))
+    fn.__name__ = name + "_"
+    return fn
+
+
+def _apply_(self, callable):
+    """Tensor.apply_: callable on each element, in place (CPU, no
+    gradient)."""
+    vals = [callable(v) for v in self.reshape(-1).tolist()]
+    return self.copy_(_C.tensor(vals, dtype=self.dtype).reshape(self.shape))
+
+
+def msort(input):
+    return _C.sort(input, 0, False)[0]
+
+
+def ravel(input):
+    return input.reshape(-1)
+
+
+_round = _C.round
+
+
+def round(input, *, decimals=0):
+    """torch.round, with decimals: nearbyint(x * 10^d) / 10^d (d < 0:
+    nearbyint(x / 10^-d) * 10^-d), torch's order."""
+    if decimals == 0:
+        return _round(input)
+    if decimals > 0:
+        p = 10.0 ** decimals
+        return _round(input * p) / p
+    p = 10.0 ** (-decimals)
+    return _round(input / p) * p
+
+
+def install_methods(ns):
+    ns["div"] = ns["divide"] = div
+    ns["msort"] = msort
+    ns["ravel"] = ravel
+    ns["round"] = round
+    Tensor.div = lambda self, other, *, rounding_mode=None: div(
+        self, other, rounding_mode=rounding_mode)
+    Tensor.divide = Tensor.div
+    Tensor.unfold = _unfold
+    Tensor.apply_ = _apply_
+    Tensor.msort = msort
+    Tensor.ravel = ravel
+    Tensor.round = lambda self, *, decimals=0: round(self, decimals=decimals)
+    Tensor.true_divide = lambda self, other: _div(self, other)
+    Tensor.clip = lambda self, min=None, max=None: _C.clamp(self, min, max)
+    Tensor.lerp_ = lambda self, end, weight: self.copy_(_C.lerp(self, end, weight))
+    for name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(Tensor, name + "_", _compare_(name))
+    from .nn import functional as F
+    Tensor.softmax = lambda self, dim, dtype=None: F.softmax(
+        self if dtype is None else self.to(dtype), dim=dim)
+    Tensor.log_softmax = lambda self, dim, dtype=None: F.log_softmax(
+        self if dtype is None else self.to(dtype), dim=dim)

@@ -207,6 +207,17 @@ CASES = [
     ("seeded(6, lambda: t.nn.Bilinear(3, 4, 2)(t.ones(5, 3), t.ones(5, 4) * 0.5))", False),
     ("seeded(7, lambda: F.gumbel_softmax(t.arange(6., dtype=x.dtype).reshape(2, 3), tau=0.5))", False),
     ("seeded(7, lambda: F.gumbel_softmax(t.arange(6.).reshape(2, 3), hard=True))", True),
+    # Tensor methods and division modes
+    ("x.reshape(4, 6).unfold(1, 3, 2)", True), ("x.unfold(0, 5, 5)", True),
+    ("x.clone().lerp_(y, 0.3)", False), ("x.clone().gt_(0.5)", True),
+    ("t.msort(x.reshape(4, 6))", True), ("x.reshape(4, 6).ravel()", True),
+    ("t.round(w, decimals=2)", False), ("t.round(w, decimals=-1)", False),
+    ("x.reshape(4, 6).softmax(1)", False), ("x.reshape(4, 6).log_softmax(0)", False),
+    ("t.div(x, 0.7, rounding_mode='floor')", True),
+    ("t.div(x, 0.7, rounding_mode='trunc')", True),
+    ("t.div(t.round(w).long(), 7, rounding_mode='trunc')", True),
+    ("t.div(t.round(w).long(), 7, rounding_mode='floor')", True),
+    ("x.clip(-0.5, 0.5)", True), ("x.clone().apply_(lambda a: a * 2 + 1)", True),
     # linalg
     ("t.linalg.det(m)", False), ("t.linalg.inv(m)", False),
     ("t.linalg.solve(m, x[:4])", False),
