@@ -470,7 +470,7 @@ def matrix_exp(A):
 
 
 def install(ns):
-    for name in ("matrix_exp", "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims",
+    for name in ("matrix_exp", "i0", "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims",
                  "permute", "reshape", "t", "flipud", "fliplr", "column_stack",
                  "atleast_3d", "dstack", "tensor_split", "hsplit", "vsplit",
                  "dsplit", "cartesian_prod", "tril_indices", "triu_indices",
@@ -591,3 +591,31 @@ def install_methods(ns):
         self if dtype is None else self.to(dtype), dim=dim)
     Tensor.log_softmax = lambda self, dim, dtype=None: F.log_softmax(
         self if dtype is None else self.to(dtype), dim=dim)
+
+
+def i0(input):
+    """The modified Bessel function of the first kind, order 0: its power
+    series sum ((x/2)^2k / k!^2) in float64 for |x| <= 50 (110 terms,
+    all positive), and the asymptotic series e^|x| / sqrt(2 pi |x|)
+    sum ((2k-1)!!^2 / (k! 8^k |x|^k)) (16 terms) above; rounded to input's
+    dtype."""
+    x = (input if input.is_floating_point() else input.to(_C.float32))
+    a = x.to(_C.float64).abs()
+    q = (a * 0.5) * (a * 0.5)
+    term = _C.ones_like(a)
+    series = _C.ones_like(a)
+    for k in range(1, 110):
+        term = term * q / float(k * k)
+        series = series + term
+    big = a.clamp(min=50.0)
+    r = 1.0 / big
+    coeffs = [1.0]
+    for k in range(1, 16):
+        coeffs.append(coeffs[-1] * (2 * k - 1) ** 2 / (8 * k))
+    poly = _C.zeros_like(a)
+    for c in reversed(coeffs):
+        poly = poly * r + c
+    # e^a split in two halves so that a near 710 does not overflow early
+    half = _C.exp(big * 0.5)
+    asym = (half / _C.sqrt(big * (2 * _math.pi))) * half * poly
+    return _C.where(a <= 50.0, series, asym).to(x.dtype)

@@ -47,3 +47,9 @@ def sinc(input):
     """sin(pi x) / (pi x), 1 at 0."""
     px = input * 3.141592653589793
     return _C.where(input == 0, input * 0 + 1, _C.sin(px) / px)
+
+
+def i0(input):
+    """The modified Bessel function I0 (ditto.i0)."""
+    from . import i0 as _i0
+    return _i0(input)
