@@ -14,45 +14,15 @@ import pytest
 
 import ditto
 import ditto.nn.functional as F
+import wave_cases
 
 with open(os.path.join(os.path.dirname(__file__), "wave_golden.json")) as f:
     GOLDEN = json.load(f)
 
 
 def env(dtype, requires_grad=False):
-    e = {k: ditto.tensor(v, dtype=dtype) for k, v in GOLDEN["inputs"].items()}
-    e["m"] = ditto.tensor(GOLDEN["matrix"], dtype=dtype)
-    if requires_grad:
-        for k in ("x", "y", "u", "p", "m"):
-            e[k].requires_grad_(True)
-    e["t"], e["F"] = ditto, F
-
-    def mha(q, causal):
-        ditto.manual_seed(0)
-        m = ditto.nn.MultiheadAttention(6, 2).to(q.dtype)
-        mask = None
-        if causal:
-            n = q.shape[0]
-            mask = ditto.arange(n).reshape(1, n) > ditto.arange(n).reshape(n, 1)
-        out, weights = m(q, q, q, attn_mask=mask)
-        return (out, weights, m.in_proj_weight)
-    e["mha"] = mha
-
-    def encoder(x, norm_first, act, batch_first):
-        ditto.manual_seed(0)
-        layer = ditto.nn.TransformerEncoderLayer(
-            6, 2, 12, 0.0, act, batch_first=batch_first, norm_first=norm_first)
-        return ditto.nn.TransformerEncoder(layer, 2).to(x.dtype)(x)
-
-    def transformer(src, tgt):
-        ditto.manual_seed(1)
-        m = ditto.nn.Transformer(6, 2, 2, 2, 12, 0.0).to(src.dtype)
-        mask = m.generate_square_subsequent_mask(tgt.shape[0]).to(src.dtype)
-        return m(src, tgt, tgt_mask=mask)
-    e["encoder"], e["transformer"] = encoder, transformer
-    # a call after manual_seed(n): modules and ops that draw, torch's bits
-    e["seeded"] = lambda n, f: (ditto.manual_seed(n), f())[1]
-    return e
+    return wave_cases.env(ditto, F, GOLDEN["inputs"], GOLDEN["matrix"],
+                          requires_grad, dtype)
 
 
 def compare(got, want, exact, dtype, what):
