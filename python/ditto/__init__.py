@@ -52,6 +52,7 @@ _more.install(globals())
 from ._size import Size  # noqa: F401,E402
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
+from . import cuda, distributions  # noqa: F401,E402
 from . import optim, random, sparse, special, trace, vulkan  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
@@ -198,3 +199,11 @@ def can_cast(from_, to):
     return kinds[str(from_).split(".")[-1]] <= kinds[str(to).split(".")[-1]]
 
 _more.install_methods(globals())
+
+
+def as_tensor(data, dtype=None, device=None):
+    """torch.as_tensor: data itself when it is a tensor of that dtype,
+    else a tensor of it."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype == dtype else data.to(dtype)
+    return tensor(data, dtype=dtype) if dtype is not None else tensor(data)

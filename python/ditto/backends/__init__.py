@@ -40,3 +40,24 @@ conv = _ConvModule(__name__ + ".conv", "ditto's convolution switches "
                    "(torch.backends.cudnn's benchmark, deterministic, "
                    "benchmark_limit)")
 sys.modules[conv.__name__] = conv
+
+
+class _CudnnModule(_ConvModule):
+    """torch.backends.cudnn's switches, the same as ditto.backends.conv's
+    (so the reproducibility note's cudnn lines run unchanged); enabled and
+    allow_tf32 are kept but change nothing on the CPU."""
+    enabled = True
+    allow_tf32 = True
+
+    @staticmethod
+    def is_available():
+        return False
+
+    @staticmethod
+    def version():
+        return None
+
+
+cudnn = _CudnnModule(__name__ + ".cudnn", "torch.backends.cudnn's switches, "
+                     "those of ditto.backends.conv")
+sys.modules[cudnn.__name__] = cudnn
