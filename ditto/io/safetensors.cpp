@@ -218,6 +218,21 @@ SafetensorsFile parse_safetensors(
         "HeaderTooSmall: the file has " + std::to_string(bytes.size()) +
         " bytes, fewer than the 8 of the header length");
   }
+  // PyTorch's own torch.save formats: a zip archive of pickles (since
+  // 1.6) or a bare pickle (protocol 2+ starts 0x80). Name them, instead of
+  // reading their first bytes as a header length.
+  if (bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4) {
+    fail(
+        "this is a PyTorch .pt file (torch.save's zip archive of pickles), "
+        "not safetensors: save the state_dict with "
+        "safetensors.torch.save_file, or load it with torch and pass the "
+        "tensors to ditto.tensor");
+  }
+  if (bytes[0] == 0x80 && bytes[1] >= 2 && bytes[1] <= 5) {
+    fail(
+        "this looks like a pickle (torch.save's legacy format), not "
+        "safetensors: save the state_dict with safetensors.torch.save_file");
+  }
   uint64_t hn = 0;
   std::memcpy(&hn, bytes.data(), 8);
   if (hn > kMaxHeader) {

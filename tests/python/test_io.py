@@ -129,3 +129,18 @@ def test_load_raises_what_open_raises(tmp_path):
         ditto.load(str(tmp_path / "missing"))
     with pytest.raises(IsADirectoryError):
         ditto.load(str(tmp_path))
+
+
+def test_load_names_pytorchs_own_formats(tmp_path):
+    # torch.save's zip archive and its legacy pickle: the first bytes,
+    # which is all the check reads (the test needs no torch)
+    import zipfile
+    pt = tmp_path / "model.pt"
+    with zipfile.ZipFile(pt, "w") as z:
+        z.writestr("archive/data.pkl", b"\x80\x02}q\x00.")
+    with pytest.raises(ValueError, match="PyTorch .pt file"):
+        ditto.load(str(pt))
+    legacy = tmp_path / "legacy.pt"
+    legacy.write_bytes(b"\x80\x02\x8a\x0alz\xfc\x9cF\xf9 j\xa8P\x19." + b"\x00" * 16)
+    with pytest.raises(ValueError, match="pickle"):
+        ditto.load(str(legacy))
