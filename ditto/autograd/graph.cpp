@@ -27,6 +27,14 @@ const char* legacy_type_name(Dtype d) {
       return "ByteTensor";
     case kBool:
       return "BoolTensor";
+    case kInt8:
+      return "CharTensor";
+    case kInt16:
+      return "ShortTensor";
+    case kFloat16:
+      return "HalfTensor";
+    case kBFloat16:
+      return "BFloat16Tensor";
     default:
       return "Tensor";
   }

@@ -21,6 +21,14 @@ std::string_view dtype_name(Dtype d) {
       return "float64";
     case Dtype::Bool:
       return "bool";
+    case Dtype::Int8:
+      return "int8";
+    case Dtype::Int16:
+      return "int16";
+    case Dtype::Float16:
+      return "float16";
+    case Dtype::BFloat16:
+      return "bfloat16";
   }
   return "unknown";
 }
@@ -29,27 +37,18 @@ std::ostream& operator<<(std::ostream& os, Dtype d) {
   return os << dtype_name(d);
 }
 
-namespace {
-// bool < uint8 < int32 < int64 < float32 < float64, except that the mix of
-// uint8 with a signed type takes the signed one (we have no int16).
-int rank(Dtype d) {
-  switch (d) {
-    case Dtype::Bool:
-      return 0;
-    case Dtype::UInt8:
-      return 1;
-    case Dtype::Int32:
-      return 2;
-    case Dtype::Int64:
-      return 3;
-    case Dtype::Float32:
-      return 4;
-    case Dtype::Float64:
-      return 5;
+void throw_no_kernel(const char* op, Dtype d) {
+  if (dtype_index(d) < 0) {
+    detail::throw_error<TypeError>(op, "unknown dtype code ", int(d));
   }
-  return 0;
+  detail::throw_error<TypeError>(
+      op,
+      "not implemented for ",
+      d,
+      " (convert with .to(",
+      compute_dtype(d),
+      ") first)");
 }
-} // namespace
 
 void check_dtype(Dtype d, const char* op) {
   DITTO_CHECK(
@@ -73,8 +72,35 @@ size_t checked_nbytes(int64_t count, Dtype d, const char* op) {
   return size_t(bytes);
 }
 
+// torch.promote_types: the category (bool < integral < floating) decides
+// first; within integers the wider wins, uint8 with a signed type takes the
+// signed type that holds both (int16 for int8); float16 with bfloat16 is
+// float32.
 Dtype promote_types(Dtype a, Dtype b) {
-  return rank(a) >= rank(b) ? a : b;
+  if (a == b) {
+    return a;
+  }
+  auto category = [](Dtype d) {
+    return d == Dtype::Bool ? 0 : is_floating(d) ? 2 : 1;
+  };
+  if (category(a) != category(b)) {
+    return category(a) > category(b) ? a : b;
+  }
+  if (category(a) == 2) {
+    auto rank = [](Dtype d) {
+      return d == Dtype::Float64 ? 3 : d == Dtype::Float32 ? 2 : 1;
+    };
+    if (rank(a) == 1 && rank(b) == 1) {
+      return Dtype::Float32; // float16 with bfloat16
+    }
+    return rank(a) >= rank(b) ? a : b;
+  }
+  auto bytes = [](Dtype d) { return element_size(d); };
+  if (a == Dtype::UInt8 || b == Dtype::UInt8) {
+    Dtype other = a == Dtype::UInt8 ? b : a;
+    return other == Dtype::Int8 ? Dtype::Int16 : other;
+  }
+  return bytes(a) >= bytes(b) ? a : b;
 }
 
 } // namespace ditto

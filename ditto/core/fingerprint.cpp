@@ -49,6 +49,19 @@ void update_values(XXH3_state_t* st, const T* p, int64_t n) {
       }
       XXH3_64bits_update(st, buf, size_t(m) * sizeof(T));
     }
+  } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    constexpr uint16_t kInf = std::is_same_v<T, Half> ? 0x7C00 : 0x7F80;
+    constexpr uint16_t kQnan = std::is_same_v<T, Half> ? 0x7E00 : 0x7FC0;
+    constexpr int64_t kBlock = 4096;
+    uint16_t buf[kBlock];
+    for (int64_t b = 0; b < n; b += kBlock) {
+      int64_t m = std::min(kBlock, n - b);
+      for (int64_t i = 0; i < m; ++i) {
+        const uint16_t x = p[b + i].x;
+        buf[i] = (x & 0x7FFF) > kInf ? kQnan : x;
+      }
+      XXH3_64bits_update(st, buf, size_t(m) * sizeof(uint16_t));
+    }
   } else {
     XXH3_64bits_update(st, p, size_t(n) * sizeof(T));
   }
@@ -87,7 +100,7 @@ uint64_t fingerprint(const Tensor& t) {
     XXH3_64bits_update(st, &s, sizeof(s));
   }
   Tensor c = (t.is_cpu() ? t : t.cpu()).contiguous();
-  dispatch_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
+  dispatch_any_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
     update_values(st, static_cast<const T*>(c.raw_data()), c.numel());
   });
   uint64_t h = XXH3_64bits_digest(st);
@@ -107,7 +120,7 @@ uint64_t chunked_fingerprint(const Tensor& t) {
   const int64_t chunks =
       std::max<int64_t>(1, (n + kFingerprintChunk - 1) / kFingerprintChunk);
   std::vector<uint64_t> hashes(size_t(chunks) + 2 + size_t(c.dim()));
-  dispatch_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
+  dispatch_any_dtype(c.dtype(), "fingerprint", [&]<typename T>() {
     const T* p = static_cast<const T*>(c.raw_data());
     parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) {

@@ -279,6 +279,10 @@ class Renderer {
 
 // The bracketed body, _tensor_str, for a tensor with at least one element.
 std::string body_str(const Tensor& t, int64_t indent) {
+  if (!has_kernels(t.dtype())) {
+    // Note [Storage dtypes]: the values, exactly, in the compute dtype.
+    return body_str(t.to(compute_dtype(t.dtype())), indent);
+  }
   bool summarize = t.numel() > kThreshold;
   PrintLayout layout = make_layout(t.sizes(), summarize);
   std::vector<std::string> cells;
@@ -623,6 +627,14 @@ const char* libtorch_scalar_name(Dtype d) {
       return "Double";
     case kBool:
       return "Bool";
+    case kInt8:
+      return "Char";
+    case kInt16:
+      return "Short";
+    case kFloat16:
+      return "Half";
+    case kBFloat16:
+      return "BFloat16";
   }
   return "Unknown";
 }

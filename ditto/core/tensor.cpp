@@ -294,6 +294,9 @@ Scalar Tensor::item_scalar() const {
   if (!device().is_cpu()) {
     return cpu().item_scalar();
   }
+  if (!has_kernels(dtype())) { // Note [Storage dtypes]: exact
+    return to(compute_dtype(dtype())).item_scalar();
+  }
   return dispatch_dtype(dtype(), "item", [&]<typename T>() {
     return Scalar(*static_cast<const T*>(raw_data()));
   });

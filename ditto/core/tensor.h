@@ -254,6 +254,9 @@ class DITTO_API Tensor {
 
   // ---- views (share storage)
   Tensor view(const Shape& shape) const;
+  // The same bytes read as dtype, of the same element size (LibTorch's
+  // view(ScalarType)); not differentiable.
+  Tensor view(Dtype dtype) const;
   Tensor reshape(const Shape& shape) const;
   Tensor permute(const IntList& dims) const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;

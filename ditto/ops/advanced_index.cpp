@@ -223,6 +223,13 @@ Tensor& Tensor::index_put_(
     bool accumulate) {
   Tensor& self = *this;
   const char* name = "index_put_";
+  if (detail::is_storage(self) && values.defined() &&
+      values.dtype() == self.dtype()) {
+    // Note [Storage dtypes]: on an upcast copy, rounded back once.
+    Tensor w = detail::upcast(self);
+    w.index_put_(indices, detail::upcast(values), accumulate);
+    return self.copy_(w);
+  }
   detail::OpScope op(name, {self, values}, detail::OpScope::kInplace);
   DITTO_CHECK(
       self.defined() && values.defined(), ValueError, name, "undefined tensor");

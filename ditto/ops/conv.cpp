@@ -77,6 +77,18 @@ Tensor conv2d(
     const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv2d";
+  if (detail::is_storage(input) && detail::is_storage(weight) &&
+      is_floating(input.dtype())) {
+    return conv2d(
+               detail::upcast(input),
+               detail::upcast(weight),
+               detail::upcast(bias),
+               stride,
+               padding,
+               dilation,
+               groups)
+        .to(input.dtype());
+  }
   detail::OpScope op(op_name, {input, weight, bias});
   const auto operands =
       detail::conv::conv_operands(input, "input", weight, "weight", op_name);

@@ -170,6 +170,16 @@ Tensor lerp_impl(
     const Tensor* weight,
     double scalar_weight) {
   const char* op = "lerp";
+  if (detail::is_storage(start) && is_floating(start.dtype())) {
+    // Note [Storage dtypes]: in float32, rounded once.
+    Tensor w = weight ? detail::upcast(*weight) : Tensor();
+    return lerp_impl(
+               detail::upcast(start),
+               detail::upcast(end),
+               weight ? &w : nullptr,
+               scalar_weight)
+        .to(start.dtype());
+  }
   // The scope keeps pointers to its inputs: the list outlives it.
   const std::vector<Tensor> inputs = weight
       ? std::vector<Tensor>{start, end, *weight}

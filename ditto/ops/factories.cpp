@@ -15,6 +15,12 @@ namespace {
 
 // What empty() writes while the deterministic mode and the fill flag are on.
 Scalar uninitialized_fill_value(Dtype dtype) {
+  if (dtype == kFloat16 || dtype == kBFloat16) {
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  if (dtype == kInt8 || dtype == kInt16) {
+    return dtype == kInt8 ? int64_t(INT8_MAX) : int64_t(INT16_MAX);
+  }
   return dispatch_dtype(dtype, "empty", [&]<typename T>() -> Scalar {
     if constexpr (std::is_floating_point_v<T>) {
       return std::numeric_limits<T>::quiet_NaN();
@@ -183,8 +189,9 @@ Tensor arange(
       step,
       " has too many elements");
   const int64_t n = int64_t(n128);
-  Tensor t = detail::new_tensor({n}, dtype);
-  dispatch_dtype(dtype, "arange", [&]<typename T>() {
+  // Note [Storage dtypes]: made in the compute dtype, rounded once.
+  Tensor t = detail::new_tensor({n}, compute_dtype(dtype));
+  dispatch_dtype(t.dtype(), "arange", [&]<typename T>() {
     T* p = t.data_ptr<T>();
     if (all_int) {
       // Exact; narrower integer types wrap, as a cast in PyTorch does.
@@ -199,7 +206,7 @@ Tensor arange(
       p[i] = Scalar(s + double(i) * st).to<T>();
     }
   });
-  return op.done(t);
+  return op.done(t.to(dtype));
 }
 
 Tensor linspace(
@@ -214,13 +221,13 @@ Tensor linspace(
       "linspace",
       "number of steps must be non-negative, got ",
       steps);
-  Tensor t = detail::new_tensor({steps}, dtype);
+  Tensor t = detail::new_tensor({steps}, compute_dtype(dtype));
   double a = start.to<double>(), b = end.to<double>();
   // PyTorch's scheme: the first half counts up from start, the second half
   // down from end, so both endpoints are exact.
   double step = steps > 1 ? (b - a) / double(steps - 1) : 0.0;
   int64_t half = steps / 2;
-  dispatch_dtype(dtype, "linspace", [&]<typename T>() {
+  dispatch_dtype(t.dtype(), "linspace", [&]<typename T>() {
     T* p = t.data_ptr<T>();
     for (int64_t i = 0; i < steps; ++i) {
       double v = (i < half || steps == 1) ? a + step * double(i)
@@ -228,7 +235,7 @@ Tensor linspace(
       p[i] = Scalar(v).to<T>();
     }
   });
-  return op.done(t);
+  return op.done(t.to(dtype));
 }
 
 Tensor eye(int64_t n, Dtype dtype) {
@@ -239,14 +246,14 @@ Tensor eye(int64_t n, int64_t m, Dtype dtype) {
   detail::OpScope op("eye");
   DITTO_CHECK(n >= 0, ValueError, "eye", "n must be non-negative, got ", n);
   DITTO_CHECK(m >= 0, ValueError, "eye", "m must be non-negative, got ", m);
-  Tensor t = zeros({n, m}, dtype);
-  dispatch_dtype(dtype, "eye", [&]<typename T>() {
+  Tensor t = zeros({n, m}, compute_dtype(dtype));
+  dispatch_dtype(t.dtype(), "eye", [&]<typename T>() {
     T* p = t.data_ptr<T>();
     for (int64_t i = 0; i < std::min(n, m); ++i) {
       p[i * m + i] = T(1);
     }
   });
-  return op.done(t);
+  return op.done(t.to(dtype));
 }
 
 Tensor from_blob(
@@ -456,9 +463,12 @@ Tensor& Tensor::fill_(const Scalar& value) {
   check_defined("fill_");
   detail::OpScope op("fill_", {*this}, detail::OpScope::kInplace);
   detail::check_no_internal_overlap(*this, "fill_");
-  dispatch_dtype(dtype(), "fill_", [&]<typename T>() {
+  // Note [Storage dtypes]: the value in the compute dtype, rounded once by
+  // the copy.
+  const Dtype c = compute_dtype(dtype());
+  dispatch_dtype(c, "fill_", [&]<typename T>() {
     T v = value.to_checked<T>("fill_");
-    Tensor src = from_blob(&v, {}, dtype());
+    Tensor src = from_blob(&v, {}, c);
     detail::copy_into(*this, src, "fill_");
   });
   return op.done_inplace(

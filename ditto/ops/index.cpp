@@ -105,6 +105,13 @@ Tensor& index_rows_(
     const Tensor& source,
     const Scalar& alpha,
     const char* name) {
+  if (detail::is_storage(self) && source.defined() &&
+      source.dtype() == self.dtype()) {
+    // Note [Storage dtypes]: on an upcast copy, rounded back once.
+    Tensor w = detail::upcast(self);
+    index_rows_<C>(w, dim, index, detail::upcast(source), alpha, name);
+    return self.copy_(w);
+  }
   detail::OpScope op(name, {self, source, index}, detail::OpScope::kInplace);
   DITTO_CHECK(
       self.defined() && source.defined(), ValueError, name, "undefined tensor");

@@ -376,6 +376,14 @@ void gemm_batched(
   });
 }
 
+// Note [Storage dtypes]: a product of float16 or bfloat16 operands runs in
+// float32 (the fixed chain of every float32 product) and rounds its result
+// once, as PyTorch's CPU accumulates them in float32.
+bool storage_pair(const Tensor& a, const Tensor& b) {
+  return a.defined() && b.defined() && a.dtype() == b.dtype() &&
+      is_floating(a.dtype()) && !has_kernels(a.dtype());
+}
+
 void check_float_pair(const Tensor& a, const Tensor& b, const char* op) {
   DITTO_CHECK(a.defined() && b.defined(), ValueError, op, "undefined tensor");
   DITTO_CHECK(
@@ -442,6 +450,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   if (a.defined() && a.impl()->is_sparse()) {
     return sparse::mm(a, b);
   }
+  if (storage_pair(a, b)) {
+    return mm(a.to(kFloat32), b.to(kFloat32)).to(a.dtype());
+  }
   detail::OpScope op("mm", {a, b});
   check_float_pair(a, b, "mm");
   DITTO_CHECK(
@@ -480,6 +491,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 Tensor bmm(const Tensor& a, const Tensor& b) {
   if (a.defined() && a.impl()->is_sparse()) {
     return sparse_bmm(a, b);
+  }
+  if (storage_pair(a, b)) {
+    return bmm(a.to(kFloat32), b.to(kFloat32)).to(a.dtype());
   }
   detail::OpScope op("bmm", {a, b});
   check_float_pair(a, b, "bmm");
@@ -573,6 +587,9 @@ Tensor matmul_folded(const Tensor& a, const Tensor& b) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   const char* name = "matmul";
+  if (storage_pair(a, b)) {
+    return matmul(a.to(kFloat32), b.to(kFloat32)).to(a.dtype());
+  }
   if (a.defined() && b.defined() && a.dim() >= 3 &&
       (b.dim() == 1 || b.dim() == 2)) {
     return matmul_folded(a, b);
@@ -679,6 +696,11 @@ Tensor addmm(
     return sparse::addmm(input, a, b, beta, alpha);
   }
   const char* name = "addmm";
+  if (storage_pair(a, b) && input.defined() && input.dtype() == a.dtype()) {
+    return addmm(
+               input.to(kFloat32), a.to(kFloat32), b.to(kFloat32), beta, alpha)
+        .to(a.dtype());
+  }
   detail::OpScope op(name, {input, a, b});
   check_float_pair(a, b, name);
   DITTO_CHECK(

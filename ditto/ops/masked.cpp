@@ -27,6 +27,11 @@ void check_mask(const Tensor& self, const Tensor& mask, const char* name) {
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   Tensor& self = *this;
   const char* name = "masked_fill_";
+  if (detail::is_storage(self)) { // Note [Storage dtypes]
+    Tensor w = detail::upcast(self);
+    w.masked_fill_(mask, value);
+    return self.copy_(w);
+  }
   detail::OpScope op(name, {self, mask}, detail::OpScope::kInplace);
   check_mask(self, mask, name);
   DITTO_CHECK(

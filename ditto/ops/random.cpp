@@ -280,12 +280,119 @@ void device_bernoulli(
 template <typename T>
 constexpr int kUniformWords = std::is_same_v<T, double> ? 2 : 1;
 
+// Note [Storage dtypes] for draws: PyTorch 1.13 draws float16 and bfloat16
+// with uniform_real_distribution<scalar_t>, which keeps the type's digits
+// (11 and 8) of each 32-bit draw: (r & (2^digits - 1)) * 2^-digits, then
+// x * (to - from) + from in float32 with to and from (and their difference)
+// rounded to the type. Written here with the int draws of random_ (r mod
+// 2^digits, the same bits) and float32 ops.
+int storage_digits(Dtype d) {
+  return d == kFloat16 ? 11 : 8;
+}
+
+// v rounded to d and back to float32.
+float rounded_to(Dtype d, double v) {
+  return full({}, v, kFloat32).to(d).to(kFloat32).item<float>();
+}
+
+// digits-bit uniform draws in [0, 1), one 32-bit draw each, as float32.
+Tensor storage_uniforms(
+    Dtype d,
+    const Shape& shape,
+    const std::optional<Generator>& gen) {
+  const int digits = storage_digits(d);
+  Tensor r = detail::new_tensor(shape, kFloat32);
+  r.random_(0, int64_t(1) << digits, gen);
+  return mul(r, std::ldexp(1.0, -digits));
+}
+
+Tensor& uniform_storage(
+    Tensor& self,
+    double from,
+    double to,
+    const std::optional<Generator>& gen) {
+  DITTO_CHECK(
+      from <= to,
+      ValueError,
+      "uniform_",
+      "expects to return a [from, to) range, but found from=",
+      from,
+      " > to=",
+      to);
+  const Dtype d = self.dtype();
+  const float f = rounded_to(d, from);
+  const float range = rounded_to(d, double(rounded_to(d, to) - f));
+  Tensor x = storage_uniforms(d, self.sizes(), gen);
+  return self.copy_(add(mul(x, double(range)), double(f)));
+}
+
+// normal_fill<scalar_t> of PyTorch 1.13 for 16 or more contiguous
+// elements: every element a uniform draw, each block of 16 turned into
+// normals by Box-Muller in the type's own roundings (u1 = 1 - u, radius,
+// theta and each result rounded to the type; mean and std too); a tail of
+// n % 16 redraws the last 16 and transforms them again. Fewer elements, or
+// a strided tensor, take float64 draws converted, as PyTorch's serial path.
+Tensor& normal_storage(
+    Tensor& self,
+    double mean,
+    double std,
+    const std::optional<Generator>& gen) {
+  DITTO_CHECK(
+      std >= 0.0,
+      ValueError,
+      "normal_",
+      "normal expects std >= 0.0, but found std ",
+      std);
+  const Dtype d = self.dtype();
+  const int64_t n = self.numel();
+  if (n < 16 || !self.is_contiguous()) {
+    Tensor w = detail::new_tensor(self.sizes(), kFloat64);
+    w.normal_(mean, std, gen);
+    return self.copy_(w);
+  }
+  const double mean_d = rounded_to(d, mean);
+  const double std_d = rounded_to(d, std);
+  auto round = [d](const Tensor& t) { return t.to(d).to(kFloat32); };
+  // c10::BFloat16 has std::log, sqrt, cos, sin and its products of its
+  // own, each rounded to bfloat16; c10::Half goes through float until the
+  // result is stored.
+  const bool each = d == kBFloat16;
+  auto step = [&](const Tensor& t) { return each ? round(t) : t; };
+  // Blocks [b, 16] of uniforms to normals.
+  auto transform = [&](const Tensor& blocks) {
+    Tensor u1 = round(add(neg(blocks.narrow(1, 0, 8)), 1.0));
+    Tensor u2 = blocks.narrow(1, 8, 8);
+    Tensor radius = round(sqrt(mul(step(log(u1)), -2.0)));
+    Tensor theta =
+        round(mul(u2.to(kFloat64), 2.0 * 3.14159265358979323846).to(kFloat32));
+    auto normal = [&](const Tensor& trig) {
+      return round(
+          add(step(mul(step(mul(radius, step(trig))), std_d)), mean_d));
+    };
+    return cat({normal(cos(theta)), normal(sin(theta))}, 1);
+  };
+  Tensor data = storage_uniforms(d, {n}, gen);
+  const int64_t full_blocks = n / 16;
+  Tensor head = transform(data.narrow(0, 0, full_blocks * 16).view({-1, 16}));
+  Tensor out = n % 16 == 0
+      ? head.reshape({n})
+      : cat({head.reshape({-1}), data.narrow(0, full_blocks * 16, n % 16)});
+  if (n % 16 != 0) {
+    Tensor tail = transform(storage_uniforms(d, {1, 16}, gen));
+    out = cat({out.narrow(0, 0, n - 16), tail.reshape({16})});
+  }
+  return self.copy_(out.view(self.sizes()));
+}
+
 } // namespace
 
 Tensor& Tensor::uniform_(
     double from,
     double to,
     const std::optional<Generator>& gen) {
+  if (detail::is_storage(*this) && is_floating(dtype())) {
+    return uniform_storage(*this, from, to, gen);
+  }
   detail::OpScope op("uniform_", {*this}, detail::OpScope::kInplace);
   if (!is_cpu()) {
     device_fill(*this, gen, "uniform_", [&](Tensor& host, const Generator& g) {
@@ -404,6 +511,9 @@ Tensor& Tensor::normal_(
     double mean,
     double std,
     const std::optional<Generator>& gen) {
+  if (detail::is_storage(*this) && is_floating(dtype())) {
+    return normal_storage(*this, mean, std, gen);
+  }
   detail::OpScope op("normal_", {*this}, detail::OpScope::kInplace);
   if (!is_cpu()) {
     device_fill(*this, gen, "normal_", [&](Tensor& host, const Generator& g) {
@@ -508,6 +618,12 @@ Tensor& Tensor::random_(
     int64_t from,
     int64_t to,
     const std::optional<Generator>& gen) {
+  if (detail::is_storage(*this)) {
+    // Note [Storage dtypes]: PyTorch's draws for int64, converted.
+    Tensor w = detail::new_tensor(sizes(), kInt64, device());
+    w.random_(from, to, gen);
+    return copy_(w);
+  }
   detail::OpScope op("random_", {*this}, detail::OpScope::kInplace);
   if (!is_cpu()) {
     device_fill(*this, gen, "random_", [&](Tensor& host, const Generator& g) {
@@ -591,6 +707,11 @@ Tensor randint(
     const std::optional<Generator>& gen) {
   detail::OpScope op("randint");
   Tensor t = detail::new_tensor(shape, dtype);
+  if (detail::is_storage(t)) {
+    // Note [Storage dtypes]: PyTorch's draws for int64, converted.
+    t.copy_(randint(low, high, shape, kInt64, gen));
+    return op.done(t);
+  }
   t.random_(low, high, gen);
   return op.done(t);
 }

@@ -236,6 +236,15 @@ Tensor sum_impl(
     const char* name,
     bool is_mean,
     bool is_prod) {
+  if (a.defined() && !has_kernels(a.dtype()) &&
+      (is_floating(a.dtype()) || !is_mean)) {
+    // Note [Storage dtypes]: float16 and bfloat16 sum in float32 and round
+    // the result once (PyTorch's CPU accumulates them in float32); int8 and
+    // int16 sum to int64.
+    Tensor r = sum_impl(
+        a.to(compute_dtype(a.dtype())), dims, keepdim, name, is_mean, is_prod);
+    return is_floating(a.dtype()) ? r.to(a.dtype()) : r;
+  }
   detail::OpScope scope(name, {a});
   Plan p = make_plan(a, dims, keepdim, name);
   Dtype in = a.dtype();
@@ -376,6 +385,11 @@ ArgResult arg_impl(
         name,
         "expected a non-empty tensor; specify the reduction dim with the "
         "'dim' argument");
+  }
+  if (!has_kernels(a.dtype())) { // Note [Storage dtypes]: exact
+    ArgResult r =
+        arg_impl(a.to(compute_dtype(a.dtype())), dim, keepdim, is_max, name);
+    return {r.values.to(a.dtype()), r.indices};
   }
   Dtype d = a.dtype();
   Tensor values = detail::new_tensor(p.out_shape, d, a.device());

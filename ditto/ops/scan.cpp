@@ -192,6 +192,12 @@ Tensor sum_or_prod(
     const Tensor& a,
     int64_t dim,
     std::optional<Dtype> dtype) {
+  if (detail::is_storage(a) && !dtype) {
+    // Note [Storage dtypes]: accumulated in float32 (int64 for int8 and
+    // int16, whose sums are int64), each output rounded once.
+    Tensor r = sum_or_prod(op, fold, detail::upcast(a), dim, std::nullopt);
+    return is_floating(a.dtype()) ? r.to(a.dtype()) : r;
+  }
   detail::OpScope scope(op, {a});
   const int64_t d = scan_dim(a, dim, op);
   const Dtype out_dt = dtype.has_value()

@@ -240,6 +240,9 @@ Tensor fit_to(const Tensor& g, const Shape& shape) {
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* name = "gather";
+  if (detail::is_storage(self)) { // Note [Storage dtypes]: exact
+    return gather(detail::upcast(self), dim, index).to(self.dtype());
+  }
   detail::OpScope op(name, {self, index});
   check_scatter_args(self, index, nullptr, name);
   int64_t d = wrap_dim(dim, self.dim(), name);
@@ -284,6 +287,13 @@ Tensor& scatter_src_(
     const Tensor& index,
     const Tensor& src,
     const char* name) {
+  if (detail::is_storage(self) && src.defined() &&
+      src.dtype() == self.dtype()) {
+    // Note [Storage dtypes]: on an upcast copy, rounded back once.
+    Tensor w = detail::upcast(self);
+    scatter_src_<C>(w, dim, index, detail::upcast(src), name);
+    return self.copy_(w);
+  }
   detail::OpScope op(name, {self, src, index}, detail::OpScope::kInplace);
   check_scatter_args(self, index, &src, name);
   detail::check_same_dtype(self, src, "src", name, C != Combine::kAssign);
@@ -330,6 +340,11 @@ Tensor& Tensor::scatter_(
     const Scalar& value) {
   Tensor& self = *this;
   const char* name = "scatter_";
+  if (detail::is_storage(self)) { // Note [Storage dtypes]
+    Tensor w = detail::upcast(self);
+    w.scatter_(dim, index, value);
+    return self.copy_(w);
+  }
   detail::OpScope op(name, {self, index}, detail::OpScope::kInplace);
   check_scatter_args(self, index, nullptr, name);
   int64_t d = wrap_dim(dim, self.dim(), name);

@@ -221,6 +221,10 @@ std::pair<Tensor, Tensor> median_dim(
     int64_t dim,
     bool keepdim,
     bool ignore_nan) {
+  if (detail::is_storage(a)) { // Note [Storage dtypes]: exact
+    auto r = median_dim(op, detail::upcast(a), dim, keepdim, ignore_nan);
+    return {r.first.to(a.dtype()), r.second};
+  }
   detail::OpScope scope(op, {a});
   check_input(a, op);
   check_nonempty_dim(a, dim, op);
@@ -231,6 +235,9 @@ std::pair<Tensor, Tensor> median_dim(
 // pick; the gradient spread evenly over the elements equal to it (NaN
 // matching NaN), as PyTorch's evenly_distribute_backward.
 Tensor median_all(const char* op, const Tensor& a, bool ignore_nan) {
+  if (detail::is_storage(a)) { // Note [Storage dtypes]: exact
+    return median_all(op, detail::upcast(a), ignore_nan).to(a.dtype());
+  }
   detail::OpScope scope(op, {a});
   check_input(a, op);
   DITTO_CHECK(
@@ -374,6 +381,10 @@ std::pair<Tensor, Tensor> topk(
     bool largest,
     bool sorted) {
   const char* op = "topk";
+  if (detail::is_storage(a)) { // Note [Storage dtypes]: exact
+    auto r = topk(detail::upcast(a), k, dim, largest, sorted);
+    return {r.first.to(a.dtype()), r.second};
+  }
   detail::OpScope scope(op, {a});
   check_input(a, op);
   const int64_t n = dim_size(a, dim, op);

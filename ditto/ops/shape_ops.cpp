@@ -364,6 +364,10 @@ Tensor pad(
 }
 
 std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
+  if (detail::is_storage(a)) { // Note [Storage dtypes]: exact
+    auto r = sort(detail::upcast(a), dim, descending);
+    return {r.first.to(a.dtype()), r.second};
+  }
   detail::OpScope scope("sort", {a});
   DITTO_CHECK(a.defined(), ValueError, "sort", "undefined tensor");
   int64_t d = wrap_dim(dim, a.dim(), "sort");

@@ -76,6 +76,37 @@ Tensor Tensor::view(const Shape& shape) const {
   });
 }
 
+Tensor Tensor::view(Dtype d) const {
+  check_defined("view");
+  check_dtype(d, "view");
+  if (d == dtype()) {
+    return *this;
+  }
+  DITTO_CHECK(
+      ::ditto::element_size(d) == ::ditto::element_size(dtype()),
+      ValueError,
+      "view",
+      "viewing a ",
+      dtype(),
+      " tensor as ",
+      d,
+      " needs the same element size (",
+      ::ditto::element_size(dtype()),
+      " != ",
+      ::ditto::element_size(d),
+      ")");
+  DITTO_CHECK(
+      !requires_grad(),
+      ValueError,
+      "view",
+      "view(dtype) of a tensor that requires grad is not differentiable: "
+      "call detach() first");
+  DITTO_CHECK(
+      !impl()->is_sparse(), ValueError, "view", "a sparse tensor has no bytes");
+  return Tensor(std::make_shared<TensorImpl>(
+      storage(), sizes(), strides(), storage_offset(), d));
+}
+
 Tensor Tensor::reshape(const Shape& shape) const {
   // A view when the strides allow one, else a copy: composite, so the view
   // or the copy records the gradient.

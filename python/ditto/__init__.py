@@ -14,6 +14,7 @@ from ._C import (  # noqa: F401
     is_grad_enabled, set_num_threads, get_num_threads,
     initial_seed, seed, get_rng_state, set_rng_state,
     uint8, int32, int64, float32, float64, bool, float, double, long, int,
+    int8, int16, float16, bfloat16, half, short,
     # factories
     tensor, from_numpy, empty, zeros, ones, full, empty_like, zeros_like,
     ones_like, full_like, empty_strided, linspace, eye, scalar_tensor,
@@ -194,7 +195,8 @@ inference_mode = no_grad  # torch.inference_mode: ditto's no_grad
 
 def can_cast(from_, to):
     """torch.can_cast: casting from_ to to under the same-kind rule."""
-    kinds = {"bool": 0, "uint8": 1, "int32": 1, "int64": 1, "float32": 2,
+    kinds = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1,
+             "int64": 1, "float16": 2, "bfloat16": 2, "float32": 2,
              "float64": 2}
     return kinds[str(from_).split(".")[-1]] <= kinds[str(to).split(".")[-1]]
 

@@ -190,7 +190,11 @@ def clamp_max(input, max):
 
 def floor_divide(input, other):
     """input / other rounded toward -inf (torch 1.13's floor_divide)."""
-    other = _t(other, input)
+    if not isinstance(input, Tensor):
+        input = _t(input)
+    # A Python number is a 0-d tensor of its own kind, which promotes as
+    # torch's wrapped numbers do (an int8 tensor // 2 stays int8).
+    other = _t(other)
     if input.is_floating_point() or other.is_floating_point():
         return _C.floor(input / other)
     r = _C.remainder(input, other)
@@ -400,7 +404,7 @@ def set_default_dtype(d):
 
 
 class finfo:
-    """torch.finfo for float32 and float64."""
+    """torch.finfo for float16, bfloat16, float32 and float64."""
 
     def __init__(self, type=None):
         type = type or _C.float32
@@ -412,6 +416,14 @@ class finfo:
             self.bits, self.eps, self.max = 32, 1.1920928955078125e-07, 3.4028234663852886e38
             self.tiny = self.smallest_normal = 1.1754943508222875e-38
             self.resolution = 1e-06
+        elif type == _C.float16:
+            self.bits, self.eps, self.max = 16, 0.0009765625, 65504.0
+            self.tiny = self.smallest_normal = 6.103515625e-05
+            self.resolution = 0.001
+        elif type == _C.bfloat16:
+            self.bits, self.eps, self.max = 16, 0.0078125, 3.3895313892515355e38
+            self.tiny = self.smallest_normal = 1.1754943508222875e-38
+            self.resolution = 0.01
         else:
             raise TypeError(f"finfo: {type} is not a floating dtype")
         self.min = -self.max
@@ -422,7 +434,8 @@ class iinfo:
     """torch.iinfo for the integer dtypes."""
 
     def __init__(self, type):
-        bits = {_C.int64: 64, _C.int32: 32, _C.uint8: 8}.get(type)
+        bits = {_C.int64: 64, _C.int32: 32, _C.int16: 16, _C.int8: 8,
+                _C.uint8: 8}.get(type)
         if bits is None:
             raise TypeError(f"iinfo: {type} is not an integer dtype")
         self.bits = bits
@@ -584,6 +597,15 @@ def install_methods(ns):
     Tensor.true_divide = lambda self, other: _div(self, other)
     Tensor.clip = lambda self, min=None, max=None: _C.clamp(self, min, max)
     Tensor.lerp_ = lambda self, end, weight: self.copy_(_C.lerp(self, end, weight))
+    # The // and % operators (torch.floor_divide and torch.remainder).
+    Tensor.__floordiv__ = floor_divide
+    Tensor.__rfloordiv__ = lambda self, other: floor_divide(_t(other), self)
+    Tensor.__ifloordiv__ = lambda self, other: self.copy_(
+        floor_divide(self, other))
+    Tensor.floor_divide_ = Tensor.__ifloordiv__
+    Tensor.__mod__ = lambda self, other: _C.remainder(self, other)
+    Tensor.__rmod__ = lambda self, other: _C.remainder(_t(other), self)
+    Tensor.__imod__ = lambda self, other: self.copy_(_C.remainder(self, other))
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, name + "_", _compare_(name))
     from .nn import functional as F

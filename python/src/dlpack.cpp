@@ -25,6 +25,7 @@ enum DLDataTypeCode : uint8_t {
   kDLInt = 0,
   kDLUInt = 1,
   kDLFloat = 2,
+  kDLBfloat = 4,
   kDLBool = 6,
 };
 struct DLDataType {
@@ -64,6 +65,14 @@ DLDataType dl_dtype(Dtype d) {
       return {kDLFloat, 64, 1};
     case kBool:
       return {kDLBool, 8, 1};
+    case kInt8:
+      return {kDLInt, 8, 1};
+    case kInt16:
+      return {kDLInt, 16, 1};
+    case kFloat16:
+      return {kDLFloat, 16, 1};
+    case kBFloat16:
+      return {kDLBfloat, 16, 1};
   }
   throw TypeError("[__dlpack__] unknown dtype");
 }
@@ -75,6 +84,18 @@ Dtype dtype_of(const DLDataType& t) {
     }
     if (t.code == kDLFloat && t.bits == 64) {
       return kFloat64;
+    }
+    if (t.code == kDLFloat && t.bits == 16) {
+      return kFloat16;
+    }
+    if (t.code == kDLBfloat && t.bits == 16) {
+      return kBFloat16;
+    }
+    if (t.code == kDLInt && t.bits == 8) {
+      return kInt8;
+    }
+    if (t.code == kDLInt && t.bits == 16) {
+      return kInt16;
     }
     if (t.code == kDLInt && t.bits == 64) {
       return kInt64;

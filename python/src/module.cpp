@@ -162,7 +162,7 @@ void init_dtype(py::module_& m) {
   py::enum_<Dtype> dtype(m, "dtype");
 #define DITTO_PY_DTYPE(type, name, code) \
   dtype.value(std::string(dtype_name(Dtype::name)).c_str(), Dtype::name);
-  DITTO_FORALL_DTYPES(DITTO_PY_DTYPE)
+  DITTO_FORALL_ALL_DTYPES(DITTO_PY_DTYPE)
 #undef DITTO_PY_DTYPE
   // Replaces enum_'s own repr (a def would only add an overload after it).
   py::cpp_function name(
@@ -182,13 +182,15 @@ void init_dtype(py::module_& m) {
   });
 #define DITTO_PY_DTYPE_ATTR(type, name, code) \
   m.attr(std::string(dtype_name(Dtype::name)).c_str()) = Dtype::name;
-  DITTO_FORALL_DTYPES(DITTO_PY_DTYPE_ATTR)
+  DITTO_FORALL_ALL_DTYPES(DITTO_PY_DTYPE_ATTR)
 #undef DITTO_PY_DTYPE_ATTR
   // PyTorch's other names for the same dtypes.
   m.attr("float") = kFloat32;
   m.attr("double") = kFloat64;
   m.attr("long") = kInt64;
   m.attr("int") = kInt32;
+  m.attr("half") = kFloat16;
+  m.attr("short") = kInt16;
   m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
 }
 

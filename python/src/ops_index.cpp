@@ -15,22 +15,17 @@ Shape sizes_of(const py::args& args, const char* op) {
 }
 
 void init_views(py::class_<Tensor>& cls) {
+  // The dtype form first: a dtype would also read as an int shape.
+  cls.def(
+      "view",
+      [](const Tensor& t, Dtype dtype) { return t.view(dtype); },
+      py::arg("dtype"));
   cls.def(
       "view",
       [](const Tensor& t, py::args shape) {
         return t.view(sizes_of(shape, "view"));
       },
       ReleaseGil());
-  cls.def(
-      "view",
-      [](const Tensor& t, Dtype dtype) {
-        if (dtype != t.dtype()) {
-          throw ValueError(
-              "[view] viewing a tensor as another dtype is not supported");
-        }
-        return t;
-      },
-      py::arg("dtype"));
   cls.def(
       "reshape",
       [](const Tensor& t, py::args shape) {

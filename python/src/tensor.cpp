@@ -28,6 +28,15 @@ py::dtype numpy_dtype(Dtype d) {
       return py::dtype::of<double>();
     case kBool:
       return py::dtype::of<bool>();
+    case kInt8:
+      return py::dtype::of<int8_t>();
+    case kInt16:
+      return py::dtype::of<int16_t>();
+    case kFloat16:
+      return py::dtype("float16");
+    case kBFloat16:
+      // As torch: NumPy has no bfloat16.
+      throw TypeError("[numpy] Got unsupported ScalarType BFloat16");
   }
   throw TypeError("[numpy] unknown dtype");
 }
@@ -42,6 +51,15 @@ Dtype dtype_of_numpy(const py::dtype& dt, const char* op) {
     }
     if (kind == 'f' && size == 8) {
       return kFloat64;
+    }
+    if (kind == 'f' && size == 2) {
+      return kFloat16;
+    }
+    if (kind == 'i' && size == 2) {
+      return kInt16;
+    }
+    if (kind == 'i' && size == 1) {
+      return kInt8;
     }
     if (kind == 'i' && size == 8) {
       return kInt64;
@@ -61,8 +79,8 @@ Dtype dtype_of_numpy(const py::dtype& dt, const char* op) {
       op,
       "] can't convert np.ndarray of type ",
       std::string(py::str(py::handle(dt))),
-      ". The only supported types are: float64, float32, int64, int32, "
-      "uint8, and bool."));
+      ". The only supported types are: float64, float32, float16, int64, "
+      "int32, int16, int8, uint8, and bool."));
 }
 
 py::array to_numpy(const Tensor& t) {
@@ -538,6 +556,8 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
     {
       py::gil_scoped_release gil;
       c = (t.is_cpu() ? t : t.cpu()).contiguous();
+      // Note [Storage dtypes]: the exact values, as Python numbers.
+      c = c.to(compute_dtype(c.dtype()));
     }
     return tolist_rec(static_cast<const char*>(c.raw_data()), c, 0);
   });
@@ -713,6 +733,10 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
   as("int", kInt32);
   as("bool", kBool);
   as("byte", kUInt8);
+  as("char", kInt8);
+  as("short", kInt16);
+  as("half", kFloat16);
+  as("bfloat16", kBFloat16);
   cls.def(
       "type",
       [](const Tensor& t, Dtype d) { return t.to(d); },

@@ -151,14 +151,14 @@ TEST(Safetensors, ReaderChecksAsTheReference) {
         cat(
             {le64(56),
              bytes_of(
-                 "{\"h\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":"
+                 "{\"h\":{\"dtype\":\"U16\",\"shape\":[2],\"data_offsets\":"
                  "[0,4]}}  "),
              Bytes(4, 0)}),
         "half.safetensors");
     ADD_FAILURE();
   } catch (const ValueError& e) {
     EXPECT_NE(
-        std::string(e.what()).find("unsupported dtype F16"), std::string::npos)
+        std::string(e.what()).find("unsupported dtype U16"), std::string::npos)
         << e.what();
   }
 }
@@ -174,14 +174,29 @@ TEST(Safetensors, RoundTripsEveryDtypeInTheWritersOrder) {
   sd.insert("mask", tensor(std::vector<bool>{true, false, true}));
   sd.insert("empty", zeros({0, 5}));
   sd.insert("view", randn({4, 6}).t()); // written contiguous
+  sd.insert("h", randn({3}).to(kFloat16));
+  sd.insert("bf", randn({2, 2}).to(kBFloat16));
+  sd.insert("c", tensor(std::vector<int64_t>{-128, 127}).to(kInt8));
+  sd.insert("s", tensor(std::vector<int64_t>{-300, 300}).to(kInt16));
   const Bytes b = io::serialize_safetensors(sd, {{"format", "ditto"}});
   io::SafetensorsFile f = io::parse_safetensors(b);
   EXPECT_EQ(f.metadata.at("format"), "ditto");
-  // I64 first, then F64, F32 (by name), I32, U8, BOOL.
+  // I64 first, then F64, F32 (by name), I32, BF16, F16, I16, I8, U8, BOOL.
   EXPECT_EQ(
       f.tensors.keys(),
       (std::vector<std::string>{
-          "step", "d", "empty", "view", "w", "i", "u", "mask"}));
+          "step",
+          "d",
+          "empty",
+          "view",
+          "w",
+          "i",
+          "bf",
+          "h",
+          "s",
+          "c",
+          "u",
+          "mask"}));
   for (const auto& [name, t] : sd) {
     const Tensor& back = f.tensors.at(name);
     EXPECT_EQ(back.dtype(), t.dtype()) << name;

@@ -57,8 +57,10 @@ def test_ditto_reads_a_numpy_array_in_place():
     s = np.arange(20, dtype=np.float64).reshape(4, 5)[::2, 1:]
     t = ditto.from_dlpack(s)
     assert t.stride() == (10, 1) and t.tolist() == s.tolist()
+    h = ditto.from_dlpack(np.arange(3, dtype=np.float16))
+    assert h.dtype == ditto.float16 and h.tolist() == [0.0, 1.0, 2.0]
     with pytest.raises(TypeError, match="dtype"):
-        ditto.from_dlpack(np.zeros(3, dtype=np.float16))
+        ditto.from_dlpack(np.zeros(3, dtype=np.complex64))
     with pytest.raises(TypeError, match="__dlpack__"):
         ditto.from_dlpack([1, 2, 3])
 

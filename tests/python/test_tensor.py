@@ -151,10 +151,12 @@ def test_numpy_shares_memory_both_ways():
     arr[2, 0] = 99
     assert u[2, 0].item() == 99
     for dt, want in [(np.float64, ditto.float64), (np.int32, ditto.int32),
-                     (np.uint8, ditto.uint8), (np.bool_, ditto.bool)]:
+                     (np.uint8, ditto.uint8), (np.bool_, ditto.bool),
+                     (np.float16, ditto.float16), (np.int8, ditto.int8),
+                     (np.int16, ditto.int16)]:
         assert ditto.from_numpy(np.zeros(2, dtype=dt)).dtype == want
     with pytest.raises(TypeError):
-        ditto.from_numpy(np.zeros(2, dtype=np.float16))
+        ditto.from_numpy(np.zeros(2, dtype=np.uint16))
     with pytest.raises(ValueError):
         ditto.from_numpy(np.arange(3)[::-1])
     # ditto.tensor copies, as torch.tensor does.

@@ -20,6 +20,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ditto/core/half.h"
 #include "ditto/kernels/cpu/erf.h"
 #include "ditto/kernels/cpu/kernel_table.h"
 #include "ditto/kernels/cpu/math.h"
@@ -115,6 +116,15 @@ template <typename To, typename From>
 To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (std::is_same_v<From, Half>) {
+    return convert<To>(half_to_float(v)); // exact in float32
+  } else if constexpr (std::is_same_v<From, BFloat16>) {
+    return convert<To>(bfloat16_to_float(v));
+  } else if constexpr (std::is_same_v<To, Half>) {
+    // As c10::Half(float): a double or an integer goes through float32.
+    return float_to_half(convert<float>(v));
+  } else if constexpr (std::is_same_v<To, BFloat16>) {
+    return float_to_bfloat16(convert<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
   } else if constexpr (kIsFloat<To>) {
@@ -996,7 +1006,7 @@ void fill_cast_from(KernelTable& t) {
 #define DITTO_FILL(type, name, code)                            \
   t.cast[dtype_index(dtype_of<To>)][dtype_index(Dtype::name)] = \
       &cast_loop<To, type>;
-  DITTO_FORALL_DTYPES(DITTO_FILL)
+  DITTO_FORALL_ALL_DTYPES(DITTO_FILL)
 #undef DITTO_FILL
 }
 
@@ -1174,6 +1184,12 @@ void fill_kernel_table(KernelTable& t) {
   t.max[dtype_index(Dtype::name)] = &arg_reduce<type, true>;   \
   t.min[dtype_index(Dtype::name)] = &arg_reduce<type, false>;
   DITTO_FORALL_DTYPES(DITTO_FILL)
+#undef DITTO_FILL
+// Storage dtypes: conversions, and where (which only moves elements).
+#define DITTO_FILL(type, name, code) \
+  fill_cast_from<type>(t);           \
+  t.where[dtype_index(Dtype::name)] = &where_loop<type>;
+  DITTO_FORALL_STORAGE_DTYPES(DITTO_FILL)
 #undef DITTO_FILL
 }
 

@@ -187,16 +187,16 @@ using InterpBackward = void (*)(
     bool atomic);
 
 struct KernelTable {
-  BinaryLoop binary[int(BinaryOp::Count)][kNumDtypes] = {};
-  UnaryLoop unary[int(UnaryOp::Count)][kNumDtypes] = {};
-  FusedLoop fused[int(FusedOp::Count)][kNumDtypes] = {};
-  UnaryLoop cast[kNumDtypes][kNumDtypes] = {}; // [to][from]
-  ClampLoop clamp[kNumDtypes] = {};
-  WhereLoop where[kNumDtypes] = {};
-  ReduceLoop sum[kNumDtypes] = {};
-  ReduceLoop prod[kNumDtypes] = {};
-  ArgReduceLoop max[kNumDtypes] = {};
-  ArgReduceLoop min[kNumDtypes] = {};
+  BinaryLoop binary[int(BinaryOp::Count)][kNumAllDtypes] = {};
+  UnaryLoop unary[int(UnaryOp::Count)][kNumAllDtypes] = {};
+  FusedLoop fused[int(FusedOp::Count)][kNumAllDtypes] = {};
+  UnaryLoop cast[kNumAllDtypes][kNumAllDtypes] = {}; // [to][from]
+  ClampLoop clamp[kNumAllDtypes] = {};
+  WhereLoop where[kNumAllDtypes] = {};
+  ReduceLoop sum[kNumAllDtypes] = {};
+  ReduceLoop prod[kNumAllDtypes] = {};
+  ArgReduceLoop max[kNumAllDtypes] = {};
+  ArgReduceLoop min[kNumAllDtypes] = {};
   NormalBlocksF32 normal_blocks_f32 = nullptr;
   PhiloxBlocks philox_blocks = nullptr;
   GemmTile gemm_f32 = nullptr;

@@ -24,6 +24,9 @@ Tensor leaky_relu(const Tensor& x, double negative_slope) {
 }
 
 Tensor silu(const Tensor& x) {
+  if (detail::is_storage(x)) {
+    return silu(detail::upcast(x)).to(x.dtype());
+  }
   detail::OpScope op("silu", {x}, detail::OpScope::kComposite);
   return op.done(mul(x, sigmoid(x)));
 }
@@ -50,6 +53,9 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    return log_softmax(detail::upcast(x), dim).to(x.dtype());
+  }
   detail::OpScope scope("log_softmax", {x});
   check_floating(x, "log_softmax");
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "log_softmax");
@@ -72,6 +78,9 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
 }
 
 Tensor softmax(const Tensor& x, int64_t dim) {
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    return softmax(detail::upcast(x), dim).to(x.dtype());
+  }
   detail::OpScope scope("softmax", {x});
   check_floating(x, "softmax");
   const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "softmax");

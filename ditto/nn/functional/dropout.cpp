@@ -15,6 +15,10 @@ Tensor dropout(
     double p,
     bool training,
     const std::optional<Generator>& gen) {
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    // Note [Storage dtypes]: float32's mask and scaling, rounded once.
+    return dropout(detail::upcast(x), p, training, gen).to(x.dtype());
+  }
   detail::OpScope op("dropout", {x});
   DITTO_CHECK(x.defined(), ValueError, "dropout", "undefined tensor");
   DITTO_CHECK(

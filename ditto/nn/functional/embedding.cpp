@@ -17,6 +17,10 @@ Tensor embedding(
     std::optional<int64_t> padding_idx,
     bool sparse) {
   const char* op = "embedding";
+  if (detail::is_storage(weight)) { // exact: rows are copied
+    return embedding(indices, detail::upcast(weight), padding_idx, sparse)
+        .to(weight.dtype());
+  }
   detail::OpScope scope(op, {weight, indices});
   DITTO_CHECK(
       weight.defined() && weight.dim() == 2,

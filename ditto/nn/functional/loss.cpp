@@ -311,6 +311,15 @@ Tensor cross_entropy(
     const Tensor& input,
     const Tensor& target,
     const CrossEntropyOptions& o) {
+  if (detail::is_storage(input) && is_floating(input.dtype())) {
+    // Note [Storage dtypes]: in float32, rounded once.
+    CrossEntropyOptions o32 = o;
+    if (o.weight().defined()) {
+      o32.weight(detail::upcast(o.weight()));
+    }
+    return cross_entropy(detail::upcast(input), detail::upcast(target), o32)
+        .to(input.dtype());
+  }
   detail::OpScope op(
       "cross_entropy", {input, target}, detail::OpScope::kComposite);
   DITTO_CHECK(

@@ -57,6 +57,27 @@ Tensor batch_norm(
     double momentum,
     double eps) {
   const char* op = "batch_norm";
+  if (detail::is_storage(input) && is_floating(input.dtype())) {
+    // Note [Storage dtypes]: in float32, rounded once; running statistics
+    // of a storage dtype are updated through a float32 copy.
+    Tensor rm = detail::upcast(running_mean), rv = detail::upcast(running_var);
+    Tensor y = batch_norm(
+                   detail::upcast(input),
+                   rm,
+                   rv,
+                   detail::upcast(weight),
+                   detail::upcast(bias),
+                   training,
+                   momentum,
+                   eps)
+                   .to(input.dtype());
+    if (training && detail::is_storage(running_mean)) {
+      autograd::NoGradGuard no_grad;
+      const_cast<Tensor&>(running_mean).copy_(rm);
+      const_cast<Tensor&>(running_var).copy_(rv);
+    }
+    return y;
+  }
   detail::OpScope scope(op, {input, weight, bias});
   DITTO_CHECK(input.defined(), ValueError, op, "undefined input");
   DITTO_CHECK(
@@ -277,6 +298,15 @@ Tensor layer_norm(
     const Tensor& bias,
     double eps) {
   const char* op = "layer_norm";
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    return layer_norm(
+               detail::upcast(x),
+               normalized_shape,
+               detail::upcast(weight),
+               detail::upcast(bias),
+               eps)
+        .to(x.dtype());
+  }
   detail::OpScope scope(op, {x, weight, bias}, detail::OpScope::kComposite);
   DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
   const int64_t k = int64_t(normalized_shape.size());

@@ -607,6 +607,19 @@ std::pair<Tensor, Tensor> max_pool_nd(
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    // Note [Storage dtypes]: exact (values are picked, not computed).
+    auto r = max_pool_nd(
+        op,
+        n,
+        detail::upcast(x),
+        kernel_size,
+        stride,
+        padding,
+        dilation,
+        ceil_mode);
+    return {r.first.to(x.dtype()), r.second};
+  }
   detail::OpScope scope(op, {x});
   const Planes g = pool_planes(x, n, op);
   const Fixed f =
@@ -1175,6 +1188,17 @@ Tensor avg_pool2d(
     bool ceil_mode,
     bool count_include_pad,
     std::optional<int64_t> divisor_override) {
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    return avg_pool2d(
+               detail::upcast(x),
+               kernel_size,
+               stride,
+               padding,
+               ceil_mode,
+               count_include_pad,
+               divisor_override)
+        .to(x.dtype());
+  }
   return avg_pool_nd(
       "avg_pool2d",
       2,

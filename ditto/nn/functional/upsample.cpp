@@ -437,6 +437,16 @@ Tensor upsample(
   const Kind kind = kind_of(mode);
   const int n = int(output_size.size());
   const char* op = op_name(kind, n, antialias);
+  if (detail::is_storage(x) && is_floating(x.dtype())) {
+    return upsample(
+               detail::upcast(x),
+               output_size,
+               mode,
+               align_corners,
+               scales,
+               antialias)
+        .to(x.dtype());
+  }
   detail::OpScope scope(op, {x});
   detail::check_floating(x, op);
   DITTO_CHECK(

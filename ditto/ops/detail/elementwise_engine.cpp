@@ -43,10 +43,13 @@ std::optional<Dtype> combine_categories(
 // own: the trace shows only the op the scalar was given to.
 Tensor wrap(const Scalar& s, Dtype d) {
   FpEnvGuard fp; // the conversion of s must not see the caller's mode
-  Tensor t = detail::new_tensor({}, d);
+  // A storage dtype rounds the scalar to itself, as PyTorch converts a
+  // wrapped number to the common dtype.
+  const Dtype c = compute_dtype(d);
+  Tensor t = detail::new_tensor({}, c);
   dispatch_dtype(
-      d, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
-  return t;
+      c, "wrap", [&]<typename T>() { *t.data_ptr<T>() = s.to<T>(); });
+  return c == d ? t : t.to(d);
 }
 
 bool can_cast(Dtype from, Dtype to) {
@@ -201,6 +204,10 @@ Tensor binary(
   }
   Shape shape = broadcast_shapes(a.sizes(), b_in.sizes(), name);
   Dtype result_dtype = is_comparison(op) ? kBool : compute;
+  // Note [Storage dtypes]: the kernel runs in the compute dtype, and the
+  // result is rounded to result_dtype once, at the end.
+  compute = compute_dtype(compute);
+  const Dtype kernel_result = is_comparison(op) ? kBool : compute;
   // Note [Ops on a device]: a 0-dim CPU operand is a scalar there.
   const Device device = a.is_cpu() ? b_in.device() : a.device();
   Tensor dst;
@@ -222,11 +229,11 @@ Tensor binary(
         " can't be cast to the desired output type ",
         out->dtype());
     detail::check_no_internal_overlap(*out, name);
-    dst = out->dtype() == result_dtype
+    dst = out->dtype() == kernel_result
         ? *out
-        : detail::new_tensor(shape, result_dtype, device);
+        : detail::new_tensor(shape, kernel_result, device);
   } else {
-    dst = detail::new_tensor(shape, result_dtype, device);
+    dst = detail::new_tensor(shape, kernel_result, device);
   }
   auto prepare = [&](const Tensor& t) {
     Tensor c = t.to(compute);
@@ -272,6 +279,8 @@ Tensor binary(
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
     dst = *out;
+  } else if (dst.dtype() != result_dtype) {
+    dst = dst.to(result_dtype);
   }
   auto backward = [op, saved_a, saved_b](const autograd::GradList& g) {
     return binary_backward(op, g[0], saved_a, saved_b);
@@ -363,7 +372,7 @@ Tensor fused(
   if (c) {
     rt.add(*c);
   }
-  const Dtype compute = rt.result();
+  Dtype compute = rt.result();
   DITTO_CHECK(
       is_floating(compute),
       TypeError,
@@ -398,6 +407,11 @@ Tensor fused(
         " can't be cast to the desired output type ",
         out->dtype());
     detail::check_no_internal_overlap(*out, name);
+  }
+  // Note [Storage dtypes]: float16 and bfloat16 compute in float32.
+  const Dtype result_dtype = compute;
+  compute = compute_dtype(compute);
+  if (inplace) {
     dst = out->dtype() == compute ? *out
                                   : detail::new_tensor(shape, compute, device);
   } else {
@@ -446,6 +460,8 @@ Tensor fused(
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
     dst = *out;
+  } else if (dst.dtype() != result_dtype) {
+    dst = dst.to(result_dtype);
   }
   auto backward = [op, s, saved_b, saved_c](const autograd::GradList& g) {
     const Tensor& go = g[0];
@@ -479,21 +495,27 @@ Tensor add_scaled(
     const Tensor& b,
     const Scalar& alpha,
     const Tensor* out) {
-  if (is_floating(result_type(a, b))) {
-    return fused(
-        FusedOp::AddScaled, name, a, b, nullptr, alpha.to<double>(), out);
+  const Dtype rt = result_type(a, b);
+  double s = alpha.to<double>();
+  if (!has_kernels(rt) && is_floating(rt)) {
+    // Note [Storage dtypes]: PyTorch converts alpha to the dtype first.
+    s = wrap(alpha, rt).to(kFloat64).item<double>();
   }
-  // Integers: one op frame around the parts, so the trace shows the op
-  // the user called.
+  if (is_floating(rt) && rt != kFloat16) {
+    return fused(FusedOp::AddScaled, name, a, b, nullptr, s, out);
+  }
+  // Integers, and float16 (whose c10::Half product alpha * b is rounded
+  // before the sum): one op frame around the parts, so the trace shows the
+  // op the user called.
   detail::OpScope scope(
       name, {a, b}, out ? detail::OpScope::kInplace : detail::OpScope::kPlain);
   DITTO_CHECK(
-      alpha.is_integral(),
+      is_floating(rt) || alpha.is_integral(),
       TypeError,
       name,
       "for integral input tensors, argument alpha must not be a floating "
       "point number.");
-  Tensor r = add(a, mul(b, alpha));
+  Tensor r = is_floating(rt) ? add(a, mul(b, s)) : add(a, mul(b, alpha));
   if (out) {
     Tensor& self = const_cast<Tensor&>(*out);
     self.copy_(r);
@@ -537,6 +559,10 @@ Tensor unary(UnaryOp op, const Tensor& a) {
       name,
       info.bool_error != nullptr ? info.bool_error
                                  : "not implemented for bool");
+  // Note [Storage dtypes]: float16 and bfloat16 compute in float32, int8
+  // and int16 in int64; the result is rounded back once.
+  const Dtype result_dtype = compute;
+  compute = compute_dtype(compute);
   Tensor x = a.to(compute);
   Tensor out = detail::new_tensor(a.sizes(), compute, a.device());
   auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
@@ -552,6 +578,9 @@ Tensor unary(UnaryOp op, const Tensor& a) {
         [loop](char* const* p, const int64_t* s, int64_t n) {
           loop(n, p[0], p[1], s[0], s[1]);
         });
+  }
+  if (out.dtype() != result_dtype) {
+    out = out.to(result_dtype);
   }
   return scope.done(
       out,
@@ -581,18 +610,21 @@ void clamp_into(
       ValueError,
       name,
       "at least one of 'min' or 'max' must not be None");
-  Dtype d = dst.dtype();
+  Dtype d = compute_dtype(dst.dtype()); // Note [Storage dtypes]
   DITTO_CHECK(d != kBool, TypeError, name, "not implemented for bool");
+  // A storage dtype clamps a converted copy and rounds it back.
+  Tensor into =
+      d == dst.dtype() ? dst : detail::new_tensor(dst.sizes(), d, dst.device());
   dispatch_dtype(d, name, [&]<typename T>() {
     T lo_v = lo ? lo->to_checked<T>(name) : T(0);
     T hi_v = hi ? hi->to_checked<T>(name) : T(0);
     Tensor x = src.to(d);
     auto loop = scope.kernels().clamp[dtype_index(d)];
     detail::run_loop(
-        dst.sizes(),
-        {{static_cast<char*>(dst.raw_data()), dst.strides()},
+        into.sizes(),
+        {{static_cast<char*>(into.raw_data()), into.strides()},
          {static_cast<char*>(x.raw_data()), x.strides()}},
-        {dst.element_size(), x.element_size()},
+        {into.element_size(), x.element_size()},
         [&](char* const* p, const int64_t* s, int64_t n) {
           loop(
               n,
@@ -604,6 +636,9 @@ void clamp_into(
               hi ? &hi_v : nullptr);
         });
   });
+  if (!into.is_same(dst)) {
+    detail::copy_into(dst, into, name);
+  }
   auto backward = [saved_x, lo, hi](const autograd::GradList& g) {
     Tensor x = saved_x.unpack();
     Tensor keep = ones_like_bool(x);

@@ -235,6 +235,17 @@ bool shares_storage(const Tensor& a, const Tensor& b);
 // (a broadcast, expanded output).
 void check_no_internal_overlap(const Tensor& t, const char* op);
 
+// Note [Storage dtypes]: t is float16, bfloat16, int8 or int16, which ops
+// compute in compute_dtype; an op that is not elementwise runs whole on
+// upcast(t) and rounds its result once (PyTorch's CPU computes float16 and
+// bfloat16 in float32 inside such kernels).
+inline bool is_storage(const Tensor& t) {
+  return t.defined() && !has_kernels(t.dtype());
+}
+inline Tensor upcast(const Tensor& t) {
+  return is_storage(t) ? t.to(compute_dtype(t.dtype())) : t;
+}
+
 struct LoopOperand {
   char* data;
   Shape strides; // in elements, one per dim of the loop's sizes

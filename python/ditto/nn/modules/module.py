@@ -38,7 +38,7 @@ _FLOATING = None
 def _is_floating(t):
     global _FLOATING
     if _FLOATING is None:
-        _FLOATING = (_C.float32, _C.float64)
+        _FLOATING = (_C.float32, _C.float64, _C.float16, _C.bfloat16)
     return t.dtype in _FLOATING
 
 
@@ -493,12 +493,10 @@ class Module:
         return self._apply(lambda t: t.double() if _is_floating(t) else t)
 
     def half(self):
-        raise TypeError("[Module.half] ditto has no float16 dtype (float32 "
-                        "and float64 are its floating types)")
+        return self._apply(lambda t: t.half() if _is_floating(t) else t)
 
     def bfloat16(self):
-        raise TypeError("[Module.bfloat16] ditto has no bfloat16 dtype "
-                        "(float32 and float64 are its floating types)")
+        return self._apply(lambda t: t.bfloat16() if _is_floating(t) else t)
 
     # ---- state
 
