@@ -2,13 +2,16 @@
 they write files)."""
 import os
 import re
+import textwrap
 
 from conftest import ROOT
 
 
 def python_blocks(path):
     with open(os.path.join(ROOT, path)) as f:
-        return re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)
+        # A block inside a list item is indented with it.
+        return [textwrap.dedent(b) for b in
+                re.findall(r"```python\n(.*?)```", f.read(), flags=re.S)]
 
 
 def test_readme_python_examples_run(tmp_path, monkeypatch):
