@@ -255,7 +255,8 @@ class DITTO_API Tensor {
   // ---- views (share storage)
   Tensor view(const Shape& shape) const;
   // The same bytes read as dtype, of the same element size (LibTorch's
-  // view(ScalarType)); not differentiable.
+  // view(ScalarType)); not differentiable: as torch, the view does not
+  // require grad.
   Tensor view(Dtype dtype) const;
   Tensor reshape(const Shape& shape) const;
   Tensor permute(const IntList& dims) const;

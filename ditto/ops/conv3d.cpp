@@ -950,6 +950,19 @@ Tensor conv3d(
     const IntArg& dilation,
     int64_t groups) {
   const char* op_name = "conv3d";
+  if (detail::is_storage(input) && detail::is_storage(weight) &&
+      is_floating(input.dtype())) {
+    // Note [Storage dtypes]: in float32, rounded once.
+    return conv3d(
+               detail::upcast(input),
+               detail::upcast(weight),
+               detail::upcast(bias),
+               stride,
+               padding,
+               dilation,
+               groups)
+        .to(input.dtype());
+  }
   detail::OpScope op(op_name, {input, weight, bias});
   const auto operands =
       detail::conv::conv_operands(input, "input", weight, "weight", op_name);

@@ -755,6 +755,16 @@ Tensor addmm(
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const char* name = "linear";
+  if (storage_pair(x, weight) &&
+      (!bias.defined() || bias.dtype() == x.dtype())) {
+    // Note [Storage dtypes]: product and bias in float32, rounded once (as
+    // PyTorch's bfloat16 linear).
+    return linear(
+               x.to(kFloat32),
+               weight.to(kFloat32),
+               bias.defined() ? bias.to(kFloat32) : bias)
+        .to(x.dtype());
+  }
   // Composite: matmul, t and add record the gradient.
   detail::OpScope op(name, {x, weight, bias}, detail::OpScope::kComposite);
   check_float_pair(x, weight, name);

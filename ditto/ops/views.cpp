@@ -96,12 +96,6 @@ Tensor Tensor::view(Dtype d) const {
       ::ditto::element_size(d),
       ")");
   DITTO_CHECK(
-      !requires_grad(),
-      ValueError,
-      "view",
-      "view(dtype) of a tensor that requires grad is not differentiable: "
-      "call detach() first");
-  DITTO_CHECK(
       !impl()->is_sparse(), ValueError, "view", "a sparse tensor has no bytes");
   return Tensor(std::make_shared<TensorImpl>(
       storage(), sizes(), strides(), storage_offset(), d));

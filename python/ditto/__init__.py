@@ -53,7 +53,7 @@ _more.install(globals())
 from ._size import Size  # noqa: F401,E402
 from .grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: F401
 from . import autograd, backends, linalg, nn, return_types, utils  # noqa: F401
-from . import cuda, distributions  # noqa: F401,E402
+from . import cpu, cuda, distributions  # noqa: F401,E402
 from . import optim, random, sparse, special, trace, vulkan  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
@@ -201,6 +201,17 @@ def can_cast(from_, to):
     return kinds[str(from_).split(".")[-1]] <= kinds[str(to).split(".")[-1]]
 
 _more.install_methods(globals())
+
+from . import _aliases  # noqa: E402
+_aliases.install_functional(nn.functional)
+_aliases.install(globals())
+_aliases.install_methods()
+
+# torch.autocast: last, over the final functions and methods.
+from . import amp  # noqa: E402
+from .amp import autocast, get_autocast_cpu_dtype  # noqa: F401,E402
+from .amp import is_autocast_cpu_enabled  # noqa: F401,E402
+amp.install(globals(), nn.functional, Tensor)
 
 
 def as_tensor(data, dtype=None, device=None):

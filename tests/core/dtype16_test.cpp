@@ -28,9 +28,7 @@ std::vector<uint16_t> bits_of(const Tensor& t16) {
 
 Tensor from_bits(const std::vector<uint16_t>& bits, Dtype d) {
   std::vector<uint16_t> copy = bits;
-  return from_blob(copy.data(), {int64_t(copy.size())}, kInt16)
-      .clone()
-      .view(d);
+  return from_blob(copy.data(), {int64_t(copy.size())}, kInt16).clone().view(d);
 }
 
 Tensor floats(const std::vector<float>& v) {
@@ -73,8 +71,9 @@ void check_rounding(Dtype d) {
   // Past the largest finite value's upper midpoint: infinity.
   const float big =
       d == kFloat16 ? 65520.0f : std::bit_cast<float>(uint32_t(0x7F7F8000));
-  EXPECT_EQ(bits_of(floats({big, -big}).to(d)),
-            (std::vector<uint16_t>{inf, uint16_t(0x8000 | inf)}))
+  EXPECT_EQ(
+      bits_of(floats({big, -big}).to(d)),
+      (std::vector<uint16_t>{inf, uint16_t(0x8000 | inf)}))
       << d;
   // A NaN stays a NaN.
   Tensor nan = floats({std::nanf(""), -std::nanf("")}).to(d).to(kFloat32);

@@ -121,6 +121,30 @@ def main():
                                           dtype=torch.int8).tolist()
     out["draws"] = draws
 
+    # torch.autocast("cpu"): products and convolutions in bfloat16 with
+    # float32 accumulation; the float32 list's losses back in float32.
+    torch.manual_seed(11)
+    lin = torch.nn.Linear(64, 32)
+    conv = torch.nn.Conv2d(3, 4, 3)
+    x = torch.randn(8, 64)
+    img = torch.randn(2, 3, 9, 9)
+    with torch.autocast("cpu"):
+        y = lin(x)
+        out["autocast"] = {
+            "x": f32_bits(x.reshape(-1)),
+            "w": f32_bits(lin.weight.detach().reshape(-1)),
+            "b": f32_bits(lin.bias.detach()),
+            "img": f32_bits(img.reshape(-1)),
+            "cw": f32_bits(conv.weight.detach().reshape(-1)),
+            "cb": f32_bits(conv.bias.detach()),
+            "linear": bits16(y.detach().reshape(-1)),
+            "linear_dtype": str(y.dtype),
+            "mm": bits16((x @ x.t()).reshape(-1)),
+            "conv": bits16(conv(img).detach().reshape(-1)),
+            "mse_dtype": str(torch.nn.functional.mse_loss(
+                y, torch.zeros(8, 32)).dtype),
+        }
+
     i8 = torch.tensor([100, -100, 127, -128, 7, 0, 50, -3], dtype=torch.int8)
     j8 = torch.tensor([100, 100, 1, -1, -7, 3, 3, 2], dtype=torch.int8)
     out["int8"] = {

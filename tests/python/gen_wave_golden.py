@@ -254,6 +254,58 @@ CASES = [
     ("F.fold(F.unfold(x.reshape(1, 1, 4, 6), 2, stride=2), (4, 6), 2, "
      "stride=2)", True),
     ("t.nn.Unfold(2)(x.reshape(1, 2, 3, 4))", True),
+    # torch's other spellings and small functions (ditto/_aliases.py)
+    ("t.greater(x, y)", True), ("t.less_equal(x, y)", True),
+    ("t.not_equal(x, y)", True), ("x.greater_equal(y)", True),
+    ("t.concatenate([x, y])", True), ("t.inverse(m)", False),
+    ("t.det(m)", False), ("m.det()", False), ("t.logdet(m @ m.t())", False),
+    ("t.slogdet(m)", False), ("m.inverse()", False),
+    ("t.matrix_power(m, 3)", False), ("t.pinverse(m)", False),
+    ("t.svd(m)[1]", False), ("t.svd(m @ m.t())[0].abs()", False),
+    ("t.svd(m @ m.t())[2].abs()", False),
+    ("t.broadcast_tensors(x.reshape(4, 1, 6), y.reshape(1, 4, 6))", True),
+    ("t.isin(t.tensor([1, 2, 3, 4]), t.tensor([2, 4, 9]))", True),
+    ("t.logaddexp2(x, y)", False), ("t.logaddexp2(s, s)", False),
+    ("t.rsub(x, y, alpha=2)", True), ("t.vdot(x, y)", False),
+    ("t.addr(m, x[:4], y[:4], beta=0.5, alpha=2)", False),
+    ("t.chain_matmul(m, m, m)", False),
+    ("t.combinations(x[:4], 2)", True),
+    ("t.combinations(x[:3], 2, with_replacement=True)", True),
+    ("t.hann_window(8, dtype=x.dtype)", False),
+    ("t.hamming_window(7, periodic=False, dtype=x.dtype)", False),
+    ("t.blackman_window(9, dtype=x.dtype)", False),
+    ("t.bartlett_window(6, dtype=x.dtype)", False),
+    ("t.mvlgamma(p + 2, 3)", False),
+    ("t.unique_consecutive(t.tensor([1, 1, 2, 2, 3, 1, 1]), "
+     "return_inverse=True, return_counts=True)", True),
+    ("x.reshape(4, 6).fliplr()", True), ("x.reshape(4, 6).flipud()", True),
+    ("x[:4].diagflat(1)", True), ("x.reshape(4, 6).adjoint()", True),
+    ("t.cosine_similarity(x.reshape(4, 6), y.reshape(4, 6))", False),
+    ("F.prelu(x.reshape(2, 3, 4), t.tensor([0.1, 0.2, 0.3], dtype=x.dtype))",
+     True),
+    ("t.prelu(x, t.tensor([0.25], dtype=x.dtype))", True),
+    ("F.rrelu(x)", True), ("F.relu_(x.clone())", True),
+    ("seeded(4, lambda: F.rrelu(x, 0.1, 0.4, True))", False),
+    ("F.bilinear(x.reshape(4, 6)[:, :2], y.reshape(4, 6)[:, :3], "
+     "m[:2, :4].reshape(2, 2, 2)[:, :, :1].expand(2, 2, 3).contiguous())",
+     False),
+    ("F.pdist(x.reshape(4, 6))", False), ("F.pdist(x.reshape(4, 6), 1)", False),
+    ("F.channel_shuffle(x.reshape(1, 6, 4), 3)", True),
+    ("seeded(3, lambda: F.alpha_dropout(x, 0.3, True))", False),
+    ("seeded(3, lambda: F.feature_alpha_dropout(x.reshape(2, 3, 4), 0.5, "
+     "True))", False),
+    ("seeded(3, lambda: F.dropout3d(x.reshape(1, 3, 2, 2, 2), 0.5))", True),
+    ("t.nn.PReLU(3).to(x.dtype)(x.reshape(2, 3, 4))", True),
+    ("seeded(5, lambda: t.nn.RReLU()(x))", False),
+    ("t.nn.LPPool1d(2, 3)(p.reshape(2, 3, 4))",
+                                False),
+    ("t.nn.KLDivLoss(reduction='batchmean')(F.log_softmax(x.reshape(4, 6), "
+     "1), F.softmax(y.reshape(4, 6), 1))", False),
+    ("t.nn.PoissonNLLLoss()(x, p)", False),
+    ("t.nn.GaussianNLLLoss()(x, y, p)", False),
+    ("t.nn.MultiMarginLoss()(x.reshape(4, 6), t.tensor([0, 2, 5, 1]))", False),
+    ("t.nn.MultiLabelSoftMarginLoss()(x.reshape(4, 6), (y.reshape(4, 6) > 0)"
+     ".to(x.dtype))", False),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.

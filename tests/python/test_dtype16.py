@@ -209,3 +209,38 @@ def test_view_as_another_dtype_checks_sizes():
     assert h.view(ditto.int16).tolist() == [15360, 15360]
     with pytest.raises(ValueError, match="view"):
         h.view(ditto.float32)
+
+
+def test_autocast_follows_torchs_cpu_lists():
+    c = G["autocast"]
+    x = f32(c["x"]).reshape(8, 64)
+    lin = ditto.nn.Linear(64, 32)
+    with ditto.no_grad():
+        lin.weight.copy_(f32(c["w"]).reshape(32, 64))
+        lin.bias.copy_(f32(c["b"]))
+    conv = ditto.nn.Conv2d(3, 4, 3)
+    with ditto.no_grad():
+        conv.weight.copy_(f32(c["cw"]).reshape(4, 3, 3, 3))
+        conv.bias.copy_(f32(c["cb"]))
+    img = f32(c["img"]).reshape(2, 3, 9, 9)
+    with ditto.autocast("cpu"):
+        assert ditto.is_autocast_cpu_enabled()
+        y = lin(x)
+        got = {"linear": y, "mm": x @ x.t(), "conv": conv(img)}
+        assert str(F.mse_loss(y, ditto.zeros(8, 32)).dtype) == \
+            "ditto." + c["mse_dtype"].split(".")[1]
+    assert not ditto.is_autocast_cpu_enabled()
+    assert str(y.dtype) == "ditto." + c["linear_dtype"].split(".")[1]
+    for op, t in got.items():
+        # float32 accumulation in both, rounded once: equal but where the
+        # two float32 sums round to different sides of a bfloat16 tie.
+        mine = np.array(bits16(t), dtype=np.int64)
+        want = np.array(c[op], dtype=np.int64)
+        assert np.max(np.abs(mine - want)) <= 1, op
+        assert np.mean(mine == want) > 0.98, op
+    assert lin(x).dtype == ditto.float32  # outside: as given
+    with pytest.warns(UserWarning, match="not supported"):
+        with ditto.autocast("cpu", dtype=ditto.float16):
+            assert lin(x).dtype == ditto.float32
+    with ditto.cpu.amp.autocast():
+        assert lin(x).dtype == ditto.bfloat16

@@ -160,6 +160,23 @@ Tensor conv_transpose(
     int64_t spatial,
     ConvOps ops,
     const char* op) {
+  if (detail::is_storage(x) && detail::is_storage(weight) &&
+      is_floating(x.dtype())) {
+    // Note [Storage dtypes]: in float32, rounded once.
+    return conv_transpose(
+               detail::upcast(x),
+               detail::upcast(weight),
+               detail::upcast(bias),
+               stride,
+               padding,
+               output_padding,
+               groups,
+               dilation,
+               spatial,
+               ops,
+               op)
+        .to(x.dtype());
+  }
   detail::OpScope scope(op, {x, weight, bias});
   const Transposed t = transposed_geometry(
       x,

@@ -36,6 +36,8 @@ from .transformer import (Transformer, TransformerDecoder,  # noqa: F401
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss,
                    L1Loss, MSELoss, NLLLoss, SmoothL1Loss)
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell
+from .extra import *  # noqa: F401,F403
+from .extra import __all__ as _extra_all
 
 __all__ = [
     "Softmin", "LocalResponseNorm", "Upsample", "UpsamplingNearest2d",
@@ -62,4 +64,4 @@ __all__ = [
     "LayerNorm", "Embedding", "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss",
     "CTCLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "GRU",
     "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell",
-]
+] + _extra_all

@@ -1,0 +1,559 @@
+"""torch names that are another spelling of what ditto has: in-place
+function forms (torch.sin_(x)), comparison and linear-algebra aliases
+(torch.greater, torch.inverse, Tensor.det), nn.functional's functions at
+the top level (torch.cosine_similarity), small functions made of others
+(broadcast_tensors, isin, logaddexp2, the window functions, rrelu,
+alpha_dropout, prelu) and the modules over them (PReLU, RReLU,
+AlphaDropout, Dropout1d/3d, KLDivLoss, ...). Each follows torch 1.13's
+documented semantics; what ditto cannot do raises."""
+import builtins
+import itertools
+import math
+import sys
+
+from . import _C
+
+Tensor = _C.Tensor
+
+
+def _D():
+    """The ditto package (its Python-level functions too), at call time."""
+    return sys.modules[__package__]
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else _D().tensor(x)
+
+
+# ---- top-level functions
+INPLACE = (
+    "abs_ acos_ acosh_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ "
+    "asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ "
+    "cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ log10_ "
+    "log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ "
+    "reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ "
+    "square_ tan_ tanh_ trunc_ xlogy_ zero_ fill_ i0_ ldexp_ index_put_ "
+    "detach_ addmv_ dropout_").split()
+
+
+def _inplace(name):
+    def f(input, *args, **kwargs):
+        if name == "dropout_":
+            from .nn import functional as F
+            return input.copy_(F.dropout(input, *args, **kwargs))
+        return getattr(input, name)(*args, **kwargs)
+    f.__name__ = name
+    return f
+
+
+def broadcast_shapes(*shapes):
+    """torch.broadcast_shapes: the shape all of them broadcast to."""
+    from ._size import Size
+    out = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        n = max(len(out), len(shape))
+        a = [1] * (n - len(out)) + out
+        b = [1] * (n - len(shape)) + list(shape)
+        for i in range(n):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(
+                    f"Shape mismatch: objects cannot be broadcast to a "
+                    f"single shape.  Mismatch is between {a[i]} and {b[i]} "
+                    f"at dimension {i}")
+            a[i] = b[i] if a[i] == 1 else a[i]
+        out = a
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shape = broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    return tuple(t.expand(*shape) for t in tensors)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    e = _t(elements)
+    s = _t(test_elements).reshape(-1)
+    hit = (e.unsqueeze(-1) == s).any(-1) if s.numel() else \
+        _D().zeros(tuple(e.shape), dtype=_D().bool)
+    return hit.logical_not() if invert else hit
+
+
+def logaddexp2(input, other):
+    """log2(2^a + 2^b), as max + log2(1 + 2^-|a - b|)."""
+    other = _t(other)
+    m = _D().maximum(input, other)
+    d = (input - other).abs()
+    r = m + _D().log2(1 + _D().exp2(-d))
+    # Equal infinities: the difference is NaN, the result the infinity.
+    return _D().where(input == other, input + 1, r)
+
+
+def rsub(input, other, alpha=1):
+    return _t(other) - input * alpha if alpha != 1 else _t(other) - input
+
+
+def vdot(input, other):
+    return _D().dot(input, other)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    outer = _D().outer(vec1, vec2)
+    outer = outer * alpha if alpha != 1 else outer
+    if beta == 0:
+        return outer + _D().zeros_like(input) * 0
+    return (input * beta if beta != 1 else input) + outer
+
+
+def chain_matmul(*matrices):
+    from .linalg import multi_dot
+    return multi_dot(list(matrices))
+
+
+def combinations(input, r=2, with_replacement=False):
+    n = input.shape[0]
+    gen = (itertools.combinations_with_replacement if with_replacement
+           else itertools.combinations)
+    idx = list(gen(range(n), r))
+    if not idx:
+        return _D().empty((0, r) if r > 0 else (0,), dtype=input.dtype)
+    cols = [_D().tensor([c[k] for c in idx]) for k in builtins.range(r)]
+    return _D().stack([input.index_select(0, c) for c in cols], 1)
+
+
+def _window(n, periodic, dtype, fill):
+    dtype = dtype or _D().float32
+    if n < 0:
+        raise RuntimeError(f"window_length must be non-negative, got {n}")
+    if n == 0:
+        return _D().empty((0,), dtype=dtype)
+    if n == 1:
+        return _D().ones(1, dtype=dtype)
+    m = n + 1 if periodic else n
+    w = fill(m, dtype)
+    return w[:n].contiguous() if periodic else w
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *,
+                   dtype=None, **_):
+    return _window(window_length, periodic, dtype, lambda m, d: (
+        _D().cos(_D().arange(m, dtype=d) * (2 * math.pi / (m - 1))) * -beta
+        + alpha))
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, **_):
+    return hamming_window(window_length, periodic, 0.5, 0.5, dtype=dtype)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, **_):
+    def fill(m, d):
+        w = _D().arange(m, dtype=d) * (math.pi / (m - 1))
+        return _D().cos(w * 4) * 0.08 - _D().cos(w * 2) * 0.5 + 0.42
+    return _window(window_length, periodic, dtype, fill)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, **_):
+    def fill(m, d):
+        w = _D().arange(m, dtype=d) * (2.0 / (m - 1))
+        half = (m - 1) >> 1
+        tail = w[half + 1:] * -1 + 2
+        return _D().cat([w[:half + 1], tail])
+    return _window(window_length, periodic, dtype, fill)
+
+
+def mvlgamma(input, p):
+    """The multivariate log-gamma function of dimension p."""
+    p = int(p)
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if p > 4096:  # p terms: a larger p is a mistake, not a dimension
+        raise ValueError(f"[mvlgamma] p={p} is too large (at most 4096)")
+    out = p * (p - 1) / 4 * math.log(math.pi)
+    for j in builtins.range(p):
+        out = out + _D().lgamma(input - j / 2)
+    return out
+
+
+def polygamma(n, input):
+    if n == 0:
+        return _D().digamma(input)
+    raise NotImplementedError(
+        f"[polygamma] n={n}: ditto has digamma (n=0) and its derivative "
+        f"only through autograd")
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False,
+                       dim=None):
+    if dim is not None:
+        raise NotImplementedError("[unique_consecutive] dim= is not "
+                                  "supported yet: flatten first")
+    x = input.reshape(-1)
+    if x.numel() == 0:
+        out = [x]
+        if return_inverse:
+            out.append(_D().zeros(tuple(input.shape), dtype=_D().int64))
+        if return_counts:
+            out.append(_D().zeros((0,), dtype=_D().int64))
+        return out[0] if len(out) == 1 else tuple(out)
+    starts = _D().cat([_D().ones(1, dtype=_D().bool), x[1:] != x[:-1]])
+    values = x[starts]
+    out = [values]
+    if return_inverse:
+        out.append((_D().cumsum(starts.to(_D().int64), 0) - 1).reshape(
+            tuple(input.shape)))
+    if return_counts:
+        pos = _D().nonzero(starts).reshape(-1)
+        ends = _D().cat([pos[1:], _D().tensor([x.numel()])])
+        out.append(ends - pos)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _svd(input, some=True, compute_uv=True):
+    """torch.svd: (U, S, V) with input = U diag(S) V^T (V, not V^T)."""
+    from . import linalg
+    u, s, vh = linalg.svd(input, full_matrices=not some)
+    if not compute_uv:
+        return (_D().zeros_like(u), s, _D().zeros_like(vh.mT))
+    return (u, s, vh.mT)
+
+
+def _qr(input, some=True):
+    from . import linalg
+    return linalg.qr(input, mode="reduced" if some else "complete")
+
+
+def _logdet(input):
+    from . import linalg
+    sign, logabs = linalg.slogdet(input)
+    return _D().where(sign < 0, logabs * float("nan"), logabs)
+
+
+def _linalg(name):
+    def f(input, *args, **kwargs):
+        from . import linalg
+        return getattr(linalg, name)(input, *args, **kwargs)
+    f.__name__ = name
+    return f
+
+
+_PRINT_DEFAULTS = {"precision": 4, "threshold": 1000, "edgeitems": 3,
+                   "linewidth": 80, "profile": "default", "sci_mode": None}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None,
+                     linewidth=None, profile=None, sci_mode=None):
+    """torch.set_printoptions: ditto prints with torch's default options
+    only; the defaults are accepted, another value raises."""
+    given = {"precision": precision, "threshold": threshold,
+             "edgeitems": edgeitems, "linewidth": linewidth,
+             "profile": profile, "sci_mode": sci_mode}
+    for k, v in given.items():
+        if v is not None and v != _PRINT_DEFAULTS[k]:
+            raise NotImplementedError(
+                f"[set_printoptions] {k}={v!r}: ditto prints with torch's "
+                f"default options only ({k}={_PRINT_DEFAULTS[k]!r})")
+
+
+_matmul_precision = ["highest"]
+
+
+def set_float32_matmul_precision(precision):
+    """Accepted as torch's: float32 products are always computed in
+    float32 here (torch on CPU ignores it too)."""
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"Invalid precision {precision!r}")
+    _matmul_precision[0] = precision
+
+
+def get_float32_matmul_precision():
+    return _matmul_precision[0]
+
+
+def set_flush_denormal(mode):
+    """False: ditto does not flush denormals (its bits must not depend on
+    the CPU's mode), torch's documented answer where flushing is off."""
+    return False
+
+
+def get_num_interop_threads():
+    return 1
+
+
+def set_num_interop_threads(num):
+    if int(num) < 1:
+        raise RuntimeError("Expected positive number of threads")
+
+
+def install(ns):
+    for name in INPLACE:
+        if name not in ns and hasattr(Tensor, name) or name == "dropout_":
+            ns.setdefault(name, _inplace(name))
+    ns.setdefault("greater", _D().gt)
+    ns.setdefault("greater_equal", _D().ge)
+    ns.setdefault("less", _D().lt)
+    ns.setdefault("less_equal", _D().le)
+    ns.setdefault("not_equal", _D().ne)
+    ns.setdefault("concatenate", _D().cat)
+    ns.setdefault("det", _linalg("det"))
+    ns.setdefault("inverse", _linalg("inv"))
+    ns.setdefault("slogdet", _linalg("slogdet"))
+    ns.setdefault("matrix_power", _linalg("matrix_power"))
+    ns.setdefault("pinverse", _linalg("pinv"))
+    ns.setdefault("cholesky", _linalg("cholesky"))
+    ns.setdefault("logdet", _logdet)
+    ns.setdefault("svd", _svd)
+    ns.setdefault("qr", _qr)
+    for f in (broadcast_shapes, broadcast_tensors, isin, logaddexp2, rsub,
+              vdot, addr, chain_matmul, combinations, hamming_window,
+              hann_window, blackman_window, bartlett_window, mvlgamma,
+              polygamma, unique_consecutive, set_printoptions,
+              set_float32_matmul_precision, get_float32_matmul_precision,
+              set_flush_denormal, get_num_interop_threads,
+              set_num_interop_threads):
+        ns.setdefault(f.__name__, f)
+    ns.setdefault("asarray", lambda obj, *, dtype=None, device=None,
+                  copy=None: ns["as_tensor"](obj, dtype=dtype))
+    ns.setdefault("detach", lambda input: input.detach())
+    ns.setdefault("fill", lambda input, value: input.clone().fill_(value))
+    ns.setdefault("real", lambda input: input)
+    ns.setdefault("conj", lambda input: input)
+    ns.setdefault("resolve_conj", lambda input: input)
+    ns.setdefault("resolve_neg", lambda input: input)
+    ns.setdefault("is_conj", lambda input: False)
+    ns.setdefault("is_neg", lambda input: False)
+    ns.setdefault("isreal", lambda input: _D().ones_like(input).to(_D().bool))
+    ns.setdefault("is_signed", _is_signed)
+    ns.setdefault("is_same_size", lambda a, b: tuple(a.shape) == tuple(
+        b.shape))
+    ns.setdefault("index_fill", lambda input, dim, index, value:
+                  input.index_fill(dim, index, value))
+    ns.setdefault("masked_scatter", lambda input, mask, source:
+                  input.masked_scatter(mask, source))
+    ns.setdefault("as_strided", lambda input, size, stride,
+                  storage_offset=0: input.as_strided(size, stride,
+                                                     storage_offset))
+    from .nn import functional as F
+    for name in ("cosine_similarity", "pairwise_distance", "pixel_shuffle",
+                 "pixel_unshuffle", "embedding", "prelu", "rrelu",
+                 "conv_transpose1d", "bilinear", "pdist", "channel_shuffle",
+                 "alpha_dropout", "feature_alpha_dropout", "selu_", "celu_",
+                 "threshold_", "rrelu_"):
+        if hasattr(F, name):
+            ns.setdefault(name, getattr(F, name))
+
+
+def _is_signed(input):
+    return input.dtype not in (_D().uint8, _D().bool)
+
+
+def imag(input):
+    raise RuntimeError("imag is not implemented for tensors with "
+                       "non-complex dtypes.")
+
+
+# ---- nn.functional
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1)."""
+    w = weight
+    if weight.numel() != 1:
+        if input.dim() < 2 or input.shape[1] != weight.numel():
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. "
+                f"Found parameter numbers = {weight.numel()} and channel "
+                f"size = {input.shape[1] if input.dim() > 1 else 1}.")
+        w = weight.reshape([-1] + [1] * (input.dim() - 2))
+    return _D().where(input > 0, input, input * w)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False,
+          inplace=False):
+    """Randomized leaky ReLU: in training each element <= 0 (in order)
+    draws its slope, a float64 uniform in [lower, upper] (torch's
+    rrelu_with_noise: one 64-bit draw per such element), the product
+    rounded once; (lower + upper) / 2 otherwise."""
+    D = _D()
+    if training:
+        neg = (input <= 0).reshape(-1)
+        slopes = D.empty((int(neg.sum()),), dtype=D.float64).uniform_(
+            lower, upper)
+        flat = input.reshape(-1)
+        scaled = D.ones(flat.shape, dtype=D.float64)
+        if slopes.numel():
+            scaled = scaled.masked_scatter(neg, slopes)
+        out = (flat.to(D.float64) * scaled).to(input.dtype).reshape(
+            tuple(input.shape))
+    else:
+        out = _D().where(input >= 0, input, input * ((lower + upper) / 2))
+    return input.copy_(out) if inplace else out
+
+
+def _alpha_dropout(input, p, training, feature):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, "
+                         f"but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input * 0
+    if feature:
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        noise = _D().empty(shape, dtype=input.dtype)
+    else:
+        noise = _D().empty(tuple(input.shape), dtype=input.dtype)
+    noise.bernoulli_(1 - p)
+    alpha = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = (noise - 1) * (alpha * a) + alpha * a * p
+    return input * (noise * a) + b
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    out = _alpha_dropout(input, p, training, False)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    out = _alpha_dropout(input, p, training, True)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """x1^T W x2 + b for each output feature: W [out, in1, in2]."""
+    y = _D().einsum("...i,oij,...j->...o", input1, weight, input2)
+    return y + bias if bias is not None else y
+
+
+def pdist(input, p=2):
+    """The distances between the rows of input, the upper triangle in
+    row order."""
+    n = input.shape[0]
+    if n < 2:
+        return _D().empty((0,), dtype=input.dtype)
+    i, j = zip(*itertools.combinations(range(n), 2))
+    a = input.index_select(0, _D().tensor(list(i)))
+    b = input.index_select(0, _D().tensor(list(j)))
+    d = (a - b).abs()
+    if p == float("inf"):
+        return d.amax(1)
+    if p == 0:
+        return (d != 0).to(input.dtype).sum(1)
+    return (d ** p).sum(1) ** (1.0 / p)
+
+
+def channel_shuffle(input, groups):
+    n, c = input.shape[0], input.shape[1]
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} "
+            f"channels and {groups} groups.")
+    rest = tuple(input.shape[2:])
+    return input.reshape((n, groups, c // groups) + rest).transpose(
+        1, 2).reshape((n, c) + rest)
+
+
+def _inplace_activation(name):
+    def f(input, *args, **kwargs):
+        from .nn import functional as F
+        return input.copy_(getattr(F, name)(input, *args, **kwargs))
+    f.__name__ = name + "_"
+    return f
+
+
+def install_functional(F):
+    for f in (prelu, rrelu, alpha_dropout, feature_alpha_dropout, bilinear,
+              pdist, channel_shuffle):
+        if not hasattr(F, f.__name__):
+            setattr(F, f.__name__, f)
+    for name in ("relu", "elu", "selu", "celu", "leaky_relu", "hardtanh",
+                 "threshold", "rrelu"):
+        if not hasattr(F, name + "_"):
+            setattr(F, name + "_", _inplace_activation(name))
+    if not hasattr(F, "dropout3d"):
+        def dropout3d(input, p=0.5, training=True, inplace=False):
+            """Whole channels of (N, C, D, H, W) (or (C, D, H, W)) zeroed:
+            dropout2d's draws over (N, C, D*H*W, 1)."""
+            if input.dim() not in (4, 5):
+                raise ValueError(f"[dropout3d] expected a 4D or 5D input, "
+                                 f"got {tuple(input.shape)}")
+            x = input if input.dim() == 5 else input.unsqueeze(0)
+            n, c = x.shape[0], x.shape[1]
+            out = F.dropout2d(x.reshape(n, c, -1, 1), p, training).reshape(
+                tuple(input.shape))
+            return input.copy_(out) if inplace else out
+        F.dropout3d = dropout3d
+
+
+# ---- Tensor methods
+def install_methods():
+    from . import linalg
+
+    def method(name, fn):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+    method("greater", lambda self, other: _D().gt(self, other))
+    method("greater_equal", lambda self, other: _D().ge(self, other))
+    method("less", lambda self, other: _D().lt(self, other))
+    method("less_equal", lambda self, other: _D().le(self, other))
+    method("not_equal", lambda self, other: _D().ne(self, other))
+    method("subtract", lambda self, other, alpha=1: _D().sub(
+        self, other, alpha=alpha))
+    method("multiply", lambda self, other: _D().mul(self, other))
+    method("det", lambda self: linalg.det(self))
+    method("inverse", lambda self: linalg.inv(self))
+    method("slogdet", lambda self: linalg.slogdet(self))
+    method("logdet", _logdet)
+    method("matrix_power", lambda self, n: linalg.matrix_power(self, n))
+    method("matrix_exp", lambda self: linalg.matrix_exp(self))
+    method("pinverse", lambda self, rcond=1e-15: linalg.pinv(self))
+    method("cholesky", lambda self, upper=False: (
+        linalg.cholesky(self).mT if upper else linalg.cholesky(self)))
+    method("svd", _svd)
+    method("qr", _qr)
+    method("cross", lambda self, other, dim=None: linalg.cross(
+        self, other, dim=-1 if dim is None else dim))
+    method("fliplr", lambda self: self.flip(1))
+    method("flipud", lambda self: self.flip(0))
+    method("diagflat", lambda self, offset=0: _D().diag(
+        self.reshape(-1), offset))
+    method("logaddexp2", logaddexp2)
+    method("isin", lambda self, test_elements, **k: isin(
+        self, test_elements, **k))
+    method("is_signed", _is_signed)
+    method("is_nonzero", lambda self: bool(self.item() != 0))
+    method("is_same_size", lambda self, other: tuple(self.shape) == tuple(
+        other.shape))
+    method("is_complex", lambda self: False)
+    method("is_conj", lambda self: False)
+    method("is_neg", lambda self: False)
+    method("isreal", lambda self: _D().ones_like(self).to(_D().bool))
+    method("get_device", lambda self: -1)
+    method("narrow_copy", lambda self, dim, start, length: self.narrow(
+        dim, start, length).clone())
+    method("vdot", vdot)
+    method("addr", lambda self, vec1, vec2, *, beta=1, alpha=1: addr(
+        self, vec1, vec2, beta=beta, alpha=alpha))
+    method("unique_consecutive", unique_consecutive)
+    method("conj", lambda self: self)
+    method("resolve_conj", lambda self: self)
+    method("resolve_neg", lambda self: self)
+    method("adjoint", lambda self: self.transpose(-2, -1))
+    method("prelu", prelu)
+    method("index_fill_", lambda self, dim, index, value: self.copy_(
+        self.index_fill(dim, index, value)))
+    method("masked_scatter_", lambda self, mask, source: self.copy_(
+        self.masked_scatter(mask, source)))
+    for name, op in (("greater_", "gt_"), ("greater_equal_", "ge_"),
+                     ("less_", "lt_"), ("less_equal_", "le_"),
+                     ("not_equal_", "ne_")):
+        if hasattr(Tensor, op):
+            method(name, getattr(Tensor, op))
+    if not hasattr(Tensor, "real"):
+        Tensor.real = property(lambda self: self)
+    if not hasattr(Tensor, "H"):
+        Tensor.H = property(lambda self: self.transpose(-2, -1)
+                            if self.dim() == 2 else self)
+        Tensor.mH = property(lambda self: self.transpose(-2, -1))
+    if not hasattr(Tensor, "is_cuda"):
+        Tensor.is_cuda = property(lambda self: False)
