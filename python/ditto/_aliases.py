@@ -485,6 +485,50 @@ def install_functional(F):
         F.dropout3d = dropout3d
 
 
+# ---- the draws torch 1.13 makes one element at a time, in order, from
+# float64 distributions (cpu_serial_kernel), each cast to the tensor's dtype
+def _serial_uniform(n, generator):
+    return _D().empty((n,), dtype=_D().float64).uniform_(
+        0.0, 1.0, generator=generator)
+
+
+def _cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """median + sigma * tan(pi (u - 1/2)), u a float64 uniform: float32
+    results are torch's bits; float64 within 1e-14 relative (ditto's tan,
+    and torch's compiler contracting the last multiply-add)."""
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found "
+                           f"sigma={sigma}")
+    u = _serial_uniform(self.numel(), generator)
+    v = _D().tan((u - 0.5) * math.pi) * sigma + median
+    return self.copy_(v.reshape(tuple(self.shape)))
+
+
+def _log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """exp of torch's serial float64 normal (its cached second Box-Muller
+    sample included): normal_ on blocks of 15 float64 elements takes that
+    path, so the stream is torch's; float32 results are torch's bits."""
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found "
+                           f"std={std}")
+    n = self.numel()
+    parts = [_D().empty((min(15, n - i),), dtype=_D().float64).normal_(
+        mean, std, generator=generator) for i in range(0, n, 15)]
+    v = _D().exp(_D().cat(parts)) if parts else _D().empty(
+        (0,), dtype=_D().float64)
+    return self.copy_(v.reshape(tuple(self.shape)))
+
+
+def _geometric_(self, p, *, generator=None):
+    """ceil(log(u) / log(1 - p)), u a float64 uniform: torch's bits."""
+    if not 0.0 < p < 1.0:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got "
+                           f"p={p}")
+    u = _serial_uniform(self.numel(), generator)
+    v = _D().ceil(_D().log(u) / math.log(1.0 - p))
+    return self.copy_(v.reshape(tuple(self.shape)))
+
+
 # ---- Tensor methods
 def install_methods():
     from . import linalg
@@ -492,6 +536,9 @@ def install_methods():
     def method(name, fn):
         if not hasattr(Tensor, name):
             setattr(Tensor, name, fn)
+    method("cauchy_", _cauchy_)
+    method("log_normal_", _log_normal_)
+    method("geometric_", _geometric_)
     method("greater", lambda self, other: _D().gt(self, other))
     method("greater_equal", lambda self, other: _D().ge(self, other))
     method("less", lambda self, other: _D().lt(self, other))

@@ -116,6 +116,14 @@ def main():
             torch.manual_seed(7)
             draws[f"{name}_normal_{n}"] = bits16(
                 torch.empty(n, dtype=dt).normal_(0.5, 2))
+    # torch's serial float64 distributions cast to float32 (cauchy_,
+    # log_normal_, geometric_), and the generator's position after them.
+    for name, fill in (("cauchy", lambda t: t.cauchy_(0.5, 2.0)),
+                       ("log_normal", lambda t: t.log_normal_(0.3, 0.7)),
+                       ("geometric", lambda t: t.geometric_(0.2))):
+        torch.manual_seed(9)
+        draws[f"float32_{name}"] = f32_bits(fill(torch.empty(301)))
+        draws[f"float32_{name}_next"] = f32_bits(torch.rand(2))
     torch.manual_seed(7)
     draws["int8_randint"] = torch.randint(-100, 100, (50,),
                                           dtype=torch.int8).tolist()

@@ -128,6 +128,24 @@ def test_draws_give_torchs_bits(name):
     assert got.dtype == ditto.int8 and got.tolist() == G["draws"]["int8_randint"]
 
 
+def test_serial_float64_draws_give_torchs_float32_bits():
+    # cauchy_, log_normal_ and geometric_: float64 draws cast to float32
+    # (ditto/_aliases.py); the generator ends where torch's does.
+    fills = {"cauchy": lambda t: t.cauchy_(0.5, 2.0),
+             "log_normal": lambda t: t.log_normal_(0.3, 0.7),
+             "geometric": lambda t: t.geometric_(0.2)}
+    for name, fill in fills.items():
+        ditto.manual_seed(9)
+        got = fill(ditto.empty(301)).numpy().view(np.uint32).tolist()
+        assert got == G["draws"][f"float32_{name}"], name
+        nxt = ditto.rand(2).numpy().view(np.uint32).tolist()
+        assert nxt == G["draws"][f"float32_{name}_next"], name
+    with pytest.raises(RuntimeError, match="sigma"):
+        ditto.empty(2).cauchy_(0.0, -1.0)
+    with pytest.raises(RuntimeError, match="p to be in"):
+        ditto.empty(2).geometric_(1.5)
+
+
 def test_int8_arithmetic_wraps_as_torch():
     c = G["int8"]
     a = ditto.tensor(c["a"], dtype=ditto.int8)
