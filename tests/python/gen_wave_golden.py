@@ -306,6 +306,10 @@ CASES = [
     ("t.nn.MultiMarginLoss()(x.reshape(4, 6), t.tensor([0, 2, 5, 1]))", False),
     ("t.nn.MultiLabelSoftMarginLoss()(x.reshape(4, 6), (y.reshape(4, 6) > 0)"
      ".to(x.dtype))", False),
+    ("seeded(2, lambda: t.nn.utils.weight_norm(t.nn.Linear(6, 3).to(x.dtype))"
+     "(x.reshape(4, 6)))", False),
+    ("seeded(2, lambda: t.nn.utils.weight_norm(t.nn.Linear(6, 3).to(x.dtype), "
+     "dim=1).weight_g)", False),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.

@@ -81,3 +81,35 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3,
 
 from . import functional  # noqa: F401,E402
 
+
+
+class set_detect_anomaly:
+    """torch.autograd.set_detect_anomaly(mode, check_nan=True), as a call
+    and a context manager. Off is what ditto always runs; on raises: ditto
+    has no anomaly mode (its backward names the node of an error already,
+    and `ditto verify` names the first op where two runs diverge)."""
+
+    def __init__(self, mode, check_nan=True):
+        if mode:
+            raise NotImplementedError(
+                "[set_detect_anomaly] ditto has no anomaly detection mode; "
+                "errors in backward name their node (see docs/autograd.md)")
+        self.mode = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class detect_anomaly(set_detect_anomaly):
+    """torch.autograd.detect_anomaly(check_nan=True): see
+    set_detect_anomaly."""
+
+    def __init__(self, check_nan=True):
+        super().__init__(True, check_nan)
+
+
+def is_anomaly_enabled():
+    return False
