@@ -206,6 +206,7 @@ from . import _aliases  # noqa: E402
 _aliases.install_functional(nn.functional)
 _aliases.install(globals())
 _aliases.install_methods()
+_aliases.install_device(globals())
 
 # torch.autocast: last, over the final functions and methods.
 from . import amp  # noqa: E402

@@ -604,3 +604,129 @@ def install_methods():
         Tensor.mH = property(lambda self: self.transpose(-2, -1))
     if not hasattr(Tensor, "is_cuda"):
         Tensor.is_cuda = property(lambda self: False)
+
+
+# ---- torch.device
+class device(str):
+    """torch.device: a device's type and index. A str subclass ("cpu",
+    "vulkan:0"), so everything that takes a device string takes it;
+    equal to its string. torch.device("cuda") can be made, as in torch
+    without CUDA; a tensor asked to go there is refused (DeviceError)."""
+
+    def __new__(cls, type, index=None):
+        if isinstance(type, device):
+            return type if index is None else device(type.type, index)
+        if isinstance(type, int):  # torch.device(0): a CUDA ordinal
+            type, index = "cuda", type
+        text = str(type)
+        if ":" in text:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index "
+                                   f"because index was passed explicitly: "
+                                   f"{text}")
+            kind, _, idx = text.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{text}'")
+            kind, index = kind, int(idx)
+        else:
+            kind = text
+        if kind not in ("cpu", "cuda", "vulkan", "mps", "meta", "xpu"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda, vulkan, mps, meta, xpu device "
+                f"type at start of device string: {text}")
+        if index is not None and int(index) < 0:
+            raise RuntimeError(f"Device index must not be negative, got "
+                               f"{index}")
+        s = kind if index is None else f"{kind}:{int(index)}"
+        obj = super().__new__(cls, s)
+        obj._type = kind
+        obj._index = None if index is None else int(index)
+        return obj
+
+    @property
+    def type(self):
+        return self._type
+
+    @property
+    def index(self):
+        return self._index
+
+    def __repr__(self):
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __str__(self):
+        return str.__str__(self)
+
+    def __eq__(self, other):
+        return str.__eq__(self, str(other)) if isinstance(
+            other, (str, device)) else NotImplemented
+
+    def __hash__(self):
+        return str.__hash__(self)
+
+    def __reduce__(self):
+        return (device, (str(self),))
+
+
+_LEGACY = {"float32": "FloatTensor", "float64": "DoubleTensor",
+           "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+           "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
+           "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """torch.gradient with a scalar spacing: central differences inside,
+    one-sided (first order) or second-order differences at the edges."""
+    D = _D()
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and "
+                           "edge_order=2.")
+    dims = list(range(input.dim())) if dim is None else (
+        [dim] if isinstance(dim, int) else list(dim))
+    spacings = spacing if isinstance(spacing, (list, tuple)) else \
+        [spacing] * len(dims)
+    x = input if input.is_floating_point() else input.to(D.float32)
+    out = []
+    for d, h in zip(dims, spacings):
+        n = x.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least "
+                "edge_order+1")
+        inner = (x.narrow(d, 2, n - 2) - x.narrow(d, 0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (x.narrow(d, 1, 1) - x.narrow(d, 0, 1)) / h
+            last = (x.narrow(d, n - 1, 1) - x.narrow(d, n - 2, 1)) / h
+        else:
+            first = (x.narrow(d, 0, 1) * -1.5 + x.narrow(d, 1, 1) * 2
+                     - x.narrow(d, 2, 1) * 0.5) / h
+            last = (x.narrow(d, n - 3, 1) * 0.5 - x.narrow(d, n - 2, 1) * 2
+                    + x.narrow(d, n - 1, 1) * 1.5) / h
+        out.append(D.cat([first, inner, last], d))
+    return tuple(out)
+
+
+def install_device(ns):
+    ns["device"] = device
+    ns.setdefault("gradient", gradient)
+    raw = Tensor.device
+    if isinstance(raw, property):
+        getter = raw.fget
+        Tensor.device = property(lambda self: device(getter(self)))
+    typed = Tensor.type
+
+    def type_(self, dtype=None, non_blocking=False, **kwargs):
+        """Tensor.type(): the legacy type name ("ditto.FloatTensor");
+        type(dtype or "torch.DoubleTensor"): the tensor in that dtype."""
+        if dtype is None:
+            return "ditto." + _LEGACY[str(self.dtype).split(".")[-1]]
+        if isinstance(dtype, str):
+            name = dtype.split(".")[-1]
+            for k, v in _LEGACY.items():
+                if v == name:
+                    return self.to(getattr(_D(), k))
+            raise ValueError(f"invalid type: '{dtype}'")
+        return typed(self, dtype)
+    Tensor.type = type_

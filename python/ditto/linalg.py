@@ -2,7 +2,37 @@
 from . import _C
 from . import return_types as _rt
 
-qr = _C._linalg.qr
+_qr = _C._linalg.qr
+
+
+def qr(A, mode="reduced"):
+    """torch.linalg.qr; a wide A (m < n) factors its first m columns and
+    takes R = Q^T A, as torch's reduced and complete forms give."""
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but "
+                           "expected one of 'reduced' (default), 'r', or "
+                           "'complete'")
+    if mode == "r":
+        return _Q(_C.empty((0,), dtype=A.dtype), qr(A)[1])
+    if A.dim() >= 2 and A.shape[-2] < A.shape[-1]:
+        m = A.shape[-2]
+        q = _qr(A[..., :m])[0]
+        return _Q(q, q.mT @ A)
+    if mode == "complete" and A.shape[-2] != A.shape[-1]:
+        raise NotImplementedError("[linalg.qr] mode='complete' of a tall "
+                                  "matrix is not supported yet")
+    q, r = _qr(A)
+    return _Q(q, r)
+
+
+class _Q(tuple):
+    """torch.return_types.linalg_qr: (Q, R) with .Q and .R."""
+
+    def __new__(cls, q, r):
+        return super().__new__(cls, (q, r))
+
+    Q = property(lambda self: self[0])
+    R = property(lambda self: self[1])
 svd_lowrank = _C._linalg.svd_lowrank
 
 
