@@ -711,6 +711,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 def install_device(ns):
     ns["device"] = device
     ns.setdefault("gradient", gradient)
+    ns.setdefault("poisson", poisson)
     raw = Tensor.device
     if isinstance(raw, property):
         getter = raw.fget
@@ -730,3 +731,64 @@ def install_device(ns):
             raise ValueError(f"invalid type: '{dtype}'")
         return typed(self, dtype)
     Tensor.type = type_
+
+
+def poisson(input, generator=None):
+    """torch.poisson: torch 1.13's sampler, element by element in order
+    (Knuth's product of uniforms below 10, Hoermann's transformed rejection
+    from 10), its float64 uniforms from the generator and its arithmetic in
+    the tensor's dtype (NumPy's float32 functions stand in for glibc's: a
+    draw differs only where the two round a log differently)."""
+    import numpy as np
+    D = _D()
+    if not input.is_floating_point():
+        raise RuntimeError(f"\"poisson_cpu\" not implemented for "
+                           f"'{str(input.dtype).split('.')[-1]}'")
+    S = np.float32 if input.dtype != D.float64 else np.float64
+    lam = input.detach().to(D.float64 if S is np.float64 else D.float32)
+    rates = lam.reshape(-1).tolist()
+    buf = D.empty((1,), dtype=D.float64)
+
+    def uniform():
+        return buf.uniform_(0.0, 1.0, generator=generator).item()
+    from math import lgamma
+    out = []
+    with np.errstate(all="ignore"):
+        for r in rates:
+            lam_s = S(r)
+            if lam_s < 0 or r != r:
+                raise RuntimeError("invalid Poisson rate, expected rate to "
+                                   "be non-negative")
+            if lam_s >= 10:
+                slam = np.sqrt(lam_s)
+                loglam = np.log(lam_s)
+                b = S(0.931) + S(2.53) * slam
+                a = S(-0.059) + S(0.02483) * b
+                invalpha = S(1.1239) + S(1.1328) / (b - S(3.4))
+                vr = S(0.9277) - S(3.6224) / (b - S(2))
+                while True:
+                    U = S(uniform() - 0.5)
+                    V = S(uniform())
+                    us = S(0.5) - np.abs(U)
+                    k = int(np.floor((S(2) * a / us + b) * U + lam_s + S(0.43)))
+                    if us >= S(0.07) and V <= vr:
+                        break
+                    if k < 0 or (us < S(0.013) and V > us):
+                        continue
+                    if (np.log(V) + np.log(invalpha) - np.log(a / (us * us) + b)
+                            <= -lam_s + S(k) * loglam - S(lgamma(float(S(k) + S(1))))):
+                        break
+                out.append(float(max(k, 0)))
+            elif lam_s == 0:
+                out.append(0.0)
+            else:
+                enlam = np.exp(-lam_s)
+                x, prod = 0, S(1.0)
+                while True:
+                    prod = S(prod * S(uniform()))
+                    if prod > enlam:
+                        x += 1
+                    else:
+                        break
+                out.append(float(x))
+    return D.tensor(out, dtype=input.dtype).reshape(tuple(input.shape))

@@ -311,6 +311,7 @@ CASES = [
     ("seeded(2, lambda: t.nn.utils.weight_norm(t.nn.Linear(6, 3).to(x.dtype), "
      "dim=1).weight_g)", False),
     ("t.gradient(x.reshape(4, 6), dim=1)", False),
+    ("seeded(8, lambda: (t.poisson(p * 5), t.rand(2)))", True),
     ("t.gradient(x.reshape(4, 6), spacing=2.0, edge_order=2)", False),
     ("t.linalg.qr(m[:3])[1].abs()", False),
     ("(lambda q: (q[0] @ q[1]))(t.linalg.qr(m[:2]))", False),

@@ -172,6 +172,7 @@ CALLS = [
     'x.type(t.float64)',
     't.linalg.qr(x)',
     't.gradient(v)',
+    't.poisson(t.full((3,), 2.0))',
     't.optim.RAdam([x])',
     't.optim.Adamax([x])',
     't.optim.Adadelta([x])',
