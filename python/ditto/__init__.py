@@ -207,6 +207,7 @@ _aliases.install_functional(nn.functional)
 _aliases.install(globals())
 _aliases.install_methods()
 _aliases.install_device(globals())
+_aliases.install_more(globals())
 
 # torch.autocast: last, over the final functions and methods.
 from . import amp  # noqa: E402

@@ -792,3 +792,122 @@ def poisson(input, generator=None):
                         break
                 out.append(float(x))
     return D.tensor(out, dtype=input.dtype).reshape(tuple(input.shape))
+
+
+# ---- in-place forms of Tensor methods torch has and ditto spells out of
+# place: self.copy_(self.op(...)), refusing what torch refuses (a floating
+# result into an integer tensor); shape-changing ones are views, not here.
+INPLACE_METHODS = (
+    "absolute addbmm addmm addmv addr arccos arccosh arcsin arcsinh arctan "
+    "arctan2 arctanh baddbmm bitwise_and bitwise_not bitwise_or bitwise_xor "
+    "clamp_max clamp_min clip deg2rad divide erf erfinv fix float_power "
+    "heaviside ldexp logical_and logical_not logical_or logical_xor logit "
+    "multiply negative rad2deg renorm sinc subtract tril triu true_divide "
+    "xlogy gcd lcm i0 nextafter mvlgamma polygamma").split()
+
+
+def _inplace_method(name):
+    def f(self, *args, **kwargs):
+        out = getattr(self, name)(*args, **kwargs)
+        if out.is_floating_point() and not self.is_floating_point():
+            raise RuntimeError(f"result type {str(out.dtype).split('.')[-1]}"
+                               f" can't be cast to the desired output type "
+                               f"{str(self.dtype).split('.')[-1]}")
+        return self.copy_(out)
+    f.__name__ = name + "_"
+    return f
+
+
+def _int_binary(fn, name):
+    def f(input, other):
+        import numpy as np
+        D = _D()
+        other = other if isinstance(other, Tensor) else D.tensor(other)
+        if input.is_floating_point() or other.is_floating_point():
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for "
+                               f"'{str(input.dtype).split('.')[-1]}'")
+        a, b = D.broadcast_tensors(input, other)
+        r = fn(np.asarray(a.contiguous().tolist(), dtype=np.int64),
+               np.asarray(b.contiguous().tolist(), dtype=np.int64))
+        return D.tensor(r.tolist(), dtype=D.promote_types(
+            input.dtype, other.dtype)).reshape(tuple(a.shape))
+    f.__name__ = name
+    return f
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """torch's fill_diagonal_: the main diagonal of a matrix (every dim
+    equal above 2-d); a tall matrix with wrap=True restarts it every
+    columns + 1 rows."""
+    D = _D()
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = min(self.shape)
+    if self.dim() == 2:
+        rows, cols = self.shape
+        step = cols + 1
+        count = n
+        if wrap and rows > cols:
+            count = (rows * cols + cols) // step
+        flat_idx = [k * step for k in range(count) if k * step < rows * cols]
+    else:
+        step = sum(int(self.numel() // (n ** (d + 1))) for d in
+                   range(self.dim()))
+        flat_idx = [k * step for k in range(n)]
+    w = self.contiguous().reshape(-1).clone()
+    w[D.tensor(flat_idx, dtype=D.int64)] = fill_value
+    return self.copy_(w.reshape(tuple(self.shape)))
+
+
+def install_more(ns):
+    import numpy as np
+    ns.setdefault("gcd", _int_binary(np.gcd, "gcd"))
+    ns.setdefault("lcm", _int_binary(np.lcm, "lcm"))
+    D = _D()
+    for name in ("gcd", "lcm", "cov", "corrcoef", "i0", "nextafter",
+                 "mvlgamma", "polygamma", "bitwise_left_shift",
+                 "bitwise_right_shift"):
+        fn = ns.get(name)
+        if fn is not None and not hasattr(Tensor, name):
+            if name == "polygamma":  # torch: x.polygamma(n)
+                setattr(Tensor, name, lambda self, n, _f=fn: _f(n, self))
+            else:
+                setattr(Tensor, name, lambda self, *a, _f=fn, **k:
+                        _f(self, *a, **k))
+    for name in INPLACE_METHODS:
+        if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
+            setattr(Tensor, name + "_", _inplace_method(name))
+    if not hasattr(Tensor, "fill_diagonal_"):
+        Tensor.fill_diagonal_ = _fill_diagonal_
+    if not hasattr(Tensor, "detach_"):
+        Tensor.detach_ = lambda self: self.requires_grad_(False) \
+            if self.is_leaf else self.detach()
+    ns.setdefault("is_inference_mode_enabled", lambda: False)
+    ns.setdefault("is_autocast_enabled", lambda: False)  # CUDA's: none
+    ns.setdefault("typename", lambda obj: obj.type() if isinstance(
+        obj, Tensor) else type(obj).__name__)
+    ns.setdefault("kaiser_window", kaiser_window)
+    ns.setdefault("range", lambda start=0, end=None, step=1, *, dtype=None,
+                  **_: D.arange(start, end + step / 2 if step > 0 else
+                                end + step / 2, step,
+                                dtype=dtype or D.float32))
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None,
+                  **_):
+    """torch.kaiser_window: I0(beta sqrt(1 - ((n - N/2) / (N/2))^2)) /
+    I0(beta), N the length (+1 when periodic) - 1."""
+    D = _D()
+    dtype = dtype or D.float32
+    if window_length == 0:
+        return D.empty((0,), dtype=dtype)
+    if window_length == 1:
+        return D.ones(1, dtype=dtype)
+    m = window_length + 1 if periodic else window_length
+    n = D.arange(m, dtype=dtype)
+    alpha = (m - 1) / 2.0
+    w = D.i0(beta * D.sqrt(1 - ((n - alpha) / alpha) ** 2)) / D.i0(
+        D.tensor(beta, dtype=dtype))
+    return w[:window_length].contiguous()
