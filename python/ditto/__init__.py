@@ -208,6 +208,7 @@ _aliases.install(globals())
 _aliases.install_methods()
 _aliases.install_device(globals())
 _aliases.install_more(globals())
+_aliases.install_last()
 
 # torch.autocast: last, over the final functions and methods.
 from . import amp  # noqa: E402

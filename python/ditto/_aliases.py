@@ -911,3 +911,34 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None,
     w = D.i0(beta * D.sqrt(1 - ((n - alpha) / alpha) ** 2)) / D.i0(
         D.tensor(beta, dtype=dtype))
     return w[:window_length].contiguous()
+
+
+def _legacy_new(self, *args, **kwargs):
+    """Tensor.new: the legacy constructor in self's dtype: new() empty,
+    new(2, 3) uninitialized (empty's fill rules), new([1, 2]) from data,
+    new(tensor) that tensor's values."""
+    D = _D()
+    if not args:
+        return D.empty((0,), dtype=self.dtype)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0].to(self.dtype).clone()
+    from ._size import Size
+    if len(args) == 1 and isinstance(args[0], Size):
+        return D.empty(tuple(args[0]), dtype=self.dtype)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return D.tensor(list(args[0]), dtype=self.dtype)  # data, as torch
+    return D.empty(tuple(args), dtype=self.dtype)
+
+
+def install_last():
+    def method(name, fn):
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+    method("new", _legacy_new)
+    method("share_memory_", lambda self: self)  # one process's memory
+    method("is_shared", lambda self: False)
+    method("is_pinned", lambda self: False)
+    method("is_inference", lambda self: False)
+    method("pin_memory", lambda self, device=None: (_ for _ in ()).throw(
+        RuntimeError("Cannot access accelerator device when none is "
+                     "available.")))
