@@ -4,6 +4,7 @@ A Python package over ditto's C++ library (docs/python.md): the same
 operations, the same bits, PyTorch's names.
 """
 import random as _py_random
+import sys as _sys
 
 from . import _C
 from ._C import (  # noqa: F401
@@ -209,6 +210,7 @@ _aliases.install_methods()
 _aliases.install_device(globals())
 _aliases.install_more(globals())
 _aliases.install_last()
+_aliases.install_modules(_sys.modules[__name__])
 
 # torch.autocast: last, over the final functions and methods.
 from . import amp  # noqa: E402

@@ -942,3 +942,53 @@ def install_last():
     method("pin_memory", lambda self, device=None: (_ for _ in ()).throw(
         RuntimeError("Cannot access accelerator device when none is "
                      "available.")))
+
+
+def install_modules(ditto_mod):
+    """torch's deprecated and alias spellings in the submodules."""
+    import warnings
+    D = ditto_mod
+    init = D.nn.init
+    for name in ("uniform", "normal", "constant", "xavier_uniform",
+                 "xavier_normal", "kaiming_uniform", "kaiming_normal",
+                 "orthogonal", "sparse", "dirac", "eye"):
+        fn = getattr(init, name + "_", None)
+        if fn is not None and not hasattr(init, name):
+            def deprecated(*args, _fn=fn, _name=name, **kwargs):
+                warnings.warn(f"nn.init.{_name} is now deprecated in favor "
+                              f"of nn.init.{_name}_.", stacklevel=2)
+                return _fn(*args, **kwargs)
+            setattr(init, name, deprecated)
+    utils = D.nn.utils
+    if not hasattr(utils, "clip_grad_norm"):
+        utils.clip_grad_norm = utils.clip_grad_norm_
+    ag = D.autograd
+    if not hasattr(ag, "Variable"):
+        def Variable(data, requires_grad=False, volatile=False):
+            """The deprecated torch.autograd.Variable: the tensor itself."""
+            return data.requires_grad_(requires_grad) if requires_grad \
+                else data
+        ag.Variable = Variable
+    if not hasattr(ag, "inference_mode"):
+        ag.inference_mode = D.inference_mode
+    la = D.linalg
+    for name, fn in (
+            ("matmul", D.matmul),
+            ("diagonal", lambda A, *, offset=0, dim1=-2, dim2=-1:
+             D.diagonal(A, offset, dim1, dim2)),
+            ("vecdot", lambda x, y, *, dim=-1: (x * y).sum(dim)),
+            ("vander", lambda x, *, N=None: D.stack(
+                [x ** k for k in range(x.shape[-1] if N is None else N)],
+                -1))):
+        if not hasattr(la, name):
+            setattr(la, name, fn)
+    sp = D.special
+    for name, fn in (
+            ("xlog1py", lambda input, other: D.where(
+                _t(input) == 0, _t(input) * 0, _t(input) * D.log1p(
+                    _t(other)))),
+            ("multigammaln", lambda input, p: mvlgamma(input, p)),
+            ("polygamma", polygamma),
+            ("i0e", lambda input: D.exp(-input.abs()) * D.i0(input))):
+        if not hasattr(sp, name):
+            setattr(sp, name, fn)

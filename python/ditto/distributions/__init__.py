@@ -231,6 +231,98 @@ class Uniform(Distribution):
         return _C.log(self.high - self.low)
 
 
+class Exponential(Distribution):
+    """torch.distributions.Exponential: rsample = exponential_() / rate
+    (torch's draws)."""
+    has_rsample = True
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = _as(rate)
+        self._batch_shape = tuple(self.rate.shape)
+
+    mean = property(lambda self: self.rate.reciprocal())
+    variance = property(lambda self: self.rate.pow(-2))
+    stddev = property(lambda self: self.rate.reciprocal())
+
+    def rsample(self, sample_shape=()):
+        shape = _shape(sample_shape, self._batch_shape)
+        return _C.empty(shape, dtype=self.rate.dtype).exponential_() / \
+            self.rate
+
+    def log_prob(self, value):
+        value = _as(value, self.rate)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        return 1 - _C.exp(-self.rate * _as(value, self.rate))
+
+    def entropy(self):
+        return 1.0 - _C.log(self.rate)
+
+
+class Laplace(Distribution):
+    """torch.distributions.Laplace: rsample draws u uniform in
+    (eps - 1, 1) and gives loc - scale sign(u) log1p(-|u|) (torch's)."""
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        loc, scale = _as(loc), _as(scale)
+        shape = list((loc + scale).shape)
+        self.loc, self.scale = loc.expand(shape), scale.expand(shape)
+        self._batch_shape = tuple(shape)
+
+    mean = property(lambda self: self.loc)
+    variance = property(lambda self: 2 * self.scale.pow(2))
+    stddev = property(lambda self: math.sqrt(2) * self.scale)
+
+    def rsample(self, sample_shape=()):
+        from .. import finfo
+        shape = _shape(sample_shape, self._batch_shape)
+        eps = finfo(self.loc.dtype).eps
+        u = _C.empty(shape, dtype=self.loc.dtype).uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * _C.log1p(-u.abs())
+
+    def log_prob(self, value):
+        value = _as(value, self.loc)
+        return -_C.log(2 * self.scale) - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value):
+        value = _as(value, self.loc)
+        return 0.5 - 0.5 * (value - self.loc).sign() * _C.expm1(
+            -(value - self.loc).abs() / self.scale)
+
+    def entropy(self):
+        return 1 + _C.log(2 * self.scale)
+
+
+class LogNormal(Distribution):
+    """torch.distributions.LogNormal: exp of Normal(loc, scale)."""
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.base_dist = Normal(loc, scale)
+        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
+        self._batch_shape = self.base_dist.batch_shape
+
+    mean = property(lambda self: (self.loc + self.scale.pow(2) / 2).exp())
+    variance = property(lambda self: (self.scale.pow(2).exp() - 1) * (
+        2 * self.loc + self.scale.pow(2)).exp())
+
+    def sample(self, sample_shape=()):
+        return self.base_dist.sample(sample_shape).exp()
+
+    def rsample(self, sample_shape=()):
+        return self.base_dist.rsample(sample_shape).exp()
+
+    def log_prob(self, value):
+        value = _as(value, self.loc)
+        y = value.log()
+        return self.base_dist.log_prob(y) - y
+
+    def entropy(self):
+        return self.base_dist.entropy() + self.loc
+
+
 def kl_divergence(p, q):
     """KL(p || q) for two Normals, two Categoricals or two Bernoullis."""
     if isinstance(p, Normal) and isinstance(q, Normal):

@@ -9,4 +9,4 @@ from .dataset import (  # noqa: F401
     random_split)
 from .sampler import (  # noqa: F401
     BatchSampler, DistributedSampler, RandomSampler, Sampler,
-    SequentialSampler, SubsetRandomSampler)
+    SequentialSampler, SubsetRandomSampler, WeightedRandomSampler)

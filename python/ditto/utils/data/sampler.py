@@ -134,3 +134,38 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return n // self.batch_size
         return (n + self.batch_size - 1) // self.batch_size
+
+
+class WeightedRandomSampler(Sampler):
+    """torch's: num_samples indices drawn by multinomial over the weights
+    (as float64), torch's draws from the same generator state."""
+
+    def __init__(self, weights, num_samples, replacement=True,
+                 generator=None):
+        if not isinstance(num_samples, int) or isinstance(
+                num_samples, bool) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, "
+                             f"but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        from ... import _C as C
+        import ditto
+        w = weights if isinstance(weights, C.Tensor) else ditto.tensor(
+            list(weights), dtype=C.float64)
+        if w.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given "
+                             f"weights have shape {tuple(w.shape)}")
+        self.weights = w.to(C.float64)
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        import ditto
+        draws = ditto.multinomial(self.weights, self.num_samples,
+                                  self.replacement, generator=self.generator)
+        yield from iter(draws.tolist())
+
+    def __len__(self):
+        return self.num_samples
