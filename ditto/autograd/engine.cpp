@@ -144,7 +144,7 @@ class Engine {
       const Tensor& out = outputs[i];
       DITTO_CHECK(
           out.defined() && requires_grad(out),
-          ValueError,
+          Error, // RuntimeError in Python, as torch's
           "backward",
           "element ",
           i,
