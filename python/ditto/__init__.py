@@ -210,6 +210,7 @@ _aliases.install_methods()
 _aliases.install_device(globals())
 _aliases.install_more(globals())
 _aliases.install_last()
+_aliases.install_int_products(globals())
 _aliases.install_modules(_sys.modules[__name__])
 
 # torch.autocast: last, over the final functions and methods.

@@ -992,3 +992,56 @@ def install_modules(ditto_mod):
             ("i0e", lambda input: D.exp(-input.abs()) * D.i0(input))):
         if not hasattr(sp, name):
             setattr(sp, name, fn)
+
+
+def _is_int(t):
+    return isinstance(t, Tensor) and not t.is_floating_point() and \
+        t.dtype != _C.bool
+
+
+def _int_matmul(a, b, name):
+    """torch's integer products: exact sums of products in int64 (wrapping
+    as torch's), in the operands' promoted dtype."""
+    D = _D()
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError(f"both arguments to {name} need to be at least "
+                           f"1D, but they are {a.dim()}D and {b.dim()}D")
+    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    b2 = b.unsqueeze(-1) if b.dim() == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied "
+            f"({a2.shape[-2]}x{a2.shape[-1]} and "
+            f"{b2.shape[-2]}x{b2.shape[-1]})")
+    prod = (a2.to(D.int64).unsqueeze(-1) * b2.to(D.int64).unsqueeze(-3))
+    out = prod.sum(-2)
+    if a.dim() == 1:
+        out = out.squeeze(-2)
+    if b.dim() == 1:
+        out = out.squeeze(-1)
+    return out.to(D.promote_types(a.dtype, b.dtype))
+
+
+def _int_product(fn, name, dims=None):
+    def run(input, other, *args, **kwargs):
+        if _is_int(input) and _is_int(other) and not args and not kwargs:
+            if dims is not None and (input.dim() != dims or
+                                     other.dim() != dims):
+                raise RuntimeError(f"{name}: expected {dims}-D tensors, got "
+                                   f"{input.dim()}-D and {other.dim()}-D")
+            return _int_matmul(input, other, name)
+        return fn(input, other, *args, **kwargs)
+    run.__name__ = name
+    run.__doc__ = fn.__doc__
+    return run
+
+
+def install_int_products(ns):
+    for name, dims in (("matmul", None), ("mm", 2), ("bmm", 3)):
+        fn = ns.get(name)
+        if fn is not None:
+            ns[name] = _int_product(fn, name, dims)
+        meth = getattr(Tensor, name, None)
+        if meth is not None:
+            setattr(Tensor, name, _int_product(meth, name, dims))
+    Tensor.__matmul__ = _int_product(Tensor.__matmul__, "matmul")

@@ -174,6 +174,8 @@ CALLS = [
     't.gradient(v)',
     't.poisson(t.full((3,), 2.0))',
     'x.new(2, 3)',
+    'i @ i',
+    't.mm(i, i)',
     'x.new([1, 2])',
     'x.share_memory_()',
     't.zeros(3, 3).fill_diagonal_(1.0)',
