@@ -280,6 +280,42 @@ void device_bernoulli(
 template <typename T>
 constexpr int kUniformWords = std::is_same_v<T, double> ? 2 : 1;
 
+// The argument checks uniform_ and normal_ make before any draw, for every
+// floating dtype.
+void check_uniform_args(const Tensor& t, double from, double to) {
+  DITTO_CHECK(t.defined(), ValueError, "uniform_", "the tensor is undefined");
+  DITTO_CHECK(
+      is_floating(t.dtype()),
+      TypeError,
+      "uniform_",
+      "not implemented for ",
+      t.dtype());
+  DITTO_CHECK(
+      !(from > to), // a NaN bound fails the bounds checks instead
+      ValueError,
+      "uniform_",
+      "expects to return a [from, to) range, but found from=",
+      from,
+      " > to=",
+      to);
+}
+
+void check_normal_args(const Tensor& t, double std) {
+  DITTO_CHECK(t.defined(), ValueError, "normal_", "the tensor is undefined");
+  DITTO_CHECK(
+      is_floating(t.dtype()),
+      TypeError,
+      "normal_",
+      "not implemented for ",
+      t.dtype());
+  DITTO_CHECK(
+      std >= 0.0,
+      ValueError,
+      "normal_",
+      "expects std >= 0.0, but found std ",
+      std);
+}
+
 // Note [Storage dtypes] for draws: PyTorch 1.13 draws float16 and bfloat16
 // with uniform_real_distribution<scalar_t>, which keeps the type's digits
 // (11 and 8) of each 32-bit draw: (r & (2^digits - 1)) * 2^-digits, then
@@ -311,15 +347,34 @@ Tensor& uniform_storage(
     double from,
     double to,
     const std::optional<Generator>& gen) {
+  check_uniform_args(self, from, to);
+  const Dtype d = self.dtype();
+  // As PyTorch: each bound in the dtype's range, and a finite width.
+  const double hi = d == kFloat16 ? 65504.0 : 3.3895313892515355e38;
   DITTO_CHECK(
-      from <= to,
+      from >= -hi && from <= hi,
       ValueError,
       "uniform_",
-      "expects to return a [from, to) range, but found from=",
-      from,
-      " > to=",
-      to);
-  const Dtype d = self.dtype();
+      "from is out of "
+      "bounds for ",
+      d);
+  DITTO_CHECK(
+      to >= -hi && to <= hi,
+      ValueError,
+      "uniform_",
+      "to is out of bounds "
+      "for ",
+      d);
+  DITTO_CHECK(
+      to - from <= hi,
+      ValueError,
+      "uniform_",
+      "expects to-from <= the largest ",
+      d,
+      ", but found to=",
+      to,
+      " and from=",
+      from);
   const float f = rounded_to(d, from);
   const float range = rounded_to(d, double(rounded_to(d, to) - f));
   Tensor x = storage_uniforms(d, self.sizes(), gen);
@@ -337,12 +392,7 @@ Tensor& normal_storage(
     double mean,
     double std,
     const std::optional<Generator>& gen) {
-  DITTO_CHECK(
-      std >= 0.0,
-      ValueError,
-      "normal_",
-      "normal expects std >= 0.0, but found std ",
-      std);
+  check_normal_args(self, std);
   const Dtype d = self.dtype();
   const int64_t n = self.numel();
   if (n < 16 || !self.is_contiguous()) {
@@ -401,21 +451,7 @@ Tensor& Tensor::uniform_(
     op.done_inplace(*this, draws_have_no_gradient);
     return *this;
   }
-  check_defined("uniform_");
-  DITTO_CHECK(
-      is_floating(dtype()),
-      TypeError,
-      "uniform_",
-      "not implemented for ",
-      dtype());
-  DITTO_CHECK(
-      !(from > to), // a NaN bound fails the bounds check below instead
-      ValueError,
-      "uniform_",
-      "expects to return a [from, to) range, but found from=",
-      from,
-      " > to=",
-      to);
+  check_uniform_args(*this, from, to);
   detail::check_no_internal_overlap(*this, "uniform_");
   Generator hold;
   GeneratorImpl& g = resolve(gen, hold);
@@ -522,19 +558,7 @@ Tensor& Tensor::normal_(
     op.done_inplace(*this, draws_have_no_gradient);
     return *this;
   }
-  check_defined("normal_");
-  DITTO_CHECK(
-      is_floating(dtype()),
-      TypeError,
-      "normal_",
-      "not implemented for ",
-      dtype());
-  DITTO_CHECK(
-      std >= 0.0,
-      ValueError,
-      "normal_",
-      "expects std >= 0.0, but found std ",
-      std);
+  check_normal_args(*this, std);
   detail::check_no_internal_overlap(*this, "normal_");
   Generator hold;
   GeneratorImpl& g = resolve(gen, hold);

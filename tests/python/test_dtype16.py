@@ -262,3 +262,19 @@ def test_autocast_follows_torchs_cpu_lists():
             assert lin(x).dtype == ditto.float32
     with ditto.cpu.amp.autocast():
         assert lin(x).dtype == ditto.bfloat16
+
+
+def test_draws_refuse_bad_bounds_and_change_nothing():
+    for dt in (ditto.float16, ditto.bfloat16):
+        t = ditto.zeros(3, dtype=dt)
+        for lo, hi, what in ((0, 1e39, "out of bounds"),
+                             (float("nan"), 1, "out of bounds"),
+                             (2, 1, "range"),
+                             (-3e38, 3e38, "to-from")):
+            if dt == ditto.float16 and what == "to-from":
+                lo, hi = -60000, 60000
+            with pytest.raises(ValueError, match=what):
+                t.uniform_(lo, hi)
+        with pytest.raises(ValueError, match="std"):
+            t.normal_(0.0, -1.0)
+        assert t.tolist() == [0.0, 0.0, 0.0]
