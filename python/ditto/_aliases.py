@@ -715,7 +715,15 @@ def install_device(ns):
     raw = Tensor.device
     if isinstance(raw, property):
         getter = raw.fget
-        Tensor.device = property(lambda self: device(getter(self)))
+        made = {}  # one device object per device string: no parse per read
+
+        def tensor_device(self):
+            s = getter(self)
+            d = made.get(s)
+            if d is None:
+                d = made.setdefault(s, device(s))
+            return d
+        Tensor.device = property(tensor_device)
     typed = Tensor.type
 
     def type_(self, dtype=None, non_blocking=False, **kwargs):
