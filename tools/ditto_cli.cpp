@@ -22,12 +22,15 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "ditto/device/device.h"
 #include "ditto/ditto.h"
+#include "ditto/ops/detail/declaration.h"
 #if defined(DITTO_HAVE_DISTRIBUTED)
 #include "ditto/distributed/distributed.h"
 #endif
@@ -64,6 +67,14 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
                             : nlohmann::json(op.cost)}});
     }
     if (!nondeterministic_only) {
+      // The Core ATen operators each record answers
+      // (ditto/ops/core_aten.toml).
+      std::map<std::string, std::vector<std::string>> core_aten;
+      for (const auto& a : ditto::detail::core_aten_ops()) {
+        for (const auto& op : a.ops) {
+          core_aten[op].push_back(a.name);
+        }
+      }
       for (const ditto::OpRecord* r : ditto::op_records()) {
         nlohmann::json dtypes = nlohmann::json::array();
         for (ditto::Dtype dt : r->dtypes) {
@@ -84,10 +95,23 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
              {"dtypes", dtypes},
              {"differentiable", r->not_differentiable.empty()},
              {"inplace", r->inplace},
+             {"core_aten", core_aten[r->name]},
              {"devices",
               ditto::has_device_kernel(r->name, ditto::DeviceType::Vulkan)
                   ? nlohmann::json{"cpu", "vulkan"}
                   : nlohmann::json{"cpu"}}});
+      }
+      // The Core ATen operators that no record answers: metadata reads,
+      // and the ones ditto lacks.
+      for (const auto& a : ditto::detail::core_aten_ops()) {
+        if (a.ops.empty()) {
+          j.push_back(
+              {{"op", a.name},
+               {"record", false},
+               {"core_aten", {a.name}},
+               {"metadata", a.metadata},
+               {"missing", a.missing}});
+        }
       }
     }
     std::cout << j.dump(2) << "\n";

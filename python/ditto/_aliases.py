@@ -425,23 +425,6 @@ def bilinear(input1, input2, weight, bias=None):
     return y + bias if bias is not None else y
 
 
-def pdist(input, p=2):
-    """The distances between the rows of input, the upper triangle in
-    row order."""
-    n = input.shape[0]
-    if n < 2:
-        return _D().empty((0,), dtype=input.dtype)
-    i, j = zip(*itertools.combinations(range(n), 2))
-    a = input.index_select(0, _D().tensor(list(i)))
-    b = input.index_select(0, _D().tensor(list(j)))
-    d = (a - b).abs()
-    if p == float("inf"):
-        return d.amax(1)
-    if p == 0:
-        return (d != 0).to(input.dtype).sum(1)
-    return (d ** p).sum(1) ** (1.0 / p)
-
-
 def channel_shuffle(input, groups):
     n, c = input.shape[0], input.shape[1]
     if c % groups:
@@ -463,7 +446,7 @@ def _inplace_activation(name):
 
 def install_functional(F):
     for f in (prelu, rrelu, alpha_dropout, feature_alpha_dropout, bilinear,
-              pdist, channel_shuffle):
+              channel_shuffle):
         if not hasattr(F, f.__name__):
             setattr(F, f.__name__, f)
     for name in ("relu", "elu", "selu", "celu", "leaky_relu", "hardtanh",

@@ -198,11 +198,20 @@ def cross(input, other, dim=None):
     return linalg.cross(input, other, dim)
 
 
-def cdist(x1, x2, p=2.0):
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary",
+                "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
+def cdist(x1, x2, p=2.0,
+          compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """torch.cdist: the p-norm distances between the rows of x1 and x2
-    (batched alike), as differences summed over the last dim."""
-    d = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    return _C.norm(d, p, [d.dim() - 1], False)
+    (batched alike). Every mode computes the differences directly (the
+    declared op cdist): no matrix-product shortcut, one chain per
+    distance."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"[cdist] {compute_mode} is not a valid value for "
+                         "compute_mode")
+    return _C.cdist(x1, x2, p, _CDIST_MODES.index(compute_mode))
 
 
 def _prod(xs):
@@ -301,9 +310,7 @@ def install(ns):
                  "cross", "cdist", "narrow", "select", "clone", "flatten",
                  "signbit", "logspace", "argsort", "take_along_dim", "rot90",
                  "aminmax", "nonzero", "argwhere", "unique", "searchsorted",
-                 "bucketize", "logical_not", "logical_and", "logical_or",
-                 "logical_xor", "bitwise_not", "bitwise_and", "bitwise_or",
-                 "bitwise_xor"):
+                 "bucketize"):
         ns[name] = globals()[name]
     Tensor.split = _split_method
     for name in ("var", "std"):
@@ -331,21 +338,13 @@ def nonzero(input, *, as_tuple=False):
     """torch.nonzero: the indices of the nonzero elements, in row-major
     order, as an (n, dim) int64 tensor (as_tuple: one 1-d tensor per
     dim)."""
-    flat = input.reshape(-1)
-    pos = _C.masked_select(_arange(flat.numel()),
-                           flat != 0)
-    cols = []
-    for size in reversed(list(input.shape)):
-        r = _C.remainder(pos, size)
-        cols.append(r)
-        # exact: pos - r is a multiple of size below 2^53
-        pos = ((pos - r).to(_C.float64) / size).to(_C.int64)
-    cols.reverse()
-    if as_tuple:
-        return tuple(cols) if cols else (pos,)
-    if not cols:
-        return pos.reshape(-1, 0)
-    return _C.stack(cols, 1)
+    rows = _C.nonzero(input)
+    if not as_tuple:
+        return rows
+    if input.dim() == 0:
+        # torch: a 0-d tensor is one element along one dim
+        return (_C.zeros(rows.shape[0], dtype=_C.int64),)
+    return tuple(rows.select(1, d) for d in range(input.dim()))
 
 
 def argwhere(input):
@@ -425,70 +424,15 @@ def _as_tensor(x, like):
     return x if isinstance(x, Tensor) else _C.tensor(x, dtype=like.dtype)
 
 
-def logical_not(input):
-    """torch.logical_not: True where input is zero."""
-    return input == 0
-
-
-def logical_and(input, other):
-    return _C.minimum(input != 0, _as_tensor(other, input) != 0)
-
-
-def logical_or(input, other):
-    return _C.maximum(input != 0, _as_tensor(other, input) != 0)
-
-
-def logical_xor(input, other):
-    return (input != 0) != (_as_tensor(other, input) != 0)
-
-
-def _integer_bitwise(np_fn, name, a, b=None):
-    import numpy as np
-    if a.is_floating_point() or (b is not None and b.is_floating_point()):
-        raise TypeError(f"[{name}] \"{name}_cpu\" not implemented for "
-                        "floating-point tensors")
-    if b is None:
-        return _C.from_numpy(np.ascontiguousarray(np_fn(a.numpy())))
-    return _C.from_numpy(np.ascontiguousarray(np_fn(a.numpy(), b.numpy())))
-
-
-def bitwise_not(input):
-    """torch.bitwise_not: logical not for bool, ~x for integers."""
-    if input.dtype == _C.bool:
-        return logical_not(input)
-    import numpy as np
-    return _integer_bitwise(np.invert, "bitwise_not", input)
-
-
-def _bitwise(logical, np_name, name):
-    def fn(input, other):
-        other = _as_tensor(other, input)
-        if input.dtype == _C.bool and other.dtype == _C.bool:
-            return logical(input, other)
-        import numpy as np
-        return _integer_bitwise(getattr(np, np_name), name, input, other)
-    fn.__name__ = name
-    fn.__doc__ = f"torch.{name}."
-    return fn
-
-
-bitwise_and = _bitwise(logical_and, "bitwise_and", "bitwise_and")
-bitwise_or = _bitwise(logical_or, "bitwise_or", "bitwise_or")
-bitwise_xor = _bitwise(logical_xor, "bitwise_xor", "bitwise_xor")
-
-
 def _install_logical():
-    for name in ("logical_not", "logical_and", "logical_or", "logical_xor",
-                 "bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"):
-        fn = globals()[name]
-        setattr(Tensor, name, lambda self, *a, _f=fn: _f(self, *a))
-    Tensor.__invert__ = bitwise_not
-    Tensor.__and__ = bitwise_and
-    Tensor.__or__ = bitwise_or
-    Tensor.__xor__ = bitwise_xor
-    Tensor.__rand__ = lambda self, other: bitwise_and(self, other)
-    Tensor.__ror__ = lambda self, other: bitwise_or(self, other)
-    Tensor.__rxor__ = lambda self, other: bitwise_xor(self, other)
-    Tensor.__iand__ = lambda self, other: self.copy_(bitwise_and(self, other))
-    Tensor.__ior__ = lambda self, other: self.copy_(bitwise_or(self, other))
-    Tensor.__ixor__ = lambda self, other: self.copy_(bitwise_xor(self, other))
+    """Python's operators on the declared bitwise ops (integers and bool)."""
+    Tensor.__invert__ = lambda self: _C.bitwise_not(self)
+    Tensor.__and__ = lambda self, other: _C.bitwise_and(self, other)
+    Tensor.__or__ = lambda self, other: _C.bitwise_or(self, other)
+    Tensor.__xor__ = lambda self, other: _C.bitwise_xor(self, other)
+    Tensor.__rand__ = lambda self, other: _C.bitwise_and(self, other)
+    Tensor.__ror__ = lambda self, other: _C.bitwise_or(self, other)
+    Tensor.__rxor__ = lambda self, other: _C.bitwise_xor(self, other)
+    Tensor.__iand__ = lambda self, other: self.bitwise_and_(other)
+    Tensor.__ior__ = lambda self, other: self.bitwise_or_(other)
+    Tensor.__ixor__ = lambda self, other: self.bitwise_xor_(other)

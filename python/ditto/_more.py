@@ -19,7 +19,23 @@ def _t(x, like=None):
 
 # ---- shape functions torch has as functions
 def squeeze(input, dim=None):
-    return input.squeeze() if dim is None else input.squeeze(dim)
+    """torch.squeeze: every size-1 dim, one dim, or a tuple of dims
+    (aten.squeeze.dims)."""
+    if dim is None:
+        return input.squeeze()
+    if isinstance(dim, (tuple, list)):
+        nd = max(input.dim(), 1)
+        dims = sorted({(d + nd if d < 0 else d) for d in dim}, reverse=True)
+        for d in dims:
+            if not 0 <= d < nd:
+                raise IndexError(
+                    f"[squeeze] Dimension out of range (expected to be in "
+                    f"range of [{-nd}, {nd - 1}], but got {d})")
+        out = input
+        for d in dims:
+            out = _squeeze_one(out, d)
+        return out
+    return _squeeze_one(input, dim)
 
 
 def unsqueeze(input, dim):
@@ -464,25 +480,73 @@ def _index_fill(self, dim, index, value):
     return self.masked_fill(hit.reshape(mask_shape), value)
 
 
-def _masked_scatter(self, mask, source):
-    """self with its elements where mask is true (broadcast) replaced by
-    source's first elements, in row-major order."""
-    m = mask.expand(*self.shape) if mask.shape != self.shape else mask
-    flat_m = m.reshape(-1)
-    count = int(flat_m.to(_C.int64).sum().item())
-    src = source.reshape(-1)[:count]
-    from ._composite import nonzero
-    pos = nonzero(flat_m, as_tuple=True)[0]
-    out = self.reshape(-1).index_copy(0, pos, src.to(self.dtype))
-    return out.reshape(self.shape)
-
-
 def matrix_exp(A):
     from . import linalg
     return linalg.matrix_exp(A)
 
 
+_squeeze_one = Tensor.squeeze
+_C_any = _C.any
+_C_prod = _C.prod
+_C_clamp = _C.clamp
+
+
+def any(input, dim=None, keepdim=False):
+    """torch.any: over everything, one dim, or a tuple of dims
+    (aten.any.dims)."""
+    if isinstance(dim, (tuple, list)):
+        nd = max(input.dim(), 1)
+        dims = sorted({(d + nd if d < 0 else d) for d in dim}, reverse=True)
+        if not dims:
+            return _C_any(input)
+        out = input
+        for d in dims:
+            out = _C_any(out, d, True)
+        return out if keepdim else _squeeze_dims(out, dims)
+    return _C_any(input) if dim is None else _C_any(input, dim, keepdim)
+
+
+def _squeeze_dims(t, dims):
+    for d in sorted(dims, reverse=True):
+        t = _squeeze_one(t, d)
+    return t
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """torch.prod, with dtype= (the input converted first, as torch)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    return _C_prod(input) if dim is None else _C_prod(input, dim, keepdim)
+
+
+def clamp(input, min=None, max=None):
+    """torch.clamp: number bounds (one pass), or tensor bounds
+    (aten.clamp.Tensor: maximum with min, then minimum with max,
+    broadcast)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        if min is None and max is None:
+            raise ValueError("[clamp] at least one of 'min' or 'max' must "
+                             "not be None")
+        out = input
+        if min is not None:
+            out = _C.maximum(out, min if isinstance(min, Tensor)
+                             else _C.full_like(out, min))
+        if max is not None:
+            out = _C.minimum(out, max if isinstance(max, Tensor)
+                             else _C.full_like(out, max))
+        return out
+    return _C_clamp(input, min, max)
+
+
 def install(ns):
+    for name in ("any", "prod", "clamp"):
+        ns[name] = globals()[name]
+    Tensor.any = lambda self, dim=None, keepdim=False: any(self, dim, keepdim)
+    Tensor.prod = lambda self, dim=None, keepdim=False, *, dtype=None: prod(
+        self, dim, keepdim, dtype=dtype)
+    Tensor.clamp = lambda self, min=None, max=None: clamp(self, min, max)
+    Tensor.squeeze = lambda self, dim=None: squeeze(self, dim)
+    ns["clip"] = clamp
     for name in ("matrix_exp", "i0", "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims",
                  "permute", "reshape", "t", "flipud", "fliplr", "column_stack",
                  "atleast_3d", "dstack", "tensor_split", "hsplit", "vsplit",
@@ -508,7 +572,6 @@ def install(ns):
     Tensor.type_as = _type_as
     Tensor.new_tensor = _new_tensor
     Tensor.index_fill = _index_fill
-    Tensor.masked_scatter = _masked_scatter
 
 
 # ---- Tensor methods and division modes
@@ -595,7 +658,7 @@ def install_methods(ns):
     Tensor.ravel = ravel
     Tensor.round = lambda self, *, decimals=0: round(self, decimals=decimals)
     Tensor.true_divide = lambda self, other: _div(self, other)
-    Tensor.clip = lambda self, min=None, max=None: _C.clamp(self, min, max)
+    Tensor.clip = lambda self, min=None, max=None: clamp(self, min, max)
     Tensor.lerp_ = lambda self, end, weight: self.copy_(_C.lerp(self, end, weight))
     # The // and % operators (torch.floor_divide and torch.remainder).
     Tensor.__floordiv__ = floor_divide

@@ -168,6 +168,11 @@ DITTO_BINARY_FUNCTOR(GtF, a > b)
 DITTO_BINARY_FUNCTOR(GeF, a >= b)
 // |a| with b's sign bit (floating only: the op promotes integers).
 DITTO_BINARY_FUNCTOR(CopysignF, std::copysign(a, b))
+// Integers and bool only (the table has no floating loops for them): on
+// bool, & | ^ are and, or, xor.
+DITTO_BINARY_FUNCTOR(BitwiseAndF, T(a& b))
+DITTO_BINARY_FUNCTOR(BitwiseOrF, T(a | b))
+DITTO_BINARY_FUNCTOR(BitwiseXorF, T(a ^ b))
 #undef DITTO_BINARY_FUNCTOR
 
 // atan2, hypot, logaddexp, xlogy (floating operands: the op promotes
@@ -388,6 +393,17 @@ DITTO_UNARY_FUNCTOR(TanhF, math::tanh(x))
 // and scalar alike) compute the same quotients.
 DITTO_UNARY_FUNCTOR(RsqrtF, T(1) / std::sqrt(x))
 DITTO_UNARY_FUNCTOR(ReciprocalF, T(1) / x)
+// ~x on integers, not on bool (~true is -2, nonzero).
+struct BitwiseNotF {
+  template <typename T>
+  static T apply(T x) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return !x;
+    } else {
+      return T(~x);
+    }
+  }
+};
 
 // Note [Trig loops]: trig.h's functions, in T (float: the double function
 // rounded once). sin, cos and tan reduce |x| >= 2^19 with Payne-Hanek, a
@@ -981,20 +997,35 @@ void arg_reduce(const char* xp, int64_t n, void* value, int64_t* index) {
   *index = best_i;
 }
 
-template <typename Op, bool kFloatingOnly>
+// Which dtypes a kernel has loops for (the declarations' dtype rule):
+// every dtype, floating only, or integer and bool only (bitwise ops).
+enum class Loops { kAll, kFloating, kIntegral };
+
+template <Loops kLoops, typename T>
+constexpr bool has_loop() {
+  if constexpr (kLoops == Loops::kFloating) {
+    return kIsFloat<T>;
+  } else if constexpr (kLoops == Loops::kIntegral) {
+    return !kIsFloat<T>;
+  } else {
+    return true;
+  }
+}
+
+template <typename Op, Loops kLoops>
 void fill_binary(KernelTable& t, BinaryOp op) {
 #define DITTO_FILL(type, name, code)                                      \
-  if constexpr (!kFloatingOnly || kIsFloat<type>) {                       \
+  if constexpr (has_loop<kLoops, type>()) {                               \
     t.binary[int(op)][dtype_index(Dtype::name)] = &binary_loop<Op, type>; \
   }
   DITTO_FORALL_DTYPES(DITTO_FILL)
 #undef DITTO_FILL
 }
 
-template <typename Op, bool kFloatingOnly>
+template <typename Op, Loops kLoops>
 void fill_unary(KernelTable& t, UnaryOp op) {
 #define DITTO_FILL(type, name, code)                                    \
-  if constexpr (!kFloatingOnly || kIsFloat<type>) {                     \
+  if constexpr (has_loop<kLoops, type>()) {                             \
     t.unary[int(op)][dtype_index(Dtype::name)] = &unary_loop<Op, type>; \
   }
   DITTO_FORALL_DTYPES(DITTO_FILL)
@@ -1158,10 +1189,15 @@ void fill_kernel_table(KernelTable& t) {
   fill_interp_table(t);
   t.philox_blocks = &philox_blocks;
   t.normal_blocks_f32 = &normal_blocks_f32;
-  // kResultFloating kernels take floating operands only (the op promotes).
-  enum { kResultSame, kResultBool, kResultFloating };
+  // kResultFloating kernels take floating operands only (the op promotes),
+  // kResultIntegral ones integer and bool operands only.
+  enum { kResultSame, kResultBool, kResultFloating, kResultIntegral };
 #define DITTO_BINARY_KERNEL(Name, name, result, code, f64, divisor) \
-  fill_binary<Name##F, result == kResultFloating>(t, BinaryOp::Name);
+  fill_binary<                                                      \
+      Name##F,                                                      \
+      result == kResultFloating       ? Loops::kFloating            \
+          : result == kResultIntegral ? Loops::kIntegral            \
+                                      : Loops::kAll>(t, BinaryOp::Name);
 #include "ditto/kernels/cpu/binary_ops.inc" // generated
 #undef DITTO_BINARY_KERNEL
   // Division is true division: integer operands are promoted first.
@@ -1170,8 +1206,13 @@ void fill_kernel_table(KernelTable& t) {
   fill_fused<FusedOp::Addcmul>(t);
   fill_fused<FusedOp::Addcdiv>(t);
 
-#define DITTO_UNARY_KERNEL(Name, name, floating, code, f64, bool_error) \
-  fill_unary<Name##F, floating>(t, UnaryOp::Name);
+  enum { kUnaryNumeric, kUnaryFloating, kUnaryIntegral };
+#define DITTO_UNARY_KERNEL(Name, name, rule, code, f64, bool_error) \
+  fill_unary<                                                       \
+      Name##F,                                                      \
+      rule == kUnaryFloating       ? Loops::kFloating               \
+          : rule == kUnaryIntegral ? Loops::kIntegral               \
+                                   : Loops::kAll>(t, UnaryOp::Name);
 #include "ditto/kernels/cpu/unary_ops.inc" // generated
 #undef DITTO_UNARY_KERNEL
 

@@ -2,6 +2,8 @@
 // public backwards, average, adaptive average and max) and of max
 // unpooling (pooling.cpp) (Note [Op records] in ditto/ops/record.cpp).
 
+#include <cmath>
+
 #include "ditto/nn/functional/pooling.h"
 #include "ditto/ops/detail/nn_records.h"
 #include "ditto/ops/detail/sample_util.h"

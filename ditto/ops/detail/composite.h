@@ -83,4 +83,53 @@ Tensor elu(
     const Scalar& input_scale);
 Tensor glu(const Tensor& self, int64_t dim);
 
+// ---- Core ATen operators (ditto/ops/aten.ops.toml; aten_composite.cpp)
+Tensor alias(const Tensor& self);
+Tensor select_scatter(
+    const Tensor& self,
+    const Tensor& src,
+    int64_t dim,
+    int64_t index);
+Tensor slice_scatter(
+    const Tensor& self,
+    const Tensor& src,
+    int64_t dim,
+    std::optional<int64_t> start,
+    std::optional<int64_t> end,
+    int64_t step);
+Tensor masked_scatter(
+    const Tensor& self,
+    const Tensor& mask,
+    const Tensor& source);
+Tensor nonzero(const Tensor& self);
+Tensor convolution(
+    const Tensor& self,
+    const Tensor& weight,
+    const std::optional<Tensor>& bias,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
+    bool transposed,
+    const IntArg& output_padding,
+    int64_t groups);
+Tensor col2im(
+    const Tensor& self,
+    const IntArg& output_size,
+    const IntArg& kernel_size,
+    const IntArg& dilation,
+    const IntArg& padding,
+    const IntArg& stride);
+Tensor im2col(
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& dilation,
+    const IntArg& padding,
+    const IntArg& stride);
+Tensor cdist(
+    const Tensor& self,
+    const Tensor& x2,
+    double p,
+    std::optional<int64_t> compute_mode);
+Tensor pdist(const Tensor& self, double p);
+
 } // namespace ditto::detail

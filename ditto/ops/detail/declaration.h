@@ -25,4 +25,19 @@ struct OpDeclaration {
 // Every declared op, in declaration order (generated: declared.cpp).
 DITTO_API const std::vector<OpDeclaration>& op_declarations();
 
+// One operator of PyTorch's Core ATen set and what answers it in ditto
+// (ditto/ops/core_aten.toml): the op records, or a metadata read, or
+// nothing yet and why.
+struct CoreAtenOp {
+  std::string name; // "aten.add.Tensor"
+  std::string schema; // PyTorch's
+  std::vector<std::string> ops; // the records that answer it
+  std::string torch; // the call a PyTorch program makes
+  std::string metadata; // not a computation: the read that answers it
+  std::string missing; // no answer yet: why
+};
+
+// Every Core ATen operator, in the list's order (generated: declared.cpp).
+DITTO_API const std::vector<CoreAtenOp>& core_aten_ops();
+
 } // namespace ditto::detail

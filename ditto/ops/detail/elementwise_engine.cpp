@@ -65,10 +65,12 @@ bool can_cast(Dtype from, Dtype to) {
 namespace {
 
 // What the declarations say of each binary kernel (binary_ops.inc).
-enum ResultRule { kResultSame, kResultBool, kResultFloating };
+enum ResultRule { kResultSame, kResultBool, kResultFloating, kResultIntegral };
 struct BinaryInfo {
   const char* name;
-  ResultRule result; // the result's dtype: promoted, bool, floating
+  // the result's dtype: promoted, bool, floating, promoted from integer and
+  // bool operands only
+  ResultRule result;
   int vulkan_code; // the binary shaders' code, or -1
   bool vulkan_float64; // the shader needs float64 (div's)
   bool integer_divisor; // an integer divisor of zero is refused
@@ -113,11 +115,6 @@ void check_binary_args(
         "subtraction, the `-` operator, with two bool tensors is not "
         "supported; use the `^` or logical_xor() operator instead");
   }
-}
-
-// True where both are (for clamp's mask).
-Tensor logical_and(const Tensor& a, const Tensor& b) {
-  return mul(a, b).to(kBool);
 }
 
 Tensor ones_like_bool(const Tensor& x) {
@@ -255,7 +252,12 @@ Tensor binary(
   Tensor y = prepare(b_in);
   auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
   DITTO_CHECK(
-      loop != nullptr, TypeError, name, "not implemented for ", compute);
+      loop != nullptr,
+      TypeError,
+      name,
+      "not implemented for ",
+      compute,
+      info.result == kResultIntegral ? " (integer and bool tensors only)" : "");
   if (!dst.is_cpu()) {
     vulkan::binary(
         info.vulkan_code,
@@ -527,16 +529,19 @@ Tensor add_scaled(
 namespace {
 
 // What the declarations say of each unary kernel (unary_ops.inc).
+enum UnaryRule { kUnaryNumeric, kUnaryFloating, kUnaryIntegral };
 struct UnaryInfo {
   const char* name;
-  bool floating; // integer and bool inputs compute in float32
+  // numeric: each dtype its own, bool refused; floating: integer and bool
+  // inputs compute in float32; integral: integers and bool only
+  UnaryRule rule;
   int vulkan_code; // the unary_f32 shader's code, or -1
   bool vulkan_float64; // the shader needs float64
   const char* bool_error; // why bool is refused, when it is not the usual
 };
 constexpr UnaryInfo kUnaryInfo[] = {
-#define DITTO_UNARY_KERNEL(Name, name, floating, code, f64, bool_error) \
-  {name, floating, code, f64, bool_error},
+#define DITTO_UNARY_KERNEL(Name, name, rule, code, f64, bool_error) \
+  {name, rule, code, f64, bool_error},
 #include "ditto/kernels/cpu/unary_ops.inc" // generated
 #undef DITTO_UNARY_KERNEL
 };
@@ -550,11 +555,18 @@ Tensor unary(UnaryOp op, const Tensor& a) {
   detail::OpScope scope(name, {a});
   DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
   Dtype compute = a.dtype();
-  if (info.floating && !is_floating(compute)) {
+  if (info.rule == kUnaryFloating && !is_floating(compute)) {
     compute = kFloat32;
   }
   DITTO_CHECK(
-      compute != kBool,
+      info.rule != kUnaryIntegral || !is_floating(compute),
+      TypeError,
+      name,
+      "not implemented for ",
+      a.dtype(),
+      " (integer and bool tensors only)");
+  DITTO_CHECK(
+      compute != kBool || info.rule == kUnaryIntegral,
       TypeError,
       name,
       info.bool_error != nullptr ? info.bool_error

@@ -43,6 +43,7 @@ inline const std::vector<Dtype> kFloatingAndInt64 = {
     kFloat64,
     kInt64};
 inline const std::vector<Dtype> kNumeric = {kFloat32, kFloat64, kInt64, kInt32};
+inline const std::vector<Dtype> kIntegral = {kInt64, kInt32, kBool};
 inline const std::vector<Dtype> kEveryDtype =
     {kFloat32, kFloat64, kInt64, kInt32, kBool};
 // Why an op that only moves elements is deterministic.

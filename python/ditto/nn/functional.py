@@ -227,78 +227,20 @@ def _pair(v):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """torch.nn.functional.unfold (im2col): (N, C, H, W) -> (N, C kh kw, L),
-    one strided slice per kernel offset, stacked in torch's order."""
-    kh, kw = _pair(kernel_size)
-    dh, dw = _pair(dilation)
-    ph, pw = _pair(padding)
-    sh, sw = _pair(stride)
+    """torch.nn.functional.unfold: the declared op im2col, (N, C, H, W) ->
+    (N, C kh kw, L)."""
     if input.dim() != 4:
         raise ValueError("[unfold] Input Error: Only 4D input Tensors are "
                          f"supported (got {input.dim()}D)")
-    x = pad(input, (pw, pw, ph, ph)) if ph or pw else input
-    n, c, h, w = x.shape
-    oh = (h - (dh * (kh - 1) + 1)) // sh + 1
-    ow = (w - (dw * (kw - 1) + 1)) // sw + 1
-    if oh <= 0 or ow <= 0:
-        raise ValueError(f"[unfold] the kernel {kh}x{kw} (dilation {dh}x{dw}) "
-                         f"does not fit the padded input {h}x{w}")
-    patches = []
-    for i in range(kh):
-        for j in range(kw):
-            r0, c0 = i * dh, j * dw
-            patches.append(x[:, :, r0:r0 + sh * (oh - 1) + 1:sh,
-                             c0:c0 + sw * (ow - 1) + 1:sw])
-    return _C.stack(patches, 2).reshape(n, c * kh * kw, oh * ow)
-
-
-def _spread(t, s, dim):
-    """t with s - 1 zeros between its elements along dim (stride s)."""
-    if s == 1:
-        return t
-    size = t.shape[dim]
-    z = _C.zeros_like(t)
-    parts = _C.stack([t] + [z] * (s - 1), dim + 1)
-    shape = list(t.shape)
-    shape[dim] = size * s
-    return parts.reshape(shape).narrow(dim, 0, size * s - (s - 1))
+    return _C.im2col(input, _pair(kernel_size), _pair(dilation),
+                     _pair(padding), _pair(stride))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """torch.nn.functional.fold (col2im): the sum of unfold's patches put
-    back, (N, C kh kw, L) -> (N, C, H, W)."""
-    kh, kw = _pair(kernel_size)
-    dh, dw = _pair(dilation)
-    ph, pw = _pair(padding)
-    sh, sw = _pair(stride)
-    H, W = _pair(output_size)
-    batched = input.dim() == 3
-    x = input if batched else input.unsqueeze(0)
-    n, ck, L = x.shape
-    if ck % (kh * kw) != 0:
-        raise ValueError(f"[fold] Expected size of input's dimension 1 to be "
-                         f"divisible by the product of kernel_size, but got "
-                         f"input.size(1)={ck} and kernel_size=({kh}, {kw})")
-    c = ck // (kh * kw)
-    hp, wp = H + 2 * ph, W + 2 * pw
-    oh = (hp - (dh * (kh - 1) + 1)) // sh + 1
-    ow = (wp - (dw * (kw - 1) + 1)) // sw + 1
-    if oh * ow != L:
-        raise ValueError(f"[fold] Given output_size=({H}, {W}), "
-                         f"kernel_size=({kh}, {kw}), expected size of input's "
-                         f"dimension 2 to match the calculated number of "
-                         f"sliding blocks {oh} * {ow} = {oh * ow}, but got {L}")
-    cols = x.reshape(n, c, kh * kw, oh, ow)
-    out = None
-    for i in range(kh):
-        for j in range(kw):
-            patch = _spread(_spread(cols[:, :, i * kw + j], sh, 2), sw, 3)
-            r0, c0 = i * dh, j * dw
-            placed = pad(patch, (c0, wp - c0 - patch.shape[3],
-                                 r0, hp - r0 - patch.shape[2]))
-            out = placed if out is None else out + placed
-    out = out[:, :, ph:ph + H, pw:pw + W]
-    return out if batched else out.squeeze(0)
+    """torch.nn.functional.fold: the declared op col2im, (N, C kh kw, L) ->
+    (N, C, H, W), each pixel the sum of its blocks in block order."""
+    return _C.col2im(input, _pair(output_size), _pair(kernel_size),
+                     _pair(dilation), _pair(padding), _pair(stride))
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None,

@@ -1,0 +1,486 @@
+// The bodies of the Core ATen operators that ditto/ops/aten.ops.toml
+// declares as made of other ops (ditto/ops/detail/composite.h). Their
+// gradients, traces and device support come from the public ops they call,
+// and each result is the fixed chain of its parts.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "ditto/core/error.h"
+#include "ditto/nn/functional/conv.h"
+#include "ditto/ops/conv.h"
+#include "ditto/ops/declared.h"
+#include "ditto/ops/detail/composite.h"
+#include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
+#include "ditto/ops/index.h"
+#include "ditto/ops/reduce.h"
+#include "ditto/ops/scan.h"
+#include "ditto/ops/shape_ops.h"
+
+namespace ditto::detail {
+
+namespace {
+
+void require_defined(const Tensor& t, const char* op) {
+  DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor");
+}
+
+// A two-number argument of the column ops: one number is both.
+std::array<int64_t, 2> pair_arg(const IntArg& v, const char* op, const char* what) {
+  DITTO_CHECK(
+      v.size() == 1 || v.size() == 2,
+      ValueError,
+      op,
+      what,
+      " must be one or two numbers, got ",
+      shape_str(v));
+  return {v[0], v.size() == 2 ? v[1] : v[0]};
+}
+
+// The geometry of im2col / col2im: sliding blocks over the padded image.
+struct SlidingBlocks {
+  std::array<int64_t, 2> k, d, p, s;
+  int64_t rows = 0, cols = 0; // blocks along height and width
+
+  SlidingBlocks(
+      const IntArg& kernel,
+      const IntArg& dilation,
+      const IntArg& padding,
+      const IntArg& stride,
+      int64_t height,
+      int64_t width,
+      const char* op)
+      : k(pair_arg(kernel, op, "kernel_size")),
+        d(pair_arg(dilation, op, "dilation")),
+        p(pair_arg(padding, op, "padding")),
+        s(pair_arg(stride, op, "stride")) {
+    for (int i = 0; i < 2; ++i) {
+      DITTO_CHECK(k[i] > 0, ValueError, op, "kernel_size must be positive");
+      DITTO_CHECK(d[i] > 0, ValueError, op, "dilation must be positive");
+      DITTO_CHECK(s[i] > 0, ValueError, op, "stride must be positive");
+      DITTO_CHECK(p[i] >= 0, ValueError, op, "padding must be non-negative");
+    }
+    rows = (height + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1;
+    cols = (width + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1;
+    DITTO_CHECK(
+        height + 2 * p[0] >= d[0] * (k[0] - 1) + 1 &&
+            width + 2 * p[1] >= d[1] * (k[1] - 1) + 1,
+        ValueError,
+        op,
+        "the kernel ",
+        k[0],
+        "x",
+        k[1],
+        " (dilation ",
+        d[0],
+        "x",
+        d[1],
+        ") does not fit the padded image ",
+        height + 2 * p[0],
+        "x",
+        width + 2 * p[1]);
+  }
+};
+
+// [start, end) along dim by step, for the view at kernel offset `offset`.
+Tensor strided_blocks(const Tensor& x, int64_t dim, int64_t offset, int64_t n, int64_t step) {
+  return x.slice(dim, offset, offset + step * (n - 1) + 1, step);
+}
+
+} // namespace
+
+Tensor alias(const Tensor& self) {
+  return self.as_strided(self.sizes(), self.strides(), self.storage_offset());
+}
+
+Tensor select_scatter(
+    const Tensor& self,
+    const Tensor& src,
+    int64_t dim,
+    int64_t index) {
+  const char* op = "select_scatter";
+  require_defined(src, op);
+  DITTO_CHECK(
+      self.dim() > 0, IndexError, op, "select() cannot be applied to a 0-dim tensor");
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  const int64_t size = self.size(d);
+  DITTO_CHECK(
+      index >= -size && index < size,
+      IndexError,
+      op,
+      "index ",
+      index,
+      " is out of range for dimension ",
+      d,
+      " of size ",
+      size);
+  const int64_t i = index < 0 ? index + size : index;
+  const Shape slot = self.select(d, i).sizes();
+  DITTO_CHECK(
+      src.sizes() == slot,
+      ValueError,
+      op,
+      "expected src to have a size equal to the slice of self. src size = ",
+      shape_str(src.sizes()),
+      ", slice size = ",
+      shape_str(slot));
+  return self.index_copy(
+      d, tensor(std::vector<int64_t>{i}), src.to(self.dtype()).unsqueeze(d));
+}
+
+Tensor slice_scatter(
+    const Tensor& self,
+    const Tensor& src,
+    int64_t dim,
+    std::optional<int64_t> start,
+    std::optional<int64_t> end,
+    int64_t step) {
+  const char* op = "slice_scatter";
+  require_defined(src, op);
+  DITTO_CHECK(self.dim() > 0, IndexError, op, "a 0-dim tensor has no slices");
+  DITTO_CHECK(step > 0, ValueError, op, "slice step must be positive, got ", step);
+  const int64_t d = wrap_dim(dim, self.dim(), op);
+  const int64_t size = self.size(d);
+  // Python's slice bounds: negative from the end, clamped to [0, size].
+  auto bound = [size](std::optional<int64_t> v, int64_t absent) {
+    int64_t x = v ? *v : absent;
+    if (x < 0) {
+      x += size;
+    }
+    return std::clamp<int64_t>(x, 0, size);
+  };
+  const int64_t lo = bound(start, 0);
+  const int64_t hi = std::max(lo, bound(end, size));
+  const Shape slot = self.slice(d, lo, hi, step).sizes();
+  DITTO_CHECK(
+      src.sizes() == slot,
+      ValueError,
+      op,
+      "expected src to have a size equal to the slice of self. src size = ",
+      shape_str(src.sizes()),
+      ", slice size = ",
+      shape_str(slot));
+  return self.index_copy(d, arange(lo, hi, step, kInt64), src.to(self.dtype()));
+}
+
+Tensor masked_scatter(
+    const Tensor& self,
+    const Tensor& mask,
+    const Tensor& source) {
+  const char* op = "masked_scatter";
+  require_defined(mask, op);
+  require_defined(source, op);
+  DITTO_CHECK(
+      mask.dtype() == kBool,
+      TypeError,
+      op,
+      "expected a bool mask, got ",
+      mask.dtype());
+  DITTO_CHECK(
+      source.dtype() == self.dtype(),
+      TypeError,
+      op,
+      "expected self and source to have the same dtype, got ",
+      self.dtype(),
+      " and ",
+      source.dtype());
+  const Shape shape = broadcast_shapes(self.sizes(), mask.sizes(), op);
+  const Tensor m = mask.expand(shape);
+  const Tensor flat = m.reshape({-1});
+  const int64_t n = sum(flat.to(kInt64)).item<int64_t>();
+  DITTO_CHECK(
+      source.numel() >= n,
+      ValueError,
+      op,
+      "mask has ",
+      n,
+      " true positions but source only ",
+      source.numel(),
+      " elements");
+  const Tensor base = self.expand(shape);
+  if (n == 0) {
+    return base.clone();
+  }
+  // The k-th true position takes source's k-th element (row-major).
+  const Tensor rank = sub(cumsum(flat.to(kInt64), 0), 1);
+  const Tensor taken = take(source, where(flat, rank, Scalar(0))).reshape(shape);
+  return where(m, taken, base);
+}
+
+Tensor nonzero(const Tensor& self) {
+  const Tensor m = ne(self, 0).contiguous();
+  const bool* p = m.data_ptr<bool>();
+  const int64_t numel = m.numel();
+  const int64_t nd = self.dim();
+  int64_t count = 0;
+  for (int64_t i = 0; i < numel; ++i) {
+    count += p[i] ? 1 : 0;
+  }
+  Tensor out = empty({count, nd}, kInt64);
+  int64_t* o = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < numel; ++i) {
+    if (!p[i]) {
+      continue;
+    }
+    int64_t rest = i;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      o[d] = rest % self.size(d);
+      rest /= self.size(d);
+    }
+    o += nd;
+  }
+  return out;
+}
+
+Tensor convolution(
+    const Tensor& self,
+    const Tensor& weight,
+    const std::optional<Tensor>& bias,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
+    bool transposed,
+    const IntArg& output_padding,
+    int64_t groups) {
+  const char* op = "convolution";
+  require_defined(weight, op);
+  const Tensor b = bias ? *bias : Tensor();
+  const int64_t k = weight.dim() - 2;
+  DITTO_CHECK(
+      k >= 1 && k <= 3,
+      ValueError,
+      op,
+      "expected a weight of 3, 4 or 5 dims, got ",
+      weight.dim());
+  if (!transposed) {
+    for (int64_t v : output_padding) {
+      DITTO_CHECK(
+          v == 0,
+          ValueError,
+          op,
+          "output_padding is for transposed convolutions, got ",
+          shape_str(output_padding));
+    }
+    if (k == 1) {
+      return conv1d(self, weight, b, stride, padding, dilation, groups);
+    }
+    if (k == 2) {
+      return conv2d(self, weight, b, stride, padding, dilation, groups);
+    }
+    return conv3d(self, weight, b, stride, padding, dilation, groups);
+  }
+  if (k == 1) {
+    // A row of height 1 through the 2-d transpose.
+    auto widen = [](const IntArg& v, int64_t h) {
+      return IntArg{h, v.empty() ? 0 : v[0]};
+    };
+    return nn::functional::conv_transpose2d(
+               self.unsqueeze(-2),
+               weight.unsqueeze(-2),
+               b,
+               widen(stride, 1),
+               widen(padding, 0),
+               widen(output_padding, 0),
+               groups,
+               widen(dilation, 1))
+        .squeeze(-2);
+  }
+  if (k == 2) {
+    return nn::functional::conv_transpose2d(
+        self, weight, b, stride, padding, output_padding, groups, dilation);
+  }
+  return nn::functional::conv_transpose3d(
+      self, weight, b, stride, padding, output_padding, groups, dilation);
+}
+
+Tensor im2col(
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& dilation,
+    const IntArg& padding,
+    const IntArg& stride) {
+  const char* op = "im2col";
+  DITTO_CHECK(
+      self.dim() == 3 || self.dim() == 4,
+      ValueError,
+      op,
+      "expected a 3-d or 4-d input, got ",
+      self.dim(),
+      " dims");
+  const bool batched = self.dim() == 4;
+  const Tensor x = batched ? self : self.unsqueeze(0);
+  const SlidingBlocks g(
+      kernel_size, dilation, padding, stride, x.size(2), x.size(3), op);
+  const Tensor padded = g.p[0] || g.p[1]
+      ? pad(x, {g.p[1], g.p[1], g.p[0], g.p[0]})
+      : x;
+  // One strided view per kernel offset, stacked in torch's column order
+  // (channel, then kernel row, then kernel column).
+  std::vector<Tensor> patches;
+  for (int64_t i = 0; i < g.k[0]; ++i) {
+    for (int64_t j = 0; j < g.k[1]; ++j) {
+      patches.push_back(strided_blocks(
+          strided_blocks(padded, 2, i * g.d[0], g.rows, g.s[0]),
+          3,
+          j * g.d[1],
+          g.cols,
+          g.s[1]));
+    }
+  }
+  const int64_t n = x.size(0), c = x.size(1);
+  Tensor out =
+      stack(patches, 2).reshape({n, c * g.k[0] * g.k[1], g.rows * g.cols});
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor col2im(
+    const Tensor& self,
+    const IntArg& output_size,
+    const IntArg& kernel_size,
+    const IntArg& dilation,
+    const IntArg& padding,
+    const IntArg& stride) {
+  const char* op = "col2im";
+  DITTO_CHECK(
+      self.dim() == 2 || self.dim() == 3,
+      ValueError,
+      op,
+      "expected a 2-d or 3-d input, got ",
+      self.dim(),
+      " dims");
+  const bool batched = self.dim() == 3;
+  const Tensor x = batched ? self : self.unsqueeze(0);
+  const auto [height, width] = pair_arg(output_size, op, "output_size");
+  const SlidingBlocks g(kernel_size, dilation, padding, stride, height, width, op);
+  const int64_t kk = g.k[0] * g.k[1];
+  DITTO_CHECK(
+      x.size(1) % kk == 0,
+      ValueError,
+      op,
+      "expected size of input's dimension 1 to be divisible by the product "
+      "of kernel_size, but got input.size(1)=",
+      x.size(1),
+      " and kernel_size=(",
+      g.k[0],
+      ", ",
+      g.k[1],
+      ")");
+  DITTO_CHECK(
+      x.size(2) == g.rows * g.cols,
+      ValueError,
+      op,
+      "expected size of input's dimension 2 to match the calculated number "
+      "of sliding blocks ",
+      g.rows,
+      " * ",
+      g.cols,
+      " = ",
+      g.rows * g.cols,
+      ", but got input.size(2)=",
+      x.size(2));
+  const int64_t n = x.size(0), c = x.size(1) / kk;
+  const int64_t hp = height + 2 * g.p[0], wp = width + 2 * g.p[1];
+  const Tensor cols = x.reshape({n, c, kk, g.rows, g.cols});
+  // Each kernel offset's blocks spread to their stride and padded to the
+  // image, summed in offset order: every pixel adds its blocks in the
+  // order PyTorch's col2im loop visits them.
+  Tensor out;
+  for (int64_t i = 0; i < g.k[0]; ++i) {
+    for (int64_t j = 0; j < g.k[1]; ++j) {
+      Tensor patch = cols.select(2, i * g.k[1] + j);
+      const int64_t span_h = g.s[0] * (g.rows - 1) + 1;
+      const int64_t span_w = g.s[1] * (g.cols - 1) + 1;
+      if (g.s[0] > 1 || g.s[1] > 1) {
+        Tensor spread = zeros({n, c, span_h, span_w}, patch.dtype());
+        spread = ditto::slice_scatter(
+            spread,
+            ditto::slice_scatter(
+                zeros({n, c, g.rows, span_w}, patch.dtype()),
+                patch,
+                3,
+                0,
+                std::nullopt,
+                g.s[1]),
+            2,
+            0,
+            std::nullopt,
+            g.s[0]);
+        patch = spread;
+      }
+      const int64_t r0 = i * g.d[0], c0 = j * g.d[1];
+      Tensor placed =
+          pad(patch, {c0, wp - c0 - span_w, r0, hp - r0 - span_h});
+      out = out.defined() ? add(out, placed) : placed;
+    }
+  }
+  out = out.narrow(2, g.p[0], height).narrow(3, g.p[1], width);
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor cdist(
+    const Tensor& self,
+    const Tensor& x2,
+    double p,
+    std::optional<int64_t> compute_mode) {
+  const char* op = "cdist";
+  require_defined(x2, op);
+  DITTO_CHECK(
+      self.dim() >= 2 && x2.dim() >= 2,
+      ValueError,
+      op,
+      "cdist only supports at least 2D tensors, X1 got: ",
+      self.dim(),
+      "D, X2 got: ",
+      x2.dim(),
+      "D");
+  DITTO_CHECK(
+      self.size(-1) == x2.size(-1),
+      ValueError,
+      op,
+      "X1 and X2 must have the same number of columns. X1: ",
+      self.size(-1),
+      " X2: ",
+      x2.size(-1));
+  DITTO_CHECK(
+      p >= 0, ValueError, op, "cdist only supports non-negative p values, got ", p);
+  DITTO_CHECK(
+      !compute_mode || (*compute_mode >= 0 && *compute_mode <= 2),
+      ValueError,
+      op,
+      "compute_mode must be 0, 1 or 2, got ",
+      *compute_mode);
+  const Tensor diff = sub(self.unsqueeze(-2), x2.unsqueeze(-3));
+  return norm(diff, p, {-1}, false);
+}
+
+Tensor pdist(const Tensor& self, double p) {
+  const char* op = "pdist";
+  DITTO_CHECK(
+      self.dim() == 2,
+      ValueError,
+      op,
+      "pdist only supports 2D tensors, got: ",
+      self.dim(),
+      "D");
+  DITTO_CHECK(
+      p >= 0, ValueError, op, "pdist only supports non-negative p values, got ", p);
+  const int64_t n = self.size(0);
+  std::vector<int64_t> first, second;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) {
+      first.push_back(i);
+      second.push_back(j);
+    }
+  }
+  if (first.empty()) {
+    return empty({0}, self.dtype());
+  }
+  const Tensor diff = sub(
+      index_select(self, 0, tensor(first)), index_select(self, 0, tensor(second)));
+  return norm(diff, p, {1}, false);
+}
+
+} // namespace ditto::detail
