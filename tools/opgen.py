@@ -626,7 +626,14 @@ def write_declared_cpp(files, ops, aten):
             for i, (_, defn, call, _) in enumerate(op.overloads()):
                 out.append(f"{ret(op)} {fname}({with_self(defn, op)}) {{")
                 # The frame is told every tensor argument (the trace's inputs).
-                tensors = ", ".join(a.name for a in op.schema.args if a.type == "Tensor")
+                # An absent optional one (no bias) is an undefined tensor.
+                tensors = ", ".join(
+                    a.name if a.type == "Tensor" else f"{a.name}_or_undefined"
+                    for a in op.schema.args if a.type in ("Tensor", "Tensor?"))
+                for a in op.schema.args:
+                    if a.type == "Tensor?" and op.decomposition is not None:
+                        out.append(f"  const Tensor {a.name}_or_undefined = "
+                                   f"{a.name}.value_or(Tensor());")
                 if i > 0:
                     tensors = "self"
                 if op.kernel is not None and op.arity == 1:
@@ -688,7 +695,7 @@ def write_declared_cpp(files, ops, aten):
                 ifn = f"[](Tensor& a, const Tensor& b) {{ a.{op.name}_(b); }}"
                 out.append(
                     f"  s::register_binary_inplace({c_string(op.name + '_')}, {ifn}, "
-                    f"{dom}, {odom}, {dtypes});")
+                    f"{dom}, {odom}, {dtypes}, {nd});")
             continue
         fn = f"[](const Tensor& a) {{ return {op.name}(a); }}"
         inplace = (

@@ -29,7 +29,10 @@ void require_defined(const Tensor& t, const char* op) {
 }
 
 // A two-number argument of the column ops: one number is both.
-std::array<int64_t, 2> pair_arg(const IntArg& v, const char* op, const char* what) {
+std::array<int64_t, 2> pair_arg(
+    const IntArg& v,
+    const char* op,
+    const char* what) {
   DITTO_CHECK(
       v.size() == 1 || v.size() == 2,
       ValueError,
@@ -86,7 +89,12 @@ struct SlidingBlocks {
 };
 
 // [start, end) along dim by step, for the view at kernel offset `offset`.
-Tensor strided_blocks(const Tensor& x, int64_t dim, int64_t offset, int64_t n, int64_t step) {
+Tensor strided_blocks(
+    const Tensor& x,
+    int64_t dim,
+    int64_t offset,
+    int64_t n,
+    int64_t step) {
   return x.slice(dim, offset, offset + step * (n - 1) + 1, step);
 }
 
@@ -104,7 +112,10 @@ Tensor select_scatter(
   const char* op = "select_scatter";
   require_defined(src, op);
   DITTO_CHECK(
-      self.dim() > 0, IndexError, op, "select() cannot be applied to a 0-dim tensor");
+      self.dim() > 0,
+      IndexError,
+      op,
+      "select() cannot be applied to a 0-dim tensor");
   const int64_t d = wrap_dim(dim, self.dim(), op);
   const int64_t size = self.size(d);
   DITTO_CHECK(
@@ -141,7 +152,8 @@ Tensor slice_scatter(
   const char* op = "slice_scatter";
   require_defined(src, op);
   DITTO_CHECK(self.dim() > 0, IndexError, op, "a 0-dim tensor has no slices");
-  DITTO_CHECK(step > 0, ValueError, op, "slice step must be positive, got ", step);
+  DITTO_CHECK(
+      step > 0, ValueError, op, "slice step must be positive, got ", step);
   const int64_t d = wrap_dim(dim, self.dim(), op);
   const int64_t size = self.size(d);
   // Python's slice bounds: negative from the end, clamped to [0, size].
@@ -206,7 +218,8 @@ Tensor masked_scatter(
   }
   // The k-th true position takes source's k-th element (row-major).
   const Tensor rank = sub(cumsum(flat.to(kInt64), 0), 1);
-  const Tensor taken = take(source, where(flat, rank, Scalar(0))).reshape(shape);
+  const Tensor taken =
+      take(source, where(flat, rank, Scalar(0))).reshape(shape);
   return where(m, taken, base);
 }
 
@@ -314,9 +327,8 @@ Tensor im2col(
   const Tensor x = batched ? self : self.unsqueeze(0);
   const SlidingBlocks g(
       kernel_size, dilation, padding, stride, x.size(2), x.size(3), op);
-  const Tensor padded = g.p[0] || g.p[1]
-      ? pad(x, {g.p[1], g.p[1], g.p[0], g.p[0]})
-      : x;
+  const Tensor padded =
+      g.p[0] || g.p[1] ? pad(x, {g.p[1], g.p[1], g.p[0], g.p[0]}) : x;
   // One strided view per kernel offset, stacked in torch's column order
   // (channel, then kernel row, then kernel column).
   std::vector<Tensor> patches;
@@ -354,7 +366,8 @@ Tensor col2im(
   const bool batched = self.dim() == 3;
   const Tensor x = batched ? self : self.unsqueeze(0);
   const auto [height, width] = pair_arg(output_size, op, "output_size");
-  const SlidingBlocks g(kernel_size, dilation, padding, stride, height, width, op);
+  const SlidingBlocks g(
+      kernel_size, dilation, padding, stride, height, width, op);
   const int64_t kk = g.k[0] * g.k[1];
   DITTO_CHECK(
       x.size(1) % kk == 0,
@@ -411,8 +424,7 @@ Tensor col2im(
         patch = spread;
       }
       const int64_t r0 = i * g.d[0], c0 = j * g.d[1];
-      Tensor placed =
-          pad(patch, {c0, wp - c0 - span_w, r0, hp - r0 - span_h});
+      Tensor placed = pad(patch, {c0, wp - c0 - span_w, r0, hp - r0 - span_h});
       out = out.defined() ? add(out, placed) : placed;
     }
   }
@@ -445,7 +457,11 @@ Tensor cdist(
       " X2: ",
       x2.size(-1));
   DITTO_CHECK(
-      p >= 0, ValueError, op, "cdist only supports non-negative p values, got ", p);
+      p >= 0,
+      ValueError,
+      op,
+      "cdist only supports non-negative p values, got ",
+      p);
   DITTO_CHECK(
       !compute_mode || (*compute_mode >= 0 && *compute_mode <= 2),
       ValueError,
@@ -466,7 +482,11 @@ Tensor pdist(const Tensor& self, double p) {
       self.dim(),
       "D");
   DITTO_CHECK(
-      p >= 0, ValueError, op, "pdist only supports non-negative p values, got ", p);
+      p >= 0,
+      ValueError,
+      op,
+      "pdist only supports non-negative p values, got ",
+      p);
   const int64_t n = self.size(0);
   std::vector<int64_t> first, second;
   for (int64_t i = 0; i < n; ++i) {
@@ -478,8 +498,9 @@ Tensor pdist(const Tensor& self, double p) {
   if (first.empty()) {
     return empty({0}, self.dtype());
   }
-  const Tensor diff = sub(
-      index_select(self, 0, tensor(first)), index_select(self, 0, tensor(second)));
+  const Tensor diff =
+      sub(index_select(self, 0, tensor(first)),
+          index_select(self, 0, tensor(second)));
   return norm(diff, p, {1}, false);
 }
 

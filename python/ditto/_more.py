@@ -22,7 +22,7 @@ def squeeze(input, dim=None):
     """torch.squeeze: every size-1 dim, one dim, or a tuple of dims
     (aten.squeeze.dims)."""
     if dim is None:
-        return input.squeeze()
+        return _squeeze_one(input)
     if isinstance(dim, (tuple, list)):
         nd = max(input.dim(), 1)
         dims = sorted({(d + nd if d < 0 else d) for d in dim}, reverse=True)

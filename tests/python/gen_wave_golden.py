@@ -350,6 +350,33 @@ CASES = [
     ("t.gradient(x.reshape(4, 6), spacing=2.0, edge_order=2)", False),
     ("t.linalg.qr(m[:3])[1].abs()", False),
     ("(lambda q: (q[0] @ q[1]))(t.linalg.qr(m[:2]))", False),
+    # Core ATen operators (ditto/ops/aten.ops.toml)
+    ("t.bitwise_xor(t.round(w).long(), t.round(x * 3).int())", True),
+    ("t.bitwise_or(t.round(x).int(), 6)", True),
+    ("t.bitwise_not(x > 0)", True), ("(t.round(w).long() & -8) ^ 3", True),
+    ("t.logical_xor(t.round(x), t.round(y))", True),
+    ("t.logical_or(x > 1, t.round(y))", True),
+    ("t.select_scatter(x.reshape(4, 6), y[:6], 0, 2)", True),
+    ("t.select_scatter(x.reshape(4, 6), y[:4], 1, -1)", True),
+    ("t.slice_scatter(x.reshape(4, 6), y[:12].reshape(2, 6), 0, 1, 4, 2)",
+     True),
+    ("t.slice_scatter(x.reshape(4, 6), y[:8].reshape(4, 2), 1, -2, None, 1)", True),
+    ("t.masked_scatter(x.reshape(4, 6), y[:6] > 0, p)", True),
+    ("t.nonzero(x.reshape(2, 3, 4) > 1)", True),
+    ("t.convolution(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
+     "p[:2], [1, 1], [1, 0], [1, 1], False, [0, 0], 1)", False),
+    ("t.convolution(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
+     "None, [2, 1], [0, 1], [1, 1], True, [1, 0], 1)", False),
+    ("t.convolution(x.reshape(2, 3, 4), y[:18].reshape(3, 3, 2), None, "
+     "[2], [1], [1], True, [1], 1)", False),
+    ("t.cdist(x.reshape(2, 3, 4), y.reshape(2, 3, 4), 1)", False),
+    ("t.cdist(x.reshape(4, 6), y.reshape(4, 6), 3, "
+     "'donot_use_mm_for_euclid_dist')", False),
+    ("F.fold(x.reshape(1, 4, 6), (4, 3), 2, padding=1, stride=2)", False),
+    ("F.fold(x.reshape(4, 6), (4, 3), (2, 1), dilation=(2, 1))", False),
+    ("t.clamp(x.reshape(4, 6), min=y[:6], max=p[:6])", True),
+    ("t.clamp(x, max=y)", True),
+    ("t.prod(x.reshape(4, 6), 1, dtype=t.float64)", False),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.
@@ -362,6 +389,13 @@ GRADS = [
     "F.glu(x.reshape(4, 6))", "t.diagonal(x.reshape(4, 6))",
     "t.roll(x.reshape(4, 6), 2)", "t.amax(x.reshape(4, 6), 1)",
     "t.lgamma(p * 5)", "t.digamma(p * 5)",
+    "t.slice_scatter(x.reshape(4, 6), y[:12].reshape(2, 6), 0, 1, 4, 2)",
+    "t.select_scatter(x.reshape(4, 6), y[:6], 0, 2)",
+    "t.masked_scatter(x.reshape(4, 6), m[:, :1] > 1, y)",
+    "F.fold(x.reshape(1, 4, 6), (4, 3), 2, padding=1, stride=2)",
+    "t.cdist(x.reshape(4, 6), y.reshape(4, 6), 1.5)",
+    "t.convolution(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
+    "None, [2, 1], [0, 1], [1, 1], True, [1, 0], 1)",
 ]
 
 

@@ -352,7 +352,8 @@ void register_binary_inplace(
     std::function<void(Tensor&, const Tensor&)> fn,
     Domain a,
     Domain b,
-    std::vector<Dtype> dtypes) {
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable) {
   register_op({
       .name = name,
       .family = "elementwise",
@@ -380,6 +381,7 @@ void register_binary_inplace(
                  {varied({3}, kInt64, 20.0, 1), varied({3}, kFloat32, 2.0, 2)},
                  inplace2(fn)}};
           },
+      .not_differentiable = not_differentiable,
       .inplace = true,
   });
 }

@@ -139,7 +139,8 @@ DITTO_API void register_binary_inplace(
     std::function<void(Tensor&, const Tensor&)> fn,
     Domain a,
     Domain b,
-    std::vector<Dtype> dtypes);
+    std::vector<Dtype> dtypes,
+    const char* not_differentiable = "");
 
 // A call's outputs as the suite takes them.
 inline std::vector<Tensor> outputs(const Tensor& t) {
