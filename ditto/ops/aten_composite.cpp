@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "ditto/core/error.h"
+#include "ditto/nn/detail/nn_util.h"
 #include "ditto/nn/functional/conv.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/declared.h"
@@ -28,19 +29,39 @@ void require_defined(const Tensor& t, const char* op) {
   DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor");
 }
 
-// A two-number argument of the column ops: one number is both.
-std::array<int64_t, 2> pair_arg(
+// A two-number argument of the column ops (one number is both), as an
+// array.
+std::array<int64_t, 2> pair_of(
     const IntArg& v,
     const char* op,
     const char* what) {
+  const auto [a, b] = pair_arg(v, op, what);
+  return {a, b};
+}
+
+// The input of a column op with its batch dim (batched: it had one).
+struct ColumnInput {
+  Tensor x;
+  bool batched;
+};
+
+ColumnInput with_batch(
+    const Tensor& self,
+    int64_t batched_dims,
+    const char* op) {
   DITTO_CHECK(
-      v.size() == 1 || v.size() == 2,
+      self.dim() == batched_dims || self.dim() == batched_dims - 1,
       ValueError,
       op,
-      what,
-      " must be one or two numbers, got ",
-      shape_str(v));
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
+      "expected a ",
+      batched_dims - 1,
+      "-d or ",
+      batched_dims,
+      "-d input, got ",
+      self.dim(),
+      " dims");
+  const bool batched = self.dim() == batched_dims;
+  return {batched ? self : self.unsqueeze(0), batched};
 }
 
 // The geometry of im2col / col2im: sliding blocks over the padded image.
@@ -56,10 +77,10 @@ struct SlidingBlocks {
       int64_t height,
       int64_t width,
       const char* op)
-      : k(pair_arg(kernel, op, "kernel_size")),
-        d(pair_arg(dilation, op, "dilation")),
-        p(pair_arg(padding, op, "padding")),
-        s(pair_arg(stride, op, "stride")) {
+      : k(pair_of(kernel, op, "kernel_size")),
+        d(pair_of(dilation, op, "dilation")),
+        p(pair_of(padding, op, "padding")),
+        s(pair_of(stride, op, "stride")) {
     for (int i = 0; i < 2; ++i) {
       DITTO_CHECK(k[i] > 0, ValueError, op, "kernel_size must be positive");
       DITTO_CHECK(d[i] > 0, ValueError, op, "dilation must be positive");
@@ -316,15 +337,7 @@ Tensor im2col(
     const IntArg& padding,
     const IntArg& stride) {
   const char* op = "im2col";
-  DITTO_CHECK(
-      self.dim() == 3 || self.dim() == 4,
-      ValueError,
-      op,
-      "expected a 3-d or 4-d input, got ",
-      self.dim(),
-      " dims");
-  const bool batched = self.dim() == 4;
-  const Tensor x = batched ? self : self.unsqueeze(0);
+  const auto [x, batched] = with_batch(self, 4, op);
   const SlidingBlocks g(
       kernel_size, dilation, padding, stride, x.size(2), x.size(3), op);
   const Tensor padded =
@@ -356,15 +369,7 @@ Tensor col2im(
     const IntArg& padding,
     const IntArg& stride) {
   const char* op = "col2im";
-  DITTO_CHECK(
-      self.dim() == 2 || self.dim() == 3,
-      ValueError,
-      op,
-      "expected a 2-d or 3-d input, got ",
-      self.dim(),
-      " dims");
-  const bool batched = self.dim() == 3;
-  const Tensor x = batched ? self : self.unsqueeze(0);
+  const auto [x, batched] = with_batch(self, 3, op);
   const auto [height, width] = pair_arg(output_size, op, "output_size");
   const SlidingBlocks g(
       kernel_size, dilation, padding, stride, height, width, op);
