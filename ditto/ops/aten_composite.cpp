@@ -10,13 +10,16 @@
 
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/nn_util.h"
+#include "ditto/nn/functional/activation.h"
 #include "ditto/nn/functional/conv.h"
+#include "ditto/nn/functional/dropout.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/declared.h"
 #include "ditto/ops/detail/composite.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
+#include "ditto/ops/linalg.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/scan.h"
 #include "ditto/ops/shape_ops.h"
@@ -119,6 +122,18 @@ Tensor strided_blocks(
   return x.slice(dim, offset, offset + step * (n - 1) + 1, step);
 }
 
+// A scatter's source has the shape of the part of self it replaces.
+void check_fits(const Tensor& src, const Tensor& part, const char* op) {
+  DITTO_CHECK(
+      src.sizes() == part.sizes(),
+      ValueError,
+      op,
+      "expected src to have a size equal to the slice of self. src size = ",
+      shape_str(src.sizes()),
+      ", slice size = ",
+      shape_str(part.sizes()));
+}
+
 } // namespace
 
 Tensor alias(const Tensor& self) {
@@ -150,15 +165,7 @@ Tensor select_scatter(
       " of size ",
       size);
   const int64_t i = index < 0 ? index + size : index;
-  const Shape slot = self.select(d, i).sizes();
-  DITTO_CHECK(
-      src.sizes() == slot,
-      ValueError,
-      op,
-      "expected src to have a size equal to the slice of self. src size = ",
-      shape_str(src.sizes()),
-      ", slice size = ",
-      shape_str(slot));
+  check_fits(src, self.select(d, i), op);
   return self.index_copy(
       d, tensor(std::vector<int64_t>{i}), src.to(self.dtype()).unsqueeze(d));
 }
@@ -187,15 +194,7 @@ Tensor slice_scatter(
   };
   const int64_t lo = bound(start, 0);
   const int64_t hi = std::max(lo, bound(end, size));
-  const Shape slot = self.slice(d, lo, hi, step).sizes();
-  DITTO_CHECK(
-      src.sizes() == slot,
-      ValueError,
-      op,
-      "expected src to have a size equal to the slice of self. src size = ",
-      shape_str(src.sizes()),
-      ", slice size = ",
-      shape_str(slot));
+  check_fits(src, self.slice(d, lo, hi, step), op);
   return self.index_copy(d, arange(lo, hi, step, kInt64), src.to(self.dtype()));
 }
 
@@ -507,6 +506,110 @@ Tensor pdist(const Tensor& self, double p) {
       sub(index_select(self, 0, tensor(first)),
           index_select(self, 0, tensor(second)));
   return norm(diff, p, {1}, false);
+}
+
+Tensor scaled_dot_product_attention(
+    const Tensor& query,
+    const Tensor& key,
+    const Tensor& value,
+    const std::optional<Tensor>& attn_mask,
+    double dropout_p,
+    bool is_causal,
+    std::optional<double> scale) {
+  const char* op = "scaled_dot_product_attention";
+  require_defined(key, op);
+  require_defined(value, op);
+  DITTO_CHECK(
+      query.dim() >= 2 && key.dim() >= 2 && value.dim() >= 2,
+      ValueError,
+      op,
+      "expected query, key and value of at least 2 dims, got ",
+      query.dim(),
+      ", ",
+      key.dim(),
+      " and ",
+      value.dim());
+  DITTO_CHECK(
+      query.size(-1) == key.size(-1),
+      ValueError,
+      op,
+      "query's last dim ",
+      query.size(-1),
+      " differs from key's ",
+      key.size(-1));
+  DITTO_CHECK(
+      key.size(-2) == value.size(-2),
+      ValueError,
+      op,
+      "key has ",
+      key.size(-2),
+      " positions but value ",
+      value.size(-2));
+  DITTO_CHECK(
+      dropout_p >= 0.0 && dropout_p <= 1.0,
+      ValueError,
+      op,
+      "dropout_p must be in [0, 1], got ",
+      dropout_p);
+  DITTO_CHECK(
+      !(is_causal && attn_mask && attn_mask->defined()),
+      ValueError,
+      op,
+      "give attn_mask or is_causal, not both");
+  const int64_t L = query.size(-2), S = key.size(-2);
+  const double s = scale ? *scale : 1.0 / std::sqrt(double(query.size(-1)));
+  Tensor scores = mul(matmul(query, key.transpose(-2, -1)), s);
+  if (is_causal) {
+    // A query attends to the keys at or before its own position.
+    const Tensor above = gt(
+        arange(0, S, 1, kInt64).reshape({1, S}),
+        arange(0, L, 1, kInt64).reshape({L, 1}));
+    scores = scores.masked_fill(above, -std::numeric_limits<double>::infinity());
+  } else if (attn_mask && attn_mask->defined()) {
+    scores = attn_mask->dtype() == kBool
+        ? scores.masked_fill(
+              logical_not(*attn_mask), -std::numeric_limits<double>::infinity())
+        : add(scores, *attn_mask);
+  }
+  Tensor weights = nn::functional::softmax(scores, -1);
+  if (dropout_p > 0.0) {
+    weights = nn::functional::dropout(weights, dropout_p, true);
+  }
+  return matmul(weights, value);
+}
+
+Tensor rms_norm(
+    const Tensor& self,
+    const IntArg& normalized_shape,
+    const std::optional<Tensor>& weight,
+    std::optional<double> eps) {
+  const char* op = "rms_norm";
+  const int64_t n = int64_t(normalized_shape.size());
+  bool fits = n >= 1 && n <= self.dim();
+  for (int64_t i = 0; fits && i < n; ++i) {
+    fits = self.size(self.dim() - n + i) == normalized_shape[size_t(i)];
+  }
+  DITTO_CHECK(
+      fits,
+      ValueError,
+      op,
+      "Given normalized_shape=",
+      shape_str(normalized_shape),
+      ", expected input with shape [*, ",
+      shape_str(normalized_shape),
+      "], but got input of size",
+      shape_str(self.sizes()));
+  IntArg dims;
+  for (int64_t i = self.dim() - n; i < self.dim(); ++i) {
+    dims.push_back(i);
+  }
+  // torch's default: the epsilon of the input's dtype.
+  const double e = eps ? *eps
+      : self.dtype() == kFloat64
+      ? std::numeric_limits<double>::epsilon()
+      : double(std::numeric_limits<float>::epsilon());
+  Tensor out = mul(self, rsqrt(add(mean(mul(self, self), dims, true), e)));
+  return weight && weight->defined() ? mul(out, *weight) : out;
 }
 
 } // namespace ditto::detail

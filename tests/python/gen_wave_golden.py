@@ -377,6 +377,18 @@ CASES = [
     ("t.clamp(x.reshape(4, 6), min=y[:6], max=p[:6])", True),
     ("t.clamp(x, max=y)", True),
     ("t.prod(x.reshape(4, 6), 1, dtype=t.float64)", False),
+    # attention and RMSNorm (issue 60; torch 2.x's math on torch 1.13)
+    ("sdpa(x.reshape(1, 2, 3, 4), y.reshape(1, 2, 3, 4), "
+     "p.reshape(1, 2, 3, 4))", False),
+    ("sdpa(x.reshape(2, 3, 4), y.reshape(2, 3, 4), p.reshape(2, 3, 4), "
+     "None, True)", False),
+    ("sdpa(x.reshape(2, 3, 4), y.reshape(2, 3, 4)[:, :2], "
+     "p.reshape(2, 3, 4)[:, :2], y.reshape(2, 3, 4)[:, :2, 0].unsqueeze(1) > -3, "
+     "False, 0.3)", False),
+    ("sdpa(x.reshape(2, 3, 4), y.reshape(2, 3, 4), p.reshape(2, 3, 4), "
+     "u.reshape(2, 3, 4)[:, :, :3])", False),
+    ("rmsnorm(x.reshape(4, 6), (6,), p[:6])", False),
+    ("rmsnorm(x.reshape(2, 3, 4), (3, 4), None, 1e-3)", False),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.
@@ -396,6 +408,9 @@ GRADS = [
     "t.cdist(x.reshape(4, 6), y.reshape(4, 6), 1.5)",
     "t.convolution(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
     "None, [2, 1], [0, 1], [1, 1], True, [1, 0], 1)",
+    "sdpa(x.reshape(2, 3, 4), y.reshape(2, 3, 4), p.reshape(2, 3, 4), "
+    "None, True)",
+    "rmsnorm(x.reshape(4, 6), (6,), p[:6])",
 ]
 
 

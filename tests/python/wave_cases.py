@@ -35,6 +35,32 @@ def env(t, F, inputs, matrix, requires_grad=False, dtype=None):
         mask = m.generate_square_subsequent_mask(tgt.shape[0]).to(src.dtype)
         return m(src, tgt, tgt_mask=mask)
     e["encoder"], e["transformer"] = encoder, transformer
+    def sdpa(q, k, v, mask=None, is_causal=False, scale=None):
+        # torch 1.13 has no F.scaled_dot_product_attention: its math
+        # reference (torch 2.x's documentation) on torch, the op on ditto
+        if t.__name__ == "ditto":
+            return F.scaled_dot_product_attention(q, k, v, mask, 0.0,
+                                                  is_causal, scale=scale)
+        s = scale if scale is not None else 1.0 / q.shape[-1] ** 0.5
+        scores = q @ k.transpose(-2, -1) * s
+        L, S = q.shape[-2], k.shape[-2]
+        if is_causal:
+            mask = t.ones(L, S, dtype=t.bool).tril()
+        if mask is not None and mask.dtype == t.bool:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        elif mask is not None:
+            scores = scores + mask
+        return t.softmax(scores, -1) @ v
+
+    def rmsnorm(x, shape, w=None, eps=None):
+        # torch 2.4's F.rms_norm, written out on torch 1.13
+        if t.__name__ == "ditto":
+            return F.rms_norm(x, shape, w, eps)
+        dims = list(range(x.dim() - len(shape), x.dim()))
+        e = eps if eps is not None else t.finfo(x.dtype).eps
+        out = x * t.rsqrt((x * x).mean(dims, keepdim=True) + e)
+        return out if w is None else out * w
+    e["sdpa"], e["rmsnorm"] = sdpa, rmsnorm
     # a call after manual_seed(n): modules and ops that draw, torch's bits
     e["seeded"] = lambda n, f: (t.manual_seed(n), f())[1]
     return e

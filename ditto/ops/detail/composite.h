@@ -132,4 +132,19 @@ Tensor cdist(
     std::optional<int64_t> compute_mode);
 Tensor pdist(const Tensor& self, double p);
 
+// ---- attention (issue 60)
+Tensor scaled_dot_product_attention(
+    const Tensor& query,
+    const Tensor& key,
+    const Tensor& value,
+    const std::optional<Tensor>& attn_mask,
+    double dropout_p,
+    bool is_causal,
+    std::optional<double> scale);
+Tensor rms_norm(
+    const Tensor& self,
+    const IntArg& normalized_shape,
+    const std::optional<Tensor>& weight,
+    std::optional<double> eps);
+
 } // namespace ditto::detail

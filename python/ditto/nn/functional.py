@@ -246,6 +246,18 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 def scaled_dot_product_attention(query, key, value, attn_mask=None,
                                  dropout_p=0.0, is_causal=False, scale=None,
                                  *, generator=None):
+    """torch 2.x's F.scaled_dot_product_attention: the declared op (C++,
+    one fixed chain per output element); with a generator for the dropout,
+    the same chain here, drawing from it."""
+    if generator is None or dropout_p == 0.0:
+        return _C.scaled_dot_product_attention(
+            query, key, value, attn_mask, dropout_p, is_causal, scale=scale)
+    return _sdpa_with_generator(query, key, value, attn_mask, dropout_p,
+                                is_causal, scale, generator)
+
+
+def _sdpa_with_generator(query, key, value, attn_mask, dropout_p, is_causal,
+                         scale, generator):
     """torch 2.x's F.scaled_dot_product_attention, as its math reference:
     softmax(q k^T scale + mask) v, scale 1/sqrt(E) by default; attn_mask
     bool (True = attend) or float (added); is_causal masks the upper
@@ -280,16 +292,12 @@ def _causal_mask(L, S):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """torch 2.4's F.rms_norm: x / sqrt(mean(x^2) + eps) * weight over the
-    last len(normalized_shape) dims (eps: the dtype's epsilon)."""
+    """torch 2.4's F.rms_norm: the declared op, x / sqrt(mean(x^2) + eps) *
+    weight over the last len(normalized_shape) dims (eps: the dtype's
+    epsilon)."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
-    if eps is None:
-        eps = 2.220446049250313e-16 if input.dtype == _C.float64 \
-            else 1.1920928955078125e-07
-    out = input * _C.rsqrt(_C.mean(input * input, dims, True) + eps)
-    return out if weight is None else out * weight
+    return _C.rms_norm(input, list(normalized_shape), weight, eps)
 
 
 # ---- more of torch.nn.functional as compositions (issue 59)
