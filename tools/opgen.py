@@ -271,7 +271,7 @@ class Op:
         # ["C++ expression over a, b, c", ...] } and the docs' family.
         self.samples = entry.get("samples")
         if self.samples is not None:
-            if set(self.samples) - {"inputs", "calls", "gradcheck"} or not self.samples.get("calls"):
+            if set(self.samples) - {"inputs", "calls", "gradcheck", "batch"} or not self.samples.get("calls"):
                 raise DeclError(f"{where}: samples = {{ inputs = [...], calls = [...] }}")
         self.family = entry.get("family", "elementwise")
         # Python modules beside ditto that also export the function
@@ -752,11 +752,13 @@ def composite_record(op, dom, dtypes, nd):
         callables.append(f"Tensor::{op.name}({', '.join(a.name for a in op.schema.args[1:])})")
     shape_list = ", ".join("{" + ", ".join(str(d) for d in sh) + "}" for sh in shapes)
     grad = str(bool(op.samples.get("gradcheck", True))).lower()
+    # R8: the inputs whose dim 0 is a batch, in every call (Sample::batch_inputs).
+    batch = ", ".join(str(int(i)) for i in op.samples.get("batch", []))
     return [
         f"  s::register_composite({c_string(op.name)}, {c_string(op.family)}, "
         f"{{{', '.join(c_string(c) for c in callables)}}}, {{{shape_list}}}, {{",
         *calls,
-        f"  }}, {dom}, {dtypes}, {nd}, {grad});",
+        f"  }}, {dom}, {dtypes}, {nd}, {grad}, {{{batch}}});",
     ]
 
 

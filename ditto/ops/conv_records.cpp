@@ -176,30 +176,39 @@ std::vector<Sample> conv_samples(
     Tensor w = unit_values(c.weight, spec.dtype, seed++);
     Tensor b =
         c.bias ? unit_values({c.weight[0]}, spec.dtype, seed++) : Tensor();
-    out.push_back(
-        {c.label, {x, w, b}, [fn, args](const std::vector<Tensor>& in) {
-           return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
-         }});
+    Sample sample{
+        c.label, {x, w, b}, [fn, args](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
+        }};
+    // R8: a batched input's samples are independent.
+    if (c.input.size() == c.weight.size()) {
+      sample.batch_inputs = {0};
+    }
+    out.push_back(std::move(sample));
   }
   const ConvCase& c = cases.front();
   ConvArgs args = c.args;
-  out.push_back(
+  const std::vector<int> batch =
+      c.input.size() == c.weight.size() ? std::vector<int>{0} : std::vector<int>{};
+  out.push_back(s::batched(
       {"no_bias",
        {unit_values(c.input, spec.dtype, seed),
         unit_values(c.weight, spec.dtype, seed + 1),
         Tensor()},
        [fn, args](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
-       }});
+       }},
+      batch));
   // A non-contiguous input.
-  out.push_back(
+  out.push_back(s::batched(
       {"strided",
        {s::strided(unit_values(c.input, spec.dtype, seed)),
         unit_values(c.weight, spec.dtype, seed + 1),
         unit_values({c.weight[0]}, spec.dtype, seed + 2)},
        [fn, args](const std::vector<Tensor>& in) {
          return std::vector<Tensor>{fn(in[0], in[1], in[2], args)};
-       }});
+       }},
+      batch));
   return out;
 }
 

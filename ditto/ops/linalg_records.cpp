@@ -73,9 +73,9 @@ DITTO_OP_RECORDS(linalg) {
             Tensor a = unit_values({m, k}, dt, 1),
                    b = unit_values({k, n}, dt, 2);
             std::vector<Sample> out = {
-                {"matrix", {a, b}, call},
-                {"transposed_b", {a, s::strided(b)}, call},
-                {"transposed_a", {s::strided(a), b}, call},
+                s::batched({"matrix", {a, b}, call}, {0}),
+                s::batched({"transposed_b", {a, s::strided(b)}, call}, {0}),
+                s::batched({"transposed_a", {s::strided(a), b}, call}, {0}),
                 {"empty_k",
                  {unit_values({m, 0}, dt, 3), unit_values({0, n}, dt, 4)},
                  call},
@@ -83,11 +83,12 @@ DITTO_OP_RECORDS(linalg) {
             };
             if (!spec.small) {
               // Several row bands and column tiles.
-              out.push_back(
+              out.push_back(s::batched(
                   {"tiles",
                    {unit_values({211, 31}, dt, 6),
                     unit_values({31, 290}, dt, 7)},
-                   call});
+                   call},
+                  {0}));
               out.push_back(
                   {"split_k",
                    {unit_values({kSplitM, kSplitKDepth}, dt, 8),
@@ -180,19 +181,24 @@ DITTO_OP_RECORDS(linalg) {
             Tensor a = unit_values({m, k}, dt, 1),
                    b = unit_values({k, n}, dt, 2);
             std::vector<Sample> out = {
-                {"matrix", {a, b}, call},
-                {"transposed_b", {a, s::strided(b)}, call},
+                s::batched({"matrix", {a, b}, call}, {0}),
+                s::batched({"transposed_b", {a, s::strided(b)}, call}, {0}),
                 {"dot",
                  {unit_values({k}, dt, 3), unit_values({k}, dt, 4)},
                  call},
                 {"vector_matrix", {unit_values({k}, dt, 5), b}, call},
                 {"matrix_vector", {a, unit_values({k}, dt, 6)}, call},
                 // Batch dims broadcast both ways: [2, 1] with [3].
-                {"broadcast_batch",
-                 {unit_values({2, 1, small ? 2 : 30, small ? 3 : 40}, dt, 7),
-                  unit_values({3, small ? 3 : 40, small ? 2 : 20}, dt, 8)},
-                 call},
-                {"batch_matrix", {unit_values({2, m, k}, dt, 9), b}, call},
+                s::batched(
+                    {"broadcast_batch",
+                     {unit_values(
+                          {2, 1, small ? 2 : 30, small ? 3 : 40}, dt, 7),
+                      unit_values({3, small ? 3 : 40, small ? 2 : 20}, dt, 8)},
+                     call},
+                    {0}),
+                s::batched(
+                    {"batch_matrix", {unit_values({2, m, k}, dt, 9), b}, call},
+                    {0}),
                 {"empty", {unit_values({0, k}, dt, 10), b}, call},
             };
             if (!spec.small) {
@@ -321,10 +327,11 @@ DITTO_OP_RECORDS(linalg) {
                    w = unit_values({n, k}, dt, 2);
             Tensor b = unit_values({n}, dt, 3);
             std::vector<Sample> out = {
-                {"matrix", {x, w, b}, call},
-                {"batch", {unit_values({2, m, k}, dt, 4), w, b}, call},
+                s::batched({"matrix", {x, w, b}, call}, {0}),
+                s::batched(
+                    {"batch", {unit_values({2, m, k}, dt, 4), w, b}, call}, {0}),
                 {"vector", {unit_values({k}, dt, 5), w, b}, call},
-                {"strided_weight", {x, s::strided(w), b}, call},
+                s::batched({"strided_weight", {x, s::strided(w), b}, call}, {0}),
                 {"empty", {unit_values({0, k}, dt, 6), w, b}, call},
             };
             out.push_back({"no_bias", {x, w, Tensor()}, call});

@@ -49,6 +49,12 @@ struct Sample {
   // False where the sample sits on a kink of the op (a tie, a clamp edge)
   // that finite differences cannot see through.
   bool gradcheck = true;
+  // R8 (batch invariance): the inputs whose dim 0 is a batch of independent
+  // samples, every output's dim 0 being the same batch. The suite checks
+  // that rows [lo, hi) of each output have the same bits when the call gets
+  // only those rows of these inputs (one row alone, at any position, or a
+  // smaller batch). Empty: the sample has no batch dim.
+  std::vector<int> batch_inputs = {};
 };
 
 // What the suite asks a record for: samples of dtype, small ones (a few

@@ -65,6 +65,56 @@ bool pinned(const OpRecord& r) {
   return r.determinism() != Determinism::kAlert;
 }
 
+// R8 (a), batch invariance: a sample's outputs have the same bits when it
+// is computed alone, in a smaller batch, or at any position of its batch
+// (the samples that mark their batch inputs: Sample::batch_inputs).
+TEST_P(OpSuite, ASampleHasTheSameBitsAloneOrInAnyBatch) {
+  for (const OpRecord* r : family_records(GetParam())) {
+    if (r->random || r->inplace) {
+      continue; // draws depend on the position in the stream
+    }
+    DeterministicGuard pinned_variant(pinned(*r));
+    for (Dtype dt : r->dtypes) {
+      for (bool small : {true, false}) {
+        for (const Sample& s : r->samples({dt, small})) {
+          if (s.batch_inputs.empty()) {
+            continue;
+          }
+          const int64_t n = s.inputs[size_t(s.batch_inputs[0])].size(0);
+          if (n < 2) {
+            continue;
+          }
+          const std::vector<Tensor> full = s.call(copies(s.inputs));
+          // One row alone (first, middle, last), the first half, all but
+          // the first row.
+          const std::pair<int64_t, int64_t> windows[] = {
+              {0, 1}, {n / 2, n / 2 + 1}, {n - 1, n}, {0, (n + 1) / 2}, {1, n}};
+          for (const auto& [lo, hi] : windows) {
+            std::vector<Tensor> in = copies(s.inputs);
+            for (int i : s.batch_inputs) {
+              in[size_t(i)] = in[size_t(i)].narrow(0, lo, hi - lo);
+            }
+            const std::vector<Tensor> part = s.call(in);
+            ASSERT_EQ(part.size(), full.size()) << where(*r, dt, s);
+            for (size_t k = 0; k < full.size(); ++k) {
+              if (!full[k].defined()) {
+                continue;
+              }
+              const Tensor want = full[k].narrow(0, lo, hi - lo);
+              EXPECT_TRUE(
+                  part[k].sizes() == want.sizes() &&
+                  fingerprint(part[k]) == fingerprint(want))
+                  << where(*r, dt, s) << (small ? " (small)" : "")
+                  << ": rows [" << lo << ", " << hi << ") of output " << k
+                  << " differ from the batch's";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_P(OpSuite, SameBitsAtEveryThreadCountAndCapability) {
   const auto caps = test::testable_capabilities();
   for (const OpRecord* r : family_records(GetParam())) {

@@ -133,9 +133,9 @@ std::vector<Sample> layer_norm_samples(const SampleSpec& spec) {
     });
   };
   return {
-      {"last_dim", {m, w, b}, over({c})},
-      {"last_two_dims", {x3, w2, b2}, over({h, wd})},
-      {"strided", {s::strided(m), w, b}, over({c})},
+      s::batched({"last_dim", {m, w, b}, over({c})}, {0}),
+      s::batched({"last_two_dims", {x3, w2, b2}, over({h, wd})}, {0}),
+      s::batched({"strided", {s::strided(m), w, b}, over({c})}, {0}),
       {"empty", {s::varied({0, c}, dt, 1.0, 7), w, b}, over({c})},
   };
 }

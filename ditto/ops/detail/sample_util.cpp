@@ -256,7 +256,8 @@ void register_composite(
     Domain domain,
     std::vector<Dtype> dtypes,
     const char* not_differentiable,
-    bool gradcheck) {
+    bool gradcheck,
+    std::vector<int> batch_inputs) {
   const Call first = calls.front().second;
   const int arity = static_cast<int>(shapes.size());
   register_op({
@@ -267,7 +268,8 @@ void register_composite(
           "made of ops that are deterministic on every path",
       .dtypes = std::move(dtypes),
       .samples =
-          [shapes, calls, domain, gradcheck](const SampleSpec& spec) {
+          [shapes, calls, domain, gradcheck, batch_inputs](
+              const SampleSpec& spec) {
             std::vector<Tensor> in;
             for (size_t i = 0; i < shapes.size(); ++i) {
               in.push_back(in_domain(shapes[i], spec.dtype, domain, 3 + i));
@@ -276,6 +278,7 @@ void register_composite(
             for (const auto& [label, call] : calls) {
               Sample s{label, in, call};
               s.gradcheck = gradcheck;
+              s.batch_inputs = batch_inputs;
               out.push_back(std::move(s));
             }
             if (!in.empty() && in[0].dim() >= 2) {
@@ -286,6 +289,7 @@ void register_composite(
                   strided_in,
                   calls.front().second};
               s.gradcheck = gradcheck;
+              s.batch_inputs = batch_inputs;
               out.push_back(std::move(s));
             }
             return out;

@@ -169,7 +169,14 @@ DITTO_API void register_composite(
     Domain domain,
     std::vector<Dtype> dtypes,
     const char* not_differentiable,
-    bool gradcheck);
+    bool gradcheck,
+    std::vector<int> batch_inputs = {});
+
+// The sample with batch_inputs set (R8: Sample::batch_inputs).
+inline Sample batched(Sample s, std::vector<int> inputs) {
+  s.batch_inputs = std::move(inputs);
+  return s;
+}
 
 // Bad calls every op with tensor inputs must refuse: an undefined tensor.
 DITTO_API Sample undefined_input(Call call, int inputs);
