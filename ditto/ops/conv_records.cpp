@@ -188,8 +188,9 @@ std::vector<Sample> conv_samples(
   }
   const ConvCase& c = cases.front();
   ConvArgs args = c.args;
-  const std::vector<int> batch =
-      c.input.size() == c.weight.size() ? std::vector<int>{0} : std::vector<int>{};
+  const std::vector<int> batch = c.input.size() == c.weight.size()
+      ? std::vector<int>{0}
+      : std::vector<int>{};
   out.push_back(s::batched(
       {"no_bias",
        {unit_values(c.input, spec.dtype, seed),

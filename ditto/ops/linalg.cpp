@@ -59,14 +59,20 @@ int64_t row_bands(int64_t m, int64_t tasks) {
       threads / std::gcd(threads, tasks), 1, std::max<int64_t>(1, (m + 5) / 6));
 }
 // Note [Split-K]
-// An output of at most kSplitKMaxTiles tiles (192 x 256) with k >= kSplitKMinK
-// (weight gradients: k = batch x spatial) leaves threads idle, so k is cut into
-// chunks of kSplitKChunk values (boundaries from the shapes only) and
-// threads take chunks. Each chunk's partial product is its own fma chain.
-// The deterministic variant keeps the partials in the workspace and adds
-// them in chunk order: the same bits for any thread count (but not the bits
-// of the unsplit chain). The fast variant adds each partial into the output
-// when its thread finishes: the order, and the bits, vary.
+// A product with k >= kSplitKMinK is cut into chunks of kSplitKChunk values
+// of k (boundaries from k only); each chunk's partial product is its own fma
+// chain, and the partials are added in chunk order. Every such product, of
+// any output size and batch, takes this chain, so one row of a long-k
+// product has the same bits alone or among any number of rows (R8 (c);
+// until 2026-12 only outputs of at most kSplitKMaxTiles tiles were split and
+// a larger one was one chain over all of k, so a row's bits depended on how
+// many rows shared it). An output of at most kSplitKMaxTiles tiles (192 x
+// 256; weight gradients, k = batch x spatial) leaves threads idle, so
+// threads take chunks: the deterministic variant keeps the partials in the
+// workspace and adds them in chunk order; the fast variant adds each
+// partial into the output when its thread finishes, and the bits vary. A
+// larger output computes one chunk at a time, threads taking its tiles, and
+// adds it in chunk order: deterministic on either variant.
 constexpr int64_t kSplitKChunk = 4096;
 constexpr int64_t kSplitKMinK = 16384;
 constexpr int64_t kSplitKMaxTiles = 2;
@@ -235,19 +241,23 @@ void gemm_batched(
     int64_t n,
     Tensor& out,
     const char* op) {
-  const int64_t tiles256_all = ((m + kTileM - 1) / kTileM) * ((n + 255) / 256);
   if (!out.is_cpu()) {
-    // Each output the CPU's one chain, or the CPU's split (Note [Split-K]).
-    if (off.a.size() == 1 && m > 0 && n > 0 &&
-        tiles256_all <= kSplitKMaxTiles && k >= kSplitKMinK) {
-      device_split_k(
-          {&a, a.storage_offset() + off.a[0], a_rs, a_cs},
-          {&b, b.storage_offset() + off.b[0], b_rs, b_cs},
-          m,
-          k,
-          n,
-          out,
-          op);
+    // Each output the CPU's one chain, or the CPU's split (Note [Split-K]),
+    // which every product with k >= kSplitKMinK takes.
+    if (m > 0 && n > 0 && k >= kSplitKMinK) {
+      for (size_t bi = 0; bi < off.a.size(); ++bi) {
+        Tensor ob = off.a.size() == 1 ? out
+                                      : out.view({int64_t(off.a.size()), m * n})
+                                            .narrow(0, int64_t(bi), 1);
+        device_split_k(
+            {&a, a.storage_offset() + off.a[bi], a_rs, a_cs},
+            {&b, b.storage_offset() + off.b[bi], b_rs, b_cs},
+            m,
+            k,
+            n,
+            ob,
+            op);
+      }
       return;
     }
     for (size_t bi = 0; bi < off.a.size(); ++bi) {
@@ -290,72 +300,6 @@ void gemm_batched(
     g.c_cs = 1;
     return g;
   };
-  const int64_t tiles256 = tm * ((n + 255) / 256);
-  if (batches == 1 && m > 0 && n > 0 && tiles256 <= kSplitKMaxTiles &&
-      k >= kSplitKMinK) {
-    // See Note [Split-K].
-    const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
-    // In deterministic mode the deterministic variant runs with whatever
-    // workspace is configured (the default 8 MiB when none is): the
-    // workspace only bounds how many partials are held at once, and the sum
-    // is in chunk order whatever it holds. Unlike PyTorch up to 2.9 (and as
-    // 2.10 on the GPU), no configuration is required.
-    const int64_t bytes = workspace_bytes_now();
-    const bool deterministic = are_deterministic_algorithms_enabled();
-    const int64_t mn = m * n;
-    auto partial_args = [&](int64_t c, char* into) {
-      kernels::GemmArgs g = args(0);
-      const int64_t k0 = c * kSplitKChunk;
-      g.k = std::min(kSplitKChunk, k - k0);
-      g.a = static_cast<const char*>(g.a) + k0 * a_cs * int64_t(es);
-      g.b = static_cast<const char*>(g.b) + k0 * b_rs * int64_t(es);
-      g.c = into;
-      return g;
-    };
-    dispatch_dtype(a.dtype(), op, [&]<typename T>() {
-      if constexpr (std::is_floating_point_v<T>) {
-        T* o = static_cast<T*>(out.raw_data());
-        if (deterministic) {
-          // Partials in the workspace, added in chunk order.
-          const int64_t cap = std::max<int64_t>(
-              1, std::min<int64_t>(chunks, bytes / (mn * int64_t(sizeof(T)))));
-          std::vector<T> ws(size_t(cap * mn));
-          for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
-            const int64_t here = std::min(cap, chunks - c0);
-            parallel_chunks(here, [&](int64_t i) {
-              kernels::GemmArgs g = partial_args(
-                  c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
-              tile(g, 0, m, 0, n);
-            });
-            for (int64_t i = 0; i < here; ++i) {
-              const T* p = ws.data() + i * mn;
-              if (c0 + i == 0) {
-                std::copy(p, p + mn, o);
-              } else {
-                for (int64_t e = 0; e < mn; ++e) {
-                  o[e] = T(o[e] + p[e]);
-                }
-              }
-            }
-          }
-        } else {
-          // Each thread adds its partial into the output as it finishes.
-          std::fill(o, o + mn, T(0));
-          std::mutex mu;
-          parallel_chunks(chunks, [&](int64_t c) {
-            std::vector<T> p(static_cast<size_t>(mn));
-            tile(
-                partial_args(c, reinterpret_cast<char*>(p.data())), 0, m, 0, n);
-            std::lock_guard<std::mutex> lock(mu);
-            for (int64_t e = 0; e < mn; ++e) {
-              o[e] = T(o[e] + p[e]);
-            }
-          });
-        }
-      }
-    });
-    return;
-  }
   // Row bands of equal height (a multiple of 6, the AVX2 register tile, and
   // half the AVX-512 one), not kTileM multiples with a short last band: the
   // pool gives each thread a contiguous run of tasks (Note [Chunks keep their
@@ -365,6 +309,106 @@ void gemm_batched(
   const int64_t rows =
       std::max<int64_t>(1, ((m + bands - 1) / bands + 5) / 6 * 6);
   const int64_t tr = (m + rows - 1) / rows;
+  // Every tile of one product g, threads taking row bands and column tiles.
+  auto all_tiles = [&](const kernels::GemmArgs& g) {
+    parallel_for(0, tr * tn, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t i0 = (r / tn) * rows, j0 = (r % tn) * kTileN;
+        tile(g, i0, std::min(m, i0 + rows), j0, std::min(n, j0 + kTileN));
+      }
+    });
+  };
+  const int64_t tiles256 = tm * ((n + 255) / 256);
+  if (m > 0 && n > 0 && k >= kSplitKMinK) {
+    // See Note [Split-K]: every product this deep is the chunked chain,
+    // whatever its output's size and batch, so a row's bits do not depend
+    // on how many rows share the product (R8).
+    const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
+    // In deterministic mode the deterministic variant runs with whatever
+    // workspace is configured (the default 8 MiB when none is): the
+    // workspace only bounds how many partials are held at once, and the sum
+    // is in chunk order whatever it holds. Unlike PyTorch up to 2.9 (and as
+    // 2.10 on the GPU), no configuration is required.
+    const int64_t bytes = workspace_bytes_now();
+    const bool deterministic = are_deterministic_algorithms_enabled();
+    const int64_t mn = m * n;
+    auto partial_args = [&](int64_t bi, int64_t c, char* into) {
+      kernels::GemmArgs g = args(bi);
+      const int64_t k0 = c * kSplitKChunk;
+      g.k = std::min(kSplitKChunk, k - k0);
+      g.a = static_cast<const char*>(g.a) + k0 * a_cs * int64_t(es);
+      g.b = static_cast<const char*>(g.b) + k0 * b_rs * int64_t(es);
+      g.c = into;
+      return g;
+    };
+    dispatch_dtype(a.dtype(), op, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        for (int64_t bi = 0; bi < batches; ++bi) {
+          T* o = static_cast<T*>(out.raw_data()) + bi * mn;
+          if (tiles256 > kSplitKMaxTiles) {
+            // A large output: one chunk at a time, its tiles in parallel,
+            // added in chunk order (the deterministic variant's sum; the
+            // fast one has nothing to gain here).
+            std::vector<T> p(static_cast<size_t>(mn));
+            for (int64_t c = 0; c < chunks; ++c) {
+              all_tiles(partial_args(
+                  bi, c, reinterpret_cast<char*>(c == 0 ? o : p.data())));
+              if (c > 0) {
+                parallel_for(
+                    0, mn, kernels::kReduceGrain, [&](int64_t e0, int64_t e1) {
+                      for (int64_t e = e0; e < e1; ++e) {
+                        o[e] = T(o[e] + p[size_t(e)]);
+                      }
+                    });
+              }
+            }
+          } else if (deterministic) {
+            // Partials in the workspace, added in chunk order.
+            const int64_t cap = std::max<int64_t>(
+                1,
+                std::min<int64_t>(chunks, bytes / (mn * int64_t(sizeof(T)))));
+            std::vector<T> ws(size_t(cap * mn));
+            for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
+              const int64_t here = std::min(cap, chunks - c0);
+              parallel_chunks(here, [&](int64_t i) {
+                kernels::GemmArgs g = partial_args(
+                    bi, c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
+                tile(g, 0, m, 0, n);
+              });
+              for (int64_t i = 0; i < here; ++i) {
+                const T* p = ws.data() + i * mn;
+                if (c0 + i == 0) {
+                  std::copy(p, p + mn, o);
+                } else {
+                  for (int64_t e = 0; e < mn; ++e) {
+                    o[e] = T(o[e] + p[e]);
+                  }
+                }
+              }
+            }
+          } else {
+            // Each thread adds its partial into the output as it finishes.
+            std::fill(o, o + mn, T(0));
+            std::mutex mu;
+            parallel_chunks(chunks, [&](int64_t c) {
+              std::vector<T> p(static_cast<size_t>(mn));
+              tile(
+                  partial_args(bi, c, reinterpret_cast<char*>(p.data())),
+                  0,
+                  m,
+                  0,
+                  n);
+              std::lock_guard<std::mutex> lock(mu);
+              for (int64_t e = 0; e < mn; ++e) {
+                o[e] = T(o[e] + p[e]);
+              }
+            });
+          }
+        }
+      }
+    });
+    return;
+  }
   const int64_t tasks = batches * tr * tn;
   parallel_for(0, tasks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {

@@ -32,6 +32,8 @@ using ::ditto::detail::samples::unit_values;
 // [m, k] @ [k, n] with k past the split-K threshold and an output of one
 // tile: cheap (about 1M multiply-adds) and split into 5 chunks.
 constexpr int64_t kSplitM = 9, kSplitKDepth = 16411, kSplitN = 7;
+// Rows enough for an output of more than the split's two tiles (R8 (c)).
+constexpr int64_t kSplitRows = 200;
 
 } // namespace
 
@@ -89,11 +91,19 @@ DITTO_OP_RECORDS(linalg) {
                     unit_values({31, 290}, dt, 7)},
                    call},
                   {0}));
-              out.push_back(
+              out.push_back(s::batched(
                   {"split_k",
                    {unit_values({kSplitM, kSplitKDepth}, dt, 8),
                     unit_values({kSplitKDepth, kSplitN}, dt, 9)},
-                   call});
+                   call},
+                  {0}));
+              // R8 (c): more rows than the split's tiles, the same chain.
+              out.push_back(s::batched(
+                  {"split_k_rows",
+                   {unit_values({kSplitRows, kSplitKDepth}, dt, 10),
+                    unit_values({kSplitKDepth, kSplitN}, dt, 11)},
+                   call},
+                  {0}));
             }
             return out;
           },
@@ -329,9 +339,11 @@ DITTO_OP_RECORDS(linalg) {
             std::vector<Sample> out = {
                 s::batched({"matrix", {x, w, b}, call}, {0}),
                 s::batched(
-                    {"batch", {unit_values({2, m, k}, dt, 4), w, b}, call}, {0}),
+                    {"batch", {unit_values({2, m, k}, dt, 4), w, b}, call},
+                    {0}),
                 {"vector", {unit_values({k}, dt, 5), w, b}, call},
-                s::batched({"strided_weight", {x, s::strided(w), b}, call}, {0}),
+                s::batched(
+                    {"strided_weight", {x, s::strided(w), b}, call}, {0}),
                 {"empty", {unit_values({0, k}, dt, 6), w, b}, call},
             };
             out.push_back({"no_bias", {x, w, Tensor()}, call});

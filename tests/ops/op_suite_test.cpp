@@ -104,8 +104,8 @@ TEST_P(OpSuite, ASampleHasTheSameBitsAloneOrInAnyBatch) {
               EXPECT_TRUE(
                   part[k].sizes() == want.sizes() &&
                   fingerprint(part[k]) == fingerprint(want))
-                  << where(*r, dt, s) << (small ? " (small)" : "")
-                  << ": rows [" << lo << ", " << hi << ") of output " << k
+                  << where(*r, dt, s) << (small ? " (small)" : "") << ": rows ["
+                  << lo << ", " << hi << ") of output " << k
                   << " differ from the batch's";
             }
           }

@@ -23,7 +23,7 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm,
                             InstanceNorm1d, InstanceNorm2d, InstanceNorm3d,
                             LayerNorm)
 from .sparse import Embedding
-from .attention import MultiheadAttention, RMSNorm  # noqa: F401
+from .attention import KVCache, MultiheadAttention, RMSNorm  # noqa: F401
 from .activation import (  # noqa: F401
     Softmin, LocalResponseNorm, Upsample, UpsamplingNearest2d,
     UpsamplingBilinear2d, Softmax2d, ChannelShuffle)
@@ -43,7 +43,7 @@ __all__ = [
     "Softmin", "LocalResponseNorm", "Upsample", "UpsamplingNearest2d",
     "UpsamplingBilinear2d", "Softmax2d", "ChannelShuffle", "Bilinear",
     "ConvTranspose1d", "LazyLinear", "EmbeddingBag",
-    "MultiheadAttention", "RMSNorm", "Transformer", "TransformerDecoder",
+    "KVCache", "MultiheadAttention", "RMSNorm", "Transformer", "TransformerDecoder",
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer",
     "Softplus", "ELU", "CELU", "SELU", "Hardtanh", "ReLU6", "Hardsigmoid", "Hardswish", "Mish", "LogSigmoid", "Softsign", "Tanhshrink", "Hardshrink", "Softshrink", "GLU", "Threshold", "PixelShuffle", "PixelUnshuffle", "CosineSimilarity", "PairwiseDistance", "HuberLoss", "TripletMarginLoss", "SoftMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "Unfold", "Fold",
     "Module", "ModuleDict", "ModuleList", "ParameterDict", "ParameterList",

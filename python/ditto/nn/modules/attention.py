@@ -150,3 +150,66 @@ class RMSNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+class KVCache:
+    """The keys and values of the positions decoded so far, per layer:
+    ditto's own API for incremental decoding (torch has none in its core).
+
+    A GPT-style model's attention calls ``k, v = cache.update(layer, k, v)``
+    with the new positions' keys and values, (..., L_new, E), and attends
+    with ``cache.causal_mask(L_new)``; the model is called on the prompt
+    (prefill), then on one token at a time. Each step's outputs have the
+    bits of the same positions in one forward over the whole sequence
+    (R8 (b), docs/design.md): the new rows of every product and norm are
+    computed as in the full batch of rows, and the softmax and the product
+    with the values only gain exact zeros from the masked keys.
+
+        cache = ditto.nn.KVCache()
+        logits = model(prompt, cache)           # positions 0 .. P-1
+        logits = model(next_token, cache)       # position P
+    """
+
+    def __init__(self):
+        self._keys = {}
+        self._values = {}
+
+    def update(self, layer, key, value):
+        """Appends key and value (..., L_new, E) to the layer's cache along
+        the sequence dim; returns the layer's keys and values so far."""
+        if layer in self._keys:
+            past_k, past_v = self._keys[layer], self._values[layer]
+            if past_k.shape[:-2] != key.shape[:-2] or \
+                    past_k.shape[-1] != key.shape[-1]:
+                raise ValueError(
+                    f"[KVCache.update] layer {layer}: key of shape "
+                    f"{tuple(key.shape)} does not extend the cached "
+                    f"{tuple(past_k.shape)}")
+            key = _C.cat([past_k, key], -2)
+            value = _C.cat([past_v, value], -2)
+        self._keys[layer], self._values[layer] = key, value
+        return key, value
+
+    def seq_len(self, layer=0):
+        """The positions cached for the layer (0 before the first update)."""
+        k = self._keys.get(layer)
+        return 0 if k is None else k.shape[-2]
+
+    def causal_mask(self, new, layer=0):
+        """(new, past + new) bool, True where a new position attends: the
+        new positions are past .. past + new - 1 and see every key up to
+        their own (the causal mask aligned to the end, which torch's
+        is_causal, aligned to the start, is not once keys are cached).
+        Call it after the layer's update."""
+        total = self.seq_len(layer)
+        past = total - new
+        if past < 0:
+            raise ValueError(f"[KVCache.causal_mask] {new} new positions but "
+                             f"only {total} cached in layer {layer}")
+        from ... import arange
+        rows = arange(past, total).reshape(new, 1)
+        return arange(total).reshape(1, total) <= rows
+
+    def reset(self):
+        self._keys.clear()
+        self._values.clear()
