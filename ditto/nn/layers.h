@@ -12,6 +12,7 @@
 #include "ditto/random/generator.h"
 
 #include "ditto/nn/modules/activation.h"
+#include "ditto/nn/modules/attention.h"
 #include "ditto/nn/modules/container.h"
 #include "ditto/nn/modules/conv.h"
 #include "ditto/nn/modules/dropout.h"

@@ -11,6 +11,7 @@
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/random_util.h"
 #include "ditto/ops/elementwise.h"
+#include "ditto/ops/factories.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"
 #include "ditto/random/generator_impl.h"

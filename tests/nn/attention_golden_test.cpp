@@ -1,0 +1,139 @@
+// MultiheadAttention against PyTorch 1.13 (LibTorch's module) in float32:
+// the initial parameters bit for bit (out_proj drawn as a Linear, then
+// in_proj_weight xavier_uniform_, the biases zero), the output and the
+// attention weights (averaged and per head) with masks, and the input
+// projection's gradient, within float32 rounding of the products; a
+// sample's bits alone or in its batch (R8); RMSNorm's module.
+// tests/nn/gen_attention_golden.py wrote the fixture
+// (tests/nn/attention_golden.json).
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "ditto/ditto.h"
+#include "tests/nn/fixture.h"
+
+namespace ditto {
+namespace {
+
+namespace nn = ditto::nn;
+using nlohmann::json;
+
+const json& attention_golden() {
+  static const json j = [] {
+    std::ifstream in(
+        std::string(DITTO_TEST_DATA_DIR) + "/nn/attention_golden.json");
+    return json::parse(in);
+  }();
+  return j;
+}
+
+Tensor f32(const json& values, const Shape& sizes) {
+  return test::f64(values, sizes).to(kFloat32);
+}
+
+bool same_bits(const Tensor& got, const json& want) {
+  const Tensor g = got.detach().contiguous().flatten();
+  if (g.numel() != int64_t(want.size())) {
+    return false;
+  }
+  const float* p = g.data_ptr<float>();
+  for (size_t i = 0; i < want.size(); ++i) {
+    const float w = float(want[i].get<double>());
+    if (std::memcmp(&w, &p[i], sizeof w) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+nn::MultiheadAttention make(const json& c) {
+  manual_seed(c["seed"].get<uint64_t>());
+  return nn::MultiheadAttention(
+      nn::MultiheadAttentionOptions(c["embed_dim"], c["num_heads"])
+          .bias(c["bias"].get<bool>()));
+}
+
+TEST(AttentionGolden, InitialParametersArePyTorchsBits) {
+  for (const json& c : attention_golden()["cases"]) {
+    nn::MultiheadAttention m = make(c);
+    const auto params = m->named_parameters();
+    ASSERT_EQ(params.size(), c["params"].size());
+    for (const auto& [name, want] : c["params"].items()) {
+      const Tensor* p = params.find(name);
+      ASSERT_NE(p, nullptr) << name;
+      EXPECT_TRUE(same_bits(*p, want)) << name;
+    }
+  }
+}
+
+TEST(AttentionGolden, OutputWeightsAndGradientArePyTorchs) {
+  for (const json& c : attention_golden()["cases"]) {
+    nn::MultiheadAttention m = make(c);
+    const int64_t e = c["embed_dim"], l = c["L"], s = c["S"], n = c["N"];
+    const Tensor q = f32(c["q"], {l, n, e});
+    const Tensor k = f32(c["k"], {s, n, e});
+    const Tensor v = f32(c["v"], {s, n, e});
+    Tensor attn_mask, padding;
+    if (c["masks"].get<bool>()) {
+      attn_mask = gt(
+          arange(0, s, 1, kInt64).reshape({1, s}),
+          add(arange(0, l, 1, kInt64).reshape({l, 1}), 1));
+      padding = zeros({n, s}, kBool);
+      padding.select(0, 1).select(0, s - 1).fill_(true);
+    }
+    auto [out, weights] = m->forward(q, k, v, padding, true, attn_mask);
+    test::expect_close(out, c["out"], 2e-6);
+    test::expect_close(weights, c["weights"], 2e-6);
+    auto [out2, per_head] =
+        m->forward(q, k, v, padding, true, attn_mask, false);
+    test::expect_close(per_head, c["weights_per_head"], 2e-6);
+    EXPECT_EQ(fingerprint(out2), fingerprint(out));
+    (out * f32(c["grad_out"], out.sizes())).sum().backward();
+    test::expect_close(m->in_proj_weight.grad(), c["in_proj_weight_grad"], 2e-5);
+  }
+}
+
+TEST(AttentionGolden, ASampleHasItsBitsAloneOrInTheBatch) {
+  manual_seed(3);
+  nn::MultiheadAttention m(nn::MultiheadAttentionOptions(8, 2).batch_first(true));
+  const Tensor x = randn({5, 7, 8});
+  const Tensor full = std::get<0>(m->forward(x, x, x));
+  for (int64_t i : {0, 2, 4}) {
+    const Tensor one = x.narrow(0, i, 1);
+    const Tensor alone = std::get<0>(m->forward(one, one, one));
+    EXPECT_EQ(fingerprint(alone), fingerprint(full.narrow(0, i, 1))) << i;
+  }
+  // Unbatched (L, E) equals a batch of one.
+  const Tensor row = x.select(0, 1);
+  EXPECT_EQ(
+      fingerprint(std::get<0>(m->forward(row, row, row))),
+      fingerprint(full.select(0, 1)));
+}
+
+TEST(AttentionGolden, BadArgumentsAreRefused) {
+  EXPECT_THROW(nn::MultiheadAttention(6, 4), ValueError);
+  EXPECT_THROW(
+      nn::MultiheadAttention(nn::MultiheadAttentionOptions(6, 2).kdim(3)),
+      ValueError);
+  nn::MultiheadAttention m(6, 2);
+  const Tensor x = randn({3, 2, 6});
+  EXPECT_THROW(m->forward(x, x, x, {}, true, zeros({2, 2}, kBool)), ValueError);
+  EXPECT_THROW(m->forward(x, randn({3, 2, 5}), x), ValueError);
+}
+
+TEST(AttentionGolden, RmsNormModule) {
+  nn::RMSNorm norm(nn::RMSNormOptions({4}).eps(1e-6));
+  ASSERT_TRUE(norm->weight.defined());
+  EXPECT_EQ(norm->weight.sum().item<float>(), 4.0f);
+  const Tensor x = randn({3, 4});
+  const Tensor want = mul(x, rsqrt(add(mean(mul(x, x), {1}, true), 1e-6)));
+  EXPECT_EQ(fingerprint(norm->forward(x)), fingerprint(want));
+  EXPECT_THROW(norm->forward(randn({3, 5})), ValueError);
+}
+
+} // namespace
+} // namespace ditto
