@@ -773,6 +773,32 @@ void data_api(const char* mnist_root) {
 
 } // namespace
 
+// ---- Attention (torch::nn::MultiheadAttention's documented forward).
+void attention() {
+  torch::nn::MultiheadAttention mha(
+      torch::nn::MultiheadAttentionOptions(8, 2).dropout(0.0));
+  auto params = mha->named_parameters();
+  COVERAGE_CHECK(params.size() == 4);
+  COVERAGE_CHECK(params.contains("in_proj_weight"));
+  COVERAGE_CHECK(params.contains("out_proj.bias"));
+  COVERAGE_CHECK(mha->in_proj_weight.size(0) == 24);
+  torch::Tensor q = torch::randn({5, 3, 8}); // (L, N, E)
+  torch::Tensor kv = torch::randn({4, 3, 8});
+  torch::Tensor mask = torch::zeros({5, 4}, torch::kBool);
+  auto result = mha->forward(q, kv, kv, /*key_padding_mask=*/{},
+                             /*need_weights=*/true, mask);
+  torch::Tensor out = std::get<0>(result);
+  torch::Tensor weights = std::get<1>(result);
+  COVERAGE_CHECK(out.sizes() == q.sizes());
+  COVERAGE_CHECK(weights.size(0) == 3 && weights.size(1) == 5 &&
+                 weights.size(2) == 4);
+  COVERAGE_CHECK(
+      (weights.sum(-1) - 1).abs().max().item<float>() < 1e-5);
+  auto [out2, none] = mha->forward(q, kv, kv, {}, /*need_weights=*/false);
+  COVERAGE_CHECK(out2.sizes() == out.sizes());
+  COVERAGE_CHECK(!none.defined());
+}
+
 int main(int argc, char** argv) {
   torch::manual_seed(0);
   holders();
@@ -787,6 +813,7 @@ int main(int argc, char** argv) {
   mnist_loop();
   tensor_indexing();
   data_api(argc > 1 ? argv[1] : nullptr);
+  attention();
   if (failures != 0) {
     std::fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;
