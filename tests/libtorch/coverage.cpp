@@ -785,15 +785,19 @@ void attention() {
   torch::Tensor q = torch::randn({5, 3, 8}); // (L, N, E)
   torch::Tensor kv = torch::randn({4, 3, 8});
   torch::Tensor mask = torch::zeros({5, 4}, torch::kBool);
-  auto result = mha->forward(q, kv, kv, /*key_padding_mask=*/{},
-                             /*need_weights=*/true, mask);
+  auto result = mha->forward(
+      q,
+      kv,
+      kv,
+      /*key_padding_mask=*/{},
+      /*need_weights=*/true,
+      mask);
   torch::Tensor out = std::get<0>(result);
   torch::Tensor weights = std::get<1>(result);
   COVERAGE_CHECK(out.sizes() == q.sizes());
-  COVERAGE_CHECK(weights.size(0) == 3 && weights.size(1) == 5 &&
-                 weights.size(2) == 4);
   COVERAGE_CHECK(
-      (weights.sum(-1) - 1).abs().max().item<float>() < 1e-5);
+      weights.size(0) == 3 && weights.size(1) == 5 && weights.size(2) == 4);
+  COVERAGE_CHECK((weights.sum(-1) - 1).abs().max().item<float>() < 1e-5);
   auto [out2, none] = mha->forward(q, kv, kv, {}, /*need_weights=*/false);
   COVERAGE_CHECK(out2.sizes() == out.sizes());
   COVERAGE_CHECK(!none.defined());

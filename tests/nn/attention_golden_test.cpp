@@ -79,9 +79,9 @@ TEST(AttentionGolden, OutputWeightsAndGradientArePyTorchs) {
     const Tensor v = f32(c["v"], {s, n, e});
     Tensor attn_mask, padding;
     if (c["masks"].get<bool>()) {
-      attn_mask = gt(
-          arange(0, s, 1, kInt64).reshape({1, s}),
-          add(arange(0, l, 1, kInt64).reshape({l, 1}), 1));
+      attn_mask =
+          gt(arange(0, s, 1, kInt64).reshape({1, s}),
+             add(arange(0, l, 1, kInt64).reshape({l, 1}), 1));
       padding = zeros({n, s}, kBool);
       padding.select(0, 1).select(0, s - 1).fill_(true);
     }
@@ -93,13 +93,15 @@ TEST(AttentionGolden, OutputWeightsAndGradientArePyTorchs) {
     test::expect_close(per_head, c["weights_per_head"], 2e-6);
     EXPECT_EQ(fingerprint(out2), fingerprint(out));
     (out * f32(c["grad_out"], out.sizes())).sum().backward();
-    test::expect_close(m->in_proj_weight.grad(), c["in_proj_weight_grad"], 2e-5);
+    test::expect_close(
+        m->in_proj_weight.grad(), c["in_proj_weight_grad"], 2e-5);
   }
 }
 
 TEST(AttentionGolden, ASampleHasItsBitsAloneOrInTheBatch) {
   manual_seed(3);
-  nn::MultiheadAttention m(nn::MultiheadAttentionOptions(8, 2).batch_first(true));
+  nn::MultiheadAttention m(
+      nn::MultiheadAttentionOptions(8, 2).batch_first(true));
   const Tensor x = randn({5, 7, 8});
   const Tensor full = std::get<0>(m->forward(x, x, x));
   for (int64_t i : {0, 2, 4}) {

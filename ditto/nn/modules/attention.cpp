@@ -47,12 +47,14 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(
       o.dropout());
   const int64_t e = o.embed_dim();
   head_dim = e / o.num_heads();
-  in_proj_weight = register_parameter("in_proj_weight", uninitialized({3 * e, e}));
+  in_proj_weight =
+      register_parameter("in_proj_weight", uninitialized({3 * e, e}));
   if (o.bias()) {
     in_proj_bias = register_parameter("in_proj_bias", uninitialized({3 * e}));
   }
   // LibTorch's order: out_proj draws as a Linear, then in_proj_weight.
-  out_proj = register_module("out_proj", Linear(LinearOptions(e, e).bias(o.bias())));
+  out_proj =
+      register_module("out_proj", Linear(LinearOptions(e, e).bias(o.bias())));
   defer_reset(
       [w = in_proj_weight, b = in_proj_bias, ob = out_proj->bias]() mutable {
         init::xavier_uniform_(w);
@@ -129,8 +131,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
     key = key.transpose(0, 1);
     value = value.transpose(0, 1);
   }
-  const int64_t e = options.embed_dim(), h = options.num_heads(),
-                d = head_dim;
+  const int64_t e = options.embed_dim(), h = options.num_heads(), d = head_dim;
   DITTO_CHECK(
       query.size(2) == e && key.size(2) == e && value.size(2) == e,
       ValueError,
