@@ -9,6 +9,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <mutex>
 #include <sstream>
 
@@ -64,42 +66,125 @@ int count_of(size_t bytes, const char* op) {
 
 // dtype, dim, then up to kDims sizes (a larger dim sends its numel).
 constexpr int kDims = 8;
-constexpr int kHeader = 2 + kDims;
+// A call's header: the collective, its reduce op and root (-1: none), whether
+// this rank's own argument checks failed, the tensor's dtype (-1: no tensor)
+// and dim, then its sizes (or, over kDims dims, its element count).
+constexpr int kHeader = 6 + kDims;
+enum Collective : int64_t {
+  kAllReduce = 1,
+  kReduceScatter,
+  kBroadcast,
+  kAllGather,
+  kBarrier,
+  kReduceColumns
+};
+
+const char* collective_name(int64_t c) {
+  switch (c) {
+    case kAllReduce:
+      return "all_reduce";
+    case kReduceScatter:
+      return "reduce_scatter";
+    case kBroadcast:
+      return "broadcast";
+    case kAllGather:
+      return "all_gather";
+    case kBarrier:
+      return "barrier";
+    case kReduceColumns:
+      return "reduce_columns";
+    default:
+      return "?";
+  }
+}
 
 std::string describe(const int64_t* h) {
   std::ostringstream s;
-  s << dtype_name(Dtype(uint8_t(h[0]))) << " ";
-  if (h[1] <= kDims) {
-    s << shape_str(IntList(h + 2, h + 2 + h[1]));
-  } else {
-    s << h[1] << "-d tensor of " << h[2] << " elements";
+  s << collective_name(h[0]);
+  if (h[1] >= 0) {
+    s << (h[1] == int64_t(ReduceOp::Avg) ? " avg" : " sum");
+  }
+  if (h[2] >= 0) {
+    s << " root " << h[2];
+  }
+  if (h[4] >= 0) {
+    s << " " << dtype_name(Dtype(uint8_t(h[4]))) << " ";
+    if (h[5] <= kDims) {
+      s << shape_str(IntList(h + 6, h + 6 + h[5]));
+    } else {
+      s << h[5] << "-d tensor of " << h[6] << " elements";
+    }
   }
   return s.str();
 }
 
-// Every rank's dtype and shape must be the same: checked by one small
-// all-gather, so that all ranks raise together.
-void check_same(Dtype dtype, const IntList& sizes, const char* op) {
+// Note [Collectives agree first]
+// Every collective starts with one small all-gather of each rank's call
+// (the collective, its reduce op and root, the tensor's dtype and shape, and
+// whether the rank's own argument checks failed) before any data moves. A
+// rank whose arguments are bad still takes part in it, so an error on one
+// rank raises on every rank (the others name it) and the ranks stay in step
+// for the next collective; a mismatch (another collective, root, op, dtype
+// or shape on some rank) raises on every rank, naming each rank's call.
+// check runs this rank's own checks; it may throw.
+void agree(
+    const char* op,
+    Collective collective,
+    int64_t reduce,
+    int64_t root,
+    const Tensor* t,
+    const std::function<void()>& check) {
+  MPI_Comm c = comm(op);
+  std::exception_ptr mine_error;
+  try {
+    check();
+  } catch (...) {
+    mine_error = std::current_exception();
+  }
   int64_t mine[kHeader] = {};
-  const auto dim = int64_t(sizes.size());
-  mine[0] = int64_t(dtype);
-  mine[1] = dim;
-  if (dim <= kDims) {
-    for (int64_t d = 0; d < dim; ++d) {
-      mine[2 + d] = sizes[size_t(d)];
+  mine[0] = collective;
+  mine[1] = reduce;
+  mine[2] = root;
+  mine[3] = mine_error ? 1 : 0;
+  mine[4] = -1;
+  if (!mine_error && t != nullptr && t->defined()) {
+    const auto dim = int64_t(t->dim());
+    mine[4] = int64_t(t->dtype());
+    mine[5] = dim;
+    if (dim <= kDims) {
+      for (int64_t d = 0; d < dim; ++d) {
+        mine[6 + d] = t->size(d);
+      }
+    } else {
+      mine[6] = t->numel();
     }
-  } else {
-    mine[2] = checked_numel(sizes, op);
   }
   std::vector<int64_t> all(size_t(kHeader) * size_t(g_size));
   MPI_Allgather(
-      mine, kHeader, MPI_INT64_T, all.data(), kHeader, MPI_INT64_T, comm(op));
+      mine, kHeader, MPI_INT64_T, all.data(), kHeader, MPI_INT64_T, c);
+  if (mine_error) {
+    std::rethrow_exception(mine_error);
+  }
+  std::ostringstream failed;
+  for (int r = 0; r < g_size; ++r) {
+    if (all[size_t(r) * kHeader + 3] != 0) {
+      failed << (failed.tellp() > 0 ? ", " : "") << r;
+    }
+  }
+  if (failed.tellp() > 0) {
+    detail::throw_error<ValueError>(
+        op,
+        "rank(s) " + failed.str() +
+            " refused their arguments (their own error names them); nothing "
+            "was sent");
+  }
   for (int r = 1; r < g_size; ++r) {
     if (std::memcmp(
             all.data(), all.data() + r * kHeader, sizeof(int64_t) * kHeader) !=
         0) {
       std::ostringstream s;
-      s << "every rank must pass the same dtype and shape, got ";
+      s << "every rank must make the same call with the same dtype and "
+           "shape, got ";
       for (int q = 0; q < g_size; ++q) {
         s << (q ? ", " : "") << "rank " << q << ": "
           << describe(all.data() + q * kHeader);
@@ -107,10 +192,6 @@ void check_same(Dtype dtype, const IntList& sizes, const char* op) {
       detail::throw_error<ValueError>(op, s.str());
     }
   }
-}
-
-void check_same(const Tensor& t, const char* op) {
-  check_same(t.dtype(), t.sizes(), op);
 }
 
 // acc[i] += x[i] in T (integers wrap, as two's complement).
@@ -210,6 +291,7 @@ std::string where() {
 }
 
 void barrier() {
+  agree("barrier", kBarrier, -1, -1, nullptr, [] {});
   MPI_Barrier(comm("barrier"));
 }
 
@@ -374,8 +456,9 @@ void check_reduce_args(const Tensor& t, ReduceOp op, const char* name) {
 void all_reduce(Tensor& tensor, ReduceOp op) {
   constexpr const char* kOp = "all_reduce";
   comm(kOp);
-  check_reduce_args(tensor, op, kOp);
-  check_same(tensor, kOp);
+  agree(kOp, kAllReduce, int64_t(op), -1, &tensor, [&] {
+    check_reduce_args(tensor, op, kOp);
+  });
   if (g_size == 1) {
     return;
   }
@@ -396,33 +479,34 @@ void reduce_scatter(
     ReduceOp op) {
   constexpr const char* kOp = "reduce_scatter";
   comm(kOp);
-  check_reduce_args(output, op, kOp);
-  DITTO_CHECK(
-      int64_t(inputs.size()) == g_size,
-      ValueError,
-      kOp,
-      "expected one input per rank (",
-      g_size,
-      "), got ",
-      inputs.size());
-  for (size_t r = 0; r < inputs.size(); ++r) {
+  agree(kOp, kReduceScatter, int64_t(op), -1, &output, [&] {
+    check_reduce_args(output, op, kOp);
     DITTO_CHECK(
-        inputs[r].defined() && inputs[r].dtype() == output.dtype() &&
-            inputs[r].sizes() == output.sizes(),
+        int64_t(inputs.size()) == g_size,
         ValueError,
         kOp,
-        "input ",
-        r,
-        " must have the output's dtype and shape (",
-        dtype_name(output.dtype()),
-        " ",
-        shape_str(output.sizes()),
+        "expected one input per rank (",
+        g_size,
         "), got ",
-        inputs[r].defined() ? dtype_name(inputs[r].dtype()) : "undefined",
-        " ",
-        inputs[r].defined() ? shape_str(inputs[r].sizes()) : "");
-  }
-  check_same(output, kOp);
+        inputs.size());
+    for (size_t r = 0; r < inputs.size(); ++r) {
+      DITTO_CHECK(
+          inputs[r].defined() && inputs[r].dtype() == output.dtype() &&
+              inputs[r].sizes() == output.sizes(),
+          ValueError,
+          kOp,
+          "input ",
+          r,
+          " must have the output's dtype and shape (",
+          dtype_name(output.dtype()),
+          " ",
+          shape_str(output.sizes()),
+          "), got ",
+          inputs[r].defined() ? dtype_name(inputs[r].dtype()) : "undefined",
+          " ",
+          inputs[r].defined() ? shape_str(inputs[r].sizes()) : "");
+    }
+  });
   if (g_size == 1) {
     write_result(output, inputs[0].contiguous());
     return;
@@ -459,17 +543,18 @@ void reduce_scatter(
 void broadcast(Tensor& tensor, int root) {
   constexpr const char* kOp = "broadcast";
   MPI_Comm c = comm(kOp);
-  DITTO_CHECK(tensor.defined(), ValueError, kOp, "undefined tensor");
-  DITTO_CHECK(
-      root >= 0 && root < g_size,
-      ValueError,
-      kOp,
-      "root ",
-      root,
-      " is not a rank (world size ",
-      g_size,
-      ")");
-  check_same(tensor, kOp);
+  agree(kOp, kBroadcast, -1, root, &tensor, [&] {
+    DITTO_CHECK(tensor.defined(), ValueError, kOp, "undefined tensor");
+    DITTO_CHECK(
+        root >= 0 && root < g_size,
+        ValueError,
+        kOp,
+        "root ",
+        root,
+        " is not a rank (world size ",
+        g_size,
+        ")");
+  });
   if (g_size == 1) {
     return;
   }
@@ -486,8 +571,9 @@ void broadcast(Tensor& tensor, int root) {
 std::vector<Tensor> all_gather(const Tensor& tensor) {
   constexpr const char* kOp = "all_gather";
   MPI_Comm c = comm(kOp);
-  DITTO_CHECK(tensor.defined(), ValueError, kOp, "undefined tensor");
-  check_same(tensor, kOp);
+  agree(kOp, kAllGather, -1, -1, &tensor, [&] {
+    DITTO_CHECK(tensor.defined(), ValueError, kOp, "undefined tensor");
+  });
   Tensor mine = tensor.contiguous();
   const int bytes =
       count_of(size_t(mine.numel()) * element_size(mine.dtype()), kOp);
@@ -514,16 +600,21 @@ train::ProcessGroup process_group() {
                         const std::vector<int64_t>& counts,
                         const train::ProcessGroup::Combine& combine) {
     constexpr const char* kOp = "reduce_columns";
-    DITTO_CHECK(
-        rows.dim() == 2 && counts.size() == size_t(g_size) &&
-            rows.size(0) == counts[size_t(g_rank)],
-        ValueError,
-        kOp,
-        "expected this rank's ",
-        counts.size() == size_t(g_size) ? counts[size_t(g_rank)] : -1,
-        " rows of a 2-d tensor, got ",
-        shape_str(rows.sizes()));
-    check_same(rows.dtype(), {rows.size(1)}, kOp);
+    // The ranks agree on the columns' dtype and count: no rows of them.
+    const Tensor columns =
+        rows.defined() && rows.dim() == 2 ? rows.narrow(0, 0, 0) : Tensor();
+    agree(kOp, kReduceColumns, -1, -1, &columns, [&] {
+      DITTO_CHECK(
+          rows.defined() && rows.dim() == 2 &&
+              counts.size() == size_t(g_size) &&
+              rows.size(0) == counts[size_t(g_rank)],
+          ValueError,
+          kOp,
+          "expected this rank's ",
+          counts.size() == size_t(g_size) ? counts[size_t(g_rank)] : -1,
+          " rows of a 2-d tensor, got ",
+          shape_str(rows.defined() ? rows.sizes() : Shape{}));
+    });
     return reduce_columns_impl(rows.contiguous(), counts, combine, kOp);
   };
   return g;

@@ -99,7 +99,8 @@ TEST(Distributed, MismatchedShapesRaiseOnEveryRank) {
     FAIL() << "no error on " << dist::where();
   } catch (const ValueError& e) {
     EXPECT_NE(
-        std::string(e.what()).find("rank 1: float32 {4}"), std::string::npos)
+        std::string(e.what()).find("rank 1: all_reduce sum float32 {4}"),
+        std::string::npos)
         << e.what();
   }
   Tensor u = zeros({2}, kFloat64);
@@ -111,6 +112,63 @@ TEST(Distributed, MismatchedShapesRaiseOnEveryRank) {
   Tensor ok = ones({3});
   dist::all_reduce(ok);
   EXPECT_EQ(ok.sum().item<double>(), 3.0 * dist::world_size());
+}
+
+// Issue 61 item 3 (Note [Collectives agree first]): a bad argument on one
+// rank, a root or reduce op that differs, or another collective on some rank
+// raises on every rank before data moves, and the ranks stay in step.
+TEST(Distributed, ARankAloneWithBadArgumentsRaisesOnEveryRank) {
+  if (dist::world_size() == 1) {
+    GTEST_SKIP() << "needs two ranks (the 2- and 4-process runs check it)";
+  }
+  Tensor t = dist::rank() == 1 ? zeros({3}, kBool) : zeros({3});
+  if (dist::rank() == 1) {
+    EXPECT_THROW(dist::all_reduce(t), TypeError);
+  } else {
+    try {
+      dist::all_reduce(t);
+      FAIL() << "no error on " << dist::where();
+    } catch (const ValueError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find("rank(s) 1 refused"), std::string::npos)
+          << e.what();
+    }
+  }
+  Tensor f = zeros({2});
+  const int root = dist::rank() == 1 ? 1 : 0;
+  try {
+    dist::broadcast(f, root);
+    FAIL() << "different roots accepted on " << dist::where();
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("rank 1: broadcast root 1 float32 {2}"),
+        std::string::npos)
+        << e.what();
+  }
+  Tensor g = ones({2});
+  try {
+    if (dist::rank() == 1) {
+      dist::all_gather(g);
+    } else {
+      dist::all_reduce(g, dist::ReduceOp::Avg);
+    }
+    FAIL() << "different collectives accepted on " << dist::where();
+  } catch (const ValueError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("rank 0: all_reduce avg float32 {2}"),
+        std::string::npos)
+        << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("rank 1: all_gather float32 {2}"),
+        std::string::npos)
+        << e.what();
+  }
+  // Still in step, and nothing was sent: g and f are as they were.
+  EXPECT_EQ(g.sum().item<double>(), 2.0);
+  Tensor ok = ones({3});
+  dist::all_reduce(ok);
+  EXPECT_EQ(ok.sum().item<double>(), 3.0 * dist::world_size());
+  dist::barrier();
 }
 
 TEST(Distributed, BadArgumentsRaiseBeforeAnythingIsSent) {

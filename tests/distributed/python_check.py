@@ -81,7 +81,7 @@ if world > 1:
         dist.all_reduce(ditto.zeros(4 if rank == 1 else 3))
         check("mismatched shapes raise", False)
     except ValueError as e:
-        check("the error names rank 1's shape", "rank 1: float32 {4}" in str(e))
+        check("the error names rank 1's shape", "rank 1: all_reduce sum float32 {4}" in str(e))
 try:
     dist.all_gather([ditto.zeros(1)] * (world + 1), ditto.zeros(1))
     check("all_gather with a wrong list raises", False)
