@@ -6,13 +6,17 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "ditto/autograd/engine.h"
 #include "ditto/autograd/graph.h"
@@ -29,10 +33,13 @@ MPI_Comm g_comm = MPI_COMM_NULL; // ditto's own copy of MPI_COMM_WORLD
 int g_rank = 0, g_size = 1;
 std::once_flag g_init_once;
 
+void agree_at_exit();
+
 void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) {
+    agree_at_exit();
     if (g_comm != MPI_COMM_NULL) {
       MPI_Comm_free(&g_comm);
     }
@@ -76,7 +83,8 @@ enum Collective : int64_t {
   kBroadcast,
   kAllGather,
   kBarrier,
-  kReduceColumns
+  kReduceColumns,
+  kExit
 };
 
 const char* collective_name(int64_t c) {
@@ -93,6 +101,8 @@ const char* collective_name(int64_t c) {
       return "barrier";
     case kReduceColumns:
       return "reduce_columns";
+    case kExit:
+      return "exit (the process is ending)";
     default:
       return "?";
   }
@@ -116,6 +126,132 @@ std::string describe(const int64_t* h) {
     }
   }
   return s.str();
+}
+
+// Note [Collective timeout]
+// The agreement is point to point, with a deadline: every rank sends its
+// header to rank 0, which answers with everyone's once all have arrived. A
+// rank that never joins (it skipped the collective, hangs elsewhere, or
+// exits) would block the others forever: after the timeout (torch's
+// init_process_group(timeout=), 30 minutes unless set_timeout says
+// otherwise) rank 0 ends the job (MPI_Abort) naming the collective and the
+// ranks that never joined; the others wait a grace period longer, so that
+// rank 0's message is the one printed.
+std::atomic<int64_t> g_timeout_ms{30 * 60 * 1000};
+constexpr int kAgreeTag = 0x6469, kTableTag = 0x6470;
+constexpr int64_t kGraceMs = 5000;
+
+[[noreturn]] void abort_job(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(g_comm != MPI_COMM_NULL ? g_comm : MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+// Waits for reqs until all complete or deadline; the indices of those not
+// complete (empty: all done).
+std::vector<int> wait_until(
+    std::vector<MPI_Request>& reqs,
+    std::chrono::steady_clock::time_point deadline) {
+  auto pause = std::chrono::microseconds(20);
+  while (true) {
+    int done = 0;
+    MPI_Testall(int(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) {
+      return {};
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::vector<int> pending;
+      for (size_t i = 0; i < reqs.size(); ++i) {
+        int flag = 0;
+        if (reqs[i] != MPI_REQUEST_NULL) {
+          MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE);
+        } else {
+          flag = 1;
+        }
+        if (!flag) {
+          pending.push_back(int(i));
+        }
+      }
+      if (!pending.empty()) {
+        return pending;
+      }
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
+}
+
+std::string seconds_str(int64_t ms) {
+  std::ostringstream s;
+  s << double(ms) / 1000.0 << " s";
+  return s.str();
+}
+
+// Every rank's header into all (rank order), within the timeout.
+void exchange_headers(
+    const char* op,
+    const int64_t* mine,
+    std::vector<int64_t>& all,
+    MPI_Comm c) {
+  const int64_t timeout = g_timeout_ms.load();
+  const auto start = std::chrono::steady_clock::now();
+  std::copy(mine, mine + kHeader, all.begin() + int64_t(g_rank) * kHeader);
+  if (g_size == 1) {
+    return;
+  }
+  const int table = kHeader * g_size;
+  if (g_rank == 0) {
+    std::vector<MPI_Request> recv(size_t(g_size - 1), MPI_REQUEST_NULL);
+    for (int r = 1; r < g_size; ++r) {
+      MPI_Irecv(
+          all.data() + int64_t(r) * kHeader,
+          kHeader,
+          MPI_INT64_T,
+          r,
+          kAgreeTag,
+          c,
+          &recv[size_t(r - 1)]);
+    }
+    const std::vector<int> missing =
+        wait_until(recv, start + std::chrono::milliseconds(timeout));
+    if (!missing.empty()) {
+      std::ostringstream ranks;
+      for (size_t i = 0; i < missing.size(); ++i) {
+        ranks << (i ? ", " : "") << missing[i] + 1;
+      }
+      abort_job(
+          "[" + std::string(op) + "] " + where() + ": timed out after " +
+          seconds_str(timeout) + " waiting for rank(s) " + ranks.str() +
+          " to join " + op +
+          " (a rank that never calls it, or that failed before it); ending "
+          "the job");
+    }
+    std::vector<MPI_Request> send(size_t(g_size - 1), MPI_REQUEST_NULL);
+    for (int r = 1; r < g_size; ++r) {
+      MPI_Isend(
+          all.data(),
+          table,
+          MPI_INT64_T,
+          r,
+          kTableTag,
+          c,
+          &send[size_t(r - 1)]);
+    }
+    MPI_Waitall(int(send.size()), send.data(), MPI_STATUSES_IGNORE);
+    return;
+  }
+  std::vector<MPI_Request> reqs(2, MPI_REQUEST_NULL);
+  MPI_Isend(mine, kHeader, MPI_INT64_T, 0, kAgreeTag, c, &reqs[0]);
+  MPI_Irecv(all.data(), table, MPI_INT64_T, 0, kTableTag, c, &reqs[1]);
+  if (!wait_until(reqs, start + std::chrono::milliseconds(timeout + kGraceMs))
+           .empty()) {
+    abort_job(
+        "[" + std::string(op) + "] " + where() + ": timed out after " +
+        seconds_str(timeout + kGraceMs) +
+        " waiting for rank 0 to answer (some rank never joined " + op +
+        "); ending the job");
+  }
 }
 
 // Note [Collectives agree first]
@@ -160,8 +296,7 @@ void agree(
     }
   }
   std::vector<int64_t> all(size_t(kHeader) * size_t(g_size));
-  MPI_Allgather(
-      mine, kHeader, MPI_INT64_T, all.data(), kHeader, MPI_INT64_T, c);
+  exchange_headers(op, mine, all, c);
   if (mine_error) {
     std::rethrow_exception(mine_error);
   }
@@ -257,7 +392,37 @@ void write_result(Tensor& t, const Tensor& result) {
   write_back(t, result.view(t.sizes()));
 }
 
+// At exit, before MPI_Finalize (which would wait for ranks still in a
+// collective forever): the ranks agree that all are exiting. A rank that
+// exits early (an exception, sys.exit, an error return) meets the others'
+// next collective instead, and ends the job naming itself (issue 61 item 8).
+void agree_at_exit() {
+  if (g_comm == MPI_COMM_NULL) {
+    return;
+  }
+  try {
+    agree("exit", kExit, -1, -1, nullptr, [] {});
+  } catch (const std::exception& e) {
+    abort_job(where() + " is exiting while other ranks are not: " + e.what());
+  }
+}
+
 } // namespace
+
+void set_timeout(std::chrono::milliseconds timeout) {
+  DITTO_CHECK(
+      timeout.count() > 0,
+      ValueError,
+      "set_timeout",
+      "the timeout must be positive, got ",
+      timeout.count(),
+      " ms");
+  g_timeout_ms.store(timeout.count());
+}
+
+std::chrono::milliseconds timeout() {
+  return std::chrono::milliseconds(g_timeout_ms.load());
+}
 
 void init() {
   std::call_once(g_init_once, [] {

@@ -20,6 +20,7 @@
 // gave them; the other ranks then wait in the collective, so an uncaught
 // exception must end the process: mpirun then ends the whole job.
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +36,12 @@ namespace ditto::distributed {
 // MPI is already initialized; idempotent. MPI is finalized at exit.
 void init();
 bool is_initialized();
+// The longest a collective waits for every rank to join it (torch's
+// init_process_group(timeout=); 30 minutes unless set). When it passes, the
+// job ends (MPI_Abort) with a message naming the collective and the ranks
+// that never joined (Note [Collective timeout]). ValueError unless positive.
+void set_timeout(std::chrono::milliseconds timeout);
+std::chrono::milliseconds timeout();
 // This process's rank and the number of processes (0 and 1 before init()).
 int rank();
 int world_size();

@@ -4,6 +4,8 @@
 // MPI. Tensors are ditto._C's (pybind11 shares registered types between
 // modules); errors are translated by ditto._C's translator.
 
+#include <chrono>
+#include <cmath>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -31,6 +33,20 @@ PYBIND11_MODULE(_distributed, m) {
       .value("AVG", dist::ReduceOp::Avg);
   m.def("init", &dist::init, ReleaseGil());
   m.def("is_initialized", &dist::is_initialized);
+  m.def(
+      "set_timeout",
+      [](double seconds) {
+        DITTO_CHECK(
+            seconds > 0 && seconds < 1e9,
+            ditto::ValueError,
+            "init_process_group",
+            "timeout must be a positive number of seconds, got ",
+            seconds);
+        dist::set_timeout(
+            std::chrono::milliseconds(int64_t(std::ceil(seconds * 1000.0))));
+      },
+      py::arg("seconds"));
+  m.def("timeout", [] { return double(dist::timeout().count()) / 1000.0; });
   m.def("rank", &dist::rank);
   m.def("world_size", &dist::world_size);
   m.def("barrier", &dist::barrier, ReleaseGil());

@@ -5,6 +5,7 @@ DistributedDataParallel's broadcast and tree average (with no_sync), the
 sampler's defaults, and an R6 training run with MicroBatchGradient whose
 fingerprints (weights, BatchNorm's running statistics; printed by rank 0)
 must not depend on the world size."""
+import datetime
 import sys
 
 import ditto
@@ -13,7 +14,12 @@ from ditto import nn
 from ditto.nn import functional as F
 from ditto.utils.data import DistributedSampler
 
-dist.init_process_group("mpi")
+try:
+    dist.init_process_group("mpi", timeout=-1)
+    raise SystemExit("a negative timeout was accepted")
+except ValueError:
+    pass
+dist.init_process_group("mpi", timeout=datetime.timedelta(minutes=5))
 rank, world = dist.get_rank(), dist.get_world_size()
 failures = []
 
@@ -21,6 +27,10 @@ failures = []
 def check(what, ok):
     if not ok:
         failures.append(what)
+
+
+check("the timeout given is the collectives' timeout",
+      dist._native().timeout() == 300.0)
 
 
 def same(a, b):

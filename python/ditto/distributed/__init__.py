@@ -52,12 +52,20 @@ def init_process_group(backend="mpi", init_method=None, timeout=None,
                        world_size=-1, rank=-1, store=None, group_name="",
                        pg_options=None):
     """Joins the processes of `mpirun` (MPI_Init_thread). backend must be
-    "mpi"; world_size and rank, if given, must be MPI's."""
+    "mpi"; world_size and rank, if given, must be MPI's. timeout (a
+    timedelta or seconds; torch's default, 30 minutes, unless given) bounds
+    how long a collective waits for every rank: then the job ends, naming
+    the collective and the ranks that never joined."""
     if backend not in (None, "mpi"):
         raise ValueError(
             f"init_process_group: backend {backend!r} is not available: "
             "ditto's only backend is 'mpi' (start the processes with mpirun)")
     d = _native()
+    seconds = None
+    if timeout is not None:
+        seconds = (timeout.total_seconds() if hasattr(timeout, "total_seconds")
+                   else float(timeout))
+        d.set_timeout(seconds)  # refuses a bad value before joining
     d.init()
     if world_size not in (-1, None) and world_size != d.world_size():
         raise ValueError(
