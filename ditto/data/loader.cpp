@@ -1,5 +1,6 @@
 #include "ditto/data/loader.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -174,6 +175,26 @@ struct DataLoader::Impl {
   std::map<int64_t, Result> results;
   int running = 0; // tasks a worker has taken and not yet posted
   bool stop = false;
+  std::function<void()> interrupt_check; // set_interrupt_check
+
+  // Waits (lock held on entry and on exit) until ready(), calling the
+  // interrupt check every 100 ms with the lock released; its exception
+  // propagates.
+  template <typename Ready>
+  void wait_for_workers(std::unique_lock<std::mutex>& lock, Ready ready) {
+    while (!done_cv.wait_for(lock, std::chrono::milliseconds(100), ready)) {
+      if (interrupt_check) {
+        lock.unlock();
+        try {
+          interrupt_check();
+        } catch (...) {
+          lock.lock();
+          throw;
+        }
+        lock.lock();
+      }
+    }
+  }
 
   ~Impl() {
     stop_workers();
@@ -390,7 +411,7 @@ struct DataLoader::Impl {
     for (auto& q : queues) {
       q.clear();
     }
-    done_cv.wait(lock, [&] { return running == 0; });
+    wait_for_workers(lock, [&] { return running == 0; });
     results.clear();
   }
 
@@ -502,11 +523,19 @@ struct DataLoader::Impl {
           lock.unlock();
           return finish_epoch();
         }
-        done_cv.wait(lock, [&] { return results.count(delivered) > 0; });
+        wait_for_workers(lock, [&] { return results.count(delivered) > 0; });
         r = std::move(results[delivered]);
         results.erase(delivered);
       }
       if (r.error) {
+        // An interrupt in a sample reaches the caller as it is (the epoch
+        // stays in flight: the next begin() ends it).
+        try {
+          std::rethrow_exception(r.error);
+        } catch (const Interrupted&) {
+          throw;
+        } catch (...) {
+        }
         active = false;
         stop_workers();
         std::ostringstream msg;
@@ -671,6 +700,37 @@ void DataLoader::join() {
   impl_->stop_workers();
   impl_->active = false;
   impl_->current = Batch{};
+}
+
+void DataLoader::set_interrupt_check(std::function<void()> check) {
+  impl_->interrupt_check = std::move(check);
+}
+
+bool DataLoader::stop_workers_within(std::chrono::milliseconds patience) {
+  if (!impl_) {
+    return true;
+  }
+  Impl& m = *impl_;
+  {
+    std::unique_lock<std::mutex> lock(m.mu);
+    m.stop = true;
+    for (auto& q : m.queues) {
+      q.clear();
+    }
+    m.work_cv.notify_all();
+    if (!m.done_cv.wait_for(lock, patience, [&] { return m.running == 0; })) {
+      lock.unlock();
+      // A worker stuck in a sample still uses the state: it is left to it.
+      for (auto& t : m.threads) {
+        t.detach();
+      }
+      m.threads.clear();
+      (void)impl_.release();
+      return false;
+    }
+  }
+  m.stop_workers();
+  return true;
 }
 
 const Batch& DataLoader::Iterator::operator*() const {

@@ -169,6 +169,14 @@ class DITTO_API WorkerError : public Error {
   int64_t sample_;
 };
 
+// An interrupt (Python's KeyboardInterrupt in a worker's sample, or the
+// caller's interrupt check while it waits for a batch): passed through to
+// the caller as it is, never wrapped as a sample's WorkerError.
+class DITTO_API Interrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 // torch.utils.data.DataLoader for map-style datasets, with worker threads.
 // Iterating it runs one epoch: `for (const data::Batch& b : loader)`.
 // Batches come out in sampler order whatever the workers' timing; batch k
@@ -212,6 +220,17 @@ class DITTO_API DataLoader {
   // the workers, persistent ones too; the next begin() starts the next
   // epoch.
   void join();
+
+  // Called every 100 ms while the caller waits for a batch (with no lock
+  // held); it may throw to stop waiting (the Python binding raises a
+  // pending KeyboardInterrupt). The epoch in flight then ends.
+  void set_interrupt_check(std::function<void()> check);
+  // Stops the workers, waiting at most patience for the ones running a
+  // sample. Returns false when some are still stuck in one: their threads
+  // are detached and this loader's state is left to them (never freed),
+  // and the loader is unusable. For interpreter exit, where a stuck
+  // dataset must not hang the process.
+  bool stop_workers_within(std::chrono::milliseconds patience);
 
   // At any point, also mid-epoch. A loader given the state (same dataset
   // and options; in PerSample mode any number of workers) continues with

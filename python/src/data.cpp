@@ -7,6 +7,7 @@
 // (python/ditto/utils/data/) wraps each call so that exceptions come back
 // as values, with their traceback, and re-raises them in the caller.
 
+#include <chrono>
 #include <pybind11/functional.h>
 
 #include <atomic>
@@ -114,6 +115,22 @@ struct NativeTransform {
   data::Transform fn;
 };
 
+// Runs Python code for the loader (the GIL held): a KeyboardInterrupt it
+// raises becomes data::Interrupted, which the loader passes to the caller
+// as it is (Python sees KeyboardInterrupt again), not a sample's failure.
+template <typename F>
+py::object passing_interrupts(F&& f) {
+  try {
+    return f();
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_KeyboardInterrupt)) {
+      throw data::Interrupted(
+          std::string("KeyboardInterrupt in the dataset: ") + e.what());
+    }
+    throw;
+  }
+}
+
 // A map-style Python dataset: fetch(index) returns the sample (the Python
 // side's wrapper around dataset[index]).
 class PyDataset : public data::Dataset {
@@ -133,7 +150,7 @@ class PyDataset : public data::Dataset {
   data::Example<> get(int64_t index) const override {
     LoaderGil gil(*gate_);
     data::Example<> e;
-    e.payload = hold(held(fetch_)(index));
+    e.payload = hold(passing_interrupts([&] { return held(fetch_)(index); }));
     return e;
   }
   const py::object& dataset() const {
@@ -229,6 +246,14 @@ class LoaderCore {
     py::gil_scoped_release nogil;
     loader_ = std::make_unique<data::DataLoader>(
         std::move(dataset), std::move(options));
+    // Ctrl-C while this thread waits for a worker's batch: Python's signal
+    // handler only sets a flag, so the wait looks at it every 100 ms.
+    loader_->set_interrupt_check([] {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        throw py::error_already_set();
+      }
+    });
   }
   ~LoaderCore() {
     // Joining the workers waits for Python code they run.
@@ -280,6 +305,11 @@ class LoaderCore {
   // threads can no longer take the GIL).
   void shutdown() {
     py::gil_scoped_release nogil;
+    // A worker stuck in a sample (2 s, torch's grace) is left running: the
+    // process ends without it instead of hanging (issue 61 item 10).
+    if (loader_) {
+      loader_->stop_workers_within(std::chrono::milliseconds(2000));
+    }
     loader_.reset();
     active_ = false;
   }
@@ -385,7 +415,7 @@ std::unique_ptr<LoaderCore> make_loader(
     }
     examples.clear(); // their references go with the GIL held
     data::Batch b;
-    b.payload = hold(held(fn)(samples));
+    b.payload = hold(passing_interrupts([&] { return held(fn)(samples); }));
     return b;
   });
   return std::make_unique<LoaderCore>(

@@ -205,6 +205,9 @@ void translate_errors() {
       if (p) {
         std::rethrow_exception(p);
       }
+    } catch (const data::Interrupted& e) {
+      // Ctrl-C, or a KeyboardInterrupt in a dataset: the loader passed it.
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     } catch (const KeyError& e) {
       PyErr_SetString(PyExc_KeyError, e.what());
     } catch (const IndexError& e) {
