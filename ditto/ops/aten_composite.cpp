@@ -586,20 +586,16 @@ Tensor rms_norm(
     std::optional<double> eps) {
   const char* op = "rms_norm";
   const int64_t n = int64_t(normalized_shape.size());
-  bool fits = n >= 1 && n <= self.dim();
-  for (int64_t i = 0; fits && i < n; ++i) {
-    fits = self.size(self.dim() - n + i) == normalized_shape[size_t(i)];
-  }
+  check_normalized_shape(self, normalized_shape, op);
   DITTO_CHECK(
-      fits,
+      !weight || !weight->defined() ||
+          IntList(weight->sizes()) == IntList(normalized_shape),
       ValueError,
       op,
-      "Given normalized_shape=",
+      "weight must have the normalized shape ",
       shape_str(normalized_shape),
-      ", expected input with shape [*, ",
-      shape_str(normalized_shape),
-      "], but got input of size",
-      shape_str(self.sizes()));
+      ", got ",
+      shape_str(weight && weight->defined() ? weight->sizes() : Shape{}));
   IntArg dims;
   for (int64_t i = self.dim() - n; i < self.dim(); ++i) {
     dims.push_back(i);

@@ -60,4 +60,23 @@ std::vector<int64_t> int_values(
   return std::vector<int64_t>(p, p + c.numel());
 }
 
+void check_normalized_shape(
+    const Tensor& x,
+    const IntList& normalized_shape,
+    const char* op) {
+  const auto k = int64_t(normalized_shape.size());
+  const bool fits = k >= 1 && x.dim() >= k &&
+      IntList(x.sizes().end() - k, x.sizes().end()) == normalized_shape;
+  DITTO_CHECK(
+      fits,
+      ValueError,
+      op,
+      "Given normalized_shape=",
+      shape_str(normalized_shape),
+      ", expected input with shape [*, ",
+      shape_str(normalized_shape),
+      "], but got input of size",
+      shape_str(x.sizes()));
+}
+
 } // namespace ditto::detail

@@ -31,4 +31,11 @@ std::vector<int64_t> int_values(
     const char* op,
     const char* what);
 
+// The last dims of x are normalized_shape (layer_norm, rms_norm): else
+// ValueError with torch's message.
+void check_normalized_shape(
+    const Tensor& x,
+    const IntList& normalized_shape,
+    const char* op);
+
 } // namespace ditto::detail

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -309,19 +310,8 @@ Tensor layer_norm(
   }
   detail::OpScope scope(op, {x, weight, bias}, detail::OpScope::kComposite);
   DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
+  detail::check_normalized_shape(x, normalized_shape, op);
   const int64_t k = int64_t(normalized_shape.size());
-  const bool fits = k >= 1 && x.dim() >= k &&
-      Shape(x.sizes().end() - k, x.sizes().end()) == normalized_shape;
-  DITTO_CHECK(
-      fits,
-      ValueError,
-      op,
-      "Given normalized_shape=",
-      shape_str(normalized_shape),
-      ", expected input with shape [*, ",
-      shape_str(normalized_shape),
-      "], but got input of size",
-      shape_str(x.sizes()));
   for (const Tensor* t : {&weight, &bias}) {
     DITTO_CHECK(
         !t->defined() || t->sizes() == normalized_shape,
