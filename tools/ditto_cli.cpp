@@ -52,11 +52,24 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
               "deterministic variant (use_deterministic_algorithms(true))")
         : std::string("none: raises under use_deterministic_algorithms(true)");
   };
+  // Where PyTorch's kernel of each op is nondeterministic
+  // (ditto/ops/pytorch_nondeterministic.toml).
+  std::map<std::string, nlohmann::json> pytorch;
+  for (const auto& p : ditto::detail::pytorch_nondeterministic_ops()) {
+    for (const auto& op : p.ops) {
+      pytorch[op].push_back({{"torch", p.torch}, {"where", p.where}});
+    }
+  }
+  auto pytorch_of = [&](const std::string& op) {
+    auto it = pytorch.find(op);
+    return it == pytorch.end() ? nlohmann::json::array() : it->second;
+  };
   if (format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& op : ops) {
       j.push_back(
           {{"op", op.name},
+           {"pytorch_nondeterministic", pytorch_of(op.name)},
            {"nondeterministic_implementation", true},
            {"reason", op.reason},
            {"deterministic_alternative", op.has_deterministic_alternative},
@@ -96,6 +109,7 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
              {"differentiable", r->not_differentiable.empty()},
              {"inplace", r->inplace},
              {"core_aten", core_aten[r->name]},
+             {"pytorch_nondeterministic", pytorch_of(r->name)},
              {"devices",
               ditto::has_device_kernel(r->name, ditto::DeviceType::Vulkan)
                   ? nlohmann::json{"cpu", "vulkan"}
@@ -125,6 +139,24 @@ void print_ops(const std::string& format, bool nondeterministic_only) {
           "callables):\n\n",
           stdout);
       std::fputs(ditto::op_records_markdown().c_str(), stdout);
+      std::fputs(
+          "\nWhere PyTorch's kernel is nondeterministic (on the CPU or CUDA) "
+          "and ditto's records compute the op deterministically "
+          "(ditto/ops/pytorch_nondeterministic.toml):\n\n"
+          "| PyTorch op | PyTorch's nondeterminism | ditto's records |\n"
+          "|---|---|---|\n",
+          stdout);
+      for (const auto& p : ditto::detail::pytorch_nondeterministic_ops()) {
+        std::string records;
+        for (const auto& op : p.ops) {
+          records += (records.empty() ? "`" : ", `") + op + "`";
+        }
+        std::printf(
+            "| `%s` | %s | %s |\n",
+            p.torch.c_str(),
+            p.where.c_str(),
+            records.c_str());
+      }
     }
     return;
   }

@@ -363,14 +363,31 @@ def load(source_dir):
             raise DeclError(f"{op.src}: {op.name} is declared twice")
         names[op.name] = op
     aten = load_core_aten(source_dir)
+    nondeterministic = load_pytorch_nondeterministic(source_dir)
     knames = [k.kernel_name for k in ops + kernels if k.kernel is not None]
     dup = {n for n in knames if knames.count(n) > 1}
     if dup:
         raise DeclError(f"kernels named twice: {sorted(dup)}")
-    return files, ops, kernels, aten
+    return files, ops, kernels, aten, nondeterministic
 
 
 CORE_ATEN = os.path.join("ditto", "ops", "core_aten.toml")
+PYTORCH_NONDETERMINISTIC = os.path.join("ditto", "ops", "pytorch_nondeterministic.toml")
+
+
+def load_pytorch_nondeterministic(source_dir):
+    """The ops whose PyTorch kernel is nondeterministic, and ditto's records."""
+    path = os.path.join(source_dir, PYTORCH_NONDETERMINISTIC)
+    with open(path, "rb") as f:
+        try:
+            rows = tomllib.load(f).get("op", [])
+        except tomllib.TOMLDecodeError as e:
+            raise DeclError(f"{PYTORCH_NONDETERMINISTIC}: {e}") from e
+    for i, r in enumerate(rows):
+        where = f"{PYTORCH_NONDETERMINISTIC}: row {i + 1}"
+        if set(r) != {"torch", "where", "ops"} or not r["ops"]:
+            raise DeclError(f"{where}: give torch, where and ops (non-empty)")
+    return rows
 
 
 def load_core_aten(source_dir):
@@ -594,7 +611,7 @@ def write_backward_inc(files, kernels, case, intro):
     return out
 
 
-def write_declared_cpp(files, ops, aten):
+def write_declared_cpp(files, ops, aten, nondeterministic):
     out = header(files) + [
         "// The definitions of the declared ops, their records, and the",
         "// declaration table (Note [One declaration per op]).",
@@ -728,6 +745,13 @@ def write_declared_cpp(files, ops, aten):
             f"      {{{c_string(r['name'])}, {c_string(r['schema'])}, {{{ops_list}}}, "
             f"{c_string(r.get('torch', ''))}, {c_string(r.get('metadata', ''))}, "
             f"{c_string(r.get('missing', ''))}}},")
+    out += ["  };", "  return table;", "}", "",
+            f"// {PYTORCH_NONDETERMINISTIC}",
+            "const std::vector<PytorchNondeterministicOp>& pytorch_nondeterministic_ops() {",
+            "  static const std::vector<PytorchNondeterministicOp> table = {"]
+    for r in nondeterministic:
+        ops_list = ", ".join(c_string(o) for o in r["ops"])
+        out.append(f"      {{{c_string(r['torch'])}, {c_string(r['where'])}, {{{ops_list}}}}},")
     out += ["  };", "  return table;", "}", "", "} // namespace detail", "",
             "} // namespace ditto", ""]
     return out
@@ -861,14 +885,14 @@ def main(argv):
         return 2
     source_dir, out_dir = argv[1], argv[2]
     try:
-        files, ops, kernels, aten = load(source_dir)
+        files, ops, kernels, aten, nondeterministic = load(source_dir)
     except DeclError as e:
         print(f"opgen: {e}", file=sys.stderr)
         return 1
     outputs = {
         "ditto/ops/declared.h": write_declared_h(files, ops),
         "ditto/core/tensor_methods_declared.inc": write_methods_inc(files, ops),
-        "ditto/ops/declared.cpp": write_declared_cpp(files, ops, aten),
+        "ditto/ops/declared.cpp": write_declared_cpp(files, ops, aten, nondeterministic),
         "ditto/kernels/cpu/unary_ops.inc": write_unary_inc(files, ops, kernels),
         "ditto/kernels/cpu/binary_ops.inc": write_binary_inc(files, ops, kernels),
         "ditto/ops/detail/binary_backward.inc": write_backward_inc(

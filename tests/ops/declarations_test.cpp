@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -147,6 +148,30 @@ TEST(Declarations, BitwiseOpsOnIntegersAndBool) {
   Tensor c = a.clone();
   EXPECT_THROW(c.bitwise_and_(f), TypeError);
   EXPECT_TRUE(equal(c, a));
+}
+
+// Issue 59: every op whose PyTorch kernel is nondeterministic (CPU or
+// CUDA) is computed by ditto records that are deterministic on every path
+// or have a deterministic variant the mode picks, never an alert.
+TEST(Declarations, EveryPytorchNondeterministicOpIsDeterministicHere) {
+  const auto& list = detail::pytorch_nondeterministic_ops();
+  EXPECT_GE(list.size(), 20u);
+  std::map<std::string, bool> registry; // name -> has a deterministic variant
+  for (const auto& op : determinism::registered_ops()) {
+    registry[op.name] = op.has_deterministic_alternative;
+  }
+  for (const auto& p : list) {
+    SCOPED_TRACE(p.torch);
+    for (const auto& op : p.ops) {
+      const OpRecord* r = find_op_record(op);
+      if (r != nullptr) {
+        EXPECT_NE(r->determinism(), Determinism::kAlert) << op;
+      } else {
+        ASSERT_TRUE(registry.count(op)) << "no record or registry entry " << op;
+        EXPECT_TRUE(registry[op]) << op << " alerts";
+      }
+    }
+  }
 }
 
 } // namespace

@@ -40,4 +40,16 @@ struct CoreAtenOp {
 // Every Core ATen operator, in the list's order (generated: declared.cpp).
 DITTO_API const std::vector<CoreAtenOp>& core_aten_ops();
 
+// An op whose PyTorch kernel is nondeterministic on the CPU or CUDA, and the
+// ditto records that compute it (ditto/ops/pytorch_nondeterministic.toml).
+struct PytorchNondeterministicOp {
+  std::string torch; // the call
+  std::string where; // where PyTorch's kernel is nondeterministic, and when
+  std::vector<std::string> ops; // ditto's records
+};
+
+// Every such op (generated: declared.cpp).
+DITTO_API const std::vector<PytorchNondeterministicOp>&
+pytorch_nondeterministic_ops();
+
 } // namespace ditto::detail
