@@ -129,16 +129,16 @@ std::string describe(const int64_t* h) {
 }
 
 // Note [Collective timeout]
-// The agreement is point to point, with a deadline: every rank sends its
-// header to rank 0, which answers with everyone's once all have arrived. A
-// rank that never joins (it skipped the collective, hangs elsewhere, or
+// The agreement waits with a deadline: a non-blocking all-gather of the
+// headers, and a "joined" message from every rank to rank 0. A rank that
+// never joins (it skipped the collective, hangs elsewhere, or
 // exits) would block the others forever: after the timeout (torch's
 // init_process_group(timeout=), 30 minutes unless set_timeout says
 // otherwise) rank 0 ends the job (MPI_Abort) naming the collective and the
 // ranks that never joined; the others wait a grace period longer, so that
 // rank 0's message is the one printed.
 std::atomic<int64_t> g_timeout_ms{30 * 60 * 1000};
-constexpr int kAgreeTag = 0x6469, kTableTag = 0x6470;
+constexpr int kAgreeTag = 0x6469;
 constexpr int64_t kGraceMs = 5000;
 
 [[noreturn]] void abort_job(const std::string& message) {
@@ -153,12 +153,24 @@ constexpr int64_t kGraceMs = 5000;
 std::vector<int> wait_until(
     std::vector<MPI_Request>& reqs,
     std::chrono::steady_clock::time_point deadline) {
-  auto pause = std::chrono::microseconds(20);
+  // Spin first (a collective's ranks usually arrive within microseconds:
+  // a sleep there would be the collective's latency), then yield, then
+  // sleep in growing steps up to 1 ms.
+  const auto begin = std::chrono::steady_clock::now();
+  auto pause = std::chrono::microseconds(50);
   while (true) {
     int done = 0;
     MPI_Testall(int(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
     if (done) {
       return {};
+    }
+    const auto waited = std::chrono::steady_clock::now() - begin;
+    if (waited < std::chrono::microseconds(200)) {
+      continue;
+    }
+    if (waited < std::chrono::milliseconds(5)) {
+      std::this_thread::yield();
+      continue;
     }
     if (std::chrono::steady_clock::now() > deadline) {
       std::vector<int> pending;
@@ -178,7 +190,7 @@ std::vector<int> wait_until(
       }
     }
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
 }
 
@@ -188,7 +200,10 @@ std::string seconds_str(int64_t ms) {
   return s.str();
 }
 
-// Every rank's header into all (rank order), within the timeout.
+// Every rank's header into all (rank order), within the timeout: one
+// MPI_Iallgather, and beside it a one-integer "joined" message from every
+// rank to rank 0, which names the ranks that never joined when the timeout
+// passes (a collective cannot say who is missing).
 void exchange_headers(
     const char* op,
     const int64_t* mine,
@@ -196,62 +211,55 @@ void exchange_headers(
     MPI_Comm c) {
   const int64_t timeout = g_timeout_ms.load();
   const auto start = std::chrono::steady_clock::now();
-  std::copy(mine, mine + kHeader, all.begin() + int64_t(g_rank) * kHeader);
   if (g_size == 1) {
+    std::copy(mine, mine + kHeader, all.begin());
     return;
   }
-  const int table = kHeader * g_size;
+  std::vector<MPI_Request> reqs(1, MPI_REQUEST_NULL);
+  MPI_Iallgather(
+      mine,
+      kHeader,
+      MPI_INT64_T,
+      all.data(),
+      kHeader,
+      MPI_INT64_T,
+      c,
+      &reqs[0]);
+  const int joined = 1;
+  std::vector<int> arrived(size_t(g_size), 0);
   if (g_rank == 0) {
-    std::vector<MPI_Request> recv(size_t(g_size - 1), MPI_REQUEST_NULL);
     for (int r = 1; r < g_size; ++r) {
-      MPI_Irecv(
-          all.data() + int64_t(r) * kHeader,
-          kHeader,
-          MPI_INT64_T,
-          r,
-          kAgreeTag,
-          c,
-          &recv[size_t(r - 1)]);
+      reqs.push_back(MPI_REQUEST_NULL);
+      MPI_Irecv(&arrived[size_t(r)], 1, MPI_INT, r, kAgreeTag, c, &reqs.back());
     }
-    const std::vector<int> missing =
-        wait_until(recv, start + std::chrono::milliseconds(timeout));
-    if (!missing.empty()) {
-      std::ostringstream ranks;
-      for (size_t i = 0; i < missing.size(); ++i) {
-        ranks << (i ? ", " : "") << missing[i] + 1;
-      }
-      abort_job(
-          "[" + std::string(op) + "] " + where() + ": timed out after " +
-          seconds_str(timeout) + " waiting for rank(s) " + ranks.str() +
-          " to join " + op +
-          " (a rank that never calls it, or that failed before it); ending "
-          "the job");
-    }
-    std::vector<MPI_Request> send(size_t(g_size - 1), MPI_REQUEST_NULL);
-    for (int r = 1; r < g_size; ++r) {
-      MPI_Isend(
-          all.data(),
-          table,
-          MPI_INT64_T,
-          r,
-          kTableTag,
-          c,
-          &send[size_t(r - 1)]);
-    }
-    MPI_Waitall(int(send.size()), send.data(), MPI_STATUSES_IGNORE);
+  } else {
+    reqs.push_back(MPI_REQUEST_NULL);
+    MPI_Isend(&joined, 1, MPI_INT, 0, kAgreeTag, c, &reqs.back());
+  }
+  const int64_t limit = g_rank == 0 ? timeout : timeout + kGraceMs;
+  const std::vector<int> pending =
+      wait_until(reqs, start + std::chrono::milliseconds(limit));
+  if (pending.empty()) {
     return;
   }
-  std::vector<MPI_Request> reqs(2, MPI_REQUEST_NULL);
-  MPI_Isend(mine, kHeader, MPI_INT64_T, 0, kAgreeTag, c, &reqs[0]);
-  MPI_Irecv(all.data(), table, MPI_INT64_T, 0, kTableTag, c, &reqs[1]);
-  if (!wait_until(reqs, start + std::chrono::milliseconds(timeout + kGraceMs))
-           .empty()) {
-    abort_job(
-        "[" + std::string(op) + "] " + where() + ": timed out after " +
-        seconds_str(timeout + kGraceMs) +
-        " waiting for rank 0 to answer (some rank never joined " + op +
-        "); ending the job");
+  std::ostringstream msg;
+  msg << "[" << op << "] " << where() << ": timed out after "
+      << seconds_str(limit) << " waiting for ";
+  if (g_rank == 0) {
+    int named = 0;
+    msg << "rank(s) ";
+    for (int i : pending) {
+      if (i > 0) { // request i receives rank i's message
+        msg << (named++ ? ", " : "") << i;
+      }
+    }
+    msg << (named ? "" : "?") << " to join " << op
+        << " (a rank that never calls it, or that failed before it)";
+  } else {
+    msg << "the other ranks to join " << op;
   }
+  msg << "; ending the job";
+  abort_job(msg.str());
 }
 
 // Note [Collectives agree first]
