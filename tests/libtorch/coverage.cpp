@@ -801,6 +801,19 @@ void attention() {
   auto [out2, none] = mha->forward(q, kv, kv, {}, /*need_weights=*/false);
   COVERAGE_CHECK(out2.sizes() == out.sizes());
   COVERAGE_CHECK(!none.defined());
+  torch::nn::TransformerEncoderLayer layer(
+      torch::nn::TransformerEncoderLayerOptions(8, 2)
+          .dim_feedforward(16)
+          .dropout(0.0)
+          .activation(torch::kGELU));
+  COVERAGE_CHECK(
+      layer->named_parameters().contains("self_attn.in_proj_weight"));
+  COVERAGE_CHECK(layer->named_parameters().contains("linear2.bias"));
+  COVERAGE_CHECK(layer->named_parameters().contains("norm2.weight"));
+  torch::Tensor src = torch::randn({5, 3, 8});
+  COVERAGE_CHECK(layer->forward(src).sizes() == src.sizes());
+  torch::Tensor causal = torch::ones({5, 5}, torch::kBool).triu(1);
+  COVERAGE_CHECK(layer->forward(src, causal).sizes() == src.sizes());
 }
 
 int main(int argc, char** argv) {

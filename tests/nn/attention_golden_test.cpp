@@ -127,6 +127,44 @@ TEST(AttentionGolden, BadArgumentsAreRefused) {
   EXPECT_THROW(m->forward(x, randn({3, 2, 5}), x), ValueError);
 }
 
+TEST(AttentionGolden, TransformerEncoderLayerIsPyTorchs) {
+  for (const json& c : attention_golden()["encoder_layers"]) {
+    SCOPED_TRACE(c["activation"].get<std::string>());
+    manual_seed(c["seed"].get<uint64_t>());
+    const int64_t d = c["d_model"];
+    nn::TransformerEncoderLayer layer(
+        nn::TransformerEncoderLayerOptions(d, c["nhead"])
+            .dim_feedforward(c["dim_feedforward"])
+            .dropout(0.1)
+            .activation(c["activation"] == "gelu" ? kGELU : kReLU)
+            .norm_first(c["norm_first"].get<bool>()));
+    const auto params = layer->named_parameters();
+    ASSERT_EQ(params.size(), c["params"].size());
+    for (const auto& [name, want] : c["params"].items()) {
+      const Tensor* p = params.find(name);
+      ASSERT_NE(p, nullptr) << name;
+      EXPECT_TRUE(same_bits(*p, want)) << name;
+    }
+    layer->eval();
+    const Tensor src = f32(c["src"], {5, 2, d});
+    Tensor mask, padding;
+    if (c["masks"].get<bool>()) {
+      mask =
+          gt(arange(0, 5, 1, kInt64).reshape({1, 5}),
+             arange(0, 5, 1, kInt64).reshape({5, 1}));
+      padding = zeros({2, 5}, kBool);
+      padding.select(0, 0).select(0, 4).fill_(true);
+    }
+    NoGradGuard no_grad;
+    test::expect_close(layer->forward(src, mask, padding), c["out"], 1e-5);
+  }
+  // A function as the activation.
+  nn::TransformerEncoderLayer custom(
+      nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).activation(
+          [](const Tensor& x) { return tanh(x); }));
+  EXPECT_EQ(custom->forward(randn({3, 1, 4})).sizes(), (Shape{3, 1, 4}));
+}
+
 TEST(AttentionGolden, RmsNormModule) {
   nn::RMSNorm norm(nn::RMSNormOptions({4}).eps(1e-6));
   ASSERT_TRUE(norm->weight.defined());

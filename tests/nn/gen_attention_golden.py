@@ -4,7 +4,8 @@ nn.MultiheadAttention draws and computes in float32, for
 tests/nn/attention_golden_test.cpp: per case the constructor's arguments
 and seed, the initial parameters (bit for bit), the inputs, the output and
 the attention weights (averaged over heads, and per head), and the input
-projection's gradient for a given output gradient.
+projection's gradient for a given output gradient; and
+nn.TransformerEncoderLayer's initial parameters and eval-mode output.
 
 Run from the repository root with Debian's python3-torch:
     /usr/bin/python3 tests/nn/gen_attention_golden.py
@@ -24,6 +25,14 @@ OUT = os.path.join(HERE, "attention_golden.json")
 CASES = [
     (6, 2, True, 4, 5, 3, True),
     (8, 4, False, 3, 3, 2, False),
+]
+
+
+# TransformerEncoderLayer: d_model, nhead, dim_feedforward, activation,
+# norm_first, masks
+ENCODER_CASES = [
+    (8, 2, 16, "relu", False, True),
+    (6, 3, 12, "gelu", True, False),
 ]
 
 
@@ -60,8 +69,30 @@ def main():
             "weights_per_head": values(w_heads), "grad_out": values(g),
             "in_proj_weight_grad": values(m.in_proj_weight.grad),
         })
+    layers = []
+    # d_model, nhead, dim_feedforward, activation, norm_first, masks
+    for seed, (d, h, ff, act, norm_first, masks) in enumerate(ENCODER_CASES):
+        torch.manual_seed(10 + seed)
+        layer = nn.TransformerEncoderLayer(d, h, ff, 0.1, act,
+                                           norm_first=norm_first)
+        params = {k: values(v) for k, v in layer.state_dict().items()}
+        layer.eval()  # dropout off: the forward compares outputs
+        torch.manual_seed(200 + seed)
+        src = torch.randn(5, 2, d)
+        mask = padding = None
+        if masks:
+            mask = torch.arange(5).reshape(1, 5) > torch.arange(5).reshape(5, 1)
+            padding = torch.zeros(2, 5, dtype=torch.bool)
+            padding[0, 4] = True
+        with torch.no_grad():
+            out = layer(src, src_mask=mask, src_key_padding_mask=padding)
+        layers.append({"d_model": d, "nhead": h, "dim_feedforward": ff,
+                       "activation": act, "norm_first": norm_first,
+                       "masks": masks, "seed": 10 + seed, "params": params,
+                       "src": values(src), "out": values(out)})
     with open(OUT, "w") as f:
-        json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)
+        json.dump({"torch": torch.__version__, "cases": cases,
+                   "encoder_layers": layers}, f, indent=0)
         f.write("\n")
     print(f"wrote {OUT}: {len(cases)} cases")
 

@@ -264,4 +264,61 @@ std::string RMSNormImpl::extra_repr() const {
       ", elementwise_affine=" + py_bool(options.elementwise_affine());
 }
 
+TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(
+    const TransformerEncoderLayerOptions& o)
+    : Module("TransformerEncoderLayer"), options(o) {
+  DITTO_CHECK(
+      o.dim_feedforward() > 0,
+      ValueError,
+      "TransformerEncoderLayer",
+      "dim_feedforward must be positive, got ",
+      o.dim_feedforward());
+  // LibTorch's order (and torch.nn's): the draws follow it.
+  self_attn = register_module(
+      "self_attn",
+      MultiheadAttention(MultiheadAttentionOptions(o.d_model(), o.nhead())
+                             .dropout(o.dropout())
+                             .batch_first(o.batch_first())));
+  linear1 =
+      register_module("linear1", Linear(o.d_model(), o.dim_feedforward()));
+  dropout = register_module("dropout", Dropout(o.dropout()));
+  linear2 =
+      register_module("linear2", Linear(o.dim_feedforward(), o.d_model()));
+  norm1 = register_module(
+      "norm1",
+      LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())));
+  norm2 = register_module(
+      "norm2",
+      LayerNorm(LayerNormOptions({o.d_model()}).eps(o.layer_norm_eps())));
+  dropout1 = register_module("dropout1", Dropout(o.dropout()));
+  dropout2 = register_module("dropout2", Dropout(o.dropout()));
+}
+
+Tensor TransformerEncoderLayerImpl::forward(
+    const Tensor& src,
+    const Tensor& src_mask,
+    const Tensor& src_key_padding_mask) const {
+  ForwardScope scope(*this);
+  auto attend = [&](const Tensor& x) {
+    return dropout1->forward(std::get<0>(self_attn->forward(
+        x, x, x, src_key_padding_mask, /*need_weights=*/false, src_mask)));
+  };
+  auto feed_forward = [&](const Tensor& x) {
+    Tensor h = linear1->forward(x);
+    if (const auto* kind = std::get_if<ActivationKind>(&options.activation())) {
+      h = *kind == ActivationKind::GELU ? functional::gelu(h) : relu(h);
+    } else {
+      h = std::get<std::function<Tensor(const Tensor&)>>(options.activation())(
+          h);
+    }
+    return dropout2->forward(linear2->forward(dropout->forward(h)));
+  };
+  if (options.norm_first()) {
+    Tensor x = add(src, attend(norm1->forward(src)));
+    return add(x, feed_forward(norm2->forward(x)));
+  }
+  Tensor x = norm1->forward(add(src, attend(src)));
+  return norm2->forward(add(x, feed_forward(x)));
+}
+
 } // namespace ditto::nn

@@ -4,12 +4,16 @@
 // RMSNorm (torch 2.4's): issue 60's attention in C++, over the declared
 // ops scaled_dot_product_attention's parts and rms_norm.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <variant>
 
 #include "ditto/nn/module.h"
+#include "ditto/nn/modules/dropout.h"
 #include "ditto/nn/modules/linear.h"
+#include "ditto/nn/modules/normalization.h"
 #include "ditto/nn/options.h"
 
 namespace ditto::nn {
@@ -87,3 +91,58 @@ class DITTO_API RMSNormImpl : public Module {
 DITTO_MODULE(RMSNorm);
 
 } // namespace ditto::nn
+
+namespace ditto::nn {
+
+// The feed-forward activation of the transformer layers: LibTorch's
+// torch::kReLU and torch::kGELU, or any function.
+enum class ActivationKind { ReLU, GELU };
+using TransformerActivation =
+    std::variant<ActivationKind, std::function<Tensor(const Tensor&)>>;
+
+struct DITTO_API TransformerEncoderLayerOptions {
+  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead)
+      : d_model_(d_model), nhead_(nhead) {}
+  DITTO_NN_ARG(int64_t, d_model);
+  DITTO_NN_ARG(int64_t, nhead);
+  DITTO_NN_ARG(int64_t, dim_feedforward) = 2048;
+  DITTO_NN_ARG(double, dropout) = 0.1;
+  DITTO_NN_ARG(TransformerActivation, activation) = ActivationKind::ReLU;
+  // torch.nn's (LibTorch 1.13 has none of them).
+  DITTO_NN_ARG(double, layer_norm_eps) = 1e-5;
+  DITTO_NN_ARG(bool, batch_first) = false;
+  DITTO_NN_ARG(bool, norm_first) = false;
+};
+
+// LibTorch's TransformerEncoderLayer: self-attention and a feed-forward
+// block, each added to its input and layer-normalized (before the block
+// with norm_first). Its submodules, in LibTorch's order (self_attn,
+// linear1, dropout, linear2, norm1, norm2, dropout1, dropout2), draw
+// PyTorch's initial bits. src (S, N, E), or (N, S, E) with batch_first.
+class DITTO_API TransformerEncoderLayerImpl : public Module {
+ public:
+  TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead)
+      : TransformerEncoderLayerImpl(
+            TransformerEncoderLayerOptions(d_model, nhead)) {}
+  explicit TransformerEncoderLayerImpl(
+      const TransformerEncoderLayerOptions& options);
+  Tensor forward(
+      const Tensor& src,
+      const Tensor& src_mask = {},
+      const Tensor& src_key_padding_mask = {}) const;
+
+  TransformerEncoderLayerOptions options;
+  MultiheadAttention self_attn{nullptr};
+  Linear linear1{nullptr}, linear2{nullptr};
+  Dropout dropout{nullptr}, dropout1{nullptr}, dropout2{nullptr};
+  LayerNorm norm1{nullptr}, norm2{nullptr};
+};
+DITTO_MODULE(TransformerEncoderLayer);
+
+} // namespace ditto::nn
+
+namespace ditto {
+// LibTorch's torch::kReLU and torch::kGELU (the transformer's activation).
+inline constexpr nn::ActivationKind kReLU = nn::ActivationKind::ReLU;
+inline constexpr nn::ActivationKind kGELU = nn::ActivationKind::GELU;
+} // namespace ditto
