@@ -33,7 +33,7 @@ using ::ditto::detail::samples::unit_values;
 // tile: cheap (about 1M multiply-adds) and split into 5 chunks.
 constexpr int64_t kSplitM = 9, kSplitKDepth = 16411, kSplitN = 7;
 // Rows enough for an output of more than the split's two tiles (R8 (c)).
-constexpr int64_t kSplitRows = 200;
+constexpr int64_t kSplitRows = 400;
 
 } // namespace
 
