@@ -375,14 +375,18 @@ CORE_ATEN = os.path.join("ditto", "ops", "core_aten.toml")
 PYTORCH_NONDETERMINISTIC = os.path.join("ditto", "ops", "pytorch_nondeterministic.toml")
 
 
+def load_rows(source_dir, rel, key):
+    """The [[key]] tables of the TOML file rel."""
+    with open(os.path.join(source_dir, rel), "rb") as f:
+        try:
+            return tomllib.load(f).get(key, [])
+        except tomllib.TOMLDecodeError as e:
+            raise DeclError(f"{rel}: {e}") from e
+
+
 def load_pytorch_nondeterministic(source_dir):
     """The ops whose PyTorch kernel is nondeterministic, and ditto's records."""
-    path = os.path.join(source_dir, PYTORCH_NONDETERMINISTIC)
-    with open(path, "rb") as f:
-        try:
-            rows = tomllib.load(f).get("op", [])
-        except tomllib.TOMLDecodeError as e:
-            raise DeclError(f"{PYTORCH_NONDETERMINISTIC}: {e}") from e
+    rows = load_rows(source_dir, PYTORCH_NONDETERMINISTIC, "op")
     for i, r in enumerate(rows):
         where = f"{PYTORCH_NONDETERMINISTIC}: row {i + 1}"
         if set(r) != {"torch", "where", "ops"} or not r["ops"]:
@@ -392,12 +396,7 @@ def load_pytorch_nondeterministic(source_dir):
 
 def load_core_aten(source_dir):
     """PyTorch's Core ATen operators and what answers each in ditto."""
-    path = os.path.join(source_dir, CORE_ATEN)
-    with open(path, "rb") as f:
-        try:
-            rows = tomllib.load(f).get("aten", [])
-        except tomllib.TOMLDecodeError as e:
-            raise DeclError(f"{CORE_ATEN}: {e}") from e
+    rows = load_rows(source_dir, CORE_ATEN, "aten")
     seen = set()
     for i, r in enumerate(rows):
         where = f"{CORE_ATEN}: row {i + 1}"

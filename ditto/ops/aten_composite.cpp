@@ -84,12 +84,42 @@ struct SlidingBlocks {
         d(pair_of(dilation, op, "dilation")),
         p(pair_of(padding, op, "padding")),
         s(pair_of(stride, op, "stride")) {
+    // Each below 2^31, so that the geometry's arithmetic cannot overflow.
+    constexpr int64_t kMax = (int64_t(1) << 31) - 1;
     for (int i = 0; i < 2; ++i) {
-      DITTO_CHECK(k[i] > 0, ValueError, op, "kernel_size must be positive");
-      DITTO_CHECK(d[i] > 0, ValueError, op, "dilation must be positive");
-      DITTO_CHECK(s[i] > 0, ValueError, op, "stride must be positive");
-      DITTO_CHECK(p[i] >= 0, ValueError, op, "padding must be non-negative");
+      DITTO_CHECK(
+          k[i] > 0 && k[i] <= kMax,
+          ValueError,
+          op,
+          "kernel_size must be in [1, 2^31), got ",
+          k[i]);
+      DITTO_CHECK(
+          d[i] > 0 && d[i] <= kMax,
+          ValueError,
+          op,
+          "dilation must be in [1, 2^31), got ",
+          d[i]);
+      DITTO_CHECK(
+          s[i] > 0 && s[i] <= kMax,
+          ValueError,
+          op,
+          "stride must be in [1, 2^31), got ",
+          s[i]);
+      DITTO_CHECK(
+          p[i] >= 0 && p[i] <= kMax,
+          ValueError,
+          op,
+          "padding must be in [0, 2^31), got ",
+          p[i]);
     }
+    DITTO_CHECK(
+        height >= 0 && height <= kMax && width >= 0 && width <= kMax,
+        ValueError,
+        op,
+        "the image's size must be in [0, 2^31), got ",
+        height,
+        "x",
+        width);
     rows = (height + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1;
     cols = (width + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1;
     DITTO_CHECK(
@@ -492,19 +522,30 @@ Tensor pdist(const Tensor& self, double p) {
       "pdist only supports non-negative p values, got ",
       p);
   const int64_t n = self.size(0);
-  std::vector<int64_t> first, second;
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = i + 1; j < n; ++j) {
-      first.push_back(i);
-      second.push_back(j);
-    }
-  }
-  if (first.empty()) {
+  // n (n - 1) / 2 pairs: past 2^32 rows not even their count fits.
+  DITTO_CHECK(
+      n < (int64_t(1) << 32),
+      OutOfMemoryError,
+      op,
+      "the distances of ",
+      n,
+      " rows do not fit in memory");
+  const int64_t pairs = n * (n - 1) / 2;
+  if (pairs == 0) {
     return empty({0}, self.dtype());
   }
+  // The pairs' rows, allocated as tensors (a typed error when too large).
+  Tensor first = empty({pairs}, kInt64), second = empty({pairs}, kInt64);
+  int64_t* f = first.data_ptr<int64_t>();
+  int64_t* g = second.data_ptr<int64_t>();
+  for (int64_t i = 0, at = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j, ++at) {
+      f[at] = i;
+      g[at] = j;
+    }
+  }
   const Tensor diff =
-      sub(index_select(self, 0, tensor(first)),
-          index_select(self, 0, tensor(second)));
+      sub(index_select(self, 0, first), index_select(self, 0, second));
   return norm(diff, p, {1}, false);
 }
 

@@ -303,6 +303,65 @@ TEST(HostileArgs, NnWindowsAtTheEdges) {
   }
 }
 
+// The Core ATen ops' shape arithmetic (ditto/ops/aten.ops.toml): indices,
+// slice bounds, windows and sizes at the int64 edges.
+TEST(HostileArgs, CoreAtenOpsAtTheEdges) {
+  for (int64_t v : kSizes) {
+    const std::string at = " value " + std::to_string(v);
+    hostile("select_scatter" + at, [&](Inputs& in) {
+      select_scatter(in.a, in.a.select(0, 0), 0, v);
+    });
+    hostile("select_scatter dim" + at, [&](Inputs& in) {
+      select_scatter(in.a, in.a.select(0, 0), v, 0);
+    });
+    hostile("slice_scatter start" + at, [&](Inputs& in) {
+      slice_scatter(in.a, in.a, 0, v, std::nullopt, 1);
+    });
+    hostile("slice_scatter end" + at, [&](Inputs& in) {
+      slice_scatter(in.a, in.a, 1, 0, v, 1);
+    });
+    hostile("slice_scatter step" + at, [&](Inputs& in) {
+      slice_scatter(in.a, in.a.narrow(0, 0, 1), 0, 0, std::nullopt, v);
+    });
+    for (int which = 0; which < 4; ++which) {
+      IntArg k{2, 2}, d{1, 1}, p{0, 0}, st{1, 1};
+      IntArg* arg[] = {&k, &d, &p, &st};
+      *arg[which] = IntArg{v, 1};
+      const std::string w = " argument " + std::to_string(which) + at;
+      hostile("im2col" + w, [&](Inputs& in) {
+        im2col(in.a.view({1, 1, 3, 4}), k, d, p, st);
+      });
+      hostile("col2im" + w, [&](Inputs& in) {
+        col2im(in.a.view({1, 4, 3}), {3, 4}, k, d, p, st);
+      });
+    }
+    hostile("col2im output_size" + at, [&](Inputs& in) {
+      col2im(in.a.view({1, 4, 3}), {v, v}, {2, 2}, {1, 1}, {0, 0}, {1, 1});
+    });
+    hostile("rms_norm" + at, [&](Inputs& in) {
+      rms_norm(in.a, {v}, std::nullopt, std::nullopt);
+    });
+  }
+  // Sizes far beyond memory through zero-stride views: typed errors.
+  hostile("pdist of 2^40 rows", [](Inputs& in) {
+    pdist(in.a.select(0, 0).unsqueeze(0).expand({int64_t(1) << 40, 4}), 2.0);
+  });
+  hostile("cdist of 2^31 x 2^31 rows", [](Inputs& in) {
+    const Tensor rows =
+        in.a.select(0, 0).unsqueeze(0).expand({int64_t(1) << 31, 4});
+    cdist(rows, rows, 2.0, std::nullopt);
+  });
+  hostile("nonzero of 2^40 elements", [](Inputs& in) {
+    nonzero(in.a.select(0, 0).select(0, 1).expand({int64_t(1) << 40}));
+  });
+  hostile("masked_scatter, a short source", [](Inputs& in) {
+    masked_scatter(in.a, gt(in.a, -1.0), in.a.narrow(0, 0, 1));
+  });
+  hostile("convolution, a 2-d weight", [](Inputs& in) {
+    convolution(in.a, in.a, std::nullopt, {1}, {0}, {1}, false, {0}, 1);
+  });
+}
+
 TEST(HostileArgs, ZeroSizeInputs) {
   hostile("reductions of empty", [](Inputs& in) {
     EXPECT_EQ(sum(in.empty).item<float>(), 0.0f);

@@ -150,7 +150,7 @@ autograd::GradList binary_backward(
       // a == 0 and b >= 0.
       Tensor ga = where(eq(b, 0.0), 0.0, mul(g, mul(b, pow(a, sub(b, 1.0)))));
       Tensor y = pow(a, b);
-      Tensor zero_base = logical_and(eq(a, 0.0), ge(b, 0.0));
+      Tensor zero_base = bitwise_and(eq(a, 0.0), ge(b, 0.0));
       Tensor gb = mul(g, where(zero_base, 0.0, mul(y, log(a))));
       return {ga, gb};
     }
@@ -655,10 +655,10 @@ void clamp_into(
     Tensor x = saved_x.unpack();
     Tensor keep = ones_like_bool(x);
     if (lo) {
-      keep = logical_and(keep, ge(x, *lo));
+      keep = bitwise_and(keep, ge(x, *lo));
     }
     if (hi) {
-      keep = logical_and(keep, le(x, *hi));
+      keep = bitwise_and(keep, le(x, *hi));
     }
     return autograd::GradList{where(keep, g[0], 0.0)};
   };
