@@ -107,6 +107,7 @@ void register_linalg_benchmarks(); // bench_linalg.cpp
 void register_conv_benchmarks(); // bench_conv.cpp
 void register_autograd_benchmarks(); // bench_autograd.cpp
 void register_train_benchmarks(); // bench_train.cpp
+void register_gpt_benchmarks(); // bench_gpt.cpp
 void register_nn_backward_benchmarks(); // bench_nn_backward.cpp
 void register_sparse_benchmarks(); // bench_sparse.cpp
 
@@ -142,6 +143,7 @@ int main(int argc, char** argv) {
   register_conv_benchmarks();
   register_autograd_benchmarks();
   register_train_benchmarks();
+  register_gpt_benchmarks();
   register_nn_backward_benchmarks();
   register_sparse_benchmarks();
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ditto/ditto.h"
+#include "ditto/nn/models/gpt.h"
 #include "tests/record_util.h"
 
 using namespace ditto;
@@ -178,6 +179,51 @@ void nn_layers(Sweep& r, Dtype dt) {
         nn::utils::parameters_to_vector(model->parameters()),
         adam);
     r.add(name + "_loss", loss.detach(), adam);
+  }
+  {
+    // The library GPT (issue 60): three SGD steps with dropout, then
+    // greedy and top-p generation from prompts of three lengths (no libm:
+    // the sampler's probabilities are ditto's softmax).
+    manual_seed(11);
+    nn::GPT gpt(nn::GPTOptions()
+                    .vocab_size(40)
+                    .block_size(24)
+                    .n_layer(2)
+                    .n_head(2)
+                    .n_embd(16)
+                    .dropout(0.1));
+    gpt->to(dt);
+    optim::SGD opt(gpt->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+    const Tensor tokens = remainder_index(4 * 25, 40).view({4, 25});
+    for (int step = 0; step < 3; ++step) {
+      Tensor logits = gpt->forward(tokens.narrow(1, 0, 24));
+      Tensor loss = F::cross_entropy(
+          logits.reshape({-1, 40}), tokens.narrow(1, 1, 24).reshape({-1}));
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
+    r.add(
+        "gpt_train_params", nn::utils::parameters_to_vector(gpt->parameters()));
+    for (bool sample : {false, true}) {
+      nn::GenerateOptions o;
+      o.max_new_tokens(8).do_sample(sample).top_p(0.9);
+      if (sample) {
+        o.generators(
+            {Generator::philox(1), Generator::philox(2), Generator::philox(3)});
+      }
+      const nn::Generation g =
+          nn::generate(gpt, {{1}, {2, 3, 4, 5}, {6, 7, 8, 9, 10, 11, 12}}, o);
+      std::vector<float> lp;
+      std::vector<int64_t> tok;
+      for (size_t i = 0; i < g.tokens.size(); ++i) {
+        lp.insert(lp.end(), g.log_probs[i].begin(), g.log_probs[i].end());
+        tok.insert(tok.end(), g.tokens[i].begin(), g.tokens[i].end());
+      }
+      const std::string name = sample ? "gpt_sampled" : "gpt_greedy";
+      r.add(name + "_tokens", tensor(tok));
+      r.add(name + "_log_probs", tensor(lp));
+    }
   }
   Tensor wide = varied(20000, dt, 16.0, 35);
   r.add("erf", erf(wide));

@@ -1,6 +1,7 @@
 // The `ditto` command line tool.
 //
 //   ditto train [flags]      train a registered model on MNIST-format data
+//                            (or a language model on a text)
 //                            (docs/train.md; `ditto train --help`)
 //   ditto models             the models `ditto train --model` knows
 //   ditto verify [flags] [-- PROGRAM ARGS]
@@ -395,6 +396,17 @@ void add_train_flags(CLI::App& cmd, train::TrainOptions& o, Output& out) {
       "--data-root",
       o.data_root,
       "directory of the MNIST-format IDX files (Fashion-MNIST, MNIST)");
+  cmd.add_option(
+      "--text",
+      o.text,
+      "a language model's text (--model gpt): a file, or a directory's "
+      "files in name order");
+  cmd.add_option(
+         "--generate",
+         o.generate,
+         "a language model, at the end: bytes to sample after the first 16 "
+         "of the evaluation text (0: none)")
+      ->check(integer_in(0, kMaxCount));
   cmd.add_flag_callback(
       "--no-normalize",
       [&o] { o.normalize = false; },

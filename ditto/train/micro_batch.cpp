@@ -413,6 +413,15 @@ std::vector<Tensor> take_gradients(const std::vector<Tensor>& params) {
   return grads;
 }
 
+Tensor class_loss(const Tensor& logits, const Tensor& target) {
+  if (logits.dim() <= 2) {
+    return nn::functional::cross_entropy(logits, target);
+  }
+  // A class per position: every position is one more sample.
+  return nn::functional::cross_entropy(
+      logits.reshape({-1, logits.size(-1)}), target.reshape({-1}));
+}
+
 double micro_batch_step(
     MicroBatchSum& sum,
     const std::vector<Tensor>& params,
@@ -438,7 +447,7 @@ double micro_batch_step(
         seed,
         "train.micro_batch:" + std::to_string(step) + ":" + std::to_string(j)));
     GeneratorGuard guard(g);
-    Tensor loss = nn::functional::cross_entropy(
+    Tensor loss = class_loss(
         forward(data.narrow(0, j * m, m)), target.narrow(0, j * m, m));
     loss.backward();
     std::vector<Tensor> values = take_gradients(params);

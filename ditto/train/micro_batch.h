@@ -97,6 +97,11 @@ class DITTO_API MicroBatchSum {
 // them: what MicroBatchSum::add needs after a micro-batch's backward.
 DITTO_API std::vector<Tensor> take_gradients(const std::vector<Tensor>& params);
 
+// The trainer's loss: the mean cross entropy of logits [N, C] against
+// class indices [N], or of logits [N, ..., C] against [N, ...] (a language
+// model's positions, each one more sample).
+DITTO_API Tensor class_loss(const Tensor& logits, const Tensor& target);
+
 // One training step's gradient from micro-batches (for the trainer): this
 // rank's micro-batches of the batch (rows [j m, (j + 1) m) for micro-batch
 // j, m = rows / k), each run forward with the cross entropy and backward

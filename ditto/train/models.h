@@ -23,10 +23,17 @@
 
 namespace ditto::train {
 
-// A module and its forward: images [N, 1, 28, 28] to logits [N, classes].
+// A module and its forward: images [N, 1, 28, 28] to logits [N, classes],
+// or, for a language model (text_block > 0), byte tokens [N, text_block]
+// to logits [N, text_block, 256] for the next byte at each position. The
+// trainer's loss is the cross entropy over the logits' last dim, averaged
+// over every other (samples and positions).
 struct Model {
   std::shared_ptr<nn::Module> module;
   std::function<Tensor(const Tensor&)> forward;
+  // > 0: the model reads windows of this many bytes of text
+  // (data::ByteWindows of TrainOptions::text), not MNIST images.
+  int64_t text_block = 0;
 
   // Wraps any module with a `Tensor forward(const Tensor&)` method.
   template <typename M>

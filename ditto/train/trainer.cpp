@@ -30,6 +30,7 @@
 #include "ditto/determinism/context.h"
 #include "ditto/io/safetensors.h"
 #include "ditto/nn/functional.h"
+#include "ditto/nn/models/gpt.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -189,21 +190,39 @@ EvalResult evaluate(
   int64_t correct = 0, count = 0;
   for (const data::Batch& b : loader) {
     Tensor logits = model.forward(b.data.to(device));
+    // A language model's positions are samples too.
+    logits = logits.reshape({-1, logits.size(-1)});
+    const Tensor target = b.target.reshape({-1});
     loss_sum += nn::functional::cross_entropy(
                     logits,
-                    b.target.to(device),
+                    target.to(device),
                     nn::functional::CrossEntropyOptions().reduction(
                         nn::functional::Reduction::Sum))
                     .item<double>();
     // The predicted classes come back to compare (a count, not a value).
-    correct += sum(eq(argmax(logits, 1).cpu(), b.target)).item<int64_t>();
-    count += b.target.numel();
+    correct += sum(eq(argmax(logits, 1).cpu(), target)).item<int64_t>();
+    count += target.numel();
   }
   model.module->train();
   EvalResult r;
   r.loss = count == 0 ? 0 : loss_sum / double(count);
   r.accuracy = count == 0 ? 0 : double(correct) / double(count);
   return r;
+}
+
+// Bytes as printable ASCII: others (newlines too) as \xNN.
+std::string escaped(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (c >= 32 && c < 127 && c != '\\') {
+      out.push_back(char(c));
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
 }
 
 // Everything a run carries from step to step besides the tensors.
@@ -222,6 +241,7 @@ class Run {
  private:
   void validate() const;
   void setup();
+  void sample(TrainResult& res);
   void resume(const std::string& dir);
   void save_checkpoint();
   json run_json(bool finished) const;
@@ -242,6 +262,9 @@ class Run {
   std::shared_ptr<data::MNIST> train_images_, test_images_;
   std::shared_ptr<const data::Dataset> train_set_, test_set_;
   double mean_ = 0, std_ = 1;
+  int64_t text_bytes_ = 0; // a language model's text
+  std::string prompt_; // the first bytes of its evaluation part
+  json sample_; // what sample() generated
   Model model_;
   std::unique_ptr<optim::Optimizer> opt_;
   std::unique_ptr<optim::LRScheduler> sched_;
@@ -326,42 +349,6 @@ void Run::setup() {
           loaded || (!fs::is_regular_file(target) && !fs::is_directory(target));
     }
   }
-  train_images_ = std::make_shared<data::MNIST>(o_.data_root, true);
-  test_images_ = std::make_shared<data::MNIST>(o_.data_root, false);
-  train_set_ = train_images_;
-  test_set_ = test_images_;
-  if (o_.normalize) {
-    // The training pixels' mean and (population) standard deviation, from
-    // exact integer sums of the bytes: no float copy of the images.
-    const Tensor& img = train_images_->images();
-    const uint8_t* px = img.data_ptr<uint8_t>();
-    const int64_t count = img.numel();
-    __int128 s1 = 0, s2 = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      s1 += px[i];
-      s2 += int64_t(px[i]) * px[i];
-    }
-    DITTO_CHECK(
-        count > 0,
-        ValueError,
-        kTrainerOp,
-        o_.data_root,
-        ": no training images");
-    // var * count^2 * 255^2 = s2 * count - s1^2, exactly.
-    const __int128 var_num = s2 * count - s1 * s1;
-    mean_ = double(s1) / (double(count) * 255.0);
-    std_ = std::sqrt(double(var_num)) / (double(count) * 255.0);
-    DITTO_CHECK(
-        std_ > 0,
-        ValueError,
-        kTrainerOp,
-        o_.data_root,
-        ": the training images are all one value");
-    data::Transform norm = data::Normalize({mean_}, {std_});
-    train_set_ = std::make_shared<data::MapDataset>(train_images_, norm);
-    test_set_ = std::make_shared<data::MapDataset>(test_images_, norm);
-  }
-
   // The model right after the seed, as a PyTorch script builds it.
   seed_everything(o_.seed);
   model_ = make_model(o_.model);
@@ -374,6 +361,59 @@ void Run::setup() {
           kTrainerOp, "--init-from ", o_.init_from, ": ", e.what());
     }
   }
+  if (model_.text_block > 0) {
+    // Bytes of text: the first 90% train, the rest evaluate.
+    const std::string text = data::read_text(o_.text);
+    const size_t split = text.size() / 10 * 9;
+    text_bytes_ = int64_t(text.size());
+    prompt_ = text.substr(split, 16);
+    try {
+      train_set_ = std::make_shared<data::ByteWindows>(
+          text.substr(0, split), model_.text_block);
+      test_set_ = std::make_shared<data::ByteWindows>(
+          text.substr(split), model_.text_block);
+    } catch (const ValueError& e) {
+      detail::throw_error<ValueError>(
+          kTrainerOp, "--text ", o_.text, ": ", e.what());
+    }
+  } else {
+    train_images_ = std::make_shared<data::MNIST>(o_.data_root, true);
+    test_images_ = std::make_shared<data::MNIST>(o_.data_root, false);
+    train_set_ = train_images_;
+    test_set_ = test_images_;
+    if (o_.normalize) {
+      // The training pixels' mean and (population) standard deviation, from
+      // exact integer sums of the bytes: no float copy of the images.
+      const Tensor& img = train_images_->images();
+      const uint8_t* px = img.data_ptr<uint8_t>();
+      const int64_t count = img.numel();
+      __int128 s1 = 0, s2 = 0;
+      for (int64_t i = 0; i < count; ++i) {
+        s1 += px[i];
+        s2 += int64_t(px[i]) * px[i];
+      }
+      DITTO_CHECK(
+          count > 0,
+          ValueError,
+          kTrainerOp,
+          o_.data_root,
+          ": no training images");
+      // var * count^2 * 255^2 = s2 * count - s1^2, exactly.
+      const __int128 var_num = s2 * count - s1 * s1;
+      mean_ = double(s1) / (double(count) * 255.0);
+      std_ = std::sqrt(double(var_num)) / (double(count) * 255.0);
+      DITTO_CHECK(
+          std_ > 0,
+          ValueError,
+          kTrainerOp,
+          o_.data_root,
+          ": the training images are all one value");
+      data::Transform norm = data::Normalize({mean_}, {std_});
+      train_set_ = std::make_shared<data::MapDataset>(train_images_, norm);
+      test_set_ = std::make_shared<data::MapDataset>(test_images_, norm);
+    }
+  }
+
   model_.module->train();
   model_.module->to(o_.device);
   opt_ = make_optimizer(o_, model_.module->parameters());
@@ -538,9 +578,17 @@ json Run::run_json(bool finished) const {
   j["command_line"] = o_.command_line;
   j["status"] = finished ? "done" : "running";
   j["model"] = o_.model;
-  j["data_root"] = o_.data_root;
+  if (model_.text_block > 0) {
+    j["text"] = o_.text;
+    j["text_bytes"] = text_bytes_;
+  } else {
+    j["data_root"] = o_.data_root;
+  }
+  if (!sample_.is_null()) {
+    j["generated"] = sample_;
+  }
   j["normalize"] = o_.normalize;
-  if (o_.normalize) {
+  if (o_.normalize && model_.text_block == 0) {
     j["normalize_mean"] = mean_;
     j["normalize_std"] = std_;
   }
@@ -701,8 +749,7 @@ TrainResult Run::go() {
             o_.seed,
             p_.step);
       } else {
-        Tensor loss =
-            nn::functional::cross_entropy(model_.forward(data), target);
+        Tensor loss = class_loss(model_.forward(data), target);
         loss.backward();
         l = loss.item<double>();
       }
@@ -804,13 +851,61 @@ TrainResult Run::go() {
               "choices of this run are not saved"));
     }
   }
-  write_run_json(!stopped);
   TrainResult res;
+  if (model_.text_block > 0 && o_.generate > 0 && lead_) {
+    sample(res);
+  }
+  write_run_json(!stopped);
   res.epochs = p_.history;
   res.steps = p_.step;
   res.stopped_early = stopped;
   res.fingerprint = weights_fingerprint(*model_.module);
   return res;
+}
+
+void Run::sample(TrainResult& res) {
+  auto gpt = std::dynamic_pointer_cast<nn::GPTImpl>(model_.module);
+  if (!gpt || o_.device.type != DeviceType::CPU) {
+    if (r_.message) {
+      r_.message("generate: only the library GPT on the CPU generates");
+    }
+    return;
+  }
+  const nn::GPT model(gpt);
+  const int64_t n = std::min<int64_t>(
+      o_.generate, gpt->options.block_size() - int64_t(prompt_.size()));
+  std::vector<int64_t> prompt;
+  for (unsigned char c : prompt_) {
+    prompt.push_back(c);
+  }
+  nn::Generation g = nn::generate(
+      model,
+      {prompt},
+      nn::GenerateOptions()
+          .max_new_tokens(n)
+          .do_sample(true)
+          .top_p(0.9)
+          .generators({Generator::philox(
+              random::derive_seed(o_.seed, "train.generate"))}));
+  res.prompt = prompt_;
+  for (int64_t t : g.tokens[0]) {
+    res.generated.push_back(char(t));
+  }
+  res.generated_log_probs = g.log_probs[0];
+  double total = 0;
+  for (float lp : g.log_probs[0]) {
+    total += lp;
+  }
+  sample_ = json{
+      {"prompt", escaped(res.prompt)},
+      {"text", escaped(res.generated)},
+      {"top_p", 0.9},
+      {"log_prob_sum", total}};
+  if (r_.message) {
+    r_.message(
+        "generated (top-p 0.9): " + escaped(res.prompt) + " | " +
+        escaped(res.generated));
+  }
 }
 
 } // namespace

@@ -1,7 +1,8 @@
 #pragma once
 
 // The training loop of `ditto train`, usable from C++: an image classifier
-// (a registered model, see models.h) trained on MNIST-format data, with
+// (a registered model, see models.h) trained on MNIST-format data, or a
+// byte-level language model (`--model gpt`) on a text, with
 // safetensors checkpoints and a resume that is bitwise exact (R4). See
 // docs/train.md.
 
@@ -13,6 +14,7 @@
 
 #include "ditto/data/loader.h"
 #include "ditto/data/mnist.h"
+#include "ditto/data/text.h"
 #include "ditto/io/safetensors.h"
 #include "ditto/nn/module.h"
 #include "ditto/train/micro_batch.h"
@@ -22,6 +24,13 @@ namespace ditto::train {
 struct TrainOptions {
   std::string model = "cnn";
   std::string data_root = data::kFashionMNISTRoot;
+  // A language model's text (a file, or a directory's files in name order:
+  // data::read_text): its first 90% trains, the rest evaluates.
+  std::string text = data::kDefaultTextRoot;
+  // A language model, at the end: this many bytes sampled (top-p 0.9, a
+  // generator derived from the seed) after the first 16 bytes of the
+  // evaluation text, reported and written to run.json. 0: none.
+  int64_t generate = 48;
   // Normalize images with the training set's mean and standard deviation
   // (of pixel / 255, over every pixel), as PyTorch's MNIST example does
   // with its constants.
@@ -110,6 +119,10 @@ struct Reporter {
 
 struct TrainResult {
   std::vector<EpochRecord> epochs;
+  // A language model's sample (TrainOptions::generate): prompt and the
+  // bytes after it, with each byte's log-probability.
+  std::string prompt, generated;
+  std::vector<float> generated_log_probs;
   int64_t steps = 0;
   bool stopped_early = false; // at max_steps
   uint64_t fingerprint = 0;

@@ -120,6 +120,48 @@ TEST_F(TrainCli, LearnsAndWritesRunJsonAndMetrics) {
 // --json: every line of stdout is a JSON object with an event; the epoch
 // events carry run.json's records, the last line the fingerprint. --quiet
 // prints the fingerprint alone.
+// The library GPT on bytes of text (the default: Debian's license texts):
+// one fingerprint for 1, 2 and 3 threads and 2 workers, and a resume at
+// step 3; it generates after training (run.json's "generated", the same
+// in every run).
+TEST_F(TrainCli, GptTrainsAndGeneratesWithOneFingerprint) {
+  const std::string args =
+      "--model gpt --max-steps 6 --checkpoint-every 3 "
+      "--generate 24 --optimizer adamw --lr 0.003 ";
+  Result a = train(args + "--threads 1 --out " + out("a"));
+  ASSERT_EQ(a.code, 0) << a.err;
+  const std::string fp = fingerprint_of(a);
+  Result b = train(args + "--threads 2 --out " + out("b"));
+  Result c = train(args + "--threads 3 --workers 2 --out " + out("c"));
+  EXPECT_EQ(fingerprint_of(b), fp);
+  EXPECT_EQ(fingerprint_of(c), fp);
+  fs::remove_all(dir_ / "a" / "checkpoints" / "step-6");
+  Result resumed =
+      train(args + "--threads 2 --out " + out("a") + " --resume latest");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(fingerprint_of(resumed), fp);
+  const json run = json::parse(read_text(dir_ / "b" / "run.json"));
+  EXPECT_EQ(run["text"], "/usr/share/common-licenses");
+  EXPECT_GT(run["text_bytes"].get<int64_t>(), 100000);
+  EXPECT_FALSE(run.contains("data_root"));
+  const std::string text = run["generated"]["text"];
+  EXPECT_GE(text.size(), 24u);
+  EXPECT_EQ(run["generated"]["prompt"].get<std::string>().size() >= 16, true);
+  // The sample is a function of the weights and the seed: the same in
+  // every run.
+  const json run_c = json::parse(read_text(dir_ / "c" / "run.json"));
+  EXPECT_EQ(run_c["generated"], run["generated"]);
+  EXPECT_NE(b.out.find("generated (top-p 0.9): "), std::string::npos) << b.out;
+  // A text too short for one window is a usage error naming the flag.
+  { std::ofstream(dir_ / "short.txt") << "tiny"; }
+  Result bad = train(
+      "--model gpt --max-steps 1 --text " + out("short.txt") + " --out " +
+      out("x"));
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("--text"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("too short"), std::string::npos) << bad.err;
+}
+
 TEST_F(TrainCli, JsonAndQuietOutput) {
   Result r = train("--epochs 2 --json --out " + out("json"));
   ASSERT_EQ(r.code, 0) << r.err;
