@@ -23,7 +23,7 @@ nn::GPT bench_model() {
 }
 
 std::vector<std::vector<int64_t>> bench_prompts(int64_t b) {
-  std::vector<std::vector<int64_t>> p(size_t(b));
+  std::vector<std::vector<int64_t>> p(static_cast<size_t>(b));
   for (int64_t r = 0; r < b; ++r) {
     for (int64_t j = 0; j < 16; ++j) {
       p[size_t(r)].push_back((r * 31 + j * 7) % 256);
