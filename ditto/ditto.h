@@ -30,6 +30,7 @@
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
 #include "ditto/nn/layers.h"
+#include "ditto/nn/models/gpt.h"
 #include "ditto/nn/module.h"
 #include "ditto/nn/rnn.h"
 #include "ditto/nn/utils.h"

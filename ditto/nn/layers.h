@@ -22,4 +22,5 @@
 #include "ditto/nn/modules/normalization.h"
 #include "ditto/nn/modules/padding.h"
 #include "ditto/nn/modules/pooling.h"
+#include "ditto/nn/modules/transformer.h"
 #include "ditto/nn/modules/upsampling.h"

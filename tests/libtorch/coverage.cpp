@@ -13,6 +13,7 @@
 namespace torch = ditto;
 #endif
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -814,6 +815,41 @@ void attention() {
   COVERAGE_CHECK(layer->forward(src).sizes() == src.sizes());
   torch::Tensor causal = torch::ones({5, 5}, torch::kBool).triu(1);
   COVERAGE_CHECK(layer->forward(src, causal).sizes() == src.sizes());
+
+  // The stacks: copies of the layer given (the same weights), and the
+  // Transformer with its causal mask.
+  torch::nn::TransformerEncoder encoder(
+      torch::nn::TransformerEncoderOptions(layer, 2).norm(torch::nn::AnyModule(
+          torch::nn::LayerNorm(torch::nn::LayerNormOptions({8})))));
+  COVERAGE_CHECK(encoder->layers->size() == 2);
+  COVERAGE_CHECK(
+      encoder->named_parameters().contains("layers.1.linear1.weight"));
+  COVERAGE_CHECK(torch::equal(
+      encoder->named_parameters()["layers.0.linear1.weight"],
+      encoder->named_parameters()["layers.1.linear1.weight"]));
+  torch::Tensor memory = encoder->forward(src, causal);
+  COVERAGE_CHECK(memory.sizes() == src.sizes());
+  torch::nn::TransformerDecoder decoder(torch::nn::TransformerDecoderOptions(
+      torch::nn::TransformerDecoderLayerOptions(8, 2)
+          .dim_feedforward(16)
+          .dropout(0.0),
+      2));
+  COVERAGE_CHECK(decoder->named_parameters().contains(
+      "layers.0.multihead_attn.in_proj_weight"));
+  torch::Tensor tgt = torch::randn({4, 3, 8});
+  torch::Tensor tgt_mask =
+      torch::nn::TransformerImpl::generate_square_subsequent_mask(4);
+  COVERAGE_CHECK(std::isinf(tgt_mask[0][3].item<float>()));
+  COVERAGE_CHECK(tgt_mask[3][0].item<float>() == 0.0f);
+  COVERAGE_CHECK(
+      decoder->forward(tgt, memory, tgt_mask).sizes() == tgt.sizes());
+  torch::nn::Transformer transformer(torch::nn::TransformerOptions(8, 2, 1, 1)
+                                         .dim_feedforward(16)
+                                         .dropout(0.0));
+  COVERAGE_CHECK(
+      transformer->forward(src, tgt, {}, tgt_mask).sizes() == tgt.sizes());
+  COVERAGE_CHECK(transformer->named_parameters().contains(
+      "decoder.layers.0.self_attn.out_proj.weight"));
 }
 
 int main(int argc, char** argv) {

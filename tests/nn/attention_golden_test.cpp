@@ -11,6 +11,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
@@ -163,6 +165,84 @@ TEST(AttentionGolden, TransformerEncoderLayerIsPyTorchs) {
       nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).activation(
           [](const Tensor& x) { return tanh(x); }));
   EXPECT_EQ(custom->forward(randn({3, 1, 4})).sizes(), (Shape{3, 1, 4}));
+}
+
+// LibTorch's TransformerEncoder / TransformerDecoder (copies of the layer
+// given, with its weights) and Transformer (xavier over the matrices):
+// initial parameters bit for bit, eval output within 1e-5.
+TEST(AttentionGolden, TransformerStacksArePyTorchs) {
+  for (const json& c : attention_golden()["stacks"]) {
+    const std::string kind = c["kind"];
+    SCOPED_TRACE(kind);
+    manual_seed(c["seed"].get<uint64_t>());
+    const int64_t d = c["d_model"], h = c["nhead"], n = c["layers"];
+    const int64_t ff = c["dim_feedforward"];
+    const bool nf = c["norm_first"];
+    std::shared_ptr<nn::Module> m;
+    std::function<Tensor(const Tensor&, const Tensor&)> run;
+    const Tensor causal =
+        nn::TransformerImpl::generate_square_subsequent_mask(4);
+    Tensor padding = zeros({2, 5}, kBool);
+    padding.select(0, 1).select(0, 4).fill_(true);
+    if (kind == "encoder") {
+      nn::TransformerEncoder e(
+          nn::TransformerEncoderOptions(
+              nn::TransformerEncoderLayer(
+                  nn::TransformerEncoderLayerOptions(d, h)
+                      .dim_feedforward(ff)
+                      .norm_first(nf)),
+              n)
+              .norm(nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({d})))));
+      m = e.ptr();
+      run = [e, padding](const Tensor& src, const Tensor&) {
+        return e->forward(src, {}, padding);
+      };
+    } else if (kind == "decoder") {
+      nn::TransformerDecoder dec(
+          nn::TransformerDecoderLayer(nn::TransformerDecoderLayerOptions(d, h)
+                                          .dim_feedforward(ff)
+                                          .activation(kGELU)
+                                          .norm_first(nf)),
+          n);
+      m = dec.ptr();
+      run = [dec, causal, padding](const Tensor& src, const Tensor& tgt) {
+        return dec->forward(tgt, src, causal, {}, {}, padding);
+      };
+    } else {
+      nn::Transformer t(nn::TransformerOptions(d, h, n, n).dim_feedforward(ff));
+      m = t.ptr();
+      run = [t, causal, padding](const Tensor& src, const Tensor& tgt) {
+        return t->forward(src, tgt, {}, causal, {}, padding, {}, padding);
+      };
+    }
+    const auto params = m->named_parameters();
+    ASSERT_EQ(params.size() + m->named_buffers().size(), c["params"].size());
+    for (const auto& [name, want] : c["params"].items()) {
+      const Tensor* p = params.find(name);
+      ASSERT_NE(p, nullptr) << name;
+      EXPECT_TRUE(same_bits(*p, want)) << name;
+    }
+    m->eval();
+    NoGradGuard no_grad;
+    const Tensor out = run(f32(c["src"], {5, 2, d}), f32(c["tgt"], {4, 2, d}));
+    test::expect_close(out, c["out"], 1e-5);
+  }
+  // The copies are copies: changing one layer leaves the others.
+  nn::TransformerEncoder e(nn::TransformerEncoderLayer(4, 2), 2);
+  NoGradGuard no_grad;
+  e->layers->at<nn::TransformerEncoderLayer>(0).linear1->weight.fill_(0.0);
+  EXPECT_NE(
+      e->layers->at<nn::TransformerEncoderLayer>(1)
+          .linear1->weight.abs()
+          .sum()
+          .item<double>(),
+      0.0);
+  EXPECT_THROW(
+      nn::TransformerEncoder(nn::TransformerEncoderLayer(4, 2), 0), ValueError);
+  EXPECT_EQ(
+      nn::TransformerImpl::generate_square_subsequent_mask(3)[0][1]
+          .item<double>(),
+      -std::numeric_limits<double>::infinity());
 }
 
 TEST(AttentionGolden, RmsNormModule) {

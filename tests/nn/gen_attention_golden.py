@@ -5,7 +5,11 @@ tests/nn/attention_golden_test.cpp: per case the constructor's arguments
 and seed, the initial parameters (bit for bit), the inputs, the output and
 the attention weights (averaged over heads, and per head), and the input
 projection's gradient for a given output gradient; and
-nn.TransformerEncoderLayer's initial parameters and eval-mode output.
+nn.TransformerEncoderLayer's initial parameters and eval-mode output; and
+the stacks: nn.TransformerEncoder (with a final norm) and
+nn.TransformerDecoder of copies of a layer (post-norm and norm_first), and
+nn.Transformer (its xavier re-initialization), each's initial parameters
+and eval-mode output with a causal target mask and key padding.
 
 Run from the repository root with Debian's python3-torch:
     /usr/bin/python3 tests/nn/gen_attention_golden.py
@@ -90,9 +94,50 @@ def main():
                        "activation": act, "norm_first": norm_first,
                        "masks": masks, "seed": 10 + seed, "params": params,
                        "src": values(src), "out": values(out)})
+    stacks = []
+    # kind, d_model, nhead, dim_feedforward, layers, norm_first
+    for seed, (kind, d, h, ff, n, nf) in enumerate([
+            ("encoder", 8, 2, 16, 2, False),
+            ("decoder", 8, 2, 16, 2, False),
+            ("decoder", 6, 3, 12, 3, True),
+            ("transformer", 8, 2, 16, 2, False)]):
+        torch.manual_seed(30 + seed)
+        if kind == "encoder":
+            m = nn.TransformerEncoder(
+                nn.TransformerEncoderLayer(d, h, ff, 0.1, norm_first=nf), n,
+                norm=nn.LayerNorm(d))
+        elif kind == "decoder":
+            m = nn.TransformerDecoder(
+                nn.TransformerDecoderLayer(d, h, ff, 0.1, "gelu",
+                                           norm_first=nf), n)
+        else:
+            m = nn.Transformer(d, h, n, n, ff, 0.1)
+        params = {k: values(v) for k, v in m.state_dict().items()}
+        m.eval()
+        torch.manual_seed(300 + seed)
+        src = torch.randn(5, 2, d)
+        tgt = torch.randn(4, 2, d)
+        causal = nn.Transformer.generate_square_subsequent_mask(4)
+        padding = torch.zeros(2, 5, dtype=torch.bool)
+        padding[1, 4] = True
+        with torch.no_grad():
+            if kind == "encoder":
+                out = m(src, src_key_padding_mask=padding)
+            elif kind == "decoder":
+                out = m(tgt, src, tgt_mask=causal,
+                        memory_key_padding_mask=padding)
+            else:
+                out = m(src, tgt, tgt_mask=causal,
+                        src_key_padding_mask=padding,
+                        memory_key_padding_mask=padding)
+        stacks.append({"kind": kind, "d_model": d, "nhead": h,
+                       "dim_feedforward": ff, "layers": n, "norm_first": nf,
+                       "seed": 30 + seed, "params": params,
+                       "src": values(src), "tgt": values(tgt),
+                       "out": values(out)})
     with open(OUT, "w") as f:
         json.dump({"torch": torch.__version__, "cases": cases,
-                   "encoder_layers": layers}, f, indent=0)
+                   "encoder_layers": layers, "stacks": stacks}, f, indent=0)
         f.write("\n")
     print(f"wrote {OUT}: {len(cases)} cases")
 
