@@ -213,6 +213,7 @@ bench-python: configure
 	  /usr/bin/python3 bench/python/bench_overhead.py
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_scan.py
 	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_nanogpt.py
+	PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/bench_attention.py
 
 # Regenerates the registry table in docs/determinism.md.
 docs: build

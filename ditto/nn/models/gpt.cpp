@@ -83,8 +83,10 @@ void check_tokens(const Tensor& tokens, const GPTOptions& o, int64_t limit) {
       o.block_size(),
       ")");
   if (tokens.numel() > 0) {
-    const int64_t lo = min(tokens).item<int64_t>();
-    const int64_t hi = max(tokens).item<int64_t>();
+    // Indices are read on the CPU (a device may have no int64 reductions).
+    const Tensor host = tokens.cpu();
+    const int64_t lo = min(host).item<int64_t>();
+    const int64_t hi = max(host).item<int64_t>();
     DITTO_CHECK(
         lo >= 0 && hi < o.vocab_size(),
         ValueError,
@@ -182,7 +184,7 @@ Tensor GPTImpl::forward(const Tensor& tokens) const {
   ForwardScope scope(*this);
   check_tokens(tokens, options, options.block_size());
   const int64_t t = tokens.size(1);
-  const Tensor pos = arange(0, t, 1, kInt64);
+  const Tensor pos = arange(0, t, 1, kInt64).to(tokens.device());
   Tensor x = drop(add(wte(tokens), wpe(pos)));
   for (size_t i = 0; i < h->size(); ++i) {
     x = h->at<GPTBlock>(i).forward(x);
