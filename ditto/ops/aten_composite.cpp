@@ -597,6 +597,13 @@ Tensor scaled_dot_product_attention(
       ValueError,
       op,
       "give attn_mask or is_causal, not both");
+  DITTO_CHECK(
+      !(attn_mask && attn_mask->defined()) || attn_mask->dtype() == kBool ||
+          is_floating(attn_mask->dtype()),
+      ValueError,
+      op,
+      "attn_mask must be bool (true: attend) or floating (added), got ",
+      attn_mask && attn_mask->defined() ? attn_mask->dtype() : kBool);
   const int64_t L = query.size(-2), S = key.size(-2);
   const double s = scale ? *scale : 1.0 / std::sqrt(double(query.size(-1)));
   Tensor scores = mul(matmul(query, key.transpose(-2, -1)), s);

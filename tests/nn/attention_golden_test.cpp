@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ditto/ditto.h"
+#include "tests/error_of.h"
 #include "tests/nn/fixture.h"
 
 namespace ditto {
@@ -127,6 +128,17 @@ TEST(AttentionGolden, BadArgumentsAreRefused) {
   const Tensor x = randn({3, 2, 6});
   EXPECT_THROW(m->forward(x, x, x, {}, true, zeros({2, 2}, kBool)), ValueError);
   EXPECT_THROW(m->forward(x, randn({3, 2, 5}), x), ValueError);
+  // Masks are bool or floating, as torch's.
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        m->forward(x, x, x, {}, true, ones({x.size(0), x.size(0)}, kInt64));
+      }).find("only bool and floating types of attn_mask"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        m->forward(x, x, x, ones({x.size(1), x.size(0)}, kInt64));
+      }).find("key_padding_mask"),
+      std::string::npos);
 }
 
 TEST(AttentionGolden, TransformerEncoderLayerIsPyTorchs) {

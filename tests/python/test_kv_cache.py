@@ -101,3 +101,43 @@ def test_the_cache_refuses_a_key_that_does_not_extend_it():
     assert mask.tolist() == [[True, True, False], [True, True, True]]
     with pytest.raises(ValueError):
         cache.causal_mask(4)
+
+
+def _error(fn):
+    try:
+        fn()
+    except (ValueError, TypeError) as e:
+        return str(e)
+    raise AssertionError("accepted")
+
+
+def test_attention_bad_input_names_the_op_and_the_value():
+    """Issue 60's bad input: head counts, embedding sizes, masks of the
+    wrong shape or dtype, a cache that the new keys do not extend; each a
+    typed error naming the op and the value, before anything is written."""
+    nn = ditto.nn
+    m = nn.MultiheadAttention(8, 2)
+    x = ditto.randn(5, 3, 8)
+    assert "divisible by num_heads, got 8 and 3" in _error(
+        lambda: nn.MultiheadAttention(8, 3))
+    assert "embedding dimension of 8, but got 6" in _error(
+        lambda: m(ditto.randn(5, 3, 6), ditto.randn(5, 3, 6),
+                  ditto.randn(5, 3, 6)))
+    assert "only bool and floating types of attn_mask" in _error(
+        lambda: m(x, x, x, attn_mask=ditto.ones(5, 5, dtype=ditto.int64)))
+    assert "2D attn_mask is (4, 5)" in _error(
+        lambda: m(x, x, x, attn_mask=ditto.ones(4, 5, dtype=ditto.bool)))
+    assert "key_padding_mask shape of (3, 5), but got (2, 5)" in _error(
+        lambda: m(x, x, x, key_padding_mask=ditto.ones(2, 5,
+                                                        dtype=ditto.bool)))
+    q = ditto.randn(2, 2, 5, 4)
+    assert "[scaled_dot_product_attention] attn_mask must be bool" in _error(
+        lambda: F.scaled_dot_product_attention(
+            q, q, q, attn_mask=ditto.ones(5, 5, dtype=ditto.int64)))
+    cache = nn.KVCache()
+    k = ditto.randn(1, 2, 3, 4)
+    cache.update(0, k, k)
+    assert "does not extend the cached" in _error(
+        lambda: cache.update(0, ditto.randn(2, 2, 1, 4),
+                             ditto.randn(2, 2, 1, 4)))
+    assert cache.seq_len() == 3

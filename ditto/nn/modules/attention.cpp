@@ -149,6 +149,18 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
       shape_str(key_in.sizes()),
       " and ",
       shape_str(value_in.sizes()));
+  for (const auto& [name, m] :
+       {std::pair<const char*, const Tensor*>{"attn_mask", &attn_mask},
+        {"key_padding_mask", &key_padding_mask}}) {
+    DITTO_CHECK(
+        !m->defined() || m->dtype() == kBool || is_floating(m->dtype()),
+        ValueError,
+        op,
+        "only bool and floating types of ",
+        name,
+        " are supported, got ",
+        m->dtype());
+  }
   const int64_t l = query.size(0), n = query.size(1), s = key.size(0);
   auto project = [&](const Tensor& x, int64_t part) {
     Tensor b;

@@ -22,7 +22,9 @@ class MultiheadAttention(Module):
                  vdim=None, batch_first=False, device=None, dtype=None):
         super().__init__()
         if embed_dim % num_heads != 0:
-            raise ValueError("embed_dim must be divisible by num_heads")
+            raise ValueError("[MultiheadAttention] embed_dim must be "
+                             "divisible by num_heads, got "
+                             f"{embed_dim} and {num_heads}")
         if (kdim not in (None, embed_dim)) or (vdim not in (None, embed_dim)):
             raise ValueError("[MultiheadAttention] kdim and vdim other than "
                              "embed_dim are not supported")
@@ -61,6 +63,8 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None,
                 need_weights=True, attn_mask=None, average_attn_weights=True,
                 is_causal=False):
+        _check_attention_args(self.embed_dim, query, key, value,
+                              key_padding_mask, attn_mask)
         batched = query.dim() == 3
         if not batched:
             query, key, value = (query.unsqueeze(1), key.unsqueeze(1),
@@ -73,6 +77,22 @@ class MultiheadAttention(Module):
         L, N, E = query.shape
         S = key.shape[0]
         H, D = self.num_heads, self.head_dim
+        op = "[MultiheadAttention]"
+        if key.shape[1] != N:
+            raise ValueError(f"{op} key's batch {key.shape[1]} differs from "
+                             f"query's {N}")
+        if attn_mask is not None:
+            want = {2: (L, S), 3: (N * H, L, S)}.get(attn_mask.dim())
+            if want is None or tuple(attn_mask.shape) != want:
+                raise ValueError(
+                    f"{op} the shape of the {attn_mask.dim()}D attn_mask is "
+                    f"{tuple(attn_mask.shape)}, but should be "
+                    f"{(L, S)} or {(N * H, L, S)}")
+        if key_padding_mask is not None and \
+                tuple(key_padding_mask.shape) != (N, S):
+            raise ValueError(f"{op} expecting key_padding_mask shape of "
+                             f"{(N, S)}, but got "
+                             f"{tuple(key_padding_mask.shape)}")
         w = self.in_proj_weight
         b = self.in_proj_bias
         bq, bk, bv = (None, None, None) if b is None else (
@@ -150,6 +170,32 @@ class RMSNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}")
+
+
+def _check_attention_args(embed_dim, query, key, value, key_padding_mask,
+                          attn_mask):
+    """torch's checks of MultiheadAttention's inputs, as ValueErrors naming
+    the op and the values, before anything is computed."""
+    op = "[MultiheadAttention]"
+    if query.dim() not in (2, 3) or key.dim() != query.dim() or \
+            value.dim() != query.dim():
+        raise ValueError(f"{op} expected query, key and value of 2 or 3 dims "
+                         f"alike, got {query.dim()}, {key.dim()} and "
+                         f"{value.dim()}")
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if t.shape[-1] != embed_dim:
+            raise ValueError(f"{op} was expecting embedding dimension of "
+                             f"{embed_dim}, but got {t.shape[-1]} ({name} of "
+                             f"shape {tuple(t.shape)})")
+    if key.shape != value.shape:
+        raise ValueError(f"{op} key shape {tuple(key.shape)} does not match "
+                         f"value shape {tuple(value.shape)}")
+    for name, m in (("attn_mask", attn_mask),
+                    ("key_padding_mask", key_padding_mask)):
+        if m is not None and m.dtype != _C.bool and \
+                not m.is_floating_point():
+            raise ValueError(f"{op} only bool and floating types of {name} "
+                             f"are supported, got {m.dtype}")
 
 
 class KVCache:
