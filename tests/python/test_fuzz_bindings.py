@@ -17,6 +17,13 @@ fails the test naming the last call attempted. The child runs under an
 address-space limit, so that a call asking for an enormous tensor fails with
 MemoryError at once instead of taking the machine's memory.
 
+Issue 61 added sequences whose items are made on access (a class with
+__len__ and __getitem__, one whose __len__ lies or whose __getitem__
+raises, array.array, lists of NumPy scalars and arrays, a list that empties
+itself while read, a generator), paths with a NUL byte (a str and an
+os.PathLike: the file cut at the NUL must not appear), and a phase that
+calls functions from two threads at once.
+
 Crashes it found (fixed): ditto.<op>(None, ...) for ops bound from Tensor
 member functions (a null self); ditto.tensor of a list nested 100000 deep
 (C stack overflow).
@@ -28,6 +35,7 @@ import sys
 import time
 
 TRIALS = int(os.environ.get("DITTO_FUZZ_TRIALS", "100"))  # calls per callable
+THREAD_CALLS = 400  # per thread, in the two-thread phase
 TIMEOUT_S = 240
 ADDRESS_SPACE = 3 << 30  # bytes; ditto's largest legitimate call here is tiny
 
@@ -134,14 +142,61 @@ def _child():
 
     def bad_values():
         return [
-            None, "abc", "", b"\x00", 2**62, 2**63 - 1, -2**63, 10**20, -1,
+            None, "abc", "", b"\x00", "victim\x00.bak", NulPath(),
+            2**62, 2**63 - 1, -2**63, 10**20, -1,
             -7, 0, 1, 3, float("nan"), float("inf"), -1e308, True, (), [],
             [1, "a", None], [2**40, 2**40], (-1, -1), (0,), [[1, 2], [3]], {},
             object(), slice(None, None, -1), Ellipsis, ditto.float64,
             ditto.int64, ditto.bool, ditto.Generator(),
             deep, ring, capsule, foreign_capsule,
             ditto.zeros(2).__dlpack__(),  # a fresh capsule
-        ] + arrays()
+        ] + arrays() + fresh_sequences()
+
+    class NulPath:
+        """An os.PathLike whose path has a NUL byte (issue 61, item 12)."""
+
+        def __fspath__(self):
+            return "victim\x00.bak"
+
+    class Fresh:
+        """A sequence whose items are made on access (issue 61, item 5):
+        each __getitem__ returns a new object that nothing else holds."""
+
+        def __init__(self, n, make, lie=0):
+            self.n, self.make, self.lie = n, make, lie
+
+        def __len__(self):
+            return self.n + self.lie
+
+        def __getitem__(self, i):
+            if not -self.n <= i < self.n:
+                raise IndexError(i)
+            return self.make(i)
+
+    class Shrinking(list):
+        """A list that empties itself while it is read."""
+
+        def __getitem__(self, i):
+            v = list.__getitem__(self, i)
+            self.clear()
+            return v
+
+    def fresh_sequences():
+        import array
+        out = [Fresh(3, lambda i: float(i)), Fresh(2, lambda i: [i, i + 1]),
+               Fresh(3, lambda i: float(i), lie=5),  # __len__ lies
+               Fresh(2, lambda i: 1 / 0),  # __getitem__ raises
+               Fresh(2, lambda i: Fresh(2, lambda j: float(i + j))),
+               array.array("f", [1.0, 2.0]), array.array("q", [1, -1]),
+               Shrinking([1.0, 2.0, 3.0]), (x for x in [1.0, 2.0])]
+        try:
+            import numpy as np
+            out += [[np.float32(1.5), np.float32(2.5)],
+                    [np.ones(2, np.float32), np.zeros(2, np.float32)],
+                    Fresh(2, lambda i: np.full(3, i, np.float32))]
+        except ImportError:
+            pass
+        return out
 
     deep = []  # nested far beyond any C stack's depth
     for _ in range(100000):
@@ -213,6 +268,8 @@ def _child():
             if rng.random() < 0.25:
                 return None
             kind = kind[len("Optional["):-1]
+        if rng.random() < 0.15 and not kind.endswith("Tensor"):
+            return rng.choice(fresh_sequences())
         if "Tensor" in kind and kind.startswith("List"):
             return [rng.choice(ts + [None]) for _ in range(rng.randint(0, 3))]
         if kind.endswith("Tensor"):
@@ -397,6 +454,39 @@ def _child():
             ditto.use_deterministic_algorithms(False)
             ditto.set_deterministic_debug_mode(0)
             ditto._C._set_grad_enabled(True)
+    # Threads (issue 61): functions called from two threads at once, on
+    # tensors both threads read and on each thread's own, with fresh
+    # sequences among the arguments. Not the calls that switch process-wide
+    # settings, nor in-place ones on the shared tensors.
+    import threading
+    print("THREADS", flush=True)
+    switches = ("set_", "manual_seed", "seed", "use_deterministic",
+                "init_process_group", "destroy_process_group")
+    funcs = [(n, f) for n, f, m in targets
+             if m is None and not n.endswith("_") and
+             not any(w in n for w in switches)]
+    shared = tensors()
+    lock = threading.Lock()
+
+    def worker(seed):
+        r = random.Random(seed)
+        for _ in range(THREAD_CALLS):
+            name, fn = r.choice(funcs)
+            with lock:
+                own = tensors() + fresh_sequences()
+            args = [r.choice(shared + own) for _ in range(r.randint(0, 3))]
+            try:
+                fn(*args)
+            except Exception:
+                pass
+            except BaseException as e:
+                unexpected.append(f"thread {seed}: {name}: "
+                                  f"{type(e).__name__}: {e}")
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     if PROFILE:
         for n, t in sorted(spent.items(), key=lambda x: -x[1])[:25]:
             print(f"PROFILE {t:8.3f} s {n}", flush=True)
@@ -446,6 +536,9 @@ def _walk(tmp_path, **env_extra):
 def test_bad_arguments_never_crash_the_interpreter(tmp_path):
     problem, _ = _walk(tmp_path)
     assert problem is None, problem
+    # A path with a NUL byte ("victim\x00.bak") was refused, never cut at
+    # the NUL into "victim".
+    assert not (tmp_path / "victim").exists()
 
 
 def test_a_crash_is_reported_naming_the_last_call(tmp_path):
