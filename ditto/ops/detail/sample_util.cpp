@@ -85,11 +85,12 @@ Tensor in_domain(const Shape& shape, Dtype dt, Domain d, uint64_t seed) {
 std::vector<Sample> unary(const SampleSpec& spec, Fn1 fn, Domain domain) {
   const Dtype dt = spec.dtype;
   Call call = call1(std::move(fn));
+  // R8 (a): dim 0 of an elementwise op's input is a batch.
   if (spec.small) {
     Tensor m = in_domain({3, 4}, dt, domain, 1);
     return {
-        {"matrix", {m}, call},
-        {"strided", {strided(m)}, call},
+        batched({"matrix", {m}, call}, {0}),
+        batched({"strided", {strided(m)}, call}, {0}),
         {"scalar", {in_domain({}, dt, domain, 2)}, call},
         {"empty", {in_domain({0, 3}, dt, domain, 3)}, call},
     };
@@ -99,9 +100,9 @@ std::vector<Sample> unary(const SampleSpec& spec, Fn1 fn, Domain domain) {
   Tensor x = in_domain({2 * 32768 + 4321}, dt, domain, 1);
   Tensor m = in_domain({37, 53}, dt, domain, 2);
   return {
-      {"long", {x}, call},
-      {"matrix", {m}, call},
-      {"strided", {strided(m)}, call},
+      batched({"long", {x}, call}, {0}),
+      batched({"matrix", {m}, call}, {0}),
+      batched({"strided", {strided(m)}, call}, {0}),
       {"empty", {in_domain({0, 5}, dt, domain, 3)}, call},
   };
 }
@@ -118,19 +119,22 @@ std::vector<Sample> binary(
   Tensor b = in_domain({rows, cols}, dt, domain_b, 2);
   Tensor row = in_domain({cols}, dt, domain_b, 3);
   Tensor col = in_domain({rows, 1}, dt, domain_a, 4);
+  // R8 (a): dim 0 is a batch of the inputs that have it (a broadcast row
+  // is the same for every sample).
   std::vector<Sample> out = {
-      {"same_shape", {a, b}, call},
-      {"broadcast_row", {a, row}, call},
-      {"broadcast_both", {col, row}, call},
-      {"strided", {strided(a), b}, call},
+      batched({"same_shape", {a, b}, call}, {0, 1}),
+      batched({"broadcast_row", {a, row}, call}, {0}),
+      batched({"broadcast_both", {col, row}, call}, {0}),
+      batched({"strided", {strided(a), b}, call}, {0, 1}),
       {"empty", {in_domain({0, cols}, dt, domain_a, 5), row}, call},
   };
   if (!spec.small) {
-    out.push_back(
+    out.push_back(batched(
         {"long",
          {in_domain({2 * 32768 + 4321}, dt, domain_a, 6),
           in_domain({2 * 32768 + 4321}, dt, domain_b, 7)},
-         call});
+         call},
+        {0, 1}));
   }
   return out;
 }
