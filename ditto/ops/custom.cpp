@@ -1,5 +1,6 @@
 #include "ditto/ops/custom.h"
 
+#include "ditto/autograd/graph.h"
 #include "ditto/determinism/context.h"
 #include "ditto/ops/detail/op_util.h"
 
@@ -117,6 +118,25 @@ std::vector<Tensor> CustomOp::operator()(
             " inputs");
         return grads;
       });
+  // An output on an input's storage (a view of it, or the input returned
+  // as is) is a view whose in-place change would bypass the Function's
+  // backward and change the input behind autograd's back (a leaf's data
+  // too): refused, as torch refuses it ("clone the output"). An input
+  // marked dirty and returned is the input itself, not marked.
+  for (const Tensor& o : outs) {
+    if (!o.defined() || o.is_sparse() || !autograd::requires_grad(o)) {
+      continue;
+    }
+    for (const Tensor& in : inputs) {
+      if (in.defined() && !in.is_sparse() && in.impl() != o.impl() &&
+          in.storage() == o.storage()) {
+        autograd::AutogradMeta& m = autograd::ensure_meta(o);
+        m.is_view = true;
+        m.view_version = o.storage()->version();
+        break;
+      }
+    }
+  }
   return outs;
 }
 

@@ -665,3 +665,39 @@ def test_a_function_defined_every_step_registers_one_op():
         return Twice.apply(x)
     other(x)
     assert len(ditto.op_records()) == before + 1
+
+
+def test_an_in_place_change_of_a_view_output_is_refused():
+    # Issue 61, item 18: a Function whose forward returns a view of its
+    # input (or the input itself) let an in-place op on the output change
+    # the leaf behind autograd's back. As torch: refused, the leaf
+    # unchanged; a clone of the output may be changed.
+    class View(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Same(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    for fn in (View, Same):
+        x = ditto.ones(3, requires_grad=True)
+        y = fn.apply(x)
+        with pytest.raises((ValueError, RuntimeError), match="view"):
+            y.add_(1)
+        assert x.tolist() == [1.0, 1.0, 1.0]
+        z = fn.apply(x).clone()
+        z.add_(1)
+        z.sum().backward()
+        assert x.grad.tolist() == [1.0, 1.0, 1.0]
+        assert x.tolist() == [1.0, 1.0, 1.0]
