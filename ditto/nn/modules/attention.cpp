@@ -6,6 +6,7 @@
 #include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/module_util.h"
+#include "ditto/nn/detail/transformer_util.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
 #include "ditto/ops/declared.h"
@@ -316,13 +317,8 @@ Tensor TransformerEncoderLayerImpl::forward(
         x, x, x, src_key_padding_mask, /*need_weights=*/false, src_mask)));
   };
   auto feed_forward = [&](const Tensor& x) {
-    Tensor h = linear1->forward(x);
-    if (const auto* kind = std::get_if<ActivationKind>(&options.activation())) {
-      h = *kind == ActivationKind::GELU ? functional::gelu(h) : relu(h);
-    } else {
-      h = std::get<std::function<Tensor(const Tensor&)>>(options.activation())(
-          h);
-    }
+    const Tensor h =
+        transformer_activation(options.activation(), linear1->forward(x));
     return dropout2->forward(linear2->forward(dropout->forward(h)));
   };
   if (options.norm_first()) {
@@ -331,6 +327,13 @@ Tensor TransformerEncoderLayerImpl::forward(
   }
   Tensor x = norm1->forward(add(src, attend(src)));
   return norm2->forward(add(x, feed_forward(x)));
+}
+
+Tensor transformer_activation(const TransformerActivation& a, const Tensor& h) {
+  if (const auto* kind = std::get_if<ActivationKind>(&a)) {
+    return *kind == ActivationKind::GELU ? functional::gelu(h) : relu(h);
+  }
+  return std::get<std::function<Tensor(const Tensor&)>>(a)(h);
 }
 
 } // namespace ditto::nn

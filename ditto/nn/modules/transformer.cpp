@@ -5,6 +5,7 @@
 
 #include "ditto/autograd/graph.h"
 #include "ditto/core/error.h"
+#include "ditto/nn/detail/transformer_util.h"
 #include "ditto/nn/functional.h"
 #include "ditto/nn/init.h"
 #include "ditto/ops/declared.h"
@@ -43,19 +44,20 @@ struct Copier : Module {
     to->train(from->is_training());
     return to;
   }
-};
 
-void check_layers(const char* op, int64_t n) {
-  DITTO_CHECK(n >= 1, ValueError, op, "num_layers must be at least 1, got ", n);
-}
-
-// LibTorch's activations, or a function.
-Tensor activate(const TransformerActivation& a, const Tensor& h) {
-  if (const auto* kind = std::get_if<ActivationKind>(&a)) {
-    return *kind == ActivationKind::GELU ? functional::gelu(h) : relu(h);
+  // A stack's layers: n copies of layer.
+  template <typename Holder>
+  static ModuleList copies(const Holder& layer, int64_t n, const char* op) {
+    DITTO_CHECK(
+        n >= 1, ValueError, op, "num_layers must be at least 1, got ", n);
+    DITTO_CHECK(!layer.is_empty(), ValueError, op, "no layer given");
+    ModuleList list;
+    for (int64_t i = 0; i < n; ++i) {
+      list->push_back(copy(layer));
+    }
+    return list;
   }
-  return std::get<std::function<Tensor(const Tensor&)>>(a)(h);
-}
+};
 
 } // namespace
 
@@ -67,16 +69,10 @@ TransformerEncoderOptions::TransformerEncoderOptions(
 
 TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions o)
     : Module("TransformerEncoder"), options(std::move(o)) {
-  check_layers("TransformerEncoder", options.num_layers());
-  DITTO_CHECK(
-      !options.encoder_layer().is_empty(),
-      ValueError,
-      "TransformerEncoder",
-      "no encoder_layer");
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i) {
-    layers->push_back(Copier::copy(options.encoder_layer()));
-  }
+  layers = register_module(
+      "layers",
+      Copier::copies(
+          options.encoder_layer(), options.num_layers(), "TransformerEncoder"));
   if (!options.norm().is_empty()) {
     norm = options.norm();
     register_module("norm", norm.ptr());
@@ -151,7 +147,8 @@ Tensor TransformerDecoderLayerImpl::forward(
         memory_mask)));
   };
   auto feed_forward = [&](const Tensor& x) {
-    const Tensor h = activate(options.activation(), linear1->forward(x));
+    const Tensor h =
+        transformer_activation(options.activation(), linear1->forward(x));
     return dropout3->forward(linear2->forward(dropout->forward(h)));
   };
   if (options.norm_first()) {
@@ -172,16 +169,10 @@ TransformerDecoderOptions::TransformerDecoderOptions(
 
 TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions o)
     : Module("TransformerDecoder"), options(std::move(o)) {
-  check_layers("TransformerDecoder", options.num_layers());
-  DITTO_CHECK(
-      !options.decoder_layer().is_empty(),
-      ValueError,
-      "TransformerDecoder",
-      "no decoder_layer");
-  layers = register_module("layers", ModuleList());
-  for (int64_t i = 0; i < options.num_layers(); ++i) {
-    layers->push_back(Copier::copy(options.decoder_layer()));
-  }
+  layers = register_module(
+      "layers",
+      Copier::copies(
+          options.decoder_layer(), options.num_layers(), "TransformerDecoder"));
   if (!options.norm().is_empty()) {
     norm = options.norm();
     register_module("norm", norm.ptr());
