@@ -214,9 +214,10 @@ class DataLoader:
                 batch_sampler is not None else default_convert
         self.collate_fn = collate_fn
         _rng.install()
+        self._iter_lock = threading.Lock()
         self._build()
 
-    def _build(self):
+    def _build(self, fork=False):
         e = self._epoch = _Epoch(self)
         bs = self.batch_sampler
         plain = isinstance(bs, BatchSampler) and type(bs) is BatchSampler
@@ -229,6 +230,8 @@ class DataLoader:
         else:  # a custom batch sampler: its batches are drawn each epoch
             sampler, batch_size, drop_last = None, 1, False
         if isinstance(sampler, _Native):
+            if fork:  # the older iterator keeps the sampler it is reading
+                sampler._native = sampler._fresh()
             sampler = sampler._native
         native_ok = self._user_collate is None and self.batch_size is not None \
             and plain and isinstance(self.dataset, _C.data.Dataset)
@@ -237,8 +240,8 @@ class DataLoader:
         size = len(self.batch_sampler) if self._custom_batches \
             else len(self.dataset)
         _live.add(self)
-        self._lock = threading.Lock()
-        self._generation = 0
+        self._lock = threading.Lock()  # this core's
+        self._last_iterator = lambda: None
         self._core = _C.data.LoaderCore(
             self.dataset, size, e.fetch, None if native_ok else e.collate, batch_size, False,
             sampler if sampler is not None else _EpochBatches(self),
@@ -246,17 +249,34 @@ class DataLoader:
             self.prefetch_factor, self.persistent_workers, self.seed_mode)
 
     def __iter__(self):
-        # Note [One epoch at a time]: the loader's core runs one epoch; a
-        # new iterator starts the next one, and an older iterator that is
-        # not finished refuses to go on (it would hand out the new epoch's
-        # batches). The lock keeps two threads from entering the core at
+        # Note [Independent iterators]: a loader's core runs one epoch at a
+        # time. A new iterator while an older one is unfinished (torch's
+        # iterators are independent) leaves the older one the core, its
+        # epoch, workers and sampler, and continues the loader on a new core
+        # that starts after that epoch: the epoch count, base seeds and
+        # persistent workers' seeds carry over (the core's state between
+        # epochs), and the generator is the same object, so each epoch draws
+        # what it would have drawn had the older iterator finished first.
+        # The per-core lock keeps two threads from entering one core at
         # once: each batch goes to one of them.
-        with self._lock:
-            if self._custom_batches:
-                self._epoch.batches = list(self.batch_sampler)
-            self._core.begin()
-            self._generation += 1
-            return _Iterator(self, self._generation)
+        # An iterator nobody holds any more (a loop left with break) is
+        # gone: its core simply starts the next epoch, as before.
+        with self._iter_lock:
+            last = self._last_iterator()
+            if last is not None and not last._done:
+                import json
+                with self._lock:
+                    state = json.loads(self._core.state_dict())
+                state["epoch_done"] = True
+                self._build(fork=True)
+                self._core.load_state_dict(json.dumps(state))
+            with self._lock:
+                if self._custom_batches:
+                    self._epoch.batches = list(self.batch_sampler)
+                self._core.begin()
+                it = _Iterator(self)
+            self._last_iterator = weakref.ref(it)
+            return it
 
     def __len__(self):
         if self._custom_batches:
@@ -305,10 +325,16 @@ class _EpochBatches:
 
 
 class _Iterator:
-    def __init__(self, loader, generation):
+    """One epoch of a loader, on the core it started on (Note [Independent
+    iterators])."""
+
+    def __init__(self, loader):
         self._loader = loader
-        self._generation = generation
+        self._core = loader._core
+        self._epoch = loader._epoch
+        self._lock = loader._lock
         self._done = False
+        _live.add(self)  # its workers are stopped at exit too
 
     def __iter__(self):
         return self
@@ -316,19 +342,12 @@ class _Iterator:
     def __next__(self):
         if self._done:
             raise StopIteration
-        loader = self._loader
-        with loader._lock:
-            if loader._generation != self._generation:
-                raise RuntimeError(
-                    "DataLoader: this iterator's epoch was superseded by a "
-                    "newer iter(loader); ditto's loader runs one epoch at a "
-                    "time (Note [One epoch at a time]): finish an epoch "
-                    "before starting the next")
-            batch = loader._core.next()
+        with self._lock:
+            batch = self._core.next()
         if batch is None:
             self._done = True
             if not self._loader.persistent_workers:
-                _rng.forget_workers(self._loader._epoch.worker_idents)
+                _rng.forget_workers(self._epoch.worker_idents)
             raise StopIteration
         if self._loader._native:
             return list(batch)  # [data, target], as torch collates pairs

@@ -26,6 +26,12 @@ class _Native(Sampler):
     def __len__(self):
         return len(self._native)
 
+    def _fresh(self):
+        """A new C++ sampler with this one's settings and no epoch in
+        progress (for a loader's second iterator: Note [Independent
+        iterators] in dataloader.py)."""
+        raise NotImplementedError
+
 
 class SequentialSampler(_Native):
     """0, 1, ..., len(data_source) - 1."""
@@ -33,6 +39,9 @@ class SequentialSampler(_Native):
     def __init__(self, data_source):
         self.data_source = data_source
         self._native = _C.data.SequentialSampler(len(data_source))
+
+    def _fresh(self):
+        return _C.data.SequentialSampler(len(self.data_source))
 
 
 class RandomSampler(_Native):
@@ -52,8 +61,13 @@ class RandomSampler(_Native):
         self.data_source = data_source
         self.replacement = replacement
         self.generator = generator
+        self._num_samples_arg = num_samples
         self._native = _C.data.RandomSampler(
             len(data_source), replacement, num_samples, generator)
+
+    def _fresh(self):
+        return _C.data.RandomSampler(len(self.data_source), self.replacement,
+                                     self._num_samples_arg, self.generator)
 
     @property
     def num_samples(self):
@@ -85,9 +99,18 @@ class DistributedSampler(_Native):
         self.drop_last = drop_last
         self._native = _C.data.DistributedSampler(
             len(dataset), num_replicas, rank, shuffle, seed, drop_last)
+        self._epoch = 0
 
     def set_epoch(self, epoch):
         self._native.set_epoch(epoch)
+        self._epoch = epoch
+
+    def _fresh(self):
+        n = _C.data.DistributedSampler(
+            len(self.dataset), self.num_replicas, self.rank, self.shuffle,
+            self.seed, self.drop_last)
+        n.set_epoch(self._epoch)
+        return n
 
 
 class SubsetRandomSampler(Sampler):
