@@ -242,6 +242,15 @@ class Run {
   void validate() const;
   void setup();
   void sample(TrainResult& res);
+  // bit_settings, and a language model's text (its size and hash: another
+  // text changes the bits).
+  json bit_settings_now() const {
+    json j = bit_settings(o_);
+    if (model_.text_block > 0) {
+      j["text"] = text_identity_;
+    }
+    return j;
+  }
   void resume(const std::string& dir);
   void save_checkpoint();
   json run_json(bool finished) const;
@@ -263,6 +272,7 @@ class Run {
   std::shared_ptr<const data::Dataset> train_set_, test_set_;
   double mean_ = 0, std_ = 1;
   int64_t text_bytes_ = 0; // a language model's text
+  std::string text_identity_; // "N bytes, xxh3 H"
   std::string prompt_; // the first bytes of its evaluation part
   json sample_; // what sample() generated
   Model model_;
@@ -366,6 +376,8 @@ void Run::setup() {
     const std::string text = data::read_text(o_.text);
     const size_t split = text.size() / 10 * 9;
     text_bytes_ = int64_t(text.size());
+    text_identity_ = std::to_string(text.size()) + " bytes, xxh3 " +
+        hex64(XXH3_64bits(text.data(), text.size()));
     prompt_ = text.substr(split, 16);
     try {
       train_set_ = std::make_shared<data::ByteWindows>(
@@ -483,7 +495,7 @@ void Run::resume(const std::string& where) {
   // fit.
   Progress saved_progress = read_train_state(c.state, state_path);
   const json saved = json::parse(saved_progress.settings_json);
-  const json now = bit_settings(o_);
+  const json now = bit_settings_now();
   for (const auto& [key, value] : now.items()) {
     DITTO_CHECK(
         saved.contains(key) && saved[key] == value,
@@ -551,7 +563,7 @@ void Run::save_checkpoint() {
   const Metadata state_meta{
       {"format", kFormat},
       {"version", std::to_string(kFormatVersion)},
-      {"settings", bit_settings(o_).dump()},
+      {"settings", bit_settings_now().dump()},
       {"progress", progress.dump()}};
   const std::string run = run_json(false).dump(2) + "\n";
   const std::string dir = state_->save(

@@ -140,6 +140,18 @@ TEST_F(TrainCli, GptTrainsAndGeneratesWithOneFingerprint) {
       train(args + "--threads 2 --out " + out("a") + " --resume latest");
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_EQ(fingerprint_of(resumed), fp);
+  // Another text changes the bits: its checkpoint is refused, naming the
+  // flag and both texts (size and hash).
+  { std::ofstream(dir_ / "other.txt") << std::string(4000, 'a'); }
+  Result other_text = train(
+      args + "--out " + out("a") + " --resume latest --text " +
+      out("other.txt"));
+  EXPECT_EQ(other_text.code, 1);
+  EXPECT_NE(other_text.err.find("trained with --text "), std::string::npos)
+      << other_text.err;
+  EXPECT_NE(
+      other_text.err.find("this run has 4000 bytes, xxh3 "), std::string::npos)
+      << other_text.err;
   const json run = json::parse(read_text(dir_ / "b" / "run.json"));
   EXPECT_EQ(run["text"], "/usr/share/common-licenses");
   EXPECT_GT(run["text_bytes"].get<int64_t>(), 100000);
