@@ -141,17 +141,28 @@ Tensor GPTBlockImpl::forward(
     // Each row's new keys and values at its own position; the rows attend
     // to the longest extent, a row's keys past its own masked out.
     const int64_t capacity = cache_keys->size(2);
-    int64_t extent = 0;
-    for (int64_t r = 0; r < b; ++r) {
-      const int64_t at = (*starts)[size_t(r)];
+    const std::vector<int64_t>& at0 = *starts;
+    const bool aligned = std::all_of(
+        at0.begin(), at0.end(), [&](int64_t s) { return s == at0[0]; });
+    // Writes rows [r0, r0 + n) of k and v at position at; returns the end.
+    auto write = [&](int64_t r0, int64_t n, int64_t at) {
       const int64_t w = std::min(t, capacity - at);
       if (w > 0) {
-        cache_keys->select(0, r).narrow(1, at, w).copy_(
-            k.select(0, r).narrow(1, 0, w));
-        cache_values->select(0, r).narrow(1, at, w).copy_(
-            v.select(0, r).narrow(1, 0, w));
+        cache_keys->narrow(0, r0, n).narrow(2, at, w).copy_(
+            k.narrow(0, r0, n).narrow(2, 0, w));
+        cache_values->narrow(0, r0, n).narrow(2, at, w).copy_(
+            v.narrow(0, r0, n).narrow(2, 0, w));
       }
-      extent = std::max(extent, at + std::max<int64_t>(w, 0));
+      return at + std::max<int64_t>(w, 0);
+    };
+    int64_t extent = 0;
+    if (aligned) {
+      // A prefill, or rows of one length: one copy for the batch.
+      extent = write(0, b, at0[0]);
+    } else {
+      for (int64_t r = 0; r < b; ++r) {
+        extent = std::max(extent, write(r, 1, at0[size_t(r)]));
+      }
     }
     a = scaled_dot_product_attention(
         q,
