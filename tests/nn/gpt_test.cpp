@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "ditto/ditto.h"
@@ -290,6 +291,25 @@ TEST(Gpt, BadInputIsAValueErrorThatChangesNothing) {
   o.generators(generators({0}));
   EXPECT_NE(
       message([&] { nn::generate(m, {{1}}, o.top_p(0)); }).find("top_p"),
+      std::string::npos);
+  o.top_p(0.9);
+  // Sizes at the edges: a typed error naming the value, never an
+  // overflow or a bad_alloc.
+  EXPECT_NE(
+      message([&] {
+        nn::generate(m, {{1}}, nn::GenerateOptions().max_new_tokens(INT64_MAX));
+      }).find("exceed block_size"),
+      std::string::npos);
+  EXPECT_NE(
+      message([&] {
+        nn::generate(m, {{1}}, o.temperature(1e-300));
+      }).find("temperature 1e-300"),
+      std::string::npos);
+  EXPECT_THROW(m->make_cache(int64_t(1) << 40), OutOfMemoryError);
+  EXPECT_NE(
+      message([&] {
+        m->forward(some_tokens(2, 2), cache, {INT64_MAX, 0});
+      }).find("outside [0, 2]"),
       std::string::npos);
   // generate() leaves the module's mode as it found it.
   EXPECT_FALSE(m->is_training());

@@ -209,7 +209,6 @@ GPTCache GPTImpl::make_cache(int64_t batch) const {
   GPTCache cache;
   cache.owner_ = this;
   cache.capacity_ = options.block_size();
-  cache.lengths_.assign(size_t(batch), 0);
   const Tensor w = lm_head->weight;
   const int64_t nh = options.n_head(), d = options.n_embd() / nh;
   for (int64_t i = 0; i < options.n_layer(); ++i) {
@@ -218,6 +217,9 @@ GPTCache GPTImpl::make_cache(int64_t batch) const {
     cache.values_.push_back(
         zeros({batch, nh, cache.capacity_, d}, w.dtype()).to(w.device()));
   }
+  // After the tensors: a batch too large for memory is their typed
+  // OutOfMemoryError, not this vector's bad_alloc.
+  cache.lengths_.assign(size_t(batch), 0);
   return cache;
 }
 
@@ -330,6 +332,14 @@ int64_t pick(
   for (int64_t i = 0; i < keep; ++i) {
     total += double(probs[order[size_t(i)]]);
   }
+  DITTO_CHECK(
+      std::isfinite(total) && total > 0,
+      ValueError,
+      "generate",
+      "temperature ",
+      o.temperature(),
+      " makes the probabilities not finite (the logits divided by it "
+      "overflow)");
   if (o.top_p() < 1.0) {
     double mass = 0;
     int64_t i = 0;
@@ -411,7 +421,7 @@ Generation generate(
           mo.vocab_size());
     }
     DITTO_CHECK(
-        int64_t(pr.size()) + o.max_new_tokens() <= mo.block_size(),
+        o.max_new_tokens() <= mo.block_size() - int64_t(pr.size()),
         ValueError,
         op,
         "prompt ",
