@@ -100,8 +100,12 @@ enum class ActivationKind { ReLU, GELU };
 using TransformerActivation =
     std::variant<ActivationKind, std::function<Tensor(const Tensor&)>>;
 
-struct DITTO_API TransformerEncoderLayerOptions {
-  TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead)
+// The options of a transformer layer: LibTorch's
+// TransformerEncoderLayerOptions and TransformerDecoderLayerOptions, two
+// types with the same fields (Layer tells them apart).
+template <typename Layer>
+struct TransformerLayerOptions {
+  TransformerLayerOptions(int64_t d_model, int64_t nhead)
       : d_model_(d_model), nhead_(nhead) {}
   DITTO_NN_ARG(int64_t, d_model);
   DITTO_NN_ARG(int64_t, nhead);
@@ -113,6 +117,12 @@ struct DITTO_API TransformerEncoderLayerOptions {
   DITTO_NN_ARG(bool, batch_first) = false;
   DITTO_NN_ARG(bool, norm_first) = false;
 };
+class TransformerEncoderLayerImpl;
+class TransformerDecoderLayerImpl;
+using TransformerEncoderLayerOptions =
+    TransformerLayerOptions<TransformerEncoderLayerImpl>;
+using TransformerDecoderLayerOptions =
+    TransformerLayerOptions<TransformerDecoderLayerImpl>;
 
 // LibTorch's TransformerEncoderLayer: self-attention and a feed-forward
 // block, each added to its input and layer-normalized (before the block

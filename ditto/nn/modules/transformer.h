@@ -49,20 +49,6 @@ class DITTO_API TransformerEncoderImpl : public Module {
 };
 DITTO_MODULE(TransformerEncoder);
 
-struct DITTO_API TransformerDecoderLayerOptions {
-  TransformerDecoderLayerOptions(int64_t d_model, int64_t nhead)
-      : d_model_(d_model), nhead_(nhead) {}
-  DITTO_NN_ARG(int64_t, d_model);
-  DITTO_NN_ARG(int64_t, nhead);
-  DITTO_NN_ARG(int64_t, dim_feedforward) = 2048;
-  DITTO_NN_ARG(double, dropout) = 0.1;
-  DITTO_NN_ARG(TransformerActivation, activation) = ActivationKind::ReLU;
-  // torch.nn's (LibTorch 1.13 has none of them).
-  DITTO_NN_ARG(double, layer_norm_eps) = 1e-5;
-  DITTO_NN_ARG(bool, batch_first) = false;
-  DITTO_NN_ARG(bool, norm_first) = false;
-};
-
 // Self-attention, attention to the memory (the encoder's output) and a
 // feed-forward block, each added to its input and layer-normalized (before
 // the block with norm_first). Submodules in LibTorch's order: self_attn,
