@@ -598,13 +598,33 @@ struct ErfF {
   }
 };
 
-// (x * 0.5) * (1 + erf(x * sqrt(1/2))), each operation rounded in T, as
-// gelu's composite and PyTorch's GeluKernel compute it.
+// Note [Float GELU]: the exact GELU x Phi(x). double: (x * 0.5) * (1 +
+// erf(x * sqrt(1/2))), each operation rounded, as PyTorch's GeluKernel
+// groups it, with the 1.01-ulp double erf. float: math::gelu (erf.h),
+// Phi(x) = 1/2 + x P(x^2)/Q(x^2), one division and no exp: 30 vector
+// operations where the grouping above with the 1.03-ulp erf takes about 60
+// (issue 62: 1.6 times PyTorch's time at one thread; about 0.6 times now,
+// docs/benchmarks.md). Its error, every float input against the double
+// x Phi(x) (tests/kernels/math_test.cpp checks 157M of them): at most 5.03
+// ulp for x >= -1 (PyTorch 1.13's, Abramowitz and Stegun's erf: 10.9 ulp),
+// |error| <= 2.94e-7 |x| everywhere; in the negative tail, where 1/2 + x R
+// cancels as PyTorch's 1 + erf does, ulps grow as the result shrinks (at
+// most 954 for x >= -3, PyTorch's 549, the erf grouping's 109) and the
+// absolute error stays below 1.08e-6 (PyTorch's 2.6e-7, the erf grouping's
+// 8e-8), largest near x = -5 where GELU is -1.4e-6. The price of the
+// speed: an accurate tail needs an exp (Gaussian decay), which alone costs
+// about PyTorch's whole GELU here. For x <= -5.5426 the result is -0, for x
+// >= 5.5426 x itself, and gelu(-inf) is NaN (-inf times 0), as with the erf
+// grouping and PyTorch's. ditto::erf itself stays math::erf.
 struct GeluF {
   template <typename T>
   static T apply(T x) {
-    const T half = T(0.5), one = T(1), alpha = T(0.7071067811865476);
-    return (x * half) * (ErfF::apply(x * alpha) + one);
+    if constexpr (std::is_same_v<T, float>) {
+      return math::gelu(x);
+    } else {
+      const T half = T(0.5), one = T(1), alpha = T(0.7071067811865476);
+      return (x * half) * (ErfF::apply(x * alpha) + one);
+    }
   }
 };
 

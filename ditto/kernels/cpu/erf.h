@@ -126,6 +126,22 @@ constexpr double kErfE8D = 0x1.b5260ffc06f5dp-24;
 constexpr double kErfE9D = 0x1.e611b435263b2p-28;
 constexpr double kErfE10D = 0x1.e80b90f5cad58p-32;
 
+// float GELU: Phi(x) = 1/2 + x P(z)/Q(z), z = x^2, for |x| < kGeluSatF
+// (tools/gelu_fit.py; relative error of (Phi - 1/2)/x at most 4.7e-8 with
+// these float coefficients).
+constexpr float kGeluSatF = 5.5426f;
+constexpr float kGeluP0F = 0x1.988452p-2f;
+constexpr float kGeluP1F = 0x1.207d82p-5f;
+constexpr float kGeluP2F = 0x1.380734p-8f;
+constexpr float kGeluP3F = 0x1.7df722p-13f;
+constexpr float kGeluP4F = 0x1.ad1f40p-18f;
+constexpr float kGeluP5F = 0x1.710a12p-26f;
+constexpr float kGeluQ1F = 0x1.050ee6p-2f;
+constexpr float kGeluQ2F = 0x1.e21df2p-6f;
+constexpr float kGeluQ3F = 0x1.012984p-9f;
+constexpr float kGeluQ4F = 0x1.456fe6p-14f;
+constexpr float kGeluQ5F = 0x1.382554p-20f;
+
 // 2^(s - 2) for s = S(u) in about [-23.2, 3] (float) or [-52, 3] (double),
 // the range S takes for a < kErfSat: s = k + r exactly, k = round(s), |r| <=
 // 1/2, 2^r = 1 + r E(r). The result is never subnormal, so 2^(k - 2) is one
@@ -233,6 +249,29 @@ DITTO_MATH_INLINE double erf(double x) {
   r = select(a < kErfSplitD, r_small, r);
   const double res = f64_from_bits(to_bits(r) | (to_bits(x) & kSignD));
   return select(x != x, x, res);
+}
+
+// ---------------------------------------------------------------------------
+// gelu (float): x Phi(x), the exact GELU (PyTorch's approximate='none'), in
+// about half the operations of (x/2)(1 + erf(x/sqrt 2)) with the erf above:
+// Note [Float GELU]. double GELU keeps that formula with the double erf.
+
+DITTO_MATH_INLINE float gelu(float x) {
+  using namespace detail;
+  const float z = x * x;
+  const float p =
+      horner(z, kGeluP0F, kGeluP1F, kGeluP2F, kGeluP3F, kGeluP4F, kGeluP5F);
+  const float q =
+      horner(z, 1.0f, kGeluQ1F, kGeluQ2F, kGeluQ3F, kGeluQ4F, kGeluQ5F);
+  float phi = 0.5f + x * (p / q);
+  // Rounding can take 1/2 + x R below 0 where Phi is tiny (x near -5.5):
+  // the result keeps x's sign, as x Phi(x) does.
+  phi = select(phi < 0.0f, 0.0f, phi);
+  // Beyond the fit's range Phi is 1 (resp. 0) in float; there P/Q may be
+  // inf/inf, which the selects drop. A NaN x fails both and stays NaN.
+  phi = select(x >= kGeluSatF, 1.0f, phi);
+  phi = select(x <= -kGeluSatF, 0.0f, phi);
+  return x * phi;
 }
 
 } // namespace math

@@ -47,8 +47,8 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
     Tensor inner = mul(add(x, mul(mul(mul(x, x), x), 0.044715)), beta);
     return op.done(mul(mul(x, 0.5), add(tanh(inner), 1.0)));
   }
-  // (x 0.5) (1 + erf(x sqrt(1/2))) in one pass, with PyTorch's backward
-  // (Note [erf], kernels::UnaryOp::Gelu).
+  // x Phi(x) in one pass, with PyTorch's backward (Note [Float GELU],
+  // kernels::UnaryOp::Gelu).
   return op.done(detail::unary(kernels::UnaryOp::Gelu, x));
 }
 
