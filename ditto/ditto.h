@@ -3,7 +3,6 @@
 // The whole public API of ditto.
 
 #include "ditto/autograd/engine.h"
-#include "ditto/autograd/function.h"
 #include "ditto/autograd/gradcheck.h"
 #include "ditto/autograd/graph.h"
 #include "ditto/config.h"
@@ -36,6 +35,7 @@
 #include "ditto/nn/utils.h"
 #include "ditto/ops/conv.h"
 #include "ditto/ops/custom.h"
+#include "ditto/ops/custom_function.h"
 #include "ditto/ops/decomp.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"

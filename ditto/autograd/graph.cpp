@@ -167,7 +167,7 @@ GradList FunctionNode::apply(const GradList& grad_outputs) {
   }
   DITTO_CHECK(
       !released && fn,
-      ValueError,
+      Error,
       name().c_str(),
       "Trying to backward through the graph a second time (or directly "
       "access saved tensors after they have already been freed). Saved "

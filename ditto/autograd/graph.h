@@ -292,6 +292,14 @@ DITTO_API void check_view_fresh(const Tensor& t, const char* op);
 
 } // namespace ditto::autograd
 
+namespace ditto::detail {
+// PyTorch's class name for the backward node of the op named forward, where
+// it is not derived from the op's name (conv2d's is ConvolutionBackward0).
+// The op registry declares it with the op's record (ditto/ops/record.cpp,
+// the record's grad_fn field), so that autograd, below ops, reads no record.
+void declare_grad_fn_name(std::string forward, std::string grad_fn);
+} // namespace ditto::detail
+
 namespace ditto {
 // LibTorch's spellings: torch::NoGradGuard, torch::GradMode.
 using autograd::EnableGradGuard;

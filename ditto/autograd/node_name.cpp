@@ -10,14 +10,32 @@
 // names were checked against LibTorch 1.13 (tests/libtorch/gen_behaviour.cpp
 // writes them into behaviour.json).
 #include <cctype>
+#include <map>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 
 #include "ditto/autograd/graph.h"
-#include "ditto/ops/record.h"
 
 namespace ditto::autograd {
 namespace {
+
+// The names the op registry declared (detail::declare_grad_fn_name).
+struct GradFnNames {
+  std::shared_mutex mu;
+  std::map<std::string, std::string, std::less<>> by_forward;
+};
+GradFnNames& grad_fn_names() {
+  static GradFnNames* names = new GradFnNames; // never destroyed: read at exit
+  return *names;
+}
+
+const std::string* declared_name(std::string_view forward) {
+  GradFnNames& n = grad_fn_names();
+  std::shared_lock lock(n.mu);
+  auto it = n.by_forward.find(forward);
+  return it == n.by_forward.end() ? nullptr : &it->second;
+}
 
 // Python's str.title() over '_'-separated words, joined: "max_pool2d" ->
 // "MaxPool2D", "log1p" -> "Log1P" (torchgen's camel case). A trailing '_'
@@ -84,9 +102,8 @@ std::string derive(const Node& node) {
   if (forward.empty()) {
     return "torch::autograd::AccumulateGrad";
   }
-  const OpRecord* record = find_op_record(forward);
-  if (record != nullptr && !record->grad_fn.empty()) {
-    return record->grad_fn;
+  if (const std::string* declared = declared_name(forward)) {
+    return *declared;
   }
   const std::string_view op = without_inplace(forward);
   // matmul runs dot, mv or mm for the shapes it takes.
@@ -114,3 +131,11 @@ const std::string& Node::name() const {
 }
 
 } // namespace ditto::autograd
+
+namespace ditto::detail {
+void declare_grad_fn_name(std::string forward, std::string grad_fn) {
+  autograd::GradFnNames& n = autograd::grad_fn_names();
+  std::unique_lock lock(n.mu);
+  n.by_forward.insert_or_assign(std::move(forward), std::move(grad_fn));
+}
+} // namespace ditto::detail

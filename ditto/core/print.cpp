@@ -297,7 +297,16 @@ std::string body_str(const Tensor& t, int64_t indent) {
         cells.push_back(f.format(v));
       }
     } else {
-      for_each_shown<T>(t, layout, [&](T v) { cells.push_back(py_str(v)); });
+      if constexpr (std::is_same_v<T, bool>) {
+        // The bytes, not bools: memory from empty() (or a byte view) may
+        // hold any value, and loading one other than 0 or 1 as a bool is
+        // undefined (UBSan found it through the binding fuzzer). Nonzero
+        // prints True.
+        for_each_shown<uint8_t>(
+            t, layout, [&](uint8_t v) { cells.push_back(py_str(v != 0)); });
+      } else {
+        for_each_shown<T>(t, layout, [&](T v) { cells.push_back(py_str(v)); });
+      }
       for (const auto& s : cells) {
         width = std::max(width, int64_t(s.size()));
       }

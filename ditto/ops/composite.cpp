@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
 
@@ -119,7 +120,19 @@ Tensor diag(const Tensor& self, int64_t k) {
       self.dim(),
       "-d tensor");
   const int64_t n = self.size(0);
-  const int64_t big = n + (k >= 0 ? k : -k);
+  // |k| and the matrix's size, checked: diag(v, 2^63 - 1) must be an error,
+  // not an overflow (UBSan, through the binding fuzzer).
+  int64_t big = 0, area = 0;
+  DITTO_CHECK(
+      k != INT64_MIN && !__builtin_add_overflow(n, k >= 0 ? k : -k, &big) &&
+          !__builtin_mul_overflow(big, big, &area),
+      ValueError,
+      "diag",
+      "a diagonal of ",
+      n,
+      " values at offset ",
+      k,
+      " needs a matrix too large to index");
   // The flat positions of the diagonal in a big x big matrix.
   Tensor pos =
       add(mul(arange(0, n, 1, kInt64), big + 1), k >= 0 ? k : -k * big);
@@ -188,7 +201,11 @@ std::vector<Tensor> split_with_sizes(
         "split_with_sizes",
         "split_sizes must be non-negative, got ",
         s);
-    total += s;
+    // A sum past INT64_MAX cannot equal the size: stop before it overflows.
+    if (__builtin_add_overflow(total, s, &total)) {
+      total = -1;
+      break;
+    }
   }
   DITTO_CHECK(
       total == self.size(d),
@@ -239,7 +256,8 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
       chunks);
   const int64_t d = wrap_dim(dim, std::max<int64_t>(self.dim(), 1), "chunk");
   const int64_t n = self.size(d);
-  const int64_t size = (n + chunks - 1) / chunks;
+  // ceil(n / chunks) without forming n + chunks - 1 (chunks may be 2^63 - 1).
+  const int64_t size = n / chunks + (n % chunks != 0 ? 1 : 0);
   return detail::split(self, std::max<int64_t>(size, n == 0 ? 0 : 1), d);
 }
 

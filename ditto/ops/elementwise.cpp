@@ -21,7 +21,6 @@ using detail::binary_tt;
 using detail::can_cast;
 using detail::clamp_into;
 using detail::fused;
-using detail::negated;
 using detail::ResultTypeState;
 using detail::unary;
 using detail::wrap;
@@ -416,7 +415,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   return add_scaled("add", a, b, alpha, nullptr);
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return add_scaled("sub", a, b, negated(alpha), nullptr);
+  return add_scaled("sub", a, b, alpha, nullptr, /*subtract=*/true);
 }
 Tensor addcmul(
     const Tensor& self,
@@ -445,7 +444,7 @@ Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
 }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
   check_defined("sub_");
-  add_scaled("sub_", *this, other, negated(alpha), this);
+  add_scaled("sub_", *this, other, alpha, this, /*subtract=*/true);
   return *this;
 }
 Tensor& Tensor::addcmul_(

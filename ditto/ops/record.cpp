@@ -7,8 +7,11 @@
 #include <shared_mutex>
 #include <unordered_map>
 
+#include "ditto/autograd/graph.h"
 #include "ditto/core/error.h"
 #include "ditto/determinism/context.h"
+#include "ditto/device/device.h"
+#include "ditto/device/vulkan/kernels.h"
 
 namespace ditto {
 
@@ -135,6 +138,9 @@ void register_op(OpRecord record) {
     reg.records.emplace(r->name, std::move(owned));
     reg.by_name.emplace(r->name, r);
   }
+  if (!r->grad_fn.empty()) {
+    detail::declare_grad_fn_name(r->name, r->grad_fn);
+  }
   // The determinism registry (alerts, traces, `ditto verify`) holds the
   // nondeterministic paths.
   for (const NondeterministicPath& p : r->nondeterministic) {
@@ -202,4 +208,20 @@ void require_op_record(const char* op) {
 }
 
 } // namespace detail
+// Here, not in device/: the CPU's list is the op registry's (device/ sits
+// below ops/ and includes none of it).
+std::vector<std::string> device_ops(DeviceType type) {
+  std::vector<std::string> out;
+  if (type == DeviceType::Vulkan) {
+    for (std::string_view name : vulkan::ops_with_kernels()) {
+      out.emplace_back(name);
+    }
+  } else {
+    for (const OpRecord* r : op_records()) {
+      out.push_back(r->name);
+    }
+  }
+  return out;
+}
+
 } // namespace ditto

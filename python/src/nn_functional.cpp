@@ -490,7 +490,8 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
       {"adaptive_max_pool1d", &F::adaptive_max_pool1d_with_indices},
       {"adaptive_max_pool2d", &F::adaptive_max_pool2d_with_indices},
       {"adaptive_max_pool3d", &F::adaptive_max_pool3d_with_indices}};
-  for (const auto& [name, fn] : adaptive) {
+  for (const auto& [name, entry] : adaptive) {
+    auto fn = entry; // a copy: clang 14 cannot capture a structured binding
     for (bool with_indices : {false, true}) {
       nn.def(
           (std::string(name) + (with_indices ? "_with_indices" : "")).c_str(),
@@ -517,7 +518,8 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
   const std::pair<const char*, Fractional> fractional[] = {
       {"fractional_max_pool2d", &F::fractional_max_pool2d_with_indices},
       {"fractional_max_pool3d", &F::fractional_max_pool3d_with_indices}};
-  for (const auto& [name, fn] : fractional) {
+  for (const auto& [name, entry] : fractional) {
+    auto fn = entry; // a copy: clang 14 cannot capture a structured binding
     for (bool with_indices : {false, true}) {
       nn.def(
           (std::string(name) + (with_indices ? "_with_indices" : "")).c_str(),
@@ -564,7 +566,8 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
       {"max_unpool1d", &F::max_unpool1d},
       {"max_unpool2d", &F::max_unpool2d},
       {"max_unpool3d", &F::max_unpool3d}};
-  for (const auto& [name, fn] : unpools) {
+  for (const auto& [name, entry] : unpools) {
+    auto fn = entry; // a copy: clang 14 cannot capture a structured binding
     nn.def(
         name,
         [fn](

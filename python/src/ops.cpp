@@ -65,9 +65,12 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
         cls,
         name,
         [is_add](const Tensor& a, const Scalar& b, const Scalar& alpha) {
+          // Integers multiply wrapping, as int64 tensor arithmetic does
+          // (a product past 2^63 was undefined: UBSan, the binding fuzzer).
           Scalar v = alpha.is_floating() || b.is_floating()
               ? Scalar(b.to<double>() * alpha.to<double>())
-              : Scalar(b.to<int64_t>() * alpha.to<int64_t>());
+              : Scalar(int64_t(
+                    uint64_t(b.to<int64_t>()) * uint64_t(alpha.to<int64_t>())));
           return is_add ? add(a, v) : sub(a, v);
         },
         py::arg("other"),
@@ -106,9 +109,12 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(
         name,
         [is_add](Tensor& a, const Scalar& b, const Scalar& alpha) -> Tensor& {
+          // Integers multiply wrapping, as int64 tensor arithmetic does
+          // (a product past 2^63 was undefined: UBSan, the binding fuzzer).
           Scalar v = alpha.is_floating() || b.is_floating()
               ? Scalar(b.to<double>() * alpha.to<double>())
-              : Scalar(b.to<int64_t>() * alpha.to<int64_t>());
+              : Scalar(int64_t(
+                    uint64_t(b.to<int64_t>()) * uint64_t(alpha.to<int64_t>())));
           return is_add ? a.add_(v) : a.sub_(v);
         },
         py::arg("other"),

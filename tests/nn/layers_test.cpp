@@ -256,6 +256,54 @@ TEST(NnLayers, ConvTranspose2dIsPyTorchs) {
       conv_transpose2d(x, ct->weight, {}, {2}, {1}, {2}, 2), ValueError);
 }
 
+// ConvTranspose1d, one of ConvNdImpl<D, Transposed>'s six layers (the
+// others have their own goldens): PyTorch 1.13's initial bits, repr,
+// float64 forward and gradients, unbatched input
+// (gen_conv_transpose1d_golden.py).
+TEST(NnLayers, ConvTranspose1dIsPyTorchs) {
+  const json c = [] {
+    std::ifstream in(
+        std::string(DITTO_TEST_DATA_DIR) + "/nn/conv_transpose1d_golden.json");
+    return json::parse(in);
+  }();
+  manual_seed(0);
+  nn::ConvTranspose1d ct(nn::ConvTranspose1dOptions(4, 6, 3)
+                             .stride(2)
+                             .padding(1)
+                             .output_padding(1)
+                             .groups(2));
+  EXPECT_EQ(ct->weight.sizes(), c["init"]["w_shape"].get<Shape>());
+  expect_bits(ct->weight, c["init"]["w"]);
+  expect_bits(ct->bias, c["init"]["b"]);
+  EXPECT_EQ(ct->repr(), c["init"]["repr"].get<std::string>());
+  manual_seed(0);
+  nn::ConvTranspose1d plain(3, 5, 2, 1, 0, 0, 1, false, 2); // positional
+  expect_bits(plain->weight, c["plain"]["w"]);
+  EXPECT_FALSE(plain->bias.defined());
+  EXPECT_EQ(plain->repr(), c["plain"]["repr"].get<std::string>());
+
+  ct->to(kFloat64);
+  const json& f = c["forward"];
+  Tensor x = f64(f["x"], {2, 4, 7});
+  Tensor y = ct->forward(x);
+  EXPECT_EQ(y.sizes(), f["shape"].get<Shape>());
+  expect_close(y, f["y"], 1e-12);
+  auto fn = [&](const Tensor& t) { return ct->forward(t); };
+  expect_close(grad_of(fn, x, f64(f["r"], y.sizes())), f["grad_x"], 1e-12);
+  expect_close(ct->weight.grad(), f["grad_w"], 1e-12);
+  expect_close(ct->bias.grad(), f["grad_b"], 1e-12);
+  const json& u = c["unbatched"];
+  Tensor yu = ct->forward(f64(u["x"], {4, 5}));
+  EXPECT_EQ(yu.sizes(), u["shape"].get<Shape>());
+  expect_close(yu, u["y"], 1e-12);
+  // Sizes are one value for one dim; the input must have 4 channels.
+  EXPECT_THROW(
+      nn::ConvTranspose1d(nn::ConvTranspose1dOptions(4, 6, {3, 3})),
+      ValueError);
+  EXPECT_THROW(ct->forward(randn({2, 3, 7}, kFloat64)), ValueError);
+  EXPECT_THROW(F::conv_transpose1d(x, ct->weight, {}, {2, 2}), ValueError);
+}
+
 TEST(NnLayers, InterpolateIsPyTorchs) {
   using IO = F::InterpolateOptions;
   using M = F::InterpolateMode;

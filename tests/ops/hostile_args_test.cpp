@@ -442,3 +442,43 @@ TEST(HostileArgs, AliasingOutputs) {
 
 } // namespace
 } // namespace ditto
+
+// Found by the binding fuzzer under UBSan (make sanitize, issue 61): each
+// formed an int64 past its range (undefined) or read a byte other than 0 or
+// 1 as a bool. Each is now an error naming the op, or torch's wrapping or
+// exact result.
+namespace ditto {
+namespace {
+
+TEST(HostileArgs, Int64EdgesTheSanitizersFound) {
+  const Tensor v = tensor<float>({1.0f, 2.0f});
+  EXPECT_THROW(diag(v, INT64_MAX), ValueError);
+  EXPECT_THROW(diag(v, INT64_MIN), ValueError);
+  EXPECT_THROW(diag(v, int64_t(1) << 32), ValueError); // (2^32)^2 > 2^63
+  EXPECT_EQ(diag(v, 1).sizes(), (Shape{3, 3}));
+  const Tensor m = zeros({2, 2});
+  EXPECT_THROW(split_with_sizes(m, {3, INT64_MAX, INT64_MAX}, 1), ValueError);
+  // chunk(2^63 - 1): one chunk per element, as torch's.
+  EXPECT_EQ(chunk(m, INT64_MAX, 1).size(), 2u);
+  // a - alpha b with alpha = -2^63: integers wrap, floats are exact.
+  const Tensor i = tensor<int64_t>({5, 7});
+  const Tensor one = tensor<int64_t>({1, 1});
+  Tensor r = sub(i, one, Scalar(INT64_MIN));
+  EXPECT_EQ(r[0].item<int64_t>(), int64_t(uint64_t(5) + (uint64_t(1) << 63)));
+  Tensor f = sub(tensor<double>({0.0}), tensor<double>({1.0}), INT64_MIN);
+  EXPECT_EQ(f.item<double>(), 9223372036854775808.0);
+  Tensor in_place = i.clone();
+  in_place.sub_(one, Scalar(INT64_MIN));
+  EXPECT_TRUE(equal(in_place, r));
+}
+
+TEST(HostileArgs, ABoolTensorOfOtherBytesPrints) {
+  // A bool view of bytes other than 0 and 1 (what empty() may hold): the
+  // printer reads bytes, nonzero is True.
+  Tensor bytes = tensor<uint8_t>({2, 0, 190});
+  Tensor b = bytes.view(kBool);
+  EXPECT_EQ(b.to_string(), "tensor([ True, False,  True])");
+}
+
+} // namespace
+} // namespace ditto

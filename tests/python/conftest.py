@@ -2,6 +2,14 @@ import os
 
 import pytest
 
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "hostile: a hostile-input case (issue 61); the sanitizer build "
+        "(make sanitize) runs these under ASan and UBSan, with Python's "
+        "objects in malloc'd memory")
+
 ROOT = os.environ.get("DITTO_SOURCE_DIR") or os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -341,6 +341,7 @@ def test_exiting_with_workers_mid_epoch_is_clean(tmp_path):
         assert r.stdout.strip() == "left" and "FATAL" not in r.stderr
 
 
+@pytest.mark.hostile
 def test_more_workers_than_a_loader_starts_is_a_clear_error():
     # Issue 61, item 11: num_workers=100000 started threads until the
     # system refused, leaked them, and exit hung. Now the count is bounded
@@ -355,6 +356,7 @@ def test_more_workers_than_a_loader_starts_is_a_clear_error():
 
 @pytest.mark.parametrize("mode,workers", [("per_sample", 0), ("per_sample", 2),
                                           ("pytorch", 2)])
+@pytest.mark.hostile
 def test_initial_weights_do_not_depend_on_the_loader_that_runs_first(
         mode, workers):
     # Issue 61, item 1: a model built after a loader starts from the weights
@@ -375,6 +377,7 @@ def test_initial_weights_do_not_depend_on_the_loader_that_runs_first(
     assert weights(True) == weights(False)
 
 
+@pytest.mark.hostile
 def test_an_older_iterator_does_not_hand_out_the_new_epochs_batches():
     # Issue 61, item 7: iterators are independent, as torch's: an older one
     # goes on with its own epoch after a newer one has started.
@@ -395,6 +398,7 @@ def test_an_older_iterator_does_not_hand_out_the_new_epochs_batches():
         next(first)
 
 
+@pytest.mark.hostile
 @pytest.mark.parametrize("seed_mode", ["per_sample", "pytorch"])
 @pytest.mark.parametrize("workers", [0, 2])
 def test_interleaved_iterators_are_whole_epochs_and_reproducible(
@@ -442,6 +446,7 @@ def test_interleaved_iterators_are_whole_epochs_and_reproducible(
     assert bits(again1) == bits(got1) and bits(again2) == bits(got2)
 
 
+@pytest.mark.hostile
 def test_two_threads_iterating_one_loader_share_its_batches_without_crashing():
     import threading
     loader = ditto.utils.data.DataLoader(
@@ -484,6 +489,7 @@ _STUCK = (
     "    print(f'interrupted after {time.monotonic() - t0:.2f} s', flush=True)\n")
 
 
+@pytest.mark.hostile
 def test_ctrl_c_stops_a_loop_whose_sample_is_stuck_and_exit_does_not_hang(
         tmp_path):
     # Issue 61 item 10: the loop waited in C++ for a batch whose sample
@@ -504,6 +510,7 @@ def test_ctrl_c_stops_a_loop_whose_sample_is_stuck_and_exit_does_not_hang(
     assert "FATAL" not in r.stderr
 
 
+@pytest.mark.hostile
 @pytest.mark.parametrize("workers", [0, 2])
 def test_keyboard_interrupt_in_a_sample_is_not_a_sample_failure(workers):
     class Interrupting(Dataset):

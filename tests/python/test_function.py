@@ -290,6 +290,7 @@ def test_record_name_node_and_trace():
     assert sum(r["name"] == name for r in ditto.op_records()) == 1
 
 
+@pytest.mark.hostile
 def test_a_subclass_and_a_namesake_get_their_own_records():
     class Twice(MyExp):
         pass
@@ -627,6 +628,46 @@ def test_gradcheck_errors():
         gradcheck(lambda x: x * 2, (ditto.ones(2, requires_grad=True),))
 
 
+@pytest.mark.hostile
+def test_two_threads_backward_through_one_graph():
+    # Issue 61, item 6: two threads calling backward() on one graph
+    # corrupted the heap. As torch: with retain_graph both run and both
+    # gradients arrive; without, a thread that comes second is refused
+    # ("a second time"), and nothing else ever happens.
+    ditto.manual_seed(1)
+    w = ditto.randn(64, requires_grad=True)
+    c = ditto.randn(64)
+    v = w.detach().requires_grad_()
+    (v.exp() * c).tanh().sum().backward()
+    once = v.grad.clone()
+    barrier = threading.Barrier(2)
+    for retain in (True, False):
+        for _ in range(50):
+            w.grad = None
+            loss = (w.exp() * c).tanh().sum()
+            refused, other = [], []
+
+            def run():
+                barrier.wait()
+                try:
+                    loss.backward(retain_graph=retain)
+                except RuntimeError as e:
+                    (refused if "a second time" in str(e) else other).append(e)
+
+            t = threading.Thread(target=run)
+            t.start()
+            run()
+            t.join()
+            assert other == []
+            if retain:
+                assert refused == []
+                assert ditto.equal(w.grad, once * 2)
+            else:
+                assert len(refused) <= 1
+                assert w.grad is not None
+
+
+@pytest.mark.hostile
 def test_a_function_defined_every_step_registers_one_op():
     # Issue 61, item 15: a Function subclass defined inside a per-step
     # function is a new class each call; it used to register a new op
@@ -667,6 +708,7 @@ def test_a_function_defined_every_step_registers_one_op():
     assert len(ditto.op_records()) == before + 1
 
 
+@pytest.mark.hostile
 def test_an_in_place_change_of_a_view_output_is_refused():
     # Issue 61, item 18: a Function whose forward returns a view of its
     # input (or the input itself) let an in-place op on the output change

@@ -103,6 +103,7 @@ def test_bad_files_raise_naming_the_file(tmp_path):
         ditto.save(ditto.zeros(2), good)
 
 
+@pytest.mark.hostile
 def test_a_path_with_a_nul_byte_is_refused_and_nothing_changes(tmp_path):
     # As Python's open: "victim\0.bak" must not replace victim (issue 61,
     # item 12: the C library cut the path at the NUL).
@@ -117,6 +118,7 @@ def test_a_path_with_a_nul_byte_is_refused_and_nothing_changes(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["victim"]
 
 
+@pytest.mark.hostile
 def test_load_raises_what_open_raises(tmp_path):
     # Issue 61, item 18: a symlink loop was reported as "No such file".
     loop = tmp_path / "loop"

@@ -133,6 +133,7 @@ def test_dense_only_paths_refuse_sparse_tensors(tmp_path):
         ditto.sparse_coo_tensor([[0, 3]], [1.0, 2.0], (3,))
 
 
+@pytest.mark.hostile
 def test_indices_written_after_construction_are_checked_at_use():
     # Issue 61, item 4: _indices() hands out the tensor the sparse tensor
     # holds; writing it (in place, or through numpy) used to make to_dense,

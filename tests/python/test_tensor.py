@@ -217,6 +217,7 @@ def test_square_is_torchs():
     assert z.square_() is z and z.tolist() == [4, 9]
 
 
+@pytest.mark.hostile
 def test_tensor_of_sequences_whose_items_are_made_on_access():
     # numpy arrays, array.array and any __getitem__ make their items when
     # read: each is held while ditto reads it (issue 61, item 5: the
@@ -243,6 +244,7 @@ def test_tensor_of_sequences_whose_items_are_made_on_access():
     assert t.tolist() == [[0.5, 0.0], [1.5, 1.0], [2.5, 2.0]]
 
 
+@pytest.mark.hostile
 def test_tensors_parameters_and_modules_pickle_and_deepcopy():
     # As torch: values, dtype, shape and requires_grad survive pickle; a
     # Parameter stays a Parameter; modules round-trip (issue 61, item 16:
@@ -267,6 +269,7 @@ def test_tensors_parameters_and_modules_pickle_and_deepcopy():
         assert isinstance(twin[0].weight, ditto.nn.Parameter)
 
 
+@pytest.mark.hostile
 def test_rough_edges_raise_torchs_exception_classes(tmp_path):
     # Issue 61, item 18: list() of a 0-d tensor was [], bytes were taken as
     # numbers, a directory given to ditto.load was a ValueError.
@@ -281,6 +284,7 @@ def test_rough_edges_raise_torchs_exception_classes(tmp_path):
         ditto.load(str(tmp_path))
 
 
+@pytest.mark.hostile
 def test_grad_of_another_shape_or_dtype_and_bool_bytes_are_refused():
     # Issue 61, item 18: t.grad = a wrong shape or dtype was accepted until
     # the next step; a NumPy bool view of bytes other than 0 and 1 became a

@@ -12,8 +12,6 @@
 #include "ditto/device/vulkan/runtime.h"
 #include "ditto/device/vulkan/shaders.h" // generated
 #include "ditto/kernels/cpu/kernel_table.h"
-#include "ditto/ops/detail/op_util.h"
-#include "ditto/ops/record.h"
 
 namespace ditto::vulkan {
 
@@ -393,41 +391,41 @@ std::vector<std::string_view> ops_with_kernels() {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
-  const Device dd = dst.device(), sd = src_in.device();
-  if (dd == sd) {
-    const bool overlap = dst.storage() == src_in.storage();
-    Tensor src = (overlap ? src_in.clone() : src_in).expand(dst.sizes());
-    if (dst.dtype() == src.dtype()) {
-      copy_on_device(dst, src, op);
-    } else {
-      cast_on_device(dst, src, op);
-    }
-    return;
+  DITTO_CHECK(
+      dst.device() == src_in.device(),
+      InternalError,
+      op,
+      "vulkan::copy_into on two devices");
+  const bool overlap = dst.storage() == src_in.storage();
+  Tensor src = (overlap ? src_in.clone() : src_in).expand(dst.sizes());
+  if (dst.dtype() == src.dtype()) {
+    copy_on_device(dst, src, op);
+  } else {
+    cast_on_device(dst, src, op);
   }
-  if (sd.is_cpu()) {
-    // Lay the values out on the host in dst's shape and dtype (the CPU
-    // loop broadcasts and converts), upload, and place them.
-    Tensor host = detail::new_tensor(dst.sizes(), dst.dtype());
-    detail::copy_into(host, src_in, op);
-    const bool direct = dst.is_contiguous();
-    Tensor stage = direct ? dst : device_tensor(dst.sizes(), dst.dtype(), dd);
-    check_extent(stage, op);
-    upload(
-        buffer_of(stage),
-        size_t(stage.storage_offset()) * stage.element_size(),
-        host.raw_data(),
-        host.nbytes());
-    if (!direct) {
-      copy_on_device(dst, stage, op);
-    }
-    return;
+}
+
+void upload_into(const Tensor& dst, const Tensor& host, const char* op) {
+  const bool direct = dst.is_contiguous();
+  Tensor stage =
+      direct ? dst : device_tensor(dst.sizes(), dst.dtype(), dst.device());
+  check_extent(stage, op);
+  upload(
+      buffer_of(stage),
+      size_t(stage.storage_offset()) * stage.element_size(),
+      host.raw_data(),
+      host.nbytes());
+  if (!direct) {
+    copy_on_device(dst, stage, op);
   }
-  // From a device: bring src's own elements to the host contiguous, then
-  // let the CPU (or the next device) take them.
-  Tensor packed = src_in;
-  if (!src_in.is_contiguous()) {
-    packed = device_tensor(src_in.sizes(), src_in.dtype(), sd);
-    copy_on_device(packed, src_in, op);
+}
+
+Tensor to_host(const Tensor& src, const char* op) {
+  // src's own elements, contiguous on the device first.
+  Tensor packed = src;
+  if (!src.is_contiguous()) {
+    packed = device_tensor(src.sizes(), src.dtype(), src.device());
+    copy_on_device(packed, src, op);
   }
   check_extent(packed, op);
   Tensor host = detail::new_tensor(packed.sizes(), packed.dtype());
@@ -436,11 +434,7 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
       size_t(packed.storage_offset()) * packed.element_size(),
       host.raw_data(),
       host.nbytes());
-  if (dd.is_cpu()) {
-    detail::copy_into(dst, host, op);
-  } else {
-    copy_into(dst, host, op);
-  }
+  return host;
 }
 
 void binary(
@@ -1328,20 +1322,6 @@ int vulkan_device_count() {
 
 bool has_device_kernel(std::string_view op, DeviceType type) {
   return type == DeviceType::CPU || vulkan::has_kernel(op);
-}
-
-std::vector<std::string> device_ops(DeviceType type) {
-  std::vector<std::string> out;
-  if (type == DeviceType::Vulkan) {
-    for (std::string_view name : vulkan::ops_with_kernels()) {
-      out.emplace_back(name);
-    }
-  } else {
-    for (const OpRecord* r : op_records()) {
-      out.push_back(r->name);
-    }
-  }
-  return out;
 }
 
 VulkanDeviceInfo vulkan_device_info(int index) {

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "ditto/core/tensor.h"
-#include "ditto/ops/detail/conv/geometry.h"
+#include "ditto/kernels/conv_geometry.h"
 
 namespace ditto::vulkan {
 
@@ -22,10 +22,15 @@ bool mixes_devices(std::string_view op);
 // The names of the ops with a Vulkan kernel, sorted.
 std::vector<std::string_view> ops_with_kernels();
 
-// dst = src (broadcast to dst's shape, converted to dst's dtype where the
-// dtypes differ and one side is the CPU), for any pair of devices of which
-// at least one is a Vulkan device.
+// dst = src on one Vulkan device: broadcast to dst's shape, converted to
+// dst's dtype.
 void copy_into(const Tensor& dst, const Tensor& src, const char* op);
+// Between the host and a device, bytes only (the op layer converts and
+// broadcasts on the host: ditto::detail::copy_into): dst (a Vulkan tensor,
+// any strides) takes host's values, host a contiguous CPU tensor of dst's
+// sizes and dtype; to_host returns src's values as such a CPU tensor.
+void upload_into(const Tensor& dst, const Tensor& host, const char* op);
+Tensor to_host(const Tensor& src, const char* op);
 
 // out = a op b elementwise, a and b expanded to out's shape; a 0-dim CPU
 // tensor stands for a scalar. code: the binary shaders' op code (the

@@ -50,9 +50,11 @@ IntList per_dim(
       ValueError,
       layer,
       what,
-      " must be one int or ",
-      n == 2 ? "two" : "three",
-      " ints, got ",
+      n == 1 ? " must be one int" : " must be one int or ",
+      n == 1       ? ""
+          : n == 2 ? "two ints"
+                   : "three ints",
+      ", got ",
       v.size(),
       " values");
   return v.size() == n ? v : IntList(n, v[0]);

@@ -28,6 +28,19 @@ DITTO_API Tensor conv_transpose2d(
     int64_t groups = 1,
     const IntArg& dilation = {1});
 
+// The same for sequences: x (N, C_in, L), weight (C_in, C_out / groups, k);
+// conv_transpose2d over a height of 1 (its bits and its backward). Each
+// size one value (or a list of one).
+DITTO_API Tensor conv_transpose1d(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias = {},
+    const IntArg& stride = {1},
+    const IntArg& padding = {0},
+    const IntArg& output_padding = {0},
+    int64_t groups = 1,
+    const IntArg& dilation = {1});
+
 // The same for volumes: x (N, C_in, D, H, W), weight (C_in, C_out / groups,
 // kd, kh, kw); its backward is conv3d and conv3d_backward_weight, every
 // direction deterministic (Note [conv3d's one chain]).
@@ -45,6 +58,7 @@ DITTO_API Tensor conv_transpose3d(
 
 namespace ditto {
 // torch.conv_transpose2d.
+using nn::functional::conv_transpose1d;
 using nn::functional::conv_transpose2d;
 using nn::functional::conv_transpose3d;
 } // namespace ditto

@@ -245,6 +245,53 @@ Tensor conv_transpose2d(
       "conv_transpose2d");
 }
 
+Tensor conv_transpose1d(
+    const Tensor& x,
+    const Tensor& weight,
+    const Tensor& bias,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& output_padding,
+    int64_t groups,
+    const IntArg& dilation) {
+  const char* name = "conv_transpose1d";
+  DITTO_CHECK(
+      x.defined() && weight.defined(),
+      ValueError,
+      name,
+      "undefined input or weight");
+  DITTO_CHECK(
+      x.dim() == 3 && weight.dim() == 3,
+      ValueError,
+      name,
+      "expected a 3-d input (N, C, L) and a 3-d weight, got ",
+      x.dim(),
+      "-d and ",
+      weight.dim(),
+      "-d");
+  const auto one = [&](const IntArg& v, const char* what) {
+    DITTO_CHECK(
+        v.size() == 1,
+        ValueError,
+        name,
+        what,
+        " must be one int, got ",
+        v.size(),
+        " values");
+    return v[0];
+  };
+  Tensor y = conv_transpose2d(
+      x.unsqueeze(2),
+      weight.unsqueeze(2),
+      bias,
+      {1, one(stride, "stride")},
+      {0, one(padding, "padding")},
+      {0, one(output_padding, "output_padding")},
+      groups,
+      {1, one(dilation, "dilation")});
+  return y.squeeze(2);
+}
+
 Tensor conv_transpose3d(
     const Tensor& x,
     const Tensor& weight,

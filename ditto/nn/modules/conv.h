@@ -1,23 +1,29 @@
 #pragma once
 
-// The convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose2d and
-// ConvTranspose3d.
+// The convolution layers, LibTorch's ConvNdImpl for 1, 2 and 3 spatial
+// dims, plain and transposed: Conv1d, Conv2d, Conv3d, ConvTranspose1d,
+// ConvTranspose2d and ConvTranspose3d are ConvNdImpl<D, false> and
+// ConvNdImpl<D, true> (one definition, in conv.cpp).
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "ditto/nn/module.h"
 #include "ditto/nn/options.h"
 
 namespace ditto::nn {
 
-struct DITTO_API Conv2dOptions {
-  Conv2dOptions(int64_t in_channels, int64_t out_channels, IntArg kernel_size)
+// LibTorch's ConvOptions<D>: each size one value for every spatial dim or
+// D values (kernel_size(3) or kernel_size({3, 5})).
+template <size_t D>
+struct ConvOptions {
+  ConvOptions(int64_t in_channels, int64_t out_channels, IntArg kernel_size)
       : in_channels_(in_channels),
         out_channels_(out_channels),
         kernel_size_(std::move(kernel_size)) {}
   DITTO_NN_ARG(int64_t, in_channels);
   DITTO_NN_ARG(int64_t, out_channels);
-  // One value for both dims, or (h, w); the same for the others.
   DITTO_NN_ARG(IntArg, kernel_size);
   DITTO_NN_ARG(IntArg, stride) = {1};
   DITTO_NN_ARG(IntArg, padding) = {0};
@@ -26,12 +32,52 @@ struct DITTO_API Conv2dOptions {
   DITTO_NN_ARG(bool, bias) = true;
 };
 
-// weight (out, in / groups, kh, kw): kaiming_uniform_(a = sqrt(5)), then
-// bias uniform(+-1/sqrt(fan_in)).
-class DITTO_API Conv2dImpl : public Module {
+// LibTorch's ConvTransposeOptions<D>: the same and output_padding (torch.nn's
+// argument order: dilation last).
+template <size_t D>
+struct ConvTransposeOptions {
+  ConvTransposeOptions(
+      int64_t in_channels,
+      int64_t out_channels,
+      IntArg kernel_size)
+      : in_channels_(in_channels),
+        out_channels_(out_channels),
+        kernel_size_(std::move(kernel_size)) {}
+  DITTO_NN_ARG(int64_t, in_channels);
+  DITTO_NN_ARG(int64_t, out_channels);
+  DITTO_NN_ARG(IntArg, kernel_size);
+  DITTO_NN_ARG(IntArg, stride) = {1};
+  DITTO_NN_ARG(IntArg, padding) = {0};
+  DITTO_NN_ARG(IntArg, output_padding) = {0};
+  DITTO_NN_ARG(int64_t, groups) = 1;
+  DITTO_NN_ARG(bool, bias) = true;
+  DITTO_NN_ARG(IntArg, dilation) = {1};
+};
+
+using Conv1dOptions = ConvOptions<1>;
+using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
+using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
+
+// A convolution layer over D spatial dims. weight (out, in / groups, k...)
+// or, transposed, (in, out / groups, k...); PyTorch's init:
+// kaiming_uniform_(a = sqrt(5)) of the weight, then the bias
+// uniform(+-1/sqrt(fan_in)) (a transposed weight's fan_in is therefore
+// (out / groups) * k...). Initial draws are deferred to first use, in
+// construction order (Note [Deferred initialization]). An input without
+// its batch dim (C, spatial...) is taken as a batch of one.
+template <size_t D, bool Transposed>
+class DITTO_API ConvNdImpl : public Module {
  public:
-  // PyTorch's positional form: Conv2d(1, 32, 3, 1, 1).
-  Conv2dImpl(
+  using Options =
+      std::conditional_t<Transposed, ConvTransposeOptions<D>, ConvOptions<D>>;
+
+  // PyTorch's positional forms: Conv2d(1, 32, 3, 1, 1);
+  // ConvTranspose2d(in, out, kernel, stride, padding, output_padding,
+  // groups, bias, dilation).
+  ConvNdImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -39,213 +85,59 @@ class DITTO_API Conv2dImpl : public Module {
       int64_t padding = 0,
       int64_t dilation = 1,
       int64_t groups = 1,
-      bool bias = true)
-      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, {kernel_size})
+      bool bias = true) requires(!Transposed)
+      : ConvNdImpl(Options(in_channels, out_channels, {kernel_size})
                        .stride({stride})
                        .padding({padding})
                        .dilation({dilation})
                        .groups(groups)
                        .bias(bias)) {}
-  explicit Conv2dImpl(const Conv2dOptions& options);
-  Tensor forward(const Tensor& x) const;
-  void reset_parameters();
-  std::string extra_repr() const override;
-
-  Conv2dOptions options;
-  Tensor weight;
-  Tensor bias;
-};
-DITTO_MODULE(Conv2d);
-
-struct DITTO_API Conv1dOptions {
-  Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
-      : in_channels_(in_channels),
-        out_channels_(out_channels),
-        kernel_size_(kernel_size) {}
-  DITTO_NN_ARG(int64_t, in_channels);
-  DITTO_NN_ARG(int64_t, out_channels);
-  DITTO_NN_ARG(int64_t, kernel_size);
-  DITTO_NN_ARG(int64_t, stride) = 1;
-  DITTO_NN_ARG(int64_t, padding) = 0;
-  DITTO_NN_ARG(int64_t, dilation) = 1;
-  DITTO_NN_ARG(int64_t, groups) = 1;
-  DITTO_NN_ARG(bool, bias) = true;
-};
-
-class DITTO_API Conv1dImpl : public Module {
- public:
-  Conv1dImpl(
+  ConvNdImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
       int64_t stride = 1,
       int64_t padding = 0,
-      int64_t dilation = 1,
+      int64_t output_padding = 0,
       int64_t groups = 1,
-      bool bias = true)
-      : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size)
-                       .stride(stride)
-                       .padding(padding)
-                       .dilation(dilation)
+      bool bias = true,
+      int64_t dilation = 1) requires(Transposed)
+      : ConvNdImpl(Options(in_channels, out_channels, {kernel_size})
+                       .stride({stride})
+                       .padding({padding})
+                       .output_padding({output_padding})
                        .groups(groups)
-                       .bias(bias)) {}
-  explicit Conv1dImpl(const Conv1dOptions& options);
+                       .bias(bias)
+                       .dilation({dilation})) {}
+  explicit ConvNdImpl(const Options& options);
+
   Tensor forward(const Tensor& x) const;
   void reset_parameters();
   std::string extra_repr() const override;
 
-  Conv1dOptions options;
+  Options options;
   Tensor weight;
   Tensor bias;
 };
+
+extern template class ConvNdImpl<1, false>;
+extern template class ConvNdImpl<2, false>;
+extern template class ConvNdImpl<3, false>;
+extern template class ConvNdImpl<1, true>;
+extern template class ConvNdImpl<2, true>;
+extern template class ConvNdImpl<3, true>;
+
+using Conv1dImpl = ConvNdImpl<1, false>;
+using Conv2dImpl = ConvNdImpl<2, false>;
+using Conv3dImpl = ConvNdImpl<3, false>;
+using ConvTranspose1dImpl = ConvNdImpl<1, true>;
+using ConvTranspose2dImpl = ConvNdImpl<2, true>;
+using ConvTranspose3dImpl = ConvNdImpl<3, true>;
 DITTO_MODULE(Conv1d);
-
-struct DITTO_API ConvTranspose2dOptions {
-  ConvTranspose2dOptions(
-      int64_t in_channels,
-      int64_t out_channels,
-      IntArg kernel_size)
-      : in_channels_(in_channels),
-        out_channels_(out_channels),
-        kernel_size_(std::move(kernel_size)) {}
-  DITTO_NN_ARG(int64_t, in_channels);
-  DITTO_NN_ARG(int64_t, out_channels);
-  DITTO_NN_ARG(IntArg, kernel_size);
-  DITTO_NN_ARG(IntArg, stride) = {1};
-  DITTO_NN_ARG(IntArg, padding) = {0};
-  DITTO_NN_ARG(IntArg, output_padding) = {0};
-  DITTO_NN_ARG(int64_t, groups) = 1;
-  DITTO_NN_ARG(bool, bias) = true;
-  DITTO_NN_ARG(IntArg, dilation) = {1};
-};
-
-// weight (in, out / groups, kh, kw): PyTorch's init, whose fan_in is
-// therefore (out / groups) * kh * kw.
-class DITTO_API ConvTranspose2dImpl : public Module {
- public:
-  ConvTranspose2dImpl(
-      int64_t in_channels,
-      int64_t out_channels,
-      int64_t kernel_size,
-      int64_t stride = 1,
-      int64_t padding = 0,
-      int64_t output_padding = 0,
-      int64_t groups = 1,
-      bool bias = true,
-      int64_t dilation = 1)
-      : ConvTranspose2dImpl(
-            ConvTranspose2dOptions(in_channels, out_channels, {kernel_size})
-                .stride({stride})
-                .padding({padding})
-                .output_padding({output_padding})
-                .groups(groups)
-                .bias(bias)
-                .dilation({dilation})) {}
-  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
-  Tensor forward(const Tensor& x) const;
-  void reset_parameters();
-  std::string extra_repr() const override;
-
-  ConvTranspose2dOptions options;
-  Tensor weight;
-  Tensor bias;
-};
-DITTO_MODULE(ConvTranspose2d);
-
-struct DITTO_API Conv3dOptions {
-  Conv3dOptions(int64_t in_channels, int64_t out_channels, IntArg kernel_size)
-      : in_channels_(in_channels),
-        out_channels_(out_channels),
-        kernel_size_(std::move(kernel_size)) {}
-  DITTO_NN_ARG(int64_t, in_channels);
-  DITTO_NN_ARG(int64_t, out_channels);
-  // One value for the three dims, or (d, h, w); the same for the others.
-  DITTO_NN_ARG(IntArg, kernel_size);
-  DITTO_NN_ARG(IntArg, stride) = {1};
-  DITTO_NN_ARG(IntArg, padding) = {0};
-  DITTO_NN_ARG(IntArg, dilation) = {1};
-  DITTO_NN_ARG(int64_t, groups) = 1;
-  DITTO_NN_ARG(bool, bias) = true;
-};
-
-// weight (out, in / groups, kd, kh, kw): PyTorch's init, as Conv2d's.
-class DITTO_API Conv3dImpl : public Module {
- public:
-  Conv3dImpl(
-      int64_t in_channels,
-      int64_t out_channels,
-      int64_t kernel_size,
-      int64_t stride = 1,
-      int64_t padding = 0,
-      int64_t dilation = 1,
-      int64_t groups = 1,
-      bool bias = true)
-      : Conv3dImpl(Conv3dOptions(in_channels, out_channels, {kernel_size})
-                       .stride({stride})
-                       .padding({padding})
-                       .dilation({dilation})
-                       .groups(groups)
-                       .bias(bias)) {}
-  explicit Conv3dImpl(const Conv3dOptions& options);
-  Tensor forward(const Tensor& x) const;
-  void reset_parameters();
-  std::string extra_repr() const override;
-
-  Conv3dOptions options;
-  Tensor weight;
-  Tensor bias;
-};
+DITTO_MODULE(Conv2d);
 DITTO_MODULE(Conv3d);
-
-struct DITTO_API ConvTranspose3dOptions {
-  ConvTranspose3dOptions(
-      int64_t in_channels,
-      int64_t out_channels,
-      IntArg kernel_size)
-      : in_channels_(in_channels),
-        out_channels_(out_channels),
-        kernel_size_(std::move(kernel_size)) {}
-  DITTO_NN_ARG(int64_t, in_channels);
-  DITTO_NN_ARG(int64_t, out_channels);
-  DITTO_NN_ARG(IntArg, kernel_size);
-  DITTO_NN_ARG(IntArg, stride) = {1};
-  DITTO_NN_ARG(IntArg, padding) = {0};
-  DITTO_NN_ARG(IntArg, output_padding) = {0};
-  DITTO_NN_ARG(int64_t, groups) = 1;
-  DITTO_NN_ARG(bool, bias) = true;
-  DITTO_NN_ARG(IntArg, dilation) = {1};
-};
-
-// weight (in, out / groups, kd, kh, kw), PyTorch's init.
-class DITTO_API ConvTranspose3dImpl : public Module {
- public:
-  ConvTranspose3dImpl(
-      int64_t in_channels,
-      int64_t out_channels,
-      int64_t kernel_size,
-      int64_t stride = 1,
-      int64_t padding = 0,
-      int64_t output_padding = 0,
-      int64_t groups = 1,
-      bool bias = true,
-      int64_t dilation = 1)
-      : ConvTranspose3dImpl(
-            ConvTranspose3dOptions(in_channels, out_channels, {kernel_size})
-                .stride({stride})
-                .padding({padding})
-                .output_padding({output_padding})
-                .groups(groups)
-                .bias(bias)
-                .dilation({dilation})) {}
-  explicit ConvTranspose3dImpl(const ConvTranspose3dOptions& options);
-  Tensor forward(const Tensor& x) const;
-  void reset_parameters();
-  std::string extra_repr() const override;
-
-  ConvTranspose3dOptions options;
-  Tensor weight;
-  Tensor bias;
-};
+DITTO_MODULE(ConvTranspose1d);
+DITTO_MODULE(ConvTranspose2d);
 DITTO_MODULE(ConvTranspose3d);
 
 } // namespace ditto::nn

@@ -485,19 +485,24 @@ Tensor fused(
   return scope.done(dst, backward);
 }
 
-Scalar negated(const Scalar& s) {
-  return s.is_integral() ? Scalar(-s.to<int64_t>()) : Scalar(-s.to<double>());
-}
-
 // add/sub with alpha: floating operands take the fused loop; integer ones
 // compute a + alpha*b exactly as PyTorch does for them.
 Tensor add_scaled(
     const char* name,
     const Tensor& a,
     const Tensor& b,
-    const Scalar& alpha,
-    const Tensor* out) {
+    const Scalar& alpha_in,
+    const Tensor* out,
+    bool subtract) {
   const Dtype rt = result_type(a, b);
+  Scalar alpha = alpha_in;
+  if (subtract) {
+    // Negated without overflow: integers wrap (as their products do), a
+    // floating alpha or result negates exactly in double.
+    alpha = alpha_in.is_integral() && !is_floating(rt)
+        ? Scalar(int64_t(uint64_t(0) - uint64_t(alpha_in.to<int64_t>())))
+        : Scalar(-alpha_in.to<double>());
+  }
   double s = alpha.to<double>();
   if (!has_kernels(rt) && is_floating(rt)) {
     // Note [Storage dtypes]: PyTorch converts alpha to the dtype first.

@@ -71,16 +71,17 @@ Tensor fused(
     double s,
     const Tensor* out);
 
-Scalar negated(const Scalar& s);
-
 // add/sub with alpha: floating operands take the fused loop; integer ones
-// compute a + alpha*b exactly as PyTorch does for them.
+// compute a + alpha*b exactly as PyTorch does for them. subtract: a -
+// alpha*b, as a + (-alpha)*b with -alpha exact in double for floating
+// results and wrapping for integer ones (alpha = -2^63 included).
 Tensor add_scaled(
     const char* name,
     const Tensor& a,
     const Tensor& b,
     const Scalar& alpha,
-    const Tensor* out);
+    const Tensor* out,
+    bool subtract = false);
 
 Tensor unary(kernels::UnaryOp op, const Tensor& a);
 

@@ -231,7 +231,18 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
     return;
   }
   if (!dst.is_cpu() || !src_in.is_cpu()) {
-    vulkan::copy_into(dst, src_in, op);
+    if (dst.device() == src_in.device()) {
+      vulkan::copy_into(dst, src_in, op);
+    } else if (src_in.is_cpu()) {
+      // Converted and broadcast on the host in dst's layout, then uploaded.
+      Tensor host = new_tensor(dst.sizes(), dst.dtype());
+      copy_into(host, src_in, op);
+      vulkan::upload_into(dst, host, op);
+    } else {
+      // The device's elements to the host, then on to dst (the CPU, or
+      // another device through the upload above).
+      copy_into(dst, vulkan::to_host(src_in, op), op);
+    }
     return;
   }
   // A source overlapping the destination in another layout is read from a

@@ -6,23 +6,9 @@
 #include <utility>
 
 #include "ditto/core/tensor.h"
+#include "ditto/kernels/conv_geometry.h" // Geom
 
 namespace ditto::detail::conv {
-
-struct Geom {
-  int64_t n, c, h, w; // input
-  int64_t o, kh, kw; // weight [o, c / groups, kh, kw]
-  int64_t sh, sw, ph, pw, dh, dw, groups;
-  int64_t oh, ow; // output
-  int64_t cg, og; // channels per group
-  Dtype dtype;
-  int64_t kk() const {
-    return cg * kh * kw;
-  }
-  int64_t ohw() const {
-    return oh * ow;
-  }
-};
 
 // The geometry of a convolution of an input of in_sizes with a weight of
 // w_sizes; ValueError naming op for anything inconsistent.

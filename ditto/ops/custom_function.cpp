@@ -1,4 +1,4 @@
-#include "ditto/autograd/function.h"
+#include "ditto/ops/custom_function.h"
 
 #include <cxxabi.h>
 

@@ -19,7 +19,10 @@
 // recorded with the determinism policy in force. backward returns one
 // gradient per argument of forward (an undefined Tensor for the others); a
 // gradient that no output received arrives as zeros unless
-// ctx->set_materialize_grads(false). See docs/custom_ops.md.
+// ctx->set_materialize_grads(false). See docs/custom_ops.md. (Here in ops/,
+// not autograd/: a Function is an op with its record; autograd, below ops,
+// is the graph and the engine. Until 2026-12-04 this was
+// ditto/autograd/function.h; ditto/ditto.h includes it.)
 
 #include <cstdint>
 #include <functional>
