@@ -356,7 +356,7 @@ TEST(MathFloatTest, GeluAccuracy) {
   for (uint64_t b = 0; b <= kAllBits; b += kFloatStride) {
     check(std::bit_cast<float>(static_cast<uint32_t>(b)));
   }
-  for (uint32_t b = 0xbf800000u; b > 0x80000000u; b -= 7) { // [-1, 0)
+  for (uint32_t b = 0xbf800000u; b > 0x80000000u; b -= 61) { // [-1, 0)
     check(std::bit_cast<float>(b));
   }
   for (float c : {5.5426f, -5.5426f, 1.0f, -3.0f}) {

@@ -605,7 +605,7 @@ struct ErfF {
 // operations where the grouping above with the 1.03-ulp erf takes about 60
 // (issue 62: 1.6 times PyTorch's time at one thread; about 0.6 times now,
 // docs/benchmarks.md). Its error, every float input against the double
-// x Phi(x) (tests/kernels/math_test.cpp checks 157M of them): at most 5.03
+// x Phi(x) (tests/kernels/math_test.cpp checks 22M of them): at most 5.03
 // ulp for x >= -1 (PyTorch 1.13's, Abramowitz and Stegun's erf: 10.9 ulp),
 // |error| <= 2.94e-7 |x| everywhere; in the negative tail, where 1/2 + x R
 // cancels as PyTorch's 1 + erf does, ulps grow as the result shrinks (at

@@ -76,8 +76,11 @@ class DITTO_API ConvNdImpl : public Module {
 
   // PyTorch's positional forms: Conv2d(1, 32, 3, 1, 1);
   // ConvTranspose2d(in, out, kernel, stride, padding, output_padding,
-  // groups, bias, dilation).
-  ConvNdImpl(
+  // groups, bias, dilation). Member templates, so that the explicit
+  // instantiations in conv.cpp do not instantiate the other form (clang 14
+  // does not skip a constructor whose requires-clause fails there).
+  template <bool T = Transposed>
+  requires(!T) ConvNdImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -85,14 +88,15 @@ class DITTO_API ConvNdImpl : public Module {
       int64_t padding = 0,
       int64_t dilation = 1,
       int64_t groups = 1,
-      bool bias = true) requires(!Transposed)
+      bool bias = true)
       : ConvNdImpl(Options(in_channels, out_channels, {kernel_size})
                        .stride({stride})
                        .padding({padding})
                        .dilation({dilation})
                        .groups(groups)
                        .bias(bias)) {}
-  ConvNdImpl(
+  template <bool T = Transposed>
+  requires(T) ConvNdImpl(
       int64_t in_channels,
       int64_t out_channels,
       int64_t kernel_size,
@@ -101,7 +105,7 @@ class DITTO_API ConvNdImpl : public Module {
       int64_t output_padding = 0,
       int64_t groups = 1,
       bool bias = true,
-      int64_t dilation = 1) requires(Transposed)
+      int64_t dilation = 1)
       : ConvNdImpl(Options(in_channels, out_channels, {kernel_size})
                        .stride({stride})
                        .padding({padding})
