@@ -11,6 +11,7 @@
 // writes them into behaviour.json).
 #include <cctype>
 #include <map>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -30,11 +31,13 @@ GradFnNames& grad_fn_names() {
   return *names;
 }
 
-const std::string* declared_name(std::string_view forward) {
+// A copy, taken under the lock (a node's name is derived once).
+std::optional<std::string> declared_name(std::string_view forward) {
   GradFnNames& n = grad_fn_names();
   std::shared_lock lock(n.mu);
   auto it = n.by_forward.find(forward);
-  return it == n.by_forward.end() ? nullptr : &it->second;
+  return it == n.by_forward.end() ? std::nullopt
+                                  : std::optional<std::string>(it->second);
 }
 
 // Python's str.title() over '_'-separated words, joined: "max_pool2d" ->
@@ -102,7 +105,7 @@ std::string derive(const Node& node) {
   if (forward.empty()) {
     return "torch::autograd::AccumulateGrad";
   }
-  if (const std::string* declared = declared_name(forward)) {
+  if (std::optional<std::string> declared = declared_name(forward)) {
     return *declared;
   }
   const std::string_view op = without_inplace(forward);

@@ -208,6 +208,7 @@ void require_op_record(const char* op) {
 }
 
 } // namespace detail
+
 // Here, not in device/: the CPU's list is the op registry's (device/ sits
 // below ops/ and includes none of it).
 std::vector<std::string> device_ops(DeviceType type) {
