@@ -154,7 +154,7 @@ Tensor clamp(
   if (max) {
     s.add(*max);
   }
-  Tensor out = detail::new_tensor(a.sizes(), s.result());
+  Tensor out = detail::new_tensor(a.sizes(), s.result(), a.device());
   clamp_into("clamp", out, a, min, max);
   return out;
 }

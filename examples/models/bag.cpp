@@ -36,7 +36,7 @@ struct PixelBag : nn::Module {
                        0.0,
                        double(kLevels) - 0.5)
                        .to(ditto::kInt64);
-    Tensor tokens = level + offsets;
+    Tensor tokens = level + offsets.to(x.device());
     Tensor pooled = embed->forward(tokens).mean({1});
     return head->forward(pooled.relu());
   }

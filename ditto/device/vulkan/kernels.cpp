@@ -40,6 +40,8 @@ constexpr OpEntry kOps[] = {
     {"as_strided", false},
     {"bernoulli_", false},
     {"bmm", false},
+    {"clamp", false},
+    {"clamp_", false},
     {"clone", false},
     {"conv2d", false},
     {"conv2d_backward_input", false},
@@ -116,6 +118,7 @@ const Shader kCast = DITTO_SHADER(cast, 2);
 const Shader kCastToBytes = DITTO_SHADER(cast_to_bytes, 2);
 const Shader kBinaryF32 = DITTO_SHADER(binary_f32, 3);
 const Shader kBinaryF32Div = DITTO_SHADER(binary_f32_div, 3);
+const Shader kBinaryI64 = DITTO_SHADER(binary_i64, 3);
 const Shader kCompareF32 = DITTO_SHADER(compare_f32, 3);
 const Shader kWhere = DITTO_SHADER(where_f32, 4);
 const Shader kReduceF32 = DITTO_SHADER(reduce_f32, 2);
@@ -437,6 +440,61 @@ Tensor to_host(const Tensor& src, const char* op) {
   return host;
 }
 
+namespace {
+
+// binary() on int64 operands: add, sub, mul, maximum, minimum.
+void binary_int64(
+    int code,
+    const Tensor& out,
+    const Tensor& a,
+    const Tensor& b,
+    const char* name) {
+  require_kernel(
+      b.dtype() == kInt64 && out.dtype() == kInt64 &&
+          (code == 0 || code == 1 || code == 2 || code == 5 || code == 6),
+      name,
+      kInt64,
+      out.device());
+  require_feature(
+      device_info(device_of(out), name).int64,
+      name,
+      out.device(),
+      "64-bit integers in shaders");
+  const bool a_scalar = a.device().is_cpu();
+  const bool b_scalar = b.device().is_cpu();
+  for (const Tensor* t : {&out, &a, &b}) {
+    if (!t->device().is_cpu()) {
+      check_extent(*t, name);
+    }
+  }
+  LoopParams lp(
+      out.sizes(), {&out, a_scalar ? nullptr : &a, b_scalar ? nullptr : &b});
+  lp.p[kOp] = code;
+  // The scalar's 64 bits: the low word in its operand's slot, the high
+  // word in the op's scalar slot (binary_i64.comp).
+  for (int k : {1, 2}) {
+    const Tensor& t = k == 1 ? a : b;
+    if (t.device().is_cpu()) {
+      const uint64_t bits = std::bit_cast<uint64_t>(t.item<int64_t>());
+      lp.p[kFlags] |= 1 << (k + 1);
+      lp.p[size_t(kScalar + k)] = int32_t(uint32_t(bits));
+      lp.p[kOpScalar] = int32_t(uint32_t(bits >> 32));
+    }
+  }
+  if (out.numel() == 0) {
+    return;
+  }
+  Buffer* o = buffer_of(out);
+  run(device_of(out),
+      kBinaryI64,
+      {o, a_scalar ? o : buffer_of(a), b_scalar ? o : buffer_of(b)},
+      lp.p.data(),
+      sizeof lp.p,
+      out.numel());
+}
+
+} // namespace
+
 void binary(
     int code,
     bool compare,
@@ -446,6 +504,10 @@ void binary(
     const Tensor& b,
     const char* name) {
   const Dtype in = a.dtype();
+  if (in == kInt64 && !compare) {
+    binary_int64(code, out, a, b, name);
+    return;
+  }
   require_kernel(
       in == kFloat32 && b.dtype() == kFloat32 && code >= 0 &&
           (compare ? out.dtype() == kBool : out.dtype() == kFloat32),

@@ -117,10 +117,6 @@ void check_binary_args(
   }
 }
 
-Tensor ones_like_bool(const Tensor& x) {
-  return full(x.sizes(), true, kBool);
-}
-
 // Gradients of a binary op at the broadcast shape (the engine sums them
 // back to each input's shape and casts them to its dtype). PyTorch's
 // formulas (derivatives.yaml, 1.13), so results agree to rounding.
@@ -636,6 +632,21 @@ void clamp_into(
     T lo_v = lo ? lo->to_checked<T>(name) : T(0);
     T hi_v = hi ? hi->to_checked<T>(name) : T(0);
     Tensor x = src.to(d);
+    if (!into.is_cpu()) {
+      // Note [Ops on a device]: the CPU loop's two selects are
+      // maximum(lo, x) and then minimum(hi, .), in that argument order
+      // (a NaN, a NaN bound, -0 and lo > hi come out alike).
+      autograd::NoGradGuard forward_only;
+      Tensor v = x;
+      if (lo) {
+        v = maximum(full({}, double(lo_v), d), v);
+      }
+      if (hi) {
+        v = minimum(full({}, double(hi_v), d), v);
+      }
+      detail::copy_into(into, v, name);
+      return;
+    }
     auto loop = scope.kernels().clamp[dtype_index(d)];
     detail::run_loop(
         into.sizes(),
@@ -658,14 +669,14 @@ void clamp_into(
   }
   auto backward = [saved_x, lo, hi](const autograd::GradList& g) {
     Tensor x = saved_x.unpack();
-    Tensor keep = ones_like_bool(x);
+    Tensor grad = g[0];
     if (lo) {
-      keep = bitwise_and(keep, ge(x, *lo));
+      grad = where(ge(x, *lo), grad, 0.0);
     }
     if (hi) {
-      keep = bitwise_and(keep, le(x, *hi));
+      grad = where(le(x, *hi), grad, 0.0);
     }
-    return autograd::GradList{where(keep, g[0], 0.0)};
+    return autograd::GradList{grad};
   };
   Tensor result = dst;
   if (inplace) {
