@@ -609,9 +609,9 @@ Tensor scaled_dot_product_attention(
   Tensor scores = mul(matmul(query, key.transpose(-2, -1)), s);
   if (is_causal) {
     // A query attends to the keys at or before its own position.
-    const Tensor above =
-        gt(arange(0, S, 1, kInt64).reshape({1, S}),
-           arange(0, L, 1, kInt64).reshape({L, 1}));
+    const Tensor above = gt(arange(0, S, 1, kInt64).reshape({1, S}),
+                            arange(0, L, 1, kInt64).reshape({L, 1}))
+                             .to(query.device());
     scores =
         scores.masked_fill(above, -std::numeric_limits<double>::infinity());
   } else if (attn_mask && attn_mask->defined()) {

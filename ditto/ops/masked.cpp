@@ -46,6 +46,15 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   Tensor m = mask.expand(self.sizes());
   dispatch_dtype(self.dtype(), name, [&]<typename T>() {
     const T v = value.to_checked<T>(name);
+    if (!self.is_cpu()) {
+      // Note [Ops on a device]: where(mask, value, self), written back.
+      autograd::NoGradGuard forward_only;
+      detail::copy_into(
+          self,
+          ::ditto::where(m, full({}, double(v), self.dtype()), self),
+          name);
+      return;
+    }
     detail::run_loop(
         self.sizes(),
         {{static_cast<char*>(self.raw_data()), self.strides()},

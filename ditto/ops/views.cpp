@@ -18,7 +18,7 @@ using autograd::GradList;
 // matching g) receives g.
 template <typename Place>
 Tensor scatter_into_zeros(const Tensor& g, const Shape& sizes, Place place) {
-  Tensor out = zeros(sizes, g.dtype());
+  Tensor out = zeros(sizes, g.dtype(), g.device());
   place(out).copy_(g);
   return out;
 }

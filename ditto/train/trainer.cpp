@@ -877,11 +877,17 @@ TrainResult Run::go() {
 
 void Run::sample(TrainResult& res) {
   auto gpt = std::dynamic_pointer_cast<nn::GPTImpl>(model_.module);
-  if (!gpt || o_.device.type != DeviceType::CPU) {
+  if (!gpt) {
     if (r_.message) {
-      r_.message("generate: only the library GPT on the CPU generates");
+      r_.message("generate: only the library GPT generates");
     }
     return;
+  }
+  // Sampling runs on the CPU (top-p's sort and the draws have no device
+  // kernels); the weights trained on a device are the CPU's bits, so the
+  // text is the CPU run's.
+  if (o_.device.type != DeviceType::CPU) {
+    gpt->to(Device(DeviceType::CPU));
   }
   const nn::GPT model(gpt);
   const int64_t n = std::min<int64_t>(

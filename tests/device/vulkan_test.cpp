@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ditto/device/device.h"
@@ -338,6 +340,38 @@ TEST_F(Vulkan, ElementwiseGivesTheCpuBits) {
       size_t(bits.numel()) * 4);
   expect_same_bits(
       log(positive), log(positive.to(dev)), "log of every range", flush);
+  // ditto's erf and float GELU (kernels/cpu/erf.h): every special value,
+  // and sweeps over each branch and select (erf's 0.875 and 3.92, GELU's
+  // +-5.5426, the tail where Phi's rounding goes below 0).
+  same(erf(F(a)), erf(da), "erf");
+  same(nn::functional::gelu(F(a)), nn::functional::gelu(da), "gelu");
+  Tensor wide = linspace(-8.0, 8.0, 400009);
+  same(erf(wide), erf(wide.to(dev)), "erf over [-8, 8]");
+  same(
+      nn::functional::gelu(wide),
+      nn::functional::gelu(wide.to(dev)),
+      "gelu over [-8, 8]");
+  // clamp: NaN, -0 and bounds as the CPU's selects, in both orders.
+  same(clamp(F(a), -0.5, 2.0), clamp(da, -0.5, 2.0), "clamp");
+  same(clamp(F(a), 0.0, std::nullopt), clamp(da, 0.0, std::nullopt), "clamp");
+  same(clamp(F(a), 3.0, -3.0), clamp(da, 3.0, -3.0), "clamp, lo > hi");
+  // int64: add, sub, mul wrap; maximum, minimum signed.
+  Tensor i = arange(-40, 25, 1, kInt64).mul(int64_t(1) << 58);
+  Tensor j = arange(25, -40, -1, kInt64).mul(7);
+  for (auto [f, what] :
+       {std::pair<Tensor (*)(const Tensor&, const Tensor&), const char*>{
+            add, "add int64"},
+        {sub, "sub int64"},
+        {mul, "mul int64"},
+        {maximum, "maximum int64"},
+        {minimum, "minimum int64"}}) {
+    EXPECT_EQ(fingerprint(f(i, j)), fingerprint(f(i.to(dev), j.to(dev))))
+        << what;
+  }
+  EXPECT_EQ(
+      fingerprint(add(i, int64_t(-3))),
+      fingerprint(add(i.to(dev), int64_t(-3))))
+      << "add an int64 scalar";
   // The selects and the sign flips work on the bits (common.glsl): exact
   // on every device, denormals included, whatever the device flushes.
   // In place, and the operators.
@@ -844,6 +878,49 @@ TEST_F(Vulkan, TrainingOnTheDeviceGivesTheCpuFingerprint) {
               test::quote((root / "ckpt").string()) + " --resume latest" +
               on_device,
           "resumed"));
+  fs::remove_all(root);
+}
+
+// Every model `ditto models` lists (the CNN's longer runs are above) trains
+// on the device to the CPU's fingerprint: two steps of two micro-batches
+// (dropout's streams drawn on the device), AdamW; the GPT then generates
+// (on the CPU, from the device's weights) the CPU run's text.
+TEST_F(Vulkan, EveryLibraryModelTrainsToTheCpuFingerprint) {
+  const std::string bin = [] {
+    const char* env = std::getenv("DITTO_CLI");
+    return std::string(env != nullptr && *env != 0 ? env : DITTO_CLI);
+  }();
+  const fs::path root = test::make_suite_root("ditto_device_models");
+  test::Result listed = test::run_shell(test::quote(bin) + " models", root);
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  std::vector<std::string> models;
+  std::istringstream lines(listed.out);
+  for (std::string line; std::getline(lines, line);) {
+    models.push_back(line.substr(0, line.find(' ')));
+  }
+  ASSERT_GE(models.size(), 4u) << listed.out;
+  auto train = [&](const std::string& model, const std::string& where) {
+    test::Result r = test::run_shell(
+        test::quote(bin) + " train --model " + model + " --data-root " +
+            test::quote((root / "data").string()) +
+            " --max-steps 2 --batch-size 8 --micro-batches 2 --optimizer "
+            "adamw --lr 0.001 --generate 8 --out " +
+            test::quote((root / (model + "_" + where)).string()) +
+            " --device " + where,
+        root);
+    EXPECT_EQ(r.code, 0) << model << " on " << where << "\n" << r.err;
+    const size_t at = r.out.find("generated");
+    return std::make_pair(
+        test::fingerprint_of(r),
+        at == std::string::npos ? std::string()
+                                : r.out.substr(at, r.out.find('\n', at) - at));
+  };
+  for (const std::string& model : models) {
+    const auto cpu = train(model, "cpu");
+    EXPECT_EQ(cpu.first.size(), 16u) << model;
+    EXPECT_EQ(cpu, train(model, dev.str())) << model;
+    EXPECT_EQ(model == "gpt", !cpu.second.empty()) << model;
+  }
   fs::remove_all(root);
 }
 

@@ -2,8 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 // out = op(x) in float32, the CPU kernels' expressions: 0 neg, 1 abs,
-// 2 relu, 3 exp, and in the DITTO_FLOAT64 build (unary_f32_f64) 4 log
-// (kernels.cpp maps kernels::UnaryOp to these).
+// 2 relu, 3 exp, 7 erf, and in the DITTO_FLOAT64 build (unary_f32_f64) 4 log,
+// 5 sqrt, 6 gelu (the declarations' vulkan codes).
 layout(local_size_x = 256) in;
 
 // ditto's float exp (kernels/cpu/math.h, Note [Float exp]): the same
@@ -15,6 +15,51 @@ float scale2(float y, int k) {
   precise float a = y * uintBitsToFloat(uint(k1 + 127) << 23);
   precise float b = a * uintBitsToFloat(uint(k2 + 127) << 23);
   return b;
+}
+
+// ditto's float erf (kernels/cpu/erf.h): the same operations in the same
+// order, each rounded, the selects on the bits.
+float ditto_erf(uint ux) {
+  const float a = uintBitsToFloat(ux & 0x7FFFFFFFu);
+  precise float z = a * a;
+  precise float q = uintBitsToFloat(0xba21f65bu); // Q5
+  q = uintBitsToFloat(0x3ba4b9cbu) + z * q;
+  q = uintBitsToFloat(0xbcdb71a8u) + z * q;
+  q = uintBitsToFloat(0x3de70fe5u) + z * q;
+  q = uintBitsToFloat(0xbec09380u) + z * q;
+  q = uintBitsToFloat(0x3e0375d3u) + z * q; // Q0
+  precise float aq = a * q;
+  precise float r_small = a + aq;
+  precise float u = a - 0.875;
+  precise float s = uintBitsToFloat(0x39977e07u); // S6
+  s = uintBitsToFloat(0xbb40439bu) + u * s;
+  s = uintBitsToFloat(0x3c844aa3u) + u * s;
+  s = uintBitsToFloat(0xbd8a60f4u) + u * s;
+  s = uintBitsToFloat(0xbf98a2b7u) + u * s;
+  s = uintBitsToFloat(0xc060635du) + u * s;
+  s = uintBitsToFloat(0xbe5878c7u) + u * s; // S0
+  // erfc_exp2(s) = 2^(s - 2): s = k + r, 2^r = 1 + r E(r).
+  const float kRound = uintBitsToFloat(0x4b400000u);
+  precise float t = s + kRound;
+  precise float kf = t - kRound;
+  precise float r = s - kf;
+  precise float e = uintBitsToFloat(0x3920bc7cu); // E5
+  e = uintBitsToFloat(0x3aaf84afu) + r * e;
+  e = uintBitsToFloat(0x3c1d96eau) + r * e;
+  e = uintBitsToFloat(0x3d6357bdu) + r * e;
+  e = uintBitsToFloat(0x3e75fdeeu) + r * e;
+  e = uintBitsToFloat(0x3f317218u) + r * e; // E0
+  precise float re = r * e;
+  precise float y = 1.0 + re;
+  const float scale = uintBitsToFloat(
+      (floatBitsToUint(t) - floatBitsToUint(kRound) + 125u) << 23);
+  precise float ys = y * scale;
+  precise float r_large = 1.0 - ys;
+  const uint abits = ux & 0x7FFFFFFFu;
+  uint res = abits >= 0x407ad445u ? 0x3F800000u : floatBitsToUint(r_large);
+  res = abits < 0x3F600000u ? floatBitsToUint(r_small) : res; // 0.875
+  res |= ux & 0x80000000u;
+  return uintBitsToFloat(nan_bits(ux) ? ux : res);
 }
 
 #ifdef DITTO_FLOAT64
@@ -70,6 +115,35 @@ float ditto_log(uint ux) {
   ur = (ux & 0x7FFFFFFFu) == 0u ? 0xFF800000u : ur; // +-0: -inf
   ur = negative_bits(ux) ? 0x7FC00000u : ur; // x < 0: NaN
   return uintBitsToFloat(nan_bits(ux) ? ux : ur);
+}
+// ditto's float GELU (kernels/cpu/erf.h, Note [Float GELU]): x Phi(x),
+// Phi = 1/2 + x P(x^2)/Q(x^2), the quotient correctly rounded (div_exact).
+float ditto_gelu(uint ux) {
+  const float x = uintBitsToFloat(ux);
+  precise float z = x * x;
+  precise float p = uintBitsToFloat(0x32b88509u); // P5
+  p = uintBitsToFloat(0x36d68fa0u) + z * p;
+  p = uintBitsToFloat(0x393efb91u) + z * p;
+  p = uintBitsToFloat(0x3b9c039au) + z * p;
+  p = uintBitsToFloat(0x3d103ec1u) + z * p;
+  p = uintBitsToFloat(0x3ecc4229u) + z * p; // P0
+  precise float q = uintBitsToFloat(0x359c12aau); // Q5
+  q = uintBitsToFloat(0x38a2b7f3u) + z * q;
+  q = uintBitsToFloat(0x3b0094c2u) + z * q;
+  q = uintBitsToFloat(0x3cf10ef9u) + z * q;
+  q = uintBitsToFloat(0x3e828773u) + z * q;
+  q = 1.0 + z * q;
+  const float ratio = div_exact(p, q);
+  precise float xr = x * ratio;
+  precise float phi = 0.5 + xr;
+  uint ph = floatBitsToUint(phi);
+  ph = negative_bits(ph) ? 0u : ph;
+  // |x| >= 5.5426: Phi is 1 (resp. 0); a NaN x takes neither.
+  const bool nan = nan_bits(ux);
+  ph = !nan && order_key(ux) >= order_key(0x40b15cfbu) ? 0x3F800000u : ph;
+  ph = !nan && order_key(ux) <= order_key(0xc0b15cfbu) ? 0u : ph;
+  precise float res = x * uintBitsToFloat(ph);
+  return nan ? uintBitsToFloat(ux | 0x00400000u) : res;
 }
 #endif
 
@@ -131,9 +205,13 @@ void main() {
       r = negative_bits(u) ? 0u : u;
     } else if (op == 3) {
       r = floatBitsToUint(ditto_exp(u));
+    } else if (op == 7) {
+      r = floatBitsToUint(ditto_erf(u));
 #ifdef DITTO_FLOAT64
     } else if (op == 4) {
       r = floatBitsToUint(ditto_log(u));
+    } else if (op == 6) {
+      r = floatBitsToUint(ditto_gelu(u));
     } else {
       r = sqrt_exact(u);
 #endif
