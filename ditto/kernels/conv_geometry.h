@@ -2,7 +2,7 @@
 
 // The geometry of one 2-d convolution, as plain numbers: what the CPU's
 // convolution algorithms (ditto/ops/conv/) and the Vulkan device's
-// (ditto/device/vulkan/kernels.cpp) both read. Here, below both, so that
+// (ditto/device/vulkan/nn_kernels.cpp) both read. Here, below both, so that
 // the device needs nothing of ops/; ditto/ops/detail/conv/geometry.h makes
 // and checks it. Not installed.
 
