@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ditto/autograd/graph.h"
 #include "ditto/core/deferred.h"
 #include "ditto/core/error.h"
 #include "ditto/nn/detail/module_util.h"
