@@ -14,6 +14,10 @@ namespace ditto::nn::functional {
 namespace {
 
 namespace s = ::ditto::detail::samples;
+using detail::max_pool_backward_path;
+using detail::nd_bad_samples;
+using detail::nd_inputs;
+using detail::NdInputs;
 using detail::plane_path;
 using detail::pool_bad_samples;
 using detail::pool_inputs;
@@ -60,73 +64,6 @@ std::vector<Sample> adaptive_pool_samples(const SampleSpec& spec) {
       {"strided", {s::strided(p.x)}, overlapping},
       {"3d", {p.x3}, overlapping},
       {"one_plane", {p.plane}, overlapping},
-  };
-}
-
-// Inputs of the 1-d and 3-d poolings: batched, without a batch, and one
-// plane (fewer planes than threads: the backward's fast variant differs
-// there).
-struct NdInputs {
-  Tensor x, unbatched, plane;
-};
-
-NdInputs nd_inputs(const SampleSpec& spec, int n) {
-  const Dtype dt = spec.dtype;
-  if (n == 2) {
-    PoolInputs p = pool_inputs(spec);
-    return {p.x, p.x3, p.plane};
-  }
-  if (n == 1) {
-    return {
-        s::varied(
-            {s::size(spec, 4, 1), s::size(spec, 8, 2), s::size(spec, 301, 9)},
-            dt,
-            8.0,
-            1),
-        s::varied({s::size(spec, 6, 2), s::size(spec, 97, 7)}, dt, 8.0, 2),
-        s::varied({1, 1, s::size(spec, 40001, 11)}, dt, 8.0, 3),
-    };
-  }
-  return {
-      s::varied(
-          {s::size(spec, 2, 1),
-           s::size(spec, 3, 2),
-           s::size(spec, 9, 3),
-           s::size(spec, 10, 4),
-           s::size(spec, 11, 5)},
-          dt,
-          8.0,
-          1),
-      s::varied(
-          {s::size(spec, 2, 1),
-           s::size(spec, 7, 3),
-           s::size(spec, 6, 4),
-           s::size(spec, 8, 3)},
-          dt,
-          8.0,
-          2),
-      s::varied(
-          {1,
-           1,
-           s::size(spec, 12, 4),
-           s::size(spec, 13, 4),
-           s::size(spec, 14, 3)},
-          dt,
-          8.0,
-          3),
-  };
-}
-
-// The bad calls of an n-d pooling op: pool_bad_samples' with inputs of its
-// rank.
-std::vector<Sample> nd_bad_samples(int n, s::Fn1 fn) {
-  Shape ok(size_t(n + 2), 4), empty(size_t(n + 2), 4), flat(size_t(n), 5);
-  empty.back() = 0;
-  return {
-      s::undefined_input(s::call1(fn), 1),
-      {"too_few_dims", {s::varied(flat, kFloat32, 2.0, 1)}, s::call1(fn)},
-      {"integer_input", {s::varied(ok, kInt64, 20.0, 1)}, s::call1(fn)},
-      {"empty_plane", {s::varied(empty, kFloat32, 1.0, 1)}, s::call1(fn)},
   };
 }
 
@@ -261,9 +198,6 @@ std::vector<Sample> unpool_bad_samples(int n, s::Fn2 fn) {
   };
 }
 
-const char* kMaxPoolCost =
-    "1.06x the fast variant's time (32 x 64 x 56 x 56, 2 threads)";
-
 std::vector<Sample> max_pool_samples(const SampleSpec& spec) {
   PoolInputs p = pool_inputs(spec);
   auto pool = [](IntList k, IntList st, IntList pad, IntList dil, bool ceil) {
@@ -397,13 +331,7 @@ void register_nd_pooling(int n) {
       .family = "pooling",
       .callables = max_callables,
       .deterministic_because = {},
-      .nondeterministic = {n == 3
-                               ? plane_path("max_pool3d_backward")
-                               : NondeterministicPath{
-                                     .entry = "max_pool2d_backward",
-                                     .reason = "the backward is "
-                                               "max_pool2d_backward's (see "
-                                               "its entry)"}},
+      .nondeterministic = {max_pool_backward_path(n == 3 ? 3 : 2)},
       .dtypes = kFloating,
       .samples =
           [n, max_fn](const SampleSpec& spec) {
@@ -614,122 +542,7 @@ void register_max_family(int n) {
 
 } // namespace
 
-// Samples in [0, 1) for fractional pooling of x over n dims (spread, away
-// from the windows' edges: not a draw, so the suite's runs agree).
-Tensor fractional_samples(const Tensor& x, int n) {
-  const int64_t batch = x.dim() == n + 1 ? 1 : x.size(0);
-  const int64_t c = x.size(x.dim() - n - 1);
-  std::vector<double> v(size_t(batch * c * n));
-  for (size_t i = 0; i < v.size(); ++i) {
-    v[i] = std::fmod(0.137 + 0.618034 * double(i), 1.0);
-  }
-  return tensor(v, {batch, c, int64_t(n)}).to(x.dtype());
-}
-
-void register_fractional(int n) {
-  const std::string d = std::to_string(n) + "d";
-  const std::string name = "fractional_max_pool" + d;
-  const std::string f = "ditto::nn::functional::";
-  using FracFn = decltype(&fractional_max_pool2d_with_indices);
-  const FracFn fn = n == 2 ? &fractional_max_pool2d_with_indices
-                           : &fractional_max_pool3d_with_indices;
-  const std::string backward =
-      n == 3 ? "max_pool3d_backward" : "max_pool2d_backward";
-  register_op({
-      .name = name,
-      .family = "pooling",
-      .callables =
-          {f + name +
-               "(x, kernel_size, output_size, output_ratio, random_samples)",
-           f + name +
-               "_with_indices(x, kernel_size, output_size, "
-               "output_ratio, random_samples)"},
-      .deterministic_because = {},
-      .nondeterministic =
-          {{.entry = backward,
-            .reason = "the backward is " + backward + "'s (see its entry)"}},
-      .dtypes = kFloating,
-      .samples =
-          [n, fn](const SampleSpec& spec) {
-            NdInputs p = nd_inputs(spec, n);
-            auto given = [fn](IntList k, IntList size) -> s::Call {
-              return [=](const std::vector<Tensor>& in) {
-                auto [o, i] = fn(in[0], k, size, {}, in[1]);
-                return std::vector<Tensor>{o, i};
-              };
-            };
-            // Kernel sizes up to kmax and outputs a fraction of the room
-            // (num / den of the In - k + 1 starts), per dim of x.
-            auto geometry =
-                [n](const Tensor& x, int64_t kmax, int num, int den) {
-                  IntList k, size;
-                  for (int i = 0; i < n; ++i) {
-                    const int64_t in = x.size(x.dim() - n + i);
-                    k.push_back(std::min<int64_t>(kmax - i % 2, in));
-                    size.push_back(
-                        std::max<int64_t>(1, (in - k.back() + 1) * num / den));
-                  }
-                  return std::pair{k, size};
-                };
-            auto [k, size] = geometry(p.x, 3, 2, 3);
-            auto [k2, size2] = geometry(p.x, 3, 1, 1);
-            auto [k3, size3] = geometry(p.unbatched, 2, 1, 2);
-            std::vector<Sample> out = {
-                {"output_size",
-                 {p.x, fractional_samples(p.x, n)},
-                 given(k, size),
-                 {1}},
-                {"overlapping",
-                 {p.x, fractional_samples(p.x, n)},
-                 given(k2, size2),
-                 {1}},
-                {"unbatched",
-                 {p.unbatched, fractional_samples(p.unbatched, n)},
-                 given(k3, size3),
-                 {1}},
-                {"ratio_drawn",
-                 {p.x},
-                 [fn](const std::vector<Tensor>& in) {
-                   auto [o, i] = fn(in[0], {2}, {}, {0.5}, {});
-                   return std::vector<Tensor>{o, i};
-                 }},
-            };
-            return out;
-          },
-      .bad_samples =
-          [n, fn] {
-            Shape ok(size_t(n + 2), 5);
-            auto call = [fn](IntList k, IntList size) -> s::Call {
-              return [=](const std::vector<Tensor>& in) {
-                return std::vector<Tensor>{
-                    fn(in[0], k, size, {}, in.size() > 1 ? in[1] : Tensor())
-                        .first};
-              };
-            };
-            Tensor x = s::varied(ok, kFloat32, 2.0, 1);
-            Tensor u = fractional_samples(x, n);
-            std::vector<Sample> out = nd_bad_samples(n, [fn](const Tensor& t) {
-              return fn(t, {2}, {2}, {}, {}).first;
-            });
-            out.push_back({"pool_too_large", {x, u}, call({3}, {4})});
-            out.push_back({"no_output_size", {x, u}, call({2}, {})});
-            out.push_back({"zero_kernel", {x, u}, call({0}, {2})});
-            out.push_back(
-                {"samples_shape",
-                 {x, u.narrow(0, 0, 1).narrow(2, 0, 1)},
-                 call({2}, {2})});
-            out.push_back({"samples_range", {x, u.add(1.0)}, call({2}, {2})});
-            out.push_back(
-                {"samples_dtype", {x, u.to(kFloat64)}, call({2}, {2})});
-            return out;
-          },
-      .random = true,
-  });
-}
-
 DITTO_OP_RECORDS(pool) {
-  register_fractional(2);
-  register_fractional(3);
   for (int n : {1, 3}) {
     register_nd_pooling(n);
   }
@@ -743,7 +556,7 @@ DITTO_OP_RECORDS(pool) {
           {"ditto::nn::functional::max_pool3d_backward(grad_out, indices, "
            "input_sizes)"},
       .deterministic_because = {},
-      .nondeterministic = {plane_path("max_pool3d_backward")},
+      .nondeterministic = {max_pool_backward_path(3)},
       .dtypes = kFloating,
       .samples = max_pool3d_backward_samples,
       .bad_samples =
@@ -821,7 +634,7 @@ DITTO_OP_RECORDS(pool) {
            "ditto::nn::functional::max_pool2d(x, kernel_size, stride, "
            "padding, dilation, ceil_mode)"},
       .deterministic_because = {},
-      .nondeterministic = {plane_path("max_pool2d_backward", kMaxPoolCost)},
+      .nondeterministic = {max_pool_backward_path(2)},
       .dtypes = kFloating,
       .samples = max_pool_samples,
       .bad_samples =
@@ -845,7 +658,7 @@ DITTO_OP_RECORDS(pool) {
           {"ditto::nn::functional::max_pool2d_backward(grad_out, indices, "
            "input_sizes)"},
       .deterministic_because = {},
-      .nondeterministic = {plane_path("max_pool2d_backward", kMaxPoolCost)},
+      .nondeterministic = {max_pool_backward_path(2)},
       .dtypes = kFloating,
       .samples = max_pool_backward_samples,
       .bad_samples =
