@@ -1,4 +1,5 @@
 #include "ditto/ops/linalg.h"
+#include "ditto/ops/detail/gemm_impl.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,7 +20,7 @@
 #include "ditto/ops/sparse.h"
 
 namespace ditto {
-namespace {
+namespace gemm_impl {
 
 // Column tiles of the output: of equal width (a multiple of nr), at most
 // the blocking's nc (B's kc x nc panel is packed once per task: Note [GEMM
@@ -77,99 +78,7 @@ constexpr int64_t kSplitKChunk = 4096;
 constexpr int64_t kSplitKMinK = 16384;
 constexpr int64_t kSplitKMaxTiles = 2;
 
-// ---- the workspace configuration
-
-struct WorkspaceConfig {
-  std::mutex mu;
-  bool loaded = false;
-  std::string config;
-  int64_t bytes = int64_t(8) << 20;
-};
-
-WorkspaceConfig& workspace() {
-  static WorkspaceConfig w;
-  return w;
-}
-
-// Total bytes of a ":SIZE_KiB:COUNT..." string; ValueError if malformed.
-int64_t parse_workspace(const std::string& config, const char* op) {
-  // The fields: each a ':' then 1 to 9 digits (at most 2^40 bytes in all,
-  // so no overflow on the way), in pairs.
-  std::vector<std::string> fields;
-  bool well_formed = !config.empty();
-  for (size_t at = 0; well_formed && at < config.size();) {
-    size_t end = at + 1;
-    while (end < config.size() && config[end] >= '0' && config[end] <= '9') {
-      ++end;
-    }
-    well_formed = config[at] == ':' && end > at + 1;
-    fields.push_back(config.substr(at + 1, end - at - 1));
-    at = end;
-  }
-  DITTO_CHECK(
-      well_formed && fields.size() % 2 == 0,
-      ValueError,
-      op,
-      "expected \":SIZE_KiB:COUNT[:SIZE_KiB:COUNT...]\" (such as \":4096:8\"), "
-      "got \"",
-      config,
-      "\"");
-  int64_t total = 0;
-  for (size_t f = 0; f < fields.size(); f += 2) {
-    const std::string& size = fields[f];
-    const std::string& count = fields[f + 1];
-    DITTO_CHECK(
-        size.size() < 10 && count.size() < 10,
-        ValueError,
-        op,
-        "workspace \"",
-        config,
-        "\" is too large");
-    const int64_t kib = std::stoll(size), times = std::stoll(count);
-    DITTO_CHECK(
-        kib <= (int64_t(1) << 30) && times <= (int64_t(1) << 30) &&
-            (times == 0 || kib <= ((int64_t(1) << 30) - total / 1024) / times),
-        ValueError,
-        op,
-        "workspace \"",
-        config,
-        "\" is too large (at most 1 TiB)");
-    total += kib * 1024 * times;
-  }
-  return total;
-}
-
-void load_workspace_locked(WorkspaceConfig& w) {
-  if (w.loaded) {
-    return;
-  }
-  // Marked loaded only once it parsed: a bad setting raises the same
-  // ValueError for every product that needs it, until it is fixed (here or
-  // with set_workspace_config), instead of silently becoming the default.
-  if (auto env = detail::env_text("DITTO_GEMM_WORKSPACE_CONFIG")) {
-    const int64_t bytes = parse_workspace(*env, "DITTO_GEMM_WORKSPACE_CONFIG");
-    w.bytes = bytes;
-    w.config = *env;
-  }
-  w.loaded = true;
-}
-
-// The workspace's size in bytes (ValueError for a malformed
-// DITTO_GEMM_WORKSPACE_CONFIG, every time until it is fixed).
-int64_t workspace_bytes_now() {
-  WorkspaceConfig& w = workspace();
-  std::lock_guard<std::mutex> lock(w.mu);
-  load_workspace_locked(w);
-  return w.bytes;
-}
-
 // ---- the products
-
-// One matrix of a batch: element offsets of its first element from a's and
-// b's data pointers.
-struct BatchOffsets {
-  std::vector<int64_t> a, b;
-};
 
 // out[bi] = A[bi] @ B[bi] for every batch bi: A's matrices are [m, k] with
 // strides (a_rs, a_cs) from a.data + offsets.a[bi], likewise B; out is a
@@ -194,7 +103,8 @@ void device_split_k(
   const int64_t cap = std::max<int64_t>(
       1,
       std::min<int64_t>(
-          chunks, workspace_bytes_now() / (mn * int64_t(sizeof(float)))));
+          chunks,
+          backends::gemm::workspace_bytes() / (mn * int64_t(sizeof(float)))));
   Tensor ws = detail::new_tensor({cap, mn}, out.dtype(), out.device());
   Tensor flat = out.view({1, mn});
   if (!deterministic) {
@@ -329,7 +239,7 @@ void gemm_batched(
     // workspace only bounds how many partials are held at once, and the sum
     // is in chunk order whatever it holds. Unlike PyTorch up to 2.9 (and as
     // 2.10 on the GPU), no configuration is required.
-    const int64_t bytes = workspace_bytes_now();
+    const int64_t bytes = backends::gemm::workspace_bytes();
     const bool deterministic = are_deterministic_algorithms_enabled();
     const int64_t mn = m * n;
     auto partial_args = [&](int64_t bi, int64_t c, char* into) {
@@ -461,34 +371,9 @@ Tensor mm_impl(const Tensor& a, const Tensor& b, const char* op) {
   return out;
 }
 
-// Note [Gradients in their operand's layout]
-// The gradient of a column-major operand (a transposed view, as linear's
-// weight.t()) is computed as the transposed product, so that it has the
-// operand's strides: t()'s backward then hands the weight a contiguous
-// gradient, which the accumulation into weight.grad reads in order. A
-// transposed 9216x4096 gradient added into a contiguous .grad took 400 ms
-// of an AlexNet-sized training step at batch 8 (half the step). Each
-// element is the same chain over k with the factors of each product
-// swapped, so no bit changes (PyTorch's mm backward does the same).
-bool column_major(const Tensor& t) {
-  return t.dim() == 2 && t.size(0) > 1 && t.size(1) > 1 && t.stride(0) == 1 &&
-      t.stride(1) == t.size(0);
-}
+} // namespace gemm_impl
 
-// The gradients of a @ b (2-d) for the output gradient g, each in its
-// operand's layout; mul is mm or matmul.
-template <typename Mul>
-autograd::GradList product_grads(
-    const Tensor& a,
-    const Tensor& b,
-    const Tensor& g,
-    Mul mul) {
-  Tensor ga = column_major(a) ? mul(b, g.t()).t() : mul(g, b.t());
-  Tensor gb = column_major(b) ? mul(g.t(), a).t() : mul(a.t(), g);
-  return autograd::GradList{ga, gb};
-}
-
-} // namespace
+using namespace gemm_impl;
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   if (a.defined() && a.impl()->is_sparse()) {
@@ -579,358 +464,4 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
       });
 }
 
-namespace {
-
-// matmul's operands agree on k (a's last dim, b's rows).
-void check_inner_dims(
-    const Tensor& a,
-    const Tensor& b,
-    int64_t ka,
-    int64_t kb,
-    const char* name) {
-  DITTO_CHECK(
-      ka == kb,
-      ValueError,
-      name,
-      "a ",
-      shape_str(a.sizes()),
-      " and b ",
-      shape_str(b.sizes()),
-      " cannot be multiplied (",
-      ka,
-      " != ",
-      kb,
-      ")");
-}
-
-// Note [matmul folds a batch into rows]
-// A batch of matrices times one matrix (or vector) is one product: a's
-// leading dims fold into its rows, as PyTorch's matmul does (mm of
-// a.reshape(-1, k)). Each output row has the bits it has in any product
-// with the same k (the GEMM's chain per row does not depend on the number
-// of rows, R8), and the backward is two matrix products: b's gradient
-// sums over the batch inside one product's k rather than as one product
-// per batch matrix followed by a sum (12x slower for nn.Linear on [B, T,
-// K] inputs).
-Tensor matmul_folded(const Tensor& a, const Tensor& b) {
-  const char* name = "matmul";
-  detail::OpScope op(name, {a, b}, detail::OpScope::kComposite);
-  check_float_pair(a, b, name);
-  const int64_t k = a.size(-1);
-  check_inner_dims(a, b, k, b.size(0), name);
-  Shape out_shape(a.sizes().begin(), a.sizes().end() - 1);
-  const int64_t rows = checked_numel(out_shape, name);
-  Tensor out = matmul(a.reshape({rows, k}), b);
-  if (b.dim() == 2) {
-    out_shape.push_back(b.size(1));
-  }
-  return op.done(out.reshape(out_shape));
-}
-
-} // namespace
-
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  const char* name = "matmul";
-  if (storage_pair(a, b)) {
-    return matmul(a.to(kFloat32), b.to(kFloat32)).to(a.dtype());
-  }
-  if (a.defined() && b.defined() && a.dim() >= 3 &&
-      (b.dim() == 1 || b.dim() == 2)) {
-    return matmul_folded(a, b);
-  }
-  detail::OpScope op(name, {a, b});
-  check_float_pair(a, b, name);
-  DITTO_CHECK(
-      a.dim() >= 1 && b.dim() >= 1,
-      ValueError,
-      name,
-      "both arguments need at least 1 dimension, got ",
-      a.dim(),
-      "-d and ",
-      b.dim(),
-      "-d");
-  // 1-d operands become [1, k] and [k, 1], and those dims leave the result.
-  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-  Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
-  const int64_t m = a2.size(-2), k = a2.size(-1), n = b2.size(-1);
-  check_inner_dims(a, b, k, b2.size(-2), name);
-  Shape ba(a2.sizes().begin(), a2.sizes().end() - 2);
-  Shape bb(b2.sizes().begin(), b2.sizes().end() - 2);
-  Shape batch = broadcast_shapes(ba, bb, name);
-  Shape ea = batch, eb = batch;
-  ea.insert(ea.end(), {m, k});
-  eb.insert(eb.end(), {k, n});
-  Tensor xa = a2.expand(ea), xb = b2.expand(eb);
-  // Element offsets of every batch matrix (broadcast dims have stride 0).
-  const int64_t batches = checked_numel(batch, name);
-  BatchOffsets off;
-  std::vector<int64_t> pos(batch.size(), 0);
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    int64_t oa = 0, ob = 0;
-    for (size_t d = 0; d < batch.size(); ++d) {
-      oa += pos[d] * xa.stride(int64_t(d));
-      ob += pos[d] * xb.stride(int64_t(d));
-    }
-    off.a.push_back(oa);
-    off.b.push_back(ob);
-    for (size_t d = batch.size(); d-- > 0;) {
-      if (++pos[d] < batch[d]) {
-        break;
-      }
-      pos[d] = 0;
-    }
-  }
-  Shape out_shape = batch;
-  out_shape.insert(out_shape.end(), {m, n});
-  Tensor out = detail::new_tensor(out_shape, a.dtype(), a.device());
-  gemm_batched(
-      xa,
-      xa.stride(-2),
-      xa.stride(-1),
-      xb,
-      xb.stride(-2),
-      xb.stride(-1),
-      off,
-      m,
-      k,
-      n,
-      out,
-      name);
-  if (a.dim() == 1) {
-    out = out.squeeze(int64_t(out.dim()) - 2);
-  }
-  if (b.dim() == 1) {
-    out = out.squeeze(int64_t(out.dim()) - 1);
-  }
-  // Products at the broadcast batch shape, summed back to each operand's
-  // (fixed order), then the 1-d operands' dims dropped again.
-  return op.done(
-      out, [sa = op.save(a), sb = op.save(b)](const autograd::GradList& grads) {
-        Tensor a = sa.unpack(), b = sb.unpack();
-        if (a.dim() == 2 && b.dim() == 2) {
-          return product_grads(
-              a, b, grads[0], [](const Tensor& x, const Tensor& y) {
-                return matmul(x, y);
-              });
-        }
-        Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-        Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
-        Tensor g = grads[0];
-        if (a.dim() == 1) {
-          g = g.unsqueeze(b.dim() == 1 ? g.dim() : g.dim() - 1);
-        }
-        if (b.dim() == 1) {
-          g = g.unsqueeze(g.dim());
-        }
-        Tensor ga = matmul(g, b2.transpose(-1, -2));
-        Tensor gb = matmul(a2.transpose(-1, -2), g);
-        return autograd::GradList{
-            sum_to_size(ga, a2.sizes()).reshape(a.sizes()),
-            sum_to_size(gb, b2.sizes()).reshape(b.sizes())};
-      });
-}
-
-Tensor addmm(
-    const Tensor& input,
-    const Tensor& a,
-    const Tensor& b,
-    const Scalar& beta,
-    const Scalar& alpha) {
-  if (a.defined() && a.impl()->is_sparse()) {
-    return sparse::addmm(input, a, b, beta, alpha);
-  }
-  const char* name = "addmm";
-  if (storage_pair(a, b) && input.defined() && input.dtype() == a.dtype()) {
-    return addmm(
-               input.to(kFloat32), a.to(kFloat32), b.to(kFloat32), beta, alpha)
-        .to(a.dtype());
-  }
-  detail::OpScope op(name, {input, a, b});
-  check_float_pair(a, b, name);
-  DITTO_CHECK(
-      input.defined() && input.dtype() == a.dtype(),
-      TypeError,
-      name,
-      "input must have the dtype of a and b (",
-      a.dtype(),
-      ")");
-  DITTO_CHECK(
-      a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
-      ValueError,
-      name,
-      "a ",
-      shape_str(a.sizes()),
-      " and b ",
-      shape_str(b.sizes()),
-      " cannot be multiplied");
-  const Shape out_shape{a.size(0), b.size(1)};
-  DITTO_CHECK(
-      broadcast_shapes(input.sizes(), out_shape, name) == out_shape,
-      ValueError,
-      name,
-      "input ",
-      shape_str(input.sizes()),
-      " does not broadcast to the product's shape ",
-      shape_str(out_shape));
-  Tensor ab = mm_impl(a, b, name);
-  const bool alpha_one = alpha.to<double>() == 1.0;
-  const double beta_v = beta.to<double>();
-  if (!alpha_one) {
-    ab = mul(ab, alpha);
-  }
-  Tensor out =
-      beta_v == 0.0 ? ab : add(ab, beta_v == 1.0 ? input : mul(input, beta));
-  return op.done(
-      out,
-      [sa = op.save(a), sb = op.save(b), alpha, beta, beta_v](
-          const autograd::GradList& g) {
-        Tensor ga = mm(g[0], sb.unpack().t());
-        Tensor gb = mm(sa.unpack().t(), g[0]);
-        if (alpha.to<double>() != 1.0) {
-          ga = mul(ga, alpha);
-          gb = mul(gb, alpha);
-        }
-        Tensor gi = beta_v == 0.0 ? Tensor()
-            : beta_v == 1.0       ? g[0]
-                                  : mul(g[0], beta);
-        return autograd::GradList{gi, ga, gb};
-      });
-}
-
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  const char* name = "linear";
-  if (storage_pair(x, weight) &&
-      (!bias.defined() || bias.dtype() == x.dtype())) {
-    // Note [Storage dtypes]: product and bias in float32, rounded once (as
-    // PyTorch's bfloat16 linear).
-    return linear(
-               x.to(kFloat32),
-               weight.to(kFloat32),
-               bias.defined() ? bias.to(kFloat32) : bias)
-        .to(x.dtype());
-  }
-  // Composite: matmul, t and add record the gradient.
-  detail::OpScope op(name, {x, weight, bias}, detail::OpScope::kComposite);
-  check_float_pair(x, weight, name);
-  DITTO_CHECK(
-      weight.dim() == 2,
-      ValueError,
-      name,
-      "weight must be [out_features, in_features], got ",
-      shape_str(weight.sizes()));
-  Tensor y = matmul(x, weight.t());
-  if (bias.defined()) {
-    DITTO_CHECK(
-        bias.dtype() == x.dtype() && bias.dim() == 1 &&
-            bias.size(0) == weight.size(0),
-        ValueError,
-        name,
-        "bias must be [",
-        weight.size(0),
-        "] of dtype ",
-        x.dtype());
-    y = add(y, bias);
-  }
-  return op.done(y);
-}
-
-namespace backends::gemm {
-
-void set_workspace_config(const std::string& config) {
-  const int64_t bytes =
-      parse_workspace(config, "backends::gemm::set_workspace_config");
-  WorkspaceConfig& w = workspace();
-  std::lock_guard<std::mutex> lock(w.mu);
-  w.loaded = true;
-  w.config = config;
-  w.bytes = bytes;
-}
-
-std::string workspace_config() {
-  WorkspaceConfig& w = workspace();
-  std::lock_guard<std::mutex> lock(w.mu);
-  load_workspace_locked(w);
-  return w.config;
-}
-
-int64_t workspace_bytes() {
-  return workspace_bytes_now();
-}
-
-} // namespace backends::gemm
-
 } // namespace ditto
-
-// backends::gemm: the checks of the public calls over the kernels blocking
-// (ditto/kernels/cpu/gemm_blocking.cpp).
-namespace ditto::backends::gemm {
-namespace {
-
-Blocking to_public(const kernels::Blocking& b) {
-  return {b.mr, b.nr, b.kc, b.mc, b.nc};
-}
-
-} // namespace
-
-CpuCaches cpu_caches() {
-  const kernels::CpuCaches& c = kernels::detected_caches();
-  return {c.l1d, c.l2, c.l3, c.source};
-}
-
-Blocking blocking(Dtype dtype) {
-  DITTO_CHECK(
-      dtype == kFloat32 || dtype == kFloat64,
-      TypeError,
-      "backends::gemm::blocking",
-      "expected float32 or float64, got ",
-      dtype);
-  return to_public(kernels::gemm_blocking(dtype));
-}
-
-Blocking derive_blocking(
-    const CpuCaches& caches,
-    int64_t mr,
-    int64_t nr,
-    Dtype dtype) {
-  const char* op = "backends::gemm::derive_blocking";
-  DITTO_CHECK(
-      dtype == kFloat32 || dtype == kFloat64,
-      TypeError,
-      op,
-      "expected float32 or float64, got ",
-      dtype);
-  DITTO_CHECK(
-      mr >= 1 && mr <= 64 && nr >= 1 && nr <= 256,
-      ValueError,
-      op,
-      "register tile ",
-      mr,
-      " x ",
-      nr,
-      " is outside 1..64 x 1..256");
-  DITTO_CHECK(
-      caches.l1d >= 1024 && caches.l2 >= 1024 && caches.l3 >= 0 &&
-          caches.l1d <= kernels::kMaxCache && caches.l2 <= kernels::kMaxCache &&
-          caches.l3 <= kernels::kMaxCache,
-      ValueError,
-      op,
-      "cache sizes must be from 1 KiB to 1 TiB (L3 may be 0), got L1d ",
-      caches.l1d,
-      ", L2 ",
-      caches.l2,
-      ", L3 ",
-      caches.l3);
-  const kernels::CpuCaches c{caches.l1d, caches.l2, caches.l3, caches.source};
-  return to_public(
-      kernels::derive_blocking(c, mr, nr, dtype == kFloat64 ? 8 : 4));
-}
-
-void set_blocking(int64_t kc, int64_t mc, int64_t nc) {
-  const char* op = "backends::gemm::set_blocking";
-  kernels::check_block(op, "kc", kc);
-  kernels::check_block(op, "mc", mc);
-  kernels::check_block(op, "nc", nc);
-  kernels::force_blocking(kc, mc, nc);
-}
-
-} // namespace ditto::backends::gemm
