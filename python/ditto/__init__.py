@@ -204,6 +204,41 @@ def can_cast(from_, to):
 _more.install_methods(globals())
 
 from . import _aliases  # noqa: E402
+
+
+import builtins as _builtins  # noqa: E402
+
+
+def _legacy_constructor(name, dtype):
+    def make(*args):
+        """torch's legacy typed constructor: sizes (uninitialized) or a
+        sequence of data, in this dtype."""
+        if args and _builtins.all(isinstance(a, _builtins.int) and
+                        not isinstance(a, _builtins.bool) for a in args):
+            return empty(*args, dtype=dtype)
+        if len(args) == 1:
+            return tensor(args[0], dtype=dtype)
+        if not args:
+            return empty(0, dtype=dtype)
+        raise TypeError(f"{name}() takes sizes as ints, or one sequence of "
+                        "data")
+    make.__name__ = make.__qualname__ = name
+    return make
+
+
+FloatTensor = _legacy_constructor("FloatTensor", float32)
+DoubleTensor = _legacy_constructor("DoubleTensor", float64)
+HalfTensor = _legacy_constructor("HalfTensor", float16)
+BFloat16Tensor = _legacy_constructor("BFloat16Tensor", bfloat16)
+LongTensor = _legacy_constructor("LongTensor", int64)
+IntTensor = _legacy_constructor("IntTensor", int32)
+ShortTensor = _legacy_constructor("ShortTensor", int16)
+CharTensor = _legacy_constructor("CharTensor", int8)
+ByteTensor = _legacy_constructor("ByteTensor", uint8)
+BoolTensor = _legacy_constructor("BoolTensor", bool)
+
+# torch.conv1d/2d/3d take padding='same' and 'valid' too.
+from .nn.functional import conv1d, conv2d, conv3d  # noqa: F401,E402
 _aliases.install_functional(nn.functional)
 _aliases.install(globals())
 _aliases.install_methods()
@@ -225,4 +260,14 @@ def as_tensor(data, dtype=None, device=None):
     else a tensor of it."""
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
+    # A NumPy array of a dtype ditto holds shares its memory, as torch's.
+    if type(data).__module__ == "numpy" and hasattr(data, "__array__") \
+            and getattr(data, "ndim", None) is not None:
+        try:
+            shared = from_numpy(data)
+        except (TypeError, ValueError):
+            shared = None
+        if shared is not None:
+            return shared if dtype is None or shared.dtype == dtype \
+                else shared.to(dtype)
     return tensor(data, dtype=dtype) if dtype is not None else tensor(data)

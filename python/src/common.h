@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,41 @@ namespace py = pybind11;
 using ReleaseGil = py::call_guard<py::gil_scoped_release>;
 
 namespace pybind11::detail {
+
+// A dtype is one Python object, as torch's: `x.dtype is ditto.float32`,
+// `ditto.long is ditto.int64`. pybind11's enum caster makes a new instance
+// per conversion; this one keeps the first it makes for each dtype (the
+// enum's own values, made while the module loads) and hands that out.
+template <>
+struct type_caster<ditto::Dtype> : type_caster_base<ditto::Dtype> {
+  static handle cast(
+      const ditto::Dtype& d,
+      return_value_policy policy,
+      handle parent) {
+    static std::array<PyObject*, 256> cache{};
+    PyObject*& slot = cache[size_t(d)];
+    if (slot == nullptr) {
+      slot = type_caster_base<ditto::Dtype>::cast(d, policy, parent).ptr();
+      if (slot == nullptr) {
+        return handle();
+      }
+      // Kept for the life of the process.
+    }
+    return handle(slot).inc_ref();
+  }
+  static handle cast(
+      ditto::Dtype&& d,
+      return_value_policy policy,
+      handle parent) {
+    return cast(static_cast<const ditto::Dtype&>(d), policy, parent);
+  }
+  static handle cast(
+      const ditto::Dtype* d,
+      return_value_policy policy,
+      handle parent) {
+    return d == nullptr ? none().release() : cast(*d, policy, parent);
+  }
+};
 
 // ditto::OrderedDict (named_parameters, state_dict items) as a list of
 // (key, value) tuples, both ways; a repeated key keeps its last value.

@@ -174,12 +174,9 @@ void init_dtype(py::module_& m) {
       "is_floating_point", [](Dtype d) { return is_floating(d); });
   dtype.def_property_readonly(
       "itemsize", [](Dtype d) { return element_size(d); });
-  dtype.def("__reduce__", [](Dtype d) {
-    return py::make_tuple(
-        py::module_::import("builtins").attr("getattr"),
-        py::make_tuple(
-            py::module_::import("ditto"), std::string(dtype_name(d))));
-  });
+  // Pickled by name, as torch's: the global ditto._C.<name>, the one
+  // object of that dtype (common.h's caster).
+  dtype.def("__reduce__", [](Dtype d) { return std::string(dtype_name(d)); });
 #define DITTO_PY_DTYPE_ATTR(type, name, code) \
   m.attr(std::string(dtype_name(Dtype::name)).c_str()) = Dtype::name;
   DITTO_FORALL_ALL_DTYPES(DITTO_PY_DTYPE_ATTR)

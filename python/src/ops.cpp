@@ -460,11 +460,24 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
   m.def("cat", &cat, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
   m.attr("concat") = m.attr("cat");
   m.def("stack", &stack, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
-  def_both(m, cls, "flip", [](const Tensor& a, py::args dims) {
+  // flip(dims) as ints, a list, or the keyword dims= (torch's schema).
+  def_both(m, cls, "flip", [](const Tensor& a, py::args dims, py::kwargs kw) {
     IntList d;
     {
       py::gil_scoped_acquire gil;
-      d = shape_from_args(dims, "flip");
+      if (kw.empty()) {
+        d = shape_from_args(dims, "flip");
+      } else {
+        DITTO_CHECK(
+            dims.empty() && kw.size() == 1 && kw.contains("dims"),
+            TypeError,
+            "flip",
+            "flip() takes dims, as ints, a list or dims=");
+        d = shape_from_args(
+            py::reinterpret_steal<py::args>(
+                py::make_tuple(kw["dims"]).release()),
+            "flip");
+      }
     }
     return flip(a, d);
   });

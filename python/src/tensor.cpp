@@ -309,10 +309,24 @@ py::object item(const Tensor& t) {
   return py::cast(s);
 }
 
+// A node's name as PyTorch's Python API shows it. torch's Python binding
+// of add, sub, mul and div turns a number into a 0-dim tensor, so `x * 2`
+// runs mul.Tensor (MulBackward0) where LibTorch's `x * 2` runs mul.Scalar
+// (MulBackward1, Node::name()'s).
+std::string python_node_name(const autograd::Node& n) {
+  std::string name = n.name();
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    if (name == std::string(op) + "Backward1") {
+      return std::string(op) + "Backward0";
+    }
+  }
+  return name;
+}
+
 std::string repr(const Tensor& t) {
   std::vector<std::string> suffixes;
   if (auto fn = t.grad_fn()) {
-    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+    suffixes.push_back("grad_fn=<" + python_node_name(*fn) + ">");
   } else if (t.requires_grad()) {
     suffixes.push_back("requires_grad=True");
   }
@@ -581,7 +595,8 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
   });
   cls.def("__bool__", [](const Tensor& t) { return item(t).cast<bool>(); });
   cls.def("__float__", [](const Tensor& t) { return item(t).cast<double>(); });
-  cls.def("__int__", [](const Tensor& t) { return item(t).cast<int64_t>(); });
+  // int() of a floating tensor truncates, as Python's int() of a float.
+  cls.def("__int__", [](const Tensor& t) { return py::int_(item(t)); });
   cls.def("__repr__", &repr);
   cls.def("__str__", &repr);
   cls.def("numpy", &to_numpy);
@@ -659,10 +674,12 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("create_graph") = false,
       ReleaseGil());
   py::class_<autograd::Node, std::shared_ptr<autograd::Node>>(m, "Node")
-      .def("name", &autograd::Node::name)
+      .def("name", &python_node_name)
       .def(
           "__repr__",
-          [](const autograd::Node& n) { return "<" + n.name() + ">"; })
+          [](const autograd::Node& n) {
+            return "<" + python_node_name(n) + ">";
+          })
       .def_property_readonly("next_functions", [](const autograd::Node& n) {
         py::list out;
         for (const auto& e : n.next_functions()) {

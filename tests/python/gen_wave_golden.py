@@ -389,6 +389,20 @@ CASES = [
      "u.reshape(2, 3, 4)[:, :, :3])", False),
     ("rmsnorm(x.reshape(4, 6), (6,), p[:6])", False),
     ("rmsnorm(x.reshape(2, 3, 4), (3, 4), None, 1e-3)", False),
+    # everyday calls a probe found missing: string padding (an even kernel
+    # pads one more zero after the input), circular pad, flip(dims=)
+    ("F.conv2d(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
+     "padding='same')", False),
+    ("t.conv2d(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
+     "padding='valid')", False),
+    ("F.conv1d(x.reshape(2, 3, 4), y[:9].reshape(1, 3, 3), padding='same', "
+     "dilation=2)", False),
+    ("F.conv3d(x.reshape(1, 1, 2, 3, 4), y[:8].reshape(1, 1, 2, 2, 2), "
+     "padding='same')", False),
+    ("F.pad(x.reshape(1, 2, 3, 4), (1, 2, 2, 0), mode='circular')", True),
+    ("F.pad(x.reshape(2, 3, 4), (4, 3), mode='circular')", True),
+    ("t.flip(x.reshape(4, 6), dims=[0])", True),
+    ("x.reshape(2, 3, 4).flip(dims=(0, 2))", True),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.
@@ -411,6 +425,9 @@ GRADS = [
     "sdpa(x.reshape(2, 3, 4), y.reshape(2, 3, 4), p.reshape(2, 3, 4), "
     "None, True)",
     "rmsnorm(x.reshape(4, 6), (6,), p[:6])",
+    "F.conv2d(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
+    "padding='same')",
+    "F.pad(x.reshape(1, 2, 3, 4), (1, 2, 2, 0), mode='circular')",
 ]
 
 

@@ -665,3 +665,88 @@ def env():
     else c for c in CALLS])
 def test_call_runs(call):
     eval(call, env())
+
+
+# What a second, broader probe (402 everyday calls, 2026-12-04) found
+# missing: each fixed, each checked here; values against torch are in
+# wave_golden.json (string padding, circular pad, flip(dims=)).
+
+def test_dtypes_are_one_object_each():
+    t = ditto
+    assert t.zeros(2).dtype is t.float32 and t.long is t.int64
+    assert t.float is t.float32 and t.int is t.int32 and t.half is t.float16
+    assert t.double is t.float64 and t.ones(2).long().dtype is t.long
+    assert t.promote_types(t.int32, t.float32) is t.float32
+    import pickle
+    assert pickle.loads(pickle.dumps(t.bfloat16)) is t.bfloat16
+
+
+def test_int_of_a_floating_tensor_truncates():
+    t = ditto
+    assert int(t.tensor(3.7)) == 3 and int(t.tensor(-3.7)) == -3
+    assert int(t.tensor(5)) == 5 and isinstance(int(t.tensor(2.0)), int)
+    with pytest.raises(ValueError):
+        int(t.tensor(float("nan")))
+
+
+def test_legacy_constructors():
+    t = ditto
+    assert t.Tensor(2, 3).shape == (2, 3) and t.Tensor(2, 3).dtype is t.float32
+    assert t.Tensor([1, 2]).tolist() == [1.0, 2.0] and t.Tensor().numel() == 0
+    assert t.FloatTensor([1, 2]).dtype is t.float32
+    assert t.LongTensor([1, 2]).tolist() == [1, 2]
+    assert t.LongTensor(3).shape == (3,) and t.BoolTensor([1]).dtype is t.bool
+    with pytest.raises(TypeError):
+        t.Tensor([1], [2])
+
+
+def test_as_tensor_shares_a_numpy_array():
+    np = pytest.importorskip("numpy")
+    a = np.array([0.0, 1.0], dtype=np.float32)
+    shared = ditto.as_tensor(a)
+    a[1] = 4.0
+    assert shared.tolist() == [0.0, 4.0]
+    converted = ditto.as_tensor(np.array([1, 2]), dtype=ditto.float32)
+    assert converted.dtype is ditto.float32 and converted.tolist() == [1, 2]
+
+
+def test_backends_a_cpu_torch_has():
+    t = ditto
+    assert t.backends.mps.is_available() is False
+    assert t.backends.cuda.matmul.allow_tf32 is False
+    t.backends.cuda.matmul.allow_tf32 = True  # accepted, changes nothing
+    t.backends.cuda.matmul.allow_tf32 = False
+
+
+@pytest.mark.parametrize("mode", ["zeros", "reflect", "replicate", "circular"])
+@pytest.mark.parametrize("padding", [1, (1, 2), "same", "valid"])
+def test_conv_padding_modes_are_pad_then_convolve(mode, padding):
+    t, F = ditto, ditto.nn.functional
+    t.manual_seed(0)
+    conv = t.nn.Conv2d(4, 6, (3, 2), padding=padding, padding_mode=mode,
+                       groups=2)
+    x = t.randn(2, 4, 7, 6)
+    if padding == "valid":
+        pads = [0, 0, 0, 0]
+    elif padding == "same":
+        pads = [0, 1, 1, 1]  # kernel (3, 2): W gets its extra zero after
+    else:
+        p = (padding, padding) if isinstance(padding, int) else padding
+        pads = [p[1], p[1], p[0], p[0]]
+    want = F.conv2d(F.pad(x, pads, mode="constant" if mode == "zeros"
+                          else mode), conv.weight, conv.bias, 1, 0, 1, 2)
+    got = conv(x)
+    assert got.shape == want.shape
+    assert t.equal(got, want)
+
+
+def test_string_padding_errors():
+    t, F = ditto, ditto.nn.functional
+    with pytest.raises(ValueError, match="strided"):
+        t.nn.Conv2d(2, 2, 3, stride=2, padding="same")
+    with pytest.raises(ValueError, match="Invalid padding string"):
+        F.conv2d(t.ones(1, 1, 4, 4), t.ones(1, 1, 3, 3), padding="full")
+    with pytest.raises(ValueError, match="padding_mode"):
+        t.nn.Conv2d(2, 2, 3, padding_mode="mirror")
+    with pytest.raises(ValueError, match="circular"):
+        F.pad(t.ones(1, 2, 3), (4, 0), mode="circular")

@@ -43,7 +43,12 @@ def test_item_and_repr_in_torch_format():
     assert t[1].item() == 1.0 and isinstance(ditto.tensor([3])[0].item(), int)
     x = ditto.ones(2, requires_grad=True)
     assert repr(x) == "tensor([1., 1.], requires_grad=True)"
-    assert "grad_fn=<MulBackward1>" in repr(x * 2)
+    # torch's Python API wraps the number: mul.Tensor, MulBackward0
+    # (LibTorch's x * 2 is mul.Scalar, MulBackward1).
+    assert "grad_fn=<MulBackward0>" in repr(x * 2)
+    assert (x + 1).grad_fn.name() == "AddBackward0"
+    assert repr((x - 1).grad_fn) == "<SubBackward0>"
+    assert (x ** 2).grad_fn.name() == "PowBackward0"
     assert repr(ditto.float64) == "ditto.float64"
 
 

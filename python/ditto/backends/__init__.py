@@ -61,3 +61,23 @@ class _CudnnModule(_ConvModule):
 cudnn = _CudnnModule(__name__ + ".cudnn", "torch.backends.cudnn's switches, "
                      "those of ditto.backends.conv")
 sys.modules[cudnn.__name__] = cudnn
+
+
+def _submodule(name, doc, **attrs):
+    mod = types.ModuleType(__name__ + "." + name, doc)
+    for key, value in attrs.items():
+        setattr(mod, key, value)
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+# torch.backends.cuda and torch.backends.mps, as a CPU-only torch has them:
+# scripts probe them before choosing a device. The TF32 switches are kept
+# but change nothing (ditto's float32 products are float32).
+cuda = _submodule(
+    "cuda", "torch.backends.cuda's switches (no CUDA here)",
+    is_built=lambda: False,
+    matmul=types.SimpleNamespace(allow_tf32=False,
+                                 allow_fp16_reduced_precision_reduction=True))
+mps = _submodule("mps", "torch.backends.mps (no MPS here)",
+                 is_available=lambda: False, is_built=lambda: False)

@@ -7,7 +7,7 @@ from .._C._nn import (  # noqa: F401
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d, adaptive_max_pool3d_with_indices, affine_grid,
     avg_pool1d, avg_pool2d, avg_pool3d, batch_norm, binary_cross_entropy,
-    binary_cross_entropy_with_logits, conv1d, conv2d, conv3d,
+    binary_cross_entropy_with_logits,
     conv_transpose2d, conv_transpose3d,
     cross_entropy, ctc_loss, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
@@ -18,7 +18,85 @@ from .._C._nn import (  # noqa: F401
     max_pool2d_backward, max_pool2d_with_indices, max_pool3d,
     max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
     max_unpool2d, max_unpool3d, mse_loss, nll_loss, normalize, one_hot,
-    pad, silu, smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
+    silu, smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """torch.nn.functional.pad: constant, reflect and replicate in C++;
+    circular copies the wrapped slices (torch's: each pad at most the dim's
+    size), last dim first."""
+    if mode != "circular":
+        return _C._nn.pad(input, pad, mode, value)
+    pads = list(pad)
+    if len(pads) % 2 or len(pads) // 2 > input.dim():
+        raise ValueError("[pad] Padding length must be divisible by 2 and "
+                         "at most twice the input's dims")
+    out = input
+    for i in range(len(pads) // 2):
+        d = out.dim() - 1 - i
+        left, right = pads[2 * i], pads[2 * i + 1]
+        size = out.shape[d]
+        if max(left, right) > size or min(left, right) < 0:
+            raise ValueError("[pad] circular padding of "
+                             f"({left}, {right}) is out of range for a dim "
+                             f"of size {size}")
+        parts = []
+        if left:
+            parts.append(out.narrow(d, size - left, left))
+        parts.append(out)
+        if right:
+            parts.append(out.narrow(d, 0, right))
+        out = _C.cat(parts, d) if len(parts) > 1 else out
+    return out
+
+
+def _string_padding(input, weight, stride, padding, dilation, n, name):
+    """torch's padding='valid' / 'same' (Convolution.cpp's
+    _convolution_mode): 'same' pads each dim by dilation * (kernel - 1), half
+    on each side; an odd total puts the extra zero after the input, padded
+    explicitly (constant_pad_nd) as PyTorch does."""
+    if padding == "valid":
+        return input, 0
+    if padding != "same":
+        raise ValueError(f"[{name}] Invalid padding string '{padding}', "
+                         "should be one of {'valid', 'same'}")
+    strides = (stride,) * n if isinstance(stride, int) else tuple(stride)
+    if any(s != 1 for s in strides):
+        raise ValueError(f"[{name}] padding='same' is not supported for "
+                         "strided convolutions")
+    dil = (dilation,) * n if isinstance(dilation, int) else tuple(dilation)
+    if len(dil) == 1:
+        dil = dil * n
+    kernel = tuple(weight.shape[2:])
+    left, extra = [], []
+    for i in range(n):
+        total = dil[i] * (kernel[i] - 1)
+        left.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if any(extra):
+        pads = []
+        for i in reversed(range(n)):
+            pads += [0, extra[i]]
+        input = pad(input, pads)
+    return input, left
+
+
+def _conv(c_fn, n, name):
+    def conv(input, weight, bias=None, stride=1, padding=0, dilation=1,
+             groups=1):
+        if isinstance(padding, str):
+            input, padding = _string_padding(input, weight, stride, padding,
+                                             dilation, n, name)
+        return c_fn(input, weight, bias, stride, padding, dilation, groups)
+    conv.__name__ = conv.__qualname__ = name
+    conv.__doc__ = (f"torch.nn.functional.{name}; padding may be an int, a "
+                    "tuple, 'valid' or 'same'.")
+    return conv
+
+
+conv1d = _conv(_C._nn.conv1d, 1, "conv1d")
+conv2d = _conv(_C._nn.conv2d, 2, "conv2d")
+conv3d = _conv(_C._nn.conv3d, 3, "conv3d")
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

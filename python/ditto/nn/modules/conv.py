@@ -33,15 +33,29 @@ class _ConvNd(Module):
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError(f"[{name}] in_channels and out_channels must be "
                              f"divisible by groups ({groups})")
-        if padding_mode != "zeros" or isinstance(padding, str):
-            raise ValueError(f"[{name}] only padding_mode='zeros' with "
-                             "integer padding is supported")
+        modes = ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ValueError(f"[{name}] padding_mode must be one of {modes}, "
+                             f"but got padding_mode='{padding_mode}'")
+        if self._transposed and (padding_mode != "zeros" or
+                                 isinstance(padding, str)):
+            raise ValueError(f"[{name}] Only 'zeros' padding mode and "
+                             "integer padding are supported")
         n = self._dims
+        if isinstance(padding, str):
+            if padding not in ("valid", "same"):
+                raise ValueError(f"[{name}] Invalid padding string "
+                                 f"'{padding}', should be one of "
+                                 "{'valid', 'same'}")
+            if padding == "same" and any(s != 1 for s in _tuple(stride, n)):
+                raise ValueError(f"[{name}] padding='same' is not supported "
+                                 "for strided convolutions")
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _tuple(kernel_size, n)
         self.stride = _tuple(stride, n)
-        self.padding = _tuple(padding, n)
+        self.padding = (padding if isinstance(padding, str)
+                        else _tuple(padding, n))
         self.dilation = _tuple(dilation, n)
         self.output_padding = _tuple(output_padding, n)
         self.groups = groups
@@ -68,6 +82,8 @@ class _ConvNd(Module):
              f"{self.kernel_size}, stride={self.stride}")
         if self.padding != (0,) * n:
             s += f", padding={self.padding}"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
         if self.output_padding != (0,) * n:
@@ -77,6 +93,30 @@ class _ConvNd(Module):
         if self.bias is None:
             s += ", bias=False"
         return s
+
+    def _conv_forward(self, input, conv):
+        """conv of input (batched) with this module's weights; a padding_mode
+        other than zeros pads first (F.pad, PyTorch's order) and convolves
+        with no padding."""
+        padding = self.padding
+        if self.padding_mode != "zeros":
+            n = self._dims
+            if isinstance(padding, str):
+                total = [d * (k - 1) for d, k in
+                         zip(self.dilation, self.kernel_size)]
+                left = [t // 2 for t in total] if padding == "same" else \
+                    [0] * n
+                right = [t - l for t, l in zip(total, left)] \
+                    if padding == "same" else [0] * n
+            else:
+                left = right = list(padding)
+            pads = []
+            for i in reversed(range(n)):
+                pads += [left[i], right[i]]
+            input = F.pad(input, pads, mode=self.padding_mode)
+            padding = 0
+        return conv(input, self.weight, self.bias, self.stride, padding,
+                    self.dilation, self.groups)
 
     def _batched(self, input, fn):
         """fn on input with a batch dim (PyTorch's unbatched input: one
@@ -90,27 +130,24 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def forward(self, input):
-        return self._batched(input, lambda x: F.conv1d(
-            x, self.weight, self.bias, self.stride, self.padding,
-            self.dilation, self.groups))
+        return self._batched(
+            input, lambda x: self._conv_forward(x, F.conv1d))
 
 
 class Conv2d(_ConvNd):
     _dims = 2
 
     def forward(self, input):
-        return self._batched(input, lambda x: F.conv2d(
-            x, self.weight, self.bias, self.stride, self.padding,
-            self.dilation, self.groups))
+        return self._batched(
+            input, lambda x: self._conv_forward(x, F.conv2d))
 
 
 class Conv3d(_ConvNd):
     _dims = 3
 
     def forward(self, input):
-        return self._batched(input, lambda x: F.conv3d(
-            x, self.weight, self.bias, self.stride, self.padding,
-            self.dilation, self.groups))
+        return self._batched(
+            input, lambda x: self._conv_forward(x, F.conv3d))
 
 
 class ConvTranspose2d(_ConvNd):
