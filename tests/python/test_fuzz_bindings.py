@@ -64,7 +64,11 @@ SKIP = {
 
 # Callables whose int arguments count work (iterations): a huge count is a
 # legitimately long call, not a bug, so their ints are capped at WORK_CAP.
-WORK_BOUND = {"linalg.svd_lowrank", "svd_lowrank"}
+# tensor_split(x, n) and hsplit/vsplit/dsplit(x, n) return n views whatever
+# x's size (torch's too): n = 2^31 is two billion tensors.
+WORK_BOUND = {"linalg.svd_lowrank", "svd_lowrank", "tensor_split",
+              "Tensor.tensor_split", "hsplit", "Tensor.hsplit", "vsplit",
+              "Tensor.vsplit", "dsplit", "Tensor.dsplit"}
 WORK_CAP = 8
 PROFILE = bool(os.environ.get("DITTO_FUZZ_PROFILE"))
 
