@@ -124,7 +124,7 @@ def einsum(equation, *operands):
     # '...' becomes capital letters, as many as the operand's extra dims.
     ell = None
     subs = []
-    for t, x in zip(terms, ops):
+    for k, (t, x) in enumerate(zip(terms, ops)):
         if "..." in t:
             n = x.dim() - (len(t) - 3)
             e = "".join(chr(ord("A") + i) for i in range(n))
@@ -133,14 +133,27 @@ def einsum(equation, *operands):
         if len(t) != x.dim():
             raise ValueError(f"[einsum] subscripts '{t}' for a {x.dim()}-d "
                              "operand")
-        if len(set(t)) != len(t):
-            raise ValueError(f"[einsum] repeated subscript in '{t}' is not "
-                             "supported")
+        # A subscript repeated in one operand takes its diagonal ('ii->'
+        # is the trace, 'ii->i' the diagonal): the two dims become one,
+        # moved last (a view, as torch's).
+        while len(set(t)) != len(t):
+            c = next(ch for ch in t if t.count(ch) > 1)
+            i = t.index(c)
+            j = t.index(c, i + 1)
+            if x.shape[i] != x.shape[j]:
+                raise ValueError(f"[einsum] subscript '{c}' is repeated for "
+                                 f"dims of sizes {x.shape[i]} and "
+                                 f"{x.shape[j]}")
+            x = x.diagonal(0, i, j)
+            t = t[:i] + t[i + 1:j] + t[j + 1:] + c
+        ops[k] = x
         subs.append(t)
     if out is None:
+        # The subscripts that appear once in the equation as written (a
+        # repeated one, 'ii', is summed: torch's implicit output).
         counts = {}
-        for t in subs:
-            for c in t:
+        for t in terms:
+            for c in t.replace("...", ""):
                 counts[c] = counts.get(c, 0) + 1
         out = (ell or "") + "".join(sorted(
             c for c, k in counts.items() if k == 1 and not c.isupper()))

@@ -403,6 +403,9 @@ CASES = [
     ("F.pad(x.reshape(2, 3, 4), (4, 3), mode='circular')", True),
     ("t.flip(x.reshape(4, 6), dims=[0])", True),
     ("x.reshape(2, 3, 4).flip(dims=(0, 2))", True),
+    ("t.einsum('ii->', m)", False), ("t.einsum('ii->i', m)", True),
+    ("t.einsum('ii', m)", False), ("t.einsum('bii->bi', x[:18].reshape(2, 3, 3))", True),
+    ("t.einsum('ii,ij->j', m, m)", False),
 ]
 
 # Gradients: d(sum(out * weights))/d(inputs) for these.
@@ -428,6 +431,7 @@ GRADS = [
     "F.conv2d(x.reshape(1, 2, 3, 4), y[:16].reshape(2, 2, 2, 2), "
     "padding='same')",
     "F.pad(x.reshape(1, 2, 3, 4), (1, 2, 2, 0), mode='circular')",
+    "t.einsum('ii,ij->j', m, m)",
 ]
 
 
