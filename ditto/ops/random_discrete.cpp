@@ -1,0 +1,318 @@
+// random_, randint, randperm, bernoulli and exponential_: PyTorch's CPU
+// draws (ops/detail/random_fill.h; uniform_ and normal_ are in random.cpp).
+
+#include "ditto/ops/detail/random_fill.h"
+#include "ditto/ops/random.h"
+#include "ditto/ops/reduce.h"
+#include "ditto/ops/shape_ops.h"
+
+namespace ditto {
+
+using namespace random_fill;
+
+Tensor& Tensor::random_(
+    int64_t from,
+    int64_t to,
+    const std::optional<Generator>& gen) {
+  if (detail::is_storage(*this)) {
+    // Note [Storage dtypes]: PyTorch's draws for int64, converted.
+    Tensor w = detail::new_tensor(sizes(), kInt64, device());
+    w.random_(from, to, gen);
+    return copy_(w);
+  }
+  detail::OpScope op("random_", {*this}, detail::OpScope::kInplace);
+  if (!is_cpu()) {
+    device_fill(*this, gen, "random_", [&](Tensor& host, const Generator& g) {
+      host.random_(from, to, g);
+    });
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
+  check_defined("random_");
+  DITTO_CHECK(
+      from < to,
+      ValueError,
+      "random_",
+      "expects 'from' to be less than 'to', but got from=",
+      from,
+      " >= to=",
+      to);
+  detail::check_no_internal_overlap(*this, "random_");
+  dispatch_dtype(dtype(), "random_", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Exactly representable bounds only (PyTorch nudges others).
+      const double lim = double(uint64_t(1) << std::numeric_limits<T>::digits);
+      DITTO_CHECK(
+          double(from) >= -lim && double(to) <= lim,
+          ValueError,
+          "random_",
+          "bounds [",
+          from,
+          ", ",
+          to,
+          ") are not exactly representable in ",
+          dtype());
+    } else {
+      DITTO_CHECK(
+          (!std::is_same_v<T, bool> || (from >= 0 && to <= 2)),
+          ValueError,
+          "random_",
+          "bool needs bounds within [0, 2), got [",
+          from,
+          ", ",
+          to,
+          ")");
+      DITTO_CHECK(
+          (std::is_same_v<T, bool> ||
+           (from >= int64_t(std::numeric_limits<T>::lowest()) &&
+            to - 1 <= int64_t(std::numeric_limits<T>::max()))),
+          ValueError,
+          "random_",
+          "bounds [",
+          from,
+          ", ",
+          to,
+          ") are out of the range of ",
+          dtype());
+    }
+  });
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  const uint64_t range = uint64_t(to) - uint64_t(from);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(dtype(), "random_", [&]<typename T>() {
+    // As PyTorch: 64-bit draws only for int64/float/double with a range of
+    // 2^32 or more; plain modulo.
+    constexpr bool kWide =
+        std::is_same_v<T, int64_t> || std::is_floating_point_v<T>;
+    const bool wide = kWide && range >= (uint64_t(1) << 32);
+    for_each_in_memory_order<T>(*this, [&](T* p) {
+      uint64_t v = wide ? g.random64() : g.random();
+      *p = static_cast<T>(int64_t(v % range + uint64_t(from)));
+    });
+  });
+  op.done_inplace(*this, draws_have_no_gradient);
+  return *this;
+}
+
+Tensor randint(
+    int64_t low,
+    int64_t high,
+    const Shape& shape,
+    Dtype dtype,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("randint");
+  Tensor t = detail::new_tensor(shape, dtype);
+  if (detail::is_storage(t)) {
+    // Note [Storage dtypes]: PyTorch's draws for int64, converted.
+    t.copy_(randint(low, high, shape, kInt64, gen));
+    return op.done(t);
+  }
+  t.random_(low, high, gen);
+  return op.done(t);
+}
+
+Tensor randint_like(
+    const Tensor& t,
+    int64_t low,
+    int64_t high,
+    const std::optional<Generator>& gen) {
+  return randint(low, high, t.sizes(), t.dtype(), gen);
+}
+
+Tensor randperm(int64_t n, Dtype dtype, const std::optional<Generator>& gen) {
+  detail::OpScope op("randperm");
+  DITTO_CHECK(
+      n >= 0, ValueError, "randperm", "n must be non-negative, got ", n);
+  DITTO_CHECK(
+      dtype != kBool, TypeError, "randperm", "not implemented for bool");
+  const double limit = dtype == kFloat32 ? 0x1p24
+      : dtype == kFloat64                ? 0x1p53
+      : dtype == kInt32                  ? double(INT32_MAX)
+      : dtype == kUInt8                  ? 256.0
+                                         : 0x1p63;
+  DITTO_CHECK(
+      double(n) <= limit,
+      ValueError,
+      "randperm",
+      "n ",
+      n,
+      " is too large for ",
+      dtype);
+  Tensor r = detail::new_tensor({n}, kInt64);
+  int64_t* p = r.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    p[i] = i;
+  }
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      int64_t z = int64_t(g.random() % uint64_t(n - i));
+      std::swap(p[i], p[i + z]);
+    }
+  }
+  return op.done(r.to(dtype));
+}
+
+Tensor& Tensor::bernoulli_(double p, const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli_", {*this}, detail::OpScope::kInplace);
+  check_defined("bernoulli_");
+  DITTO_CHECK(
+      p >= 0.0 && p <= 1.0,
+      ValueError,
+      "bernoulli_",
+      "expects p to be in [0, 1], but got p=",
+      p);
+  detail::check_no_internal_overlap(*this, "bernoulli_");
+  if (!is_cpu()) {
+    device_bernoulli(*this, p, gen);
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(dtype(), "bernoulli_", [&]<typename T>() {
+    if (g.philox_key() && is_contiguous()) {
+      uint64_t first = g.reserve(uint64_t(numel()) * 2);
+      philox_fill<T, 2>(
+          data_ptr<T>(), numel(), *g.philox_key(), first, [&](uint64_t v) {
+            return uniform01_from<double>(v) < p ? T(1) : T(0);
+          });
+      return;
+    }
+    for_each_in_memory_order<T>(
+        *this, [&](T* q) { *q = uniform01<double>(g) < p ? T(1) : T(0); });
+  });
+  op.done_inplace(*this, draws_have_no_gradient);
+  return *this;
+}
+
+Tensor& Tensor::bernoulli_(
+    const Tensor& p_in,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli_", {*this, p_in}, detail::OpScope::kInplace);
+  check_defined("bernoulli_");
+  DITTO_CHECK(p_in.defined(), ValueError, "bernoulli_", "undefined p");
+  DITTO_CHECK(
+      is_floating(p_in.dtype()),
+      TypeError,
+      "bernoulli_",
+      "expects a floating probability tensor, got ",
+      p_in.dtype());
+  detail::check_no_internal_overlap(*this, "bernoulli_");
+  Tensor p = p_in.expand(sizes());
+  // Validate every probability before drawing or writing anything.
+  DITTO_CHECK(
+      p.numel() == 0 ||
+          (::ditto::min(p).item<double>() >= 0.0 &&
+           ::ditto::max(p).item<double>() <= 1.0),
+      ValueError,
+      "bernoulli_",
+      "expects all probabilities in [0, 1]");
+  Tensor pc = detail::shares_storage(p, *this) ? p.clone() : p;
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(pc.dtype(), "bernoulli_", [&]<typename P>() {
+    if constexpr (std::is_floating_point_v<P>) {
+      const P* pp = static_cast<const P*>(pc.raw_data());
+      dispatch_dtype(dtype(), "bernoulli_", [&]<typename T>() {
+        // A float64 p compares with a 53-bit uniform, float32 with 24 bits.
+        for_each_in_memory_order<T>(*this, pc.strides(), [&](T* q, int64_t o) {
+          *q = uniform01<P>(g) < pp[o] ? T(1) : T(0);
+        });
+      });
+    }
+  });
+  op.done_inplace(*this, [](const autograd::GradList&) {
+    return autograd::GradList{Tensor(), Tensor()}; // draws: no gradient
+  });
+  return *this;
+}
+
+Tensor bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli", {p});
+  DITTO_CHECK(p.defined(), ValueError, "bernoulli", "undefined p");
+  Tensor t = detail::new_tensor(p.sizes(), p.dtype());
+  t.bernoulli_(p, gen);
+  // As PyTorch: draws pass no gradient to the probabilities.
+  return op.done(t, [](const autograd::GradList&) {
+    return autograd::GradList{Tensor()};
+  });
+}
+
+Tensor& Tensor::exponential_(
+    double lambd,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("exponential_", {*this}, detail::OpScope::kInplace);
+  if (!is_cpu()) {
+    device_fill(
+        *this, gen, "exponential_", [&](Tensor& host, const Generator& g) {
+          host.exponential_(lambd, g);
+        });
+    op.done_inplace(*this, draws_have_no_gradient);
+    return *this;
+  }
+  check_defined("exponential_");
+  DITTO_CHECK(
+      is_floating(dtype()),
+      TypeError,
+      "exponential_",
+      "not implemented for ",
+      dtype());
+  DITTO_CHECK(
+      lambd > 0.0,
+      ValueError,
+      "exponential_",
+      "expects lambda > 0.0, but found lambda=",
+      lambd);
+  detail::check_no_internal_overlap(*this, "exponential_");
+  Generator hold;
+  GeneratorImpl& g = resolve(gen, hold);
+  std::lock_guard<std::mutex> lock(g.mutex);
+  dispatch_dtype(dtype(), "exponential_", [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      // PyTorch 1.13: (-1/lambda) * log(1 - u) with glibc's log; ditto's
+      // log for a Philox generator (Note [Whose libm]).
+      const bool own = g.philox_key() != nullptr;
+      for_each_in_memory_order<T>(*this, [&](T* p) {
+        double u = uniform01<double>(g);
+        double l = own ? Math<true>::log(1.0 - u) : Math<false>::log(1.0 - u);
+        *p = T((-1.0 / lambd) * l);
+      });
+    }
+  });
+  op.done_inplace(*this, draws_have_no_gradient);
+  return *this;
+}
+
+// The fills without a generator: core only names Generator, so these are
+// overloads rather than defaults (see ditto/core/tensor.h).
+Tensor& Tensor::uniform_(double from, double to) {
+  return uniform_(from, to, std::nullopt);
+}
+
+Tensor& Tensor::normal_(double mean, double std) {
+  return normal_(mean, std, std::nullopt);
+}
+
+Tensor& Tensor::random_(int64_t from, int64_t to) {
+  return random_(from, to, std::nullopt);
+}
+
+Tensor& Tensor::bernoulli_(double p) {
+  return bernoulli_(p, std::nullopt);
+}
+
+Tensor& Tensor::bernoulli_(const Tensor& p) {
+  return bernoulli_(p, std::nullopt);
+}
+
+Tensor& Tensor::exponential_(double lambd) {
+  return exponential_(lambd, std::nullopt);
+}
+
+} // namespace ditto
