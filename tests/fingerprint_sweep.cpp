@@ -10,10 +10,10 @@
 // (`make cpu-check`) and architectures (`make cross-arch-check`).
 //
 // Lines that end in " libm" come from the PyTorch-compatible mt19937 paths
-// that call glibc's log/sin/cos (Note [Whose libm] in ditto/ops/random.cpp):
-// their bits may differ between glibc's FMA and non-FMA variants and
-// between architectures, exactly as PyTorch's do. The checks list every
-// such difference by name instead of failing on it.
+// that call glibc's log/sin/cos (Note [Whose libm] in
+// ditto/ops/detail/random_fill.h): their bits may differ between glibc's FMA
+// and non-FMA variants and between architectures, exactly as PyTorch's do. The
+// checks list every such difference by name instead of failing on it.
 //
 // Sizes are small (emulated CPUs run this) but cross the chunk sizes of
 // elementwise loops and reductions, the GEMM panels and register tiles.
@@ -271,7 +271,7 @@ void nn_layers(Sweep& r, Dtype dt) {
 }
 
 // The ops whose PyTorch-compatible paths call glibc (docs/numerics.md, "The
-// libm calls left"; Note [Whose libm] in ditto/ops/random.cpp).
+// libm calls left"; Note [Whose libm] in ditto/ops/detail/random_fill.h).
 bool libm_record(const OpRecord& rec, Dtype dt) {
   const std::string& n = rec.name;
   return n == "exponential_" || n == "multinomial" || n == "erfinv" ||

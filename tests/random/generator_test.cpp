@@ -270,8 +270,8 @@ TEST(Random, RandnMatchesPyTorchOnEveryPath) {
 }
 
 // float64 normals go through glibc's log, sin and cos, as PyTorch's do
-// (Note [Whose libm] in ditto/ops/random.cpp). The goldens come from a CPU
-// with FMA; on x86-64 CPUs without it glibc runs other variants, and
+// (Note [Whose libm] in ditto/ops/detail/random_fill.h). The goldens come from
+// a CPU with FMA; on x86-64 CPUs without it glibc runs other variants, and
 // PyTorch's own bits differ there as ditto's do.
 TEST(Random, RandnFloat64MatchesPyTorchWhereGlibcHasFma) {
 #if defined(__x86_64__)

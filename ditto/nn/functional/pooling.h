@@ -135,7 +135,8 @@ adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
 DITTO_API Tensor
 adaptive_max_pool3d(const Tensor& x, const IntList& output_size);
 
-// Fractional max pooling (Note [Fractional windows] in pooling.cpp):
+// Fractional max pooling (Note [Fractional windows] in
+// pooling_fractional.cpp):
 // kernel_size one value or one per dim; output_size, or else output_ratio
 // (each in (0, 1): output int(in * ratio)); random_samples [N, C, dims] in
 // [0, 1) of x's dtype (PyTorch's _random_samples), drawn from the default

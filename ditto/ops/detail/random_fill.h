@@ -438,7 +438,6 @@ inline Tensor& normal_storage(
   return self.copy_(out.view(self.sizes()));
 }
 
-
 // A new floating tensor filled by fill(t), reported as the op `name`.
 template <typename Fill>
 Tensor new_filled(
