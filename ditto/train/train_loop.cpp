@@ -14,18 +14,9 @@
 #include "ditto/random/generator.h"
 #include "ditto/random/streams.h"
 #include "ditto/trace/trace.h"
-#include "ditto/train/detail/progress.h"
 #include "ditto/train/detail/run.h"
 
 namespace ditto::train {
-
-using progress_json::epoch_from_json;
-using progress_json::epoch_json_value;
-using progress_json::exact;
-using progress_json::from_exact;
-using progress_json::kFormat;
-using progress_json::kFormatVersion;
-using progress_json::parse_hex64;
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

@@ -49,13 +49,11 @@
 
 namespace ditto::train {
 
-using progress_json::epoch_from_json;
 using progress_json::epoch_json_value;
 using progress_json::exact;
 using progress_json::from_exact;
 using progress_json::kFormat;
 using progress_json::kFormatVersion;
-using progress_json::parse_hex64;
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

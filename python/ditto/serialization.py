@@ -216,7 +216,8 @@ def load(f, map_location=None, weights_only=False, **kwargs):
     try:
         shape = json.loads(meta[_OBJECT_KEY])
         return _decode(shape, dict(tensors), {})
-    except (ValueError, KeyError, TypeError, AttributeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError,
+            RecursionError) as e:
         raise ValueError(f"ditto.load: {f}: the {_OBJECT_KEY!r} metadata "
                          f"does not describe the file's tensors ({e})") \
             from None

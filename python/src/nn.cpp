@@ -387,28 +387,12 @@ void init_nn(py::module_& m, py::class_<Tensor>& cls) {
   // A new handle on data's tensor (the same storage and autograd leaf):
   // what ditto.nn.Parameter, a Python subclass of Tensor, is built from.
   cls.def(py::init([](const Tensor& data) { return data; }), py::arg("data"));
-  // torch.Tensor's legacy constructor: Tensor() is empty, Tensor(2, 3)
-  // uninitialized float32 of those sizes (empty's), Tensor([1, 2]) the
-  // data as float32.
+  // torch.Tensor's legacy constructor, ditto.FloatTensor's: Tensor() is
+  // empty, Tensor(2, 3) uninitialized float32 of those sizes, Tensor([1, 2])
+  // the data as float32.
   cls.def(py::init([](py::args args) {
-    if (args.empty()) {
-      return empty({0}, kFloat32);
-    }
-    bool sizes = true;
-    for (py::handle a : args) {
-      sizes =
-          sizes && py::isinstance<py::int_>(a) && !py::isinstance<py::bool_>(a);
-    }
-    if (sizes) {
-      return empty(args.cast<Shape>(), kFloat32);
-    }
-    DITTO_CHECK(
-        args.size() == 1,
-        TypeError,
-        "Tensor",
-        "Tensor() takes sizes as ints, or one sequence of data");
     return py::module_::import("ditto")
-        .attr("tensor")(args[0], py::arg("dtype") = kFloat32)
+        .attr("FloatTensor")(*args)
         .cast<Tensor>();
   }));
   m.def("_run_deferred", [] { detail::run_deferred(); });

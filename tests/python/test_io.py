@@ -196,3 +196,55 @@ def test_a_training_checkpoint_object_round_trips(tmp_path):
     assert "ditto.object" not in load_metadata(path)
     with pytest.raises(ValueError, match="ditto's own"):
         ditto.save(ck, path, metadata={"ditto.object": "{}"})
+
+
+@pytest.mark.hostile
+def test_a_malformed_object_description_is_a_value_error(tmp_path):
+    # The "ditto.object" metadata is a format ditto parses: mutated,
+    # truncated, mistyped, pointing at missing tensors, nested 100000 deep,
+    # it loads or raises ValueError naming the key, never anything else.
+    import json
+    import random
+    from ditto import _C
+    from ditto.serialization import _OBJECT_KEY
+    good = {"epoch": 3, "w": ditto.ones(2), "t": (1, [2.5, None]),
+            "d": {7: "x", "y": True}}
+    path = tmp_path / "good.pt"
+    ditto.save(good, path)
+    from ditto.serialization import load_metadata
+    text = load_metadata(path)[_OBJECT_KEY]
+    tensors = [("0", ditto.ones(2))]
+    rng = random.Random(61)
+    pieces = ['{"T":5}', '{"T":[]}', '{"I":[1]}', '{"F":5}', '{"D":[[1]]}',
+              '{"D":[[{"L":[]},{"N":0}]]}', '[]', '"x"', '{}', '{"Q":1}',
+              '{"T":0,"S":"a"}', '{"B":"yes"}', '{"F":"0x1.8p+1"}', 'null']
+    cases = ['{"L":' * 100000 + '[]' + '}' * 100000, '', '{', text[:-1]]
+    cases += pieces
+    for _ in range(300):
+        chars = list(text)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(chars))
+            op = rng.randrange(3)
+            if op == 0:
+                del chars[i]
+            elif op == 1:
+                chars[i] = rng.choice('{}[]",:0123456789TDLUSIFBNxe-')
+            else:
+                chars.insert(i, rng.choice(pieces))
+        cases.append("".join(chars))
+    loaded = 0
+    for k, meta in enumerate(cases):
+        f = tmp_path / f"m{k}.pt"
+        _C._save_safetensors(str(f), tensors, {_OBJECT_KEY: meta})
+        try:
+            ditto.load(f)
+            loaded += 1
+        except ValueError as e:
+            assert _OBJECT_KEY in str(e) or "ditto.load" in str(e), str(e)
+    assert 0 < loaded < len(cases)
+    # json itself: a valid description of a missing tensor is refused too.
+    bad = tmp_path / "missing.pt"
+    _C._save_safetensors(str(bad), tensors,
+                         {_OBJECT_KEY: json.dumps({"T": 3})})
+    with pytest.raises(ValueError, match="does not describe"):
+        ditto.load(bad)

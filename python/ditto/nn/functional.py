@@ -50,6 +50,24 @@ def pad(input, pad, mode="constant", value=None):
     return out
 
 
+def _same_padding(kernel, dilation):
+    """'same' padding per dim as (before, after): dilation * (kernel - 1)
+    in all, half before, the odd one after (torch's _convolution_mode)."""
+    out = []
+    for k, d in zip(kernel, dilation):
+        total = d * (k - 1)
+        out.append((total // 2, total - total // 2))
+    return out
+
+
+def _pad_list(before_after):
+    """F.pad's list for per-dim (before, after) pairs: last dim first."""
+    pads = []
+    for before, after in reversed(before_after):
+        pads += [before, after]
+    return pads
+
+
 def _string_padding(input, weight, stride, padding, dilation, n, name):
     """torch's padding='valid' / 'same' (Convolution.cpp's
     _convolution_mode): 'same' pads each dim by dilation * (kernel - 1), half
@@ -67,18 +85,11 @@ def _string_padding(input, weight, stride, padding, dilation, n, name):
     dil = (dilation,) * n if isinstance(dilation, int) else tuple(dilation)
     if len(dil) == 1:
         dil = dil * n
-    kernel = tuple(weight.shape[2:])
-    left, extra = [], []
-    for i in range(n):
-        total = dil[i] * (kernel[i] - 1)
-        left.append(total // 2)
-        extra.append(total - 2 * (total // 2))
-    if any(extra):
-        pads = []
-        for i in reversed(range(n)):
-            pads += [0, extra[i]]
-        input = pad(input, pads)
-    return input, left
+    same = _same_padding(tuple(weight.shape[2:]), dil)
+    if any(after != before for before, after in same):
+        input = pad(input, _pad_list([(0, after - before)
+                                      for before, after in same]))
+    return input, [before for before, _ in same]
 
 
 def _conv(c_fn, n, name):

@@ -100,20 +100,13 @@ class _ConvNd(Module):
         with no padding."""
         padding = self.padding
         if self.padding_mode != "zeros":
-            n = self._dims
-            if isinstance(padding, str):
-                total = [d * (k - 1) for d, k in
-                         zip(self.dilation, self.kernel_size)]
-                left = [t // 2 for t in total] if padding == "same" else \
-                    [0] * n
-                right = [t - l for t, l in zip(total, left)] \
-                    if padding == "same" else [0] * n
+            if padding == "same":
+                pads = F._same_padding(self.kernel_size, self.dilation)
+            elif padding == "valid":
+                pads = [(0, 0)] * self._dims
             else:
-                left = right = list(padding)
-            pads = []
-            for i in reversed(range(n)):
-                pads += [left[i], right[i]]
-            input = F.pad(input, pads, mode=self.padding_mode)
+                pads = [(p, p) for p in padding]
+            input = F.pad(input, F._pad_list(pads), mode=self.padding_mode)
             padding = 0
         return conv(input, self.weight, self.bias, self.stride, padding,
                     self.dilation, self.groups)
