@@ -1,5 +1,7 @@
 #include "ditto/data/loader.h"
 
+#include "ditto/data/detail/loader_impl.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -18,559 +20,207 @@
 #include "ditto/trace/trace.h"
 
 namespace ditto::data {
-namespace {
 
-thread_local std::optional<WorkerInfo> tls_worker_info;
-thread_local std::optional<Generator> tls_sample_generator;
+using loader_detail::generator_bytes;
+using loader_detail::set_generator_bytes;
 
-// The batch a BatchFetch is loading in this thread (for SampleContext).
-struct FetchContext {
-  SeedMode mode = SeedMode::PerSample;
-  uint64_t base_seed = 0;
-  int64_t epoch = 0;
-  int64_t sample = -1; // the innermost SampleContext's index
-};
-thread_local FetchContext* tls_fetch = nullptr;
-
-std::vector<uint8_t> generator_bytes(const Generator& g) {
-  Tensor s = g.get_state();
-  const uint8_t* p = s.data_ptr<uint8_t>();
-  return std::vector<uint8_t>(p, p + s.numel());
-}
-
-void set_generator_bytes(Generator g, const std::vector<uint8_t>& bytes) {
-  g.set_state(tensor<uint8_t>(bytes, {int64_t(bytes.size())}));
-}
-
-// Sets the current sample's generator for the scope.
-class SampleScope {
- public:
-  explicit SampleScope(Generator g) : previous_(tls_sample_generator) {
-    tls_sample_generator = std::move(g);
-  }
-  ~SampleScope() {
-    tls_sample_generator = previous_;
-  }
-
- private:
-  std::optional<Generator> previous_;
-};
-
-struct Task {
-  int64_t k = 0; // batch number in the epoch
-  std::vector<int64_t> indices;
-};
-
-struct Result {
-  Batch batch;
-  int64_t indices = 0;
-  int worker = -1;
-  // The failure, if any: the exception, its message and the sample.
-  std::exception_ptr error;
-  std::string message;
-  int64_t sample = -1;
-  std::vector<uint8_t> generator; // PyTorch mode: the worker's, after
-};
-
-} // namespace
-
-WorkerError::WorkerError(const std::string& message, int worker, int64_t sample)
-    : Error(message), worker_(worker), sample_(sample) {}
-
-Batch default_collate(std::vector<Example<>> examples) {
-  DITTO_CHECK(!examples.empty(), ValueError, "default_collate", "no examples");
-  std::vector<Tensor> data, target;
-  data.reserve(examples.size());
-  target.reserve(examples.size());
-  for (Example<>& e : examples) {
-    data.push_back(std::move(e.data));
-    target.push_back(std::move(e.target));
-  }
-  return {stack(data), stack(target)};
-}
-
-std::optional<WorkerInfo> get_worker_info() {
-  return tls_worker_info;
-}
-
-Generator sample_generator() {
-  return tls_sample_generator ? *tls_sample_generator : default_generator();
-}
-
-uint64_t sample_seed(uint64_t base_seed, int64_t epoch, int64_t index) {
-  std::string name =
-      "data.sample:" + std::to_string(epoch) + ":" + std::to_string(index);
-  return random::derive_seed(base_seed, name);
-}
-
-struct SampleContext::State {
-  FetchContext* fetch;
-  int64_t previous_sample;
-  std::optional<Generator> sample_generator;
-  std::optional<GeneratorGuard> guard;
-  bool swapped = false; // the sample generator was set
-  std::optional<Generator> previous_generator;
-};
-
-SampleContext::SampleContext(int64_t index) {
-  if (tls_fetch == nullptr) {
-    return;
-  }
-  state_ = std::make_unique<State>();
-  state_->fetch = tls_fetch;
-  state_->previous_sample = tls_fetch->sample;
-  tls_fetch->sample = index;
-  if (tls_fetch->mode == SeedMode::PerSample) {
-    Generator g = Generator::philox(
-        sample_seed(tls_fetch->base_seed, tls_fetch->epoch, index));
-    state_->guard.emplace(g);
-    state_->previous_generator = tls_sample_generator;
-    state_->swapped = true;
-    tls_sample_generator = g;
-  }
-}
-
-SampleContext::~SampleContext() {
-  if (state_) {
-    // The scope and guard restore in reverse order of their making.
-    if (state_->swapped) {
-      tls_sample_generator = state_->previous_generator;
+// Hands batches to workers until prefetch_factor per worker are in
+// flight (the sampler draws here, in the calling thread, as PyTorch's
+// main process does).
+void DataLoader::Impl::dispatch() {
+  const int64_t limit = opt.max_jobs()
+      ? std::max<int64_t>(1, int64_t(*opt.max_jobs()))
+      : int64_t(opt.prefetch_factor()) * num_workers;
+  while (!sampler_done && dispatched - delivered < limit) {
+    std::optional<std::vector<int64_t>> b = batches->next();
+    if (!b) {
+      sampler_done = true;
+      break;
     }
-    state_->guard.reset();
-    // A failure inside the scope keeps its sample for the report.
-    if (std::uncaught_exceptions() == 0) {
-      state_->fetch->sample = state_->previous_sample;
-    }
-  }
-}
-
-struct DataLoader::Impl {
-  std::shared_ptr<const Dataset> dataset;
-  BatchFetch fetch; // instead of dataset (the LibTorch-style loader)
-  DataLoaderOptions opt;
-  std::shared_ptr<BatchSampler> batches;
-  Collate collate;
-  int num_workers = 0;
-
-  // The epoch.
-  int64_t epoch = 0;
-  uint64_t base_seed = 0;
-  bool active = false; // an epoch is being iterated
-  bool finished = false; // the current epoch delivered all its batches
-  // After load_state_dict at an epoch boundary with persistent workers: the
-  // next epoch keeps the base seed (as the uninterrupted loader would).
-  bool keep_base_seed = false;
-  bool sampler_done = false;
-  int64_t dispatched = 0, delivered = 0, delivered_indices = 0;
-  SamplerState sampler_state; // captured at the epoch's first batch
-  std::vector<std::vector<uint8_t>> worker_generators;
-  std::optional<LoaderState> pending; // from load_state_dict()
-  Batch current;
-
-  // The workers.
-  std::mutex mu;
-  std::condition_variable work_cv, done_cv;
-  std::vector<std::thread> threads;
-  std::vector<std::deque<Task>> queues;
-  std::map<int64_t, Result> results;
-  int running = 0; // tasks a worker has taken and not yet posted
-  bool stop = false;
-  std::function<void()> interrupt_check; // set_interrupt_check
-
-  // Waits (lock held on entry and on exit) until ready(), calling the
-  // interrupt check every 100 ms with the lock released; its exception
-  // propagates.
-  template <typename Ready>
-  void wait_for_workers(std::unique_lock<std::mutex>& lock, Ready ready) {
-    while (!done_cv.wait_for(lock, std::chrono::milliseconds(100), ready)) {
-      if (interrupt_check) {
-        lock.unlock();
-        try {
-          interrupt_check();
-        } catch (...) {
-          lock.lock();
-          throw;
-        }
-        lock.lock();
-      }
-    }
-  }
-
-  ~Impl() {
-    stop_workers();
-  }
-
-  // Loads one batch in this thread. In PerSample mode each sample runs
-  // under its own generator (also as the default generator, so code that
-  // draws from it is covered too).
-  Result run_task(const Task& task, int worker) {
-    // Loading is not traced: workers run it in any order (the trainer
-    // records each batch as it enters a step instead).
-    trace::Suppress untraced;
-    Result r;
-    r.worker = worker;
-    r.indices = int64_t(task.indices.size());
-    std::vector<Example<>> examples;
-    examples.reserve(task.indices.size());
-    int64_t current_index = -1;
-    if (fetch) {
-      return run_fetch(task, std::move(r));
-    }
-    try {
-      for (int64_t i : task.indices) {
-        current_index = i;
-        if (opt.seed_mode() == SeedMode::PerSample) {
-          Generator g = Generator::philox(sample_seed(base_seed, epoch, i));
-          GeneratorGuard guard(g);
-          SampleScope scope(g);
-          examples.push_back(dataset->get(i));
-        } else {
-          SampleScope scope(default_generator());
-          examples.push_back(dataset->get(i));
-        }
-      }
-      current_index = -1;
-      r.batch = collate(std::move(examples));
-    } catch (const std::exception& e) {
-      r.error = std::current_exception();
-      r.message = e.what();
-      r.sample = current_index;
-    } catch (...) {
-      r.error = std::current_exception();
-      r.message = "unknown exception";
-      r.sample = current_index;
-    }
-    return r;
-  }
-
-  // Loads one batch through fetch: PerSample mode runs it under the
-  // batch's generator, and each SampleContext inside under its sample's.
-  Result run_fetch(const Task& task, Result r) {
-    FetchContext context{opt.seed_mode(), base_seed, epoch, -1};
-    FetchContext* previous = tls_fetch;
-    tls_fetch = &context;
-    try {
-      if (opt.seed_mode() == SeedMode::PerSample) {
-        const std::string name = "data.batch:" + std::to_string(epoch) + ":" +
-            std::to_string(task.k);
-        Generator g = Generator::philox(random::derive_seed(base_seed, name));
-        GeneratorGuard guard(g);
-        SampleScope scope(g);
-        r.batch = fetch(task.indices);
-      } else {
-        SampleScope scope(default_generator());
-        r.batch = fetch(task.indices);
-      }
-    } catch (const std::exception& e) {
-      r.error = std::current_exception();
-      r.message = e.what();
-      r.sample = context.sample;
-    } catch (...) {
-      r.error = std::current_exception();
-      r.message = "unknown exception";
-      r.sample = context.sample;
-    }
-    tls_fetch = previous;
-    return r;
-  }
-
-  void worker_main(int w, uint64_t seed, std::vector<uint8_t> resume_state) {
-    SerialScope serial;
-    Generator gen;
-    gen.manual_seed(seed);
-    GeneratorGuard guard(gen);
-    tls_worker_info = WorkerInfo{w, num_workers, seed, dataset};
-    std::exception_ptr init_error;
-    std::string init_message;
-    try {
-      if (opt.worker_init_fn()) {
-        opt.worker_init_fn()(w);
-      }
-      if (!resume_state.empty()) {
-        set_generator_bytes(gen, resume_state);
-      }
-    } catch (const std::exception& e) {
-      init_error = std::current_exception();
-      init_message = std::string("worker_init_fn: ") + e.what();
-    } catch (...) {
-      init_error = std::current_exception();
-      init_message = "worker_init_fn: unknown exception";
-    }
-    for (;;) {
-      Task task;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        work_cv.wait(lock, [&] { return stop || !queues[size_t(w)].empty(); });
-        if (stop) {
-          break;
-        }
-        task = std::move(queues[size_t(w)].front());
-        queues[size_t(w)].pop_front();
-        ++running;
-      }
-      Result r;
-      if (init_error) {
-        r.worker = w;
-        r.error = init_error;
-        r.message = init_message;
-      } else {
-        r = run_task(task, w);
-        if (opt.seed_mode() == SeedMode::PyTorch) {
-          r.generator = generator_bytes(gen);
-        }
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      results[task.k] = std::move(r);
-      --running;
-      done_cv.notify_all();
-    }
-    tls_worker_info.reset();
-  }
-
-  void start_workers(const std::vector<std::vector<uint8_t>>& resume) {
-    stop = false;
-    queues.assign(size_t(num_workers), {});
-    for (int w = 0; w < num_workers; ++w) {
-      std::vector<uint8_t> state = size_t(w) < resume.size()
-          ? resume[size_t(w)]
-          : std::vector<uint8_t>{};
-      try {
-        threads.emplace_back([this, w, state] {
-          worker_main(w, base_seed + uint64_t(w), state);
-        });
-      } catch (const std::system_error& e) {
-        // The system has no more threads to give: the workers started so
-        // far are stopped and joined, so nothing is left running and a
-        // later loader can start (they used to stay, and exit waited on
-        // them).
-        stop_workers();
-        detail::throw_error<ValueError>(
-            "DataLoader",
-            "could not start worker ",
-            w,
-            " of num_workers=",
-            num_workers,
-            " (",
-            e.what(),
-            "); use fewer workers");
-      }
-    }
-  }
-
-  void stop_workers() {
+    capture_sampler_state();
     {
       std::lock_guard<std::mutex> lock(mu);
-      stop = true;
+      queues[size_t(dispatched % num_workers)].push_back(
+          {dispatched, std::move(*b)});
     }
+    ++dispatched;
     work_cv.notify_all();
-    for (auto& t : threads) {
-      t.join();
-    }
-    threads.clear();
-    std::lock_guard<std::mutex> lock(mu);
-    queues.clear();
-    results.clear();
   }
+}
 
-  // Hands batches to workers until prefetch_factor per worker are in
-  // flight (the sampler draws here, in the calling thread, as PyTorch's
-  // main process does).
-  void dispatch() {
-    const int64_t limit = opt.max_jobs()
-        ? std::max<int64_t>(1, int64_t(*opt.max_jobs()))
-        : int64_t(opt.prefetch_factor()) * num_workers;
-    while (!sampler_done && dispatched - delivered < limit) {
+// The sampler's replay state, taken once its epoch has started (a new
+// epoch marks it missing with consumed = -1).
+void DataLoader::Impl::capture_sampler_state() {
+  if (sampler_state.consumed < 0) {
+    sampler_state = batches->state();
+  }
+}
+
+// Abandons the epoch's batches in flight, keeping the workers: queued
+// tasks are dropped, running ones finish and their results are dropped.
+void DataLoader::Impl::drain() {
+  std::unique_lock<std::mutex> lock(mu);
+  for (auto& q : queues) {
+    q.clear();
+  }
+  wait_for_workers(lock, [&] { return running == 0; });
+  results.clear();
+}
+
+void DataLoader::Impl::begin_epoch() {
+  if (active) {
+    // begin() in the middle of an epoch ends it.
+    if (opt.persistent_workers()) {
+      drain();
+    } else {
+      stop_workers();
+    }
+  }
+  active = true;
+  finished = false;
+  sampler_done = false;
+  current = Batch{};
+  std::vector<std::vector<uint8_t>> resume;
+  const bool have_workers = !threads.empty();
+  if (pending) {
+    LoaderState s = std::move(*pending);
+    pending.reset();
+    if (have_workers) {
+      stop_workers();
+    }
+    epoch = s.epoch;
+    base_seed = s.base_seed;
+    if (opt.generator() && !s.generator.empty()) {
+      set_generator_bytes(*opt.generator(), s.generator);
+    }
+    batches->restore(s.sampler);
+    // Replay the delivered batches' draws without loading them.
+    dispatched = delivered = 0;
+    delivered_indices = 0;
+    for (int64_t k = 0; k < s.batches; ++k) {
       std::optional<std::vector<int64_t>> b = batches->next();
       if (!b) {
         sampler_done = true;
         break;
       }
-      capture_sampler_state();
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        queues[size_t(dispatched % num_workers)].push_back(
-            {dispatched, std::move(*b)});
-      }
+      delivered_indices += int64_t(b->size());
       ++dispatched;
-      work_cv.notify_all();
+      ++delivered;
     }
-  }
-
-  // The sampler's replay state, taken once its epoch has started (a new
-  // epoch marks it missing with consumed = -1).
-  void capture_sampler_state() {
-    if (sampler_state.consumed < 0) {
-      sampler_state = batches->state();
+    sampler_state = s.sampler;
+    sampler_state.consumed = delivered_indices;
+    worker_generators = s.worker_generators;
+    worker_generators.resize(size_t(num_workers));
+    if (opt.seed_mode() == SeedMode::PyTorch) {
+      resume = worker_generators;
     }
-  }
-
-  // Abandons the epoch's batches in flight, keeping the workers: queued
-  // tasks are dropped, running ones finish and their results are dropped.
-  void drain() {
-    std::unique_lock<std::mutex> lock(mu);
-    for (auto& q : queues) {
-      q.clear();
-    }
-    wait_for_workers(lock, [&] { return running == 0; });
-    results.clear();
-  }
-
-  void begin_epoch() {
-    if (active) {
-      // begin() in the middle of an epoch ends it.
-      if (opt.persistent_workers()) {
-        drain();
-      } else {
-        stop_workers();
-      }
-    }
-    active = true;
-    finished = false;
-    sampler_done = false;
-    current = Batch{};
-    std::vector<std::vector<uint8_t>> resume;
-    const bool have_workers = !threads.empty();
-    if (pending) {
-      LoaderState s = std::move(*pending);
-      pending.reset();
-      if (have_workers) {
-        stop_workers();
-      }
-      epoch = s.epoch;
-      base_seed = s.base_seed;
-      if (opt.generator() && !s.generator.empty()) {
-        set_generator_bytes(*opt.generator(), s.generator);
-      }
-      batches->restore(s.sampler);
-      // Replay the delivered batches' draws without loading them.
-      dispatched = delivered = 0;
-      delivered_indices = 0;
-      for (int64_t k = 0; k < s.batches; ++k) {
-        std::optional<std::vector<int64_t>> b = batches->next();
-        if (!b) {
-          sampler_done = true;
-          break;
-        }
-        delivered_indices += int64_t(b->size());
-        ++dispatched;
-        ++delivered;
-      }
-      sampler_state = s.sampler;
-      sampler_state.consumed = delivered_indices;
-      worker_generators = s.worker_generators;
+  } else {
+    ++epoch;
+    // Persistent workers keep the base seed and their generators across
+    // epochs, also after load_state_dict at an epoch boundary (the
+    // workers then restart from the generators the state holds).
+    const bool continuing =
+        opt.persistent_workers() && (have_workers || keep_base_seed);
+    if (!continuing) {
+      base_seed = opt.base_seed()
+          ? *opt.base_seed()
+          : draw_seed(opt.generator() ? *opt.generator() : default_generator());
+      worker_generators.assign(size_t(num_workers), {});
+    } else if (!have_workers && opt.seed_mode() == SeedMode::PyTorch) {
       worker_generators.resize(size_t(num_workers));
-      if (opt.seed_mode() == SeedMode::PyTorch) {
-        resume = worker_generators;
-      }
-    } else {
-      ++epoch;
-      // Persistent workers keep the base seed and their generators across
-      // epochs, also after load_state_dict at an epoch boundary (the
-      // workers then restart from the generators the state holds).
-      const bool continuing =
-          opt.persistent_workers() && (have_workers || keep_base_seed);
-      if (!continuing) {
-        base_seed = opt.base_seed()
-            ? *opt.base_seed()
-            : draw_seed(
-                  opt.generator() ? *opt.generator() : default_generator());
-        worker_generators.assign(size_t(num_workers), {});
-      } else if (!have_workers && opt.seed_mode() == SeedMode::PyTorch) {
-        worker_generators.resize(size_t(num_workers));
-        resume = worker_generators;
-      }
-      keep_base_seed = false;
-      batches->reset();
-      dispatched = delivered = delivered_indices = 0;
-      sampler_state = SamplerState{};
-      sampler_state.consumed = -1;
+      resume = worker_generators;
     }
-    if (num_workers > 0) {
-      if (threads.empty()) {
-        start_workers(resume);
-      }
-      dispatch();
-    }
+    keep_base_seed = false;
+    batches->reset();
+    dispatched = delivered = delivered_indices = 0;
+    sampler_state = SamplerState{};
+    sampler_state.consumed = -1;
   }
-
-  // Loads the next batch into current; false at the end of the epoch.
-  bool next_batch() {
-    trace::Suppress untraced; // see DataLoader::begin
-    if (!active) {
-      return false;
+  if (num_workers > 0) {
+    if (threads.empty()) {
+      start_workers(resume);
     }
-    Result r;
-    if (num_workers == 0) {
-      if (sampler_done) {
-        return finish_epoch();
-      }
-      std::optional<std::vector<int64_t>> b = batches->next();
-      if (!b) {
-        sampler_done = true;
-        return finish_epoch();
-      }
-      capture_sampler_state();
-      ++dispatched;
-      r = run_task({dispatched - 1, std::move(*b)}, -1);
-      if (r.error) {
-        active = false;
-        std::rethrow_exception(r.error);
-      }
-    } else {
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        if (sampler_done && delivered == dispatched) {
-          lock.unlock();
-          return finish_epoch();
-        }
-        wait_for_workers(lock, [&] { return results.count(delivered) > 0; });
-        r = std::move(results[delivered]);
-        results.erase(delivered);
-      }
-      if (r.error) {
-        // An interrupt in a sample reaches the caller as it is (the epoch
-        // stays in flight: the next begin() ends it).
-        try {
-          std::rethrow_exception(r.error);
-        } catch (const Interrupted&) {
-          throw;
-        } catch (...) {
-        }
-        active = false;
-        stop_workers();
-        std::ostringstream msg;
-        msg << "[DataLoader] worker " << r.worker;
-        if (r.sample >= 0) {
-          msg << " failed on sample " << r.sample;
-        } else {
-          msg << " failed";
-        }
-        msg << ": " << r.message;
-        throw WorkerError(msg.str(), r.worker, r.sample);
-      }
-      if (r.worker >= 0 && opt.seed_mode() == SeedMode::PyTorch) {
-        worker_generators[size_t(r.worker)] = std::move(r.generator);
-      }
-    }
-    ++delivered;
-    delivered_indices += r.indices;
-    current = std::move(r.batch);
-    if (num_workers > 0) {
-      dispatch();
-    }
-    return true;
+    dispatch();
   }
+}
 
-  bool finish_epoch() {
-    active = false;
-    finished = true;
-    current = Batch{};
-    if (!opt.persistent_workers()) {
-      stop_workers();
-    }
+// Loads the next batch into current; false at the end of the epoch.
+bool DataLoader::Impl::next_batch() {
+  trace::Suppress untraced; // see DataLoader::begin
+  if (!active) {
     return false;
   }
-};
+  Result r;
+  if (num_workers == 0) {
+    if (sampler_done) {
+      return finish_epoch();
+    }
+    std::optional<std::vector<int64_t>> b = batches->next();
+    if (!b) {
+      sampler_done = true;
+      return finish_epoch();
+    }
+    capture_sampler_state();
+    ++dispatched;
+    r = run_task({dispatched - 1, std::move(*b)}, -1);
+    if (r.error) {
+      active = false;
+      std::rethrow_exception(r.error);
+    }
+  } else {
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      if (sampler_done && delivered == dispatched) {
+        lock.unlock();
+        return finish_epoch();
+      }
+      wait_for_workers(lock, [&] { return results.count(delivered) > 0; });
+      r = std::move(results[delivered]);
+      results.erase(delivered);
+    }
+    if (r.error) {
+      // An interrupt in a sample reaches the caller as it is (the epoch
+      // stays in flight: the next begin() ends it).
+      try {
+        std::rethrow_exception(r.error);
+      } catch (const Interrupted&) {
+        throw;
+      } catch (...) {
+      }
+      active = false;
+      stop_workers();
+      std::ostringstream msg;
+      msg << "[DataLoader] worker " << r.worker;
+      if (r.sample >= 0) {
+        msg << " failed on sample " << r.sample;
+      } else {
+        msg << " failed";
+      }
+      msg << ": " << r.message;
+      throw WorkerError(msg.str(), r.worker, r.sample);
+    }
+    if (r.worker >= 0 && opt.seed_mode() == SeedMode::PyTorch) {
+      worker_generators[size_t(r.worker)] = std::move(r.generator);
+    }
+  }
+  ++delivered;
+  delivered_indices += r.indices;
+  current = std::move(r.batch);
+  if (num_workers > 0) {
+    dispatch();
+  }
+  return true;
+}
+
+bool DataLoader::Impl::finish_epoch() {
+  active = false;
+  finished = true;
+  current = Batch{};
+  if (!opt.persistent_workers()) {
+    stop_workers();
+  }
+  return false;
+}
 
 namespace {
 
