@@ -104,7 +104,7 @@ sanitize: sanitize-configure
 # The parallel and threading tests under ThreadSanitizer (test_parallel
 # holds the backward passes on several threads into one leaf), built with
 # clang (which compiled a sanitized file here in about a third less time
-# than g++: ops/scatter.cpp with ASan, 22 s against 34 s).
+# than g++: ops/index/scatter.cpp with ASan, 22 s against 34 s).
 tsan: setup
 	@scripts/setup --fuzz
 	CC=clang CXX=clang++ cmake -S . -B build-tsan $(SANITIZER_FLAGS) -DDITTO_SANITIZE=tsan \

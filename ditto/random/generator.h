@@ -5,7 +5,7 @@
 // (generator.cpp) and the engines behind it. The layers point one way:
 // ditto/core/ includes nothing outside core/ (tensor.h only names
 // `class Generator;` for the random-fill methods, whose definitions are in
-// ditto/ops/random.cpp), and random/ builds on core.
+// ditto/ops/random/random.cpp), and random/ builds on core.
 
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 """torch's Python-level signatures over ditto's declared ops
-(ditto/ops/composite.ops.toml): the forms torch's Python API accepts that
+(ditto/ops/composite/composite.ops.toml): the forms torch's Python API accepts that
 one C++ schema does not (a list or an int for split, unbiased for var and
 std, dims as a count for tensordot), and einsum."""
 import builtins as _b

@@ -303,7 +303,7 @@ TEST(HostileArgs, NnWindowsAtTheEdges) {
   }
 }
 
-// The Core ATen ops' shape arithmetic (ditto/ops/aten.ops.toml): indices,
+// The Core ATen ops' shape arithmetic (ditto/ops/composite/aten.ops.toml): indices,
 // slice bounds, windows and sizes at the int64 edges.
 TEST(HostileArgs, CoreAtenOpsAtTheEdges) {
   for (int64_t v : kSizes) {

@@ -1,5 +1,5 @@
 """Writes declared_golden.json: torch 1.13's values and gradients of the
-ops declared in ditto/ops/elementwise.ops.toml that came with issue 59's
+ops declared in ditto/ops/elementwise/elementwise.ops.toml that came with issue 59's
 first ops (rsqrt, reciprocal, floor, ceil, trunc, round, frac; fmod and
 copysign, with their Scalar overloads and integer forms), as bit patterns,
 for test_declared_golden.py. Run with Debian's torch:

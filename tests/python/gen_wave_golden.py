@@ -1,6 +1,6 @@
 """Writes wave_golden.json: torch 1.13's results (and some gradients) of
 the ops issue 59 added through declarations and Python wrappers
-(ditto/ops/math.ops.toml, composite.ops.toml, ditto/_composite.py,
+(ditto/ops/elementwise/math.ops.toml, composite.ops.toml, ditto/_composite.py,
 nn.functional, linalg), for test_wave_golden.py. Each case is one Python
 expression that runs unchanged on torch and on ditto (ditto keeps torch's
 names), over inputs both build from the same numbers. Run with Debian's
@@ -350,7 +350,7 @@ CASES = [
     ("t.gradient(x.reshape(4, 6), spacing=2.0, edge_order=2)", False),
     ("t.linalg.qr(m[:3])[1].abs()", False),
     ("(lambda q: (q[0] @ q[1]))(t.linalg.qr(m[:2]))", False),
-    # Core ATen operators (ditto/ops/aten.ops.toml)
+    # Core ATen operators (ditto/ops/composite/aten.ops.toml)
     ("t.bitwise_xor(t.round(w).long(), t.round(x * 3).int())", True),
     ("t.bitwise_or(t.round(x).int(), 6)", True),
     ("t.bitwise_not(x > 0)", True), ("(t.round(w).long() & -8) ^ 3", True),

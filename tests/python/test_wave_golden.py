@@ -1,4 +1,4 @@
-"""Issue 59's ops (ditto/ops/math.ops.toml, composite.ops.toml, the
+"""Issue 59's ops (ditto/ops/elementwise/math.ops.toml, composite.ops.toml, the
 Python wrappers in ditto/_composite.py, nn.functional and linalg) give
 torch 1.13's results: each case is a Python expression run unchanged on
 ditto, against the values gen_wave_golden.py recorded from torch. Moves,

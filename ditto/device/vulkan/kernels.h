@@ -139,7 +139,7 @@ void nll_backward(
     const char* name);
 
 // out (contiguous float32) = bernoulli(p) from the Philox stream with this
-// key, element i from words first + 2i and + 2i + 1 (ops/random.cpp's
+// key, element i from words first + 2i and + 2i + 1 (ops/random/random.cpp's
 // philox_fill): the CPU's bits.
 void philox_bernoulli(
     const Tensor& out,

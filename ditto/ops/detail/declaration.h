@@ -18,7 +18,7 @@ struct OpDeclaration {
   std::string variants;
   // "kernel unary Exp" or "decomposition <expression>".
   std::string implementation;
-  // The file that declares it: "ditto/ops/elementwise.ops.toml".
+  // The file that declares it: "ditto/ops/elementwise/elementwise.ops.toml".
   std::string source;
 };
 

@@ -148,7 +148,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                             include_last_offset, padding_idx)
 
 
-# ---- the declared activations (ditto/ops/composite.ops.toml), with
+# ---- the declared activations (ditto/ops/composite/composite.ops.toml), with
 # torch.nn.functional's inplace flags
 globals().update({_n: getattr(_C, _n)
                   for _n in _C._declared_modules.get("nn.functional", [])})

@@ -3,7 +3,7 @@
 #include "common.glsl"
 // Fills from a Philox4x32-10 stream (ditto/random/philox.h), element i of
 // a contiguous float32 tensor from its own words, as the CPU's
-// philox_fill in ops/random.cpp: the same bits for the same key and
+// philox_fill in ops/random/random.cpp: the same bits for the same key and
 // position. Params: p[0] n, p[1] the element offset, p[2], p[3] the key,
 // p[4], p[5] the first word's index (low, high; a multiple of 4), p[6]
 // the op:

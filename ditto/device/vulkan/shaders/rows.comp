@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-// Rows selected and added by index (ops/index.cpp): the operands are rows
+// Rows selected and added by index (ops/index/index.cpp): the operands are rows
 // of `len` words (index_select, any 4- or 8-byte dtype) or float32 values
 // (index_add_), contiguous from the word offsets p[7] (w, binding 1) and
 // p[8] (src, binding 2); the integers (binding 3, int32) are the host's

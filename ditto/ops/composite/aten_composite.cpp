@@ -1,4 +1,4 @@
-// The bodies of the Core ATen operators that ditto/ops/aten.ops.toml
+// The bodies of the Core ATen operators that ditto/ops/composite/aten.ops.toml
 // declares as made of other ops (ditto/ops/detail/composite.h). Their
 // gradients, traces and device support come from the public ops they call,
 // and each result is the fixed chain of its parts.
