@@ -43,11 +43,15 @@ CPP_TYPES = {
     "int[]?": "const std::optional<IntArg>&",
     "str": "std::string_view",
     "Tensor[]": "const std::vector<Tensor>&",
+    "ScalarType?": "std::optional<Dtype>",
 }
 RETURN_TYPES = {
     "Tensor": "Tensor",
     "Tensor[]": "std::vector<Tensor>",
     "(Tensor, Tensor)": "std::tuple<Tensor, Tensor>",
+    # torch's named pair (torch.return_types.max): a named tuple in Python
+    "(Tensor values, Tensor indices)": "std::pair<Tensor, Tensor>",
+    "bool": "bool",
 }
 
 
@@ -188,7 +192,7 @@ class Op:
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
             "vulkan", "record_args", "aliases", "scalar_other", "result",
             "other_domain", "integer_divisor", "record_scalar", "samples", "family",
-            "python",
+            "python", "body", "devices",
         }
         extra = set(entry) - known
         if extra:
@@ -204,8 +208,12 @@ class Op:
             raise DeclError(f"{where}: variants must be of {sorted(VARIANTS)}")
         self.kernel = entry.get("kernel")
         self.decomposition = entry.get("decomposition")
-        if (self.kernel is None) == (self.decomposition is None):
-            raise DeclError(f"{where}: give a kernel or a decomposition, one of them")
+        # A hand-written body: the file that defines ditto::<name> with the
+        # signature the schema gives (its records are beside it).
+        self.body = entry.get("body")
+        if [self.kernel, self.decomposition, self.body].count(None) != 2:
+            raise DeclError(
+                f"{where}: give one of kernel, decomposition and body")
         self.arity = 0
         if self.kernel is not None:
             km = re.match(r"^(unary|binary)\s+([A-Z][A-Za-z0-9]*)$", self.kernel)
@@ -243,6 +251,11 @@ class Op:
         elif self.derivative is not None and not isinstance(self.derivative, str):
             raise DeclError(f"{where}: derivative must be an expression")
         self.not_differentiable = entry.get("not_differentiable", "")
+        if self.body is not None and (self.derivative or self.not_differentiable
+                                      or "samples" in entry or "inplace" in self.variants):
+            raise DeclError(
+                f"{where}: a body computes its own gradient and has its own "
+                "records (and in-place forms)")
         if self.kernel is not None and not (self.derivative or self.not_differentiable):
             raise DeclError(
                 f"{where}: a kernel op needs a derivative or not_differentiable "
@@ -265,6 +278,13 @@ class Op:
         if self.vulkan is not None:
             if self.kernel is None or set(self.vulkan) - {"code", "float64"}:
                 raise DeclError(f"{where}: vulkan = {{ code = N, float64 = bool }} for a kernel")
+        # The devices beside the CPU the op runs on, by its body or its
+        # parts (the device's op list, `ditto ops`).
+        self.devices = entry.get("devices", [])
+        if set(self.devices) - {"vulkan"}:
+            raise DeclError(f"{where}: devices are of ['vulkan']")
+        if self.devices and self.vulkan is not None:
+            raise DeclError(f"{where}: a shader code already puts it on the device")
         self.record_args = entry.get("record_args", "a")
         self.aliases = entry.get("aliases", [])
         # General records: samples = { inputs = [[shape], ...], calls =
@@ -277,7 +297,7 @@ class Op:
         # Python modules beside ditto that also export the function
         # ("nn.functional").
         self.python = entry.get("python", [])
-        if self.schema.ret != "Tensor" and self.samples is None:
+        if self.schema.ret != "Tensor" and self.samples is None and self.body is None:
             raise DeclError(f"{where}: an op returning {self.schema.ret} needs samples")
         if self.samples is not None and "inplace" in self.variants:
             raise DeclError(f"{where}: an op with samples has no in-place form yet")
@@ -359,6 +379,14 @@ def load(source_dir):
             kernels.append(Kernel(e, rel, i))
     names = {}
     for op in ops:
+        if op.body is not None:
+            path = os.path.join(source_dir, op.body)
+            if not os.path.isfile(path):
+                raise DeclError(f"{op.src}: {op.name}'s body {op.body} does not exist")
+            with open(path, encoding="utf-8") as f:
+                if not re.search(rf"\b{op.name}\(", f.read()):
+                    raise DeclError(
+                        f"{op.src}: {op.body} does not define {op.name}")
         if op.name in names:
             raise DeclError(f"{op.src}: {op.name} is declared twice")
         names[op.name] = op
@@ -504,6 +532,7 @@ def write_declared_h(files, ops):
         "#include <optional>",
         "#include <string_view>",
         "#include <tuple>",
+        "#include <utility>",
         "#include <vector>",
         "",
         '#include "ditto/core/tensor.h"',
@@ -530,8 +559,10 @@ def write_methods_inc(files, ops):
     for op in ops:
         for decl, defn, call, _ in op.overloads():
             if "method" in op.variants:
+                # a macro argument: no bare comma in the type
+                mret = {"std::pair<Tensor, Tensor>": "Tensor::TensorPair"}.get(ret(op), ret(op))
                 out.append(
-                    f"DITTO_METHOD({ret(op)}, {op.name}, ({decl}) const, ({defn}) const, "
+                    f"DITTO_METHOD({mret}, {op.name}, ({decl}) const, ({defn}) const, "
                     f"{op.name}({call('*this')}))")
             if "inplace" in op.variants and op.arity == 2:
                 out.append(
@@ -638,6 +669,8 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
     for op in ops:
         if "function" not in op.variants and "method" not in op.variants:
             continue
+        if op.body is not None:
+            continue  # defined by hand in op.body
         for fname in [op.name] + list(op.aliases):
             for i, (_, defn, call, _) in enumerate(op.overloads()):
                 out.append(f"{ret(op)} {fname}({with_self(defn, op)}) {{")
@@ -693,6 +726,8 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
         dom = f"s::Domain::{DOMAINS[op.domain]}"
         dtypes = f"s::{DTYPES[op.dtypes][0]}"
         nd = c_string(op.not_differentiable)
+        if op.body is not None:
+            continue  # its records are beside its body
         if op.samples is not None:
             out += composite_record(op, dom, dtypes, nd)
             continue
@@ -729,6 +764,7 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
     ]
     for op in ops:
         impl = (f"kernel {op.kernel}" if op.kernel is not None
+                else f"body {op.body}" if op.body is not None
                 else f"decomposition {op.decomposition}")
         out.append(
             f"      {{{c_string(op.name)}, {c_string(op.schema.text)}, "
@@ -802,9 +838,17 @@ def write_bindings_inc(files, ops):
                 ptr = (f"[]({with_self(defn, op)}) {{ "
                        f"return py::tuple(py::cast(::ditto::{op.name}("
                        f"{op.schema.cpp_call_args(op.schema.args[0].name)}))); }}")
+            elif op.schema.ret == "(Tensor values, Tensor indices)":
+                # torch.return_types.<name>, made under the GIL
+                ptr = (f"[]({with_self(defn, op)}) {{ std::pair<Tensor, Tensor> r; "
+                       "{ py::gil_scoped_release gil; "
+                       f"r = ::ditto::{op.name}("
+                       f"{op.schema.cpp_call_args(op.schema.args[0].name)}); }} "
+                       f"return values_indices({c_string(op.name)}, std::move(r)); }}")
             args = "".join(", " + a for a in py_args)
             # The tuple is made under the GIL.
-            gil = "" if op.schema.ret == "Tensor[]" else ", ReleaseGil()"
+            gil = ("" if op.schema.ret in ("Tensor[]", "(Tensor values, Tensor indices)")
+                   else ", ReleaseGil()")
             if "function" in op.variants:
                 first = "input" if op.schema.args[0].name == "self" else "tensors"
                 out.append(
@@ -855,7 +899,7 @@ def write_device_inc(files, ops):
         "// the declared ops with a shader, and their in-place forms.",
     ]
     for op in ops:
-        if op.vulkan is None:
+        if op.vulkan is None and "vulkan" not in op.devices:
             continue
         out.append(f"{{{c_string(op.name)}, false}},")
         if "inplace" in op.variants:

@@ -6,6 +6,7 @@
 
 #include "ditto/core/scalar.h"
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h" // index_select, gather, take, masked_select
 
 namespace ditto {
 
@@ -22,25 +23,13 @@ namespace ditto {
 // after an error, self is unchanged. The in-place members of the family are
 // Tensor methods (ditto/core/tensor.h): t.index_add_(0, idx, src).
 
-// self.index_select(dim, index): rows of self along dim, in index order.
-DITTO_API Tensor
-index_select(const Tensor& self, int64_t dim, const Tensor& index);
-
-// out[i][j] = self[index[i][j]][j] along dim (torch.gather).
-DITTO_API Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
-
-// self.flatten()[index], shaped like index; negative indices count from the
-// end (torch.take).
-DITTO_API Tensor take(const Tensor& self, const Tensor& index);
+// index_select, gather, take and masked_select are declared in
+// index/index.ops.toml (generated into declared.h).
 
 // self[indices] (torch's advanced indexing read, at::index): indices as
 // index_put_ takes them (an undefined Tensor is a full slice, int64/int32
 // tensors broadcast together, bool masks select their true positions).
 DITTO_API Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
-
-// The elements of self where mask (broadcast together) is true, 1-d, in
-// row-major order.
-DITTO_API Tensor masked_select(const Tensor& self, const Tensor& mask);
 
 // Counts of each value of a 1-d non-negative integer input (int64), or the
 // sums of weights per value (float32 for float32 weights, float64
@@ -50,11 +39,7 @@ DITTO_API Tensor bincount(
     const Tensor& weights = {},
     int64_t minlength = 0);
 
-// Histogram of a floating input in `bins` equal bins over [min, max] (the
-// data's range when min == max), values outside and NaN not counted.
-// Counts are exact integers whatever the thread count.
-DITTO_API Tensor
-histc(const Tensor& input, int64_t bins = 100, double min = 0, double max = 0);
+// histc is declared in reduce/reduce.ops.toml (declared.h).
 
 // Sums, means or maxima of bags of weight rows (torch.nn.functional.
 // embedding_bag): input 1-d with offsets (bag b is input[offsets[b] :

@@ -4,6 +4,7 @@
 
 #include "ditto/core/scalar.h"
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h" // mm, bmm, matmul, addmm: linalg/linalg.ops.toml
 
 namespace ditto {
 
@@ -13,21 +14,8 @@ namespace ditto {
 // on every CPU capability. Split-K (small outputs with a huge k) is the
 // exception to the chain: see docs/linalg.md.
 
-// [m, k] @ [k, n].
-DITTO_API Tensor mm(const Tensor& a, const Tensor& b);
-// [b, m, k] @ [b, k, n].
-DITTO_API Tensor bmm(const Tensor& a, const Tensor& b);
-// torch.matmul: dot, matrix-vector, matrix-matrix, and batched products
-// with the batch dims broadcast; 1-d operands gain and then lose a dim.
-DITTO_API Tensor matmul(const Tensor& a, const Tensor& b);
-// beta * input + alpha * (a @ b), input broadcast to [m, n]; with beta = 0
-// input is ignored (NaN included), as in BLAS.
-DITTO_API Tensor addmm(
-    const Tensor& input,
-    const Tensor& a,
-    const Tensor& b,
-    const Scalar& beta = 1,
-    const Scalar& alpha = 1);
+// mm, bmm, matmul and addmm are declared in linalg/linalg.ops.toml
+// (generated into declared.h).
 // x @ weight^T + bias (torch.nn.functional.linear); bias may be undefined.
 DITTO_API Tensor
 linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h" // logcumsumexp, cummax, cummin: reduce/reduce.ops.toml
 
 namespace ditto {
 
@@ -34,16 +35,7 @@ DITTO_API Tensor cumprod(
     int64_t dim,
     std::optional<Dtype> dtype = std::nullopt);
 
-// log(exp(a[0]) + ... + exp(a[i])) along dim, each step
-// log1p(exp(min - max)) + max in a's dtype (ditto's exp and log1p: the same
-// bits on every CPU); infinities of one sign stay infinite, NaN propagates.
-// Floating dtypes only.
-DITTO_API Tensor logcumsumexp(const Tensor& a, int64_t dim);
-
-// Running maximum (minimum) along dim and the index where it was taken: a
-// tie takes the later index, a NaN wins and stays (each further NaN moving
-// the index to itself), as PyTorch's.
-DITTO_API std::pair<Tensor, Tensor> cummax(const Tensor& a, int64_t dim);
-DITTO_API std::pair<Tensor, Tensor> cummin(const Tensor& a, int64_t dim);
+// logcumsumexp, cummax and cummin are declared in reduce/reduce.ops.toml
+// (generated into declared.h).
 
 } // namespace ditto

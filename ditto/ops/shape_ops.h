@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h" // equal, allclose: shape/shape.ops.toml
 
 namespace ditto {
 
@@ -55,14 +56,6 @@ DITTO_API std::pair<Tensor, Tensor> sort(
     int64_t dim = -1,
     bool descending = false);
 
-// Same shape, dtype and values (NaN != NaN, as torch.equal).
-DITTO_API bool equal(const Tensor& a, const Tensor& b);
-// |a - b| <= atol + rtol * |b| elementwise, with broadcasting.
-DITTO_API bool allclose(
-    const Tensor& a,
-    const Tensor& b,
-    double rtol = 1e-5,
-    double atol = 1e-8,
-    bool equal_nan = false);
+// equal and allclose are declared in shape/shape.ops.toml (declared.h).
 
 } // namespace ditto

@@ -619,7 +619,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
         kSelf,
         ReleaseGil());
   }
-  def_both(m, cls, "logcumsumexp", &logcumsumexp, py::arg("dim"));
   // quantile / nanquantile(input, q, dim=None, keepdim=False, *,
   // interpolation='linear'), q a number or a tensor; lerp(input, end,
   // weight), weight a tensor or a number. They read Python objects, so the
@@ -715,42 +714,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("dim") = py::none(),
       py::kw_only(),
       py::arg("output_size") = py::none());
-  for (bool max : {true, false}) {
-    auto f = [max](const Tensor& a, int64_t dim) {
-      std::pair<Tensor, Tensor> r;
-      {
-        py::gil_scoped_release gil;
-        r = max ? cummax(a, dim) : cummin(a, dim);
-      }
-      return values_indices(max ? "cummax" : "cummin", std::move(r));
-    };
-    m.def(max ? "cummax" : "cummin", f, py::arg("input"), py::arg("dim"));
-    cls.def(max ? "cummax" : "cummin", f, py::arg("dim"));
-  }
-  def_both(m, cls, "equal", &equal, py::arg("other"));
-  def_both(
-      m,
-      cls,
-      "allclose",
-      &allclose,
-      py::arg("other"),
-      py::arg("rtol") = 1e-5,
-      py::arg("atol") = 1e-8,
-      py::arg("equal_nan") = false);
-
-  def_both(m, cls, "mm", &mm, py::arg("mat2"));
-  def_both(m, cls, "bmm", &bmm, py::arg("mat2"));
-  def_both(m, cls, "matmul", &matmul, py::arg("other"));
-  def_both(
-      m,
-      cls,
-      "addmm",
-      &addmm,
-      py::arg("mat1"),
-      py::arg("mat2"),
-      py::kw_only(),
-      py::arg("beta") = 1,
-      py::arg("alpha") = 1);
   m.def(
       "linear",
       [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {

@@ -199,16 +199,12 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
     m.def(name, f, py::arg("input").none(false), extra..., ReleaseGil());
     cls.def(name, f, extra..., ReleaseGil());
   };
-  both("index_select", &index_select, py::arg("dim"), py::arg("index"));
-  both("gather", &gather, py::arg("dim"), py::arg("index"));
-  both("take", &take, py::arg("index"));
   both(
       "index",
       [](const Tensor& t, const OptIndices& indices) {
         return index(t, index_list(indices));
       },
       py::arg("indices"));
-  both("masked_select", &masked_select, py::arg("mask"));
   both(
       "bincount",
       [](const Tensor& t, const std::optional<Tensor>& w, int64_t minlength) {
@@ -216,12 +212,6 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("weights") = py::none(),
       py::arg("minlength") = 0);
-  both(
-      "histc",
-      &histc,
-      py::arg("bins") = 100,
-      py::arg("min") = 0,
-      py::arg("max") = 0);
   m.def(
       "embedding_bag",
       [](const Tensor& input,

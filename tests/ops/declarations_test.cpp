@@ -49,7 +49,10 @@ TEST(Declarations, KernelOpsRunUnderTheirNames) {
     SCOPED_TRACE(d.name);
     const OpRecord* r = find_op_record(d.name);
     ASSERT_NE(r, nullptr);
-    ASSERT_TRUE(r->bad_samples);
+    if (!r->bad_samples) {
+      ADD_FAILURE() << "no bad samples";
+      continue;
+    }
     for (const Sample& s : r->bad_samples()) {
       try {
         s.call(s.inputs);

@@ -303,8 +303,8 @@ TEST(HostileArgs, NnWindowsAtTheEdges) {
   }
 }
 
-// The Core ATen ops' shape arithmetic (ditto/ops/composite/aten.ops.toml): indices,
-// slice bounds, windows and sizes at the int64 edges.
+// The Core ATen ops' shape arithmetic (ditto/ops/composite/aten.ops.toml):
+// indices, slice bounds, windows and sizes at the int64 edges.
 TEST(HostileArgs, CoreAtenOpsAtTheEdges) {
   for (int64_t v : kSizes) {
     const std::string at = " value " + std::to_string(v);

@@ -2,9 +2,9 @@
 
 // The GEMM's cache blocking, chosen from the CPU it runs on (Note [GEMM
 // blocking from the caches] in gemm_blocking.cpp). Internal; the public
-// face is backends::gemm in ditto/ops/linalg.h (ops/linalg/gemm_settings.cpp checks
-// the arguments and copies these types into its public ones), so the kernels
-// include nothing of ops/.
+// face is backends::gemm in ditto/ops/linalg.h (ops/linalg/gemm_settings.cpp
+// checks the arguments and copies these types into its public ones), so the
+// kernels include nothing of ops/.
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
-// The bodies of the composite ops of ditto/ops/composite/composite.ops.toml that are
-// more than one expression (ditto/ops/detail/composite.h). Everything here
-// is made of public ops: their gradients, traces and device support carry
+// The bodies of the composite ops of ditto/ops/composite/composite.ops.toml
+// that are more than one expression (ditto/ops/detail/composite.h). Everything
+// here is made of public ops: their gradients, traces and device support carry
 // over, and each result is the fixed chain of its parts.
 
 #include "ditto/ops/detail/composite.h"

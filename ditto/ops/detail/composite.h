@@ -1,8 +1,8 @@
 #pragma once
 
 // Internal: the bodies of the composite ops declared in
-// ditto/ops/composite/composite.ops.toml that are more than one expression. Each is
-// made of public ops, which give its gradient, its trace and its device
+// ditto/ops/composite/composite.ops.toml that are more than one expression.
+// Each is made of public ops, which give its gradient, its trace and its device
 // support (Note [One declaration per op]).
 
 #include <optional>
@@ -83,7 +83,8 @@ Tensor elu(
     const Scalar& input_scale);
 Tensor glu(const Tensor& self, int64_t dim);
 
-// ---- Core ATen operators (ditto/ops/composite/aten.ops.toml; aten_composite.cpp)
+// ---- Core ATen operators (ditto/ops/composite/aten.ops.toml;
+// aten_composite.cpp)
 Tensor alias(const Tensor& self);
 Tensor select_scatter(
     const Tensor& self,

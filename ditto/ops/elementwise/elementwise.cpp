@@ -124,7 +124,8 @@ Tensor pow(const Tensor& a, const Scalar& b) {
 }
 
 namespace {
-// Sums with a sparse operand take their own path (ditto/ops/sparse/sparse_arith.cpp).
+// Sums with a sparse operand take their own path
+// (ditto/ops/sparse/sparse_arith.cpp).
 bool any_sparse(const Tensor& a, const Tensor& b) {
   return (a.defined() && a.impl()->is_sparse()) ||
       (b.defined() && b.impl()->is_sparse());

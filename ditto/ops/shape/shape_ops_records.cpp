@@ -375,6 +375,20 @@ DITTO_OP_RECORDS(shape_ops) {
         {"different", {a, s::varied({n}, spec.dtype, 8.0, 2)}, call},
     };
   };
+  // An undefined operand (both), and shapes that do not broadcast
+  // (allclose; equal says false).
+  const auto bad_pair = [](bool close) {
+    s::Call call = [close](const std::vector<Tensor>& in) {
+      const bool r = close ? allclose(in[0], in[1]) : equal(in[0], in[1]);
+      return std::vector{scalar_tensor(r ? 1 : 0, kInt64)};
+    };
+    Tensor a = ones({2, 3});
+    std::vector<Sample> out = {{"undefined other", {a, Tensor()}, call}};
+    if (close) {
+      out.push_back({"shapes that do not broadcast", {a, ones({4})}, call});
+    }
+    return out;
+  };
   register_op({
       .name = "equal",
       .family = "comparison",
@@ -383,17 +397,21 @@ DITTO_OP_RECORDS(shape_ops) {
       .dtypes = {kFloat32, kInt64},
       .samples = [predicate](
                      const SampleSpec& spec) { return predicate(spec, false); },
+      .bad_samples = [bad_pair] { return bad_pair(false); },
       .not_differentiable = "returns a bool",
       .returns_tensor = false,
   });
   register_op({
       .name = "allclose",
       .family = "comparison",
-      .callables = {"ditto::allclose(a, b, rtol, atol, equal_nan)"},
+      .callables = s::callables(
+          "ditto::allclose(a, b, rtol, atol, equal_nan)",
+          "Tensor::allclose(b, rtol, atol, equal_nan)"),
       .deterministic_because = "a bool from elementwise comparisons",
       .dtypes = {kFloat32, kFloat64},
       .samples =
           [predicate](const SampleSpec& spec) { return predicate(spec, true); },
+      .bad_samples = [bad_pair] { return bad_pair(true); },
       .not_differentiable = "returns a bool",
       .returns_tensor = false,
   });
