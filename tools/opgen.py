@@ -16,7 +16,6 @@ What it writes under OUT_DIR:
   ditto/kernels/cpu/unary_ops.inc      the CPU table's unary kernels (X-macro)
   ditto/ops/detail/unary_backward.inc  their derivative formulas
   python/declared_bindings.inc         the pybind11 bindings
-  ditto/device/vulkan/declared_ops.inc the device's entries for them
 """
 
 import os
@@ -771,6 +770,15 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
             f"{c_string(', '.join(op.variants))}, {c_string(impl)}, "
             f"{c_string(op.src)}}},")
     out += ["  };", "  return table;", "}", "",
+            "// The devices beside the CPU each declared op runs on.",
+            "const std::vector<std::pair<std::string, DeviceType>>& declared_devices() {",
+            "  static const std::vector<std::pair<std::string, DeviceType>> table = {"]
+    for op in ops:
+        if op.vulkan is None and "vulkan" not in op.devices:
+            continue
+        for n in [op.name] + ([op.name + "_"] if "inplace" in op.variants else []):
+            out.append(f"      {{{c_string(n)}, DeviceType::Vulkan}},")
+    out += ["  };", "  return table;", "}", "",
             f"// {CORE_ATEN}",
             "const std::vector<CoreAtenOp>& core_aten_ops() {",
             "  static const std::vector<CoreAtenOp> table = {"]
@@ -893,21 +901,6 @@ def write_bindings_inc(files, ops):
     return out
 
 
-def write_device_inc(files, ops):
-    out = header(files) + [
-        "// Inside the Vulkan device's op list (device/vulkan/kernels.cpp):",
-        "// the declared ops with a shader, and their in-place forms.",
-    ]
-    for op in ops:
-        if op.vulkan is None and "vulkan" not in op.devices:
-            continue
-        out.append(f"{{{c_string(op.name)}, false}},")
-        if "inplace" in op.variants:
-            out.append(f"{{{c_string(op.name + '_')}, false}},")
-    out.append("")
-    return out
-
-
 def write(path, lines):
     text = "\n".join(lines)
     if os.path.exists(path):
@@ -949,7 +942,6 @@ def main(argv):
                 "// declared derivative of each unary kernel, g the output's gradient,",
                 "// saved_x the input, saved_y the result."]),
         "python/declared_bindings.inc": write_bindings_inc(files, ops),
-        "ditto/device/vulkan/declared_ops.inc": write_device_inc(files, ops),
     }
     changed = [p for p, lines in outputs.items() if write(os.path.join(out_dir, p), lines)]
     if changed:

@@ -11,7 +11,7 @@
 #include "ditto/core/error.h"
 #include "ditto/determinism/context.h"
 #include "ditto/device/device.h"
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/ops/detail/declaration.h"
 
 namespace ditto {
 
@@ -120,7 +120,45 @@ Determinism OpRecord::determinism() const {
   return Determinism::kVariants;
 }
 
+namespace {
+
+thread_local std::vector<DeviceType> tls_scope_devices;
+
+} // namespace
+
+namespace detail {
+
+DevicesScope::DevicesScope(std::vector<DeviceType> devices)
+    : previous_(std::move(tls_scope_devices)) {
+  tls_scope_devices = std::move(devices);
+}
+
+DevicesScope::~DevicesScope() {
+  tls_scope_devices = std::move(previous_);
+}
+
+} // namespace detail
+
+// Note [Device kernels are declared]
+// Which ops run on a device beside the CPU is said where each op is
+// declared, never in a list of the device's: a declared op's devices come
+// from its declaration (ditto/ops/**/*.ops.toml: a shader code, or
+// `devices` for a body or a decomposition; generated into
+// detail::declared_devices()), an op not declared yet says them in its
+// record (OpRecord::devices, or a DevicesScope around its registration).
+// OpScope admits a device tensor only into an op whose record names the
+// device (check_devices), and device_ops() is read from the records.
 void register_op(OpRecord record) {
+  if (record.devices.empty()) {
+    record.devices = tls_scope_devices;
+  }
+  for (const auto& [name, device] : detail::declared_devices()) {
+    if (name == record.name &&
+        std::find(record.devices.begin(), record.devices.end(), device) ==
+            record.devices.end()) {
+      record.devices.push_back(device);
+    }
+  }
   check_record(record);
   Registry& reg = registry();
   const OpRecord* r = nullptr;
@@ -209,16 +247,23 @@ void require_op_record(const char* op) {
 
 } // namespace detail
 
-// Here, not in device/: the CPU's list is the op registry's (device/ sits
-// below ops/ and includes none of it).
+// Here, not in device/: the lists are the op registry's (device/ sits
+// below ops/ and includes none of it; Note [Device kernels are declared]).
+bool has_device_kernel(std::string_view op, DeviceType type) {
+  if (type == DeviceType::CPU) {
+    return true;
+  }
+  const OpRecord* r = find_op_record(op);
+  return r != nullptr &&
+      std::find(r->devices.begin(), r->devices.end(), type) != r->devices.end();
+}
+
 std::vector<std::string> device_ops(DeviceType type) {
   std::vector<std::string> out;
-  if (type == DeviceType::Vulkan) {
-    for (std::string_view name : vulkan::ops_with_kernels()) {
-      out.emplace_back(name);
-    }
-  } else {
-    for (const OpRecord* r : op_records()) {
+  for (const OpRecord* r : op_records()) {
+    if (type == DeviceType::CPU ||
+        std::find(r->devices.begin(), r->devices.end(), type) !=
+            r->devices.end()) {
       out.push_back(r->name);
     }
   }

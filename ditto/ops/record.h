@@ -104,6 +104,12 @@ struct DITTO_API OpRecord {
   // ("log1p" -> "Log1PBackward0"; ditto/autograd/node_name.cpp, which also
   // numbers the overloads PyTorch numbers, "MulBackward1" for x * 2).
   std::string grad_fn = {};
+  // The devices beside the CPU whose kernels run the op (Note [Device
+  // kernels are declared]): what check_devices admits, the device's op list
+  // (device_ops), `ditto ops`. A declared op's come from its declaration.
+  std::vector<DeviceType> devices = {};
+  // The op takes tensors of two devices (to, copy_).
+  bool mixes_devices = false;
 
   Determinism determinism() const;
 };
@@ -122,6 +128,21 @@ DITTO_API const OpRecord* find_op_record(std::string_view name);
 DITTO_API std::string op_records_markdown();
 
 namespace detail {
+
+// While one lives, the records registered on this thread run on these
+// devices too (those that name no devices of their own): a records file
+// wraps the registrations of its ops with device kernels in one.
+class DITTO_API DevicesScope {
+ public:
+  explicit DevicesScope(std::vector<DeviceType> devices);
+  ~DevicesScope();
+  DevicesScope(const DevicesScope&) = delete;
+  DevicesScope& operator=(const DevicesScope&) = delete;
+
+ private:
+  std::vector<DeviceType> previous_;
+};
+
 // Registers records while the library loads: DITTO_OP_RECORDS(tag) { ... }
 // opens a function whose body calls register_op. The functions run once,
 // before the first lookup, so samples never run during static init.

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -63,6 +64,31 @@ TEST(Declarations, KernelOpsRunUnderTheirNames) {
       }
     }
   }
+}
+
+// Note [Device kernels are declared]: the devices a declaration names (a
+// shader code, `devices`) reach the op's record, in-place forms included,
+// and the device's op list is the records' (no list of its own).
+TEST(Declarations, DeclaredDevicesReachTheRecords) {
+  ASSERT_FALSE(detail::declared_devices().empty());
+  for (const auto& [name, device] : detail::declared_devices()) {
+    SCOPED_TRACE(name);
+    ASSERT_NE(find_op_record(name), nullptr);
+    EXPECT_TRUE(has_device_kernel(name, device));
+  }
+  EXPECT_TRUE(has_device_kernel("mm", kVulkan)); // a body's `devices`
+  EXPECT_TRUE(has_device_kernel("exp_", kVulkan)); // a shader code's
+  EXPECT_TRUE(has_device_kernel("sum", kVulkan)); // a record's
+  EXPECT_FALSE(has_device_kernel("pow", kVulkan));
+  EXPECT_FALSE(has_device_kernel("no_such_op", kVulkan));
+  EXPECT_TRUE(has_device_kernel("pow", kCPU));
+  std::vector<std::string> on_device = device_ops(kVulkan);
+  EXPECT_TRUE(std::is_sorted(on_device.begin(), on_device.end()));
+  int with_record_devices = 0;
+  for (const OpRecord* r : op_records()) {
+    with_record_devices += !r->devices.empty();
+  }
+  EXPECT_EQ(size_t(with_record_devices), on_device.size());
 }
 
 // The LibTorch-style free functions, methods and in-place forms the

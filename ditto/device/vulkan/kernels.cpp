@@ -17,91 +17,6 @@ namespace ditto::vulkan {
 
 namespace {
 
-// ---- what runs on the device
-
-struct OpEntry {
-  std::string_view name;
-  bool mixes_devices;
-};
-
-// Views only rearrange sizes and strides; the rest have a device kernel
-// (or, like reshape and contiguous, call only ops that do).
-constexpr OpEntry kOps[] = {
-// The declared ops with a shader (ditto/ops/*.ops.toml's vulkan field).
-#include "ditto/device/vulkan/declared_ops.inc" // generated
-    {"add", false},
-    {"add_", false},
-    {"addcdiv", false},
-    {"addcdiv_", false},
-    {"addcmul", false},
-    {"addcmul_", false},
-    {"argmax", false},
-    {"argmin", false},
-    {"as_strided", false},
-    {"bernoulli_", false},
-    {"clamp", false},
-    {"clamp_", false},
-    {"clone", false},
-    {"conv2d", false},
-    {"conv2d_backward_input", false},
-    {"conv2d_backward_weight", false},
-    {"copy_", true},
-    {"div", false},
-    {"div_", false},
-    {"dropout", false},
-    {"embedding", false},
-    {"empty", false},
-    {"expand", false},
-    {"exponential_", false},
-    {"fill_", false},
-    {"flatten", false},
-    {"full", false},
-    {"gelu", false},
-    {"index_add_", false},
-    {"log_softmax", false},
-    {"masked_fill_", false},
-    {"max", false},
-    {"max_pool2d", false},
-    {"max_pool2d_backward", false},
-    {"mean", false},
-    {"min", false},
-    {"mul", false},
-    {"mul_", false},
-    {"narrow", false},
-    {"nll_loss", false},
-    {"normal_", false},
-    {"ones", false},
-    {"permute", false},
-    {"random_", false},
-    {"reshape", false},
-    {"select", false},
-    {"slice", false},
-    {"softmax", false},
-    {"squeeze", false},
-    {"sub", false},
-    {"sub_", false},
-    {"sum", false},
-    {"sum_to_size", false},
-    {"t", false},
-    {"to", true},
-    {"transpose", false},
-    {"uniform_", false},
-    {"unsqueeze", false},
-    {"view", false},
-    {"where", false},
-    {"zero_", false},
-    {"zeros", false},
-};
-
-const OpEntry* find_op(std::string_view op) {
-  for (const OpEntry& e : kOps) {
-    if (e.name == op) {
-      return &e;
-    }
-  }
-  return nullptr;
-}
-
 // Registers the storage hooks and the probe while the library loads.
 struct Registrar {
   Registrar() {
@@ -117,24 +32,6 @@ struct Registrar {
 const Registrar registrar;
 
 } // namespace
-
-bool has_kernel(std::string_view op) {
-  return find_op(op) != nullptr;
-}
-
-bool mixes_devices(std::string_view op) {
-  const OpEntry* e = find_op(op);
-  return e != nullptr && e->mixes_devices;
-}
-
-std::vector<std::string_view> ops_with_kernels() {
-  std::vector<std::string_view> names;
-  for (const OpEntry& e : kOps) {
-    names.push_back(e.name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
   DITTO_CHECK(
@@ -591,10 +488,6 @@ std::string vulkan_unavailable_reason() {
 
 int vulkan_device_count() {
   return vulkan::device_count();
-}
-
-bool has_device_kernel(std::string_view op, DeviceType type) {
-  return type == DeviceType::CPU || vulkan::has_kernel(op);
 }
 
 VulkanDeviceInfo vulkan_device_info(int index) {

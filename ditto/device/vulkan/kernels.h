@@ -13,14 +13,9 @@
 
 namespace ditto::vulkan {
 
-// Whether the op named `op` (its record's name) runs on a Vulkan device,
-// and whether it may mix a device tensor with CPU tensors of any shape (the
-// copies between devices). OpScope asks both for every op that is given a
-// device tensor (Note [Ops on a device] in ditto/ops/detail/op_util.cpp).
-bool has_kernel(std::string_view op);
-bool mixes_devices(std::string_view op);
-// The names of the ops with a Vulkan kernel, sorted.
-std::vector<std::string_view> ops_with_kernels();
+// Which ops run here is said by each op's declaration or record, not by a
+// list of the device's (Note [Device kernels are declared] in
+// ditto/ops/record.cpp).
 
 // dst = src on one Vulkan device: broadcast to dst's shape, converted to
 // dst's dtype.

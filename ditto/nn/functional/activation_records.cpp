@@ -131,17 +131,23 @@ DITTO_OP_RECORDS(activation) {
     return leaky_relu(x, 0.2);
   });
   activation("silu", "x", [](const Tensor& x) { return silu(x); });
-  activation(
-      "gelu",
-      "x, approximate",
-      [](const Tensor& x) { return gelu(x); },
-      gelu_samples);
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    activation(
+        "gelu",
+        "x, approximate",
+        [](const Tensor& x) { return gelu(x); },
+        gelu_samples);
+  }
 
-  softmax_record(
-      "softmax", [](const Tensor& x, int64_t d) { return softmax(x, d); });
-  softmax_record("log_softmax", [](const Tensor& x, int64_t d) {
-    return log_softmax(x, d);
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    softmax_record(
+        "softmax", [](const Tensor& x, int64_t d) { return softmax(x, d); });
+    softmax_record("log_softmax", [](const Tensor& x, int64_t d) {
+      return log_softmax(x, d);
+    });
+  }
 }
 
 } // namespace ditto::nn::functional

@@ -57,33 +57,36 @@ std::vector<Sample> dropout2d_samples(const SampleSpec& spec) {
 } // namespace
 
 DITTO_OP_RECORDS(dropout) {
-  register_op({
-      .name = "dropout",
-      .family = "random",
-      .callables =
-          {"ditto::nn::functional::dropout(x, p, training, gen)",
-           "ditto::dropout(x, p, training, gen)",
-           "ditto::nn::Dropout"},
-      .deterministic_because = kStream,
-      .dtypes = kFloating,
-      .samples =
-          [](const SampleSpec& spec) {
-            // (An empty input is returned as it is, as PyTorch does.)
-            auto out = s::unary(
-                spec, [](const Tensor& x) { return dropout(x, 0.25); });
-            std::erase_if(
-                out, [](const Sample& sm) { return sm.label == "empty"; });
-            return out;
-          },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{
-                {"p_above_one",
-                 {s::varied({3}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& x) { return dropout(x, 1.5); })}};
-          },
-      .random = true,
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "dropout",
+        .family = "random",
+        .callables =
+            {"ditto::nn::functional::dropout(x, p, training, gen)",
+             "ditto::dropout(x, p, training, gen)",
+             "ditto::nn::Dropout"},
+        .deterministic_because = kStream,
+        .dtypes = kFloating,
+        .samples =
+            [](const SampleSpec& spec) {
+              // (An empty input is returned as it is, as PyTorch does.)
+              auto out = s::unary(
+                  spec, [](const Tensor& x) { return dropout(x, 0.25); });
+              std::erase_if(
+                  out, [](const Sample& sm) { return sm.label == "empty"; });
+              return out;
+            },
+        .bad_samples =
+            [] {
+              return std::vector<Sample>{
+                  {"p_above_one",
+                   {s::varied({3}, kFloat32, 2.0, 1)},
+                   s::call1([](const Tensor& x) { return dropout(x, 1.5); })}};
+            },
+        .random = true,
+    });
+  }
 
   register_op({
       .name = "dropout2d",

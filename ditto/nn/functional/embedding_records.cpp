@@ -16,60 +16,64 @@ using ::ditto::detail::samples::kFloating;
 } // namespace
 
 DITTO_OP_RECORDS(embedding) {
-  register_op({
-      .name = "embedding",
-      .family = "index",
-      .callables = {"ditto::nn::functional::embedding(indices, weight, "
-                    "padding_idx)"},
-      .deterministic_because = {},
-      .nondeterministic = {{
-          .entry = "embedding_backward",
-          .reason = "adds the output gradient into the input gradient with "
-                    "index_add_ (see its entry)",
-      }},
-      .dtypes = kFloating,
-      // The trace shows (weight, indices).
-      .samples =
-          [](const SampleSpec& spec) {
-            const int64_t num = s::size(spec, 1000, 7),
-                          dim = s::size(spec, 64, 4);
-            Tensor w = s::varied({num, dim}, spec.dtype, 4.0, 1);
-            const int64_t a = s::size(spec, 40, 2), b = s::size(spec, 50, 3);
-            Tensor idx = s::indices(a * b, num, 2).reshape({a, b});
-            Tensor few = s::indices(a * b, 3, 3);
-            auto rows = [](std::optional<int64_t> pad) {
-              return s::call2([pad](const Tensor& wt, const Tensor& i) {
-                return embedding(i, wt, pad);
-              });
-            };
-            return std::vector<Sample>{
-                {"rows", {w, idx}, rows(std::nullopt)},
-                // The padding row gets no gradient by design (PyTorch's
-                // padding_idx), not the derivative: no gradcheck.
-                {"padding_idx", {w, idx}, rows(3), {}, false},
-                {"strided", {s::strided(w), idx}, rows(std::nullopt)},
-                {"few_rows", {w, few}, rows(std::nullopt)},
-                {"no_indices", {w, s::indices(0, num)}, rows(std::nullopt)},
-            };
-          },
-      .bad_samples =
-          [] {
-            Tensor w = s::varied({5, 3}, kFloat32, 2.0, 1);
-            return std::vector<Sample>{
-                {"float_indices", {w}, s::call1([](const Tensor& wt) {
-                   return embedding(s::varied({4}, kFloat32, 8.0, 2), wt);
-                 })},
-                {"one_dim_weight",
-                 {s::varied({5}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& wt) {
-                   return embedding(s::indices(4, 5), wt);
-                 })},
-                {"index_out_of_range", {w}, s::call1([](const Tensor& wt) {
-                   return embedding(tensor(std::vector<int64_t>{0, 5, 1}), wt);
-                 })},
-            };
-          },
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "embedding",
+        .family = "index",
+        .callables = {"ditto::nn::functional::embedding(indices, weight, "
+                      "padding_idx)"},
+        .deterministic_because = {},
+        .nondeterministic = {{
+            .entry = "embedding_backward",
+            .reason = "adds the output gradient into the input gradient with "
+                      "index_add_ (see its entry)",
+        }},
+        .dtypes = kFloating,
+        // The trace shows (weight, indices).
+        .samples =
+            [](const SampleSpec& spec) {
+              const int64_t num = s::size(spec, 1000, 7),
+                            dim = s::size(spec, 64, 4);
+              Tensor w = s::varied({num, dim}, spec.dtype, 4.0, 1);
+              const int64_t a = s::size(spec, 40, 2), b = s::size(spec, 50, 3);
+              Tensor idx = s::indices(a * b, num, 2).reshape({a, b});
+              Tensor few = s::indices(a * b, 3, 3);
+              auto rows = [](std::optional<int64_t> pad) {
+                return s::call2([pad](const Tensor& wt, const Tensor& i) {
+                  return embedding(i, wt, pad);
+                });
+              };
+              return std::vector<Sample>{
+                  {"rows", {w, idx}, rows(std::nullopt)},
+                  // The padding row gets no gradient by design (PyTorch's
+                  // padding_idx), not the derivative: no gradcheck.
+                  {"padding_idx", {w, idx}, rows(3), {}, false},
+                  {"strided", {s::strided(w), idx}, rows(std::nullopt)},
+                  {"few_rows", {w, few}, rows(std::nullopt)},
+                  {"no_indices", {w, s::indices(0, num)}, rows(std::nullopt)},
+              };
+            },
+        .bad_samples =
+            [] {
+              Tensor w = s::varied({5, 3}, kFloat32, 2.0, 1);
+              return std::vector<Sample>{
+                  {"float_indices", {w}, s::call1([](const Tensor& wt) {
+                     return embedding(s::varied({4}, kFloat32, 8.0, 2), wt);
+                   })},
+                  {"one_dim_weight",
+                   {s::varied({5}, kFloat32, 2.0, 1)},
+                   s::call1([](const Tensor& wt) {
+                     return embedding(s::indices(4, 5), wt);
+                   })},
+                  {"index_out_of_range", {w}, s::call1([](const Tensor& wt) {
+                     return embedding(
+                         tensor(std::vector<int64_t>{0, 5, 1}), wt);
+                   })},
+              };
+            },
+    });
+  }
 
   register_op({
       .name = "one_hot",

@@ -262,31 +262,35 @@ std::vector<Sample> kl_div_samples(const SampleSpec& spec) {
 } // namespace
 
 DITTO_OP_RECORDS(loss) {
-  register_op({
-      .name = "nll_loss",
-      .family = "loss",
-      .callables = {"ditto::nn::functional::nll_loss(input, target, options)"},
-      .deterministic_because =
-          "one serial loop over the targets: the sum runs in double in "
-          "element order",
-      .dtypes = kFloating,
-      .samples = nll_samples,
-      .bad_samples =
-          [] {
-            auto call = s::call2([](const Tensor& x, const Tensor& t) {
-              return nn::functional::nll_loss(x, t);
-            });
-            Tensor x = s::varied({3, 4}, kFloat32, 2.0, 1);
-            return std::vector<Sample>{
-                s::undefined_input(call, 2),
-                {"target_out_of_range",
-                 {x, tensor(std::vector<int64_t>{0, 4, 1})},
-                 call},
-                {"float_target", {x, s::varied({3}, kFloat32, 2.0, 2)}, call},
-                {"target_shape", {x, s::indices(4, 4)}, call},
-            };
-          },
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "nll_loss",
+        .family = "loss",
+        .callables =
+            {"ditto::nn::functional::nll_loss(input, target, options)"},
+        .deterministic_because =
+            "one serial loop over the targets: the sum runs in double in "
+            "element order",
+        .dtypes = kFloating,
+        .samples = nll_samples,
+        .bad_samples =
+            [] {
+              auto call = s::call2([](const Tensor& x, const Tensor& t) {
+                return nn::functional::nll_loss(x, t);
+              });
+              Tensor x = s::varied({3, 4}, kFloat32, 2.0, 1);
+              return std::vector<Sample>{
+                  s::undefined_input(call, 2),
+                  {"target_out_of_range",
+                   {x, tensor(std::vector<int64_t>{0, 4, 1})},
+                   call},
+                  {"float_target", {x, s::varied({3}, kFloat32, 2.0, 2)}, call},
+                  {"target_shape", {x, s::indices(4, 4)}, call},
+              };
+            },
+    });
+  }
 
   register_op({
       .name = "cross_entropy",

@@ -623,63 +623,69 @@ DITTO_OP_RECORDS(pool) {
           },
   });
 
-  register_op({
-      .name = "max_pool2d",
-      .family = "pooling",
-      .callables =
-          {"ditto::max_pool2d(x, kernel_size, stride, padding, dilation, "
-           "ceil_mode)",
-           "ditto::nn::functional::max_pool2d_with_indices(x, kernel_size, stride, padding, "
-           "dilation, ceil_mode)",
-           "ditto::nn::functional::max_pool2d(x, kernel_size, stride, "
-           "padding, dilation, ceil_mode)"},
-      .deterministic_because = {},
-      .nondeterministic = {max_pool_backward_path(2)},
-      .dtypes = kFloating,
-      .samples = max_pool_samples,
-      .bad_samples =
-          [] {
-            auto out = pool_bad_samples(
-                [](const Tensor& x) { return max_pool2d(x, {2}); });
-            out.push_back(
-                {"padding_over_half_kernel",
-                 {s::varied({1, 2, 5, 5}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& x) {
-                   return max_pool2d(x, {2}, {1}, {2});
-                 })});
-            return out;
-          },
-      .grad_fn = "MaxPool2DWithIndicesBackward0",
-  });
-  register_op({
-      .name = "max_pool2d_backward",
-      .family = "pooling",
-      .callables =
-          {"ditto::nn::functional::max_pool2d_backward(grad_out, indices, "
-           "input_sizes)"},
-      .deterministic_because = {},
-      .nondeterministic = {max_pool_backward_path(2)},
-      .dtypes = kFloating,
-      .samples = max_pool_backward_samples,
-      .bad_samples =
-          [] {
-            Tensor go = s::varied({1, 2, 2, 2}, kFloat32, 2.0, 1);
-            return std::vector<Sample>{
-                {"index_out_of_range", {go}, s::call1([](const Tensor& g) {
-                   Tensor idx =
-                       tensor(std::vector<int64_t>{0, 1, 9, 2, 3, 4, 5, 6})
-                           .reshape({1, 2, 2, 2});
-                   return max_pool2d_backward(g, idx, {1, 2, 3, 3});
-                 })},
-                {"indices_shape", {go}, s::call1([](const Tensor& g) {
-                   return max_pool2d_backward(
-                       g, s::indices(8, 9), {1, 2, 3, 3});
-                 })},
-            };
-          },
-      .not_differentiable =
-          "a gradient: its own backward (double backward) is not recorded",
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "max_pool2d",
+        .family = "pooling",
+        .callables =
+            {"ditto::max_pool2d(x, kernel_size, stride, padding, dilation, "
+             "ceil_mode)",
+             "ditto::nn::functional::max_pool2d_with_indices(x, kernel_size, stride, padding, "
+             "dilation, ceil_mode)",
+             "ditto::nn::functional::max_pool2d(x, kernel_size, stride, "
+             "padding, dilation, ceil_mode)"},
+        .deterministic_because = {},
+        .nondeterministic = {max_pool_backward_path(2)},
+        .dtypes = kFloating,
+        .samples = max_pool_samples,
+        .bad_samples =
+            [] {
+              auto out = pool_bad_samples(
+                  [](const Tensor& x) { return max_pool2d(x, {2}); });
+              out.push_back(
+                  {"padding_over_half_kernel",
+                   {s::varied({1, 2, 5, 5}, kFloat32, 2.0, 1)},
+                   s::call1([](const Tensor& x) {
+                     return max_pool2d(x, {2}, {1}, {2});
+                   })});
+              return out;
+            },
+        .grad_fn = "MaxPool2DWithIndicesBackward0",
+    });
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "max_pool2d_backward",
+        .family = "pooling",
+        .callables =
+            {"ditto::nn::functional::max_pool2d_backward(grad_out, indices, "
+             "input_sizes)"},
+        .deterministic_because = {},
+        .nondeterministic = {max_pool_backward_path(2)},
+        .dtypes = kFloating,
+        .samples = max_pool_backward_samples,
+        .bad_samples =
+            [] {
+              Tensor go = s::varied({1, 2, 2, 2}, kFloat32, 2.0, 1);
+              return std::vector<Sample>{
+                  {"index_out_of_range", {go}, s::call1([](const Tensor& g) {
+                     Tensor idx =
+                         tensor(std::vector<int64_t>{0, 1, 9, 2, 3, 4, 5, 6})
+                             .reshape({1, 2, 2, 2});
+                     return max_pool2d_backward(g, idx, {1, 2, 3, 3});
+                   })},
+                  {"indices_shape", {go}, s::call1([](const Tensor& g) {
+                     return max_pool2d_backward(
+                         g, s::indices(8, 9), {1, 2, 3, 3});
+                   })},
+              };
+            },
+        .not_differentiable =
+            "a gradient: its own backward (double backward) is not recorded",
+    });
+  }
 }
 
 } // namespace ditto::nn::functional

@@ -312,20 +312,23 @@ DITTO_OP_RECORDS(conv) {
         s::undefined_input(call(args), 3),
     };
   };
-  register_op({
-      .name = "conv2d",
-      .family = "conv",
-      .callables =
-          {"ditto::conv2d(input, weight, bias, stride, padding, dilation, groups)"},
-      .deterministic_because = kConv,
-      .dtypes = kFloating,
-      .samples =
-          [conv2d_fn](const SampleSpec& spec) {
-            return conv_samples(spec, conv2d_cases(spec.small), conv2d_fn);
-          },
-      .bad_samples = [conv2d_fn, conv_bad] { return conv_bad(conv2d_fn, 2); },
-      .grad_fn = "ConvolutionBackward0",
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "conv2d",
+        .family = "conv",
+        .callables =
+            {"ditto::conv2d(input, weight, bias, stride, padding, dilation, groups)"},
+        .deterministic_because = kConv,
+        .dtypes = kFloating,
+        .samples =
+            [conv2d_fn](const SampleSpec& spec) {
+              return conv_samples(spec, conv2d_cases(spec.small), conv2d_fn);
+            },
+        .bad_samples = [conv2d_fn, conv_bad] { return conv_bad(conv2d_fn, 2); },
+        .grad_fn = "ConvolutionBackward0",
+    });
+  }
   auto conv3d_fn =
       [](const Tensor& x, const Tensor& w, const Tensor& b, const ConvArgs& a) {
         return conv3d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
@@ -506,6 +509,9 @@ DITTO_OP_RECORDS(conv) {
         .bad_samples =
             [fn, wg, spatial, bwd_bad] { return bwd_bad(fn, wg, spatial); },
         .not_differentiable = kNoBackward,
+        // the device's conv2d gradients
+        .devices =
+            spatial == 2 ? std::vector{kVulkan} : std::vector<DeviceType>{},
     });
   }
 }

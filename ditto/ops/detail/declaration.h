@@ -4,9 +4,11 @@
 // in record.cpp): what tests hold the generated surfaces against.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ditto/core/api.h"
+#include "ditto/core/device.h"
 
 namespace ditto::detail {
 
@@ -24,6 +26,12 @@ struct OpDeclaration {
 
 // Every declared op, in declaration order (generated: declared.cpp).
 DITTO_API const std::vector<OpDeclaration>& op_declarations();
+
+// The devices beside the CPU the declared ops run on (a shader code, or
+// `devices`), in-place forms included: register_op adds them to the ops'
+// records (Note [Device kernels are declared] in record.cpp).
+DITTO_API const std::vector<std::pair<std::string, DeviceType>>&
+declared_devices();
 
 // One operator of PyTorch's Core ATen set and what answers it in ditto
 // (ditto/ops/core_aten.toml): the op records, or a metadata read, or

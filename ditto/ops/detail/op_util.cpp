@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ditto/device/device.h"
 #include "ditto/device/vulkan/kernels.h"
 
 namespace ditto::detail {
@@ -25,15 +26,16 @@ void check_devices(const char* op, const std::vector<const Tensor*>& inputs) {
       break;
     }
   }
+  const OpRecord* record = find_op_record(op);
   DITTO_CHECK(
-      vulkan::has_kernel(op),
+      has_device_kernel(op, device.type),
       NotImplementedError,
       op,
       "no kernel on ",
       device,
       " for this op (`ditto ops` lists the ops that have one); copy the "
       "tensors to the CPU with .cpu() to run it there");
-  if (vulkan::mixes_devices(op)) {
+  if (record->mixes_devices) {
     return;
   }
   for (const Tensor* t : inputs) {

@@ -144,38 +144,50 @@ DITTO_OP_RECORDS(lerp) {
 
 DITTO_OP_RECORDS(elementwise) {
   const Domain any = Domain::kAny, pos = Domain::kPositive;
-  s::register_binary(
-      "add",
-      [](auto& a, auto& b) { return add(a, b, 2); },
-      any,
-      any,
-      kNumeric,
-      "",
-      [](const Tensor& a) { return add(a, 3); });
-  s::register_binary(
-      "sub",
-      [](auto& a, auto& b) { return sub(a, b); },
-      any,
-      any,
-      kNumeric,
-      "",
-      [](const Tensor& a) { return sub(a, 1); });
-  s::register_binary(
-      "mul",
-      [](auto& a, auto& b) { return mul(a, b); },
-      any,
-      any,
-      kNumeric,
-      "",
-      [](const Tensor& a) { return mul(a, -2); });
-  s::register_binary(
-      "div",
-      [](auto& a, auto& b) { return div(a, b); },
-      any,
-      pos,
-      kFloating,
-      "",
-      [](const Tensor& a) { return div(a, 3.0); });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    s::register_binary(
+        "add",
+        [](auto& a, auto& b) { return add(a, b, 2); },
+        any,
+        any,
+        kNumeric,
+        "",
+        [](const Tensor& a) { return add(a, 3); });
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    s::register_binary(
+        "sub",
+        [](auto& a, auto& b) { return sub(a, b); },
+        any,
+        any,
+        kNumeric,
+        "",
+        [](const Tensor& a) { return sub(a, 1); });
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    s::register_binary(
+        "mul",
+        [](auto& a, auto& b) { return mul(a, b); },
+        any,
+        any,
+        kNumeric,
+        "",
+        [](const Tensor& a) { return mul(a, -2); });
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    s::register_binary(
+        "div",
+        [](auto& a, auto& b) { return div(a, b); },
+        any,
+        pos,
+        kFloating,
+        "",
+        [](const Tensor& a) { return div(a, 3.0); });
+  }
   s::register_binary(
       "pow",
       [](auto& a, auto& b) { return pow(a, b); },
@@ -184,49 +196,58 @@ DITTO_OP_RECORDS(elementwise) {
       kFloating,
       "",
       [](const Tensor& a) { return pow(a, 3); });
-  s::register_binary_inplace(
-      "add_",
-      [](Tensor& a, const Tensor& b) { a.add_(b, 2); },
-      any,
-      any,
-      kNumeric);
-  s::register_binary_inplace(
-      "sub_",
-      [](Tensor& a, const Tensor& b) { a.sub_(b); },
-      any,
-      any,
-      kNumeric);
-  s::register_binary_inplace(
-      "mul_",
-      [](Tensor& a, const Tensor& b) { a.mul_(b); },
-      any,
-      any,
-      kNumeric);
-  s::register_binary_inplace(
-      "div_",
-      [](Tensor& a, const Tensor& b) { a.div_(b); },
-      any,
-      pos,
-      kFloating);
-  addc(
-      "addcmul",
-      [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
-      [](Tensor& a, const Tensor& b, const Tensor& c) {
-        a.addcmul_(b, c, 0.5);
-      });
-  addc(
-      "addcdiv",
-      [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
-      [](Tensor& a, const Tensor& b, const Tensor& c) {
-        a.addcdiv_(b, c, -2.0);
-      });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    s::register_binary_inplace(
+        "add_",
+        [](Tensor& a, const Tensor& b) { a.add_(b, 2); },
+        any,
+        any,
+        kNumeric);
+    s::register_binary_inplace(
+        "sub_",
+        [](Tensor& a, const Tensor& b) { a.sub_(b); },
+        any,
+        any,
+        kNumeric);
+    s::register_binary_inplace(
+        "mul_",
+        [](Tensor& a, const Tensor& b) { a.mul_(b); },
+        any,
+        any,
+        kNumeric);
+    s::register_binary_inplace(
+        "div_",
+        [](Tensor& a, const Tensor& b) { a.div_(b); },
+        any,
+        pos,
+        kFloating);
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    addc(
+        "addcmul",
+        [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
+        [](Tensor& a, const Tensor& b, const Tensor& c) {
+          a.addcmul_(b, c, 0.5);
+        });
+    addc(
+        "addcdiv",
+        [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
+        [](Tensor& a, const Tensor& b, const Tensor& c) {
+          a.addcdiv_(b, c, -2.0);
+        });
+  }
 
-  s::register_unary(
-      "clamp",
-      [](auto& a) { return clamp(a, -1, 2); },
-      [](Tensor& a) { a.clamp_(-1, 2); },
-      any,
-      kNumeric);
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    s::register_unary(
+        "clamp",
+        [](auto& a) { return clamp(a, -1, 2); },
+        [](Tensor& a) { a.clamp_(-1, 2); },
+        any,
+        kNumeric);
+  }
   // pow_ with a scalar exponent (the method form).
   register_op({
       .name = "pow_",
@@ -243,42 +264,46 @@ DITTO_OP_RECORDS(elementwise) {
           },
       .inplace = true,
   });
-  register_op({
-      .name = "where",
-      .family = "elementwise",
-      .callables = {"ditto::where(cond, a, b)", "Tensor::where(cond, other)"},
-      .deterministic_because = kElementwise,
-      .dtypes = kNumeric,
-      .samples =
-          [](const SampleSpec& spec) {
-            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
-            Tensor cond = s::varied({r, c}, kBool, 2.0, 9);
-            Tensor a = s::varied({r, c}, spec.dtype, 6.0, 1);
-            Tensor b = s::varied({c}, spec.dtype, 6.0, 2);
-            auto call = s::call3(
-                [](auto& k, auto& x, auto& y) { return where(k, x, y); });
-            return std::vector<Sample>{
-                {"broadcast", {cond, a, b}, call},
-                {"strided", {s::strided(cond), s::strided(a), b}, call},
-                {"empty",
-                 {s::varied({0, c}, kBool, 2.0, 3),
-                  s::varied({0, c}, spec.dtype, 1.0, 4),
-                  b},
-                 call},
-            };
-          },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{
-                {"float_condition",
-                 {s::varied({3}, kFloat32, 2.0, 1),
-                  s::varied({3}, kFloat32, 2.0, 2),
-                  s::varied({3}, kFloat32, 2.0, 3)},
-                 s::call3([](auto& k, auto& x, auto& y) {
-                   return where(k, x, y);
-                 })}};
-          },
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "where",
+        .family = "elementwise",
+        .callables = {"ditto::where(cond, a, b)", "Tensor::where(cond, other)"},
+        .deterministic_because = kElementwise,
+        .dtypes = kNumeric,
+        .samples =
+            [](const SampleSpec& spec) {
+              const int64_t r = s::size(spec, 211, 3),
+                            c = s::size(spec, 307, 4);
+              Tensor cond = s::varied({r, c}, kBool, 2.0, 9);
+              Tensor a = s::varied({r, c}, spec.dtype, 6.0, 1);
+              Tensor b = s::varied({c}, spec.dtype, 6.0, 2);
+              auto call = s::call3(
+                  [](auto& k, auto& x, auto& y) { return where(k, x, y); });
+              return std::vector<Sample>{
+                  {"broadcast", {cond, a, b}, call},
+                  {"strided", {s::strided(cond), s::strided(a), b}, call},
+                  {"empty",
+                   {s::varied({0, c}, kBool, 2.0, 3),
+                    s::varied({0, c}, spec.dtype, 1.0, 4),
+                    b},
+                   call},
+              };
+            },
+        .bad_samples =
+            [] {
+              return std::vector<Sample>{
+                  {"float_condition",
+                   {s::varied({3}, kFloat32, 2.0, 1),
+                    s::varied({3}, kFloat32, 2.0, 2),
+                    s::varied({3}, kFloat32, 2.0, 3)},
+                   s::call3([](auto& k, auto& x, auto& y) {
+                     return where(k, x, y);
+                   })}};
+            },
+    });
+  }
 }
 
 } // namespace ditto

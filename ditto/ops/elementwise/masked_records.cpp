@@ -93,46 +93,50 @@ DITTO_OP_RECORDS(masked) {
 
   // ---- masked_fill_ / masked_fill
 
-  register_op({
-      .name = "masked_fill_",
-      .family = "index",
-      .callables = {"Tensor::masked_fill_(mask, value)"},
-      .deterministic_because =
-          "each element is written once, from its own mask element",
-      .dtypes = kFloatingAndInt64,
-      .samples =
-          [](const SampleSpec& spec) {
-            return masked_fill_samples(
-                spec, inplace([](Tensor& self, const std::vector<Tensor>& in) {
-                  self.masked_fill_(in[1], 2);
-                }));
-          },
-      .bad_samples =
-          [] {
-            auto call =
-                inplace([](Tensor& self, const std::vector<Tensor>& in) {
-                  self.masked_fill_(in[1], 2);
-                });
-            Tensor self = s::varied({3, 4}, kFloat32, 2.0, 1);
-            return std::vector<Sample>{
-                {"float_mask",
-                 {self, s::varied({3, 4}, kFloat32, 2.0, 2)},
-                 call},
-                {"mask_not_broadcastable",
-                 {self, s::varied({3}, kBool, 2.0, 2)},
-                 call},
-                {"mask_larger_than_self",
-                 {s::varied({4}, kFloat32, 2.0, 1),
-                  s::varied({3, 4}, kBool, 2.0, 2)},
-                 call},
-                {"expanded_self",
-                 {s::varied({1, 4}, kFloat32, 2.0, 1).expand({3, 4}),
-                  s::varied({3, 4}, kBool, 2.0, 2)},
-                 call},
-            };
-          },
-      .inplace = true,
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "masked_fill_",
+        .family = "index",
+        .callables = {"Tensor::masked_fill_(mask, value)"},
+        .deterministic_because =
+            "each element is written once, from its own mask element",
+        .dtypes = kFloatingAndInt64,
+        .samples =
+            [](const SampleSpec& spec) {
+              return masked_fill_samples(
+                  spec,
+                  inplace([](Tensor& self, const std::vector<Tensor>& in) {
+                    self.masked_fill_(in[1], 2);
+                  }));
+            },
+        .bad_samples =
+            [] {
+              auto call =
+                  inplace([](Tensor& self, const std::vector<Tensor>& in) {
+                    self.masked_fill_(in[1], 2);
+                  });
+              Tensor self = s::varied({3, 4}, kFloat32, 2.0, 1);
+              return std::vector<Sample>{
+                  {"float_mask",
+                   {self, s::varied({3, 4}, kFloat32, 2.0, 2)},
+                   call},
+                  {"mask_not_broadcastable",
+                   {self, s::varied({3}, kBool, 2.0, 2)},
+                   call},
+                  {"mask_larger_than_self",
+                   {s::varied({4}, kFloat32, 2.0, 1),
+                    s::varied({3, 4}, kBool, 2.0, 2)},
+                   call},
+                  {"expanded_self",
+                   {s::varied({1, 4}, kFloat32, 2.0, 1).expand({3, 4}),
+                    s::varied({3, 4}, kBool, 2.0, 2)},
+                   call},
+              };
+            },
+        .inplace = true,
+    });
+  }
   register_op({
       .name = "masked_fill",
       .family = "index",

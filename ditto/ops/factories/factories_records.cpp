@@ -60,14 +60,17 @@ void factory(
 } // namespace
 
 DITTO_OP_RECORDS(factories) {
-  factory(
-      "empty",
-      "empty(shape, dtype), ditto::empty_like(t)",
-      [](Dtype dt, int64_t n) {
-        return empty({n, 3}, dt);
-      },
-      kEveryDtype,
-      true);
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    factory(
+        "empty",
+        "empty(shape, dtype), ditto::empty_like(t)",
+        [](Dtype dt, int64_t n) {
+          return empty({n, 3}, dt);
+        },
+        kEveryDtype,
+        true);
+  }
   factory(
       "empty_strided",
       "empty_strided(sizes, strides, dtype)",
@@ -76,21 +79,24 @@ DITTO_OP_RECORDS(factories) {
       },
       kEveryDtype,
       true);
-  factory(
-      "zeros",
-      "zeros(shape, dtype), ditto::zeros_like(t)",
-      [](Dtype dt, int64_t n) { return zeros({n}, dt); },
-      kEveryDtype);
-  factory(
-      "ones",
-      "ones(shape, dtype), ditto::ones_like(t)",
-      [](Dtype dt, int64_t n) { return ones({n}, dt); },
-      kEveryDtype);
-  factory(
-      "full",
-      "full(shape, value, dtype), ditto::full_like(t, value)",
-      [](Dtype dt, int64_t n) { return full({n}, 7, dt); },
-      kEveryDtype);
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    factory(
+        "zeros",
+        "zeros(shape, dtype), ditto::zeros_like(t)",
+        [](Dtype dt, int64_t n) { return zeros({n}, dt); },
+        kEveryDtype);
+    factory(
+        "ones",
+        "ones(shape, dtype), ditto::ones_like(t)",
+        [](Dtype dt, int64_t n) { return ones({n}, dt); },
+        kEveryDtype);
+    factory(
+        "full",
+        "full(shape, value, dtype), ditto::full_like(t, value)",
+        [](Dtype dt, int64_t n) { return full({n}, 7, dt); },
+        kEveryDtype);
+  }
   factory(
       "arange",
       "arange(start, end, step, dtype)",
@@ -129,17 +135,20 @@ DITTO_OP_RECORDS(factories) {
       },
       {kFloat64});
 
-  register_op({
-      .name = "clone",
-      .family = "copy",
-      .callables = {"Tensor::clone()"},
-      .deterministic_because = kCopies,
-      .dtypes = kEveryDtype,
-      .samples =
-          [](const SampleSpec& spec) {
-            return s::unary(spec, [](const Tensor& t) { return t.clone(); });
-          },
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "clone",
+        .family = "copy",
+        .callables = {"Tensor::clone()"},
+        .deterministic_because = kCopies,
+        .dtypes = kEveryDtype,
+        .samples =
+            [](const SampleSpec& spec) {
+              return s::unary(spec, [](const Tensor& t) { return t.clone(); });
+            },
+    });
+  }
   register_op({
       .name = "to",
       .family = "copy",
@@ -158,6 +167,9 @@ DITTO_OP_RECORDS(factories) {
             return out;
           },
       .grad_fn = "ToCopyBackward0",
+      // between the host and the device, and on the device
+      .devices = {kVulkan},
+      .mixes_devices = true,
   });
   auto copy_call = [](const std::vector<Tensor>& in) {
     Tensor self = in[0];
@@ -196,29 +208,36 @@ DITTO_OP_RECORDS(factories) {
                  copy_call}};
           },
       .inplace = true,
+      // between the host and the device, and on the device
+      .devices = {kVulkan},
+      .mixes_devices = true,
   });
-  register_op({
-      .name = "fill_",
-      .family = "copy",
-      .callables = {"Tensor::fill_(value)", "Tensor::zero_()"},
-      .deterministic_because = kFill,
-      .dtypes = kNumeric,
-      .samples =
-          [](const SampleSpec& spec) {
-            auto call = [](const std::vector<Tensor>& in) {
-              Tensor self = in[0];
-              self.fill_(3);
-              return std::vector{self};
-            };
-            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
-            Tensor self = s::varied({r, c}, spec.dtype, 6.0, 1);
-            return std::vector<Sample>{
-                {"matrix", {self}, call},
-                {"strided", {s::strided(self)}, call}};
-          },
-      .not_differentiable = "the result does not depend on the input",
-      .inplace = true,
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "fill_",
+        .family = "copy",
+        .callables = {"Tensor::fill_(value)", "Tensor::zero_()"},
+        .deterministic_because = kFill,
+        .dtypes = kNumeric,
+        .samples =
+            [](const SampleSpec& spec) {
+              auto call = [](const std::vector<Tensor>& in) {
+                Tensor self = in[0];
+                self.fill_(3);
+                return std::vector{self};
+              };
+              const int64_t r = s::size(spec, 211, 3),
+                            c = s::size(spec, 307, 4);
+              Tensor self = s::varied({r, c}, spec.dtype, 6.0, 1);
+              return std::vector<Sample>{
+                  {"matrix", {self}, call},
+                  {"strided", {s::strided(self)}, call}};
+            },
+        .not_differentiable = "the result does not depend on the input",
+        .inplace = true,
+    });
+  }
   register_op({
       .name = "resize_",
       .family = "copy",

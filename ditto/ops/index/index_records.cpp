@@ -294,20 +294,23 @@ DITTO_OP_RECORDS(index) {
       return std::vector<Tensor>{in[0].index_add(dim, in[2], in[1], 2)};
     };
   };
-  register_op({
-      .name = "index_add_",
-      .family = "index",
-      .callables = {"Tensor::index_add_(dim, index, source, alpha)"},
-      .deterministic_because = kOwnerComputes,
-      .nondeterministic = {kIndexAdd},
-      .dtypes = kFloatingAndInt64,
-      .samples =
-          [add_](const SampleSpec& spec) {
-            return index_rows_samples(spec, true, add_);
-          },
-      .bad_samples = [add_] { return index_rows_bad(add_); },
-      .inplace = true,
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "index_add_",
+        .family = "index",
+        .callables = {"Tensor::index_add_(dim, index, source, alpha)"},
+        .deterministic_because = kOwnerComputes,
+        .nondeterministic = {kIndexAdd},
+        .dtypes = kFloatingAndInt64,
+        .samples =
+            [add_](const SampleSpec& spec) {
+              return index_rows_samples(spec, true, add_);
+            },
+        .bad_samples = [add_] { return index_rows_bad(add_); },
+        .inplace = true,
+    });
+  }
   register_op({
       .name = "index_add",
       .family = "index",

@@ -128,31 +128,34 @@ DITTO_OP_RECORDS(random) {
       "randperm(n, dtype, generator)",
       [](Dtype dt, int64_t n, const auto& g) { return randperm(n, dt, g); },
       {kInt64});
-  fill(
-      "uniform_",
-      "uniform_(from, to, generator)",
-      [](Tensor& t, const auto& g) { t.uniform_(-2.0, 3.0, g); },
-      kFloating);
-  fill(
-      "normal_",
-      "normal_(mean, std, generator)",
-      [](Tensor& t, const auto& g) { t.normal_(0.5, 2.0, g); },
-      kFloating);
-  fill(
-      "random_",
-      "random_(from, to, generator)",
-      [](Tensor& t, const auto& g) { t.random_(-7, 100, g); },
-      {kFloat32, kInt64});
-  fill(
-      "exponential_",
-      "exponential_(lambd, generator)",
-      [](Tensor& t, const auto& g) { t.exponential_(2.0, g); },
-      kFloating);
-  fill(
-      "bernoulli_",
-      "bernoulli_(p, generator), Tensor::bernoulli_(p_tensor, generator)",
-      [](Tensor& t, const auto& g) { t.bernoulli_(0.3, g); },
-      kFloating);
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    fill(
+        "uniform_",
+        "uniform_(from, to, generator)",
+        [](Tensor& t, const auto& g) { t.uniform_(-2.0, 3.0, g); },
+        kFloating);
+    fill(
+        "normal_",
+        "normal_(mean, std, generator)",
+        [](Tensor& t, const auto& g) { t.normal_(0.5, 2.0, g); },
+        kFloating);
+    fill(
+        "random_",
+        "random_(from, to, generator)",
+        [](Tensor& t, const auto& g) { t.random_(-7, 100, g); },
+        {kFloat32, kInt64});
+    fill(
+        "exponential_",
+        "exponential_(lambd, generator)",
+        [](Tensor& t, const auto& g) { t.exponential_(2.0, g); },
+        kFloating);
+    fill(
+        "bernoulli_",
+        "bernoulli_(p, generator), Tensor::bernoulli_(p_tensor, generator)",
+        [](Tensor& t, const auto& g) { t.bernoulli_(0.3, g); },
+        kFloating);
+  }
   register_op({
       .name = "bernoulli",
       .family = "random",

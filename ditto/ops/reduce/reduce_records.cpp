@@ -58,24 +58,30 @@ s::Call each(std::function<std::vector<Tensor>(const Tensor&)> fn) {
 } // namespace
 
 DITTO_OP_RECORDS(reduce) {
-  reduction(
-      "sum",
-      "sum(a, dims, keepdim), Tensor::sum(dims, keepdim)",
-      each([](const Tensor& t) {
-        return std::vector{sum(t), sum(t, {0}), sum(t, {1}, true)};
-      }),
-      kChunked,
-      kNumeric,
-      true);
-  reduction(
-      "mean",
-      "mean(a, dims, keepdim), Tensor::mean(dims, keepdim)",
-      each([](const Tensor& t) {
-        return std::vector{mean(t, {1}), mean(t, {0, 1}, true)};
-      }),
-      kChunked,
-      {kFloat32, kFloat64},
-      false);
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    reduction(
+        "sum",
+        "sum(a, dims, keepdim), Tensor::sum(dims, keepdim)",
+        each([](const Tensor& t) {
+          return std::vector{sum(t), sum(t, {0}), sum(t, {1}, true)};
+        }),
+        kChunked,
+        kNumeric,
+        true);
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    reduction(
+        "mean",
+        "mean(a, dims, keepdim), Tensor::mean(dims, keepdim)",
+        each([](const Tensor& t) {
+          return std::vector{mean(t, {1}), mean(t, {0, 1}, true)};
+        }),
+        kChunked,
+        {kFloat32, kFloat64},
+        false);
+  }
   reduction(
       "prod",
       "prod(a), ditto::prod(a, dim, keepdim)",
@@ -124,73 +130,80 @@ DITTO_OP_RECORDS(reduce) {
       kNumeric,
       true,
       "returns bools");
-  reduction(
-      "max",
-      "max(a), ditto::max(a, dim, keepdim)",
-      each([](const Tensor& t) {
-        auto [v, i] = max(t, 1);
-        return std::vector{v, i, max(t)};
-      }),
-      kExtremum,
-      kNumeric,
-      false);
-  reduction(
-      "min",
-      "min(a), ditto::min(a, dim, keepdim)",
-      each([](const Tensor& t) {
-        auto [v, i] = min(t, 0, true);
-        return std::vector{v, i, min(t)};
-      }),
-      kExtremum,
-      kNumeric,
-      false);
-  const char* index = "returns indices";
-  reduction(
-      "argmax",
-      "argmax(a), ditto::argmax(a, dim, keepdim)",
-      each([](const Tensor& t) {
-        return std::vector{argmax(t, 1), argmax(t)};
-      }),
-      kExtremum,
-      kNumeric,
-      false,
-      index);
-  reduction(
-      "argmin",
-      "argmin(a), ditto::argmin(a, dim, keepdim)",
-      each([](const Tensor& t) {
-        return std::vector{argmin(t, 0, true), argmin(t)};
-      }),
-      kExtremum,
-      kNumeric,
-      false,
-      index);
-  register_op({
-      .name = "sum_to_size",
-      .family = "reduction",
-      .callables =
-          {"ditto::sum_to_size(a, shape)", "Tensor::sum_to_size(shape)"},
-      .deterministic_because = kChunked,
-      .dtypes = kNumeric,
-      .samples =
-          [](const SampleSpec& spec) {
-            const int64_t r = s::size(spec, 211, 3), c = s::size(spec, 307, 4);
-            Tensor x = s::varied({2, r, c}, spec.dtype, 6.0, 1);
-            return std::vector<Sample>{
-                {"leading_and_inner", {x}, s::call1([c](const Tensor& t) {
-                   return sum_to_size(t, {1, c});
-                 })},
-            };
-          },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{
-                {"not_expandable",
-                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
-                 s::call1(
-                     [](const Tensor& t) { return sum_to_size(t, {4}); })}};
-          },
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    reduction(
+        "max",
+        "max(a), ditto::max(a, dim, keepdim)",
+        each([](const Tensor& t) {
+          auto [v, i] = max(t, 1);
+          return std::vector{v, i, max(t)};
+        }),
+        kExtremum,
+        kNumeric,
+        false);
+    reduction(
+        "min",
+        "min(a), ditto::min(a, dim, keepdim)",
+        each([](const Tensor& t) {
+          auto [v, i] = min(t, 0, true);
+          return std::vector{v, i, min(t)};
+        }),
+        kExtremum,
+        kNumeric,
+        false);
+    const char* index = "returns indices";
+    reduction(
+        "argmax",
+        "argmax(a), ditto::argmax(a, dim, keepdim)",
+        each([](const Tensor& t) {
+          return std::vector{argmax(t, 1), argmax(t)};
+        }),
+        kExtremum,
+        kNumeric,
+        false,
+        index);
+    reduction(
+        "argmin",
+        "argmin(a), ditto::argmin(a, dim, keepdim)",
+        each([](const Tensor& t) {
+          return std::vector{argmin(t, 0, true), argmin(t)};
+        }),
+        kExtremum,
+        kNumeric,
+        false,
+        index);
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "sum_to_size",
+        .family = "reduction",
+        .callables =
+            {"ditto::sum_to_size(a, shape)", "Tensor::sum_to_size(shape)"},
+        .deterministic_because = kChunked,
+        .dtypes = kNumeric,
+        .samples =
+            [](const SampleSpec& spec) {
+              const int64_t r = s::size(spec, 211, 3),
+                            c = s::size(spec, 307, 4);
+              Tensor x = s::varied({2, r, c}, spec.dtype, 6.0, 1);
+              return std::vector<Sample>{
+                  {"leading_and_inner", {x}, s::call1([c](const Tensor& t) {
+                     return sum_to_size(t, {1, c});
+                   })},
+              };
+            },
+        .bad_samples =
+            [] {
+              return std::vector<Sample>{
+                  {"not_expandable",
+                   {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                   s::call1(
+                       [](const Tensor& t) { return sum_to_size(t, {4}); })}};
+            },
+    });
+  }
 }
 
 } // namespace ditto

@@ -61,84 +61,93 @@ std::vector<Sample> matrices(const SampleSpec& spec, s::Call call) {
 } // namespace
 
 DITTO_OP_RECORDS(views) {
-  view_op("view", "view(shape)", [](const Tensor& t) {
-    return t.is_contiguous() ? t.view({6, 20}) : t.view({4, 6, 5});
-  });
-  view_op("reshape", "reshape(shape)", [](const Tensor& t) {
-    return t.reshape({2, 3, -1});
-  });
-  view_op("permute", "permute(dims)", [](const Tensor& t) {
-    return t.permute({2, 0, 1});
-  });
-  view_op("transpose", "transpose(dim0, dim1)", [](const Tensor& t) {
-    return t.transpose(0, 2);
-  });
-  // PyTorch's narrow is a slice.
-  view_op(
-      "narrow",
-      "narrow(dim, start, length)",
-      [](const Tensor& t) { return t.narrow(1, 2, 3); },
-      {4, 6, 5},
-      "SliceBackward0");
-  view_op("select", "select(dim, index)", [](const Tensor& t) {
-    return t.select(2, 3);
-  });
-  view_op("slice", "slice(dim, start, end, step)", [](const Tensor& t) {
-    return t.slice(1, 1, 6, 2);
-  });
-  view_op("unsqueeze", "unsqueeze(dim)", [](const Tensor& t) {
-    return t.unsqueeze(1);
-  });
-  view_op(
-      "squeeze",
-      "squeeze(), Tensor::squeeze(dim)",
-      [](const Tensor& t) { return t.squeeze(); },
-      {4, 1, 5});
-  view_op("expand", "expand(shape)", [](const Tensor& t) {
-    return t.expand({3, 4, 6, 5});
-  });
-  view_op("flatten", "flatten(start_dim, end_dim)", [](const Tensor& t) {
-    return t.flatten(1);
-  });
-  register_op({
-      .name = "t",
-      .family = "view",
-      .callables = {"Tensor::t()"},
-      .deterministic_because = kView,
-      .dtypes = kEveryDtype,
-      .samples =
-          [](const SampleSpec& spec) {
-            return matrices(
-                spec, s::call1([](const Tensor& x) { return x.t(); }));
-          },
-  });
-  register_op({
-      .name = "as_strided",
-      .family = "view",
-      .callables = {"Tensor::as_strided(sizes, strides, offset)"},
-      .deterministic_because =
-          "a view; its backward adds the gradients of outputs that read one "
-          "element with index_add_, whose variant the policy picks",
-      .dtypes = kEveryDtype,
-      .samples =
-          [](const SampleSpec& spec) {
-            Tensor x = s::varied({40}, spec.dtype, 8.0, 1);
-            return std::vector<Sample>{
-                {"overlapping", {x}, s::call1([](const Tensor& t) {
-                   return t.as_strided({5, 6}, {3, 1}, 2);
-                 })},
-            };
-          },
-      .bad_samples =
-          [] {
-            return std::vector<Sample>{
-                {"out_of_bounds",
-                 {s::varied({10}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& t) {
-                   return t.as_strided({5, 6}, {3, 1}, 2);
-                 })}};
-          },
-  });
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    view_op("view", "view(shape)", [](const Tensor& t) {
+      return t.is_contiguous() ? t.view({6, 20}) : t.view({4, 6, 5});
+    });
+    view_op("reshape", "reshape(shape)", [](const Tensor& t) {
+      return t.reshape({2, 3, -1});
+    });
+    view_op("permute", "permute(dims)", [](const Tensor& t) {
+      return t.permute({2, 0, 1});
+    });
+    view_op("transpose", "transpose(dim0, dim1)", [](const Tensor& t) {
+      return t.transpose(0, 2);
+    });
+    // PyTorch's narrow is a slice.
+    view_op(
+        "narrow",
+        "narrow(dim, start, length)",
+        [](const Tensor& t) { return t.narrow(1, 2, 3); },
+        {4, 6, 5},
+        "SliceBackward0");
+    view_op("select", "select(dim, index)", [](const Tensor& t) {
+      return t.select(2, 3);
+    });
+    view_op("slice", "slice(dim, start, end, step)", [](const Tensor& t) {
+      return t.slice(1, 1, 6, 2);
+    });
+    view_op("unsqueeze", "unsqueeze(dim)", [](const Tensor& t) {
+      return t.unsqueeze(1);
+    });
+    view_op(
+        "squeeze",
+        "squeeze(), Tensor::squeeze(dim)",
+        [](const Tensor& t) { return t.squeeze(); },
+        {4, 1, 5});
+    view_op("expand", "expand(shape)", [](const Tensor& t) {
+      return t.expand({3, 4, 6, 5});
+    });
+    view_op("flatten", "flatten(start_dim, end_dim)", [](const Tensor& t) {
+      return t.flatten(1);
+    });
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "t",
+        .family = "view",
+        .callables = {"Tensor::t()"},
+        .deterministic_because = kView,
+        .dtypes = kEveryDtype,
+        .samples =
+            [](const SampleSpec& spec) {
+              return matrices(
+                  spec, s::call1([](const Tensor& x) { return x.t(); }));
+            },
+    });
+  }
+  {
+    const ditto::detail::DevicesScope on_vulkan({kVulkan});
+    register_op({
+        .name = "as_strided",
+        .family = "view",
+        .callables = {"Tensor::as_strided(sizes, strides, offset)"},
+        .deterministic_because =
+            "a view; its backward adds the gradients of outputs that read one "
+            "element with index_add_, whose variant the policy picks",
+        .dtypes = kEveryDtype,
+        .samples =
+            [](const SampleSpec& spec) {
+              Tensor x = s::varied({40}, spec.dtype, 8.0, 1);
+              return std::vector<Sample>{
+                  {"overlapping", {x}, s::call1([](const Tensor& t) {
+                     return t.as_strided({5, 6}, {3, 1}, 2);
+                   })},
+              };
+            },
+        .bad_samples =
+            [] {
+              return std::vector<Sample>{
+                  {"out_of_bounds",
+                   {s::varied({10}, kFloat32, 2.0, 1)},
+                   s::call1([](const Tensor& t) {
+                     return t.as_strided({5, 6}, {3, 1}, 2);
+                   })}};
+            },
+    });
+  }
 }
 
 DITTO_OP_RECORDS(shape_ops) {
