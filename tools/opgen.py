@@ -386,9 +386,17 @@ def load(source_dir):
                 if not re.search(rf"\b{op.name}\(", f.read()):
                     raise DeclError(
                         f"{op.src}: {op.body} does not define {op.name}")
-        if op.name in names:
-            raise DeclError(f"{op.src}: {op.name} is declared twice")
-        names[op.name] = op
+        # Overloads (torch's name.overload) are bodies with one set of forms.
+        key = (op.name, op.schema.overload)
+        if key in names:
+            raise DeclError(f"{op.src}: {op.schema.text} is declared twice")
+        same = [o for (n, _), o in names.items() if n == op.name]
+        if same and not all(o.body is not None and o.variants == op.variants
+                            for o in same + [op]):
+            raise DeclError(
+                f"{op.src}: {op.name} is declared twice (overloads are bodies "
+                "with the same variants, each with its own overload name)")
+        names[key] = op
     aten = load_core_aten(source_dir)
     nondeterministic = load_pytorch_nondeterministic(source_dir)
     knames = [k.kernel_name for k in ops + kernels if k.kernel is not None]
@@ -870,7 +878,7 @@ def write_bindings_inc(files, ops):
                     f"  cls.def({c_string(op.name + '_')}, static_cast<{isig}>"
                     f"(&Tensor::{op.name}_){args}, py::return_value_policy::reference, "
                     "ReleaseGil());")
-        if "function" in op.variants:
+        if "function" in op.variants and op.name not in names:
             names.append(op.name)
             for alias in op.aliases:
                 out.append(f"  m.attr({c_string(alias)}) = m.attr({c_string(op.name)});")
@@ -892,10 +900,12 @@ def write_bindings_inc(files, ops):
     out.append('  m.attr("_declared_modules") = modules;')
     out.append("  py::list decls;")
     for op in ops:
+        # every overload pybind11 holds under the name
+        count = sum(len(o.overloads()) for o in ops if o.name == op.name)
         out.append(
             f"  decls.append(py::make_tuple({c_string(op.name)}, "
             f"{c_string(op.schema.text)}, {c_string(', '.join(op.variants))}, "
-            f"{len(op.overloads())}));")
+            f"{count}));")
     out.append('  m.attr("_declarations") = decls;')
     out += ["}", ""]
     return out

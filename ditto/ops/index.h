@@ -31,15 +31,7 @@ namespace ditto {
 // tensors broadcast together, bool masks select their true positions).
 DITTO_API Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
 
-// Counts of each value of a 1-d non-negative integer input (int64), or the
-// sums of weights per value (float32 for float32 weights, float64
-// otherwise); at least minlength bins.
-DITTO_API Tensor bincount(
-    const Tensor& input,
-    const Tensor& weights = {},
-    int64_t minlength = 0);
-
-// histc is declared in reduce/reduce.ops.toml (declared.h).
+// bincount and histc are declared in reduce/reduce.ops.toml (declared.h).
 
 // Sums, means or maxima of bags of weight rows (torch.nn.functional.
 // embedding_bag): input 1-d with offsets (bag b is input[offsets[b] :

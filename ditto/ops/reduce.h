@@ -32,13 +32,8 @@ DITTO_API Tensor norm(
     const IntArg& dims,
     bool keepdim = false);
 
-// Whether every (all) or some (any) element is nonzero (NaN counts as
-// nonzero), over everything or one dim: bool, or uint8 for a uint8 input
-// (PyTorch 1.13).
-DITTO_API Tensor all(const Tensor& a);
-DITTO_API Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
-DITTO_API Tensor any(const Tensor& a);
-DITTO_API Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
+// all, any (and their .dim overloads), argmax and argmin are declared in
+// reduce/reduce.ops.toml (generated into declared.h).
 
 // Over all elements: the max/min value (NaN propagates).
 DITTO_API Tensor max(const Tensor& a);
@@ -53,10 +48,5 @@ DITTO_API std::pair<Tensor, Tensor> min(
     const Tensor& a,
     int64_t dim,
     bool keepdim = false);
-// Index into the flattened tensor, or along dim.
-DITTO_API Tensor argmax(const Tensor& a);
-DITTO_API Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
-DITTO_API Tensor argmin(const Tensor& a);
-DITTO_API Tensor argmin(const Tensor& a, int64_t dim, bool keepdim = false);
 
 } // namespace ditto

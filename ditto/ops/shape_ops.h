@@ -49,13 +49,7 @@ DITTO_API Tensor repeat_interleave(
     const Tensor& repeats,
     std::optional<int64_t> output_size = std::nullopt);
 
-// Stable sort along dim; returns values and int64 indices. NaNs sort last
-// (first when descending), as in PyTorch.
-DITTO_API std::pair<Tensor, Tensor> sort(
-    const Tensor& a,
-    int64_t dim = -1,
-    bool descending = false);
-
-// equal and allclose are declared in shape/shape.ops.toml (declared.h).
+// sort, equal and allclose are declared in shape/shape.ops.toml
+// (declared.h).
 
 } // namespace ditto

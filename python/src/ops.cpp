@@ -424,36 +424,6 @@ void init_reductions(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("p") = 2,
       py::arg("dim") = py::none(),
       py::arg("keepdim") = false);
-  for (const char* name : {"all", "any"}) {
-    const bool is_all = name[1] == 'l';
-    def_both(
-        m,
-        cls,
-        name,
-        [is_all](const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
-          if (!dim) {
-            return is_all ? all(a) : any(a);
-          }
-          return is_all ? all(a, *dim, keepdim) : any(a, *dim, keepdim);
-        },
-        py::arg("dim") = py::none(),
-        py::arg("keepdim") = false);
-  }
-  for (const char* name : {"argmax", "argmin"}) {
-    bool is_max = name[4] == 'a';
-    def_both(
-        m,
-        cls,
-        name,
-        [is_max](const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
-          if (!dim) {
-            return is_max ? argmax(a) : argmin(a);
-          }
-          return is_max ? argmax(a, *dim, keepdim) : argmin(a, *dim, keepdim);
-        },
-        py::arg("dim") = py::none(),
-        py::arg("keepdim") = false);
-  }
 }
 
 void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
@@ -494,14 +464,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("mode") = "constant",
       py::arg("value") = py::none(),
       ReleaseGil());
-  auto sort_fn = [](const Tensor& a, int64_t dim, bool descending) {
-    std::pair<Tensor, Tensor> r;
-    {
-      py::gil_scoped_release gil;
-      r = sort(a, dim, descending);
-    }
-    return values_indices("sort", std::move(r));
-  };
   // The order statistics (selection.h), as torch's functions and methods.
   auto kth = [](const Tensor& a, int64_t k, int64_t d, bool keep) {
     std::pair<Tensor, Tensor> r;
@@ -575,13 +537,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("keepdim") = false);
     }
   }
-  m.def(
-      "sort",
-      sort_fn,
-      py::arg("input"),
-      py::arg("dim") = -1,
-      py::arg("descending") = false);
-  cls.def("sort", sort_fn, py::arg("dim") = -1, py::arg("descending") = false);
   // The scans (scan.h), as torch's functions and methods.
   for (bool prod : {false, true}) {
     const char* name = prod ? "cumprod" : "cumsum";

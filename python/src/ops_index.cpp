@@ -205,13 +205,6 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
         return index(t, index_list(indices));
       },
       py::arg("indices"));
-  both(
-      "bincount",
-      [](const Tensor& t, const std::optional<Tensor>& w, int64_t minlength) {
-        return bincount(t, value_or_undefined(w), minlength);
-      },
-      py::arg("weights") = py::none(),
-      py::arg("minlength") = 0);
   m.def(
       "embedding_bag",
       [](const Tensor& input,

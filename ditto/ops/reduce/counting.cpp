@@ -17,8 +17,12 @@ namespace ditto {
 
 using detail::Combine;
 
-Tensor bincount(const Tensor& input, const Tensor& weights, int64_t minlength) {
+Tensor bincount(
+    const Tensor& input,
+    const std::optional<Tensor>& weights_or_none,
+    int64_t minlength) {
   const char* name = "bincount";
+  const Tensor weights = weights_or_none.value_or(Tensor());
   detail::OpScope op(name, {input, weights});
   DITTO_CHECK(input.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(

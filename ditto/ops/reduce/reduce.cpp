@@ -569,21 +569,31 @@ std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
 std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
   return extremum_dim(a, dim, keepdim, false);
 }
-Tensor argmax(const Tensor& a) {
-  detail::OpScope scope("argmax", {a});
-  return scope.done(arg_impl(a, std::nullopt, false, true, "argmax").indices);
+namespace {
+
+// argmax/argmin: without dim, of the flattened tensor; keepdim then keeps
+// every dim with size 1 (torch's torch.argmax(x, keepdim=True)).
+Tensor arg_index(
+    const Tensor& a,
+    std::optional<int64_t> dim,
+    bool keepdim,
+    bool is_max,
+    const char* name) {
+  detail::OpScope scope(name, {a});
+  Tensor r = arg_impl(a, dim, keepdim, is_max, name).indices;
+  if (!dim && keepdim) {
+    r = r.reshape(Shape(size_t(a.dim()), 1));
+  }
+  return scope.done(r);
 }
-Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
-  detail::OpScope scope("argmax", {a});
-  return scope.done(arg_impl(a, dim, keepdim, true, "argmax").indices);
+
+} // namespace
+
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return arg_index(a, dim, keepdim, true, "argmax");
 }
-Tensor argmin(const Tensor& a) {
-  detail::OpScope scope("argmin", {a});
-  return scope.done(arg_impl(a, std::nullopt, false, false, "argmin").indices);
-}
-Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
-  detail::OpScope scope("argmin", {a});
-  return scope.done(arg_impl(a, dim, keepdim, false, "argmin").indices);
+Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+  return arg_index(a, dim, keepdim, false, "argmin");
 }
 
 } // namespace ditto

@@ -21,6 +21,21 @@ const char* kExtremum =
     "index wins ties and the first NaN wins";
 using ::ditto::detail::samples::kNumeric;
 
+// "sum(a), Tensor::sum(dims, keepdim)": one callable each, ditto:: where
+// no class is named.
+std::vector<std::string> callable_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find("), ", at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    std::string c = text.substr(at, end - at);
+    out.push_back(c.find("::") == std::string::npos ? "ditto::" + c : c);
+    at = end + 2;
+  }
+  return out;
+}
+
 void reduction(
     const char* name,
     const std::string& callable,
@@ -33,7 +48,7 @@ void reduction(
   register_op({
       .name = name,
       .family = "reduction",
-      .callables = {"ditto::" + callable},
+      .callables = callable_list(callable),
       .deterministic_because = because,
       .dtypes = dtypes,
       .samples =
@@ -112,7 +127,8 @@ DITTO_OP_RECORDS(reduce) {
       "all",
       "all(a), ditto::all(a, dim, keepdim), Tensor::all(dim, keepdim)",
       each([](const Tensor& t) {
-        Tensor some = gt(t, 0);
+        Tensor some =
+            t.defined() ? gt(t, 0) : t; // the bad sample's undefined t
         return std::vector{all(t), all(some, 1), all(some, 0, true), all(t, 1)};
       }),
       kChunked,
@@ -123,7 +139,8 @@ DITTO_OP_RECORDS(reduce) {
       "any",
       "any(a), ditto::any(a, dim, keepdim), Tensor::any(dim, keepdim)",
       each([](const Tensor& t) {
-        Tensor some = gt(t, 0);
+        Tensor some =
+            t.defined() ? gt(t, 0) : t; // the bad sample's undefined t
         return std::vector{any(t), any(some, 1), any(some, 0, true), any(t, 0)};
       }),
       kChunked,
@@ -155,7 +172,7 @@ DITTO_OP_RECORDS(reduce) {
     const char* index = "returns indices";
     reduction(
         "argmax",
-        "argmax(a), ditto::argmax(a, dim, keepdim)",
+        "argmax(a, dim, keepdim), Tensor::argmax(dim, keepdim)",
         each([](const Tensor& t) {
           return std::vector{argmax(t, 1), argmax(t)};
         }),
@@ -165,7 +182,7 @@ DITTO_OP_RECORDS(reduce) {
         index);
     reduction(
         "argmin",
-        "argmin(a), ditto::argmin(a, dim, keepdim)",
+        "argmin(a, dim, keepdim), Tensor::argmin(dim, keepdim)",
         each([](const Tensor& t) {
           return std::vector{argmin(t, 0, true), argmin(t)};
         }),

@@ -371,6 +371,21 @@ DITTO_OP_RECORDS(shape_ops) {
               return std::vector{v, i};
             });
           },
+      .bad_samples =
+          [] {
+            auto call = [](int64_t dim) -> s::Call {
+              return [dim](const std::vector<Tensor>& in) {
+                auto [v, i] = sort(in[0], dim);
+                return std::vector{v, i};
+              };
+            };
+            return std::vector<Sample>{
+                s::undefined_input(call(-1), 1),
+                {"dim out of range",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 call(2)},
+            };
+          },
   });
   const auto predicate = [](const SampleSpec& spec, bool close) {
     const int64_t n = s::size(spec, 5000, 6);
