@@ -251,10 +251,9 @@ class Op:
             raise DeclError(f"{where}: derivative must be an expression")
         self.not_differentiable = entry.get("not_differentiable", "")
         if self.body is not None and (self.derivative or self.not_differentiable
-                                      or "samples" in entry or "inplace" in self.variants):
+                                      or "samples" in entry):
             raise DeclError(
-                f"{where}: a body computes its own gradient and has its own "
-                "records (and in-place forms)")
+                f"{where}: a body computes its own gradient and has its own records")
         if self.kernel is not None and not (self.derivative or self.not_differentiable):
             raise DeclError(
                 f"{where}: a kernel op needs a derivative or not_differentiable "
@@ -571,7 +570,10 @@ def write_methods_inc(files, ops):
                 out.append(
                     f"DITTO_METHOD({mret}, {op.name}, ({decl}) const, ({defn}) const, "
                     f"{op.name}({call('*this')}))")
-            if "inplace" in op.variants and op.arity == 2:
+            if "inplace" in op.variants and op.body is not None:
+                # defined by hand beside the body (Tensor::<name>_)
+                out.append(f"DITTO_BODY_INPLACE_METHOD({op.name}_, ({decl}))")
+            elif "inplace" in op.variants and op.arity == 2:
                 out.append(
                     f"DITTO_KERNEL_INPLACE_METHOD({op.name}_, ({decl}), "
                     f"binary_inplace(kernels::BinaryOp::{op.kernel_name}, *this, other))")

@@ -334,38 +334,9 @@ class DITTO_API Tensor {
   // ---- the in-place scatter/index family (ditto/ops/index.h explains the
   // deterministic and fast variants; indices are validated before anything
   // is written).
-  // self[index[i]] += alpha * source[i] along dim.
-  Tensor& index_add_(
-      int64_t dim,
-      const Tensor& index,
-      const Tensor& source,
-      const Scalar& alpha = 1);
-  // self[index[i]] = source[i] along dim.
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
-  // self[index[i][j]][j] += src[i][j] along dim.
-  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
-  // self[index[i][j]][j] = src[i][j] (or value) along dim.
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
-  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
-  // Reduces src into self at index along dim with reduce "sum", "prod",
-  // "mean", "amax" or "amin"; include_self = false leaves self's value out
-  // at scattered positions; integer means use floor division, as PyTorch.
-  Tensor& scatter_reduce_(
-      int64_t dim,
-      const Tensor& index,
-      const Tensor& src,
-      std::string_view reduce,
-      bool include_self = true);
-  // self[..., index[i], ...] reduced with source[..., i, ...] along dim, for
-  // reduce "prod", "mean", "amax" or "amin" (PyTorch's index_reduce_):
-  // scatter_reduce_ with index expanded to source's shape, so its
-  // deterministic and fast variants, rules and gradients.
-  Tensor& index_reduce_(
-      int64_t dim,
-      const Tensor& index,
-      const Tensor& source,
-      std::string_view reduce,
-      bool include_self = true);
+  // index_add_, index_copy_, put_, scatter_, scatter_add_,
+  // scatter_reduce_ and index_reduce_ are declared in
+  // ditto/ops/index/index.ops.toml (tensor_methods_declared.inc).
   // self[indices] = values (or += with accumulate), with PyTorch's advanced
   // indexing: an undefined Tensor in indices is a full slice (":"), int64 or
   // int32 tensors broadcast together, bool masks select their true
@@ -391,11 +362,6 @@ class DITTO_API Tensor {
   Tensor& index_put_(
       ArrayRef<indexing::TensorIndex> indices,
       const Scalar& value);
-  // self.flatten()[index] = source (or += with accumulate).
-  Tensor& put_(
-      const Tensor& index,
-      const Tensor& source,
-      bool accumulate = false);
   // self[mask] = value, mask (bool) broadcast to self's shape.
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
 
@@ -425,10 +391,12 @@ class DITTO_API Tensor {
 #define DITTO_METHOD(ret, name, decl, def, body) ret name decl;
 #define DITTO_INPLACE_METHOD(name, params, expr) Tensor& name params;
 #define DITTO_KERNEL_INPLACE_METHOD(name, params, expr) Tensor& name params;
+#define DITTO_BODY_INPLACE_METHOD(name, params) Tensor& name params;
 #include "ditto/core/tensor_methods.def"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
 #undef DITTO_KERNEL_INPLACE_METHOD
+#undef DITTO_BODY_INPLACE_METHOD
 
   // ---- autograd (ditto/autograd/engine.h, docs/autograd.md)
   // True for a leaf that requires grad and for what ops computed from one

@@ -16,17 +16,6 @@
 namespace ditto::detail {
 namespace {
 
-// The out-of-place form of an in-place op: a copy of self, changed. A
-// composite frame: the clone and the in-place op record the gradient.
-template <typename F>
-Tensor on_copy(const Tensor& self, const char* name, F change) {
-  OpScope op(name, {self}, OpScope::kComposite);
-  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
-  Tensor t = self.clone();
-  change(t);
-  return op.done(t);
-}
-
 // self = fn(self) in place. Under autograd fn reads a copy of self, so what
 // fn saves for its backward is not the tensor being overwritten.
 template <typename F>
@@ -68,9 +57,12 @@ namespace ditto {
   Tensor& Tensor::name params {                         \
     return ::ditto::detail::expr;                       \
   }
+// A body's in-place form is defined beside its body.
+#define DITTO_BODY_INPLACE_METHOD(name, params)
 #include "ditto/core/tensor_methods.def"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
 #undef DITTO_KERNEL_INPLACE_METHOD
+#undef DITTO_BODY_INPLACE_METHOD
 
 } // namespace ditto

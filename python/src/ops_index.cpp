@@ -234,38 +234,6 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
 
   // The in-place family and its out-of-place forms (on a copy of self).
   cls.def(
-      "index_add_",
-      &Tensor::index_add_,
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("source"),
-      py::kw_only(),
-      py::arg("alpha") = 1,
-      kSelf,
-      ReleaseGil());
-  both(
-      "index_add",
-      &Tensor::index_add,
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("source"),
-      py::kw_only(),
-      py::arg("alpha") = 1);
-  cls.def(
-      "index_copy_",
-      &Tensor::index_copy_,
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("source"),
-      kSelf,
-      ReleaseGil());
-  both(
-      "index_copy",
-      &Tensor::index_copy,
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("source"));
-  cls.def(
       "index_put_",
       [](Tensor& t,
          const OptIndices& indices,
@@ -288,20 +256,6 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("indices"),
       py::arg("values"),
-      py::arg("accumulate") = false);
-  cls.def(
-      "put_",
-      &Tensor::put_,
-      py::arg("index"),
-      py::arg("source"),
-      py::arg("accumulate") = false,
-      kSelf,
-      ReleaseGil());
-  both(
-      "put",
-      &Tensor::put,
-      py::arg("index"),
-      py::arg("source"),
       py::arg("accumulate") = false);
   cls.def(
       "masked_fill_",
@@ -328,120 +282,6 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("mask"),
       py::arg("value"));
-  cls.def(
-      "scatter_",
-      py::overload_cast<int64_t, const Tensor&, const Tensor&>(
-          &Tensor::scatter_),
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("src"),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "scatter_",
-      py::overload_cast<int64_t, const Tensor&, const Scalar&>(
-          &Tensor::scatter_),
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("value"),
-      kSelf,
-      ReleaseGil());
-  both(
-      "scatter",
-      py::overload_cast<int64_t, const Tensor&, const Tensor&>(
-          &Tensor::scatter, py::const_),
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("src"));
-  both(
-      "scatter",
-      py::overload_cast<int64_t, const Tensor&, const Scalar&>(
-          &Tensor::scatter, py::const_),
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("value"));
-  cls.def(
-      "scatter_add_",
-      &Tensor::scatter_add_,
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("src"),
-      kSelf,
-      ReleaseGil());
-  both(
-      "scatter_add",
-      &Tensor::scatter_add,
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("src"));
-  cls.def(
-      "scatter_reduce_",
-      [](Tensor& t,
-         int64_t dim,
-         const Tensor& index,
-         const Tensor& src,
-         const std::string& reduce,
-         bool include_self) -> Tensor& {
-        return t.scatter_reduce_(dim, index, src, reduce, include_self);
-      },
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("src"),
-      py::arg("reduce"),
-      py::kw_only(),
-      py::arg("include_self") = true,
-      kSelf,
-      ReleaseGil());
-  both(
-      "scatter_reduce",
-      [](const Tensor& t,
-         int64_t dim,
-         const Tensor& index,
-         const Tensor& src,
-         const std::string& reduce,
-         bool include_self) {
-        return t.scatter_reduce(dim, index, src, reduce, include_self);
-      },
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("src"),
-      py::arg("reduce"),
-      py::kw_only(),
-      py::arg("include_self") = true);
-  cls.def(
-      "index_reduce_",
-      [](Tensor& t,
-         int64_t dim,
-         const Tensor& index,
-         const Tensor& source,
-         const std::string& reduce,
-         bool include_self) -> Tensor& {
-        return t.index_reduce_(dim, index, source, reduce, include_self);
-      },
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("source"),
-      py::arg("reduce"),
-      py::kw_only(),
-      py::arg("include_self") = true,
-      kSelf,
-      ReleaseGil());
-  both(
-      "index_reduce",
-      [](const Tensor& t,
-         int64_t dim,
-         const Tensor& index,
-         const Tensor& source,
-         const std::string& reduce,
-         bool include_self) {
-        return t.index_reduce(dim, index, source, reduce, include_self);
-      },
-      py::arg("dim"),
-      py::arg("index"),
-      py::arg("source"),
-      py::arg("reduce"),
-      py::kw_only(),
-      py::arg("include_self") = true);
 }
 
 } // namespace

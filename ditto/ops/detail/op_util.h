@@ -267,4 +267,15 @@ void run_loop(
 // Writes src (broadcast to dst's shape) into dst with dtype conversion.
 void copy_into(const Tensor& dst, const Tensor& src, const char* op);
 
+// The out-of-place form of an in-place op: a copy of self, changed. A
+// composite frame: the clone and the in-place op record the gradient.
+template <typename F>
+Tensor on_copy(const Tensor& self, const char* name, F change) {
+  OpScope op(name, {self}, OpScope::kComposite);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  Tensor t = self.clone();
+  change(t);
+  return op.done(t);
+}
+
 } // namespace ditto::detail

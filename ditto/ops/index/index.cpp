@@ -244,6 +244,37 @@ Tensor& Tensor::index_copy_(
       self, dim, index, source, Scalar(int64_t(1)), "index_copy_");
 }
 
+// The out-of-place forms, on a copy of self.
+Tensor index_add(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    const Scalar& alpha) {
+  return detail::on_copy(self, "index_add", [&](Tensor& t) {
+    t.index_add_(dim, index, source, alpha);
+  });
+}
+
+Tensor index_copy(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source) {
+  return detail::on_copy(self, "index_copy", [&](Tensor& t) {
+    t.index_copy_(dim, index, source);
+  });
+}
+
+Tensor put(
+    const Tensor& self,
+    const Tensor& index,
+    const Tensor& source,
+    bool accumulate) {
+  return detail::on_copy(
+      self, "put", [&](Tensor& t) { t.put_(index, source, accumulate); });
+}
+
 Tensor& Tensor::put_(
     const Tensor& index,
     const Tensor& source,

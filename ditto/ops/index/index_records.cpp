@@ -314,7 +314,9 @@ DITTO_OP_RECORDS(index) {
   register_op({
       .name = "index_add",
       .family = "index",
-      .callables = {"Tensor::index_add(dim, index, source, alpha)"},
+      .callables = s::callables(
+          "ditto::index_add(self, dim, index, source, alpha)",
+          "Tensor::index_add(dim, index, source, alpha)"),
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexAdd},
       .dtypes = kFloatingAndInt64,
@@ -366,7 +368,9 @@ DITTO_OP_RECORDS(index) {
   register_op({
       .name = "index_copy",
       .family = "index",
-      .callables = {"Tensor::index_copy(dim, index, source)"},
+      .callables = s::callables(
+          "ditto::index_copy(self, dim, index, source)",
+          "Tensor::index_copy(dim, index, source)"),
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexCopy},
       .dtypes = kFloatingAndInt64,
@@ -411,7 +415,9 @@ DITTO_OP_RECORDS(index) {
   register_op({
       .name = "put",
       .family = "index",
-      .callables = {"Tensor::put(index, source, accumulate)"},
+      .callables = s::callables(
+          "ditto::put(self, index, source, accumulate)",
+          "Tensor::put(index, source, accumulate)"),
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kPut},
       .dtypes = kFloatingAndInt64,

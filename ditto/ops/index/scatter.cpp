@@ -667,4 +667,56 @@ Tensor& Tensor::scatter_reduce_(
       });
 }
 
+// The out-of-place forms, on a copy of self.
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src) {
+  return detail::on_copy(
+      self, "scatter", [&](Tensor& t) { t.scatter_(dim, index, src); });
+}
+
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Scalar& value) {
+  return detail::on_copy(
+      self, "scatter", [&](Tensor& t) { t.scatter_(dim, index, value); });
+}
+
+Tensor scatter_add(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src) {
+  return detail::on_copy(
+      self, "scatter_add", [&](Tensor& t) { t.scatter_add_(dim, index, src); });
+}
+
+Tensor scatter_reduce(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    std::string_view reduce,
+    bool include_self) {
+  return detail::on_copy(self, "scatter_reduce", [&](Tensor& t) {
+    t.scatter_reduce_(dim, index, src, reduce, include_self);
+  });
+}
+
+Tensor index_reduce(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    std::string_view reduce,
+    bool include_self) {
+  return detail::on_copy(self, "index_reduce", [&](Tensor& t) {
+    t.index_reduce_(dim, index, source, reduce, include_self);
+  });
+}
+
 } // namespace ditto

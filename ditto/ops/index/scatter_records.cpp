@@ -466,7 +466,9 @@ DITTO_OP_RECORDS(scatter) {
   register_op({
       .name = "scatter_add",
       .family = "scatter",
-      .callables = {"Tensor::scatter_add(dim, index, src)"},
+      .callables = s::callables(
+          "ditto::scatter_add(self, dim, index, src)",
+          "Tensor::scatter_add(dim, index, src)"),
       .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatterAdd},
       .dtypes = kFloatingAndInt64,
@@ -539,7 +541,9 @@ DITTO_OP_RECORDS(scatter) {
       .name = "scatter",
       .family = "scatter",
       .callables =
-          {"Tensor::scatter(dim, index, src)",
+          {"ditto::scatter(self, dim, index, src)",
+           "ditto::scatter(self, dim, index, value)",
+           "Tensor::scatter(dim, index, src)",
            "Tensor::scatter(dim, index, value)"},
       .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatter},
@@ -601,7 +605,8 @@ DITTO_OP_RECORDS(scatter) {
       .name = "scatter_reduce",
       .family = "scatter",
       .callables =
-          {"Tensor::scatter_reduce(dim, index, src, reduce, include_self)"},
+          {"ditto::scatter_reduce(self, dim, index, src, reduce, include_self)",
+           "Tensor::scatter_reduce(dim, index, src, reduce, include_self)"},
       .deterministic_because = kOwnerComputesByColumns,
       .nondeterministic = {kScatterReduce},
       .dtypes = kFloatingAndInt64,
@@ -634,7 +639,9 @@ DITTO_OP_RECORDS(scatter) {
       .name = "index_reduce",
       .family = "scatter",
       .callables =
-          {"Tensor::index_reduce(dim, index, source, reduce, include_self)"},
+          {"ditto::index_reduce(self, dim, index, source, reduce, "
+           "include_self)",
+           "Tensor::index_reduce(dim, index, source, reduce, include_self)"},
       .deterministic_because = kIndexReduce,
       .nondeterministic = {kScatterReduce},
       .dtypes = kFloatingAndInt64,
