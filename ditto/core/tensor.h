@@ -296,8 +296,7 @@ class DITTO_API Tensor {
   // self += alpha*other, self -= alpha*other (fused, as add(a, b, alpha)).
   Tensor& add_(const Tensor& other, const Scalar& alpha);
   Tensor& sub_(const Tensor& other, const Scalar& alpha);
-  Tensor& addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
-  Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+  // addcmul_ and addcdiv_: ditto/ops/elementwise/fused.ops.toml.
   Tensor& mul_(const Tensor& other);
   Tensor& mul_(const Scalar& other);
   Tensor& div_(const Tensor& other);

@@ -26,18 +26,8 @@ DITTO_API Tensor pow(const Tensor& a, const Scalar& b);
 // kernels: one fused multiply-add (docs/numerics.md).
 DITTO_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
 DITTO_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
-// self + value*t1*t2 (value*t1 rounded, then one fused multiply-add) and
-// self + (value*t1)/t2, with broadcasting; floating types only.
-DITTO_API Tensor addcmul(
-    const Tensor& self,
-    const Tensor& t1,
-    const Tensor& t2,
-    const Scalar& value = 1);
-DITTO_API Tensor addcdiv(
-    const Tensor& self,
-    const Tensor& t1,
-    const Tensor& t2,
-    const Scalar& value = 1);
+// addcmul, addcdiv and lerp are declared in elementwise/fused.ops.toml
+// (generated into declared.h).
 
 // Comparisons (eq, ne, lt, le, gt, ge) are declared in elementwise.ops.toml.
 
@@ -54,14 +44,6 @@ DITTO_API Tensor clamp(
     const Tensor& a,
     const std::optional<Scalar>& min,
     const std::optional<Scalar>& max);
-
-// start + weight * (end - start), with broadcasting, as torch.lerp in
-// PyTorch 1.13's bits: fma(weight, end - start, start) where |weight| < 1/2,
-// else fma(weight - 1, end - start, end), rounded once. Floating dtypes.
-DITTO_API Tensor
-lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
-DITTO_API Tensor
-lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 
 // Elementwise choice: cond ? a : b, with broadcasting of all three.
 DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

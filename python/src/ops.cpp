@@ -149,37 +149,6 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
       ReleaseGil());
   cls.def("pow_", &Tensor::pow_, py::arg("exponent"), kSelf, ReleaseGil());
 
-  for (const char* name : {"addcmul", "addcdiv"}) {
-    bool mul = name[4] == 'm';
-    def_both(
-        m,
-        cls,
-        name,
-        [mul](
-            const Tensor& s,
-            const Tensor& t1,
-            const Tensor& t2,
-            const Scalar& value) {
-          return mul ? addcmul(s, t1, t2, value) : addcdiv(s, t1, t2, value);
-        },
-        py::arg("tensor1"),
-        py::arg("tensor2"),
-        py::kw_only(),
-        py::arg("value") = 1);
-    cls.def(
-        mul ? "addcmul_" : "addcdiv_",
-        [mul](
-            Tensor& s, const Tensor& t1, const Tensor& t2, const Scalar& value)
-            -> Tensor& {
-          return mul ? s.addcmul_(t1, t2, value) : s.addcdiv_(t1, t2, value);
-        },
-        py::arg("tensor1"),
-        py::arg("tensor2"),
-        py::kw_only(),
-        py::arg("value") = 1,
-        kSelf,
-        ReleaseGil());
-  }
   using OptS = std::optional<Scalar>;
   def_both(
       m,
@@ -615,19 +584,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
         py::kw_only(),
         py::arg("interpolation") = "linear");
   }
-  auto lerp_fn =
-      [](const Tensor& a, const Tensor& end, const py::object& weight) {
-        if (py::isinstance<Tensor>(weight)) {
-          const Tensor w = weight.cast<Tensor>();
-          py::gil_scoped_release gil;
-          return lerp(a, end, w);
-        }
-        const Scalar w(weight.cast<double>());
-        py::gil_scoped_release gil;
-        return lerp(a, end, w);
-      };
-  m.def("lerp", lerp_fn, py::arg("input"), py::arg("end"), py::arg("weight"));
-  cls.def("lerp", lerp_fn, py::arg("end"), py::arg("weight"));
   // repeat_interleave(input, repeats, dim=None, *, output_size=None), and
   // repeat_interleave(repeats) giving the repeated indices.
   using OptI = std::optional<int64_t>;

@@ -223,21 +223,19 @@ DITTO_OP_RECORDS(elementwise) {
         pos,
         kFloating);
   }
-  {
-    const ditto::detail::DevicesScope on_vulkan({kVulkan});
-    addc(
-        "addcmul",
-        [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
-        [](Tensor& a, const Tensor& b, const Tensor& c) {
-          a.addcmul_(b, c, 0.5);
-        });
-    addc(
-        "addcdiv",
-        [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
-        [](Tensor& a, const Tensor& b, const Tensor& c) {
-          a.addcdiv_(b, c, -2.0);
-        });
-  }
+  // on the device by their declarations (fused.ops.toml)
+  addc(
+      "addcmul",
+      [](auto& a, auto& b, auto& c) { return addcmul(a, b, c, 0.5); },
+      [](Tensor& a, const Tensor& b, const Tensor& c) {
+        a.addcmul_(b, c, 0.5);
+      });
+  addc(
+      "addcdiv",
+      [](auto& a, auto& b, auto& c) { return addcdiv(a, b, c, -2.0); },
+      [](Tensor& a, const Tensor& b, const Tensor& c) {
+        a.addcdiv_(b, c, -2.0);
+      });
 
   {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
