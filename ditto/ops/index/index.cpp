@@ -244,7 +244,8 @@ Tensor& Tensor::index_copy_(
       self, dim, index, source, Scalar(int64_t(1)), "index_copy_");
 }
 
-// The out-of-place forms, on a copy of self.
+// The out-of-place forms of the family's writes, on a copy of self (the
+// in-place members are here and in scatter.cpp).
 Tensor index_add(
     const Tensor& self,
     int64_t dim,
@@ -273,6 +274,57 @@ Tensor put(
     bool accumulate) {
   return detail::on_copy(
       self, "put", [&](Tensor& t) { t.put_(index, source, accumulate); });
+}
+
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src) {
+  return detail::on_copy(
+      self, "scatter", [&](Tensor& t) { t.scatter_(dim, index, src); });
+}
+
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Scalar& value) {
+  return detail::on_copy(
+      self, "scatter", [&](Tensor& t) { t.scatter_(dim, index, value); });
+}
+
+Tensor scatter_add(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src) {
+  return detail::on_copy(
+      self, "scatter_add", [&](Tensor& t) { t.scatter_add_(dim, index, src); });
+}
+
+Tensor scatter_reduce(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    std::string_view reduce,
+    bool include_self) {
+  return detail::on_copy(self, "scatter_reduce", [&](Tensor& t) {
+    t.scatter_reduce_(dim, index, src, reduce, include_self);
+  });
+}
+
+Tensor index_reduce(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    std::string_view reduce,
+    bool include_self) {
+  return detail::on_copy(self, "index_reduce", [&](Tensor& t) {
+    t.index_reduce_(dim, index, source, reduce, include_self);
+  });
 }
 
 Tensor& Tensor::put_(
