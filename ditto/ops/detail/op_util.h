@@ -31,8 +31,10 @@ inline int64_t elementwise_grain(int64_t n) {
 }
 
 // Note [Ops on a device]: an op given a tensor on a device raises unless it
-// has a kernel there (NotImplementedError naming the op and the device:
-// never a silent round trip through the CPU), and unless every tensor is on
+// has a kernel there, as its record says (Note [Device kernels are
+// declared] in ditto/ops/record.cpp; NotImplementedError naming the op and
+// the device: never a silent round trip through the CPU), and unless every
+// tensor is on
 // that device, a 0-dim CPU tensor (a scalar) excepted, as in PyTorch. The
 // copies between devices (to, copy_) take any mix; composite ops (linear,
 // the losses built from other ops) are checked through their parts.
