@@ -21,24 +21,9 @@ const char* kExtremum =
     "index wins ties and the first NaN wins";
 using ::ditto::detail::samples::kNumeric;
 
-// "sum(a), Tensor::sum(dims, keepdim)": one callable each, ditto:: where
-// no class is named.
-std::vector<std::string> callable_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find("), ", at);
-    end = end == std::string::npos ? text.size() : end + 1;
-    std::string c = text.substr(at, end - at);
-    out.push_back(c.find("::") == std::string::npos ? "ditto::" + c : c);
-    at = end + 2;
-  }
-  return out;
-}
-
 void reduction(
     const char* name,
-    const std::string& callable,
+    std::vector<std::string> callables,
     s::Call call,
     const char* because,
     std::vector<Dtype> dtypes,
@@ -48,7 +33,7 @@ void reduction(
   register_op({
       .name = name,
       .family = "reduction",
-      .callables = callable_list(callable),
+      .callables = std::move(callables),
       .deterministic_because = because,
       .dtypes = dtypes,
       .samples =
@@ -77,7 +62,7 @@ DITTO_OP_RECORDS(reduce) {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
     reduction(
         "sum",
-        "sum(a, dims, keepdim), Tensor::sum(dims, keepdim)",
+        {"ditto::sum(a, dims, keepdim)", "Tensor::sum(dims, keepdim)"},
         each([](const Tensor& t) {
           return std::vector{sum(t), sum(t, {0}), sum(t, {1}, true)};
         }),
@@ -89,7 +74,7 @@ DITTO_OP_RECORDS(reduce) {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
     reduction(
         "mean",
-        "mean(a, dims, keepdim), Tensor::mean(dims, keepdim)",
+        {"ditto::mean(a, dims, keepdim)", "Tensor::mean(dims, keepdim)"},
         each([](const Tensor& t) {
           return std::vector{mean(t, {1}), mean(t, {0, 1}, true)};
         }),
@@ -99,7 +84,7 @@ DITTO_OP_RECORDS(reduce) {
   }
   reduction(
       "prod",
-      "prod(a), ditto::prod(a, dim, keepdim)",
+      {"ditto::prod(a)", "ditto::prod(a, dim, keepdim)"},
       each([](const Tensor& t) {
         return std::vector{prod(t), prod(t, 1)};
       }),
@@ -110,7 +95,7 @@ DITTO_OP_RECORDS(reduce) {
       s::Domain::kPositive);
   reduction(
       "norm",
-      "norm(a, p, dims, keepdim), Tensor::norm(p, dims, keepdim)",
+      {"ditto::norm(a, p, dims, keepdim)", "Tensor::norm(p, dims, keepdim)"},
       each([](const Tensor& t) {
         const double inf = std::numeric_limits<double>::infinity();
         return std::vector{
@@ -125,7 +110,9 @@ DITTO_OP_RECORDS(reduce) {
       true);
   reduction(
       "all",
-      "all(a), ditto::all(a, dim, keepdim), Tensor::all(dim, keepdim)",
+      {"ditto::all(a)",
+       "ditto::all(a, dim, keepdim)",
+       "Tensor::all(dim, keepdim)"},
       each([](const Tensor& t) {
         Tensor some =
             t.defined() ? gt(t, 0) : t; // the bad sample's undefined t
@@ -137,7 +124,9 @@ DITTO_OP_RECORDS(reduce) {
       "returns bools");
   reduction(
       "any",
-      "any(a), ditto::any(a, dim, keepdim), Tensor::any(dim, keepdim)",
+      {"ditto::any(a)",
+       "ditto::any(a, dim, keepdim)",
+       "Tensor::any(dim, keepdim)"},
       each([](const Tensor& t) {
         Tensor some =
             t.defined() ? gt(t, 0) : t; // the bad sample's undefined t
@@ -151,7 +140,7 @@ DITTO_OP_RECORDS(reduce) {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
     reduction(
         "max",
-        "max(a), ditto::max(a, dim, keepdim)",
+        {"ditto::max(a)", "ditto::max(a, dim, keepdim)"},
         each([](const Tensor& t) {
           auto [v, i] = max(t, 1);
           return std::vector{v, i, max(t)};
@@ -161,7 +150,7 @@ DITTO_OP_RECORDS(reduce) {
         false);
     reduction(
         "min",
-        "min(a), ditto::min(a, dim, keepdim)",
+        {"ditto::min(a)", "ditto::min(a, dim, keepdim)"},
         each([](const Tensor& t) {
           auto [v, i] = min(t, 0, true);
           return std::vector{v, i, min(t)};
@@ -172,7 +161,7 @@ DITTO_OP_RECORDS(reduce) {
     const char* index = "returns indices";
     reduction(
         "argmax",
-        "argmax(a, dim, keepdim), Tensor::argmax(dim, keepdim)",
+        {"ditto::argmax(a, dim, keepdim)", "Tensor::argmax(dim, keepdim)"},
         each([](const Tensor& t) {
           return std::vector{argmax(t, 1), argmax(t)};
         }),
@@ -182,7 +171,7 @@ DITTO_OP_RECORDS(reduce) {
         index);
     reduction(
         "argmin",
-        "argmin(a, dim, keepdim), Tensor::argmin(dim, keepdim)",
+        {"ditto::argmin(a, dim, keepdim)", "Tensor::argmin(dim, keepdim)"},
         each([](const Tensor& t) {
           return std::vector{argmin(t, 0, true), argmin(t)};
         }),
