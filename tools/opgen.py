@@ -39,10 +39,11 @@ CPP_TYPES = {
     "bool": "bool",
     "float": "double",
     "float?": "std::optional<double>",
-    "int[]?": "const std::optional<IntArg>&",
+    "int[]?": "const OptionalIntArg&",
     "str": "std::string_view",
     "Tensor[]": "const std::vector<Tensor>&",
     "ScalarType?": "std::optional<Dtype>",
+    "Generator?": "const std::optional<Generator>&",
 }
 RETURN_TYPES = {
     "Tensor": "Tensor",
@@ -124,13 +125,22 @@ class Schema:
                 raise DeclError(f"{where}: cannot read the argument '{part}'")
             self.args.append(Arg(type_, am.group(2), am.group(3), kw_only))
         first = (self.args[0].type, self.args[0].name) if self.args else None
-        if first not in (("Tensor", "self"), ("Tensor[]", "tensors")):
-            raise DeclError(
-                f"{where}: the first argument must be 'Tensor self' or 'Tensor[] tensors'")
+        # torch's where.self(Tensor condition, Tensor self, ...) and
+        # repeat_interleave.Tensor(Tensor repeats, ...): a body's
+        # self may stand elsewhere, or be missing (a function only).
+        self.self_first = first in (("Tensor", "self"), ("Tensor[]", "tensors"))
+        self.self_index = next(
+            (i for i, a in enumerate(self.args) if a.name == "self"), None)
+        if not self.args:
+            raise DeclError(f"{where}: an op takes arguments")
 
     def cpp_params(self, skip_self=False, defaults=True):
+        return Schema.params(self.args[1 if skip_self else 0:], defaults)
+
+    @staticmethod
+    def params(args, defaults=True):
         out = []
-        for a in self.args[1 if skip_self else 0:]:
+        for a in args:
             p = f"{CPP_TYPES[a.type]} {a.name}"
             if defaults and a.cpp_default() is not None:
                 p += f" = {a.cpp_default()}"
@@ -140,18 +150,19 @@ class Schema:
     def cpp_call_args(self, self_expr="self"):
         return ", ".join([self_expr] + [a.name for a in self.args[1:]])
 
-    def py_args(self, skip_self):
+    def py_args(self, skip_self, rename_self_anywhere=False):
         out = []
         kw = False
         for i, a in enumerate(self.args):
-            if skip_self and i == 0:
+            if skip_self and (a.name == "self" if rename_self_anywhere else i == 0):
                 continue
             if a.kw_only and not kw:
                 out.append("py::kw_only()")
                 kw = True
-            name = ("input" if a.name == "self" else a.name) if i == 0 else a.name
+            first = i == 0 or (rename_self_anywhere and a.name == "self")
+            name = ("input" if a.name == "self" else a.name) if first else a.name
             s = f'py::arg("{name}")'
-            if i == 0:
+            if first and a.type == "Tensor":
                 s += ".none(false)"
             if a.py_default() is not None:
                 s += f" = {a.py_default()}"
@@ -292,6 +303,15 @@ class Op:
             if set(self.samples) - {"inputs", "calls", "gradcheck", "batch"} or not self.samples.get("calls"):
                 raise DeclError(f"{where}: samples = {{ inputs = [...], calls = [...] }}")
         self.family = entry.get("family", "elementwise")
+        s = self.schema
+        if not s.self_first:
+            if self.body is None:
+                raise DeclError(
+                    f"{where}: the first argument must be 'Tensor self' or 'Tensor[] "
+                    "tensors' (elsewhere, or none, only for a body)")
+            if s.self_index is None or s.args[s.self_index].type != "Tensor":
+                if self.variants != ["function"]:
+                    raise DeclError(f"{where}: without a Tensor self, a function only")
         # Python modules beside ditto that also export the function
         # ("nn.functional").
         self.python = entry.get("python", [])
@@ -390,11 +410,10 @@ def load(source_dir):
         if key in names:
             raise DeclError(f"{op.src}: {op.schema.text} is declared twice")
         same = [o for (n, _), o in names.items() if n == op.name]
-        if same and not all(o.body is not None and o.variants == op.variants
-                            for o in same + [op]):
+        if same and not all(o.body is not None for o in same + [op]):
             raise DeclError(
-                f"{op.src}: {op.name} is declared twice (overloads are bodies "
-                "with the same variants, each with its own overload name)")
+                f"{op.src}: {op.name} is declared twice (overloads are bodies, "
+                "each with its own overload name)")
         names[key] = op
     aten = load_core_aten(source_dir)
     nondeterministic = load_pytorch_nondeterministic(source_dir)
@@ -542,6 +561,7 @@ def write_declared_h(files, ops):
         "#include <vector>",
         "",
         '#include "ditto/core/tensor.h"',
+        '#include "ditto/random/generator.h" // Generator? arguments',
         "",
         "namespace ditto {",
         "",
@@ -552,6 +572,10 @@ def write_declared_h(files, ops):
         out += comment(op.doc)
         for name in [op.name] + list(op.aliases):
             for decl, _, _, _ in op.overloads():
+                if not op.schema.self_first:
+                    decl = Schema.params(op.schema.args)
+                    out.append(f"DITTO_API {ret(op)} {name}({decl});")
+                    continue
                 out.append(f"DITTO_API {ret(op)} {name}({with_self(decl, op)});")
     out += ["", "} // namespace ditto", ""]
     return out
@@ -563,10 +587,32 @@ def write_methods_inc(files, ops):
         "// forms of the declared ops.",
     ]
     for op in ops:
+        if not op.schema.self_first:
+            if "method" in op.variants:
+                # self where the schema has it: where.self(condition, self, other)
+                others = [a for a in op.schema.args if a.name != "self"]
+                call = ", ".join("*this" if a.name == "self" else a.name
+                                 for a in op.schema.args)
+                out.append(
+                    f"DITTO_METHOD({ret(op)}, {op.name}, ({Schema.params(others)}) const, "
+                    f"({Schema.params(others, defaults=False)}) const, {op.name}({call}))")
+            continue
         for decl, defn, call, _ in op.overloads():
             if "method" in op.variants:
                 # a macro argument: no bare comma in the type
                 mret = {"std::pair<Tensor, Tensor>": "Tensor::TensorPair"}.get(ret(op), ret(op))
+                args = op.schema.args[1:]
+                if args and args[-1].type == "Generator?" and args[-1].default is not None:
+                    # core/ only names Generator (a defaulted optional would
+                    # need the class): the form without it, and the form with
+                    # it given
+                    short = Schema.params(args[:-1], defaults=True)
+                    short_defn = Schema.params(args[:-1], defaults=False)
+                    names = "".join(", " + a.name for a in args[:-1])
+                    out.append(
+                        f"DITTO_METHOD({mret}, {op.name}, ({short}) const, ({short_defn}) const, "
+                        f"{op.name}(*this{names}, std::nullopt))")
+                    decl = defn
                 out.append(
                     f"DITTO_METHOD({mret}, {op.name}, ({decl}) const, ({defn}) const, "
                     f"{op.name}({call('*this')}))")
@@ -679,7 +725,18 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
         if "function" not in op.variants and "method" not in op.variants:
             continue
         if op.body is not None:
-            continue  # defined by hand in op.body
+            # defined by hand in op.body; its aliases call it
+            for alias in op.aliases:
+                for _, defn, call, _ in op.overloads():
+                    params = with_self(defn, op)
+                    names = call(op.schema.args[0].name)
+                    if not op.schema.self_first:
+                        params = Schema.params(op.schema.args, defaults=False)
+                        names = ", ".join(a.name for a in op.schema.args)
+                    out += [f"{ret(op)} {alias}({params}) {{",
+                            f"  return {op.name}({names});",
+                            "}", ""]
+            continue
         for fname in [op.name] + list(op.aliases):
             for i, (_, defn, call, _) in enumerate(op.overloads()):
                 out.append(f"{ret(op)} {fname}({with_self(defn, op)}) {{")
@@ -846,8 +903,13 @@ def write_bindings_inc(files, ops):
         "",
         "void init_declared(py::module_& m, py::class_<Tensor>& cls) {",
     ]
-    names = []
+    names, aliases = [], []
     for op in ops:
+        if not op.schema.self_first:
+            out += bindings_elsewhere(op)
+            if "function" in op.variants and op.name not in names:
+                names.append(op.name)
+            continue
         for decl, defn, _, py_args in op.overloads():
             sig = f"{ret(op)} (*)({with_self(defn, op)})"
             ptr = f"static_cast<{sig}>(&::ditto::{op.name})"
@@ -874,6 +936,16 @@ def write_bindings_inc(files, ops):
                     f'py::arg("{first}").none(false){args}{gil});')
             if "method" in op.variants:
                 out.append(f"  cls.def({c_string(op.name)}, {ptr}{args}{gil});")
+                rest = op.schema.args[1:]
+                if len(rest) == 1 and rest[0].type == "int[]" and rest[0].default is None:
+                    # torch's methods take a lone int list as ints too:
+                    # x.flip(0, 1), x.sum_to_size(2, 3)
+                    out.append(
+                        f"  cls.def({c_string(op.name)}, [](const Tensor& self, "
+                        "const py::args& ints) { DITTO_CHECK(!ints.empty(), TypeError, "
+                        f"{c_string(op.name)}, \"missing the argument {rest[0].name}\"); "
+                        f"IntArg v = shape_from_args(ints, {c_string(op.name)}); "
+                        f"py::gil_scoped_release gil; return ::ditto::{op.name}(self, v); }});")
             if "inplace" in op.variants:
                 isig = f"Tensor& (Tensor::*)({defn})"
                 out.append(
@@ -883,11 +955,14 @@ def write_bindings_inc(files, ops):
         if "function" in op.variants and op.name not in names:
             names.append(op.name)
             for alias in op.aliases:
-                out.append(f"  m.attr({c_string(alias)}) = m.attr({c_string(op.name)});")
+                aliases.append(f"  m.attr({c_string(alias)}) = m.attr({c_string(op.name)});")
                 names.append(alias)
         if "method" in op.variants:
             for alias in op.aliases:
-                out.append(f"  cls.attr({c_string(alias)}) = cls.attr({c_string(op.name)});")
+                aliases.append(
+                    f"  cls.attr({c_string(alias)}) = cls.attr({c_string(op.name)});")
+    # after every overload is bound (an alias is the name's function object)
+    out += list(dict.fromkeys(aliases))
     out.append("  // The names ditto/__init__.py takes from _C, and the table the")
     out.append("  // surface test holds the bindings against.")
     out.append("  py::list names;")
@@ -902,14 +977,40 @@ def write_bindings_inc(files, ops):
     out.append('  m.attr("_declared_modules") = modules;')
     out.append("  py::list decls;")
     for op in ops:
-        # every overload pybind11 holds under the name
-        count = sum(len(o.overloads()) for o in ops if o.name == op.name)
+        # every overload pybind11 holds under the name, per form (function,
+        # method, in-place)
+        count = [sum(len(o.overloads()) for o in ops if o.name == op.name and v in o.variants)
+                 for v in ("function", "method", "inplace")]
         out.append(
             f"  decls.append(py::make_tuple({c_string(op.name)}, "
             f"{c_string(op.schema.text)}, {c_string(', '.join(op.variants))}, "
-            f"{count}));")
+            f"py::make_tuple({', '.join(str(c) for c in count)})));")
     out.append('  m.attr("_declarations") = decls;')
     out += ["}", ""]
+    return out
+
+
+def bindings_elsewhere(op):
+    """The bindings of a body whose self is not its first argument
+    (where.self(Tensor condition, Tensor self, Tensor other)) or that has
+    none (repeat_interleave.Tensor(Tensor repeats))."""
+    s = op.schema
+    if s.ret != "Tensor":
+        raise DeclError(f"{op.src}: {op.name}: a Tensor result only, with self elsewhere")
+    out = []
+    fn = f"static_cast<{ret(op)} (*)({Schema.params(s.args, defaults=False)})>(&::ditto::{op.name})"
+    if "function" in op.variants:
+        args = "".join(", " + a for a in s.py_args(skip_self=False, rename_self_anywhere=True))
+        out.append(f"  m.def({c_string(op.name)}, {fn}{args}, ReleaseGil());")
+    if "method" in op.variants:
+        others = [a for a in s.args if a.name != "self"]
+        call = ", ".join(a.name for a in s.args)
+        lam = (f"[](const Tensor& self, {Schema.params(others, defaults=False)}) {{ "
+               f"return ::ditto::{op.name}({call}); }}")
+        py = "".join(", " + a for a in s.py_args(skip_self=True, rename_self_anywhere=True))
+        out.append(f"  cls.def({c_string(op.name)}, {lam}{py}, ReleaseGil());")
+    if "inplace" in op.variants:
+        raise DeclError(f"{op.src}: {op.name}: no in-place form with self elsewhere")
     return out
 
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -26,6 +27,39 @@ class IntArg : public IntList {
   IntArg(std::initializer_list<int64_t> values) : IntList(values) {}
   IntArg(const IntList& values) : IntList(values) {}
   IntArg(IntList&& values) : IntList(std::move(values)) {}
+};
+
+// An optional integer list (torch's `int[1]? dim`, LibTorch's
+// OptionalIntArrayRef): std::nullopt (every dim), one int, or a list.
+// sum(x), sum(x, 1), sum(x, {0, 2}) and sum(x, std::nullopt) all read.
+class OptionalIntArg {
+ public:
+  OptionalIntArg() = default;
+  OptionalIntArg(std::nullopt_t) {}
+  OptionalIntArg(int64_t value) : value_(IntList{value}) {}
+  OptionalIntArg(std::initializer_list<int64_t> values)
+      : value_(IntList(values)) {}
+  OptionalIntArg(const IntList& values) : value_(values) {}
+  OptionalIntArg(const std::optional<IntList>& values) : value_(values) {}
+  bool has_value() const {
+    return value_.has_value();
+  }
+  explicit operator bool() const {
+    return value_.has_value();
+  }
+  const IntList& operator*() const {
+    return *value_;
+  }
+  const IntList* operator->() const {
+    return &*value_;
+  }
+  // The list, or `otherwise` when there is none.
+  IntList value_or(IntList otherwise) const {
+    return value_ ? *value_ : std::move(otherwise);
+  }
+
+ private:
+  std::optional<IntList> value_;
 };
 
 // "{2, 3}", as error messages print shapes.

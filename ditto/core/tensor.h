@@ -289,21 +289,8 @@ class DITTO_API Tensor {
   Tensor& resize_(const Shape& shape);
   Tensor& fill_(const Scalar& value);
   Tensor& zero_();
-  Tensor& add_(const Tensor& other);
-  Tensor& add_(const Scalar& other);
-  Tensor& sub_(const Tensor& other);
-  Tensor& sub_(const Scalar& other);
-  // self += alpha*other, self -= alpha*other (fused, as add(a, b, alpha)).
-  Tensor& add_(const Tensor& other, const Scalar& alpha);
-  Tensor& sub_(const Tensor& other, const Scalar& alpha);
-  // addcmul_ and addcdiv_: ditto/ops/elementwise/fused.ops.toml.
-  Tensor& mul_(const Tensor& other);
-  Tensor& mul_(const Scalar& other);
-  Tensor& div_(const Tensor& other);
-  Tensor& div_(const Scalar& other);
-  Tensor& clamp_(
-      const std::optional<Scalar>& min,
-      const std::optional<Scalar>& max);
+  // add_, sub_ (with alpha), mul_, div_, pow_, clamp_, addcmul_ ...: the
+  // declared ops' in-place forms (ditto/ops/*/*.ops.toml), below.
   // The compound operators: the in-place ops above (recorded as add_...).
   Tensor& operator+=(const Tensor& other) {
     return add_(other);

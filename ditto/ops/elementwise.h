@@ -10,22 +10,10 @@ namespace ditto {
 // Binary ops broadcast their operands and promote their dtypes as PyTorch
 // does (tensor operands decide, a scalar operand only lifts the category:
 // int tensor + 2.5 is float32).
-DITTO_API Tensor add(const Tensor& a, const Tensor& b);
-DITTO_API Tensor add(const Tensor& a, const Scalar& b);
-DITTO_API Tensor sub(const Tensor& a, const Tensor& b);
-DITTO_API Tensor sub(const Tensor& a, const Scalar& b);
-DITTO_API Tensor mul(const Tensor& a, const Tensor& b);
-DITTO_API Tensor mul(const Tensor& a, const Scalar& b);
-// True division: integer inputs give float32.
-DITTO_API Tensor div(const Tensor& a, const Tensor& b);
-DITTO_API Tensor div(const Tensor& a, const Scalar& b);
-DITTO_API Tensor pow(const Tensor& a, const Tensor& b);
-DITTO_API Tensor pow(const Tensor& a, const Scalar& b);
-
-// a + alpha*b and a - alpha*b. Floating types round as PyTorch's x86-64
-// kernels: one fused multiply-add (docs/numerics.md).
-DITTO_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha);
-DITTO_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
+// add, sub (with torch's alpha: a + alpha*b, floating types rounding as
+// PyTorch's x86-64 kernels, one fused multiply-add), mul, div (true
+// division: integer inputs give float32) and pow, each with a Tensor or a
+// number on the right, are declared in elementwise/elementwise.ops.toml.
 // addcmul, addcdiv and lerp are declared in elementwise/fused.ops.toml
 // (generated into declared.h).
 
@@ -40,10 +28,7 @@ DITTO_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha);
 // first guess, two Newton steps), PyTorch's bits: it calls glibc's erf, exp,
 // log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
 DITTO_API Tensor erfinv(const Tensor& x);
-DITTO_API Tensor clamp(
-    const Tensor& a,
-    const std::optional<Scalar>& min,
-    const std::optional<Scalar>& max);
+// clamp (and clip) is declared in elementwise/elementwise.ops.toml.
 
 // Elementwise choice: cond ? a : b, with broadcasting of all three.
 DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -4,6 +4,7 @@
 
 #include "ditto/core/tensor.h"
 #include "ditto/core/tensor_options.h"
+#include "ditto/ops/declared.h"
 #include "ditto/random/generator.h"
 
 namespace ditto {
@@ -55,15 +56,7 @@ DITTO_API Tensor randperm(
 DITTO_API Tensor
 bernoulli(const Tensor& p, const std::optional<Generator>& gen = {});
 
-// n category indices per row of probs (1-d or 2-d, non-negative weights),
-// with or without replacement; PyTorch's algorithms (binary search on the
-// normalized cumulative weights; exponential race + top-n without
-// replacement or for one sample).
-DITTO_API Tensor multinomial(
-    const Tensor& probs,
-    int64_t n,
-    bool replacement = false,
-    const std::optional<Generator>& gen = {});
+// multinomial is declared in random/random.ops.toml (declared.h).
 
 // ---- LibTorch's forms (ditto/core/tensor_options.h): drawn on the CPU
 // from the default generator, then moved to the options' device.

@@ -22,20 +22,11 @@ namespace ditto {
 // blocks]): rows this long or shorter are one serial chain.
 inline constexpr int64_t kScanBlock = 16384;
 
-// Running sum along dim: out[i] = a[0] + ... + a[i]. The result's dtype is
-// dtype when given (a is converted to it first), else a's, with integer and
-// bool inputs giving int64 (as PyTorch). float32 sums accumulate in double
-// and round each output once.
-DITTO_API Tensor
-cumsum(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
-
-// Running product along dim, the same dtype rules (float32 in double).
-DITTO_API Tensor cumprod(
-    const Tensor& a,
-    int64_t dim,
-    std::optional<Dtype> dtype = std::nullopt);
-
-// logcumsumexp, cummax and cummin are declared in reduce/reduce.ops.toml
-// (generated into declared.h).
+// cumsum and cumprod (running sum and product along dim, their in-place
+// forms), logcumsumexp, cummax and cummin are declared in
+// reduce/reduce.ops.toml (generated into declared.h). The result's dtype is
+// dtype when given (the input is converted to it first), else the input's,
+// with integer and bool inputs giving int64 (as PyTorch). float32 scans
+// accumulate in double and round each output once.
 
 } // namespace ditto

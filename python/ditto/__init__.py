@@ -26,7 +26,7 @@ from ._C import (  # noqa: F401
     erfinv, clamp, clip,
     where, addcmul, addcdiv,
     # reductions, shape ops, matrix products
-    sum, mean, prod, norm, all, any, max, min, argmax, argmin, sum_to_size,
+    sum, mean, prod, norm, all, any, max, min, argmax, argmin,
     cat, concat,
     kthvalue, median, nanmedian, mode, topk, cumsum, cumprod, logcumsumexp,
     cummax, cummin, repeat_interleave, quantile, nanquantile, lerp,

@@ -49,6 +49,35 @@ var_mean = _reduction(_C.var_mean, "var_mean")
 std_mean = _reduction(_C.std_mean, "std_mean")
 
 
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm: p a number or 'fro' (the 2-norm), over dim (an int or a
+    list; None: every element, keepdim then keeping every dim as 1), in
+    dtype when given (the input converted first)."""
+    if p is None:
+        p = 2
+    elif isinstance(p, str):
+        if p != "fro":
+            raise ValueError(f"[norm] p must be a number or 'fro', got {p!r}")
+        p = 2
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        if not keepdim:
+            return _C.norm(input, p)
+        dim = list(range(input.dim()))
+    return _C.norm(input, p, dim, keepdim)
+
+
+def pow(input, exponent):
+    """torch.pow: input a tensor, or a number with a tensor exponent."""
+    if isinstance(input, Tensor):
+        return _C.pow(input, exponent)
+    if not isinstance(exponent, Tensor):
+        raise TypeError("[pow] expected a tensor base or a tensor exponent, got "
+                        f"{type(input).__name__} and {type(exponent).__name__}")
+    return exponent.__rpow__(input)
+
+
 def tensordot(a, b, dims=2):
     """torch.tensordot: dims a count (the last of a with the first of b) or
     a pair of lists."""
@@ -323,10 +352,10 @@ def install(ns):
                  "cross", "cdist", "narrow", "select", "clone", "flatten",
                  "signbit", "logspace", "argsort", "take_along_dim", "rot90",
                  "aminmax", "nonzero", "argwhere", "unique", "searchsorted",
-                 "bucketize"):
+                 "bucketize", "norm", "pow"):
         ns[name] = globals()[name]
     Tensor.split = _split_method
-    for name in ("var", "std"):
+    for name in ("var", "std", "norm"):
         fn = globals()[name]
         setattr(Tensor, name, lambda self, *a, _f=fn, **k: _f(self, *a, **k))
     Tensor.trace = lambda self: trace(self)

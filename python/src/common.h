@@ -134,6 +134,35 @@ struct type_caster<ditto::IntArg> {
   }
 };
 
+// An OptionalIntArg (torch's int[1]? dim): None, or the lists above.
+template <>
+struct type_caster<ditto::OptionalIntArg> {
+  PYBIND11_TYPE_CASTER(
+      ditto::OptionalIntArg,
+      const_name("Optional[Sequence[int]]"));
+  bool load(handle src, bool convert) {
+    if (src.is_none()) {
+      value = std::nullopt;
+      return true;
+    }
+    make_caster<std::vector<int64_t>> list;
+    if (!list.load(src, convert)) {
+      return false;
+    }
+    value = cast_op<std::vector<int64_t>&&>(std::move(list));
+    return true;
+  }
+  static handle cast(
+      const ditto::OptionalIntArg& v,
+      return_value_policy policy,
+      handle parent) {
+    if (!v) {
+      return none().release();
+    }
+    return make_caster<std::vector<int64_t>>::cast(*v, policy, parent);
+  }
+};
+
 } // namespace pybind11::detail
 
 namespace ditto::python {
@@ -158,6 +187,7 @@ Tensor as_tensor(py::handle obj, std::optional<Dtype> dtype = std::nullopt);
 void init_dtype(py::module_& m);
 void init_tensor(py::module_& m, py::class_<Tensor>& cls);
 void init_tensor_index(py::class_<Tensor>& cls);
+void init_generator(py::module_& m);
 void init_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_ops_index(py::module_& m, py::class_<Tensor>& cls);
 void init_nn_functional(py::module_& m, py::class_<Tensor>& cls);

@@ -297,10 +297,29 @@ PyObject* item(PyObject* self, PyObject*) {
       PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) { \
     return binary_function<__VA_ARGS__>(name, args, nargs, kw);           \
   }
-using ditto::add, ditto::sub, ditto::mul, ditto::div;
-constexpr BinT kAddT = &add, kSubT = &sub, kMulT = &mul, kDivT = &div;
-constexpr BinS kAddS = &add, kSubS = &sub, kMulS = &mul, kDivS = &div;
-constexpr BinA kAddA = &add, kSubA = &sub;
+// add and sub take alpha (a default): their two-operand calls here.
+Tensor add_tt(const Tensor& a, const Tensor& b) {
+  return ditto::add(a, b);
+}
+Tensor add_ts(const Tensor& a, const Scalar& b) {
+  return ditto::add(a, b);
+}
+Tensor add_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return ditto::add(a, b, alpha);
+}
+Tensor sub_tt(const Tensor& a, const Tensor& b) {
+  return ditto::sub(a, b);
+}
+Tensor sub_ts(const Tensor& a, const Scalar& b) {
+  return ditto::sub(a, b);
+}
+Tensor sub_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return ditto::sub(a, b, alpha);
+}
+using ditto::mul, ditto::div;
+constexpr BinT kAddT = &add_tt, kSubT = &sub_tt, kMulT = &mul, kDivT = &div;
+constexpr BinS kAddS = &add_ts, kSubS = &sub_ts, kMulS = &mul, kDivS = &div;
+constexpr BinA kAddA = &add_alpha, kSubA = &sub_alpha;
 DITTO_FAST_BINARY(op_add, "__add__", kAddT, kAddS)
 DITTO_FAST_BINARY(op_sub, "__sub__", kSubT, kSubS)
 DITTO_FAST_BINARY(op_mul, "__mul__", kMulT, kMulS)
@@ -319,8 +338,9 @@ DITTO_FAST_FUNCTION(f_div, "ditto.div", kDivT, kDivS)
 // t.sum() and t.mean() over every element, or over one dim given as an
 // int; any other argument takes the binding.
 template <
-    Tensor (*F)(const Tensor&),
-    Tensor (*FD)(const Tensor&, const IntArg&, bool)>
+    Tensor (*F)(const Tensor&, std::optional<Dtype>),
+    Tensor (
+        *FD)(const Tensor&, const OptionalIntArg&, bool, std::optional<Dtype>)>
 PyObject* reduce(
     const char* name,
     PyObject* self,
@@ -329,13 +349,14 @@ PyObject* reduce(
     PyObject* kwnames) {
   const Tensor* t = tensor_of(self);
   if (t != nullptr && nargs == 0 && kwnames == nullptr) {
-    return run([&] { return F(*t); });
+    return run([&] { return F(*t, std::nullopt); });
   }
   if (t != nullptr && nargs == 1 && kwnames == nullptr &&
       PyLong_CheckExact(args[0])) {
     const long long d = PyLong_AsLongLong(args[0]);
     if (!(d == -1 && PyErr_Occurred())) {
-      return run([&] { return FD(*t, IntList{int64_t(d)}, false); });
+      return run(
+          [&] { return FD(*t, IntList{int64_t(d)}, false, std::nullopt); });
     }
     PyErr_Clear();
   }

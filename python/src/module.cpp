@@ -319,6 +319,8 @@ PYBIND11_MODULE(_C, m) {
   py::class_<ditto::Tensor> tensor(m, "Tensor");
   init_tensor(m, tensor);
   init_tensor_index(tensor);
+  // before the ops: their signatures name ditto.Generator
+  init_generator(m);
   init_ops(m, tensor);
   init_ops_index(m, tensor);
   init_nn_functional(m, tensor);

@@ -36,139 +36,6 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
   init_declared(m, cls);
   def_both(m, cls, "erfinv", &erfinv);
 
-  // Binary ops: a tensor or a number on the right; add and sub take
-  // torch's alpha.
-  using BinT = Tensor (*)(const Tensor&, const Tensor&);
-  using BinS = Tensor (*)(const Tensor&, const Scalar&);
-  auto binary = [&](const char* name, BinT ft, BinS fs) {
-    def_both(m, cls, name, ft, py::arg("other"));
-    def_both(m, cls, name, fs, py::arg("other"));
-  };
-  for (const char* name : {"add", "sub"}) {
-    bool is_add = name[0] == 'a';
-    def_both(
-        m,
-        cls,
-        name,
-        [is_add](const Tensor& a, const Tensor& b, const Scalar& alpha) {
-          bool one = !alpha.is_floating() && alpha.to<int64_t>() == 1;
-          if (one) {
-            return is_add ? add(a, b) : sub(a, b);
-          }
-          return is_add ? add(a, b, alpha) : sub(a, b, alpha);
-        },
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("alpha") = 1);
-    def_both(
-        m,
-        cls,
-        name,
-        [is_add](const Tensor& a, const Scalar& b, const Scalar& alpha) {
-          // Integers multiply wrapping, as int64 tensor arithmetic does
-          // (a product past 2^63 was undefined: UBSan, the binding fuzzer).
-          Scalar v = alpha.is_floating() || b.is_floating()
-              ? Scalar(b.to<double>() * alpha.to<double>())
-              : Scalar(int64_t(
-                    uint64_t(b.to<int64_t>()) * uint64_t(alpha.to<int64_t>())));
-          return is_add ? add(a, v) : sub(a, v);
-        },
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("alpha") = 1);
-  }
-  m.attr("subtract") = m.attr("sub");
-  binary("mul", &mul, &mul);
-  binary("div", &div, &div);
-  binary("pow", &pow, &pow);
-  m.attr("multiply") = m.attr("mul");
-  m.attr("divide") = m.attr("div");
-  m.attr("true_divide") = m.attr("div");
-  m.def(
-      "pow",
-      [](const Scalar& base, const Tensor& exponent) {
-        return pow(scalar_tensor(base, result_type(exponent, base)), exponent);
-      },
-      py::arg("self"),
-      py::arg("exponent"),
-      ReleaseGil());
-
-  // In-place binary forms.
-  for (const char* name : {"add_", "sub_"}) {
-    bool is_add = name[0] == 'a';
-    cls.def(
-        name,
-        [is_add](Tensor& a, const Tensor& b, const Scalar& alpha) -> Tensor& {
-          return is_add ? a.add_(b, alpha) : a.sub_(b, alpha);
-        },
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("alpha") = 1,
-        kSelf,
-        ReleaseGil());
-    cls.def(
-        name,
-        [is_add](Tensor& a, const Scalar& b, const Scalar& alpha) -> Tensor& {
-          // Integers multiply wrapping, as int64 tensor arithmetic does
-          // (a product past 2^63 was undefined: UBSan, the binding fuzzer).
-          Scalar v = alpha.is_floating() || b.is_floating()
-              ? Scalar(b.to<double>() * alpha.to<double>())
-              : Scalar(int64_t(
-                    uint64_t(b.to<int64_t>()) * uint64_t(alpha.to<int64_t>())));
-          return is_add ? a.add_(v) : a.sub_(v);
-        },
-        py::arg("other"),
-        py::kw_only(),
-        py::arg("alpha") = 1,
-        kSelf,
-        ReleaseGil());
-  }
-  cls.def(
-      "mul_",
-      py::overload_cast<const Tensor&>(&Tensor::mul_),
-      py::arg("other"),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "mul_",
-      py::overload_cast<const Scalar&>(&Tensor::mul_),
-      py::arg("other"),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "div_",
-      py::overload_cast<const Tensor&>(&Tensor::div_),
-      py::arg("other"),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "div_",
-      py::overload_cast<const Scalar&>(&Tensor::div_),
-      py::arg("other"),
-      kSelf,
-      ReleaseGil());
-  cls.def("pow_", &Tensor::pow_, py::arg("exponent"), kSelf, ReleaseGil());
-
-  using OptS = std::optional<Scalar>;
-  def_both(
-      m,
-      cls,
-      "clamp",
-      [](const Tensor& a, const OptS& lo, const OptS& hi) {
-        return clamp(a, lo, hi);
-      },
-      py::arg("min") = py::none(),
-      py::arg("max") = py::none());
-  m.attr("clip") = m.attr("clamp");
-  cls.def(
-      "clamp_",
-      [](Tensor& a, const OptS& lo, const OptS& hi) -> Tensor& {
-        return a.clamp_(lo, hi);
-      },
-      py::arg("min") = py::none(),
-      py::arg("max") = py::none(),
-      kSelf,
-      ReleaseGil());
   m.def(
       "where",
       py::overload_cast<const Tensor&, const Tensor&, const Tensor&>(&where),
@@ -212,8 +79,14 @@ void init_operators(py::class_<Tensor>& cls) {
     cls.def(name, ft, py::is_operator(), ReleaseGil());
     cls.def(name, fs, py::is_operator(), ReleaseGil());
   };
-  op("__add__", &add, &add);
-  op("__sub__", &sub, &sub);
+  op(
+      "__add__",
+      [](const Tensor& a, const Tensor& b) { return a + b; },
+      [](const Tensor& a, const Scalar& b) { return a + b; });
+  op(
+      "__sub__",
+      [](const Tensor& a, const Tensor& b) { return a - b; },
+      [](const Tensor& a, const Scalar& b) { return a - b; });
   op("__mul__", &mul, &mul);
   op("__truediv__", &div, &div);
   op("__pow__", &pow, &pow);
@@ -256,170 +129,41 @@ void init_operators(py::class_<Tensor>& cls) {
   cls.def("__pos__", [](const Tensor& t) { return t; });
   cls.def("__abs__", py::overload_cast<const Tensor&>(&abs), ReleaseGil());
   // In place: a += b writes a (and returns the same object).
-  cls.def(
+  auto inplace = [&](const char* name, auto ft, auto fs) {
+    using T = Tensor& (*)(Tensor&, const Tensor&);
+    using S = Tensor& (*)(Tensor&, const Scalar&);
+    cls.def(name, T(ft), py::is_operator(), kSelf, ReleaseGil());
+    cls.def(name, S(fs), py::is_operator(), kSelf, ReleaseGil());
+  };
+  inplace(
       "__iadd__",
-      py::overload_cast<const Tensor&>(&Tensor::add_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "__iadd__",
-      py::overload_cast<const Scalar&>(&Tensor::add_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
+      [](Tensor& a, const Tensor& b) -> Tensor& { return a.add_(b); },
+      [](Tensor& a, const Scalar& b) -> Tensor& { return a.add_(b); });
+  inplace(
       "__isub__",
-      py::overload_cast<const Tensor&>(&Tensor::sub_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "__isub__",
-      py::overload_cast<const Scalar&>(&Tensor::sub_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
+      [](Tensor& a, const Tensor& b) -> Tensor& { return a.sub_(b); },
+      [](Tensor& a, const Scalar& b) -> Tensor& { return a.sub_(b); });
+  inplace(
       "__imul__",
-      py::overload_cast<const Tensor&>(&Tensor::mul_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "__imul__",
-      py::overload_cast<const Scalar&>(&Tensor::mul_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
+      [](Tensor& a, const Tensor& b) -> Tensor& { return a.mul_(b); },
+      [](Tensor& a, const Scalar& b) -> Tensor& { return a.mul_(b); });
+  inplace(
       "__itruediv__",
-      py::overload_cast<const Tensor&>(&Tensor::div_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "__itruediv__",
-      py::overload_cast<const Scalar&>(&Tensor::div_),
-      py::is_operator(),
-      kSelf,
-      ReleaseGil());
-  cls.def("__ipow__", &Tensor::pow_, py::is_operator(), kSelf, ReleaseGil());
+      [](Tensor& a, const Tensor& b) -> Tensor& { return a.div_(b); },
+      [](Tensor& a, const Scalar& b) -> Tensor& { return a.div_(b); });
+  inplace(
+      "__ipow__",
+      [](Tensor& a, const Tensor& b) -> Tensor& { return a.pow_(b); },
+      [](Tensor& a, const Scalar& b) -> Tensor& { return a.pow_(b); });
   // __eq__ is elementwise, so tensors hash by identity (as torch's).
   cls.attr("__hash__") =
       py::module_::import("builtins").attr("object").attr("__hash__");
-}
-
-void init_reductions(py::module_& m, py::class_<Tensor>& cls) {
-  using Dims = std::optional<IntList>;
-  using OptD = std::optional<Dtype>;
-  def_both(
-      m,
-      cls,
-      "sum",
-      [](const Tensor& a, const Dims& dim, bool keepdim, const OptD& dtype) {
-        Tensor x = dtype ? a.to(*dtype) : a;
-        return dim ? sum(x, *dim, keepdim) : sum(x);
-      },
-      py::arg("dim") = py::none(),
-      py::arg("keepdim") = false,
-      py::kw_only(),
-      py::arg("dtype") = py::none());
-  def_both(
-      m,
-      cls,
-      "mean",
-      [](const Tensor& a, const Dims& dim, bool keepdim, const OptD& dtype) {
-        Tensor x = dtype ? a.to(*dtype) : a;
-        return dim ? mean(x, *dim, keepdim) : mean(x);
-      },
-      py::arg("dim") = py::none(),
-      py::arg("keepdim") = false,
-      py::kw_only(),
-      py::arg("dtype") = py::none());
-  def_both(
-      m,
-      cls,
-      "prod",
-      [](const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
-        return dim ? prod(a, *dim, keepdim) : prod(a);
-      },
-      py::arg("dim") = py::none(),
-      py::arg("keepdim") = false);
-  def_both(m, cls, "sum_to_size", [](const Tensor& a, py::args size) {
-    Shape s;
-    {
-      py::gil_scoped_acquire gil;
-      s = shape_from_args(size, "sum_to_size");
-    }
-    return sum_to_size(a, s);
-  });
-  for (const char* name : {"max", "min"}) {
-    bool is_max = name[1] == 'a';
-    def_both(m, cls, name, [is_max](const Tensor& a) {
-      return is_max ? max(a) : min(a);
-    });
-    auto by_dim = [is_max, name](const Tensor& a, int64_t dim, bool keepdim) {
-      std::pair<Tensor, Tensor> r;
-      {
-        py::gil_scoped_release gil;
-        r = is_max ? max(a, dim, keepdim) : min(a, dim, keepdim);
-      }
-      return values_indices(name, std::move(r));
-    };
-    m.def(
-        name,
-        by_dim,
-        py::arg("input"),
-        py::arg("dim"),
-        py::arg("keepdim") = false);
-    cls.def(name, by_dim, py::arg("dim"), py::arg("keepdim") = false);
-    // torch.max(a, b) is maximum.
-    def_both(
-        m,
-        cls,
-        name,
-        static_cast<Tensor (*)(const Tensor&, const Tensor&)>(
-            is_max ? &maximum : &minimum),
-        py::arg("other"));
-  }
-  def_both(
-      m,
-      cls,
-      "norm",
-      [](const Tensor& a, const Scalar& p, const Dims& dim, bool keepdim) {
-        return dim ? norm(a, p, *dim, keepdim) : norm(a, p);
-      },
-      py::arg("p") = 2,
-      py::arg("dim") = py::none(),
-      py::arg("keepdim") = false);
 }
 
 void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
   m.def("cat", &cat, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
   m.attr("concat") = m.attr("cat");
   m.def("stack", &stack, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
-  // flip(dims) as ints, a list, or the keyword dims= (torch's schema).
-  def_both(m, cls, "flip", [](const Tensor& a, py::args dims, py::kwargs kw) {
-    IntList d;
-    {
-      py::gil_scoped_acquire gil;
-      if (kw.empty()) {
-        d = shape_from_args(dims, "flip");
-      } else {
-        DITTO_CHECK(
-            dims.empty() && kw.size() == 1 && kw.contains("dims"),
-            TypeError,
-            "flip",
-            "flip() takes dims, as ints, a list or dims=");
-        d = shape_from_args(
-            py::reinterpret_steal<py::args>(
-                py::make_tuple(kw["dims"]).release()),
-            "flip");
-      }
-    }
-    return flip(a, d);
-  });
   m.def(
       "pad",
       [](const Tensor& a,
@@ -505,43 +249,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("dim") = py::none(),
           py::arg("keepdim") = false);
     }
-  }
-  // The scans (scan.h), as torch's functions and methods.
-  for (bool prod : {false, true}) {
-    const char* name = prod ? "cumprod" : "cumsum";
-    def_both(
-        m,
-        cls,
-        name,
-        [prod](
-            const Tensor& a, int64_t dim, const std::optional<Dtype>& dtype) {
-          return prod ? cumprod(a, dim, dtype) : cumsum(a, dim, dtype);
-        },
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("dtype") = py::none());
-    cls.def(
-        prod ? "cumprod_" : "cumsum_",
-        [prod](Tensor& a, int64_t dim, const std::optional<Dtype>& dtype)
-            -> Tensor& {
-          if (dtype) {
-            // torch: the in-place form keeps self's dtype.
-            DITTO_CHECK(
-                *dtype == a.dtype(),
-                TypeError,
-                prod ? "cumprod_" : "cumsum_",
-                "dtype ",
-                dtype_name(*dtype),
-                " differs from the tensor's ",
-                dtype_name(a.dtype()));
-          }
-          return prod ? a.cumprod_(dim) : a.cumsum_(dim);
-        },
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("dtype") = py::none(),
-        kSelf,
-        ReleaseGil());
   }
   // quantile / nanquantile(input, q, dim=None, keepdim=False, *,
   // interpolation='linear'), q a number or a tensor; lerp(input, end,
@@ -684,7 +391,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
 void init_ops(py::module_& m, py::class_<Tensor>& cls) {
   init_elementwise(m, cls);
   init_operators(cls);
-  init_reductions(m, cls);
   init_shape_and_linalg(m, cls);
 }
 

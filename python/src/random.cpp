@@ -26,6 +26,8 @@ Tensor finish(Tensor t, bool requires_grad) {
   return t;
 }
 
+} // namespace
+
 void init_generator(py::module_& m) {
   py::class_<Generator>(m, "Generator")
       .def(
@@ -76,6 +78,8 @@ void init_generator(py::module_& m) {
   m.def("get_rng_state", &get_rng_state);
   m.def("set_rng_state", &set_rng_state, py::arg("new_state"));
 }
+
+namespace {
 
 void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
   for (const char* name : {"rand", "randn"}) {
@@ -174,28 +178,6 @@ void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
       py::kw_only(),
       py::arg("generator") = py::none(),
       ReleaseGil());
-  auto multi =
-      [](const Tensor& p, int64_t n, bool replacement, const OptGen& gen) {
-        return multinomial(p, n, replacement, gen);
-      };
-  m.def(
-      "multinomial",
-      multi,
-      py::arg("input"),
-      py::arg("num_samples"),
-      py::arg("replacement") = false,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      ReleaseGil());
-  cls.def(
-      "multinomial",
-      multi,
-      py::arg("num_samples"),
-      py::arg("replacement") = false,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      ReleaseGil());
-
   // The fills, in place.
   cls.def(
       "uniform_",
@@ -292,7 +274,6 @@ void init_streams(py::module_& m) {
 } // namespace
 
 void init_random(py::module_& m, py::class_<Tensor>& cls) {
-  init_generator(m);
   init_random_ops(m, cls);
   init_streams(m);
 }

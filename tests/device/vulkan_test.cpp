@@ -360,8 +360,9 @@ TEST_F(Vulkan, ElementwiseGivesTheCpuBits) {
   Tensor j = arange(25, -40, -1, kInt64).mul(7);
   for (auto [f, what] :
        {std::pair<Tensor (*)(const Tensor&, const Tensor&), const char*>{
-            add, "add int64"},
-        {sub, "sub int64"},
+            [](const Tensor&a, const Tensor&b) { return add(a, b); },
+            "add int64"},
+        {[](const Tensor&a, const Tensor&b) { return sub(a, b); }, "sub int64"},
         {mul, "mul int64"},
         {maximum, "maximum int64"},
         {minimum, "minimum int64"}}) {

@@ -23,6 +23,12 @@ TEST(Declarations, EveryDeclaredOpHasItsRecordsAndCallables) {
   const auto& decls = detail::op_declarations();
   ASSERT_GE(decls.size(), 11u);
   std::set<std::string> seen;
+  // An overload may have fewer forms than its name (where.ScalarSelf is a
+  // function only): the record has the forms of the name's overloads.
+  std::map<std::string, std::string> variants_of_name;
+  for (const auto& d : decls) {
+    variants_of_name[d.name] += "," + d.variants;
+  }
   for (const auto& d : decls) {
     SCOPED_TRACE(d.name);
     // name(...) or name.overload(...): each declared once
@@ -36,10 +42,12 @@ TEST(Declarations, EveryDeclaredOpHasItsRecordsAndCallables) {
       function |= c.rfind("ditto::" + d.name + "(", 0) == 0;
       method |= c.rfind("Tensor::" + d.name + "(", 0) == 0;
     }
-    EXPECT_EQ(function, has_variant(d, "function"));
-    EXPECT_EQ(method, has_variant(d, "method"));
+    detail::OpDeclaration all = d;
+    all.variants = variants_of_name[d.name];
+    EXPECT_EQ(function, has_variant(all, "function"));
+    EXPECT_EQ(method, has_variant(all, "method"));
     const OpRecord* ri = find_op_record(d.name + "_");
-    EXPECT_EQ(ri != nullptr, has_variant(d, "inplace"));
+    EXPECT_EQ(ri != nullptr, has_variant(all, "inplace"));
     if (ri != nullptr) {
       EXPECT_TRUE(ri->inplace);
     }
@@ -106,6 +114,46 @@ TEST(Declarations, GeneratedFormsAgree) {
   EXPECT_TRUE(equal(f, y));
   EXPECT_TRUE(equal(negative(x), neg(x)));
   EXPECT_TRUE(equal(absolute(neg(x)), x));
+}
+
+// The arithmetic, reductions and scans declared with bodies: LibTorch's
+// signatures (one add with alpha = 1, sum's optional dims and dtype,
+// max's overloads) as a C++ user calls them.
+TEST(Declarations, ArithmeticAndReductionsTakeLibTorchsForms) {
+  Tensor x = linspace(-2.0, 3.5, 12, kFloat32).reshape({3, 4});
+  Tensor y = linspace(0.5, 1.5, 12, kFloat32).reshape({3, 4});
+  EXPECT_TRUE(equal(add(x, y), add(x, y, 1)));
+  EXPECT_TRUE(equal(sub(x, y, 2), sub(x, mul(y, 2))));
+  EXPECT_TRUE(equal(x.add(3, 2), add(x, 6)));
+  EXPECT_TRUE(equal(subtract(x, y), x - y));
+  EXPECT_TRUE(equal(divide(x, y), true_divide(x, y)));
+  Tensor i = tensor(std::vector<int64_t>{1, 2});
+  // alpha * other wraps on integers: 2^62 * 4 is 0 mod 2^64
+  EXPECT_TRUE(equal(add(i, int64_t(1) << 62, 4), i));
+  Tensor z = y.clone();
+  z.add_(x.abs(), 0.5).sub_(1, 0.25).pow_(y);
+  EXPECT_TRUE(equal(z, pow(sub(add(y, x.abs(), 0.5), 0.25), y)));
+  EXPECT_EQ(sum(x, kFloat64).dtype(), kFloat64);
+  EXPECT_EQ(sum(x, std::nullopt, true).sizes(), (Shape{1, 1}));
+  EXPECT_TRUE(equal(sum(x, 1), x.sum({1})));
+  EXPECT_TRUE(equal(sum(x, {0, 1}), sum(x)));
+  EXPECT_EQ(mean(x, 0, true, kFloat64).sizes(), (Shape{1, 4}));
+  EXPECT_EQ(x.prod(1, false, kFloat64).dtype(), kFloat64);
+  EXPECT_TRUE(equal(max(x, y), maximum(x, y)));
+  EXPECT_TRUE(equal(x.min(y), minimum(x, y)));
+  auto [values, indices] = x.max(1, true);
+  EXPECT_EQ(values.sizes(), (Shape{3, 1}));
+  EXPECT_TRUE(equal(norm(x, std::nullopt, {1}), norm(x, 2, 1)));
+  EXPECT_THROW(x.clone().cumsum_(0, kFloat64), TypeError);
+  EXPECT_TRUE(equal(x.clone().cumsum_(1), cumsum(x, 1)));
+  EXPECT_TRUE(equal(clip(x, 0, 1), x.clamp(0, 1)));
+  EXPECT_TRUE(equal(x.flip({0, 1}), flip(x, {0, 1})));
+  EXPECT_TRUE(equal(x.sum_to_size({1, 4}), sum(x, 0, true)));
+  Tensor w = tensor({0.1, 0.2, 0.3, 0.4});
+  Generator g1, g2;
+  g1.manual_seed(7);
+  g2.manual_seed(7);
+  EXPECT_TRUE(equal(multinomial(w, 3, false, g1), w.multinomial(3, false, g2)));
 }
 
 // Issue 59: every operator of PyTorch's Core ATen set

@@ -13,6 +13,11 @@ import ditto
 SCHEMA = re.compile(r"^(\w+)(?:\.\w+)?\((.*?)\) -> (.+)$")
 
 
+# torch's in-place form of these has a schema of its own
+# (bernoulli_(float p=0.5, *, Generator? generator=None)), bound by hand.
+OWN_INPLACE = {"bernoulli"}
+
+
 def declarations():
     return list(ditto._C._declarations)
 
@@ -48,9 +53,14 @@ def test_there_are_declarations():
 @pytest.mark.parametrize("name,schema,variants,count", declarations())
 def test_surface_agrees_with_declaration(name, schema, variants, count):
     variants = [v.strip() for v in variants.split(",")]
+    # the overloads bound under the name, per form
+    fcount, mcount, icount = count
     args = schema_args(schema)
-    assert args[0] in ("self", "tensors")
-    first = "input" if args[0] == "self" else "tensors"
+    # self is 'input' in the function form (where.self(condition, self,
+    # other) has it second; repeat_interleave.Tensor has none)
+    fargs = ["input" if a == "self" else a for a in args]
+    fargs[0] = "tensors" if args[0] == "tensors" else fargs[0]
+    margs = [a for a in args if a != "self"]
     if "function" in variants:
         assert getattr(ditto, name, None) is not None, (
             f"ditto.{name} is declared but not bound")
@@ -58,12 +68,12 @@ def test_surface_agrees_with_declaration(name, schema, variants, count):
         # adds torch's other forms, ditto/_composite.py).
         fn = getattr(ditto._C, name)
         sigs = overloads(fn)
-        assert len(sigs) == count, f"ditto.{name} is bound {len(sigs)} times: {sigs}"
+        assert len(sigs) == fcount, f"ditto.{name} is bound {len(sigs)} times: {sigs}"
         # this declaration's binding (an overload's, name.overload, is one
         # of the name's)
         got = [re.findall(r"(\w+):", sig) for sig in sigs]
-        assert [first] + args[1:] in got, (name, sigs)
-    else:
+        assert fargs in got, (name, sigs)
+    elif fcount == 0:
         assert not hasattr(ditto, name), f"ditto.{name} is not declared"
     method = getattr(ditto.Tensor, name, None)
     if "method" in variants and not callable(getattr(method, "__func__", None)) \
@@ -73,16 +83,19 @@ def test_surface_agrees_with_declaration(name, schema, variants, count):
     elif "method" in variants:
         assert method is not None, f"Tensor.{name} is declared but not bound"
         sigs = overloads(method)
-        assert len(sigs) == count, f"Tensor.{name} is bound {len(sigs)} times"
-        assert args in [re.findall(r"(\w+):", sig) for sig in sigs], (name, sigs)
+        assert len(sigs) == mcount, f"Tensor.{name} is bound {len(sigs)} times"
+        assert ["self"] + margs in [re.findall(r"(\w+):", sig) for sig in sigs], \
+            (name, sigs)
     inplace = getattr(ditto.Tensor, name + "_", None)
     if type(inplace).__name__ == "function" and "inplace" not in variants:
         # a Python-level in-place form (ditto/_more.py: gt_ ...), not a
         # binding of the declaration
         return
-    assert (inplace is not None) == ("inplace" in variants), name
+    if name in OWN_INPLACE:
+        return
+    assert (inplace is not None) == (icount > 0), name
     if inplace is not None:
-        assert len(overloads(inplace)) == count, name
+        assert len(overloads(inplace)) == icount, name
 
 
 @pytest.mark.parametrize(
@@ -140,3 +153,62 @@ def test_ops_with_bodies_keep_torchs_forms():
         [1.0, 2.0, 1.0]
     with pytest.raises(TypeError):
         ditto.mm(None, x)
+
+
+def test_arithmetic_reductions_and_scans_keep_torchs_forms():
+    """add/sub (alpha), mul, div, pow, the reductions (dtype=, dim=None),
+    max/min's three overloads, norm's Python form, the scans' in-place
+    dtype rule, clamp/clip, flip and sum_to_size's ints, multinomial's
+    generator: torch's calls, declared once (ditto/ops/*/*.ops.toml)."""
+    x = ditto.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+    y = ditto.tensor([[0.5, 0.25, 2.0], [1.0, -1.0, 4.0]])
+    assert ditto.add(x, y, alpha=2).tolist() == [[2.0, -1.5, 7.0], [6.0, 3.0, 2.0]]
+    assert x.sub(2, alpha=3).tolist() == [[-5.0, -8.0, -3.0], [-2.0, -1.0, -12.0]]
+    assert ditto.subtract(x, y).tolist() == (x - y).tolist()
+    assert ditto.true_divide(x, 2).tolist() == ditto.div(x, 2.0).tolist()
+    with pytest.raises(TypeError):
+        ditto.add(x, y, 2)  # alpha is keyword-only, as torch's
+    # alpha * other on integers wraps, as int64 arithmetic
+    i = ditto.tensor([1, 2], dtype=ditto.int64)
+    assert ditto.add(i, 2 ** 62, alpha=4).tolist() == [1, 2]
+    z = x.clone()
+    assert z.sub_(y, alpha=0.5) is z and z.tolist() == (x - y * 0.5).tolist()
+    assert ditto.pow(2, ditto.tensor([1.0, 3.0])).tolist() == [2.0, 8.0]
+    p = ditto.tensor([2.0, 3.0])
+    p **= ditto.tensor([2.0, 0.5])  # a tensor exponent in place
+    assert p.tolist()[0] == 4.0
+    # reductions
+    assert ditto.sum(x, dtype=ditto.float64).dtype == ditto.float64
+    assert list(x.sum(dim=None, keepdim=True).shape) == [1, 1]
+    assert x.sum((0, 1)).item() == 5.0 and x.sum(1).tolist() == [2.0, 3.0]
+    assert list(ditto.mean(x, 1, True).shape) == [2, 1]
+    assert x.prod(1, dtype=ditto.float64).dtype == ditto.float64
+    assert ditto.max(x).item() == 5.0
+    m = x.max(1, keepdim=True)
+    assert m.values.tolist() == [[3.0], [5.0]] and m.indices.tolist() == [[2], [1]]
+    assert ditto.min(x, y).tolist() == ditto.minimum(x, y).tolist()
+    assert list(ditto.norm(x, keepdim=True).shape) == [1, 1]
+    assert x.norm(2, 1).tolist() == ditto.norm(x, p="fro", dim=1).tolist()
+    assert x.norm(p=1).item() == 21.0
+    # scans
+    assert ditto.cumsum(x, 1, dtype=ditto.float64).dtype == ditto.float64
+    with pytest.raises(TypeError):
+        x.clone().cumsum_(0, dtype=ditto.float64)  # torch: dtypes must match
+    c = x.clone()
+    assert c.cumprod_(1) is c and c.tolist()[0] == [1.0, -2.0, -6.0]
+    # clamp, flip, sum_to_size
+    assert ditto.clip(x, min=0).tolist() == x.clamp(0).tolist()
+    assert x.clone().clamp_(max=1.0).tolist()[1] == [1.0, 1.0, -6.0]
+    assert x.flip(0, 1).tolist() == ditto.flip(x, dims=[0, 1]).tolist() == \
+        x.flip([0, 1]).tolist()
+    assert x.sum_to_size(1, 3).tolist() == x.sum_to_size((1, 3)).tolist() == \
+        [[5.0, 3.0, -3.0]]
+    assert not hasattr(ditto, "sum_to_size")  # a method only, as torch
+    with pytest.raises(TypeError):
+        x.sum_to_size()
+    # multinomial draws from the generator it is given
+    w = ditto.tensor([0.1, 0.2, 0.3, 0.4])
+    a = ditto.multinomial(w, 3, generator=ditto.Generator().manual_seed(7))
+    b = w.multinomial(3, False, generator=ditto.Generator().manual_seed(7))
+    assert a.tolist() == b.tolist()
+    assert "ditto::" not in ditto._C.multinomial.__doc__  # the bound class named

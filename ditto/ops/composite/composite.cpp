@@ -31,7 +31,7 @@ void check_defined(const Tensor& t, const char* op) {
 // The dims of a reduction: all when absent or empty, each wrapped.
 IntArg reduce_dims(
     const Tensor& self,
-    const std::optional<IntArg>& dim,
+    const OptionalIntArg& dim,
     const char* op) {
   IntArg out;
   if (!dim || dim->empty()) {
@@ -519,7 +519,7 @@ Tensor tensordot(
 
 Tensor var(
     const Tensor& self,
-    const std::optional<IntArg>& dim,
+    const OptionalIntArg& dim,
     std::optional<double> correction,
     bool keepdim,
     bool take_sqrt) {
@@ -544,7 +544,7 @@ Tensor var(
 
 std::tuple<Tensor, Tensor> var_mean(
     const Tensor& self,
-    const std::optional<IntArg>& dim,
+    const OptionalIntArg& dim,
     std::optional<double> correction,
     bool keepdim,
     bool take_sqrt) {
@@ -601,10 +601,7 @@ Tensor amax(const Tensor& self, const IntArg& dim, bool keepdim, bool max_) {
   return out;
 }
 
-Tensor nansum(
-    const Tensor& self,
-    const std::optional<IntArg>& dim,
-    bool keepdim) {
+Tensor nansum(const Tensor& self, const OptionalIntArg& dim, bool keepdim) {
   check_defined(self, "nansum");
   const IntArg dims = reduce_dims(self, dim, "nansum");
   Tensor x =
@@ -612,7 +609,7 @@ Tensor nansum(
   return sum(x, dims, keepdim);
 }
 
-Tensor count_nonzero(const Tensor& self, const std::optional<IntArg>& dim) {
+Tensor count_nonzero(const Tensor& self, const OptionalIntArg& dim) {
   check_defined(self, "count_nonzero");
   return sum(
       ne(self, Scalar(0)).to(kInt64),

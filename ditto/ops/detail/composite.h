@@ -48,23 +48,20 @@ Tensor tensordot(
 // ---- reductions
 Tensor var(
     const Tensor& self,
-    const std::optional<IntArg>& dim,
+    const OptionalIntArg& dim,
     std::optional<double> correction,
     bool keepdim,
     bool take_sqrt);
 std::tuple<Tensor, Tensor> var_mean(
     const Tensor& self,
-    const std::optional<IntArg>& dim,
+    const OptionalIntArg& dim,
     std::optional<double> correction,
     bool keepdim,
     bool take_sqrt);
 Tensor logsumexp(const Tensor& self, const IntArg& dim, bool keepdim);
 Tensor amax(const Tensor& self, const IntArg& dim, bool keepdim, bool max);
-Tensor nansum(
-    const Tensor& self,
-    const std::optional<IntArg>& dim,
-    bool keepdim);
-Tensor count_nonzero(const Tensor& self, const std::optional<IntArg>& dim);
+Tensor nansum(const Tensor& self, const OptionalIntArg& dim, bool keepdim);
+Tensor count_nonzero(const Tensor& self, const OptionalIntArg& dim);
 Tensor nan_to_num(
     const Tensor& self,
     std::optional<double> nan,

@@ -490,6 +490,7 @@ Tensor add_scaled(
     const Scalar& alpha_in,
     const Tensor* out,
     bool subtract) {
+  DITTO_CHECK(a.defined() && b.defined(), ValueError, name, "undefined tensor");
   const Dtype rt = result_type(a, b);
   Scalar alpha = alpha_in;
   if (subtract) {

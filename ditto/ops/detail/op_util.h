@@ -280,4 +280,25 @@ Tensor on_copy(const Tensor& self, const char* name, F change) {
   return op.done(t);
 }
 
+// self = fn(self) in place. Under autograd fn reads a copy of self, so what
+// fn saves for its backward is not the tensor being overwritten.
+template <typename F>
+Tensor& inplace_from(Tensor& self, const char* name, F fn) {
+  OpScope op(name, {self}, OpScope::kComposite);
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  const bool recording =
+      autograd::GradMode::is_enabled() && autograd::requires_grad(self);
+  Tensor result = fn(recording ? self.clone() : self);
+  DITTO_CHECK(
+      result.dtype() == self.dtype(),
+      TypeError,
+      name,
+      "result type ",
+      result.dtype(),
+      " can't be cast to the desired output type ",
+      self.dtype());
+  self.copy_(result);
+  return op.done_inplace(self);
+}
+
 } // namespace ditto::detail

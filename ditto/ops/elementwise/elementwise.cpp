@@ -51,10 +51,32 @@ Dtype result_type(const Tensor& a, const Scalar& b) {
   Tensor fn(const Tensor& a, const Scalar& b) { \
     return binary_ts(BinaryOp::OP, a, b);       \
   }
-DITTO_BINARY_DEFS(sub, Sub)
 DITTO_BINARY_DEFS(mul, Mul)
 DITTO_BINARY_DEFS(div, Div)
 #undef DITTO_BINARY_DEFS
+
+namespace {
+
+// alpha as given by default (the integer 1): the plain sum, no multiply.
+bool is_plain(const Scalar& alpha) {
+  return alpha.is_integral() && alpha.to<int64_t>() == 1;
+}
+
+// alpha * other for a number other, computed first as torch's Python
+// binding does: integers multiply wrapping (a product past 2^63 was
+// undefined behaviour).
+Scalar scaled(const Scalar& other, const Scalar& alpha) {
+  if (is_plain(alpha)) {
+    return other;
+  }
+  if (alpha.is_floating() || other.is_floating()) {
+    return Scalar(other.to<double>() * alpha.to<double>());
+  }
+  return Scalar(
+      int64_t(uint64_t(other.to<int64_t>()) * uint64_t(alpha.to<int64_t>())));
+}
+
+} // namespace
 
 Tensor pow(const Tensor& a, const Tensor& b) {
   return binary_tt(BinaryOp::Pow, a, b);
@@ -132,14 +154,26 @@ bool any_sparse(const Tensor& a, const Tensor& b) {
 }
 } // namespace
 
-Tensor add(const Tensor& a, const Tensor& b) {
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   if (any_sparse(a, b)) {
-    return detail::sparse_add(a, b, Scalar(int64_t(1)));
+    return detail::sparse_add(a, b, alpha);
   }
-  return binary_tt(BinaryOp::Add, a, b);
+  if (is_plain(alpha)) {
+    return binary_tt(BinaryOp::Add, a, b);
+  }
+  return add_scaled("add", a, b, alpha, nullptr);
 }
-Tensor add(const Tensor& a, const Scalar& b) {
-  return binary_ts(BinaryOp::Add, a, b);
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  return binary_ts(BinaryOp::Add, a, scaled(b, alpha));
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (is_plain(alpha)) {
+    return binary_tt(BinaryOp::Sub, a, b);
+  }
+  return add_scaled("sub", a, b, alpha, nullptr, /*subtract=*/true);
+}
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  return binary_ts(BinaryOp::Sub, a, scaled(b, alpha));
 }
 
 Tensor clamp(
@@ -389,34 +423,54 @@ DITTO_CMP_OPERATORS(>=, ge)
     binary(BinaryOp::OP, *this, wrap(other, compute), compute, this);    \
     return *this;                                                        \
   }
-DITTO_INPLACE_DEFS(sub_, Sub)
 DITTO_INPLACE_DEFS(mul_, Mul)
 DITTO_INPLACE_DEFS(div_, Div)
 #undef DITTO_INPLACE_DEFS
 
-Tensor& Tensor::add_(const Tensor& other) {
+Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
   check_defined("add_");
   if (any_sparse(*this, other)) {
-    return detail::sparse_add_(*this, other, Scalar(int64_t(1)));
+    return detail::sparse_add_(*this, other, alpha);
   }
-  binary(BinaryOp::Add, *this, other, result_type(*this, other), this);
+  if (is_plain(alpha)) {
+    binary(BinaryOp::Add, *this, other, result_type(*this, other), this);
+  } else {
+    add_scaled("add_", *this, other, alpha, this);
+  }
   return *this;
 }
-Tensor& Tensor::add_(const Scalar& other) {
+Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
   check_defined("add_");
-  Dtype compute = result_type(*this, other);
-  binary(BinaryOp::Add, *this, wrap(other, compute), compute, this);
+  const Scalar v = scaled(other, alpha);
+  Dtype compute = result_type(*this, v);
+  binary(BinaryOp::Add, *this, wrap(v, compute), compute, this);
   return *this;
 }
-
-Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  if (any_sparse(a, b)) {
-    return detail::sparse_add(a, b, alpha);
+Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  check_defined("sub_");
+  if (is_plain(alpha)) {
+    binary(BinaryOp::Sub, *this, other, result_type(*this, other), this);
+  } else {
+    add_scaled("sub_", *this, other, alpha, this, /*subtract=*/true);
   }
-  return add_scaled("add", a, b, alpha, nullptr);
+  return *this;
 }
-Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return add_scaled("sub", a, b, alpha, nullptr, /*subtract=*/true);
+Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
+  check_defined("sub_");
+  const Scalar v = scaled(other, alpha);
+  Dtype compute = result_type(*this, v);
+  binary(BinaryOp::Sub, *this, wrap(v, compute), compute, this);
+  return *this;
+}
+Tensor& Tensor::pow_(const Tensor& exponent) {
+  return detail::inplace_from(*this, "pow_", [&](const Tensor& x) {
+    return ::ditto::pow(x, exponent);
+  });
+}
+Tensor& Tensor::pow_(const Scalar& exponent) {
+  return detail::inplace_from(*this, "pow_", [&](const Tensor& x) {
+    return ::ditto::pow(x, exponent);
+  });
 }
 Tensor addcmul(
     const Tensor& self,
@@ -435,19 +489,6 @@ Tensor addcdiv(
       FusedOp::Addcdiv, "addcdiv", self, t1, &t2, value.to<double>(), nullptr);
 }
 
-Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
-  check_defined("add_");
-  if (any_sparse(*this, other)) {
-    return detail::sparse_add_(*this, other, alpha);
-  }
-  add_scaled("add_", *this, other, alpha, this);
-  return *this;
-}
-Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
-  check_defined("sub_");
-  add_scaled("sub_", *this, other, alpha, this, /*subtract=*/true);
-  return *this;
-}
 Tensor& Tensor::addcmul_(
     const Tensor& t1,
     const Tensor& t2,

@@ -22,7 +22,9 @@ DITTO_OP_RECORDS(multinomial) {
   register_op({
       .name = "multinomial",
       .family = "random",
-      .callables = {"ditto::multinomial(probs, n, replacement, generator)"},
+      .callables =
+          {"ditto::multinomial(probs, n, replacement, generator)",
+           "Tensor::multinomial(n, replacement, generator)"},
       .deterministic_because = kStream,
       .dtypes = kFloating,
       .samples =

@@ -459,13 +459,37 @@ ArgResult arg_impl(
 
 } // namespace
 
-Tensor sum(const Tensor& a) {
-  return sum_impl(a, {}, false, "sum", false, false);
+namespace {
+
+// torch's dtype= of a reduction: the input converted first (a frame of
+// its own, so the trace shows the conversion and the reduction).
+Tensor converted(
+    const Tensor& a,
+    std::optional<Dtype> dtype,
+    const char* name) {
+  DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
+  return dtype && *dtype != a.dtype() ? a.to(*dtype) : a;
 }
-Tensor sum(const Tensor& a, const IntArg& dims, bool keepdim) {
-  return sum_impl(a, dims, keepdim, "sum", false, false);
+
+} // namespace
+
+Tensor sum(const Tensor& a, std::optional<Dtype> dtype) {
+  return sum_impl(converted(a, dtype, "sum"), {}, false, "sum", false, false);
 }
-Tensor sum_to_size(const Tensor& a, const Shape& shape) {
+Tensor sum(
+    const Tensor& a,
+    const OptionalIntArg& dims,
+    bool keepdim,
+    std::optional<Dtype> dtype) {
+  return sum_impl(
+      converted(a, dtype, "sum"),
+      dims.value_or({}),
+      keepdim,
+      "sum",
+      false,
+      false);
+}
+Tensor sum_to_size(const Tensor& a, const IntArg& shape) {
   DITTO_CHECK(a.defined(), ValueError, "sum_to_size", "undefined tensor");
   if (a.sizes() == shape) {
     return a;
@@ -491,17 +515,32 @@ Tensor sum_to_size(const Tensor& a, const Shape& shape) {
   return scope.done(lead > 0 || r.sizes() != shape ? r.view(shape) : r);
 }
 
-Tensor mean(const Tensor& a) {
-  return sum_impl(a, {}, false, "mean", true, false);
+Tensor mean(const Tensor& a, std::optional<Dtype> dtype) {
+  return sum_impl(converted(a, dtype, "mean"), {}, false, "mean", true, false);
 }
-Tensor mean(const Tensor& a, const IntArg& dims, bool keepdim) {
-  return sum_impl(a, dims, keepdim, "mean", true, false);
+Tensor mean(
+    const Tensor& a,
+    const OptionalIntArg& dims,
+    bool keepdim,
+    std::optional<Dtype> dtype) {
+  return sum_impl(
+      converted(a, dtype, "mean"),
+      dims.value_or({}),
+      keepdim,
+      "mean",
+      true,
+      false);
 }
-Tensor prod(const Tensor& a) {
-  return sum_impl(a, {}, false, "prod", false, true);
+Tensor prod(const Tensor& a, std::optional<Dtype> dtype) {
+  return sum_impl(converted(a, dtype, "prod"), {}, false, "prod", false, true);
 }
-Tensor prod(const Tensor& a, int64_t dim, bool keepdim) {
-  return sum_impl(a, {dim}, keepdim, "prod", false, true);
+Tensor prod(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim,
+    std::optional<Dtype> dtype) {
+  return sum_impl(
+      converted(a, dtype, "prod"), {dim}, keepdim, "prod", false, true);
 }
 
 namespace {
@@ -568,6 +607,12 @@ std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
 }
 std::pair<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
   return extremum_dim(a, dim, keepdim, false);
+}
+Tensor max(const Tensor& a, const Tensor& other) {
+  return maximum(a, other);
+}
+Tensor min(const Tensor& a, const Tensor& other) {
+  return minimum(a, other);
 }
 namespace {
 

@@ -57,11 +57,11 @@ Tensor norm(const Tensor& a, const Scalar& p) {
 
 Tensor norm(
     const Tensor& a,
-    const Scalar& p,
+    const std::optional<Scalar>& p,
     const IntArg& dims_arg,
     bool keepdim) {
   const char* name = "norm";
-  const double pv = p.to<double>();
+  const double pv = p ? p->to<double>() : 2.0;
   DITTO_CHECK(a.defined(), ValueError, name, "undefined tensor");
   DITTO_CHECK(
       is_floating(a.dtype()),

@@ -84,7 +84,9 @@ DITTO_OP_RECORDS(reduce) {
   }
   reduction(
       "prod",
-      {"ditto::prod(a)", "ditto::prod(a, dim, keepdim)"},
+      {"ditto::prod(a)",
+       "ditto::prod(a, dim, keepdim)",
+       "Tensor::prod(dim, keepdim)"},
       each([](const Tensor& t) {
         return std::vector{prod(t), prod(t, 1)};
       }),
@@ -140,7 +142,9 @@ DITTO_OP_RECORDS(reduce) {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
     reduction(
         "max",
-        {"ditto::max(a)", "ditto::max(a, dim, keepdim)"},
+        {"ditto::max(a)",
+         "ditto::max(a, dim, keepdim)",
+         "Tensor::max(dim, keepdim)"},
         each([](const Tensor& t) {
           auto [v, i] = max(t, 1);
           return std::vector{v, i, max(t)};
@@ -150,7 +154,9 @@ DITTO_OP_RECORDS(reduce) {
         false);
     reduction(
         "min",
-        {"ditto::min(a)", "ditto::min(a, dim, keepdim)"},
+        {"ditto::min(a)",
+         "ditto::min(a, dim, keepdim)",
+         "Tensor::min(dim, keepdim)"},
         each([](const Tensor& t) {
           auto [v, i] = min(t, 0, true);
           return std::vector{v, i, min(t)};
@@ -185,8 +191,7 @@ DITTO_OP_RECORDS(reduce) {
     register_op({
         .name = "sum_to_size",
         .family = "reduction",
-        .callables =
-            {"ditto::sum_to_size(a, shape)", "Tensor::sum_to_size(shape)"},
+        .callables = {"Tensor::sum_to_size(shape)"},
         .deterministic_because = kChunked,
         .dtypes = kNumeric,
         .samples =

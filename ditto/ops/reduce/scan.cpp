@@ -390,6 +390,40 @@ Tensor cumprod(const Tensor& a, int64_t dim, std::optional<Dtype> dtype) {
   return sum_or_prod("cumprod", Fold::kProd, a, dim, dtype);
 }
 
+namespace {
+
+// cumsum_/cumprod_: self's dtype only (torch: "Bad in-place call").
+Tensor& scan_inplace(
+    Tensor& self,
+    const char* name,
+    Fold fold,
+    int64_t dim,
+    std::optional<Dtype> dtype) {
+  DITTO_CHECK(self.defined(), ValueError, name, "undefined tensor");
+  DITTO_CHECK(
+      !dtype || *dtype == self.dtype(),
+      TypeError,
+      name,
+      "dtype ",
+      dtype_name(*dtype),
+      " differs from the tensor's ",
+      dtype_name(self.dtype()));
+  return detail::inplace_from(self, name, [&](const Tensor& x) {
+    return fold == Fold::kSum ? cumsum(x, dim, x.dtype())
+                              : cumprod(x, dim, x.dtype());
+  });
+}
+
+} // namespace
+
+Tensor& Tensor::cumsum_(int64_t dim, std::optional<Dtype> dtype) {
+  return scan_inplace(*this, "cumsum_", Fold::kSum, dim, dtype);
+}
+
+Tensor& Tensor::cumprod_(int64_t dim, std::optional<Dtype> dtype) {
+  return scan_inplace(*this, "cumprod_", Fold::kProd, dim, dtype);
+}
+
 Tensor logcumsumexp(const Tensor& a, int64_t dim) {
   const char* op = "logcumsumexp";
   detail::OpScope scope(op, {a});

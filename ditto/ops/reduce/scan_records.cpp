@@ -119,13 +119,14 @@ void register_sum_or_prod(bool prod) {
             return out;
           },
       .bad_samples =
-          [fn] {
+          [fn, prod] {
             auto out = scan_bad(fn);
             out.push_back(
                 {"bool_result",
                  {s::varied({3}, kFloat32, 2.0, 1)},
-                 [](const std::vector<Tensor>& x) {
-                   return one(cumsum(x[0], 0, kBool));
+                 [prod](const std::vector<Tensor>& x) {
+                   return one(
+                       prod ? cumprod(x[0], 0, kBool) : cumsum(x[0], 0, kBool));
                  }});
             return out;
           },

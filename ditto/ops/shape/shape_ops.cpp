@@ -193,7 +193,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return scope.done(cat(parts, d));
 }
 
-Tensor flip(const Tensor& a, const IntList& dims) {
+Tensor flip(const Tensor& a, const IntArg& dims) {
   detail::OpScope scope("flip", {a});
   DITTO_CHECK(a.defined(), ValueError, "flip", "undefined tensor");
   // A view with negative strides is not representable, so flip copies by
