@@ -150,6 +150,17 @@ class Schema:
     def cpp_call_args(self, self_expr="self"):
         return ", ".join([self_expr] + [a.name for a in self.args[1:]])
 
+    @staticmethod
+    def py_arg_list(args):
+        """py::arg("name") = default for each of args (no kw_only mark)."""
+        out = []
+        for a in args:
+            s = f'py::arg("{a.name}")'
+            if a.py_default() is not None:
+                s += f" = {a.py_default()}"
+            out.append(s)
+        return out
+
     def py_args(self, skip_self, rename_self_anywhere=False):
         out = []
         kw = False
@@ -936,16 +947,22 @@ def write_bindings_inc(files, ops):
                     f'py::arg("{first}").none(false){args}{gil});')
             if "method" in op.variants:
                 out.append(f"  cls.def({c_string(op.name)}, {ptr}{args}{gil});")
-                rest = op.schema.args[1:]
+                rest = [a for a in op.schema.args[1:] if not a.kw_only]
+                kw = [a for a in op.schema.args[1:] if a.kw_only]
                 if len(rest) == 1 and rest[0].type == "int[]" and rest[0].default is None:
-                    # torch's methods take a lone int list as ints too:
-                    # x.flip(0, 1), x.sum_to_size(2, 3)
+                    # torch's methods take a lone positional int list as
+                    # ints too: x.flip(0, 1), x.new_zeros(2, 3, dtype=...)
+                    kw_params = "".join(", " + Schema.params([a], defaults=False) for a in kw)
+                    kw_names = "".join(", " + a.name for a in kw)
+                    kw_py = "".join(", " + a for a in Schema.py_arg_list(kw))
                     out.append(
                         f"  cls.def({c_string(op.name)}, [](const Tensor& self, "
-                        "const py::args& ints) { DITTO_CHECK(!ints.empty(), TypeError, "
-                        f"{c_string(op.name)}, \"missing the argument {rest[0].name}\"); "
+                        f"const py::args& ints{kw_params}) {{ DITTO_CHECK(!ints.empty(), "
+                        f"TypeError, {c_string(op.name)}, "
+                        f"\"missing the argument {rest[0].name}\"); "
                         f"IntArg v = shape_from_args(ints, {c_string(op.name)}); "
-                        f"py::gil_scoped_release gil; return ::ditto::{op.name}(self, v); }});")
+                        f"py::gil_scoped_release gil; return ::ditto::{op.name}(self, v{kw_names}); "
+                        f"}}{kw_py});")
             if "inplace" in op.variants:
                 isig = f"Tensor& (Tensor::*)({defn})"
                 out.append(

@@ -348,8 +348,7 @@ class DITTO_API Tensor {
   Tensor& index_put_(
       ArrayRef<indexing::TensorIndex> indices,
       const Scalar& value);
-  // self[mask] = value, mask (bool) broadcast to self's shape.
-  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  // masked_fill_ (self[mask] = value): elementwise/elementwise.ops.toml.
 
   // ---- random fills (ditto/ops/random.h); without a generator they use
   // the current thread's default one.

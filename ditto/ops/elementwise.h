@@ -30,10 +30,8 @@ namespace ditto {
 DITTO_API Tensor erfinv(const Tensor& x);
 // clamp (and clip) is declared in elementwise/elementwise.ops.toml.
 
-// Elementwise choice: cond ? a : b, with broadcasting of all three.
-DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
-DITTO_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
-DITTO_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+// where (cond ? a : b, the three broadcast) is declared in
+// elementwise/elementwise.ops.toml.
 
 DITTO_API Tensor operator+(const Tensor& a, const Tensor& b);
 DITTO_API Tensor operator+(const Tensor& a, const Scalar& b);

@@ -26,28 +26,8 @@ pad(const Tensor& a,
     std::string_view mode = "constant",
     double value = 0.0);
 
-// Each element of a repeated along dim (a flattened when dim is absent):
-// repeats is an int, or an int64 tensor with one count per element along dim
-// (or a single count). output_size, when given, must equal the result's
-// length along dim (torch's hint that spares a pass over repeats). The
-// gradient of each input element sums its copies' gradients in order:
-// each input element is written by one task, deterministic without a
-// variant.
-DITTO_API Tensor repeat_interleave(
-    const Tensor& a,
-    const Tensor& repeats,
-    std::optional<int64_t> dim = std::nullopt,
-    std::optional<int64_t> output_size = std::nullopt);
-DITTO_API Tensor repeat_interleave(
-    const Tensor& a,
-    int64_t repeats,
-    std::optional<int64_t> dim = std::nullopt,
-    std::optional<int64_t> output_size = std::nullopt);
-// The indices 0, 1, ... each repeated repeats[i] times (a 1-d int64 tensor
-// of counts): repeat_interleave(tensor({2, 3})) is {0, 0, 1, 1, 1}.
-DITTO_API Tensor repeat_interleave(
-    const Tensor& repeats,
-    std::optional<int64_t> output_size = std::nullopt);
+// repeat_interleave (its three overloads) is declared in
+// index/index.ops.toml.
 
 // sort, equal and allclose are declared in shape/shape.ops.toml
 // (declared.h).

@@ -37,35 +37,6 @@ void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
   def_both(m, cls, "erfinv", &erfinv);
 
   m.def(
-      "where",
-      py::overload_cast<const Tensor&, const Tensor&, const Tensor&>(&where),
-      py::arg("condition"),
-      py::arg("input"),
-      py::arg("other"),
-      ReleaseGil());
-  m.def(
-      "where",
-      py::overload_cast<const Tensor&, const Tensor&, const Scalar&>(&where),
-      py::arg("condition"),
-      py::arg("input"),
-      py::arg("other"),
-      ReleaseGil());
-  m.def(
-      "where",
-      py::overload_cast<const Tensor&, const Scalar&, const Tensor&>(&where),
-      py::arg("condition"),
-      py::arg("input"),
-      py::arg("other"),
-      ReleaseGil());
-  cls.def(
-      "where",
-      [](const Tensor& self, const Tensor& cond, const Tensor& other) {
-        return where(cond, self, other);
-      },
-      py::arg("condition"),
-      py::arg("other"),
-      ReleaseGil());
-  m.def(
       "result_type",
       py::overload_cast<const Tensor&, const Tensor&>(&result_type),
       py::arg("tensor1"),
@@ -291,47 +262,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
         py::kw_only(),
         py::arg("interpolation") = "linear");
   }
-  // repeat_interleave(input, repeats, dim=None, *, output_size=None), and
-  // repeat_interleave(repeats) giving the repeated indices.
-  using OptI = std::optional<int64_t>;
-  auto repeat_fn = [](const Tensor& a,
-                      const py::object& repeats,
-                      OptI dim,
-                      OptI output_size) {
-    if (py::isinstance<Tensor>(repeats)) {
-      const Tensor r = repeats.cast<Tensor>();
-      py::gil_scoped_release gil;
-      return repeat_interleave(a, r, dim, output_size);
-    }
-    const int64_t r = repeats.cast<int64_t>();
-    py::gil_scoped_release gil;
-    return repeat_interleave(a, r, dim, output_size);
-  };
-  m.def(
-      "repeat_interleave",
-      [repeat_fn](
-          const Tensor& a,
-          const py::object& repeats,
-          OptI dim,
-          OptI output_size) -> Tensor {
-        if (repeats.is_none()) {
-          py::gil_scoped_release gil;
-          return repeat_interleave(a, output_size);
-        }
-        return repeat_fn(a, repeats, dim, output_size);
-      },
-      py::arg("input"),
-      py::arg("repeats") = py::none(),
-      py::arg("dim") = py::none(),
-      py::kw_only(),
-      py::arg("output_size") = py::none());
-  cls.def(
-      "repeat_interleave",
-      repeat_fn,
-      py::arg("repeats"),
-      py::arg("dim") = py::none(),
-      py::kw_only(),
-      py::arg("output_size") = py::none());
   m.def(
       "linear",
       [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {

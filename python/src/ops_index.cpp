@@ -155,30 +155,6 @@ void init_copies(py::class_<Tensor>& cls) {
       },
       kSelf,
       ReleaseGil());
-  cls.def(
-      "new_empty",
-      [](const Tensor& t, py::args size) {
-        return t.new_empty(sizes_of(size, "new_empty"));
-      },
-      ReleaseGil());
-  cls.def(
-      "new_zeros",
-      [](const Tensor& t, py::args size) {
-        return t.new_zeros(sizes_of(size, "new_zeros"));
-      },
-      ReleaseGil());
-  cls.def(
-      "new_ones",
-      [](const Tensor& t, py::args size) {
-        return t.new_ones(sizes_of(size, "new_ones"));
-      },
-      ReleaseGil());
-  cls.def(
-      "new_full",
-      &Tensor::new_full,
-      py::arg("size"),
-      py::arg("fill_value"),
-      ReleaseGil());
 }
 
 // index_put's indices: a tuple whose Nones are whole dims.
@@ -257,31 +233,6 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("indices"),
       py::arg("values"),
       py::arg("accumulate") = false);
-  cls.def(
-      "masked_fill_",
-      [](Tensor& t, const Tensor& mask, const Scalar& v) -> Tensor& {
-        return t.masked_fill_(mask, v);
-      },
-      py::arg("mask"),
-      py::arg("value"),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "masked_fill_",
-      [](Tensor& t, const Tensor& mask, const Tensor& v) -> Tensor& {
-        return t.masked_fill_(mask, v.item_scalar());
-      },
-      py::arg("mask"),
-      py::arg("value"),
-      kSelf,
-      ReleaseGil());
-  both(
-      "masked_fill",
-      [](const Tensor& t, const Tensor& mask, const Scalar& v) {
-        return t.masked_fill(mask, v);
-      },
-      py::arg("mask"),
-      py::arg("value"));
 }
 
 } // namespace

@@ -156,6 +156,28 @@ TEST(Declarations, ArithmeticAndReductionsTakeLibTorchsForms) {
   EXPECT_TRUE(equal(multinomial(w, 3, false, g1), w.multinomial(3, false, g2)));
 }
 
+// Bodies whose schema has self elsewhere (where.self) or none
+// (repeat_interleave.Tensor), masked_fill's two values, the new_* methods.
+TEST(Declarations, SelfElsewhereAndMethodFactories) {
+  Tensor x = tensor({1.0, -2.0, 3.0, -4.0}).reshape({2, 2});
+  Tensor c = gt(x, 0);
+  EXPECT_TRUE(equal(x.where(c, 0.0), where(c, x, 0.0)));
+  EXPECT_TRUE(
+      equal(where(c, 5.0, x), tensor({5.0, -2.0, 5.0, -4.0}).reshape({2, 2})));
+  Tensor y = x.clone();
+  y.masked_fill_(c, tensor(7.0));
+  EXPECT_TRUE(equal(y, masked_fill(x, c, 7.0)));
+  EXPECT_THROW(y.masked_fill_(c, tensor({1.0, 2.0})), ValueError);
+  EXPECT_TRUE(equal(
+      repeat_interleave(tensor(std::vector<int64_t>{2, 1})),
+      tensor(std::vector<int64_t>{0, 0, 1})));
+  EXPECT_EQ(x.repeat_interleave(2, 0).sizes(), (Shape{4, 2}));
+  Tensor z = x.new_zeros({2, 3}, kInt64);
+  EXPECT_EQ(z.dtype(), kInt64);
+  EXPECT_EQ(x.new_full({3}, 2).dtype(), x.dtype());
+  EXPECT_THROW(x.new_ones({-1}), ValueError);
+}
+
 // Issue 59: every operator of PyTorch's Core ATen set
 // (ditto/ops/core_aten.toml, 193 from PyTorch's IRs page) is answered by op
 // records that exist, or is a metadata read; the two FFT operators (complex

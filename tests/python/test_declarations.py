@@ -13,11 +13,6 @@ import ditto
 SCHEMA = re.compile(r"^(\w+)(?:\.\w+)?\((.*?)\) -> (.+)$")
 
 
-# torch's in-place form of these has a schema of its own
-# (bernoulli_(float p=0.5, *, Generator? generator=None)), bound by hand.
-OWN_INPLACE = {"bernoulli"}
-
-
 def declarations():
     return list(ditto._C._declarations)
 
@@ -90,8 +85,6 @@ def test_surface_agrees_with_declaration(name, schema, variants, count):
     if type(inplace).__name__ == "function" and "inplace" not in variants:
         # a Python-level in-place form (ditto/_more.py: gt_ ...), not a
         # binding of the declaration
-        return
-    if name in OWN_INPLACE:
         return
     assert (inplace is not None) == (icount > 0), name
     if inplace is not None:
@@ -212,3 +205,37 @@ def test_arithmetic_reductions_and_scans_keep_torchs_forms():
     b = w.multinomial(3, False, generator=ditto.Generator().manual_seed(7))
     assert a.tolist() == b.tolist()
     assert "ditto::" not in ditto._C.multinomial.__doc__  # the bound class named
+
+
+def test_self_elsewhere_and_method_factories_keep_torchs_forms():
+    """where.self (self second), repeat_interleave.Tensor (no self),
+    masked_fill's Scalar and Tensor values, the new_* methods with ints and
+    dtype=: torch's calls."""
+    x = ditto.tensor([[1.0, -2.0], [3.0, -4.0]])
+    c = x > 0
+    assert ditto.where(c, x, 0.0).tolist() == [[1.0, 0.0], [3.0, 0.0]]
+    assert ditto.where(c, 5.0, x).tolist() == [[5.0, -2.0], [5.0, -4.0]]
+    assert x.where(c, ditto.zeros(2, 2)).tolist() == \
+        ditto.where(condition=c, input=x, other=ditto.zeros(2, 2)).tolist()
+    assert x.where(c, -1.0).tolist() == [[1.0, -1.0], [3.0, -1.0]]
+    m = x.masked_fill(~c, 0.5)
+    assert m.tolist() == [[1.0, 0.5], [3.0, 0.5]]
+    assert ditto.masked_fill(x, ~c, ditto.tensor(0.5)).tolist() == m.tolist()
+    y = x.clone()
+    assert y.masked_fill_(c, ditto.tensor(7.0)) is y
+    assert y.tolist() == [[7.0, -2.0], [7.0, -4.0]]
+    with pytest.raises(ValueError):
+        y.masked_fill_(c, ditto.tensor([1.0, 2.0]))  # a 0-dim value only
+    r = ditto.tensor([2, 1])
+    assert ditto.repeat_interleave(r).tolist() == [0, 0, 1]
+    assert ditto.repeat_interleave(x, 2, dim=0).shape == (4, 2)
+    assert x.repeat_interleave(r, 1).tolist() == [[1.0, 1.0, -2.0], [3.0, 3.0, -4.0]]
+    assert ditto.repeat_interleave(x, r, 0, output_size=3).tolist() == \
+        [[1.0, -2.0], [1.0, -2.0], [3.0, -4.0]]
+    z = x.new_zeros(2, 3, dtype=ditto.int64)
+    assert z.dtype == ditto.int64 and z.tolist() == [[0, 0, 0], [0, 0, 0]]
+    assert x.new_ones((1, 2)).dtype == ditto.float32
+    assert x.new_full((2,), 3).tolist() == [3.0, 3.0]
+    assert x.new_empty(4).shape == (4,)
+    with pytest.raises(ValueError):
+        x.new_zeros(-1, 2)

@@ -24,6 +24,35 @@ void check_mask(const Tensor& self, const Tensor& mask, const char* name) {
 
 } // namespace
 
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) {
+  const char* name = "masked_fill_";
+  DITTO_CHECK(value.defined(), ValueError, name, "undefined value tensor");
+  DITTO_CHECK(
+      value.dim() == 0,
+      ValueError,
+      name,
+      "only supports a 0-dimensional value tensor, but got tensor with ",
+      value.dim(),
+      " dimension(s)");
+  return masked_fill_(mask, value.item_scalar());
+}
+
+Tensor masked_fill(
+    const Tensor& self,
+    const Tensor& mask,
+    const Scalar& value) {
+  return detail::on_copy(
+      self, "masked_fill", [&](Tensor& t) { t.masked_fill_(mask, value); });
+}
+
+Tensor masked_fill(
+    const Tensor& self,
+    const Tensor& mask,
+    const Tensor& value) {
+  return detail::on_copy(
+      self, "masked_fill", [&](Tensor& t) { t.masked_fill_(mask, value); });
+}
+
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   Tensor& self = *this;
   const char* name = "masked_fill_";

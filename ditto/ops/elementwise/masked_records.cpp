@@ -4,6 +4,7 @@
 
 #include "ditto/ops/detail/index_samples.h"
 #include "ditto/ops/detail/sample_util.h"
+#include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
 #include "ditto/ops/record.h"
@@ -140,7 +141,9 @@ DITTO_OP_RECORDS(masked) {
   register_op({
       .name = "masked_fill",
       .family = "index",
-      .callables = {"Tensor::masked_fill(mask, value)"},
+      .callables =
+          {"ditto::masked_fill(self, mask, value)",
+           "Tensor::masked_fill(mask, value)"},
       .deterministic_because =
           "masked_fill_ on a copy: each element is written once, from its own "
           "mask element",
@@ -151,6 +154,28 @@ DITTO_OP_RECORDS(masked) {
                 masked_fill_samples(spec, [](const std::vector<Tensor>& in) {
                   return std::vector<Tensor>{in[0].masked_fill(in[1], 2)};
                 }));
+          },
+      .bad_samples =
+          [] {
+            auto call = [](const std::vector<Tensor>& in) {
+              return std::vector<Tensor>{masked_fill(in[0], in[1], 2)};
+            };
+            auto tensor_value = [](const std::vector<Tensor>& in) {
+              return std::vector<Tensor>{
+                  masked_fill(in[0], in[1], full({2}, 1.0))};
+            };
+            Tensor self = s::varied({3, 4}, kFloat32, 2.0, 1);
+            Tensor mask = gt(self, 0);
+            return std::vector<Sample>{
+                s::undefined_input(call, 2),
+                {"float_mask",
+                 {self, s::varied({3, 4}, kFloat32, 2.0, 2)},
+                 call},
+                {"mask_not_broadcastable",
+                 {self, s::varied({3}, kBool, 2.0, 2)},
+                 call},
+                {"value_not_0_dim", {self, mask}, tensor_value},
+            };
           },
   });
 }

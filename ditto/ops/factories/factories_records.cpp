@@ -26,7 +26,10 @@ void factory(
   register_op({
       .name = name,
       .family = "factory",
-      .callables = {"ditto::" + callable},
+      // a method form (new_zeros) as written, a function's with ditto::
+      .callables =
+          {callable.rfind("Tensor::", 0) == 0 ? callable
+                                              : "ditto::" + callable},
       .deterministic_because = uninitialized
           ? "uninitialized memory unless the deterministic mode fills it "
             "(fill_uninitialized_memory: NaN, or the integer maximum)"
@@ -60,6 +63,36 @@ void factory(
 } // namespace
 
 DITTO_OP_RECORDS(factories) {
+  // The new_* methods: a receiver of the sample's dtype, sizes (n, 3).
+  factory(
+      "new_empty",
+      "Tensor::new_empty(size, dtype)",
+      [](Dtype dt, int64_t n) {
+        return zeros({1}, dt).new_empty({n, 3});
+      },
+      kEveryDtype,
+      true);
+  factory(
+      "new_zeros",
+      "Tensor::new_zeros(size, dtype)",
+      [](Dtype dt, int64_t n) {
+        return zeros({1}, kFloat64).new_zeros({n, 3}, dt);
+      },
+      kEveryDtype);
+  factory(
+      "new_ones",
+      "Tensor::new_ones(size, dtype)",
+      [](Dtype dt, int64_t n) {
+        return zeros({1}, dt).new_ones({n, 3});
+      },
+      kEveryDtype);
+  factory(
+      "new_full",
+      "Tensor::new_full(size, fill_value, dtype)",
+      [](Dtype dt, int64_t n) {
+        return zeros({2}, dt).new_full({n, 3}, 1);
+      },
+      kEveryDtype);
   {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
     factory(
