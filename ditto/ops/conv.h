@@ -4,96 +4,15 @@
 
 #include "ditto/core/shape.h"
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto {
 
-// Convolutions of float32 or float64 tensors (cross-correlation, as
-// PyTorch): input [N, C, H, W], weight [O, C / groups, KH, KW], bias [O] or
-// undefined, with stride, padding (zeros), dilation and groups. Several
-// algorithms per direction (docs/linalg.md); which one runs is chosen by
-// backends::conv below. Every algorithm is deterministic except the fast
-// weight gradient, and each gives the same bits for any thread count.
-DITTO_API Tensor conv2d(
-    const Tensor& input,
-    const Tensor& weight,
-    const Tensor& bias = {},
-    const IntArg& stride = {1, 1},
-    const IntArg& padding = {0, 0},
-    const IntArg& dilation = {1, 1},
-    int64_t groups = 1);
-// The gradient of conv2d's output with respect to its input / weight.
-DITTO_API Tensor conv2d_backward_input(
-    const Tensor& grad_out,
-    const Tensor& weight,
-    const Shape& input_sizes,
-    const IntArg& stride = {1, 1},
-    const IntArg& padding = {0, 0},
-    const IntArg& dilation = {1, 1},
-    int64_t groups = 1);
-DITTO_API Tensor conv2d_backward_weight(
-    const Tensor& grad_out,
-    const Tensor& input,
-    const Shape& weight_sizes,
-    const IntArg& stride = {1, 1},
-    const IntArg& padding = {0, 0},
-    const IntArg& dilation = {1, 1},
-    int64_t groups = 1);
-
-// The same for [N, C, L] inputs and [O, C / groups, K] weights.
-DITTO_API Tensor conv1d(
-    const Tensor& input,
-    const Tensor& weight,
-    const Tensor& bias = {},
-    const IntArg& stride = {1},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    int64_t groups = 1);
-DITTO_API Tensor conv1d_backward_input(
-    const Tensor& grad_out,
-    const Tensor& weight,
-    const Shape& input_sizes,
-    const IntArg& stride = {1},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    int64_t groups = 1);
-DITTO_API Tensor conv1d_backward_weight(
-    const Tensor& grad_out,
-    const Tensor& input,
-    const Shape& weight_sizes,
-    const IntArg& stride = {1},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    int64_t groups = 1);
-
-// The same for volumes: input [N, C, D, H, W], weight [O, C / groups, KD,
-// KH, KW]; stride, padding and dilation 1 or 3 values. Every algorithm is
-// deterministic, with the same bits for any thread count and any of them
-// (Note [conv3d's one chain] in conv3d.cpp); backends::conv's flags do not
-// apply.
-DITTO_API Tensor conv3d(
-    const Tensor& input,
-    const Tensor& weight,
-    const Tensor& bias = {},
-    const IntArg& stride = {1, 1, 1},
-    const IntArg& padding = {0, 0, 0},
-    const IntArg& dilation = {1, 1, 1},
-    int64_t groups = 1);
-DITTO_API Tensor conv3d_backward_input(
-    const Tensor& grad_out,
-    const Tensor& weight,
-    const Shape& input_sizes,
-    const IntArg& stride = {1, 1, 1},
-    const IntArg& padding = {0, 0, 0},
-    const IntArg& dilation = {1, 1, 1},
-    int64_t groups = 1);
-DITTO_API Tensor conv3d_backward_weight(
-    const Tensor& grad_out,
-    const Tensor& input,
-    const Shape& weight_sizes,
-    const IntArg& stride = {1, 1, 1},
-    const IntArg& padding = {0, 0, 0},
-    const IntArg& dilation = {1, 1, 1},
-    int64_t groups = 1);
+// conv1d, conv2d, conv3d and their backward_input and backward_weight
+// are declared in conv/conv.ops.toml (declared.h): LibTorch's signatures
+// (bias a std::optional<Tensor>; a size argument of one value serves every
+// spatial dim). Their bits do not depend on the algorithm, the thread count
+// or the CPU (Note [Convolution algorithms]).
 
 // Algorithm selection, like torch.backends.cudnn (see docs/linalg.md).
 namespace backends::conv {

@@ -348,9 +348,10 @@ TEST(Autograd, TraceSeesBackwardOps) {
   y.backward();
   trace::set_hook({});
   EXPECT_TRUE(forward.empty());
-  // The implicit gradient of the loss, then the nodes in reverse order.
+  // The implicit gradient of the loss (Tensor::new_ones, a declared op
+  // traced under its name), then the nodes in reverse order.
   ASSERT_EQ(backward.size(), 3u);
-  EXPECT_EQ(backward[0], "ones");
+  EXPECT_EQ(backward[0], "new_ones");
   EXPECT_EQ(backward[1], "sum_backward");
   EXPECT_EQ(backward[2], "exp_backward");
 }

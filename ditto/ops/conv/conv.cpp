@@ -71,11 +71,12 @@ void check_grad_out(const Tensor& go, const Geom& g, const char* op) {
 Tensor conv2d(
     const Tensor& input,
     const Tensor& weight,
-    const Tensor& bias,
+    const std::optional<Tensor>& bias_arg,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     int64_t groups) {
+  const Tensor bias = bias_arg.value_or(Tensor());
   const char* op_name = "conv2d";
   if (detail::is_storage(input) && detail::is_storage(weight) &&
       is_floating(input.dtype())) {
@@ -134,7 +135,7 @@ Tensor conv2d(
 Tensor conv2d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
-    const Shape& input_sizes,
+    const IntArg& input_sizes,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
@@ -164,7 +165,7 @@ Tensor conv2d_backward_input(
 Tensor conv2d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
-    const Shape& weight_sizes,
+    const IntArg& weight_sizes,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
@@ -246,11 +247,12 @@ Shape sizes_2d(const Shape& s, const char* what, const char* op) {
 Tensor conv1d(
     const Tensor& input,
     const Tensor& weight,
-    const Tensor& bias,
+    const std::optional<Tensor>& bias_arg,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     int64_t groups) {
+  const Tensor bias = bias_arg.value_or(Tensor());
   const char* op = "conv1d";
   // Composite: its own frame (the trace shows conv1d), the lifted conv2d
   // and the views record the gradient.
@@ -270,7 +272,7 @@ Tensor conv1d(
 Tensor conv1d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
-    const Shape& input_sizes,
+    const IntArg& input_sizes,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
@@ -292,7 +294,7 @@ Tensor conv1d_backward_input(
 Tensor conv1d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
-    const Shape& weight_sizes,
+    const IntArg& weight_sizes,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,

@@ -555,11 +555,12 @@ namespace c3 = detail::conv3d;
 Tensor conv3d(
     const Tensor& input,
     const Tensor& weight,
-    const Tensor& bias,
+    const std::optional<Tensor>& bias_arg,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     int64_t groups) {
+  const Tensor bias = bias_arg.value_or(Tensor());
   const char* op_name = "conv3d";
   if (detail::is_storage(input) && detail::is_storage(weight) &&
       is_floating(input.dtype())) {
@@ -646,7 +647,7 @@ Tensor conv3d(
 Tensor conv3d_backward_input(
     const Tensor& grad_out,
     const Tensor& weight,
-    const Shape& input_sizes,
+    const IntArg& input_sizes,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,

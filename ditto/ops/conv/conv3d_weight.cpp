@@ -336,7 +336,7 @@ namespace c3 = detail::conv3d;
 Tensor conv3d_backward_weight(
     const Tensor& grad_out,
     const Tensor& input,
-    const Shape& weight_sizes,
+    const IntArg& weight_sizes,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,

@@ -105,9 +105,9 @@ def _conv(c_fn, n, name):
     return conv
 
 
-conv1d = _conv(_C._nn.conv1d, 1, "conv1d")
-conv2d = _conv(_C._nn.conv2d, 2, "conv2d")
-conv3d = _conv(_C._nn.conv3d, 3, "conv3d")
+conv1d = _conv(_C.conv1d, 1, "conv1d")
+conv2d = _conv(_C.conv2d, 2, "conv2d")
+conv3d = _conv(_C.conv3d, 3, "conv3d")
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
