@@ -343,7 +343,8 @@ Tensor repeat(const Tensor& self, const IntArg& repeats) {
     inter.push_back(padded[size_t(i)]);
     expanded.push_back(repeats[size_t(i)]);
     expanded.push_back(padded[size_t(i)]);
-    out.push_back(repeats[size_t(i)] * padded[size_t(i)]);
+    out.push_back(checked_mul(
+        repeats[size_t(i)], padded[size_t(i)], "repeat", "the result's size"));
   }
   return self.reshape(inter).expand(expanded).reshape(out);
 }

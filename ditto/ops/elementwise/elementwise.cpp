@@ -427,40 +427,63 @@ DITTO_INPLACE_DEFS(mul_, Mul)
 DITTO_INPLACE_DEFS(div_, Div)
 #undef DITTO_INPLACE_DEFS
 
+namespace {
+
+// self += alpha * other, or -= (subtract): the plain kernel for alpha 1,
+// else one fused multiply-add, as the out-of-place forms.
+Tensor& add_or_sub_(
+    Tensor& self,
+    const Tensor& other,
+    const Scalar& alpha,
+    bool subtract) {
+  if (is_plain(alpha)) {
+    binary(
+        subtract ? BinaryOp::Sub : BinaryOp::Add,
+        self,
+        other,
+        result_type(self, other),
+        &self);
+  } else {
+    add_scaled(subtract ? "sub_" : "add_", self, other, alpha, &self, subtract);
+  }
+  return self;
+}
+Tensor& add_or_sub_(
+    Tensor& self,
+    const Scalar& other,
+    const Scalar& alpha,
+    bool subtract) {
+  const Scalar v = scaled(other, alpha);
+  Dtype compute = result_type(self, v);
+  binary(
+      subtract ? BinaryOp::Sub : BinaryOp::Add,
+      self,
+      wrap(v, compute),
+      compute,
+      &self);
+  return self;
+}
+
+} // namespace
+
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
   check_defined("add_");
   if (any_sparse(*this, other)) {
     return detail::sparse_add_(*this, other, alpha);
   }
-  if (is_plain(alpha)) {
-    binary(BinaryOp::Add, *this, other, result_type(*this, other), this);
-  } else {
-    add_scaled("add_", *this, other, alpha, this);
-  }
-  return *this;
+  return add_or_sub_(*this, other, alpha, false);
 }
 Tensor& Tensor::add_(const Scalar& other, const Scalar& alpha) {
   check_defined("add_");
-  const Scalar v = scaled(other, alpha);
-  Dtype compute = result_type(*this, v);
-  binary(BinaryOp::Add, *this, wrap(v, compute), compute, this);
-  return *this;
+  return add_or_sub_(*this, other, alpha, false);
 }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
   check_defined("sub_");
-  if (is_plain(alpha)) {
-    binary(BinaryOp::Sub, *this, other, result_type(*this, other), this);
-  } else {
-    add_scaled("sub_", *this, other, alpha, this, /*subtract=*/true);
-  }
-  return *this;
+  return add_or_sub_(*this, other, alpha, true);
 }
 Tensor& Tensor::sub_(const Scalar& other, const Scalar& alpha) {
   check_defined("sub_");
-  const Scalar v = scaled(other, alpha);
-  Dtype compute = result_type(*this, v);
-  binary(BinaryOp::Sub, *this, wrap(v, compute), compute, this);
-  return *this;
+  return add_or_sub_(*this, other, alpha, true);
 }
 Tensor& Tensor::pow_(const Tensor& exponent) {
   return detail::inplace_from(*this, "pow_", [&](const Tensor& x) {
