@@ -239,3 +239,8 @@ def test_self_elsewhere_and_method_factories_keep_torchs_forms():
     assert x.new_empty(4).shape == (4,)
     with pytest.raises(ValueError):
         x.new_zeros(-1, 2)
+    # the sizes as ints reach tile too; a size past int64 is refused (it
+    # was undefined behaviour: UBSan, the binding fuzzer's walk)
+    assert x.tile(2, 1).shape == (4, 2)
+    with pytest.raises(ValueError):
+        ditto.tensor([1, 2], dtype=ditto.uint8).tile(1, 2 ** 63 - 1)

@@ -42,17 +42,6 @@ namespace {
 using conv::gemm;
 using conv::thread_buffer;
 
-IntList triple(const IntList& v, const char* what, const char* op) {
-  DITTO_CHECK(
-      v.size() == 1 || v.size() == 3,
-      ValueError,
-      op,
-      what,
-      " must have 1 or 3 values, got ",
-      v.size());
-  return v.size() == 1 ? IntList{v[0], v[0], v[0]} : v;
-}
-
 } // namespace
 
 Geom3 make_geom3(
@@ -64,125 +53,35 @@ Geom3 make_geom3(
     int64_t groups,
     Dtype dtype,
     const char* op) {
-  DITTO_CHECK(
-      input.size() == 5 && weight.size() == 5,
-      ValueError,
-      op,
-      "expected a 5-d input [N, C, D, H, W] and a 5-d weight [O, C / groups, "
-      "KD, KH, KW], got ",
-      shape_str(input),
-      " and ",
-      shape_str(weight));
-  DITTO_CHECK(
-      is_floating(dtype),
-      TypeError,
-      op,
-      "expected float32 or float64, got ",
-      dtype);
-  const IntList s = triple(stride, "stride", op),
-                p = triple(padding, "padding", op),
-                d = triple(dilation, "dilation", op);
-  for (int i = 0; i < 3; ++i) {
-    DITTO_CHECK(
-        s[i] > 0 && d[i] > 0 && p[i] >= 0,
-        ValueError,
-        op,
-        "stride and dilation must be positive and padding non-negative, got "
-        "stride ",
-        shape_str(s),
-        ", padding ",
-        shape_str(p),
-        ", dilation ",
-        shape_str(d));
-  }
-  DITTO_CHECK(
-      groups > 0, ValueError, op, "groups must be positive, got ", groups);
-  for (int64_t v : input) {
-    DITTO_CHECK(
-        v >= 0, ValueError, op, "negative input size ", shape_str(input));
-  }
-  for (int64_t v : weight) {
-    DITTO_CHECK(
-        v > 0,
-        ValueError,
-        op,
-        "weight sizes must be positive, got ",
-        shape_str(weight));
-  }
+  const conv::ConvArgs<3> a = conv::check_conv_args<3>(
+      input, weight, stride, padding, dilation, groups, dtype, op);
   Geom3 g{};
-  g.n = input[0];
-  g.c = input[1];
-  g.o = weight[0];
+  g.n = a.n;
+  g.c = a.c;
+  g.o = a.o;
   g.groups = groups;
   g.dtype = dtype;
-  DITTO_CHECK(
-      g.c % groups == 0 && g.o % groups == 0,
-      ValueError,
-      op,
-      "input channels (",
-      g.c,
-      ") and output channels (",
-      g.o,
-      ") must be divisible by groups (",
-      groups,
-      ")");
-  g.cg = g.c / groups;
-  g.og = g.o / groups;
-  DITTO_CHECK(
-      weight[1] == g.cg,
-      ValueError,
-      op,
-      "weight ",
-      shape_str(weight),
-      " expects ",
-      weight[1] * groups,
-      " input channels with groups = ",
-      groups,
-      ", but the input has ",
-      g.c);
-  Shape padded(3), reach(3);
+  g.cg = a.cg;
+  g.og = a.og;
   for (int i = 0; i < 3; ++i) {
-    g.in[i] = input[2 + i];
-    g.k[i] = weight[2 + i];
-    g.s[i] = s[i];
-    g.p[i] = p[i];
-    g.dl[i] = d[i];
-    // Every size the algorithms compute, checked (a huge stride, padding or
-    // dilation must not wrap around into a plausible shape).
-    reach[i] = checked_add(
-        checked_mul(d[i], g.k[i] - 1, op, "the dilated kernel"),
-        1,
-        op,
-        "the dilated kernel");
-    padded[i] = checked_add(
-        g.in[i],
-        checked_mul(2, p[i], op, "the padded input"),
-        op,
-        "the padded input");
+    g.in[i] = a.in[i];
+    g.k[i] = a.k[i];
+    g.s[i] = a.s[i];
+    g.p[i] = a.p[i];
+    g.dl[i] = a.d[i];
+    g.out[i] = a.out[i];
   }
-  DITTO_CHECK(
-      padded[0] >= reach[0] && padded[1] >= reach[1] && padded[2] >= reach[2],
-      ValueError,
-      op,
-      "the padded input ",
-      shape_str(padded),
-      " is smaller than the dilated kernel ",
-      shape_str(reach));
-  for (int i = 0; i < 3; ++i) {
-    g.out[i] = (padded[i] - reach[i]) / g.s[i] + 1;
-  }
-  // The output, the padded volumes and the column slabs must be countable.
-  checked_numel({g.n, g.o, g.out[0], g.out[1], g.out[2]}, op);
+  // The padded volumes and the column slabs must be countable.
   checked_numel(
       {g.n,
        g.c,
-       padded[0],
-       padded[1],
-       checked_add(padded[2], reach[2], op, "the padded input")},
+       a.padded[0],
+       a.padded[1],
+       checked_add(a.padded[2], a.reach[2], op, "the padded input")},
       op);
   checked_mul(
       checked_numel({g.cg, g.k[0], g.k[1], g.k[2]}, op),
-      checked_numel({g.out[1], g.out[2], padded[2]}, op),
+      checked_numel({g.out[1], g.out[2], a.padded[2]}, op),
       op,
       "the columns of one output plane");
   return g;
