@@ -22,12 +22,8 @@ namespace ditto {
 // The unary ops neg, abs, exp, log, log1p, sqrt, tanh, sigmoid, relu,
 // erf and square are declared in elementwise.ops.toml (their functions:
 // declared.h, generated). Those computing in floating point give float32
-// for integer inputs; their accuracy is stated in docs/numerics.md.
-//
-// The inverse error function with PyTorch 1.13's algorithm (a rational
-// first guess, two Newton steps), PyTorch's bits: it calls glibc's erf, exp,
-// log and sqrt as ATen does (docs/numerics.md, "The libm calls left").
-DITTO_API Tensor erfinv(const Tensor& x);
+// for integer inputs; their accuracy is stated in docs/numerics.md. So is
+// erfinv (PyTorch 1.13's algorithm and bits, a body of its own).
 // clamp (and clip) is declared in elementwise/elementwise.ops.toml.
 
 // where (cond ? a : b, the three broadcast) is declared in

@@ -34,7 +34,6 @@ py::object values_indices(const char* name, std::pair<Tensor, Tensor> r) {
 
 void init_elementwise(py::module_& m, py::class_<Tensor>& cls) {
   init_declared(m, cls);
-  def_both(m, cls, "erfinv", &erfinv);
 
   m.def(
       "result_type",
@@ -131,7 +130,7 @@ void init_operators(py::class_<Tensor>& cls) {
       py::module_::import("builtins").attr("object").attr("__hash__");
 }
 
-void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
+void init_shape_and_linalg(py::module_& m) {
   m.def("cat", &cat, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
   m.attr("concat") = m.attr("cat");
   m.def("stack", &stack, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
@@ -148,120 +147,6 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("mode") = "constant",
       py::arg("value") = py::none(),
       ReleaseGil());
-  // The order statistics (selection.h), as torch's functions and methods.
-  auto kth = [](const Tensor& a, int64_t k, int64_t d, bool keep) {
-    std::pair<Tensor, Tensor> r;
-    {
-      py::gil_scoped_release gil;
-      r = kthvalue(a, k, d, keep);
-    }
-    return values_indices("kthvalue", std::move(r));
-  };
-  auto mode_fn = [](const Tensor& a, int64_t d, bool keep) {
-    std::pair<Tensor, Tensor> r;
-    {
-      py::gil_scoped_release gil;
-      r = mode(a, d, keep);
-    }
-    return values_indices("mode", std::move(r));
-  };
-  auto topk_fn =
-      [](const Tensor& a, int64_t k, int64_t d, bool largest, bool sorted) {
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release gil;
-          r = topk(a, k, d, largest, sorted);
-        }
-        return values_indices("topk", std::move(r));
-      };
-  for (bool method : {false, true}) {
-    auto def = [&](const char* name, auto f, auto... args) {
-      if (method) {
-        cls.def(name, f, args...);
-      } else {
-        m.def(name, f, py::arg("input"), args...);
-      }
-    };
-    def("kthvalue",
-        kth,
-        py::arg("k"),
-        py::arg("dim") = -1,
-        py::arg("keepdim") = false);
-    def("mode", mode_fn, py::arg("dim") = -1, py::arg("keepdim") = false);
-    def("topk",
-        topk_fn,
-        py::arg("k"),
-        py::arg("dim") = -1,
-        py::arg("largest") = true,
-        py::arg("sorted") = true);
-    for (bool nan : {false, true}) {
-      // median(input) is the value; median(input, dim) the named tuple.
-      auto median_fn = [nan](
-                           const Tensor& a,
-                           std::optional<int64_t> dim,
-                           bool keep) -> py::object {
-        if (!dim) {
-          Tensor v;
-          {
-            py::gil_scoped_release gil;
-            v = nan ? nanmedian(a) : median(a);
-          }
-          return py::cast(v);
-        }
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release gil;
-          r = nan ? nanmedian(a, *dim, keep) : median(a, *dim, keep);
-        }
-        return values_indices(nan ? "nanmedian" : "median", std::move(r));
-      };
-      def(nan ? "nanmedian" : "median",
-          median_fn,
-          py::arg("dim") = py::none(),
-          py::arg("keepdim") = false);
-    }
-  }
-  // quantile / nanquantile(input, q, dim=None, keepdim=False, *,
-  // interpolation='linear'), q a number or a tensor; lerp(input, end,
-  // weight), weight a tensor or a number. They read Python objects, so the
-  // GIL is released inside, once the arguments are C++ values.
-  for (bool nan : {false, true}) {
-    auto f = [nan](
-                 const Tensor& a,
-                 const py::object& q,
-                 std::optional<int64_t> dim,
-                 bool keepdim,
-                 const std::string& mode) {
-      const bool is_tensor = py::isinstance<Tensor>(q);
-      const Tensor qt = is_tensor ? q.cast<Tensor>() : Tensor();
-      const double qd = is_tensor ? 0.0 : q.cast<double>();
-      py::gil_scoped_release gil;
-      if (is_tensor) {
-        return nan ? nanquantile(a, qt, dim, keepdim, mode)
-                   : quantile(a, qt, dim, keepdim, mode);
-      }
-      return nan ? nanquantile(a, qd, dim, keepdim, mode)
-                 : quantile(a, qd, dim, keepdim, mode);
-    };
-    const char* name = nan ? "nanquantile" : "quantile";
-    m.def(
-        name,
-        f,
-        py::arg("input"),
-        py::arg("q"),
-        py::arg("dim") = py::none(),
-        py::arg("keepdim") = false,
-        py::kw_only(),
-        py::arg("interpolation") = "linear");
-    cls.def(
-        name,
-        f,
-        py::arg("q"),
-        py::arg("dim") = py::none(),
-        py::arg("keepdim") = false,
-        py::kw_only(),
-        py::arg("interpolation") = "linear");
-  }
   m.def(
       "linear",
       [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
@@ -321,7 +206,7 @@ void init_shape_and_linalg(py::module_& m, py::class_<Tensor>& cls) {
 void init_ops(py::module_& m, py::class_<Tensor>& cls) {
   init_elementwise(m, cls);
   init_operators(cls);
-  init_shape_and_linalg(m, cls);
+  init_shape_and_linalg(m);
 }
 
 } // namespace ditto::python

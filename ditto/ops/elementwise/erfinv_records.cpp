@@ -17,7 +17,7 @@ DITTO_OP_RECORDS(erfinv) {
   register_op({
       .name = "erfinv",
       .family = "elementwise",
-      .callables = {"ditto::erfinv(x)"},
+      .callables = {"ditto::erfinv(x)", "Tensor::erfinv()"},
       .deterministic_because =
           "each output element is computed from its own input by one call, "
           "whatever the thread that runs it",

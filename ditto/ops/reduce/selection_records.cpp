@@ -91,7 +91,9 @@ DITTO_OP_RECORDS(selection) {
   register_op({
       .name = "kthvalue",
       .family = "reduction",
-      .callables = {"ditto::kthvalue(a, k, dim, keepdim)"},
+      .callables =
+          {"ditto::kthvalue(a, k, dim, keepdim)",
+           "Tensor::kthvalue(k, dim, keepdim)"},
       .deterministic_because = kRows,
       .dtypes = s::kFloatingAndInt64,
       .samples =
@@ -117,7 +119,9 @@ DITTO_OP_RECORDS(selection) {
         .callables =
             {nan ? "ditto::nanmedian(a)" : "ditto::median(a)",
              nan ? "ditto::nanmedian(a, dim, keepdim)"
-                 : "ditto::median(a, dim, keepdim)"},
+                 : "ditto::median(a, dim, keepdim)",
+             nan ? "Tensor::nanmedian(dim, keepdim)"
+                 : "Tensor::median(dim, keepdim)"},
         .deterministic_because = kRows,
         .dtypes = s::kFloatingAndInt64,
         .samples =
@@ -159,7 +163,8 @@ DITTO_OP_RECORDS(selection) {
   register_op({
       .name = "mode",
       .family = "reduction",
-      .callables = {"ditto::mode(a, dim, keepdim)"},
+      .callables =
+          {"ditto::mode(a, dim, keepdim)", "Tensor::mode(dim, keepdim)"},
       .deterministic_because = kRows,
       .dtypes = s::kFloatingAndInt64,
       .samples =
@@ -195,7 +200,9 @@ DITTO_OP_RECORDS(selection) {
     register_op({
         .name = name,
         .family = "reduction",
-        .callables = {"ditto::" + name + "(a, q, dim, keepdim, interpolation)"},
+        .callables =
+            {"ditto::" + name + "(a, q, dim, keepdim, interpolation)",
+             "Tensor::" + name + "(q, dim, keepdim, interpolation)"},
         .deterministic_because =
             "a stable sort of each row, then gathers and elementwise "
             "arithmetic: no sums across elements",
@@ -272,7 +279,9 @@ DITTO_OP_RECORDS(selection) {
   register_op({
       .name = "topk",
       .family = "reduction",
-      .callables = {"ditto::topk(a, k, dim, largest, sorted)"},
+      .callables =
+          {"ditto::topk(a, k, dim, largest, sorted)",
+           "Tensor::topk(k, dim, largest, sorted)"},
       .deterministic_because = kRows,
       .dtypes = s::kFloatingAndInt64,
       .samples =
