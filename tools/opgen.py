@@ -331,8 +331,10 @@ class Op:
         if self.samples is not None and "inplace" in self.variants:
             raise DeclError(f"{where}: an op with samples has no in-place form yet")
         if self.schema.args[0].type == "Tensor[]" and (
-                self.samples is None or self.variants != ["function"]):
-            raise DeclError(f"{where}: a Tensor[] op is a function with samples")
+                (self.samples is None and self.body is None)
+                or self.variants != ["function"]):
+            raise DeclError(
+                f"{where}: a Tensor[] op is a function with samples or a body")
 
     @property
     def floating(self):

@@ -10,8 +10,7 @@
 
 namespace ditto {
 
-DITTO_API Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
-DITTO_API Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// cat (concat) and stack are declared in shape/shape.ops.toml.
 // flip is declared in shape/shape.ops.toml.
 
 // Pads the last dims: {left, right} for the last dim, then {left, right} for

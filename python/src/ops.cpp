@@ -131,9 +131,6 @@ void init_operators(py::class_<Tensor>& cls) {
 }
 
 void init_shape_and_linalg(py::module_& m) {
-  m.def("cat", &cat, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
-  m.attr("concat") = m.attr("cat");
-  m.def("stack", &stack, py::arg("tensors"), py::arg("dim") = 0, ReleaseGil());
   m.def(
       "pad",
       [](const Tensor& a,
