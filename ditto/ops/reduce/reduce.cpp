@@ -461,8 +461,8 @@ ArgResult arg_impl(
 
 namespace {
 
-// torch's dtype= of a reduction: the input converted first (a frame of
-// its own, so the trace shows the conversion and the reduction).
+// torch's dtype= of a reduction: the input converted first (the trace
+// shows the conversion, then the reduction); no copy without a dtype.
 Tensor converted(
     const Tensor& a,
     std::optional<Dtype> dtype,
