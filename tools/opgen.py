@@ -42,6 +42,10 @@ CPP_TYPES = {
     "int[]?": "const OptionalIntArg&",
     "str": "std::string_view",
     "Tensor[]": "const std::vector<Tensor>&",
+    # torch's Tensor?[] (index's indices): an undefined Tensor is None
+    "Tensor?[]": "const std::vector<Tensor>&",
+    # a mutating method's self (torch's Tensor(a!) self): the member's this
+    "Tensor(a!)": "Tensor&",
     "ScalarType?": "std::optional<Dtype>",
     "Generator?": "const std::optional<Generator>&",
 }
@@ -52,6 +56,14 @@ RETURN_TYPES = {
     # torch's named pair (torch.return_types.max): a named tuple in Python
     "(Tensor values, Tensor indices)": "std::pair<Tensor, Tensor>",
     "bool": "bool",
+    # a mutating method returns self (torch's Tensor(a!))
+    "Tensor(a!)": "Tensor&",
+}
+
+# The Python side of a schema type pybind11 cannot take as the C++ one:
+# (the binding's parameter type, the conversion to the C++ argument).
+PY_CONVERSIONS = {
+    "Tensor?[]": ("const std::vector<std::optional<Tensor>>&", "index_list({})"),
 }
 
 
@@ -128,7 +140,15 @@ class Schema:
         # torch's where.self(Tensor condition, Tensor self, ...) and
         # repeat_interleave.Tensor(Tensor repeats, ...): a body's
         # self may stand elsewhere, or be missing (a function only).
-        self.self_first = first in (("Tensor", "self"), ("Tensor[]", "tensors"))
+        # torch's uniform_(Tensor(a!) self, ...) -> Tensor(a!): a method that
+        # changes self and returns it (a member of Tensor, by hand)
+        self.mutates = first == ("Tensor(a!)", "self")
+        if self.mutates != (self.ret == "Tensor(a!)") or (
+                self.mutates and not self.name.endswith("_")):
+            raise DeclError(
+                f"{where}: a mutating method is name_(Tensor(a!) self, ...) -> Tensor(a!)")
+        self.self_first = first in (
+            ("Tensor", "self"), ("Tensor[]", "tensors"), ("Tensor(a!)", "self"))
         self.self_index = next(
             (i for i, a in enumerate(self.args) if a.name == "self"), None)
         if not self.args:
@@ -323,6 +343,9 @@ class Op:
             if s.self_index is None or s.args[s.self_index].type != "Tensor":
                 if self.variants != ["function"]:
                     raise DeclError(f"{where}: without a Tensor self, a function only")
+        if s.mutates and (self.variants != ["method"] or self.body is None):
+            raise DeclError(
+                f"{where}: a mutating method (Tensor(a!) self) is a method with a body")
         # Python modules beside ditto that also export the function
         # ("nn.functional").
         self.python = entry.get("python", [])
@@ -563,6 +586,22 @@ def ret(op):
     return RETURN_TYPES[op.schema.ret]
 
 
+def generator_last(args):
+    """True when the last argument is a defaulted Generator?: core/ only
+    names Generator (a defaulted optional would need the class), so the
+    member has a form without it and a form with it given."""
+    return bool(args) and args[-1].type == "Generator?" and args[-1].default is not None
+
+
+def mutating_forms(op):
+    """A mutating method's member parameter lists: with the defaults and
+    without the generator, then all of them given."""
+    args = op.schema.args[1:]
+    if not generator_last(args):
+        return [Schema.params(args)]
+    return [Schema.params(args[:-1]), Schema.params(args, defaults=False)]
+
+
 def write_declared_h(files, ops):
     out = ["#pragma once", ""] + header(files) + [
         "// The functions of the declared ops (Note [One declaration per op]).",
@@ -582,6 +621,8 @@ def write_declared_h(files, ops):
     for op in ops:
         if "function" not in op.variants and "method" not in op.variants:
             continue
+        if op.schema.mutates:
+            continue  # a member of Tensor (tensor_methods_declared.inc)
         out += comment(op.doc)
         for name in [op.name] + list(op.aliases):
             for decl, _, _, _ in op.overloads():
@@ -596,10 +637,16 @@ def write_declared_h(files, ops):
 
 def write_methods_inc(files, ops):
     out = header(files) + [
-        "// Included by ditto/core/tensor_methods.def: the method and in-place",
+        "// Included by ditto/core/tensor.h and ditto/ops/methods.cpp: the method and in-place",
         "// forms of the declared ops.",
     ]
     for op in ops:
+        if op.schema.mutates:
+            # x.uniform_(from, to, generator): defined by hand beside the
+            # body, the form without a generator in declared.cpp
+            for params in mutating_forms(op):
+                out.append(f"DITTO_BODY_INPLACE_METHOD({op.name}, ({params}))")
+            continue
         if not op.schema.self_first:
             if "method" in op.variants:
                 # self where the schema has it: where.self(condition, self, other)
@@ -615,10 +662,7 @@ def write_methods_inc(files, ops):
                 # a macro argument: no bare comma in the type
                 mret = {"std::pair<Tensor, Tensor>": "Tensor::TensorPair"}.get(ret(op), ret(op))
                 args = op.schema.args[1:]
-                if args and args[-1].type == "Generator?" and args[-1].default is not None:
-                    # core/ only names Generator (a defaulted optional would
-                    # need the class): the form without it, and the form with
-                    # it given
+                if generator_last(args):
                     short = Schema.params(args[:-1], defaults=True)
                     short_defn = Schema.params(args[:-1], defaults=False)
                     names = "".join(", " + a.name for a in args[:-1])
@@ -736,6 +780,16 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
     ]
     for op in ops:
         if "function" not in op.variants and "method" not in op.variants:
+            continue
+        if op.schema.mutates:
+            args = op.schema.args[1:]
+            if generator_last(args):
+                # not std::nullopt: random_(to, nullopt) would also read as
+                # random_(from, to = nullopt)
+                names = ", ".join([a.name for a in args[:-1]] + ["std::optional<Generator>()"])
+                out += [f"Tensor& Tensor::{op.name}("
+                        f"{Schema.params(args[:-1], defaults=False)}) {{",
+                        f"  return {op.name}({names});", "}", ""]
             continue
         if op.body is not None:
             # defined by hand in op.body; its aliases call it
@@ -918,6 +972,9 @@ def write_bindings_inc(files, ops):
     ]
     names, aliases = [], []
     for op in ops:
+        if op.schema.mutates:
+            out += bindings_mutating(op)
+            continue
         if not op.schema.self_first:
             out += bindings_elsewhere(op)
             if "function" in op.variants and op.name not in names:
@@ -931,6 +988,12 @@ def write_bindings_inc(files, ops):
                 ptr = (f"[]({with_self(defn, op)}) {{ "
                        f"return py::tuple(py::cast(::ditto::{op.name}("
                        f"{op.schema.cpp_call_args(op.schema.args[0].name)}))); }}")
+            elif converted(op.schema.args):
+                # index's Tensor?[] from a list with Nones
+                if op.schema.ret != "Tensor" or not op.schema.self_first:
+                    raise DeclError(f"{op.src}: {op.name}: Tensor?[] in a Tensor op only")
+                ptr = (f"[]({py_params(op.schema.args)}) {{ "
+                       f"return ::ditto::{op.name}({py_call_args(op.schema.args)}); }}")
             elif op.schema.ret == "(Tensor values, Tensor indices)":
                 # torch.return_types.<name>, made under the GIL
                 ptr = (f"[]({with_self(defn, op)}) {{ std::pair<Tensor, Tensor> r; "
@@ -967,10 +1030,14 @@ def write_bindings_inc(files, ops):
                         f"}}{kw_py});")
             if "inplace" in op.variants:
                 isig = f"Tensor& (Tensor::*)({defn})"
+                target = f"static_cast<{isig}>(&Tensor::{op.name}_)"
+                rest = op.schema.args[1:]
+                if converted(rest):
+                    target = (f"[](Tensor& self, {py_params(rest)}) -> Tensor& {{ "
+                              f"return self.{op.name}_({py_call_args(rest)}); }}")
                 out.append(
-                    f"  cls.def({c_string(op.name + '_')}, static_cast<{isig}>"
-                    f"(&Tensor::{op.name}_){args}, py::return_value_policy::reference, "
-                    "ReleaseGil());")
+                    f"  cls.def({c_string(op.name + '_')}, {target}{args}, "
+                    "py::return_value_policy::reference, ReleaseGil());")
         if "function" in op.variants and op.name not in names:
             names.append(op.name)
             for alias in op.aliases:
@@ -1007,6 +1074,38 @@ def write_bindings_inc(files, ops):
     out.append('  m.attr("_declarations") = decls;')
     out += ["}", ""]
     return out
+
+
+def py_params(args):
+    """The binding's parameters: the C++ types, or the Python side of those
+    pybind11 cannot take (PY_CONVERSIONS)."""
+    return ", ".join(f"{PY_CONVERSIONS.get(a.type, (CPP_TYPES[a.type],))[0]} {a.name}"
+                     for a in args)
+
+
+def py_call_args(args):
+    return ", ".join(PY_CONVERSIONS[a.type][1].format(a.name) if a.type in PY_CONVERSIONS
+                     else a.name for a in args)
+
+
+def converted(args):
+    return any(a.type in PY_CONVERSIONS for a in args)
+
+
+def bindings_mutating(op):
+    """x.uniform_(from=0, to=1, *, generator=None): the member with every
+    argument, returning self."""
+    s = op.schema
+    rest = s.args[1:]
+    if converted(rest):
+        target = (f"[](Tensor& self{''.join(', ' + p for p in [py_params(rest)] if p)}) "
+                  f"-> Tensor& {{ return self.{op.name}({py_call_args(rest)}); }}")
+    else:
+        target = (f"static_cast<Tensor& (Tensor::*)({Schema.params(rest, defaults=False)})>"
+                  f"(&Tensor::{op.name})")
+    args = "".join(", " + a for a in s.py_args(skip_self=True))
+    return [f"  cls.def({c_string(op.name)}, {target}{args}, "
+            "py::return_value_policy::reference, ReleaseGil());"]
 
 
 def bindings_elsewhere(op):

@@ -323,14 +323,8 @@ class DITTO_API Tensor {
   // index_add_, index_copy_, put_, scatter_, scatter_add_,
   // scatter_reduce_ and index_reduce_ are declared in
   // ditto/ops/index/index.ops.toml (tensor_methods_declared.inc).
-  // self[indices] = values (or += with accumulate), with PyTorch's advanced
-  // indexing: an undefined Tensor in indices is a full slice (":"), int64 or
-  // int32 tensors broadcast together, bool masks select their true
-  // positions; negative indices count from the end.
-  Tensor& index_put_(
-      const std::vector<Tensor>& indices,
-      const Tensor& values,
-      bool accumulate = false);
+  // index_put_ (self[indices] = values, PyTorch's advanced indexing) is
+  // declared in ditto/ops/index/index.ops.toml.
   // LibTorch's indexing (ditto/core/indexing.h): x.index({0, Slice(1,
   // None), "...", idx}) and x.index_put_({...}, value), with the rules of
   // Python's x[0, 1:, ..., idx].
@@ -350,34 +344,20 @@ class DITTO_API Tensor {
       const Scalar& value);
   // masked_fill_ (self[mask] = value): elementwise/elementwise.ops.toml.
 
-  // ---- random fills (ditto/ops/random.h); without a generator they use
-  // the current thread's default one.
-  // Uniform on [from, to): PyTorch's exact values for mt19937 generators.
-  Tensor& uniform_(double from = 0.0, double to = 1.0);
-  Tensor& uniform_(double from, double to, const std::optional<Generator>& gen);
-  Tensor& normal_(double mean = 0.0, double std = 1.0);
-  Tensor& normal_(double mean, double std, const std::optional<Generator>& gen);
-  // Integers on [from, to).
-  Tensor& random_(int64_t from, int64_t to);
-  Tensor& random_(
-      int64_t from,
-      int64_t to,
-      const std::optional<Generator>& gen);
-  Tensor& bernoulli_(double p);
-  Tensor& bernoulli_(double p, const std::optional<Generator>& gen);
-  Tensor& bernoulli_(const Tensor& p);
-  Tensor& bernoulli_(const Tensor& p, const std::optional<Generator>& gen);
-  Tensor& exponential_(double lambd = 1.0);
-  Tensor& exponential_(double lambd, const std::optional<Generator>& gen);
+  // ---- random fills (ditto/ops/random.h): uniform_, normal_, random_,
+  // bernoulli_ and exponential_ are declared in
+  // ditto/ops/random/random.ops.toml (tensor_methods_declared.inc); without
+  // a generator they use the current thread's default one.
 
-  // ---- the ops' method forms: x.sum(), x.matmul(w), x.exp_() (one list,
-  // ditto/core/tensor_methods.def; each calls the free function).
+  // ---- the ops' method forms: x.sum(), x.matmul(w), x.exp_(), generated
+  // from their declarations (ditto/ops/*.ops.toml, tools/opgen.py); each
+  // calls the free function, or is defined beside the op's body.
   using TensorPair = std::pair<Tensor, Tensor>;
 #define DITTO_METHOD(ret, name, decl, def, body) ret name decl;
 #define DITTO_INPLACE_METHOD(name, params, expr) Tensor& name params;
 #define DITTO_KERNEL_INPLACE_METHOD(name, params, expr) Tensor& name params;
 #define DITTO_BODY_INPLACE_METHOD(name, params) Tensor& name params;
-#include "ditto/core/tensor_methods.def"
+#include "ditto/core/tensor_methods_declared.inc"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
 #undef DITTO_KERNEL_INPLACE_METHOD

@@ -26,10 +26,8 @@ namespace ditto {
 // index_select, gather, take and masked_select are declared in
 // index/index.ops.toml (generated into declared.h).
 
-// self[indices] (torch's advanced indexing read, at::index): indices as
-// index_put_ takes them (an undefined Tensor is a full slice, int64/int32
-// tensors broadcast together, bool masks select their true positions).
-DITTO_API Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+// index and index_put (torch's advanced indexing, self[indices] and
+// self[indices] = values) are declared in index/index.ops.toml.
 
 // bincount and histc are declared in reduce/reduce.ops.toml (declared.h).
 

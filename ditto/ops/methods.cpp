@@ -1,5 +1,5 @@
-// The definitions of Tensor's method forms, expanded from the one list in
-// ditto/core/tensor_methods.def.
+// The definitions of Tensor's method forms, expanded from the list the
+// declarations give (tensor_methods_declared.inc, tools/opgen.py).
 
 #include "ditto/ops/conv.h"
 #include "ditto/ops/detail/elementwise_engine.h"
@@ -32,7 +32,7 @@ namespace ditto {
   }
 // A body's in-place form is defined beside its body.
 #define DITTO_BODY_INPLACE_METHOD(name, params)
-#include "ditto/core/tensor_methods.def"
+#include "ditto/core/tensor_methods_declared.inc"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
 #undef DITTO_KERNEL_INPLACE_METHOD

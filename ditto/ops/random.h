@@ -52,11 +52,9 @@ DITTO_API Tensor randperm(
     Dtype dtype = kInt64,
     const std::optional<Generator>& gen = {});
 
-// 1 with probability p[i], else 0, in p's dtype.
-DITTO_API Tensor
-bernoulli(const Tensor& p, const std::optional<Generator>& gen = {});
-
-// multinomial is declared in random/random.ops.toml (declared.h).
+// bernoulli (both overloads), multinomial and the Tensor fills (uniform_,
+// normal_, random_, bernoulli_, exponential_) are declared in
+// random/random.ops.toml (declared.h, tensor_methods_declared.inc).
 
 // ---- LibTorch's forms (ditto/core/tensor_options.h): drawn on the CPU
 // from the default generator, then moved to the options' device.

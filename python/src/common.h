@@ -175,6 +175,18 @@ inline Tensor value_or_undefined(const std::optional<Tensor>& t) {
   return t ? *t : Tensor();
 }
 
+// torch's Tensor?[] (index's indices) as ditto's C++ takes them: each None
+// an undefined tensor (a whole dim).
+inline std::vector<Tensor> index_list(
+    const std::vector<std::optional<Tensor>>& in) {
+  std::vector<Tensor> out;
+  out.reserve(in.size());
+  for (const auto& t : in) {
+    out.push_back(value_or_undefined(t));
+  }
+  return out;
+}
+
 // Sizes given as PyTorch's factories and views take them: zeros(2, 3),
 // zeros((2, 3)), zeros([2, 3]), x.view(ditto.Size([6])).
 Shape shape_from_args(const py::args& args, const char* op);
@@ -191,7 +203,7 @@ void init_generator(py::module_& m);
 void init_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_ops_index(py::module_& m, py::class_<Tensor>& cls);
 void init_nn_functional(py::module_& m, py::class_<Tensor>& cls);
-void init_random(py::module_& m, py::class_<Tensor>& cls);
+void init_random(py::module_& m);
 void init_nn(py::module_& m, py::class_<Tensor>& cls);
 void init_optim(py::module_& m);
 void init_io(py::module_& m);

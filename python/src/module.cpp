@@ -324,7 +324,7 @@ PYBIND11_MODULE(_C, m) {
   init_ops(m, tensor);
   init_ops_index(m, tensor);
   init_nn_functional(m, tensor);
-  init_random(m, tensor);
+  init_random(m);
   init_nn(m, tensor);
   init_optim(m);
   init_io(m);

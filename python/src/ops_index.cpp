@@ -157,30 +157,7 @@ void init_copies(py::class_<Tensor>& cls) {
       ReleaseGil());
 }
 
-// index_put's indices: a tuple whose Nones are whole dims.
-std::vector<Tensor> index_list(const std::vector<std::optional<Tensor>>& in) {
-  std::vector<Tensor> out;
-  out.reserve(in.size());
-  for (const auto& t : in) {
-    out.push_back(value_or_undefined(t));
-  }
-  return out;
-}
-
-void init_index(py::module_& m, py::class_<Tensor>& cls) {
-  using OptIndices = std::vector<std::optional<Tensor>>;
-  // input may not be None: f may be a member function, which pybind11 binds
-  // with a pointer for self (None would be a null this).
-  auto both = [&](const char* name, auto f, auto... extra) {
-    m.def(name, f, py::arg("input").none(false), extra..., ReleaseGil());
-    cls.def(name, f, extra..., ReleaseGil());
-  };
-  both(
-      "index",
-      [](const Tensor& t, const OptIndices& indices) {
-        return index(t, index_list(indices));
-      },
-      py::arg("indices"));
+void init_index(py::module_& m) {
   m.def(
       "embedding_bag",
       [](const Tensor& input,
@@ -207,32 +184,7 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("include_last_offset") = false,
       py::arg("padding_idx") = py::none(),
       ReleaseGil());
-
-  // The in-place family and its out-of-place forms (on a copy of self).
-  cls.def(
-      "index_put_",
-      [](Tensor& t,
-         const OptIndices& indices,
-         const Tensor& values,
-         bool accumulate) -> Tensor& {
-        return t.index_put_(index_list(indices), values, accumulate);
-      },
-      py::arg("indices"),
-      py::arg("values"),
-      py::arg("accumulate") = false,
-      kSelf,
-      ReleaseGil());
-  both(
-      "index_put",
-      [](const Tensor& t,
-         const OptIndices& indices,
-         const Tensor& values,
-         bool accumulate) {
-        return t.index_put(index_list(indices), values, accumulate);
-      },
-      py::arg("indices"),
-      py::arg("values"),
-      py::arg("accumulate") = false);
+  // index, index_put and index_put_: index/index.ops.toml.
 }
 
 } // namespace
@@ -240,7 +192,7 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
 void init_ops_index(py::module_& m, py::class_<Tensor>& cls) {
   init_views(cls);
   init_copies(cls);
-  init_index(m, cls);
+  init_index(m);
 }
 
 } // namespace ditto::python

@@ -81,7 +81,7 @@ void init_generator(py::module_& m) {
 
 namespace {
 
-void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
+void init_random_ops(py::module_& m) {
   for (const char* name : {"rand", "randn"}) {
     bool normal = name[4] == 'n';
     m.def(
@@ -162,90 +162,8 @@ void init_random_ops(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("dtype") = py::none(),
       py::arg("requires_grad") = false,
       ReleaseGil());
-  auto bern = [](const Tensor& p, const OptGen& gen) {
-    return bernoulli(p, gen);
-  };
-  m.def(
-      "bernoulli",
-      bern,
-      py::arg("input"),
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      ReleaseGil());
-  cls.def(
-      "bernoulli",
-      bern,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      ReleaseGil());
-  // The fills, in place.
-  cls.def(
-      "uniform_",
-      [](Tensor& t, double from, double to, const OptGen& gen) -> Tensor& {
-        return t.uniform_(from, to, gen);
-      },
-      py::arg("from") = 0.0,
-      py::arg("to") = 1.0,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "normal_",
-      [](Tensor& t, double mean, double std, const OptGen& gen) -> Tensor& {
-        return t.normal_(mean, std, gen);
-      },
-      py::arg("mean") = 0.0,
-      py::arg("std") = 1.0,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "random_",
-      [](Tensor& t, int64_t from, std::optional<int64_t> to, const OptGen& gen)
-          -> Tensor& {
-        if (!to) { // random_(to): [0, to)
-          return t.random_(0, from, gen);
-        }
-        return t.random_(from, *to, gen);
-      },
-      py::arg("from"),
-      py::arg("to") = py::none(),
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "bernoulli_",
-      [](Tensor& t, double p, const OptGen& gen) -> Tensor& {
-        return t.bernoulli_(p, gen);
-      },
-      py::arg("p") = 0.5,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "bernoulli_",
-      [](Tensor& t, const Tensor& p, const OptGen& gen) -> Tensor& {
-        return t.bernoulli_(p, gen);
-      },
-      py::arg("p"),
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      kSelf,
-      ReleaseGil());
-  cls.def(
-      "exponential_",
-      [](Tensor& t, double lambd, const OptGen& gen) -> Tensor& {
-        return t.exponential_(lambd, gen);
-      },
-      py::arg("lambd") = 1.0,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      kSelf,
-      ReleaseGil());
+  // bernoulli and the fills (uniform_, normal_, random_, bernoulli_,
+  // exponential_): random/random.ops.toml.
 }
 
 // Named streams, seed_everything and the fingerprints (docs/randomness.md,
@@ -273,8 +191,8 @@ void init_streams(py::module_& m) {
 
 } // namespace
 
-void init_random(py::module_& m, py::class_<Tensor>& cls) {
-  init_random_ops(m, cls);
+void init_random(py::module_& m) {
+  init_random_ops(m);
   init_streams(m);
 }
 

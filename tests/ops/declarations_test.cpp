@@ -46,7 +46,15 @@ TEST(Declarations, EveryDeclaredOpHasItsRecordsAndCallables) {
     all.variants = variants_of_name[d.name];
     EXPECT_EQ(function, has_variant(all, "function"));
     EXPECT_EQ(method, has_variant(all, "method"));
+    if (d.schema.find("Tensor(a!) self") != std::string::npos) {
+      // a mutating method (uniform_): its record is an in-place one
+      EXPECT_TRUE(r->inplace);
+      EXPECT_EQ(d.name.back(), '_');
+    }
     const OpRecord* ri = find_op_record(d.name + "_");
+    if (variants_of_name.count(d.name + "_")) {
+      continue; // bernoulli_: a mutating method of its own schemas
+    }
     EXPECT_EQ(ri != nullptr, has_variant(all, "inplace"));
     if (ri != nullptr) {
       EXPECT_TRUE(ri->inplace);
@@ -249,6 +257,59 @@ TEST(Declarations, BitwiseOpsOnIntegersAndBool) {
   Tensor c = a.clone();
   EXPECT_THROW(c.bitwise_and_(f), TypeError);
   EXPECT_TRUE(equal(c, a));
+}
+
+// The mutating methods (torch's Tensor(a!) self: the fills with their
+// overloads) and Tensor?[] (index's indices, an undefined Tensor for None),
+// called as a LibTorch user calls them.
+TEST(Declarations, MutatingMethodsAndOptionalTensorLists) {
+  Tensor a = empty({64}, kInt64);
+  Tensor b = empty({64}, kInt64);
+  manual_seed(3);
+  a.random_(10); // random_.to
+  manual_seed(3);
+  b.random_(0, 10); // random_.from
+  EXPECT_TRUE(equal(a, b));
+  Tensor& self = b.random_(Generator::philox(2)); // random_(generator)
+  EXPECT_TRUE(self.is_same(b));
+  EXPECT_GE(b.min().item<int64_t>(), 0);
+  Tensor u = empty({100}, kFloat64);
+  u.uniform_(); // from = 0, to = 1
+  EXPECT_GE(u.min().item<double>(), 0.0);
+  EXPECT_LT(u.max().item<double>(), 1.0);
+  Tensor n1 = empty({20}), n2 = empty({20});
+  n1.normal_(1.0, 2.0, Generator::philox(4));
+  n2.normal_(1.0, 2.0, Generator::philox(4));
+  EXPECT_TRUE(equal(n1, n2));
+  // bernoulli.p: empty_like(self).bernoulli_(p), as PyTorch's
+  Tensor z = zeros({200});
+  manual_seed(4);
+  Tensor p = bernoulli(z, 0.3);
+  manual_seed(4);
+  Tensor q = z.bernoulli(0.3);
+  manual_seed(4);
+  Tensor r = empty({200}).bernoulli_(0.3);
+  EXPECT_TRUE(equal(p, q));
+  EXPECT_TRUE(equal(p, r));
+  EXPECT_TRUE(equal(z, zeros({200})));
+  // index_put: the function, the method and the in-place form agree
+  Tensor x = arange(12, kFloat32).reshape({3, 4});
+  const Tensor x0 = x.clone();
+  Tensor rows = tensor<int64_t>({0, 2});
+  Tensor v = full({2, 4}, 7.0);
+  Tensor f = index_put(x, {rows}, v);
+  Tensor m = x.index_put({rows}, v, true);
+  EXPECT_TRUE(equal(x, x0)); // out of place
+  Tensor w = x.clone();
+  w.index_put_(std::vector<Tensor>{rows}, v);
+  EXPECT_TRUE(equal(f, w));
+  EXPECT_TRUE(equal(m, x0 + index_put(zeros({3, 4}), {rows}, v)));
+  // an undefined Tensor is None (a whole dim): x[:, [1, 3]]
+  Tensor cols = tensor<int64_t>({1, 3});
+  Tensor g = index(x, {Tensor(), cols});
+  EXPECT_EQ(g.sizes(), Shape({3, 2}));
+  EXPECT_TRUE(equal(g, x.index_select(1, cols)));
+  EXPECT_TRUE(equal(x.index(std::vector<Tensor>{Tensor(), cols}), g));
 }
 
 // Issue 59: every op whose PyTorch kernel is nondeterministic (CPU or

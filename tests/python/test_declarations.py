@@ -82,6 +82,9 @@ def test_surface_agrees_with_declaration(name, schema, variants, count):
         assert ["self"] + margs in [re.findall(r"(\w+):", sig) for sig in sigs], \
             (name, sigs)
     inplace = getattr(ditto.Tensor, name + "_", None)
+    if any(d[0] == name + "_" for d in declarations()):
+        # bernoulli_: a mutating method declared with its own schemas
+        return
     if type(inplace).__name__ == "function" and "inplace" not in variants:
         # a Python-level in-place form (ditto/_more.py: gt_ ...), not a
         # binding of the declaration
@@ -244,3 +247,50 @@ def test_self_elsewhere_and_method_factories_keep_torchs_forms():
     assert x.tile(2, 1).shape == (4, 2)
     with pytest.raises(ValueError):
         ditto.tensor([1, 2], dtype=ditto.uint8).tile(1, 2 ** 63 - 1)
+
+
+def test_mutating_methods_and_index_lists_keep_torchs_forms():
+    """The fills (torch's Tensor(a!) self methods: random_'s three
+    overloads, uniform_(from=, to=), bernoulli_'s float and Tensor p),
+    bernoulli.p, and index/index_put with None in the indices."""
+    x = ditto.empty(64, dtype=ditto.int64)
+    ditto.manual_seed(3)
+    a = x.random_(10).clone()  # random_.to: [0, 10)
+    ditto.manual_seed(3)
+    b = x.random_(0, 10).clone()  # random_.from
+    assert a.tolist() == b.tolist()
+    assert x.random_() is x
+    assert x.min().item() >= 0
+    # to=None: [from, the dtype's largest], as torch
+    y = ditto.empty(500, dtype=ditto.uint8).random_(250, None)
+    assert y.min().item() >= 250
+    with pytest.raises(ValueError):
+        ditto.empty(3, dtype=ditto.uint8).random_(300, None)
+    g = ditto.Generator()
+    g.manual_seed(1)
+    u = ditto.empty(200, dtype=ditto.float64).uniform_(**{"from": -1.0}, to=-0.5,
+                                                       generator=g)
+    assert -1.0 <= u.min().item() and u.max().item() < -0.5
+    p = ditto.full((300,), 0.25)
+    ditto.manual_seed(4)
+    r1 = ditto.bernoulli(p)
+    ditto.manual_seed(4)
+    r2 = p.bernoulli()
+    ditto.manual_seed(4)
+    r3 = ditto.empty(300).bernoulli_(p)
+    assert r1.tolist() == r2.tolist() == r3.tolist()
+    ditto.manual_seed(4)
+    s1 = ditto.bernoulli(ditto.zeros(300), 0.25)  # bernoulli.p
+    ditto.manual_seed(4)
+    s2 = ditto.empty(300).bernoulli_(0.25)
+    assert s1.tolist() == s2.tolist()
+    t = ditto.zeros(3, 4)
+    cols = ditto.tensor([1, 3])
+    put = ditto.index_put(t, (None, cols), ditto.tensor(5.0))
+    assert put.tolist() == [[0.0, 5.0, 0.0, 5.0]] * 3
+    assert t.tolist() == [[0.0] * 4] * 3  # out of place
+    assert ditto.index(put, [None, cols]).shape == (3, 2)
+    assert put.index([None, cols]).tolist() == [[5.0, 5.0]] * 3
+    assert t.index_put_((ditto.tensor([0]),), ditto.tensor(2.0), accumulate=True) is t
+    assert t.index_put((ditto.tensor([0]),), ditto.tensor(1.0), True)[0].tolist() == \
+        [3.0] * 4

@@ -321,6 +321,62 @@ TEST(Random, IntegerDrawsMatchPyTorch) {
   Tensor u = empty({20}, kUInt8);
   u.random_(0, 256);
   EXPECT_EQ(bytes_of(u), golden().at("random_seed2_uint8"));
+  // random_'s other forms (torch's random_.to, random_(from, None),
+  // random_()), on every dtype PyTorch draws them for.
+  manual_seed(13);
+  Tensor to = empty({40}, kInt64);
+  EXPECT_EQ(
+      bytes_of(to.random_(1000)), golden().at("random_to1000_seed13_int64"));
+  const std::pair<Dtype, const char*> dtypes[] = {
+      {kInt64, "int64"},
+      {kInt32, "int32"},
+      {kInt16, "int16"},
+      {kInt8, "int8"},
+      {kUInt8, "uint8"},
+      {kBool, "bool"},
+      {kFloat32, "float32"},
+      {kFloat64, "float64"},
+      {kFloat16, "float16"},
+      {kBFloat16, "bfloat16"}};
+  for (const auto& [dt, dn] : dtypes) {
+    manual_seed(11);
+    Tensor t = empty({40}, dt);
+    EXPECT_EQ(
+        bytes_of(t.random_()),
+        golden().at(std::string("random_noargs_seed11_") + dn))
+        << dn;
+  }
+  const std::tuple<Dtype, int64_t, const char*> from_none[] = {
+      {kInt64, -3, "random_from-3_none_seed12_int64"},
+      {kInt32, -3, "random_from-3_none_seed12_int32"},
+      {kFloat32, -3, "random_from-3_none_seed12_float32"},
+      {kFloat64, 5, "random_from5_none_seed12_float64"},
+      {kUInt8, 200, "random_from200_none_seed12_uint8"},
+      {kInt64,
+       std::numeric_limits<int64_t>::min(),
+       "random_from-9223372036854775808_none_seed12_int64"},
+      {kFloat32,
+       std::numeric_limits<int64_t>::min(),
+       "random_from_min_none_seed12_float32"}};
+  for (const auto& [dt, lo, name] : from_none) {
+    manual_seed(12);
+    Tensor t = empty({40}, dt);
+    EXPECT_EQ(
+        bytes_of(t.random_(lo, std::optional<int64_t>())), golden().at(name))
+        << name;
+  }
+  // PyTorch's refusals: the full int64 range on another dtype, a from
+  // beyond the dtype's largest value; nothing is written.
+  Tensor i32 = zeros({4}, kInt32);
+  EXPECT_THROW(
+      i32.random_(
+          std::numeric_limits<int64_t>::min(), std::optional<int64_t>()),
+      TypeError);
+  Tensor u8 = zeros({4}, kUInt8);
+  EXPECT_THROW(u8.random_(300, std::optional<int64_t>()), ValueError);
+  EXPECT_THROW(u8.random_(5, 2), ValueError);
+  EXPECT_TRUE(equal(u8, zeros({4}, kUInt8)));
+  EXPECT_TRUE(equal(i32, zeros({4}, kInt32)));
   for (int seed : {0, 42}) {
     manual_seed(uint64_t(seed));
     Tensor p = cat({randperm(10), randperm(1), randperm(0), randperm(1000)});

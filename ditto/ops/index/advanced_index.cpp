@@ -336,6 +336,17 @@ Tensor& Tensor::index_put_(
   return op.done_inplace(self, backward);
 }
 
+// torch.index_put: index_put_ on a copy of self.
+Tensor index_put(
+    const Tensor& self,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    bool accumulate) {
+  return detail::on_copy(self, "index_put", [&](Tensor& t) {
+    t.index_put_(indices, values, accumulate);
+  });
+}
+
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
   const char* name = "index";
   std::vector<Tensor> inputs{self};

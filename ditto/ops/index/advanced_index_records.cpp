@@ -244,7 +244,9 @@ DITTO_OP_RECORDS(advanced_index) {
   register_op({
       .name = "index_put",
       .family = "index",
-      .callables = {"Tensor::index_put(indices, values, accumulate)"},
+      .callables = s::callables(
+          "ditto::index_put(self, indices, values, accumulate)",
+          "Tensor::index_put(indices, values, accumulate)"),
       .deterministic_because = kOwnerComputes,
       .nondeterministic = {kIndexPut},
       .dtypes = kFloatingAndInt64,

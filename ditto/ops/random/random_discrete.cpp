@@ -10,14 +10,114 @@ namespace ditto {
 
 using namespace random_fill;
 
+namespace {
+
+// What random_ draws: v % range + from per element (PyTorch's plain modulo),
+// v a 64-bit draw for int64, float and double with a range of 2^32 or more,
+// a 32-bit one otherwise; full: every int64 (v itself, cast).
+struct IntRange {
+  int64_t from = 0;
+  uint64_t range = 0;
+  bool full = false;
+};
+
+// random_'s bounds as PyTorch's random_from_to_impl reads them: [from, to),
+// or without to [from, the dtype's largest] (2^digits for floating dtypes,
+// 1 for bool), or every int64 when from is INT64_MIN without to. random_()
+// is random_(0, None).
+// The values random_ may draw for a dtype: [lo, hi] (floating: the
+// integers of magnitude up to 2^digits, each exact).
+struct DrawLimits {
+  bool floating;
+  int64_t lo, hi;
+};
+
+DrawLimits draw_limits(Dtype dt) {
+  switch (dt) {
+    case kFloat16:
+      return {true, -(int64_t(1) << 11), int64_t(1) << 11};
+    case kBFloat16:
+      return {true, -(int64_t(1) << 8), int64_t(1) << 8};
+    case kFloat32:
+      return {true, -(int64_t(1) << 24), int64_t(1) << 24};
+    case kFloat64:
+      return {true, -(int64_t(1) << 53), int64_t(1) << 53};
+    case kBool:
+      return {false, 0, 1};
+    case kUInt8:
+      return {false, 0, 255};
+    case kInt8:
+      return {false, -128, 127};
+    case kInt16:
+      return {false, -32768, 32767};
+    case kInt32:
+      return {false, INT32_MIN, INT32_MAX};
+    case kInt64:
+      break;
+  }
+  return {false, INT64_MIN, INT64_MAX};
+}
+
+IntRange random_bounds(Dtype dt, int64_t from, std::optional<int64_t> to) {
+  if (!to && from == std::numeric_limits<int64_t>::min()) {
+    DITTO_CHECK(
+        dt == kInt64 || dt == kFloat32 || dt == kFloat64,
+        TypeError,
+        "random_",
+        "the full int64 range (from=",
+        from,
+        ", to=None) is drawn for int64, float32 and float64 only, got ",
+        dt);
+    return {from, 0, true};
+  }
+  DITTO_CHECK(
+      !to || from < *to,
+      ValueError,
+      "random_",
+      "expects 'from' to be less than 'to', but got from=",
+      from,
+      " >= to=",
+      *to);
+  const DrawLimits lim = draw_limits(dt);
+  // the largest value drawn (from < to, so to - 1 does not overflow)
+  const int64_t hi = to ? *to - 1 : lim.hi;
+  DITTO_CHECK(
+      from >= lim.lo && hi <= lim.hi - (to && lim.floating ? 1 : 0),
+      ValueError,
+      "random_",
+      "bounds [",
+      from,
+      ", ",
+      to ? std::to_string(*to) : std::string("None"),
+      lim.floating ? ") are not exactly representable in "
+                   : ") are out of the range of ",
+      dt);
+  DITTO_CHECK(
+      from <= hi,
+      ValueError,
+      "random_",
+      "expects 'from' to be at most the largest value of ",
+      dt,
+      " (",
+      hi,
+      "), but got from=",
+      from);
+  return {from, uint64_t(hi) - uint64_t(from) + 1, false};
+}
+
+} // namespace
+
 Tensor& Tensor::random_(
     int64_t from,
-    int64_t to,
+    std::optional<int64_t> to,
     const std::optional<Generator>& gen) {
   if (detail::is_storage(*this)) {
-    // Note [Storage dtypes]: PyTorch's draws for int64, converted.
+    // Note [Storage dtypes]: PyTorch's draws for int64 over the same
+    // bounds (32-bit draws: these ranges are under 2^32), converted.
+    check_defined("random_");
+    const IntRange r = random_bounds(dtype(), from, to);
     Tensor w = detail::new_tensor(sizes(), kInt64, device());
-    w.random_(from, to, gen);
+    w.random_(r.from, int64_t(uint64_t(r.from) + r.range), gen);
     return copy_(w);
   }
   detail::OpScope op("random_", {*this}, detail::OpScope::kInplace);
@@ -29,70 +129,38 @@ Tensor& Tensor::random_(
     return *this;
   }
   check_defined("random_");
-  DITTO_CHECK(
-      from < to,
-      ValueError,
-      "random_",
-      "expects 'from' to be less than 'to', but got from=",
-      from,
-      " >= to=",
-      to);
+  const IntRange r = random_bounds(dtype(), from, to);
   detail::check_no_internal_overlap(*this, "random_");
-  dispatch_dtype(dtype(), "random_", [&]<typename T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      // Exactly representable bounds only (PyTorch nudges others).
-      const double lim = double(uint64_t(1) << std::numeric_limits<T>::digits);
-      DITTO_CHECK(
-          double(from) >= -lim && double(to) <= lim,
-          ValueError,
-          "random_",
-          "bounds [",
-          from,
-          ", ",
-          to,
-          ") are not exactly representable in ",
-          dtype());
-    } else {
-      DITTO_CHECK(
-          (!std::is_same_v<T, bool> || (from >= 0 && to <= 2)),
-          ValueError,
-          "random_",
-          "bool needs bounds within [0, 2), got [",
-          from,
-          ", ",
-          to,
-          ")");
-      DITTO_CHECK(
-          (std::is_same_v<T, bool> ||
-           (from >= int64_t(std::numeric_limits<T>::lowest()) &&
-            to - 1 <= int64_t(std::numeric_limits<T>::max()))),
-          ValueError,
-          "random_",
-          "bounds [",
-          from,
-          ", ",
-          to,
-          ") are out of the range of ",
-          dtype());
-    }
-  });
   Generator hold;
   GeneratorImpl& g = resolve(gen, hold);
-  const uint64_t range = uint64_t(to) - uint64_t(from);
   std::lock_guard<std::mutex> lock(g.mutex);
   dispatch_dtype(dtype(), "random_", [&]<typename T>() {
-    // As PyTorch: 64-bit draws only for int64/float/double with a range of
-    // 2^32 or more; plain modulo.
     constexpr bool kWide =
         std::is_same_v<T, int64_t> || std::is_floating_point_v<T>;
-    const bool wide = kWide && range >= (uint64_t(1) << 32);
+    if (r.full) {
+      for_each_in_memory_order<T>(
+          *this, [&](T* p) { *p = static_cast<T>(int64_t(g.random64())); });
+      return;
+    }
+    const bool wide = kWide && r.range >= (uint64_t(1) << 32);
     for_each_in_memory_order<T>(*this, [&](T* p) {
       uint64_t v = wide ? g.random64() : g.random();
-      *p = static_cast<T>(int64_t(v % range + uint64_t(from)));
+      *p = static_cast<T>(int64_t(v % r.range + uint64_t(r.from)));
     });
   });
   op.done_inplace(*this, draws_have_no_gradient);
   return *this;
+}
+
+// PyTorch's random_.to: random_(0, to).
+Tensor& Tensor::random_(int64_t to, const std::optional<Generator>& gen) {
+  return random_(0, to, gen);
+}
+
+// PyTorch's random_() draws what random_(0, None) does (uniform_int:
+// v % (the dtype's largest + 1), 64-bit draws for int64 and float64).
+Tensor& Tensor::random_(const std::optional<Generator>& gen) {
+  return random_(0, std::nullopt, gen);
 }
 
 Tensor randint(
@@ -244,6 +312,19 @@ Tensor bernoulli(const Tensor& p, const std::optional<Generator>& gen) {
   });
 }
 
+Tensor bernoulli(
+    const Tensor& self,
+    double p,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("bernoulli", {self});
+  DITTO_CHECK(self.defined(), ValueError, "bernoulli", "undefined tensor");
+  Tensor t = detail::new_tensor(self.sizes(), self.dtype(), self.device());
+  t.bernoulli_(p, gen);
+  return op.done(t, [](const autograd::GradList&) {
+    return autograd::GradList{Tensor()};
+  });
+}
+
 Tensor& Tensor::exponential_(
     double lambd,
     const std::optional<Generator>& gen) {
@@ -287,32 +368,6 @@ Tensor& Tensor::exponential_(
   });
   op.done_inplace(*this, draws_have_no_gradient);
   return *this;
-}
-
-// The fills without a generator: core only names Generator, so these are
-// overloads rather than defaults (see ditto/core/tensor.h).
-Tensor& Tensor::uniform_(double from, double to) {
-  return uniform_(from, to, std::nullopt);
-}
-
-Tensor& Tensor::normal_(double mean, double std) {
-  return normal_(mean, std, std::nullopt);
-}
-
-Tensor& Tensor::random_(int64_t from, int64_t to) {
-  return random_(from, to, std::nullopt);
-}
-
-Tensor& Tensor::bernoulli_(double p) {
-  return bernoulli_(p, std::nullopt);
-}
-
-Tensor& Tensor::bernoulli_(const Tensor& p) {
-  return bernoulli_(p, std::nullopt);
-}
-
-Tensor& Tensor::exponential_(double lambd) {
-  return exponential_(lambd, std::nullopt);
 }
 
 } // namespace ditto

@@ -66,12 +66,18 @@ void draw(
   });
 }
 
-// A draw written into self (inputs[0]).
+using Fill = std::function<void(Tensor&, const std::optional<Generator>&)>;
+
+// A draw written into self (inputs[0]): fn, and the other forms that draw
+// something else (random_(to), random_()); bad writes what fn's arguments
+// refuse.
 void fill(
     const char* name,
     const std::string& callable,
-    std::function<void(Tensor&, const std::optional<Generator>&)> fn,
-    std::vector<Dtype> dtypes) {
+    Fill fn,
+    std::vector<Dtype> dtypes,
+    std::function<void(Tensor&)> bad,
+    std::vector<std::pair<std::string, Fill>> more = {}) {
   register_op({
       .name = name,
       .family = "random",
@@ -79,23 +85,38 @@ void fill(
       .deterministic_because = kStream,
       .dtypes = dtypes,
       .samples =
-          [fn](const SampleSpec& spec) {
+          [fn, more](const SampleSpec& spec) {
             const int64_t r = s::size(spec, 131, 3), c = s::size(spec, 307, 5);
             Tensor self = s::varied({r, c}, spec.dtype, 2.0, 1);
-            auto call = [fn](bool philox) {
-              return [fn, philox](const std::vector<Tensor>& in) {
+            auto call = [](Fill f, bool philox) {
+              return [f, philox](const std::vector<Tensor>& in) {
                 Tensor t = in[0];
-                fn(t,
-                   philox ? std::optional<Generator>(Generator::philox(11))
-                          : std::nullopt);
+                f(t,
+                  philox ? std::optional<Generator>(Generator::philox(11))
+                         : std::nullopt);
                 return std::vector{t};
               };
             };
-            return std::vector<Sample>{
-                {"default_generator", {self}, call(false)},
-                {"philox", {self}, call(true)},
-                {"strided", {s::strided(self)}, call(false)},
+            std::vector<Sample> out{
+                {"default_generator", {self}, call(fn, false)},
+                {"philox", {self}, call(fn, true)},
+                {"strided", {s::strided(self)}, call(fn, false)},
             };
+            for (const auto& [label, f] : more) {
+              out.push_back({label, {self}, call(f, false)});
+            }
+            return out;
+          },
+      .bad_samples =
+          [bad] {
+            return std::vector<Sample>{
+                {"bad_arguments",
+                 {full({3, 4}, 0.5, kFloat32)},
+                 [bad](const std::vector<Tensor>& in) {
+                   Tensor t = in[0];
+                   bad(t);
+                   return std::vector{t};
+                 }}};
           },
       .not_differentiable = kDraw,
       .inplace = true,
@@ -128,38 +149,50 @@ DITTO_OP_RECORDS(random) {
       "randperm(n, dtype, generator)",
       [](Dtype dt, int64_t n, const auto& g) { return randperm(n, dt, g); },
       {kInt64});
-  {
-    const ditto::detail::DevicesScope on_vulkan({kVulkan});
-    fill(
-        "uniform_",
-        "uniform_(from, to, generator)",
-        [](Tensor& t, const auto& g) { t.uniform_(-2.0, 3.0, g); },
-        kFloating);
-    fill(
-        "normal_",
-        "normal_(mean, std, generator)",
-        [](Tensor& t, const auto& g) { t.normal_(0.5, 2.0, g); },
-        kFloating);
-    fill(
-        "random_",
-        "random_(from, to, generator)",
-        [](Tensor& t, const auto& g) { t.random_(-7, 100, g); },
-        {kFloat32, kInt64});
-    fill(
-        "exponential_",
-        "exponential_(lambd, generator)",
-        [](Tensor& t, const auto& g) { t.exponential_(2.0, g); },
-        kFloating);
-    fill(
-        "bernoulli_",
-        "bernoulli_(p, generator), Tensor::bernoulli_(p_tensor, generator)",
-        [](Tensor& t, const auto& g) { t.bernoulli_(0.3, g); },
-        kFloating);
-  }
+  // The fills run on the device too (their declarations, random.ops.toml).
+  fill(
+      "uniform_",
+      "uniform_(from, to, generator)",
+      [](Tensor& t, const auto& g) { t.uniform_(-2.0, 3.0, g); },
+      kFloating,
+      [](Tensor& t) { t.uniform_(3.0, -2.0); });
+  fill(
+      "normal_",
+      "normal_(mean, std, generator)",
+      [](Tensor& t, const auto& g) { t.normal_(0.5, 2.0, g); },
+      kFloating,
+      [](Tensor& t) { t.normal_(0.0, -1.0); });
+  fill(
+      "random_",
+      "random_(from, to, generator), Tensor::random_(to, generator), "
+      "Tensor::random_(generator)",
+      [](Tensor& t, const auto& g) { t.random_(-7, 100, g); },
+      {kFloat32, kInt64},
+      [](Tensor& t) { t.random_(5, 2); },
+      {{"to", [](Tensor& t, const auto& g) { t.random_(1000, g); }},
+       {"dtype_range", [](Tensor& t, const auto& g) { t.random_(g); }},
+       {"from_to_none",
+        [](Tensor& t, const auto& g) { t.random_(-3, std::nullopt, g); }}});
+  fill(
+      "exponential_",
+      "exponential_(lambd, generator)",
+      [](Tensor& t, const auto& g) { t.exponential_(2.0, g); },
+      kFloating,
+      [](Tensor& t) { t.exponential_(-1.0); });
+  fill(
+      "bernoulli_",
+      "bernoulli_(p, generator), Tensor::bernoulli_(p_tensor, generator)",
+      [](Tensor& t, const auto& g) { t.bernoulli_(0.3, g); },
+      kFloating,
+      [](Tensor& t) { t.bernoulli_(1.5); });
   register_op({
       .name = "bernoulli",
       .family = "random",
-      .callables = {"ditto::bernoulli(p, generator)"},
+      .callables =
+          {"ditto::bernoulli(self, generator)",
+           "Tensor::bernoulli(generator)",
+           "ditto::bernoulli(self, p, generator)",
+           "Tensor::bernoulli(p, generator)"},
       .deterministic_because = kStream,
       .dtypes = kFloating,
       .samples =
@@ -172,6 +205,9 @@ DITTO_OP_RECORDS(random) {
                  })},
                 {"philox", {p}, s::call1([](const Tensor& q) {
                    return bernoulli(q, Generator::philox(11));
+                 })},
+                {"scalar_p", {p}, s::call1([](const Tensor& q) {
+                   return bernoulli(q, 0.25);
                  })},
             };
           },
