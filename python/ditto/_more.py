@@ -671,11 +671,6 @@ def install_methods(ns):
     Tensor.__imod__ = lambda self, other: self.copy_(_C.remainder(self, other))
     for name in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, name + "_", _compare_(name))
-    from .nn import functional as F
-    Tensor.softmax = lambda self, dim, dtype=None: F.softmax(
-        self if dtype is None else self.to(dtype), dim=dim)
-    Tensor.log_softmax = lambda self, dim, dtype=None: F.log_softmax(
-        self if dtype is None else self.to(dtype), dim=dim)
 
 
 def i0(input):

@@ -29,45 +29,8 @@ IntList pair(const IntList& v) {
 }
 
 void init_activation_and_conv(py::module_& nn, py::module_& m) {
-  nn.def(
-      "leaky_relu",
-      &F::leaky_relu,
-      py::arg("input"),
-      py::arg("negative_slope") = 0.01,
-      ReleaseGil());
-  nn.def("silu", &F::silu, py::arg("input"), ReleaseGil());
-  nn.def(
-      "gelu",
-      [](const Tensor& x, const std::string& approximate) {
-        return F::gelu(x, approximate);
-      },
-      py::arg("input"),
-      py::kw_only(),
-      py::arg("approximate") = "none",
-      ReleaseGil());
-  for (const char* name : {"softmax", "log_softmax"}) {
-    bool log = name[0] == 'l';
-    auto f = [log](const Tensor& x, int64_t dim, std::optional<Dtype> d) {
-      Tensor in = d ? x.to(*d) : x;
-      return log ? F::log_softmax(in, dim) : F::softmax(in, dim);
-    };
-    nn.def(
-        name,
-        f,
-        py::arg("input"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("dtype") = py::none(),
-        ReleaseGil());
-    m.def(
-        name,
-        f,
-        py::arg("input"),
-        py::arg("dim"),
-        py::kw_only(),
-        py::arg("dtype") = py::none(),
-        ReleaseGil());
-  }
+  // leaky_relu, silu, gelu, softmax and log_softmax:
+  // composite/activation.ops.toml.
   // conv_transpose2d's arguments pass as given (1 or 2 values each).
   auto conv_t = [](const Tensor& x,
                    const Tensor& w,

@@ -312,6 +312,23 @@ TEST(Declarations, MutatingMethodsAndOptionalTensorLists) {
   EXPECT_TRUE(equal(x.index(std::vector<Tensor>{Tensor(), cols}), g));
 }
 
+// The activations with bodies (composite/activation.ops.toml): ATen's
+// functions in namespace ditto, nn::functional's names for them, softmax's
+// dtype and method forms.
+TEST(Declarations, ActivationsAreAtensAndNnFunctionals) {
+  namespace F = nn::functional;
+  Tensor x = linspace(-3.0, 3.0, 24, kFloat32).reshape({4, 6});
+  EXPECT_TRUE(equal(gelu(x, "tanh"), F::gelu(x, "tanh")));
+  EXPECT_TRUE(equal(leaky_relu(x), F::leaky_relu(x, 0.01)));
+  EXPECT_TRUE(equal(silu(x), mul(x, sigmoid(x))));
+  EXPECT_TRUE(equal(x.softmax(1), F::softmax(x, 1)));
+  Tensor d = softmax(x, 1, kFloat64);
+  EXPECT_EQ(d.dtype(), kFloat64);
+  EXPECT_TRUE(equal(d, softmax(x.to(kFloat64), 1)));
+  EXPECT_TRUE(
+      equal(x.log_softmax(0, kFloat64), log_softmax(x.to(kFloat64), 0)));
+}
+
 // Issue 59: every op whose PyTorch kernel is nondeterministic (CPU or
 // CUDA) is computed by ditto records that are deterministic on every path
 // or have a deterministic variant the mode picks, never an alert.

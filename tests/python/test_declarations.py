@@ -294,3 +294,29 @@ def test_mutating_methods_and_index_lists_keep_torchs_forms():
     assert t.index_put_((ditto.tensor([0]),), ditto.tensor(2.0), accumulate=True) is t
     assert t.index_put((ditto.tensor([0]),), ditto.tensor(1.0), True)[0].tolist() == \
         [3.0] * 4
+
+
+def test_activations_declared_once_reach_nn_functional():
+    """leaky_relu, silu, gelu, softmax and log_softmax: one declaration each
+    (composite/activation.ops.toml), bound once, named by
+    ditto.nn.functional and (softmax, log_softmax) as Tensor methods with
+    torch's dtype argument."""
+    from ditto.nn import functional as F
+    x = ditto.tensor([[-1.0, 0.5, 2.0]])
+    for name in ("leaky_relu", "silu", "gelu", "softmax", "log_softmax"):
+        assert getattr(F, name) is getattr(ditto, name), name
+    assert F.softmax(x, 1).tolist() == x.softmax(1).tolist() == \
+        x.softmax(dim=1).tolist()
+    # softmax.int's dtype is positional in torch's schema
+    y = ditto.log_softmax(x, 1, ditto.float64)
+    assert y.dtype == ditto.float64
+    assert y.tolist() == x.to(ditto.float64).log_softmax(1).tolist()
+    assert x.softmax(1, dtype=ditto.float64).dtype == ditto.float64
+    assert F.gelu(x, approximate="tanh").tolist() != F.gelu(x).tolist()
+    with pytest.raises(TypeError):
+        F.gelu(x, "tanh")  # approximate is keyword-only, as torch's
+    with pytest.raises(ValueError):
+        F.gelu(x, approximate="fast")
+    got = F.leaky_relu(x, 0.25).tolist()
+    assert got == [[-0.25, 0.5, 2.0]]
+    assert F.silu(x).tolist() == (x * x.sigmoid()).tolist()

@@ -11,15 +11,21 @@
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/reduce.h"
 
-namespace ditto::nn::functional {
+// Declared in ditto/ops/composite/activation.ops.toml (namespace ditto, as
+// ATen's; nn::functional names them too).
+namespace ditto {
 namespace {
 
 using detail::check_floating;
+
+Tensor log_softmax_of(const Tensor& x, int64_t dim);
+Tensor softmax_of(const Tensor& x, int64_t dim);
 
 } // namespace
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
   detail::OpScope op("leaky_relu", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(x.defined(), ValueError, "leaky_relu", "undefined input");
   return op.done(where(gt(x, 0.0), x, mul(x, negative_slope)));
 }
 
@@ -52,9 +58,20 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
   return op.done(detail::unary(kernels::UnaryOp::Gelu, x));
 }
 
-Tensor log_softmax(const Tensor& x, int64_t dim) {
+// torch.log_softmax(x, dim, dtype): x converted to dtype first.
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
+  return log_softmax_of(dtype ? x.to(*dtype) : x, dim);
+}
+
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
+  return softmax_of(dtype ? x.to(*dtype) : x, dim);
+}
+
+namespace {
+
+Tensor log_softmax_of(const Tensor& x, int64_t dim) {
   if (detail::is_storage(x) && is_floating(x.dtype())) {
-    return log_softmax(detail::upcast(x), dim).to(x.dtype());
+    return log_softmax_of(detail::upcast(x), dim).to(x.dtype());
   }
   detail::OpScope scope("log_softmax", {x});
   check_floating(x, "log_softmax");
@@ -77,9 +94,9 @@ Tensor log_softmax(const Tensor& x, int64_t dim) {
       });
 }
 
-Tensor softmax(const Tensor& x, int64_t dim) {
+Tensor softmax_of(const Tensor& x, int64_t dim) {
   if (detail::is_storage(x) && is_floating(x.dtype())) {
-    return softmax(detail::upcast(x), dim).to(x.dtype());
+    return softmax_of(detail::upcast(x), dim).to(x.dtype());
   }
   detail::OpScope scope("softmax", {x});
   check_floating(x, "softmax");
@@ -102,4 +119,5 @@ Tensor softmax(const Tensor& x, int64_t dim) {
       });
 }
 
-} // namespace ditto::nn::functional
+} // namespace
+} // namespace ditto

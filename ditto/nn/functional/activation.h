@@ -13,23 +13,14 @@ namespace ditto::nn::functional {
 using ::ditto::relu;
 using ::ditto::sigmoid;
 using ::ditto::tanh;
-
-DITTO_API Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
-DITTO_API Tensor silu(const Tensor& x);
-// x/2 (1 + erf(x/sqrt(2))), or with approximate "tanh"
-// x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as PyTorch.
-DITTO_API Tensor gelu(const Tensor& x, std::string_view approximate = "none");
-
-// log(softmax(x)) along dim, as (x - max) - log(sum(exp(x - max))).
-// Floating types only.
-DITTO_API Tensor log_softmax(const Tensor& x, int64_t dim);
-// exp(x - max) / sum(exp(x - max)) along dim.
-DITTO_API Tensor softmax(const Tensor& x, int64_t dim);
+// Declared in ditto/ops/composite/activation.ops.toml (declared.h):
+// leaky_relu(x, negative_slope = 0.01), silu(x), gelu(x, approximate =
+// "none": x/2 (1 + erf(x/sqrt(2))), or "tanh": PyTorch's tanh form), and
+// softmax/log_softmax(x, dim, dtype = nullopt) along dim, floating types.
+using ::ditto::gelu;
+using ::ditto::leaky_relu;
+using ::ditto::log_softmax;
+using ::ditto::silu;
+using ::ditto::softmax;
 
 } // namespace ditto::nn::functional
-
-namespace ditto {
-// torch.softmax, torch.log_softmax.
-using nn::functional::log_softmax;
-using nn::functional::softmax;
-} // namespace ditto

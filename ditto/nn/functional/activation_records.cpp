@@ -27,7 +27,8 @@ void activation(
       .name = name,
       .family = "activation",
       .callables =
-          {std::string("ditto::nn::functional::") + name + "(" + args + ")"},
+          {std::string("ditto::") + name + "(" + args + ")",
+           std::string("ditto::nn::functional::") + name + "(" + args + ")"},
       .deterministic_because = kComposedElementwise,
       .dtypes = kFloating,
       .samples =
@@ -100,7 +101,8 @@ void softmax_record(
       .name = name,
       .family = "activation",
       .callables =
-          {std::string("ditto::") + name + "(x, dim)",
+          {std::string("ditto::") + name + "(x, dim, dtype)",
+           std::string("Tensor::") + name + "(dim, dtype)",
            std::string("ditto::nn::functional::") + name + "(x, dim)"},
       .deterministic_because =
           "composed of max, exp, sum and log along dim: elementwise ops and "
@@ -131,23 +133,18 @@ DITTO_OP_RECORDS(activation) {
     return leaky_relu(x, 0.2);
   });
   activation("silu", "x", [](const Tensor& x) { return silu(x); });
-  {
-    const ditto::detail::DevicesScope on_vulkan({kVulkan});
-    activation(
-        "gelu",
-        "x, approximate",
-        [](const Tensor& x) { return gelu(x); },
-        gelu_samples);
-  }
-
-  {
-    const ditto::detail::DevicesScope on_vulkan({kVulkan});
-    softmax_record(
-        "softmax", [](const Tensor& x, int64_t d) { return softmax(x, d); });
-    softmax_record("log_softmax", [](const Tensor& x, int64_t d) {
-      return log_softmax(x, d);
-    });
-  }
+  // gelu, softmax and log_softmax run on the device too (their
+  // declarations, composite/activation.ops.toml).
+  activation(
+      "gelu",
+      "x, approximate",
+      [](const Tensor& x) { return gelu(x); },
+      gelu_samples);
+  softmax_record(
+      "softmax", [](const Tensor& x, int64_t d) { return softmax(x, d); });
+  softmax_record("log_softmax", [](const Tensor& x, int64_t d) {
+    return log_softmax(x, d);
+  });
 }
 
 } // namespace ditto::nn::functional

@@ -11,14 +11,14 @@ from .._C._nn import (  # noqa: F401
     conv_transpose2d, conv_transpose3d,
     cross_entropy, ctc_loss, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
-    fractional_max_pool3d, fractional_max_pool3d_with_indices, gelu,
+    fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, group_norm, gru_cell_gates, instance_norm, interpolate,
-    kl_div, l1_loss, layer_norm, leaky_relu, linear, log_softmax,
+    kl_div, l1_loss, layer_norm, linear,
     lstm_cell_gates, max_pool1d, max_pool1d_with_indices, max_pool2d,
     max_pool2d_backward, max_pool2d_with_indices, max_pool3d,
     max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
     max_unpool2d, max_unpool3d, mse_loss, nll_loss, normalize, one_hot,
-    silu, smooth_l1_loss, softmax, split_rows, upsample, upsample2d)
+    smooth_l1_loss, split_rows, upsample, upsample2d)
 
 
 def pad(input, pad, mode="constant", value=None):
