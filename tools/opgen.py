@@ -1029,12 +1029,7 @@ def write_bindings_inc(files, ops):
                         f"py::gil_scoped_release gil; return ::ditto::{op.name}(self, v{kw_names}); "
                         f"}}{kw_py});")
             if "inplace" in op.variants:
-                isig = f"Tensor& (Tensor::*)({defn})"
-                target = f"static_cast<{isig}>(&Tensor::{op.name}_)"
-                rest = op.schema.args[1:]
-                if converted(rest):
-                    target = (f"[](Tensor& self, {py_params(rest)}) -> Tensor& {{ "
-                              f"return self.{op.name}_({py_call_args(rest)}); }}")
+                target = member_binding(op.name + "_", defn, op.schema.args[1:])
                 out.append(
                     f"  cls.def({c_string(op.name + '_')}, {target}{args}, "
                     "py::return_value_policy::reference, ReleaseGil());")
@@ -1092,17 +1087,23 @@ def converted(args):
     return any(a.type in PY_CONVERSIONS for a in args)
 
 
+def member_binding(member, params, rest):
+    """pybind11's target for the member Tensor::<member>(params) returning
+    self: the member itself, or a lambda when an argument of rest (the
+    schema's, after self) needs PY_CONVERSIONS."""
+    if not converted(rest):
+        return f"static_cast<Tensor& (Tensor::*)({params})>(&Tensor::{member})"
+    sep = ", " if rest else ""
+    return (f"[](Tensor& self{sep}{py_params(rest)}) -> Tensor& {{ "
+            f"return self.{member}({py_call_args(rest)}); }}")
+
+
 def bindings_mutating(op):
     """x.uniform_(from=0, to=1, *, generator=None): the member with every
     argument, returning self."""
     s = op.schema
     rest = s.args[1:]
-    if converted(rest):
-        target = (f"[](Tensor& self{''.join(', ' + p for p in [py_params(rest)] if p)}) "
-                  f"-> Tensor& {{ return self.{op.name}({py_call_args(rest)}); }}")
-    else:
-        target = (f"static_cast<Tensor& (Tensor::*)({Schema.params(rest, defaults=False)})>"
-                  f"(&Tensor::{op.name})")
+    target = member_binding(op.name, Schema.params(rest, defaults=False), rest)
     args = "".join(", " + a for a in s.py_args(skip_self=True))
     return [f"  cls.def({c_string(op.name)}, {target}{args}, "
             "py::return_value_policy::reference, ReleaseGil());"]

@@ -18,9 +18,6 @@ namespace {
 
 using detail::check_floating;
 
-Tensor log_softmax_of(const Tensor& x, int64_t dim);
-Tensor softmax_of(const Tensor& x, int64_t dim);
-
 } // namespace
 
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
@@ -56,15 +53,6 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
   // x Phi(x) in one pass, with PyTorch's backward (Note [Float GELU],
   // kernels::UnaryOp::Gelu).
   return op.done(detail::unary(kernels::UnaryOp::Gelu, x));
-}
-
-// torch.log_softmax(x, dim, dtype): x converted to dtype first.
-Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
-  return log_softmax_of(dtype ? x.to(*dtype) : x, dim);
-}
-
-Tensor softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
-  return softmax_of(dtype ? x.to(*dtype) : x, dim);
 }
 
 namespace {
@@ -120,4 +108,14 @@ Tensor softmax_of(const Tensor& x, int64_t dim) {
 }
 
 } // namespace
+
+// torch.log_softmax(x, dim, dtype): x converted to dtype first.
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
+  return log_softmax_of(dtype ? x.to(*dtype) : x, dim);
+}
+
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<Dtype> dtype) {
+  return softmax_of(dtype ? x.to(*dtype) : x, dim);
+}
+
 } // namespace ditto

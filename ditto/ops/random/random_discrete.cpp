@@ -21,10 +21,6 @@ struct IntRange {
   bool full = false;
 };
 
-// random_'s bounds as PyTorch's random_from_to_impl reads them: [from, to),
-// or without to [from, the dtype's largest] (2^digits for floating dtypes,
-// 1 for bool), or every int64 when from is INT64_MIN without to. random_()
-// is random_(0, None).
 // The values random_ may draw for a dtype: [lo, hi] (floating: the
 // integers of magnitude up to 2^digits, each exact).
 struct DrawLimits {
@@ -58,6 +54,10 @@ DrawLimits draw_limits(Dtype dt) {
   return {false, INT64_MIN, INT64_MAX};
 }
 
+// random_'s bounds as PyTorch's random_from_to_impl reads them: [from, to),
+// or without to [from, the dtype's largest] (2^digits for floating dtypes,
+// 1 for bool), or every int64 when from is INT64_MIN without to. random_()
+// is random_(0, None).
 IntRange random_bounds(Dtype dt, int64_t from, std::optional<int64_t> to) {
   if (!to && from == std::numeric_limits<int64_t>::min()) {
     DITTO_CHECK(
