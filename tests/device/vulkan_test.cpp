@@ -21,6 +21,7 @@
 
 #include "ditto/device/device.h"
 #include "ditto/ditto.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/ops/record.h"
 #include "tests/cli_util.h"
 #include "tests/error_of.h"
@@ -137,6 +138,34 @@ TEST(DeviceSpec, ParsesAndPrintsAsTorchDoes) {
   // Found by fuzz_device_spec: a sign before the index.
   EXPECT_NE(error_of<ValueError>([] { Device("vulkan:-0"); }), "");
   EXPECT_NE(error_of<ValueError>([] { Device("vulkan:+1"); }), "");
+}
+
+// Note [Device kernel slots]: the ops reach the device through one table
+// of slots per device type, which the device fills while the library loads.
+TEST_F(Vulkan, OpsReachTheDeviceThroughItsKernelSlots) {
+  const Tensor x = ones({3}, kFloat32).to(dev);
+  const kernels::DeviceKernels& k = kernels::device_kernels(x, "test");
+  EXPECT_NE(k.binary, nullptr);
+  EXPECT_NE(k.nll_backward, nullptr);
+  // The CPU has loops, not slots; no other device registered any.
+  const std::string cpu = error_of<InternalError>(
+      [] { kernels::device_kernels(ones({1}), "some_op"); });
+  EXPECT_NE(cpu.find("[some_op]"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("cpu"), std::string::npos) << cpu;
+  EXPECT_NE(
+      error_of<InternalError>([] {
+        kernels::register_device_kernels(kCPU, kernels::DeviceKernels{});
+      }),
+      "");
+  // A device that leaves a slot empty is refused, naming the slot, and the
+  // table registered before stays.
+  kernels::DeviceKernels partial = k;
+  partial.gemm = nullptr;
+  const std::string empty = error_of<InternalError>(
+      [&] { kernels::register_device_kernels(kVulkan, partial); });
+  EXPECT_NE(empty.find("gemm"), std::string::npos) << empty;
+  EXPECT_EQ(kernels::device_kernels(x, "test").gemm, k.gemm);
+  EXPECT_TRUE(equal(add(x, x).cpu(), full({3}, 2.0)));
 }
 
 TEST_F(Vulkan, ListsTheDeviceWithItsArithmetic) {

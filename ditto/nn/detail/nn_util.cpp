@@ -6,21 +6,6 @@
 
 namespace ditto::detail {
 
-std::pair<int64_t, int64_t> pair_arg(
-    const IntList& v,
-    const char* op,
-    const char* what) {
-  DITTO_CHECK(
-      v.size() == 1 || v.size() == 2,
-      ValueError,
-      op,
-      what,
-      " must be one int or two ints, got ",
-      v.size(),
-      " values");
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
-}
-
 void check_floating(const Tensor& x, const char* op) {
   DITTO_CHECK(x.defined(), ValueError, op, "undefined tensor");
   DITTO_CHECK(

@@ -4,19 +4,11 @@
 // transposed convolution, ctc_loss, the recurrent layers). Not installed.
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "ditto/core/tensor.h"
 
 namespace ditto::detail {
-
-// One value for both spatial dims, or one per dim; ValueError naming op and
-// what otherwise.
-std::pair<int64_t, int64_t> pair_arg(
-    const IntList& v,
-    const char* op,
-    const char* what);
 
 // ValueError for an undefined x, TypeError unless floating.
 void check_floating(const Tensor& x, const char* op);

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "ditto/core/error.h"
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/nn/functional/activation.h"
 #include "ditto/ops/detail/op_util.h"
@@ -149,13 +149,14 @@ Tensor nll_on_device(
       total_weight += wp ? double(wp[tp[i]]) : 1.0;
     }
   }
-  const vulkan::Nll a{x, t, w, g.c, g.s, ignore_index};
+  const kernels::NllArgs a{x, t, w, g.c, g.s, ignore_index};
   if (reduction == Reduction::None) {
     Tensor per = detail::new_tensor(t.sizes(), x.dtype(), x.device());
-    vulkan::nll_terms(a, per, "nll_loss");
+    kernels::device_kernels(x, "nll_loss").nll_terms(a, per, "nll_loss");
     return per;
   }
-  const double acc = vulkan::nll_sum(a, "nll_loss");
+  const double acc =
+      kernels::device_kernels(x, "nll_loss").nll_sum(a, "nll_loss");
   const double r = reduction == Reduction::Sum ? acc : acc / total_weight;
   return scalar_tensor(static_cast<float>(r), x.dtype()).to(x.device());
 }
@@ -169,16 +170,18 @@ void nll_backward_on_device(
     int64_t ignore_index,
     Reduction reduction,
     double total_weight) {
-  const vulkan::Nll a{gi, t, w, g.c, g.s, ignore_index};
+  const kernels::NllArgs a{gi, t, w, g.c, g.s, ignore_index};
   if (reduction == Reduction::None) {
-    vulkan::nll_backward(a, gi, gout, 0.0f, "nll_loss_backward");
+    kernels::device_kernels(gi, "nll_loss_backward")
+        .nll_backward(a, gi, gout, 0.0f, "nll_loss_backward");
     return;
   }
   // The CPU's scale, on the host from the one incoming value.
   const float go = gout.item<float>();
   const float scale =
       reduction == Reduction::Mean ? float(go / float(total_weight)) : go;
-  vulkan::nll_backward(a, gi, Tensor(), scale, "nll_loss_backward");
+  kernels::device_kernels(gi, "nll_loss_backward")
+      .nll_backward(a, gi, Tensor(), scale, "nll_loss_backward");
 }
 
 } // namespace

@@ -13,7 +13,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
@@ -162,7 +162,7 @@ std::pair<Tensor, Tensor> max_with_indices(
     const Tensor& x,
     const Planes& g,
     const Windows& w,
-    const std::optional<vulkan::PoolGeom>& device,
+    const std::optional<kernels::PoolGeom>& device,
     Tensor out = {}, // both allocated here unless given
     Tensor idx = {}) {
   const Tensor in = x.contiguous();
@@ -173,7 +173,8 @@ std::pair<Tensor, Tensor> max_with_indices(
   }
   if (!x.is_cpu()) {
     // Only max_pool2d has a device kernel (Note [Ops on a device]).
-    vulkan::max_pool2d(device.value(), out, idx, in, op);
+    kernels::device_kernels(out, op).max_pool2d(
+        device.value(), out, idx, in, op);
   } else {
     pool_max(op, in, g, w, out, idx);
   }
@@ -218,7 +219,7 @@ std::pair<Tensor, Tensor> max_pool_nd(
   for (size_t i = 0; i < 3; ++i) {
     w[i] = max_windows(g.in[i], f.out[i], f.k[i], f.s[i], f.p[i], f.d[i]);
   }
-  const vulkan::PoolGeom device{
+  const kernels::PoolGeom device{
       g.planes,
       g.in[1],
       g.in[2],

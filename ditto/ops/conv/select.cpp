@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "ditto/determinism/context.h"
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/ops/detail/conv/algorithms.h"
 #include "ditto/ops/detail/op_util.h"
 
@@ -73,7 +73,7 @@ const Algo& heuristic(Dir d, const Geom& g) {
 // Note [Convolutions on a device]
 // A Vulkan device runs the algorithm the CPU would choose without timing
 // (the heuristic, or the forced one), each output the same chain of fma as
-// that algorithm's (vulkan::conv2d), so it gives the CPU's bits.
+// that algorithm's (the device's conv2d slot), so it gives the CPU's bits.
 // Benchmarking has nothing to choose from there yet: it takes the
 // heuristic's choice. A forced algorithm the device lacks (winograd)
 // raises NotImplementedError; the weight gradient's nondeterministic "fast"
@@ -88,7 +88,7 @@ std::string device_dispatch(
     const std::string& forced) {
   const Algo& al = forced.empty() ? heuristic(d, g) : algorithm(d, forced);
   const std::string_view name = al.name;
-  using vulkan::ConvKernel;
+  using kernels::ConvKernel;
   ConvKernel kernel{};
   bool has = true;
   if (d == kForward) {
@@ -125,7 +125,8 @@ std::string device_dispatch(
     alert_not_deterministic(
         detail::str_cat(op, " (", name, ") on ", out.device()));
   }
-  vulkan::conv2d(kernel, g, samples_per_chunk(g), out, a, b, op);
+  kernels::device_kernels(out, op).conv2d(
+      kernel, g, samples_per_chunk(g), out, a, b, op);
   return std::string(name);
 }
 

@@ -1,6 +1,6 @@
 #include "ditto/ops/detail/elementwise_engine.h"
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 
 #include <array>
 #include <cmath>
@@ -255,7 +255,7 @@ Tensor binary(
       compute,
       info.result == kResultIntegral ? " (integer and bool tensors only)" : "");
   if (!dst.is_cpu()) {
-    vulkan::binary(
+    kernels::device_kernels(dst, name).binary(
         info.vulkan_code,
         info.result == kResultBool,
         info.vulkan_float64,
@@ -438,7 +438,7 @@ Tensor fused(
       return t.is_cpu() ? t.to(compute) : prepared;
     };
     Tensor zc = c ? operand(*c, z) : Tensor();
-    vulkan::fused(
+    kernels::device_kernels(dst, name).fused(
         int(op), s, dst, operand(a, x), operand(b, y), c ? &zc : nullptr, name);
   } else {
     detail::run_loop(
@@ -582,7 +582,8 @@ Tensor unary(UnaryOp op, const Tensor& a) {
   auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
   DITTO_ASSERT(loop != nullptr);
   if (!out.is_cpu()) {
-    vulkan::unary(info.vulkan_code, info.vulkan_float64, out, x, name);
+    kernels::device_kernels(out, name).unary(
+        info.vulkan_code, info.vulkan_float64, out, x, name);
   } else {
     detail::run_loop(
         a.sizes(),

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 
 namespace ditto::detail {
 
@@ -236,16 +236,17 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
   }
   if (!dst.is_cpu() || !src_in.is_cpu()) {
     if (dst.device() == src_in.device()) {
-      vulkan::copy_into(dst, src_in, op);
+      kernels::device_kernels(dst, op).copy_into(dst, src_in, op);
     } else if (src_in.is_cpu()) {
       // Converted and broadcast on the host in dst's layout, then uploaded.
       Tensor host = new_tensor(dst.sizes(), dst.dtype());
       copy_into(host, src_in, op);
-      vulkan::upload_into(dst, host, op);
+      kernels::device_kernels(dst, op).upload_into(dst, host, op);
     } else {
       // The device's elements to the host, then on to dst (the CPU, or
       // another device through the upload above).
-      copy_into(dst, vulkan::to_host(src_in, op), op);
+      copy_into(
+          dst, kernels::device_kernels(src_in, op).to_host(src_in, op), op);
     }
     return;
   }

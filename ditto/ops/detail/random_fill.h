@@ -11,8 +11,8 @@
 #include <limits>
 #include <numeric>
 
-#include "ditto/device/vulkan/kernels.h"
 #include "ditto/kernels/cpu/math.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/random_util.h"
 #include "ditto/ops/elementwise.h"
@@ -278,7 +278,8 @@ inline void device_bernoulli(
     first = g.impl()->reserve(uint64_t(t.numel()) * 2);
     key = *g.impl()->philox_key();
   }
-  vulkan::philox_bernoulli(t, key[0], key[1], first, p, "bernoulli_");
+  kernels::device_kernels(t, "bernoulli_")
+      .philox_bernoulli(t, key[0], key[1], first, p, "bernoulli_");
 }
 
 template <typename T>

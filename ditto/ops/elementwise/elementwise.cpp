@@ -1,6 +1,6 @@
 #include "ditto/ops/elementwise.h"
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 
 #include <cmath>
 #include <optional>
@@ -320,8 +320,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
                                        : b.device();
   Tensor out = detail::new_tensor(shape, d, device);
   if (!device.is_cpu()) {
-    vulkan::where(
-        out, c, a.is_cpu() ? a.to(d) : x, b.is_cpu() ? b.to(d) : y, "where");
+    kernels::device_kernels(out, "where")
+        .where(
+            out,
+            c,
+            a.is_cpu() ? a.to(d) : x,
+            b.is_cpu() ? b.to(d) : y,
+            "where");
     return scope.done(
         out, [sc = scope.save(cond)](const autograd::GradList& g) {
           Tensor cd = sc.unpack();

@@ -1,6 +1,6 @@
 #include "ditto/ops/index.h"
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 
 #include <cstring>
 #include <vector>
@@ -41,7 +41,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t* ip = idx.data_ptr<int64_t>();
   const bool on_device = !self.is_cpu();
   if (on_device) {
-    vulkan::select_rows(out, src, ip, n, len, "index_select");
+    kernels::device_kernels(out, "index_select")
+        .select_rows(out, src, ip, n, len, "index_select");
   }
   const char* from =
       on_device ? nullptr : static_cast<const char*>(src.raw_data());
@@ -183,7 +184,7 @@ Tensor& index_rows_(
   if (!self.is_cpu()) {
     // index_copy_ has no device kernel: OpScope refused it.
     DITTO_ASSERT(C == Combine::kAdd);
-    vulkan::add_rows(
+    kernels::device_kernels(W, name).add_rows(
         W, src, ip, n, rows, len, detail::use_deterministic<C, float>(), name);
   }
   dispatch_dtype(self.dtype(), name, [&]<typename T>() {

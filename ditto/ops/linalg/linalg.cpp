@@ -11,9 +11,9 @@
 #include "ditto/core/env.h"
 #include "ditto/core/parallel.h"
 #include "ditto/determinism/context.h"
-#include "ditto/device/vulkan/kernels.h"
 #include "ditto/kernels/cpu/gemm_blocking.h"
 #include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/reduce.h"
@@ -88,11 +88,11 @@ constexpr int64_t kSplitKMaxTiles = 2;
 // (the CPU's chain over it), held in a workspace of the configured size on
 // the device. Deterministic: the partials added in chunk order, the CPU's
 // bits. Fast: added into the output with atomic additions in whatever order
-// the device's invocations get there (vulkan::add_rows), the GPU's
+// the device's invocations get there (the device's add_rows slot), the GPU's
 // nondeterminism.
 void device_split_k(
-    vulkan::Matrix a,
-    vulkan::Matrix b,
+    kernels::DeviceMatrix a,
+    kernels::DeviceMatrix b,
     int64_t m,
     int64_t k,
     int64_t n,
@@ -115,7 +115,7 @@ void device_split_k(
     const int64_t here = std::min(cap, chunks - c0);
     for (int64_t i = 0; i < here; ++i) {
       const int64_t k0 = (c0 + i) * kSplitKChunk;
-      vulkan::gemm(
+      kernels::device_kernels(out, op).gemm(
           {&ws, i * mn, n, 1},
           {a.t, a.offset + k0 * a.cs, a.rs, a.cs},
           {b.t, b.offset + k0 * b.rs, b.rs, b.cs},
@@ -125,7 +125,8 @@ void device_split_k(
           op);
     }
     if (!deterministic) {
-      vulkan::add_rows(flat, ws, to_row_zero.data(), here, 1, mn, false, op);
+      kernels::device_kernels(out, op).add_rows(
+          flat, ws, to_row_zero.data(), here, 1, mn, false, op);
       continue;
     }
     for (int64_t i = 0; i < here; ++i) {
@@ -171,7 +172,7 @@ void gemm_batched(
       return;
     }
     for (size_t bi = 0; bi < off.a.size(); ++bi) {
-      vulkan::gemm(
+      kernels::device_kernels(out, op).gemm(
           {&out, out.storage_offset() + int64_t(bi) * m * n, n, 1},
           {&a, a.storage_offset() + off.a[bi], a_rs, a_cs},
           {&b, b.storage_offset() + off.b[bi], b_rs, b_cs},

@@ -6,8 +6,8 @@
 #include <limits>
 #include <numeric>
 
-#include "ditto/device/vulkan/kernels.h"
 #include "ditto/kernels/cpu/math.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/random_fill.h"
 #include "ditto/ops/detail/random_util.h"

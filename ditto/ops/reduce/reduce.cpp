@@ -1,6 +1,6 @@
 #include "ditto/ops/reduce.h"
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -267,7 +267,8 @@ Tensor sum_impl(
         "no kernel on ",
         a.device(),
         " for this op");
-    vulkan::reduce_sum(out, p.view, p.outer, p.inner, is_mean, name);
+    kernels::device_kernels(out, name).reduce_sum(
+        out, p.view, p.outer, p.inner, is_mean, name);
   }
   const auto& table = scope.kernels();
   auto loop =
@@ -395,7 +396,8 @@ ArgResult arg_impl(
   Tensor values = detail::new_tensor(p.out_shape, d, a.device());
   Tensor indices = detail::new_tensor(p.out_shape, kInt64, a.device());
   if (!a.is_cpu()) {
-    vulkan::arg_reduce(values, indices, p.view, p.outer, p.inner, is_max, name);
+    kernels::device_kernels(values, name)
+        .arg_reduce(values, indices, p.view, p.outer, p.inner, is_max, name);
     return {values, indices};
   }
   const auto& table = scope.kernels();

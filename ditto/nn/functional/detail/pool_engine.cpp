@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "ditto/device/vulkan/kernels.h"
+#include "ditto/kernels/device_kernels.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
@@ -312,13 +312,14 @@ Tensor max_backward(
   const Tensor ix = indices.contiguous();
   if (!gi.is_cpu()) {
     // The serial loop per plane (deterministic), else atomic additions.
-    vulkan::max_pool2d_backward(
-        {planes, in[1], in[2], out[1], out[2]},
-        gi,
-        ix,
-        go,
-        are_deterministic_algorithms_enabled(),
-        op);
+    kernels::device_kernels(gi, "max_pool2d_backward")
+        .max_pool2d_backward(
+            {planes, in[1], in[2], out[1], out[2]},
+            gi,
+            ix,
+            go,
+            are_deterministic_algorithms_enabled(),
+            op);
     return scope.done(gi);
   }
   check_plane_indices(ix, isize, op);
