@@ -71,6 +71,14 @@ class DeclError(Exception):
     pass
 
 
+# torch's named int defaults (at::Reduction: `int reduction=Mean`), as C++
+# and as the Python binding's default.
+NAMED_INTS = {
+    "Mean": ("::ditto::Reduction::Mean", "int64_t(1)"),
+    "Sum": ("::ditto::Reduction::Sum", "int64_t(2)"),
+}
+
+
 class Arg:
     def __init__(self, type_, name, default, kw_only):
         self.type = type_
@@ -90,6 +98,8 @@ class Arg:
             return '"' + d.strip("'") + '"'
         if d == "[]":
             return "IntArg{}"
+        if self.type == "int" and d in NAMED_INTS:
+            return NAMED_INTS[d][0]
         return d
 
     def py_default(self):
@@ -106,6 +116,8 @@ class Arg:
             return 'std::string_view("' + d.strip("'") + '")'
         if d == "[]":
             return "std::vector<int64_t>{}"
+        if self.type == "int" and d in NAMED_INTS:
+            return NAMED_INTS[d][1]
         return d
 
 
@@ -612,6 +624,7 @@ def write_declared_h(files, ops):
         "#include <utility>",
         "#include <vector>",
         "",
+        '#include "ditto/core/reduction.h" // int reduction=Mean',
         '#include "ditto/core/tensor.h"',
         '#include "ditto/random/generator.h" // Generator? arguments',
         "",

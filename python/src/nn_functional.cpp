@@ -488,29 +488,11 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
 }
 
 void init_losses(py::module_& nn) {
+  // nll_loss, binary_cross_entropy(_with_logits), mse_loss, l1_loss,
+  // smooth_l1_loss, kl_div and ctc_loss: their ATen forms are declared
+  // (composite/loss.ops.toml); python/ditto/nn/functional.py is torch's
+  // Python over them.
   using OptT = std::optional<Tensor>;
-  nn.def(
-      "nll_loss",
-      [](const Tensor& input,
-         const Tensor& target,
-         const OptT& weight,
-         int64_t ignore_index,
-         const std::string& reduction) {
-        return F::nll_loss(
-            input,
-            target,
-            F::NLLLossOptions()
-                .weight(value_or_undefined(weight))
-                .ignore_index(ignore_index)
-                .reduction(reduction_of(reduction)));
-      },
-      py::arg("input"),
-      py::arg("target"),
-      py::arg("weight") = py::none(),
-      py::kw_only(),
-      py::arg("ignore_index") = -100,
-      py::arg("reduction") = "mean",
-      ReleaseGil());
   nn.def(
       "cross_entropy",
       [](const Tensor& input,
@@ -535,125 +517,6 @@ void init_losses(py::module_& nn) {
       py::arg("ignore_index") = -100,
       py::arg("reduction") = "mean",
       py::arg("label_smoothing") = 0.0,
-      ReleaseGil());
-  nn.def(
-      "binary_cross_entropy",
-      [](const Tensor& input,
-         const Tensor& target,
-         const OptT& weight,
-         const std::string& reduction) {
-        return F::binary_cross_entropy(
-            input,
-            target,
-            F::BinaryCrossEntropyFuncOptions(reduction_of(reduction))
-                .weight(value_or_undefined(weight)));
-      },
-      py::arg("input"),
-      py::arg("target"),
-      py::arg("weight") = py::none(),
-      py::kw_only(),
-      py::arg("reduction") = "mean",
-      ReleaseGil());
-  nn.def(
-      "binary_cross_entropy_with_logits",
-      [](const Tensor& input,
-         const Tensor& target,
-         const OptT& weight,
-         const std::string& reduction,
-         const OptT& pos_weight) {
-        return F::binary_cross_entropy_with_logits(
-            input,
-            target,
-            F::BCEWithLogitsOptions()
-                .weight(value_or_undefined(weight))
-                .pos_weight(value_or_undefined(pos_weight))
-                .reduction(reduction_of(reduction)));
-      },
-      py::arg("input"),
-      py::arg("target"),
-      py::arg("weight") = py::none(),
-      py::kw_only(),
-      py::arg("reduction") = "mean",
-      py::arg("pos_weight") = py::none(),
-      ReleaseGil());
-  for (const char* name : {"mse_loss", "l1_loss"}) {
-    bool mse = name[0] == 'm';
-    nn.def(
-        name,
-        [mse](
-            const Tensor& input,
-            const Tensor& target,
-            const std::string& reduction) {
-          F::Reduction r = reduction_of(reduction);
-          return mse ? F::mse_loss(input, target, r)
-                     : F::l1_loss(input, target, r);
-        },
-        py::arg("input"),
-        py::arg("target"),
-        py::kw_only(),
-        py::arg("reduction") = "mean",
-        ReleaseGil());
-  }
-  nn.def(
-      "smooth_l1_loss",
-      [](const Tensor& input,
-         const Tensor& target,
-         const std::string& reduction,
-         double beta) {
-        return F::smooth_l1_loss(input, target, reduction_of(reduction), beta);
-      },
-      py::arg("input"),
-      py::arg("target"),
-      py::kw_only(),
-      py::arg("reduction") = "mean",
-      py::arg("beta") = 1.0,
-      ReleaseGil());
-  nn.def(
-      "kl_div",
-      [](const Tensor& input,
-         const Tensor& target,
-         const std::string& reduction,
-         bool log_target) {
-        F::KLDivReduction r = reduction == "none" ? F::KLDivReduction::None
-            : reduction == "batchmean"            ? F::KLDivReduction::BatchMean
-            : reduction == "sum"                  ? F::KLDivReduction::Sum
-            : reduction == "mean"
-            ? F::KLDivReduction::Mean
-            : throw ValueError(
-                  reduction + " is not a valid value for reduction");
-        return F::kl_div(input, target, r, log_target);
-      },
-      py::arg("input"),
-      py::arg("target"),
-      py::kw_only(),
-      py::arg("reduction") = "mean",
-      py::arg("log_target") = false,
-      ReleaseGil());
-  nn.def(
-      "ctc_loss",
-      [](const Tensor& log_probs,
-         const Tensor& targets,
-         const Tensor& input_lengths,
-         const Tensor& target_lengths,
-         int64_t blank,
-         const std::string& reduction,
-         bool zero_infinity) {
-        return F::ctc_loss(
-            log_probs,
-            targets,
-            input_lengths,
-            target_lengths,
-            blank,
-            reduction_of(reduction),
-            zero_infinity);
-      },
-      py::arg("log_probs"),
-      py::arg("targets"),
-      py::arg("input_lengths"),
-      py::arg("target_lengths"),
-      py::arg("blank") = 0,
-      py::arg("reduction") = "mean",
-      py::arg("zero_infinity") = false,
       ReleaseGil());
 }
 

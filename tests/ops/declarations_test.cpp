@@ -11,6 +11,7 @@
 #include "ditto/ditto.h"
 #include "ditto/ops/detail/declaration.h"
 #include "ditto/ops/record.h"
+#include "tests/error_of.h"
 
 namespace ditto {
 namespace {
@@ -327,6 +328,75 @@ TEST(Declarations, ActivationsAreAtensAndNnFunctionals) {
   EXPECT_TRUE(equal(d, softmax(x.to(kFloat64), 1)));
   EXPECT_TRUE(
       equal(x.log_softmax(0, kFloat64), log_softmax(x.to(kFloat64), 0)));
+}
+
+// The losses' ATen forms (composite/loss.ops.toml): LibTorch's reduction
+// ints, nn::functional's bits.
+TEST(Declarations, LossesTakeLibTorchsReductionInts) {
+  namespace F = nn::functional;
+  Tensor x = linspace(-2.0, 2.0, 12, kFloat32).reshape({3, 4});
+  Tensor y = linspace(1.5, -1.0, 12, kFloat32).reshape({3, 4});
+  EXPECT_TRUE(equal(ditto::mse_loss(x, y), F::mse_loss(x, y, kMean)));
+  EXPECT_TRUE(
+      equal(ditto::l1_loss(x, y, Reduction::Sum), F::l1_loss(x, y, kSum)));
+  EXPECT_TRUE(equal(
+      ditto::smooth_l1_loss(x, y, Reduction::None, 0.5),
+      F::smooth_l1_loss(x, y, kNone, 0.5)));
+  Tensor p = sigmoid(x), t = sigmoid(y);
+  Tensor w = linspace(0.5, 1.5, 4, kFloat32);
+  EXPECT_TRUE(equal(
+      ditto::binary_cross_entropy(p, t, w, Reduction::Sum),
+      F::binary_cross_entropy(
+          p, t, F::BinaryCrossEntropyFuncOptions(kSum).weight(w))));
+  EXPECT_TRUE(equal(
+      ditto::binary_cross_entropy_with_logits(x, t, std::nullopt, w),
+      F::binary_cross_entropy_with_logits(
+          x, t, F::BCEWithLogitsOptions().pos_weight(w))));
+  Tensor lp = log_softmax(x, 1);
+  Tensor target = tensor(std::vector<int64_t>{3, 0, 1});
+  EXPECT_TRUE(equal(
+      ditto::nll_loss(lp, target, w, Reduction::Mean, 0),
+      F::nll_loss(lp, target, F::NLLLossOptions().weight(w).ignore_index(0))));
+  EXPECT_TRUE(equal(
+      ditto::kl_div(lp, t, Reduction::Sum, false),
+      F::kl_div(lp, t, F::KLDivReduction::Sum)));
+  // ctc_loss with the lengths as tensors or lists.
+  Tensor lpc =
+      log_softmax(linspace(-1.0, 1.0, 30, kFloat32).reshape({5, 2, 3}), 2);
+  Tensor tc = tensor(std::vector<int64_t>{1, 2, 1, 0});
+  Tensor a = ditto::ctc_loss(
+      lpc,
+      tc.reshape({2, 2}),
+      tensor(std::vector<int64_t>{5, 4}),
+      tensor(std::vector<int64_t>{2, 1}));
+  EXPECT_TRUE(equal(
+      a, ditto::ctc_loss(lpc, tc.reshape({2, 2}), IntArg{5, 4}, IntArg{2, 1})));
+  EXPECT_TRUE(equal(
+      a,
+      F::ctc_loss(
+          lpc,
+          tc.reshape({2, 2}),
+          std::vector<int64_t>{5, 4},
+          std::vector<int64_t>{2, 1})));
+  // A reduction outside torch::Reduction names the op and the value, for
+  // each form.
+  for (int64_t r : {int64_t(-1), int64_t(3), int64_t(Reduction::END)}) {
+    const std::string e =
+        test::error_of<ValueError>([&] { ditto::mse_loss(x, y, r); });
+    EXPECT_NE(e.find("[mse_loss]"), std::string::npos) << e;
+    EXPECT_NE(e.find(std::to_string(r)), std::string::npos) << e;
+    EXPECT_NE(
+        test::error_of<ValueError>([&] {
+          ditto::kl_div(lp, t, r);
+        }).find("[kl_div]"),
+        std::string::npos);
+    EXPECT_NE(
+        test::error_of<ValueError>([&] {
+          ditto::ctc_loss(
+              lpc, tc.reshape({2, 2}), IntArg{5, 4}, IntArg{2, 1}, 0, r);
+        }).find("[ctc_loss]"),
+        std::string::npos);
+  }
 }
 
 // Issue 59: every op whose PyTorch kernel is nondeterministic (CPU or

@@ -320,3 +320,61 @@ def test_activations_declared_once_reach_nn_functional():
     got = F.leaky_relu(x, 0.25).tolist()
     assert got == [[-0.25, 0.5, 2.0]]
     assert F.silu(x).tolist() == (x * x.sigmoid()).tolist()
+
+
+def test_losses_are_torchs_python_over_their_aten_forms():
+    """The losses' ATen forms are declared (composite/loss.ops.toml) and
+    bound once with the reduction as an int (torch._C._nn.mse_loss's);
+    ditto.nn.functional's losses are torch's Python over them: torch's
+    argument order, the legacy size_average/reduce pair, reduction strings
+    refused with torch's message."""
+    import warnings
+    from ditto.nn import functional as F
+    x = ditto.tensor(np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4))
+    y = ditto.tensor(np.linspace(1.5, -1, 12, dtype=np.float32).reshape(3, 4))
+
+    def same(a, b):
+        return a.numpy().tobytes() == b.numpy().tobytes()
+
+    assert same(F.mse_loss(x, y, reduction="sum"), ditto.mse_loss(x, y, 2))
+    assert same(F.l1_loss(x, y), ditto.l1_loss(x, y))
+    assert same(F.smooth_l1_loss(x, y, reduction="none", beta=0.5),
+                ditto.smooth_l1_loss(x, y, 0, 0.5))
+    # the legacy pair: reduce=False is 'none', size_average=False 'sum'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert same(F.mse_loss(x, y, None, False), F.mse_loss(x, y, reduction="none"))
+        assert same(F.l1_loss(x, y, size_average=False), F.l1_loss(x, y, reduction="sum"))
+    assert len(caught) == 2 and "reduction='none'" in str(caught[0].message)
+    lp = x.log_softmax(1)
+    t = ditto.tensor([3, 0, 1])
+    w = ditto.tensor([0.5, 1.0, 1.25, 1.5])
+    # torch's order: weight, size_average, ignore_index, reduce, reduction
+    assert same(F.nll_loss(lp, t, w, None, 0, None, "sum"),
+                ditto.nll_loss(lp, t, w, 2, 0))
+    p, q = x.sigmoid(), y.sigmoid()
+    assert same(F.binary_cross_entropy(p, q, w),
+                ditto.binary_cross_entropy(p, q, w))
+    assert same(F.binary_cross_entropy_with_logits(x, q, pos_weight=w),
+                ditto.binary_cross_entropy_with_logits(x, q, None, w, 1))
+    with pytest.raises(ValueError, match="different to the input size"):
+        F.binary_cross_entropy(p, q[0])
+    # batchmean: the sum over the batch size, as torch computes it
+    assert same(F.kl_div(lp, q, reduction="batchmean"),
+                ditto.kl_div(lp, q, 2) / 3)
+    assert same(F.kl_div(lp, q), ditto.kl_div(lp, q, 1))
+    # ctc_loss: lengths as tensors or lists
+    lpc = ditto.tensor(np.linspace(-1, 1, 30, dtype=np.float32)
+                       .reshape(5, 2, 3)).log_softmax(2)
+    tc = ditto.tensor([[1, 2], [1, 0]])
+    a = F.ctc_loss(lpc, tc, ditto.tensor([5, 4]), ditto.tensor([2, 1]))
+    assert same(a, F.ctc_loss(lpc, tc, [5, 4], [2, 1]))
+    assert same(a, ditto.ctc_loss(lpc, tc, [5, 4], [2, 1], 0, 1, False))
+    for bad in ("avg", "batchmean"):
+        with pytest.raises(ValueError, match=f"{bad} is not a valid value"):
+            F.mse_loss(x, y, reduction=bad)
+    with pytest.raises(ValueError, match=r"\[mse_loss\].*got 3"):
+        ditto.mse_loss(x, y, 3)
+    # one binding each (the hand-written ones went)
+    for name in ("mse_loss", "nll_loss", "kl_div", "binary_cross_entropy"):
+        assert not hasattr(ditto._C._nn, name), name

@@ -521,3 +521,45 @@ Tensor ctc_loss(
 }
 
 } // namespace ditto::nn::functional
+
+namespace ditto {
+
+// ---- the ATen forms (ditto/ops/composite/loss.ops.toml)
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const Tensor& input_lengths,
+    const Tensor& target_lengths,
+    int64_t blank,
+    int64_t reduction,
+    bool zero_infinity) {
+  return nn::functional::ctc_loss(
+      log_probs,
+      targets,
+      input_lengths,
+      target_lengths,
+      blank,
+      detail::reduction_of(reduction, "ctc_loss"),
+      zero_infinity);
+}
+
+Tensor ctc_loss(
+    const Tensor& log_probs,
+    const Tensor& targets,
+    const IntArg& input_lengths,
+    const IntArg& target_lengths,
+    int64_t blank,
+    int64_t reduction,
+    bool zero_infinity) {
+  return nn::functional::ctc_loss(
+      log_probs,
+      targets,
+      std::vector<int64_t>(input_lengths.begin(), input_lengths.end()),
+      std::vector<int64_t>(target_lengths.begin(), target_lengths.end()),
+      blank,
+      detail::reduction_of(reduction, "ctc_loss"),
+      zero_infinity);
+}
+
+} // namespace ditto

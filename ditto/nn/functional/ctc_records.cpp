@@ -63,7 +63,9 @@ DITTO_OP_RECORDS(ctc) {
       .name = "ctc_loss",
       .family = "loss",
       .callables =
-          {"ditto::nn::functional::ctc_loss(log_probs, targets, "
+          {"ditto::ctc_loss(log_probs, targets, input_lengths, "
+           "target_lengths, blank, reduction, zero_infinity)",
+           "ditto::nn::functional::ctc_loss(log_probs, targets, "
            "input_lengths, target_lengths, blank, reduction, "
            "zero_infinity)",
            "ditto::nn::CTCLoss"},

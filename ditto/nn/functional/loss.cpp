@@ -549,69 +549,102 @@ Tensor kl_div(
 
 namespace ditto {
 
-namespace {
+namespace detail {
 
-// LibTorch's reduction int as ditto's enum; ValueError naming op otherwise.
 nn::functional::Reduction reduction_of(int64_t reduction, const char* op) {
+  using F = nn::functional::Reduction;
   DITTO_CHECK(
       reduction >= Reduction::None && reduction < Reduction::END,
       ValueError,
       op,
       "reduction must be torch::Reduction::None, Mean or Sum (0, 1, 2), got ",
       reduction);
-  using F = nn::functional::Reduction;
   return reduction == Reduction::None ? F::None
       : reduction == Reduction::Mean  ? F::Mean
                                       : F::Sum;
 }
 
-} // namespace
+} // namespace detail
 
-namespace detail {
+// ---- the ATen forms (ditto/ops/composite/loss.ops.toml)
 
-Tensor nll_loss_int(
+namespace F = nn::functional;
+using detail::reduction_of;
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return F::mse_loss(self, target, reduction_of(reduction, "mse_loss"));
+}
+
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return F::l1_loss(self, target, reduction_of(reduction, "l1_loss"));
+}
+
+Tensor smooth_l1_loss(
     const Tensor& self,
     const Tensor& target,
-    const Tensor& weight,
     int64_t reduction,
-    int64_t ignore_index) {
-  return nn::functional::nll_loss(
+    double beta) {
+  return F::smooth_l1_loss(
+      self, target, reduction_of(reduction, "smooth_l1_loss"), beta);
+}
+
+Tensor binary_cross_entropy(
+    const Tensor& self,
+    const Tensor& target,
+    const std::optional<Tensor>& weight,
+    int64_t reduction) {
+  return F::binary_cross_entropy(
       self,
       target,
-      nn::functional::NLLLossOptions()
-          .weight(weight)
+      F::BinaryCrossEntropyFuncOptions(
+          reduction_of(reduction, "binary_cross_entropy"))
+          .weight(weight.value_or(Tensor())));
+}
+
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& self,
+    const Tensor& target,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& pos_weight,
+    int64_t reduction) {
+  return F::binary_cross_entropy_with_logits(
+      self,
+      target,
+      F::BCEWithLogitsOptions()
+          .weight(weight.value_or(Tensor()))
+          .pos_weight(pos_weight.value_or(Tensor()))
+          .reduction(
+              reduction_of(reduction, "binary_cross_entropy_with_logits")));
+}
+
+Tensor nll_loss(
+    const Tensor& self,
+    const Tensor& target,
+    const std::optional<Tensor>& weight,
+    int64_t reduction,
+    int64_t ignore_index) {
+  return F::nll_loss(
+      self,
+      target,
+      F::NLLLossOptions()
+          .weight(weight.value_or(Tensor()))
           .ignore_index(ignore_index)
           .reduction(reduction_of(reduction, "nll_loss")));
 }
 
-Tensor mse_loss_int(
+Tensor kl_div(
     const Tensor& self,
     const Tensor& target,
-    int64_t reduction) {
-  return nn::functional::mse_loss(
-      self, target, reduction_of(reduction, "mse_loss"));
-}
-
-Tensor l1_loss_int(
-    const Tensor& self,
-    const Tensor& target,
-    int64_t reduction) {
-  return nn::functional::l1_loss(
-      self, target, reduction_of(reduction, "l1_loss"));
-}
-
-Tensor binary_cross_entropy_int(
-    const Tensor& self,
-    const Tensor& target,
-    const Tensor& weight,
-    int64_t reduction) {
-  return nn::functional::binary_cross_entropy(
+    int64_t reduction,
+    bool log_target) {
+  const F::Reduction r = reduction_of(reduction, "kl_div");
+  return F::kl_div(
       self,
       target,
-      nn::functional::BinaryCrossEntropyFuncOptions(
-          reduction_of(reduction, "binary_cross_entropy"))
-          .weight(weight));
+      r == F::Reduction::None      ? F::KLDivReduction::None
+          : r == F::Reduction::Sum ? F::KLDivReduction::Sum
+                                   : F::KLDivReduction::Mean,
+      log_target);
 }
 
-} // namespace detail
 } // namespace ditto

@@ -5,11 +5,12 @@
 // arguments.
 
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include "ditto/core/options.h"
+#include "ditto/core/reduction.h"
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto::nn::functional {
 
@@ -175,13 +176,13 @@ DITTO_API Tensor ctc_loss(
 
 } // namespace ditto::nn::functional
 
-namespace ditto {
+namespace ditto::detail {
+// LibTorch's reduction int (ditto::Reduction) as nn::functional's enum;
+// ValueError naming op otherwise. Internal: the ATen forms' bodies.
+nn::functional::Reduction reduction_of(int64_t reduction, const char* op);
+} // namespace ditto::detail
 
-// LibTorch's at::Reduction: the reductions as the ints torch::nll_loss and
-// the other top-level losses take (torch::Reduction::Sum).
-namespace Reduction {
-enum Reduction { None, Mean, Sum, END };
-} // namespace Reduction
+namespace ditto {
 
 // LibTorch's torch::kNone, torch::kMean, torch::kSum, for the losses'
 // options: MSELossOptions(torch::kSum), .reduction(torch::kNone).
@@ -192,74 +193,10 @@ inline constexpr nn::functional::Reduction kMean =
 inline constexpr nn::functional::Reduction kSum =
     nn::functional::Reduction::Sum;
 
-namespace detail {
-// The top-level losses below, with the reduction as LibTorch's int
-// (ValueError outside torch::Reduction).
-DITTO_API Tensor nll_loss_int(
-    const Tensor& self,
-    const Tensor& target,
-    const Tensor& weight,
-    int64_t reduction,
-    int64_t ignore_index);
-DITTO_API Tensor
-mse_loss_int(const Tensor& self, const Tensor& target, int64_t reduction);
-DITTO_API Tensor
-l1_loss_int(const Tensor& self, const Tensor& target, int64_t reduction);
-DITTO_API Tensor binary_cross_entropy_int(
-    const Tensor& self,
-    const Tensor& target,
-    const Tensor& weight,
-    int64_t reduction);
-template <typename R>
-inline constexpr bool is_reduction_int_v =
-    std::is_integral_v<R> || std::is_convertible_v<R, int64_t>;
-} // namespace detail
-
-// torch::nll_loss, torch::mse_loss, torch::l1_loss and
-// torch::binary_cross_entropy in LibTorch's argument order, the reduction
-// an int (torch::Reduction::Sum). Templates, so that where a call
-// loss(input, target) also finds nn::functional's loss (argument-dependent
-// lookup), the functional one is taken: the same loss either way.
-template <
-    typename R = int64_t,
-    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
-Tensor nll_loss(
-    const Tensor& self,
-    const Tensor& target,
-    const Tensor& weight = {},
-    R reduction = Reduction::Mean,
-    int64_t ignore_index = -100) {
-  return detail::nll_loss_int(
-      self, target, weight, int64_t(reduction), ignore_index);
-}
-template <
-    typename R = int64_t,
-    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
-Tensor mse_loss(
-    const Tensor& self,
-    const Tensor& target,
-    R reduction = Reduction::Mean) {
-  return detail::mse_loss_int(self, target, int64_t(reduction));
-}
-template <
-    typename R = int64_t,
-    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
-Tensor l1_loss(
-    const Tensor& self,
-    const Tensor& target,
-    R reduction = Reduction::Mean) {
-  return detail::l1_loss_int(self, target, int64_t(reduction));
-}
-template <
-    typename R = int64_t,
-    std::enable_if_t<detail::is_reduction_int_v<R>, int> = 0>
-Tensor binary_cross_entropy(
-    const Tensor& self,
-    const Tensor& target,
-    const Tensor& weight = {},
-    R reduction = Reduction::Mean) {
-  return detail::binary_cross_entropy_int(
-      self, target, weight, int64_t(reduction));
-}
+// The losses' ATen forms (torch::mse_loss(x, y, torch::Reduction::Sum),
+// torch::nll_loss, torch::kl_div, torch::ctc_loss, ...) are declared in
+// ditto/ops/composite/loss.ops.toml (ditto/ops/declared.h); their bodies
+// are in loss.cpp and ctc.cpp. Where a call names both (mse_loss(x, y) with
+// nn::functional's names in scope too), qualify it, as in LibTorch.
 
 } // namespace ditto

@@ -71,7 +71,9 @@ void loss(
       .name = name,
       .family = "loss",
       .callables =
-          {std::string("ditto::nn::functional::") + name + "(" + args + ")"},
+          {std::string("ditto::") + name + "(self, target, reduction" +
+               (std::string(name) == "smooth_l1_loss" ? ", beta)" : ")"),
+           std::string("ditto::nn::functional::") + name + "(" + args + ")"},
       .deterministic_because = kComposedLoss,
       .dtypes = kFloating,
       .samples =
@@ -268,7 +270,9 @@ DITTO_OP_RECORDS(loss) {
         .name = "nll_loss",
         .family = "loss",
         .callables =
-            {"ditto::nn::functional::nll_loss(input, target, options)"},
+            {"ditto::nll_loss(self, target, weight, reduction, "
+             "ignore_index)",
+             "ditto::nn::functional::nll_loss(input, target, options)"},
         .deterministic_because =
             "one serial loop over the targets: the sum runs in double in "
             "element order",
@@ -351,7 +355,9 @@ DITTO_OP_RECORDS(loss) {
       .name = "binary_cross_entropy_with_logits",
       .family = "loss",
       .callables =
-          {"ditto::nn::functional::binary_cross_entropy_with_logits("
+          {"ditto::binary_cross_entropy_with_logits(self, target, weight, "
+           "pos_weight, reduction)",
+           "ditto::nn::functional::binary_cross_entropy_with_logits("
            "input, target, options)",
            "ditto::nn::BCEWithLogitsLoss"},
       .deterministic_because = kComposedLoss,
@@ -371,7 +377,8 @@ DITTO_OP_RECORDS(loss) {
       .name = "binary_cross_entropy",
       .family = "loss",
       .callables =
-          {"ditto::nn::functional::binary_cross_entropy(input, target, "
+          {"ditto::binary_cross_entropy(self, target, weight, reduction)",
+           "ditto::nn::functional::binary_cross_entropy(input, target, "
            "options)",
            "ditto::nn::BCELoss"},
       .deterministic_because = kComposedLoss,
@@ -388,7 +395,7 @@ DITTO_OP_RECORDS(loss) {
                 {"outside_zero_one",
                  {tensor<float>({0.5f, 1.5f}), tensor<float>({0.0f, 1.0f})},
                  s::call2([](const Tensor& a, const Tensor& b) {
-                   return binary_cross_entropy(a, b);
+                   return functional::binary_cross_entropy(a, b);
                  })});
             return out;
           },
@@ -397,16 +404,19 @@ DITTO_OP_RECORDS(loss) {
   register_op({
       .name = "kl_div",
       .family = "loss",
-      .callables = {"ditto::nn::functional::kl_div(input, target, "
-                    "reduction, log_target)"},
+      .callables =
+          {"ditto::kl_div(self, target, reduction, log_target)",
+           "ditto::nn::functional::kl_div(input, target, "
+           "reduction, log_target)"},
       .deterministic_because = kComposedLoss,
       .dtypes = kFloating,
       .samples = kl_div_samples,
       .bad_samples =
           [] {
-            return loss_bad_samples([](const Tensor& a,
-                                       const Tensor& b,
-                                       Reduction) { return kl_div(a, b); });
+            return loss_bad_samples(
+                [](const Tensor& a, const Tensor& b, Reduction) {
+                  return functional::kl_div(a, b);
+                });
           },
   });
 }

@@ -1,24 +1,24 @@
 """ditto.nn.functional (torch.nn.functional) over ditto's C++ ops."""
 import math
+import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
     adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
     adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d, adaptive_max_pool3d_with_indices, affine_grid,
-    avg_pool1d, avg_pool2d, avg_pool3d, batch_norm, binary_cross_entropy,
-    binary_cross_entropy_with_logits,
+    avg_pool1d, avg_pool2d, avg_pool3d, batch_norm,
     conv_transpose2d, conv_transpose3d,
-    cross_entropy, ctc_loss, dropout, dropout2d,
+    cross_entropy, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, group_norm, gru_cell_gates, instance_norm, interpolate,
-    kl_div, l1_loss, layer_norm, linear,
+    layer_norm, linear,
     lstm_cell_gates, max_pool1d, max_pool1d_with_indices, max_pool2d,
     max_pool2d_backward, max_pool2d_with_indices, max_pool3d,
     max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
-    max_unpool2d, max_unpool3d, mse_loss, nll_loss, normalize, one_hot,
-    smooth_l1_loss, split_rows, upsample, upsample2d)
+    max_unpool2d, max_unpool3d, normalize, one_hot,
+    split_rows, upsample, upsample2d)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -245,6 +245,108 @@ def pixel_unshuffle(input, downscale_factor):
     n = len(lead)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+# ---- the losses over their declared ATen forms (composite/loss.ops.toml),
+# as torch's: the reduction string as torch::Reduction's int, the legacy
+# size_average/reduce pair as torch's _Reduction maps it.
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction_enum(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        warnings.warn("size_average and reduce args will be deprecated, "
+                      "please use reduction='{}' instead.".format(
+                          _legacy_reduction(size_average, reduce)))
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _legacy_reduction(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if size_average and reduce:
+        return "mean"
+    return "sum" if reduce else "none"
+
+
+def _same_size(input, target, op):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"[{op}] Using a target size ({tuple(target.shape)}) that is "
+            f"different to the input size ({tuple(input.shape)}) is "
+            "deprecated. Please ensure they have the same size.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
+             reduce=None, reduction="mean"):
+    """torch.nn.functional.nll_loss."""
+    return _C.nll_loss(input, target, weight,
+                       _reduction_enum(reduction, size_average, reduce),
+                       ignore_index)
+
+
+def mse_loss(input, target, size_average=None, reduce=None,
+             reduction="mean"):
+    """torch.nn.functional.mse_loss."""
+    return _C.mse_loss(input, target,
+                       _reduction_enum(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """torch.nn.functional.l1_loss."""
+    return _C.l1_loss(input, target,
+                      _reduction_enum(reduction, size_average, reduce))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None,
+                   reduction="mean", beta=1.0):
+    """torch.nn.functional.smooth_l1_loss."""
+    return _C.smooth_l1_loss(input, target,
+                             _reduction_enum(reduction, size_average, reduce),
+                             beta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None,
+                         reduce=None, reduction="mean"):
+    """torch.nn.functional.binary_cross_entropy."""
+    r = _reduction_enum(reduction, size_average, reduce)
+    _same_size(input, target, "binary_cross_entropy")
+    return _C.binary_cross_entropy(input, target, weight, r)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None,
+                                     size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """torch.nn.functional.binary_cross_entropy_with_logits."""
+    r = _reduction_enum(reduction, size_average, reduce)
+    _same_size(input, target, "binary_cross_entropy_with_logits")
+    return _C.binary_cross_entropy_with_logits(input, target, weight,
+                                               pos_weight, r)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean",
+           log_target=False):
+    """torch.nn.functional.kl_div: batchmean is the sum over the batch
+    size, as torch computes it."""
+    if size_average is not None or reduce is not None:
+        r = _reduction_enum(None, size_average, reduce)
+    else:
+        r = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = _C.kl_div(input, target, r, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
+             reduction="mean", zero_infinity=False):
+    """torch.nn.functional.ctc_loss: lengths as tensors or lists."""
+    return _C.ctc_loss(log_probs, targets, input_lengths, target_lengths,
+                       blank, _reduction_enum(reduction), zero_infinity)
 
 
 def _reduce(loss, reduction, op):
