@@ -41,7 +41,7 @@ from ._C import (  # noqa: F401
     conv1d_backward_input, conv1d_backward_weight, conv2d_backward_input,
     conv2d_backward_weight, conv3d_backward_input, conv3d_backward_weight,
     max_pool1d, max_pool2d, max_pool3d, avg_pool1d, adaptive_avg_pool1d,
-    batch_norm, instance_norm, layer_norm, group_norm, softmax, log_softmax,
+    softmax, log_softmax,
     dropout,
     # devices (docs/device.md)
     is_vulkan_available)

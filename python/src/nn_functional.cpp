@@ -96,7 +96,7 @@ void init_activation_and_conv(py::module_& nn, py::module_& m) {
   }
 }
 
-void init_pooling_and_norm(py::module_& nn, py::module_& m) {
+void init_pooling_and_norm(py::module_& nn) {
   nn.def(
       "max_pool2d_backward",
       &F::max_pool2d_backward,
@@ -139,103 +139,9 @@ void init_pooling_and_norm(py::module_& nn, py::module_& m) {
       py::arg("output_size"),
       ReleaseGil());
 
-  using OptT = std::optional<Tensor>;
-  auto batch_norm = [](const Tensor& x,
-                       const OptT& rm,
-                       const OptT& rv,
-                       const OptT& w,
-                       const OptT& b,
-                       bool training,
-                       double momentum,
-                       double eps) {
-    return F::batch_norm(
-        x,
-        value_or_undefined(rm),
-        value_or_undefined(rv),
-        value_or_undefined(w),
-        value_or_undefined(b),
-        training,
-        momentum,
-        eps);
-  };
-  auto layer_norm = [](const Tensor& x,
-                       const Shape& shape,
-                       const OptT& w,
-                       const OptT& b,
-                       double eps) {
-    return F::layer_norm(
-        x, shape, value_or_undefined(w), value_or_undefined(b), eps);
-  };
-  auto group_norm = [](const Tensor& x,
-                       int64_t groups,
-                       const OptT& w,
-                       const OptT& b,
-                       double eps) {
-    return F::group_norm(
-        x, groups, value_or_undefined(w), value_or_undefined(b), eps);
-  };
-  auto instance_norm = [](const Tensor& x,
-                          const OptT& rm,
-                          const OptT& rv,
-                          const OptT& w,
-                          const OptT& b,
-                          bool use_input_stats,
-                          double momentum,
-                          double eps) {
-    return F::instance_norm(
-        x,
-        value_or_undefined(rm),
-        value_or_undefined(rv),
-        value_or_undefined(w),
-        value_or_undefined(b),
-        use_input_stats,
-        momentum,
-        eps);
-  };
-  for (py::module_* mod : {&nn, &m}) {
-    mod->def(
-        "instance_norm",
-        instance_norm,
-        py::arg("input"),
-        py::arg("running_mean") = py::none(),
-        py::arg("running_var") = py::none(),
-        py::arg("weight") = py::none(),
-        py::arg("bias") = py::none(),
-        py::arg("use_input_stats") = true,
-        py::arg("momentum") = 0.1,
-        py::arg("eps") = 1e-5,
-        ReleaseGil());
-    mod->def(
-        "batch_norm",
-        batch_norm,
-        py::arg("input"),
-        py::arg("running_mean"),
-        py::arg("running_var"),
-        py::arg("weight") = py::none(),
-        py::arg("bias") = py::none(),
-        py::arg("training") = false,
-        py::arg("momentum") = 0.1,
-        py::arg("eps") = 1e-5,
-        ReleaseGil());
-    mod->def(
-        "layer_norm",
-        layer_norm,
-        py::arg("input"),
-        py::arg("normalized_shape"),
-        py::arg("weight") = py::none(),
-        py::arg("bias") = py::none(),
-        py::arg("eps") = 1e-5,
-        ReleaseGil());
-    mod->def(
-        "group_norm",
-        group_norm,
-        py::arg("input"),
-        py::arg("num_groups"),
-        py::arg("weight") = py::none(),
-        py::arg("bias") = py::none(),
-        py::arg("eps") = 1e-5,
-        ReleaseGil());
-  }
+  // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
+  // are declared (composite/normalization.ops.toml);
+  // python/ditto/nn/functional.py is torch's Python over them.
   nn.def(
       "normalize",
       [](const Tensor& x, double p, int64_t dim, double eps) {
@@ -705,7 +611,7 @@ void init_other(py::module_& nn, py::module_& m) {
 void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
   init_activation_and_conv(nn, m);
-  init_pooling_and_norm(nn, m);
+  init_pooling_and_norm(nn);
   init_pooling_nd(nn, m);
   init_losses(nn);
   init_other(nn, m);

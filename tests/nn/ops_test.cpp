@@ -271,7 +271,7 @@ TEST(NnOps, LayerGradientsPassGradcheck) {
   check(
       "batch_norm",
       [](auto& v) {
-        return batch_norm(v[0], {}, {}, v[1], v[2], true, 0.1, 1e-5)
+        return F::batch_norm(v[0], {}, {}, v[1], v[2], true, 0.1, 1e-5)
             .pow(2.0)
             .sum();
       },
@@ -280,7 +280,7 @@ TEST(NnOps, LayerGradientsPassGradcheck) {
   check(
       "batch_norm_eval",
       [&](auto& v) {
-        return batch_norm(v[0], rm, rv, v[1], v[2], false, 0.1, 1e-5)
+        return F::batch_norm(v[0], rm, rv, v[1], v[2], false, 0.1, 1e-5)
             .pow(2.0)
             .sum();
       },
@@ -288,11 +288,13 @@ TEST(NnOps, LayerGradientsPassGradcheck) {
   Tensor lw = randn({6}, kFloat64).requires_grad_();
   check(
       "layer_norm",
-      [](auto& v) { return layer_norm(v[0], {6}, v[1]).pow(3.0).sum(); },
+      [](auto& v) { return F::layer_norm(v[0], {6}, v[1]).pow(3.0).sum(); },
       {x, lw});
   check(
       "group_norm",
-      [&](auto& v) { return group_norm(v[0], 2, v[1], v[2]).pow(3.0).sum(); },
+      [&](auto& v) {
+        return F::group_norm(v[0], 2, v[1], v[2]).pow(3.0).sum();
+      },
       {x, w, b});
   check(
       "avg_pool2d",

@@ -399,6 +399,31 @@ TEST(Declarations, LossesTakeLibTorchsReductionInts) {
   }
 }
 
+// torch::batch_norm and the other normalizations' ATen forms
+// (composite/normalization.ops.toml): ATen's order, nn::functional's bits.
+TEST(Declarations, NormalizationsTakeAtensOrder) {
+  namespace F = nn::functional;
+  Tensor x = linspace(-2.0, 3.0, 24, kFloat32).reshape({2, 3, 4});
+  Tensor w = linspace(0.5, 2.0, 3, kFloat32),
+         b = linspace(-1.0, 0.25, 3, kFloat32);
+  Tensor rm = zeros({3}), rv = ones({3});
+  Tensor rm2 = rm.clone(), rv2 = rv.clone();
+  EXPECT_TRUE(equal(
+      ditto::batch_norm(x, w, b, rm2, rv2, true, 0.2, 1e-3, false),
+      F::batch_norm(x, rm.clone(), rv.clone(), w, b, true, 0.2, 1e-3)));
+  EXPECT_FALSE(equal(rm2, rm)); // the running mean moved
+  EXPECT_TRUE(equal(
+      ditto::instance_norm(
+          x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5, false),
+      F::instance_norm(x, {}, {}, w, b)));
+  EXPECT_TRUE(equal(ditto::layer_norm(x, {4}), F::layer_norm(x, {4})));
+  EXPECT_TRUE(equal(ditto::group_norm(x, 3, w, b), F::group_norm(x, 3, w, b)));
+  // The bodies' checks name the op.
+  const std::string e =
+      test::error_of<ValueError>([&] { ditto::layer_norm(x, {5}); });
+  EXPECT_NE(e.find("layer_norm"), std::string::npos) << e;
+}
+
 // Issue 59: every op whose PyTorch kernel is nondeterministic (CPU or
 // CUDA) is computed by ditto records that are deterministic on every path
 // or have a deterministic variant the mode picks, never an alert.

@@ -378,3 +378,30 @@ def test_losses_are_torchs_python_over_their_aten_forms():
     # one binding each (the hand-written ones went)
     for name in ("mse_loss", "nll_loss", "kl_div", "binary_cross_entropy"):
         assert not hasattr(ditto._C._nn, name), name
+
+
+def test_normalizations_keep_atens_order_at_top_level():
+    """torch.batch_norm and torch.instance_norm take ATen's order (weight,
+    bias, running_mean, running_var, ..., cudnn_enabled);
+    torch.nn.functional's take theirs (running statistics first). Both are
+    one declaration (composite/normalization.ops.toml)."""
+    from ditto.nn import functional as F
+    x = ditto.tensor(np.linspace(-2, 3, 24, dtype=np.float32).reshape(2, 3, 4))
+    w = ditto.tensor([0.5, 1.0, 2.0])
+    b = ditto.tensor([0.0, -1.0, 0.25])
+    rm, rv = ditto.zeros(3), ditto.ones(3)
+
+    def same(a, c):
+        return a.numpy().tobytes() == c.numpy().tobytes()
+
+    want = F.batch_norm(x, rm.clone(), rv.clone(), w, b, True, 0.2, 1e-3)
+    rm2, rv2 = rm.clone(), rv.clone()
+    assert same(ditto.batch_norm(x, w, b, rm2, rv2, True, 0.2, 1e-3, False), want)
+    assert rm2.tolist() != rm.tolist()  # the running statistics updated
+    with pytest.raises(TypeError):
+        ditto.batch_norm(x, rm, rv)  # torch requires every argument
+    assert same(ditto.layer_norm(x, [4], None, None, 1e-5, True),
+                F.layer_norm(x, (4,)))
+    assert same(ditto.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b))
+    assert same(F.instance_norm(x, weight=w, bias=b),
+                ditto.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, True))

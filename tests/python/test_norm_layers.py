@@ -55,8 +55,11 @@ def test_norm_layers_match_the_fixture():
             assert bits(layer.running_var) == want_bits(c["running_var"])
         layer.eval()
         assert close(layer(x), c["y_eval"]), c["repr"]
+    # torch.instance_norm's ATen order: weight and bias, then the running
+    # statistics, every argument given (as torch requires)
     assert ditto.equal(
-        ditto.instance_norm(x.detach()),
+        ditto.instance_norm(x.detach(), None, None, None, None, True, 0.1,
+                            1e-5, False),
         nn.functional.instance_norm(x.detach()))
 
 

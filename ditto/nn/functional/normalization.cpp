@@ -476,3 +476,81 @@ Tensor normalize(const Tensor& x, int64_t dim, double eps) {
 }
 
 } // namespace ditto::nn::functional
+
+namespace ditto {
+
+// ---- the ATen forms (ditto/ops/composite/normalization.ops.toml)
+
+Tensor batch_norm(
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    const std::optional<Tensor>& running_mean,
+    const std::optional<Tensor>& running_var,
+    bool training,
+    double momentum,
+    double eps,
+    bool /*cudnn_enabled*/) {
+  return nn::functional::batch_norm(
+      input,
+      running_mean.value_or(Tensor()),
+      running_var.value_or(Tensor()),
+      weight.value_or(Tensor()),
+      bias.value_or(Tensor()),
+      training,
+      momentum,
+      eps);
+}
+
+Tensor instance_norm(
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    const std::optional<Tensor>& running_mean,
+    const std::optional<Tensor>& running_var,
+    bool use_input_stats,
+    double momentum,
+    double eps,
+    bool /*cudnn_enabled*/) {
+  return nn::functional::instance_norm(
+      input,
+      running_mean.value_or(Tensor()),
+      running_var.value_or(Tensor()),
+      weight.value_or(Tensor()),
+      bias.value_or(Tensor()),
+      use_input_stats,
+      momentum,
+      eps);
+}
+
+Tensor layer_norm(
+    const Tensor& input,
+    const IntArg& normalized_shape,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    double eps,
+    bool /*cudnn_enable*/) {
+  return nn::functional::layer_norm(
+      input,
+      normalized_shape,
+      weight.value_or(Tensor()),
+      bias.value_or(Tensor()),
+      eps);
+}
+
+Tensor group_norm(
+    const Tensor& input,
+    int64_t num_groups,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    double eps,
+    bool /*cudnn_enabled*/) {
+  return nn::functional::group_norm(
+      input,
+      num_groups,
+      weight.value_or(Tensor()),
+      bias.value_or(Tensor()),
+      eps);
+}
+
+} // namespace ditto

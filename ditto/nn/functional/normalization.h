@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto::nn::functional {
 
@@ -111,10 +112,7 @@ normalize(const Tensor& x, int64_t dim = 1, double eps = 1e-12);
 
 } // namespace ditto::nn::functional
 
-namespace ditto {
-// torch.batch_norm, torch.layer_norm, torch.group_norm.
-using nn::functional::batch_norm;
-using nn::functional::group_norm;
-using nn::functional::instance_norm;
-using nn::functional::layer_norm;
-} // namespace ditto
+// The ATen forms (torch::batch_norm(input, weight, bias, running_mean,
+// running_var, training, momentum, eps, cudnn_enabled), torch::layer_norm,
+// ...) are declared in ditto/ops/composite/normalization.ops.toml
+// (ditto/ops/declared.h); their bodies are in normalization.cpp.

@@ -173,8 +173,8 @@ DITTO_OP_RECORDS(norm) {
       .name = "instance_norm",
       .family = "normalization",
       .callables =
-          {"ditto::instance_norm(x, running_mean, running_var, weight, bias, "
-           "use_input_stats, momentum, eps)",
+          {"ditto::instance_norm(input, weight, bias, running_mean, "
+           "running_var, use_input_stats, momentum, eps, cudnn_enabled)",
            "ditto::nn::functional::instance_norm(...)",
            "ditto::nn::InstanceNorm1d(num_features)",
            "ditto::nn::InstanceNorm2d(num_features)",
@@ -212,8 +212,8 @@ DITTO_OP_RECORDS(norm) {
       .name = "batch_norm",
       .family = "normalization",
       .callables =
-          {"ditto::batch_norm(x, running_mean, running_var, weight, bias, "
-           "training, momentum, eps)",
+          {"ditto::batch_norm(input, weight, bias, running_mean, running_var, "
+           "training, momentum, eps, cudnn_enabled)",
            "ditto::nn::functional::batch_norm(...)"},
       .deterministic_because =
           "each channel is reduced by one task, its sums in double in "
@@ -256,7 +256,8 @@ DITTO_OP_RECORDS(norm) {
       .name = "layer_norm",
       .family = "normalization",
       .callables =
-          {"ditto::layer_norm(x, normalized_shape, weight, bias, eps)",
+          {"ditto::layer_norm(input, normalized_shape, weight, bias, eps, "
+           "cudnn_enable)",
            "ditto::nn::functional::layer_norm(...)"},
       .deterministic_because =
           "composed of mean, elementwise ops and sqrt: means that add in a "
@@ -288,7 +289,8 @@ DITTO_OP_RECORDS(norm) {
       .name = "group_norm",
       .family = "normalization",
       .callables =
-          {"ditto::group_norm(x, num_groups, weight, bias, eps)",
+          {"ditto::group_norm(input, num_groups, weight, bias, eps, "
+           "cudnn_enabled)",
            "ditto::nn::functional::group_norm(...)"},
       .deterministic_because =
           "composed of mean, elementwise ops and sqrt: means that add in a "

@@ -73,7 +73,7 @@ Tensor BatchNormImplBase::forward(const Tensor& x) {
     }
   }
   const bool use_running = !is_training() && running_mean.defined();
-  return batch_norm(
+  return functional::batch_norm(
       x,
       running_mean,
       running_var,
@@ -182,7 +182,8 @@ LayerNormImpl::LayerNormImpl(const LayerNormOptions& o)
 
 Tensor LayerNormImpl::forward(const Tensor& x) const {
   ForwardScope scope(*this);
-  return layer_norm(x, options.normalized_shape(), weight, bias, options.eps());
+  return functional::layer_norm(
+      x, options.normalized_shape(), weight, bias, options.eps());
 }
 
 std::string LayerNormImpl::extra_repr() const {
@@ -216,7 +217,8 @@ Tensor GroupNormImpl::forward(const Tensor& x) const {
       options.num_channels(),
       ", ...), got sizes ",
       shape_str(x.defined() ? x.sizes() : Shape{}));
-  return group_norm(x, options.num_groups(), weight, bias, options.eps());
+  return functional::group_norm(
+      x, options.num_groups(), weight, bias, options.eps());
 }
 
 std::string GroupNormImpl::extra_repr() const {

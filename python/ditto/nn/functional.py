@@ -7,13 +7,12 @@ from .._C._nn import (  # noqa: F401
     adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
     adaptive_max_pool3d, adaptive_max_pool3d_with_indices, affine_grid,
-    avg_pool1d, avg_pool2d, avg_pool3d, batch_norm,
+    avg_pool1d, avg_pool2d, avg_pool3d,
     conv_transpose2d, conv_transpose3d,
     cross_entropy, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices,
-    grid_sample, group_norm, gru_cell_gates, instance_norm, interpolate,
-    layer_norm, linear,
+    grid_sample, gru_cell_gates, interpolate, linear,
     lstm_cell_gates, max_pool1d, max_pool1d_with_indices, max_pool2d,
     max_pool2d_backward, max_pool2d_with_indices, max_pool3d,
     max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
@@ -245,6 +244,33 @@ def pixel_unshuffle(input, downscale_factor):
     n = len(lead)
     x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
     return x.reshape(*lead, c * r * r, h // r, w // r)
+
+
+# ---- the normalizations over their declared ATen forms
+# (composite/normalization.ops.toml), in torch.nn.functional's order.
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None,
+               training=False, momentum=0.1, eps=1e-5):
+    """torch.nn.functional.batch_norm."""
+    return _C.batch_norm(input, weight, bias, running_mean, running_var,
+                         training, momentum, eps, True)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None,
+                  bias=None, use_input_stats=True, momentum=0.1, eps=1e-5):
+    """torch.nn.functional.instance_norm."""
+    return _C.instance_norm(input, weight, bias, running_mean, running_var,
+                            use_input_stats, momentum, eps, True)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """torch.nn.functional.layer_norm."""
+    return _C.layer_norm(input, normalized_shape, weight, bias, eps, True)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """torch.nn.functional.group_norm."""
+    return _C.group_norm(input, num_groups, weight, bias, eps, True)
 
 
 # ---- the losses over their declared ATen forms (composite/loss.ops.toml),
