@@ -100,6 +100,7 @@ Tensor masked_scatter(
     const Tensor& mask,
     const Tensor& source);
 Tensor nonzero(const Tensor& self);
+// Defined in ditto/nn/functional/aten_composite.cpp (its parts are nn's).
 Tensor convolution(
     const Tensor& self,
     const Tensor& weight,
@@ -131,6 +132,8 @@ Tensor cdist(
 Tensor pdist(const Tensor& self, double p);
 
 // ---- attention (issue 60)
+// scaled_dot_product_attention and rms_norm: defined in
+// ditto/nn/functional/aten_composite.cpp.
 Tensor scaled_dot_product_attention(
     const Tensor& query,
     const Tensor& key,
