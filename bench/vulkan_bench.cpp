@@ -200,9 +200,9 @@ int main(int argc, char** argv) {
     });
     Tensor x = randn({64, 32, 28, 28}, kFloat32, g).to(dev);
     const auto pooled = nn::functional::max_pool2d_with_indices(x, {2, 2});
-    Tensor gp = randn(pooled.first.sizes(), kFloat32, g).to(dev);
+    Tensor gp = randn(std::get<0>(pooled).sizes(), kFloat32, g).to(dev);
     cost("max_pool2d backward 64x32x28x28", [&] {
-      nn::functional::max_pool2d_backward(gp, pooled.second, x.sizes());
+      nn::functional::max_pool2d_backward(gp, std::get<1>(pooled), x.sizes());
     });
   }
   std::printf(

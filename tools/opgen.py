@@ -245,7 +245,7 @@ class Op:
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
             "vulkan", "record_args", "aliases", "scalar_other", "result",
             "other_domain", "integer_divisor", "record_scalar", "samples", "family",
-            "python", "body", "devices",
+            "python", "body", "devices", "record",
         }
         extra = set(entry) - known
         if extra:
@@ -264,6 +264,11 @@ class Op:
         # A hand-written body: the file that defines ditto::<name> with the
         # signature the schema gives (its records are beside it).
         self.body = entry.get("body")
+        # The record that holds the op's forms, when not its own name's
+        # (max_pool2d_with_indices: max_pool2d's); a body's only.
+        self.record = entry.get("record", "")
+        if self.record and self.body is None:
+            raise DeclError(f"{where}: only an op with a body names another record")
         if [self.kernel, self.decomposition, self.body].count(None) != 2:
             raise DeclError(
                 f"{where}: give one of kernel, decomposition and body")
@@ -915,7 +920,7 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
         out.append(
             f"      {{{c_string(op.name)}, {c_string(op.schema.text)}, "
             f"{c_string(', '.join(op.variants))}, {c_string(impl)}, "
-            f"{c_string(op.src)}}},")
+            f"{c_string(op.src)}, {c_string(op.record or op.name)}}},")
     out += ["  };", "  return table;", "}", "",
             "// The devices beside the CPU each declared op runs on.",
             "const std::vector<std::pair<std::string, DeviceType>>& declared_devices() {",

@@ -40,7 +40,6 @@ from ._C import (  # noqa: F401
     conv1d, conv2d, conv3d, conv_transpose2d, conv_transpose3d,
     conv1d_backward_input, conv1d_backward_weight, conv2d_backward_input,
     conv2d_backward_weight, conv3d_backward_input, conv3d_backward_weight,
-    max_pool1d, max_pool2d, max_pool3d, avg_pool1d, adaptive_avg_pool1d,
     softmax, log_softmax,
     dropout,
     # devices (docs/device.md)

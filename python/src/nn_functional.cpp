@@ -104,41 +104,6 @@ void init_pooling_and_norm(py::module_& nn) {
       py::arg("indices"),
       py::arg("input_size"),
       ReleaseGil());
-  nn.def(
-      "avg_pool2d",
-      [](const Tensor& x,
-         const IntList& kernel_size,
-         const std::optional<IntList>& stride,
-         const IntList& padding,
-         bool ceil_mode,
-         bool count_include_pad,
-         std::optional<int64_t> divisor_override) {
-        return F::avg_pool2d(
-            x,
-            pair(kernel_size),
-            stride ? pair(*stride) : IntList{},
-            pair(padding),
-            ceil_mode,
-            count_include_pad,
-            divisor_override);
-      },
-      py::arg("input"),
-      py::arg("kernel_size"),
-      py::arg("stride") = py::none(),
-      py::arg("padding") = 0,
-      py::arg("ceil_mode") = false,
-      py::arg("count_include_pad") = true,
-      py::arg("divisor_override") = py::none(),
-      ReleaseGil());
-  nn.def(
-      "adaptive_avg_pool2d",
-      [](const Tensor& x, const IntList& output_size) {
-        return F::adaptive_avg_pool2d(x, pair(output_size));
-      },
-      py::arg("input"),
-      py::arg("output_size"),
-      ReleaseGil());
-
   // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
   // are declared (composite/normalization.ops.toml);
   // python/ditto/nn/functional.py is torch's Python over them.
@@ -157,62 +122,11 @@ void init_pooling_and_norm(py::module_& nn) {
       ReleaseGil());
 }
 
-// Max pooling over one to three dims, the 1-d and 3-d average poolings,
-// adaptive max pooling and max unpooling (the 2-d average and adaptive
-// average are above).
-void init_pooling_nd(py::module_& nn, py::module_& m) {
-  using WithIndices = decltype(&F::max_pool1d_with_indices);
-  auto max_pool = [](WithIndices fn, bool with_indices) {
-    return [fn, with_indices](
-               const Tensor& x,
-               const IntList& kernel_size,
-               const std::optional<IntList>& stride,
-               const IntList& padding,
-               const IntList& dilation,
-               bool ceil_mode,
-               bool return_indices) -> py::object {
-      std::pair<Tensor, Tensor> r;
-      {
-        py::gil_scoped_release gil;
-        r =
-            fn(x,
-               kernel_size,
-               stride ? *stride : IntList{},
-               padding,
-               dilation,
-               ceil_mode);
-      }
-      if (with_indices || return_indices) {
-        return py::make_tuple(r.first, r.second);
-      }
-      return py::cast(r.first);
-    };
-  };
-  const std::pair<const char*, WithIndices> max_pools[] = {
-      {"max_pool1d", &F::max_pool1d_with_indices},
-      {"max_pool2d", &F::max_pool2d_with_indices},
-      {"max_pool3d", &F::max_pool3d_with_indices}};
-  for (const auto& [name, fn] : max_pools) {
-    for (bool with_indices : {false, true}) {
-      const std::string full =
-          std::string(name) + (with_indices ? "_with_indices" : "");
-      for (py::module_* mod : {&nn, &m}) {
-        if (with_indices && mod == &m) {
-          continue;
-        }
-        mod->def(
-            full.c_str(),
-            max_pool(fn, with_indices),
-            py::arg("input"),
-            py::arg("kernel_size"),
-            py::arg("stride") = py::none(),
-            py::arg("padding") = 0,
-            py::arg("dilation") = 1,
-            py::arg("ceil_mode") = false,
-            py::arg("return_indices") = with_indices);
-      }
-    }
-  }
+// The max poolings' gradients, fractional max pooling and max unpooling.
+// Max, average, adaptive average and adaptive max pooling: their ATen forms
+// are declared (composite/pooling.ops.toml); python/ditto/nn/functional.py
+// is torch's Python over them.
+void init_pooling_nd(py::module_& nn) {
   nn.def(
       "max_pool3d_backward",
       &F::max_pool3d_backward,
@@ -220,96 +134,6 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
       py::arg("indices"),
       py::arg("input_size"),
       ReleaseGil());
-  for (py::module_* mod : {&nn, &m}) {
-    mod->def(
-        "avg_pool1d",
-        [](const Tensor& x,
-           const IntList& kernel_size,
-           const std::optional<IntList>& stride,
-           const IntList& padding,
-           bool ceil_mode,
-           bool count_include_pad) {
-          return F::avg_pool1d(
-              x,
-              kernel_size,
-              stride ? *stride : IntList{},
-              padding,
-              ceil_mode,
-              count_include_pad);
-        },
-        py::arg("input"),
-        py::arg("kernel_size"),
-        py::arg("stride") = py::none(),
-        py::arg("padding") = 0,
-        py::arg("ceil_mode") = false,
-        py::arg("count_include_pad") = true,
-        ReleaseGil());
-    mod->def(
-        "adaptive_avg_pool1d",
-        &F::adaptive_avg_pool1d,
-        py::arg("input"),
-        py::arg("output_size"),
-        ReleaseGil());
-  }
-  nn.def(
-      "avg_pool3d",
-      [](const Tensor& x,
-         const IntList& kernel_size,
-         const std::optional<IntList>& stride,
-         const IntList& padding,
-         bool ceil_mode,
-         bool count_include_pad,
-         std::optional<int64_t> divisor_override) {
-        return F::avg_pool3d(
-            x,
-            kernel_size,
-            stride ? *stride : IntList{},
-            padding,
-            ceil_mode,
-            count_include_pad,
-            divisor_override);
-      },
-      py::arg("input"),
-      py::arg("kernel_size"),
-      py::arg("stride") = py::none(),
-      py::arg("padding") = 0,
-      py::arg("ceil_mode") = false,
-      py::arg("count_include_pad") = true,
-      py::arg("divisor_override") = py::none(),
-      ReleaseGil());
-  nn.def(
-      "adaptive_avg_pool3d",
-      &F::adaptive_avg_pool3d,
-      py::arg("input"),
-      py::arg("output_size"),
-      ReleaseGil());
-  using Adaptive = std::pair<Tensor, Tensor> (*)(const Tensor&, const IntList&);
-  const std::pair<const char*, Adaptive> adaptive[] = {
-      {"adaptive_max_pool1d", &F::adaptive_max_pool1d_with_indices},
-      {"adaptive_max_pool2d", &F::adaptive_max_pool2d_with_indices},
-      {"adaptive_max_pool3d", &F::adaptive_max_pool3d_with_indices}};
-  for (const auto& [name, entry] : adaptive) {
-    auto fn = entry; // a copy: clang 14 cannot capture a structured binding
-    for (bool with_indices : {false, true}) {
-      nn.def(
-          (std::string(name) + (with_indices ? "_with_indices" : "")).c_str(),
-          [fn](const Tensor& x, const IntList& output_size, bool indices)
-              -> py::object {
-            std::pair<Tensor, Tensor> r;
-            {
-              py::gil_scoped_release gil;
-              r = fn(x, output_size);
-            }
-            if (indices) {
-              return py::make_tuple(r.first, r.second);
-            }
-            return py::cast(r.first);
-          },
-          py::arg("input"),
-          py::arg("output_size"),
-          py::arg("return_indices") = with_indices);
-    }
-  }
   // fractional_max_pool2d/3d(input, kernel_size, output_size=None,
   // output_ratio=None, return_indices=False, _random_samples=None).
   using Fractional = decltype(&F::fractional_max_pool2d_with_indices);
@@ -336,7 +160,7 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
             } else if (!output_ratio.is_none()) {
               ratio = output_ratio.cast<std::vector<double>>();
             }
-            std::pair<Tensor, Tensor> r;
+            std::tuple<Tensor, Tensor> r;
             {
               py::gil_scoped_release gil;
               r =
@@ -347,9 +171,9 @@ void init_pooling_nd(py::module_& nn, py::module_& m) {
                      value_or_undefined(samples));
             }
             if (indices) {
-              return py::make_tuple(r.first, r.second);
+              return py::make_tuple(std::get<0>(r), std::get<1>(r));
             }
-            return py::cast(r.first);
+            return py::cast(std::get<0>(r));
           },
           py::arg("input"),
           py::arg("kernel_size"),
@@ -612,7 +436,7 @@ void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
   init_activation_and_conv(nn, m);
   init_pooling_and_norm(nn);
-  init_pooling_nd(nn, m);
+  init_pooling_nd(nn);
   init_losses(nn);
   init_other(nn, m);
   for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {

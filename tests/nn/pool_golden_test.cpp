@@ -44,7 +44,7 @@ IntList ints(const json& args, const char* key, IntList fallback) {
 
 // Runs case c's op on x: the output and the indices (undefined where the op
 // gives none).
-std::pair<Tensor, Tensor> run(const json& c, const Tensor& x) {
+std::tuple<Tensor, Tensor> run(const json& c, const Tensor& x) {
   const std::string op = c["op"];
   const json& a = c["args"];
   const IntList k = ints(a, "kernel_size", {});

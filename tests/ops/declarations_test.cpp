@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 #include "ditto/ditto.h"
 #include "ditto/ops/detail/declaration.h"
@@ -36,8 +38,18 @@ TEST(Declarations, EveryDeclaredOpHasItsRecordsAndCallables) {
     const std::string head = d.schema.substr(0, d.schema.find('('));
     EXPECT_TRUE(seen.insert(head).second) << "declared twice";
     EXPECT_TRUE(head == d.name || head.rfind(d.name + ".", 0) == 0) << d.schema;
-    const OpRecord* r = find_op_record(d.name);
+    const OpRecord* r = find_op_record(d.record);
     ASSERT_NE(r, nullptr) << "no record";
+    if (d.record != d.name) {
+      // a form recorded under another op's name (max_pool2d_with_indices)
+      EXPECT_EQ(find_op_record(d.name), nullptr) << "recorded twice";
+      bool named = false;
+      for (const auto& c : r->callables) {
+        named |= c.rfind("ditto::" + d.name + "(", 0) == 0;
+      }
+      EXPECT_TRUE(named) << d.record << " names no ditto::" << d.name;
+      continue;
+    }
     bool function = false, method = false;
     for (const auto& c : r->callables) {
       function |= c.rfind("ditto::" + d.name + "(", 0) == 0;
@@ -63,11 +75,12 @@ TEST(Declarations, EveryDeclaredOpHasItsRecordsAndCallables) {
   }
 }
 
-// A kernel op runs under its own name: its errors name it.
+// A kernel op runs under its own name: its errors name it (a form recorded
+// under another op's name, that name).
 TEST(Declarations, KernelOpsRunUnderTheirNames) {
   for (const auto& d : detail::op_declarations()) {
     SCOPED_TRACE(d.name);
-    const OpRecord* r = find_op_record(d.name);
+    const OpRecord* r = find_op_record(d.record);
     ASSERT_NE(r, nullptr);
     if (!r->bad_samples) {
       ADD_FAILURE() << "no bad samples";
@@ -78,7 +91,7 @@ TEST(Declarations, KernelOpsRunUnderTheirNames) {
         s.call(s.inputs);
         ADD_FAILURE() << "accepted " << s.label;
       } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(d.name), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(d.record), std::string::npos)
             << e.what();
       }
     }
@@ -397,6 +410,59 @@ TEST(Declarations, LossesTakeLibTorchsReductionInts) {
         }).find("[ctc_loss]"),
         std::string::npos);
   }
+}
+
+// The poolings' ATen forms (composite/pooling.ops.toml): ATen's tuples
+// (adaptive_max_pool2d gives values and indices), LibTorch's
+// nn::functional names over them (its adaptive_max_pool2d the values), the
+// *_with_indices forms recorded under their pooling's name.
+TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
+  namespace F = nn::functional;
+  Tensor x =
+      sin(linspace(-9.0, 9.0, 2 * 3 * 7 * 8, kFloat32)).reshape({2, 3, 7, 8});
+  static_assert(std::is_same_v<
+                decltype(max_pool2d_with_indices(x, {2})),
+                std::tuple<Tensor, Tensor>>);
+  static_assert(std::is_same_v<
+                decltype(ditto::adaptive_max_pool2d(x, {2})),
+                std::tuple<Tensor, Tensor>>);
+  static_assert(
+      std::is_same_v<decltype(F::adaptive_max_pool2d(x, {2})), Tensor>);
+  auto [v, i] = max_pool2d_with_indices(x, {3}, {2}, {1});
+  EXPECT_TRUE(equal(v, max_pool2d(x, {3}, {2}, {1})));
+  EXPECT_TRUE(equal(v, F::max_pool2d(x, {3, 3}, {2, 2}, {1, 1})));
+  EXPECT_EQ(i.dtype(), kInt64);
+  auto [v1, i1] = max_pool1d_with_indices(x[0], {3}, {}, {1}, {2}, true);
+  EXPECT_TRUE(equal(v1, max_pool1d(x[0], {3}, {3}, {1}, {2}, true)));
+  EXPECT_EQ(i1.sizes(), v1.sizes());
+  Tensor x5 = x.reshape({1, 2, 3, 7, 8});
+  EXPECT_TRUE(equal(
+      std::get<0>(max_pool3d_with_indices(x5, {2})), max_pool3d(x5, {2})));
+  auto [av, ai] = ditto::adaptive_max_pool2d(x, {3, 4});
+  EXPECT_TRUE(equal(av, F::adaptive_max_pool2d(x, {3, 4})));
+  EXPECT_TRUE(
+      equal(ai, std::get<1>(F::adaptive_max_pool2d_with_indices(x, {3, 4}))));
+  EXPECT_TRUE(equal(avg_pool2d(x, {2}), F::avg_pool2d(x, {2}, {2})));
+  EXPECT_FALSE(
+      equal(avg_pool3d(x5, {2}, {}, {0}, false, true, 3), avg_pool3d(x5, {2})));
+  EXPECT_TRUE(
+      equal(adaptive_avg_pool1d(x[0], {4}), F::adaptive_avg_pool1d(x[0], {4})));
+  EXPECT_TRUE(equal(
+      adaptive_avg_pool3d(x5, {1, 2, 3}),
+      F::adaptive_avg_pool3d(x5, {1, 2, 3})));
+  // The with_indices forms have no record of their own and run under
+  // their pooling's name.
+  EXPECT_EQ(find_op_record("max_pool2d_with_indices"), nullptr);
+  EXPECT_NE(
+      test::error_of<ValueError>([] {
+        max_pool2d_with_indices(randn({2, 3}), {2});
+      }).find("[max_pool2d]"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        ditto::adaptive_max_pool3d(x5, {1, -1, 2});
+      }).find("[adaptive_max_pool3d]"),
+      std::string::npos);
 }
 
 // torch::batch_norm and the other normalizations' ATen forms

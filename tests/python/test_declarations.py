@@ -405,3 +405,47 @@ def test_normalizations_keep_atens_order_at_top_level():
     assert same(ditto.group_norm(x, 3, w, b), F.group_norm(x, 3, w, b))
     assert same(F.instance_norm(x, weight=w, bias=b),
                 ditto.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, True))
+
+
+def test_poolings_are_torchs_python_over_their_aten_forms():
+    """The poolings' ATen forms are declared (composite/pooling.ops.toml):
+    ditto.max_pool2d is torch.max_pool2d (no return_indices), the
+    *_with_indices forms and adaptive_max_pool2d give (values, indices);
+    ditto.nn.functional's are torch's Python over them: stride None,
+    return_indices by keyword or position, None in an adaptive size."""
+    from ditto.nn import functional as F
+    x = ditto.tensor(np.sin(np.linspace(-9, 9, 2 * 3 * 7 * 8))
+                     .astype(np.float32).reshape(2, 3, 7, 8))
+
+    def same(a, b):
+        return a.numpy().tobytes() == b.numpy().tobytes()
+
+    assert same(F.max_pool2d(x, 3, None, 1), ditto.max_pool2d(x, 3, [], 1))
+    v, i = F.max_pool2d(x, 3, 2, 1, 1, False, True)  # return_indices at 6
+    assert same(v, ditto.max_pool2d(x, 3, 2, 1))
+    assert same(i, ditto.max_pool2d_with_indices(x, 3, 2, 1)[1])
+    assert same(F.max_pool2d_with_indices(x, 2)[0], F.max_pool2d(x, 2))
+    with pytest.raises(TypeError):
+        ditto.max_pool2d(x, 3, return_indices=True)  # torch's has none
+    v1, i1 = F.max_pool1d(x[0], 3, return_indices=True)
+    assert same(v1, ditto.max_pool1d(x[0], [3]))
+    assert same(i1, ditto.max_pool1d_with_indices(x[0], 3)[1])
+    x5 = x.reshape(1, 2, 3, 7, 8)
+    assert same(F.max_pool3d(x5, 2), ditto.max_pool3d(x5, 2))
+    assert same(F.avg_pool2d(x, 2), ditto.avg_pool2d(x, [2, 2], [2, 2]))
+    assert same(F.avg_pool1d(x[0], 3, None, 1),
+                ditto.avg_pool1d(x[0], 3, [], 1))
+    assert same(F.avg_pool3d(x5, 2, divisor_override=3),
+                ditto.avg_pool3d(x5, 2, [], 0, False, True, 3))
+    assert same(F.adaptive_avg_pool2d(x, (None, 3)),
+                F.adaptive_avg_pool2d(x, (7, 3)))
+    assert same(F.adaptive_avg_pool3d(x5, (2, None, 4)),
+                ditto.adaptive_avg_pool3d(x5, [2, 7, 4]))
+    av, ai = ditto.adaptive_max_pool2d(x, [3, 4])
+    assert same(F.adaptive_max_pool2d(x, (3, 4)), av)
+    fv, fi = F.adaptive_max_pool2d(x, (3, None), True)
+    assert same(fv, ditto.adaptive_max_pool2d(x, [3, 8])[0])
+    assert same(F.adaptive_max_pool1d(x[0], 4, return_indices=True)[1],
+                ditto.adaptive_max_pool1d(x[0], 4)[1])
+    with pytest.raises(ValueError, match="max_pool2d"):
+        F.max_pool2d(x, 3, padding=2)

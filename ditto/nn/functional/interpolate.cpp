@@ -146,7 +146,7 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
     }
   }
   if (mode == InterpolateMode::Area) {
-    static constexpr Tensor (*kPools[])(const Tensor&, const IntList&) = {
+    static constexpr Tensor (*kPools[])(const Tensor&, const IntArg&) = {
         nullptr,
         &adaptive_avg_pool1d,
         &adaptive_avg_pool2d,

@@ -335,97 +335,126 @@ std::pair<Tensor, Tensor> adaptive_max_nd(
 
 } // namespace pool
 
-using namespace pool;
+} // namespace ditto::nn::functional
 
-std::pair<Tensor, Tensor> max_pool1d_with_indices(
+// The ATen forms (composite/pooling.ops.toml); nn::functional names them.
+namespace ditto {
+
+using namespace nn::functional::pool;
+
+namespace {
+
+std::tuple<Tensor, Tensor> as_tuple(std::pair<Tensor, Tensor> r) {
+  return {std::move(r.first), std::move(r.second)};
+}
+
+// The plain max poolings are composite: the with_indices op records.
+Tensor max_values(
+    const char* op,
+    int n,
     const Tensor& x,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
-  return max_pool_nd(
-      "max_pool1d", 1, x, kernel_size, stride, padding, dilation, ceil_mode);
+  detail::OpScope scope(op, {x}, detail::OpScope::kComposite);
+  return scope.done(
+      max_pool_nd(op, n, x, kernel_size, stride, padding, dilation, ceil_mode)
+          .first);
 }
 
-std::pair<Tensor, Tensor> max_pool2d_with_indices(
-    const Tensor& x,
+} // namespace
+
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
-  return max_pool_nd(
-      "max_pool2d", 2, x, kernel_size, stride, padding, dilation, ceil_mode);
+  return as_tuple(max_pool_nd(
+      "max_pool1d",
+      1,
+      self,
+      kernel_size,
+      stride,
+      padding,
+      dilation,
+      ceil_mode));
 }
 
-std::pair<Tensor, Tensor> max_pool3d_with_indices(
-    const Tensor& x,
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
-  return max_pool_nd(
-      "max_pool3d", 3, x, kernel_size, stride, padding, dilation, ceil_mode);
+  return as_tuple(max_pool_nd(
+      "max_pool2d",
+      2,
+      self,
+      kernel_size,
+      stride,
+      padding,
+      dilation,
+      ceil_mode));
 }
 
-// The plain forms are composite: the with_indices op records.
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
+    bool ceil_mode) {
+  return as_tuple(max_pool_nd(
+      "max_pool3d",
+      3,
+      self,
+      kernel_size,
+      stride,
+      padding,
+      dilation,
+      ceil_mode));
+}
+
 Tensor max_pool1d(
-    const Tensor& x,
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
-  detail::OpScope scope("max_pool1d", {x}, detail::OpScope::kComposite);
-  return scope.done(max_pool1d_with_indices(
-                        x, kernel_size, stride, padding, dilation, ceil_mode)
-                        .first);
+  return max_values(
+      "max_pool1d", 1, self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 Tensor max_pool2d(
-    const Tensor& x,
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
-  detail::OpScope scope("max_pool2d", {x}, detail::OpScope::kComposite);
-  return scope.done(max_pool2d_with_indices(
-                        x, kernel_size, stride, padding, dilation, ceil_mode)
-                        .first);
+  return max_values(
+      "max_pool2d", 2, self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 Tensor max_pool3d(
-    const Tensor& x,
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& dilation,
     bool ceil_mode) {
-  detail::OpScope scope("max_pool3d", {x}, detail::OpScope::kComposite);
-  return scope.done(max_pool3d_with_indices(
-                        x, kernel_size, stride, padding, dilation, ceil_mode)
-                        .first);
-}
-
-Tensor max_pool2d_backward(
-    const Tensor& grad_out,
-    const Tensor& indices,
-    const Shape& input_sizes) {
-  return max_backward("max_pool2d_backward", 2, grad_out, indices, input_sizes);
-}
-
-Tensor max_pool3d_backward(
-    const Tensor& grad_out,
-    const Tensor& indices,
-    const Shape& input_sizes) {
-  return max_backward("max_pool3d_backward", 3, grad_out, indices, input_sizes);
+  return max_values(
+      "max_pool3d", 3, self, kernel_size, stride, padding, dilation, ceil_mode);
 }
 
 Tensor avg_pool1d(
-    const Tensor& x,
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
@@ -434,7 +463,7 @@ Tensor avg_pool1d(
   return avg_pool_nd(
       "avg_pool1d",
       1,
-      x,
+      self,
       kernel_size,
       stride,
       padding,
@@ -444,28 +473,28 @@ Tensor avg_pool1d(
 }
 
 Tensor avg_pool2d(
-    const Tensor& x,
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
     bool ceil_mode,
     bool count_include_pad,
     std::optional<int64_t> divisor_override) {
-  if (detail::is_storage(x) && is_floating(x.dtype())) {
+  if (detail::is_storage(self) && is_floating(self.dtype())) {
     return avg_pool2d(
-               detail::upcast(x),
+               detail::upcast(self),
                kernel_size,
                stride,
                padding,
                ceil_mode,
                count_include_pad,
                divisor_override)
-        .to(x.dtype());
+        .to(self.dtype());
   }
   return avg_pool_nd(
       "avg_pool2d",
       2,
-      x,
+      self,
       kernel_size,
       stride,
       padding,
@@ -475,7 +504,7 @@ Tensor avg_pool2d(
 }
 
 Tensor avg_pool3d(
-    const Tensor& x,
+    const Tensor& self,
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
@@ -485,7 +514,7 @@ Tensor avg_pool3d(
   return avg_pool_nd(
       "avg_pool3d",
       3,
-      x,
+      self,
       kernel_size,
       stride,
       padding,
@@ -494,52 +523,91 @@ Tensor avg_pool3d(
       divisor_override);
 }
 
-Tensor adaptive_avg_pool1d(const Tensor& x, const IntList& output_size) {
-  return adaptive_avg_nd("adaptive_avg_pool1d", 1, x, output_size);
+Tensor adaptive_avg_pool1d(const Tensor& self, const IntArg& output_size) {
+  return adaptive_avg_nd("adaptive_avg_pool1d", 1, self, output_size);
 }
 
-Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size) {
-  return adaptive_avg_nd("adaptive_avg_pool2d", 2, x, output_size);
+Tensor adaptive_avg_pool2d(const Tensor& self, const IntArg& output_size) {
+  return adaptive_avg_nd("adaptive_avg_pool2d", 2, self, output_size);
 }
 
-Tensor adaptive_avg_pool3d(const Tensor& x, const IntList& output_size) {
-  return adaptive_avg_nd("adaptive_avg_pool3d", 3, x, output_size);
+Tensor adaptive_avg_pool3d(const Tensor& self, const IntArg& output_size) {
+  return adaptive_avg_nd("adaptive_avg_pool3d", 3, self, output_size);
 }
 
-std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(
+std::tuple<Tensor, Tensor> adaptive_max_pool1d(
+    const Tensor& self,
+    const IntArg& output_size) {
+  return as_tuple(adaptive_max_nd("adaptive_max_pool1d", 1, self, output_size));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(
+    const Tensor& self,
+    const IntArg& output_size) {
+  return as_tuple(adaptive_max_nd("adaptive_max_pool2d", 2, self, output_size));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(
+    const Tensor& self,
+    const IntArg& output_size) {
+  return as_tuple(adaptive_max_nd("adaptive_max_pool3d", 3, self, output_size));
+}
+
+} // namespace ditto
+
+namespace ditto::nn::functional {
+
+Tensor max_pool2d_backward(
+    const Tensor& grad_out,
+    const Tensor& indices,
+    const Shape& input_sizes) {
+  return pool::max_backward(
+      "max_pool2d_backward", 2, grad_out, indices, input_sizes);
+}
+
+Tensor max_pool3d_backward(
+    const Tensor& grad_out,
+    const Tensor& indices,
+    const Shape& input_sizes) {
+  return pool::max_backward(
+      "max_pool3d_backward", 3, grad_out, indices, input_sizes);
+}
+
+// LibTorch's: the tuple as ATen's adaptive max pooling, or the values.
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
     const Tensor& x,
-    const IntList& output_size) {
-  return adaptive_max_nd("adaptive_max_pool1d", 1, x, output_size);
+    const IntArg& output_size) {
+  return ::ditto::adaptive_max_pool1d(x, output_size);
 }
 
-std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
     const Tensor& x,
-    const IntList& output_size) {
-  return adaptive_max_nd("adaptive_max_pool2d", 2, x, output_size);
+    const IntArg& output_size) {
+  return ::ditto::adaptive_max_pool2d(x, output_size);
 }
 
-std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(
     const Tensor& x,
-    const IntList& output_size) {
-  return adaptive_max_nd("adaptive_max_pool3d", 3, x, output_size);
+    const IntArg& output_size) {
+  return ::ditto::adaptive_max_pool3d(x, output_size);
 }
 
-Tensor adaptive_max_pool1d(const Tensor& x, const IntList& output_size) {
+Tensor adaptive_max_pool1d(const Tensor& x, const IntArg& output_size) {
   detail::OpScope scope(
       "adaptive_max_pool1d", {x}, detail::OpScope::kComposite);
-  return scope.done(adaptive_max_pool1d_with_indices(x, output_size).first);
+  return scope.done(std::get<0>(::ditto::adaptive_max_pool1d(x, output_size)));
 }
 
-Tensor adaptive_max_pool2d(const Tensor& x, const IntList& output_size) {
+Tensor adaptive_max_pool2d(const Tensor& x, const IntArg& output_size) {
   detail::OpScope scope(
       "adaptive_max_pool2d", {x}, detail::OpScope::kComposite);
-  return scope.done(adaptive_max_pool2d_with_indices(x, output_size).first);
+  return scope.done(std::get<0>(::ditto::adaptive_max_pool2d(x, output_size)));
 }
 
-Tensor adaptive_max_pool3d(const Tensor& x, const IntList& output_size) {
+Tensor adaptive_max_pool3d(const Tensor& x, const IntArg& output_size) {
   detail::OpScope scope(
       "adaptive_max_pool3d", {x}, detail::OpScope::kComposite);
-  return scope.done(adaptive_max_pool3d_with_indices(x, output_size).first);
+  return scope.done(std::get<0>(::ditto::adaptive_max_pool3d(x, output_size)));
 }
 
 } // namespace ditto::nn::functional

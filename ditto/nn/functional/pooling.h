@@ -11,58 +11,40 @@
 // plane between threads (Note [Plane scatters] in scatter_engine.h).
 
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto::nn::functional {
 
-// Max pooling: the maximum of each window (the first one in row-major
-// order on ties, the last NaN if any) and its flat index in the input
-// plane (l, h * W + w, (d * H + h) * W + w). Padding counts as -inf and
-// must be at most half the kernel.
-DITTO_API std::pair<Tensor, Tensor> max_pool1d_with_indices(
-    const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    bool ceil_mode = false);
-DITTO_API Tensor max_pool1d(
-    const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    bool ceil_mode = false);
-DITTO_API std::pair<Tensor, Tensor> max_pool2d_with_indices(
-    const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    bool ceil_mode = false);
-DITTO_API Tensor max_pool2d(
-    const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    bool ceil_mode = false);
-DITTO_API std::pair<Tensor, Tensor> max_pool3d_with_indices(
-    const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    bool ceil_mode = false);
-DITTO_API Tensor max_pool3d(
-    const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntArg& dilation = {1},
-    bool ceil_mode = false);
+// Max pooling (ditto::max_pool1d/2d/3d and *_with_indices, declared in
+// composite/pooling.ops.toml): the maximum of each window (the first one
+// in row-major order on ties, the last NaN if any) and its flat index in
+// the input plane (l, h * W + w, (d * H + h) * W + w). Padding counts as
+// -inf and must be at most half the kernel. Average pooling (avg_pool1d/
+// 2d/3d): each window's sum (in row-major order) divided by
+// divisor_override if given, else by the window clipped to the padded input
+// (count_include_pad) or by its cells inside the input; the backward
+// spreads each output gradient, divided the same way, over its window.
+// Adaptive average pooling (adaptive_avg_pool1d/2d/3d): output cell i of a
+// dim covers the input bin [floor(i * In / Out), ceil((i + 1) * In / Out))
+// (bins may overlap); the average is the bin's sum divided by each dim's
+// bin length in turn (sum / kd / kh / kw, PyTorch's rounding), for the
+// output and for the gradient. nn::functional names them as LibTorch does.
+using ::ditto::adaptive_avg_pool1d;
+using ::ditto::adaptive_avg_pool2d;
+using ::ditto::adaptive_avg_pool3d;
+using ::ditto::avg_pool1d;
+using ::ditto::avg_pool2d;
+using ::ditto::avg_pool3d;
+using ::ditto::max_pool1d;
+using ::ditto::max_pool1d_with_indices;
+using ::ditto::max_pool2d;
+using ::ditto::max_pool2d_with_indices;
+using ::ditto::max_pool3d;
+using ::ditto::max_pool3d_with_indices;
 
 // The gradients of max_pool2d/3d (and of max_pool1d and the adaptive max
 // poolings, through the one of their dims): grad_out added into a zero
@@ -77,63 +59,26 @@ DITTO_API Tensor max_pool3d_backward(
     const Tensor& indices,
     const Shape& input_sizes);
 
-// Average pooling: each window's sum (in row-major order) divided by
-// divisor_override if given, else by the window clipped to the padded input
-// (count_include_pad) or by its cells inside the input. The backward
-// spreads each output gradient, divided the same way, over its window.
-DITTO_API Tensor avg_pool1d(
+// Adaptive max pooling, as LibTorch's: the maximum of each bin (as
+// adaptive average pooling's) and its flat index in the input plane, as
+// max pooling (ties and NaN alike), which is ATen's ditto::
+// adaptive_max_pool1d/2d/3d; or the maxima alone. The backward is
+// max_pool2d_backward's (max_pool3d_backward's for three dims).
+DITTO_API std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
     const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    bool ceil_mode = false,
-    bool count_include_pad = true);
-DITTO_API Tensor avg_pool2d(
+    const IntArg& output_size);
+DITTO_API std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
     const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    bool ceil_mode = false,
-    bool count_include_pad = true,
-    std::optional<int64_t> divisor_override = std::nullopt);
-DITTO_API Tensor avg_pool3d(
+    const IntArg& output_size);
+DITTO_API std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(
     const Tensor& x,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    bool ceil_mode = false,
-    bool count_include_pad = true,
-    std::optional<int64_t> divisor_override = std::nullopt);
-
-// Adaptive pooling: output cell i of a dim covers the input bin
-// [floor(i * In / Out), ceil((i + 1) * In / Out)) (bins may overlap).
-// output_size one value or one per dim. The average is the bin's sum
-// divided by each dim's bin length in turn (sum / kd / kh / kw, PyTorch's
-// rounding), for the output and for the gradient.
+    const IntArg& output_size);
 DITTO_API Tensor
-adaptive_avg_pool1d(const Tensor& x, const IntList& output_size);
+adaptive_max_pool1d(const Tensor& x, const IntArg& output_size);
 DITTO_API Tensor
-adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
+adaptive_max_pool2d(const Tensor& x, const IntArg& output_size);
 DITTO_API Tensor
-adaptive_avg_pool3d(const Tensor& x, const IntList& output_size);
-// The maximum of each bin and its flat index in the input plane, as
-// max pooling (ties and NaN alike); the backward is max_pool2d_backward's
-// (max_pool3d_backward's for three dims).
-DITTO_API std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(
-    const Tensor& x,
-    const IntList& output_size);
-DITTO_API std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(
-    const Tensor& x,
-    const IntList& output_size);
-DITTO_API std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(
-    const Tensor& x,
-    const IntList& output_size);
-DITTO_API Tensor
-adaptive_max_pool1d(const Tensor& x, const IntList& output_size);
-DITTO_API Tensor
-adaptive_max_pool2d(const Tensor& x, const IntList& output_size);
-DITTO_API Tensor
-adaptive_max_pool3d(const Tensor& x, const IntList& output_size);
+adaptive_max_pool3d(const Tensor& x, const IntArg& output_size);
 
 // Fractional max pooling (Note [Fractional windows] in
 // pooling_fractional.cpp):
@@ -143,13 +88,13 @@ adaptive_max_pool3d(const Tensor& x, const IntList& output_size);
 // generator as PyTorch draws them (rand(N, C, dims)) when undefined: the
 // same windows as PyTorch 1.13 on CPU for the same seed. The backward is
 // max_pool2d_backward's / max_pool3d_backward's.
-DITTO_API std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
+DITTO_API std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
     const Tensor& x,
     const IntArg& kernel_size,
     const IntList& output_size = {},
     const std::vector<double>& output_ratio = {},
     const Tensor& random_samples = {});
-DITTO_API std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
+DITTO_API std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(
     const Tensor& x,
     const IntArg& kernel_size,
     const IntList& output_size = {},
@@ -199,12 +144,3 @@ DITTO_API Tensor max_unpool3d(
     const IntList& output_size = {});
 
 } // namespace ditto::nn::functional
-
-namespace ditto {
-// torch.max_pool1d/2d/3d, torch.avg_pool1d, torch.adaptive_avg_pool1d.
-using nn::functional::adaptive_avg_pool1d;
-using nn::functional::avg_pool1d;
-using nn::functional::max_pool1d;
-using nn::functional::max_pool2d;
-using nn::functional::max_pool3d;
-} // namespace ditto

@@ -389,7 +389,7 @@ Tensor max_unpool3d(
       "max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size);
 }
 
-std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
+std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
     const Tensor& x,
     const IntArg& kernel_size,
     const IntList& output_size,
@@ -405,7 +405,7 @@ std::pair<Tensor, Tensor> fractional_max_pool2d_with_indices(
       random_samples);
 }
 
-std::pair<Tensor, Tensor> fractional_max_pool3d_with_indices(
+std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(
     const Tensor& x,
     const IntArg& kernel_size,
     const IntList& output_size,
@@ -427,9 +427,8 @@ Tensor fractional_max_pool2d(
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {
-  return fractional_max_pool2d_with_indices(
-             x, kernel_size, output_size, output_ratio, random_samples)
-      .first;
+  return std::get<0>(fractional_max_pool2d_with_indices(
+      x, kernel_size, output_size, output_ratio, random_samples));
 }
 
 Tensor fractional_max_pool3d(
@@ -438,9 +437,8 @@ Tensor fractional_max_pool3d(
     const IntList& output_size,
     const std::vector<double>& output_ratio,
     const Tensor& random_samples) {
-  return fractional_max_pool3d_with_indices(
-             x, kernel_size, output_size, output_ratio, random_samples)
-      .first;
+  return std::get<0>(fractional_max_pool3d_with_indices(
+      x, kernel_size, output_size, output_ratio, random_samples));
 }
 
 } // namespace ditto::nn::functional

@@ -149,7 +149,7 @@ std::vector<Sample> unpool_samples(
     const SampleSpec& spec,
     int n,
     const std::function<
-        std::pair<Tensor, Tensor>(const Tensor&, IntList, IntList)>& pool,
+        std::tuple<Tensor, Tensor>(const Tensor&, IntList, IntList)>& pool,
     const std::function<
         Tensor(const Tensor&, const Tensor&, IntList, IntList, IntList)>&
         unpool) {
@@ -312,6 +312,9 @@ void register_nd_pooling(int n) {
           "ceil_mode)",
       "ditto::" + max +
           "(x, kernel_size, stride, padding, dilation, "
+          "ceil_mode)",
+      "ditto::" + max +
+          "_with_indices(x, kernel_size, stride, padding, dilation, "
           "ceil_mode)"};
   PoolFn max_fn = n == 1
       ? PoolFn([](const Tensor& x,
@@ -353,6 +356,10 @@ void register_nd_pooling(int n) {
   });
 
   const std::string avg = "avg_pool" + d;
+  const std::string avg_args = n == 1
+      ? "(x, kernel_size, stride, padding, ceil_mode, count_include_pad)"
+      : "(x, kernel_size, stride, padding, ceil_mode, count_include_pad, "
+        "divisor_override)";
   AvgFn avg_fn = n == 1 ? AvgFn([](const Tensor& x,
                                    IntList k,
                                    IntList st,
@@ -372,12 +379,7 @@ void register_nd_pooling(int n) {
   register_op({
       .name = avg,
       .family = "pooling",
-      .callables =
-          {f + avg +
-           (n == 1 ? "(x, kernel_size, stride, padding, ceil_mode, "
-                     "count_include_pad)"
-                   : "(x, kernel_size, stride, padding, ceil_mode, "
-                     "count_include_pad, divisor_override)")},
+      .callables = {f + avg + avg_args, "ditto::" + avg + avg_args},
       .deterministic_because = {},
       .nondeterministic = {plane_path((avg + "_backward").c_str())},
       .dtypes = kFloating,
@@ -412,7 +414,9 @@ void register_nd_pooling(int n) {
   register_op({
       .name = aavg,
       .family = "pooling",
-      .callables = {f + aavg + "(x, output_size)"},
+      .callables =
+          {f + aavg + "(x, output_size)",
+           "ditto::" + aavg + "(x, output_size)"},
       .deterministic_because = {},
       .nondeterministic = {plane_path((aavg + "_backward").c_str())},
       .dtypes = kFloating,
@@ -433,12 +437,12 @@ void register_max_family(int n) {
   const std::string d = std::to_string(n) + "d";
   const std::string f = "ditto::nn::functional::";
   const std::string amax = "adaptive_max_pool" + d;
-  using AmaxFn = std::pair<Tensor, Tensor> (*)(const Tensor&, const IntList&);
+  using AmaxFn = std::tuple<Tensor, Tensor> (*)(const Tensor&, const IntArg&);
   static const AmaxFn kAmax[] = {
       nullptr,
-      &adaptive_max_pool1d_with_indices,
-      &adaptive_max_pool2d_with_indices,
-      &adaptive_max_pool3d_with_indices};
+      &::ditto::adaptive_max_pool1d,
+      &::ditto::adaptive_max_pool2d,
+      &::ditto::adaptive_max_pool3d};
   const AmaxFn amax_fn = kAmax[n];
   const std::string backward =
       n == 3 ? "max_pool3d_backward" : "max_pool2d_backward";
@@ -447,7 +451,8 @@ void register_max_family(int n) {
       .family = "pooling",
       .callables =
           {f + amax + "(x, output_size)",
-           f + amax + "_with_indices(x, output_size)"},
+           f + amax + "_with_indices(x, output_size)",
+           "ditto::" + amax + "(x, output_size)"},
       .deterministic_because = {},
       .nondeterministic =
           {{.entry = backward,
@@ -457,7 +462,7 @@ void register_max_family(int n) {
           [n, amax_fn](const SampleSpec& spec) {
             auto out = adaptive_nd_samples(
                 spec, n, [amax_fn](const Tensor& x, IntList s) {
-                  return amax_fn(x, s).first;
+                  return std::get<0>(amax_fn(x, s));
                 });
             out.push_back(
                 {"with_indices",
@@ -471,7 +476,7 @@ void register_max_family(int n) {
       .bad_samples =
           [n, amax_fn] {
             return nd_bad_samples(n, [amax_fn](const Tensor& x) {
-              return amax_fn(x, {2}).first;
+              return std::get<0>(amax_fn(x, {2}));
             });
           },
   });
@@ -581,8 +586,11 @@ DITTO_OP_RECORDS(pool) {
   register_op({
       .name = "avg_pool2d",
       .family = "pooling",
-      .callables = {"ditto::nn::functional::avg_pool2d(x, kernel_size, stride, "
-                    "padding, ceil_mode, count_include_pad, divisor_override)"},
+      .callables =
+          {"ditto::avg_pool2d(x, kernel_size, stride, padding, "
+           "ceil_mode, count_include_pad, divisor_override)",
+           "ditto::nn::functional::avg_pool2d(x, kernel_size, stride, "
+           "padding, ceil_mode, count_include_pad, divisor_override)"},
       .deterministic_because = {},
       .nondeterministic = {plane_path("avg_pool2d_backward")},
       .dtypes = kFloating,
@@ -603,8 +611,10 @@ DITTO_OP_RECORDS(pool) {
   register_op({
       .name = "adaptive_avg_pool2d",
       .family = "pooling",
-      .callables = {"ditto::nn::functional::adaptive_avg_pool2d(x, "
-                    "output_size)"},
+      .callables =
+          {"ditto::adaptive_avg_pool2d(x, output_size)",
+           "ditto::nn::functional::adaptive_avg_pool2d(x, "
+           "output_size)"},
       .deterministic_because = {},
       .nondeterministic = {plane_path("adaptive_avg_pool2d_backward")},
       .dtypes = kFloating,
@@ -631,6 +641,8 @@ DITTO_OP_RECORDS(pool) {
         .callables =
             {"ditto::max_pool2d(x, kernel_size, stride, padding, dilation, "
              "ceil_mode)",
+             "ditto::max_pool2d_with_indices(x, kernel_size, stride, padding, "
+             "dilation, ceil_mode)",
              "ditto::nn::functional::max_pool2d_with_indices(x, kernel_size, stride, padding, "
              "dilation, ceil_mode)",
              "ditto::nn::functional::max_pool2d(x, kernel_size, stride, "

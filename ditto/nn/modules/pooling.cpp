@@ -33,7 +33,7 @@ void check_dims(
 }
 
 template <int D>
-std::pair<Tensor, Tensor> max_pool(
+std::tuple<Tensor, Tensor> max_pool(
     const Tensor& x,
     const MaxPoolOptions<D>& o) {
   using Fn = decltype(&F::max_pool1d_with_indices);
@@ -55,7 +55,7 @@ MaxPoolNd<D>::MaxPoolNd(const MaxPoolOptions<D>& o)
 }
 
 template <int D>
-std::pair<Tensor, Tensor> MaxPoolNd<D>::forward_with_indices(
+std::tuple<Tensor, Tensor> MaxPoolNd<D>::forward_with_indices(
     const Tensor& x) const {
   ForwardScope scope(*this);
   return max_pool(x, options);
@@ -138,7 +138,7 @@ AdaptiveAvgPoolNd<D>::AdaptiveAvgPoolNd(IntList size)
 template <int D>
 Tensor AdaptiveAvgPoolNd<D>::forward(const Tensor& x) const {
   ForwardScope scope(*this);
-  static constexpr Tensor (*kFns[])(const Tensor&, const IntList&) = {
+  static constexpr Tensor (*kFns[])(const Tensor&, const IntArg&) = {
       nullptr,
       &F::adaptive_avg_pool1d,
       &F::adaptive_avg_pool2d,
@@ -158,11 +158,11 @@ AdaptiveMaxPoolNd<D>::AdaptiveMaxPoolNd(IntList size)
 }
 
 template <int D>
-std::pair<Tensor, Tensor> AdaptiveMaxPoolNd<D>::forward_with_indices(
+std::tuple<Tensor, Tensor> AdaptiveMaxPoolNd<D>::forward_with_indices(
     const Tensor& x) const {
   ForwardScope scope(*this);
-  static constexpr std::pair<Tensor, Tensor> (*kFns[])(
-      const Tensor&, const IntList&) = {
+  static constexpr std::tuple<Tensor, Tensor> (*kFns[])(
+      const Tensor&, const IntArg&) = {
       nullptr,
       &F::adaptive_max_pool1d_with_indices,
       &F::adaptive_max_pool2d_with_indices,
@@ -173,7 +173,7 @@ std::pair<Tensor, Tensor> AdaptiveMaxPoolNd<D>::forward_with_indices(
 template <int D>
 Tensor AdaptiveMaxPoolNd<D>::forward(const Tensor& x) const {
   ForwardScope scope(*this);
-  static constexpr Tensor (*kFns[])(const Tensor&, const IntList&) = {
+  static constexpr Tensor (*kFns[])(const Tensor&, const IntArg&) = {
       nullptr,
       &F::adaptive_max_pool1d,
       &F::adaptive_max_pool2d,
@@ -253,7 +253,7 @@ FractionalMaxPoolNd<D>::FractionalMaxPoolNd(
 }
 
 template <int D>
-std::pair<Tensor, Tensor> FractionalMaxPoolNd<D>::forward_with_indices(
+std::tuple<Tensor, Tensor> FractionalMaxPoolNd<D>::forward_with_indices(
     const Tensor& x) const {
   ForwardScope scope(*this);
   const auto& o = options;
@@ -269,7 +269,7 @@ std::pair<Tensor, Tensor> FractionalMaxPoolNd<D>::forward_with_indices(
 
 template <int D>
 Tensor FractionalMaxPoolNd<D>::forward(const Tensor& x) const {
-  return forward_with_indices(x).first;
+  return std::get<0>(forward_with_indices(x));
 }
 
 template class FractionalMaxPoolNd<2>;

@@ -34,7 +34,7 @@ class DITTO_API MaxPoolNd : public Module {
   explicit MaxPoolNd(const MaxPoolOptions<D>& options);
   Tensor forward(const Tensor& x) const;
   // The output and the flat index of each maximum in its plane.
-  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
   std::string extra_repr() const override;
 
   MaxPoolOptions<D> options;
@@ -79,7 +79,7 @@ class DITTO_API AdaptiveMaxPoolNd : public Module {
   explicit AdaptiveMaxPoolNd(IntList output_size);
   AdaptiveMaxPoolNd(int64_t size) : AdaptiveMaxPoolNd(IntList{size}) {}
   Tensor forward(const Tensor& x) const;
-  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
   std::string extra_repr() const override;
   IntList output_size;
 };
@@ -131,7 +131,7 @@ class DITTO_API FractionalMaxPoolNd : public Module {
  public:
   explicit FractionalMaxPoolNd(const FractionalMaxPoolOptions<D>& options);
   Tensor forward(const Tensor& x) const;
-  std::pair<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x) const;
   FractionalMaxPoolOptions<D> options;
 };
 using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;

@@ -22,6 +22,9 @@ struct OpDeclaration {
   std::string implementation;
   // The file that declares it: "ditto/ops/elementwise/elementwise.ops.toml".
   std::string source;
+  // The record that holds its forms: its name, or another's
+  // (max_pool2d_with_indices: max_pool2d's).
+  std::string record;
 };
 
 // Every declared op, in declaration order (generated: declared.cpp).

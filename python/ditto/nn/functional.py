@@ -3,20 +3,13 @@ import math
 import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d,
-    adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
-    adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
-    adaptive_max_pool3d, adaptive_max_pool3d_with_indices, affine_grid,
-    avg_pool1d, avg_pool2d, avg_pool3d,
-    conv_transpose2d, conv_transpose3d,
+    affine_grid, conv_transpose2d, conv_transpose3d,
     cross_entropy, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, gru_cell_gates, interpolate, linear,
-    lstm_cell_gates, max_pool1d, max_pool1d_with_indices, max_pool2d,
-    max_pool2d_backward, max_pool2d_with_indices, max_pool3d,
-    max_pool3d_backward, max_pool3d_with_indices, max_unpool1d,
-    max_unpool2d, max_unpool3d, normalize, one_hot,
+    lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
+    max_unpool1d, max_unpool2d, max_unpool3d, normalize, one_hot,
     split_rows, upsample, upsample2d)
 
 
@@ -437,6 +430,109 @@ def poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8,
             2 * 3.141592653589793 * target)
         loss = loss + _C.where(target > 1, approx, approx * 0)
     return _reduce(loss, reduction, "poisson_nll_loss")
+
+
+# The poolings: torch's Python over their ATen forms
+# (composite/pooling.ops.toml): stride None is the kernel (ATen's []),
+# return_indices picks the *_with_indices form, and an adaptive output
+# size may name None for a dim the input keeps.
+
+def _stride(stride):
+    return [] if stride is None else stride
+
+
+def _list_with_default(out_size, defaults):
+    """torch's: each None of out_size is the input's size there."""
+    if isinstance(out_size, int):
+        return out_size
+    out_size = list(out_size)
+    if len(defaults) <= len(out_size):
+        raise ValueError("Input dimension should be at least "
+                         f"{len(out_size) + 1}")
+    return [d if v is None else v
+            for v, d in zip(out_size, list(defaults)[-len(out_size):])]
+
+
+def _max_pool(with_indices, without):
+    def with_indices_fn(input, kernel_size, stride=None, padding=0,
+                        dilation=1, ceil_mode=False, return_indices=False):
+        return with_indices(input, kernel_size, _stride(stride), padding,
+                            dilation, ceil_mode)
+
+    def pool(input, kernel_size, stride=None, padding=0, dilation=1,
+             ceil_mode=False, return_indices=False):
+        if return_indices:
+            return with_indices_fn(input, kernel_size, stride, padding,
+                                   dilation, ceil_mode)
+        return without(input, kernel_size, _stride(stride), padding,
+                       dilation, ceil_mode)
+    return with_indices_fn, pool
+
+
+max_pool1d_with_indices, max_pool1d = _max_pool(
+    _C.max_pool1d_with_indices, _C.max_pool1d)
+max_pool2d_with_indices, max_pool2d = _max_pool(
+    _C.max_pool2d_with_indices, _C.max_pool2d)
+max_pool3d_with_indices, max_pool3d = _max_pool(
+    _C.max_pool3d_with_indices, _C.max_pool3d)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """torch.nn.functional.avg_pool1d."""
+    return _C.avg_pool1d(input, kernel_size, _stride(stride), padding,
+                         ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool2d."""
+    return _C.avg_pool2d(input, kernel_size, _stride(stride), padding,
+                         ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """torch.nn.functional.avg_pool3d."""
+    return _C.avg_pool3d(input, kernel_size, _stride(stride), padding,
+                         ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool1d."""
+    return _C.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool2d."""
+    return _C.adaptive_avg_pool2d(
+        input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """torch.nn.functional.adaptive_avg_pool3d."""
+    return _C.adaptive_avg_pool3d(
+        input, _list_with_default(output_size, input.size()))
+
+
+def _adaptive_max_pool(aten, n):
+    def with_indices_fn(input, output_size, return_indices=False):
+        if n > 1:
+            output_size = _list_with_default(output_size, input.size())
+        return aten(input, output_size)
+
+    def pool(input, output_size, return_indices=False):
+        out = with_indices_fn(input, output_size)
+        return out if return_indices else out[0]
+    return with_indices_fn, pool
+
+
+adaptive_max_pool1d_with_indices, adaptive_max_pool1d = _adaptive_max_pool(
+    _C.adaptive_max_pool1d, 1)
+adaptive_max_pool2d_with_indices, adaptive_max_pool2d = _adaptive_max_pool(
+    _C.adaptive_max_pool2d, 2)
+adaptive_max_pool3d_with_indices, adaptive_max_pool3d = _adaptive_max_pool(
+    _C.adaptive_max_pool3d, 3)
 
 
 def _pair(v):
