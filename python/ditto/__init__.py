@@ -37,7 +37,7 @@ from ._C import (  # noqa: F401
     embedding_bag, index_add, index_copy, index_put, put, masked_fill,
     scatter, scatter_add, scatter_reduce, index_reduce,
     # NN ops torch has at top level
-    conv1d, conv2d, conv3d, conv_transpose2d, conv_transpose3d,
+    conv1d, conv2d, conv3d,
     conv1d_backward_input, conv1d_backward_weight, conv2d_backward_input,
     conv2d_backward_weight, conv3d_backward_input, conv3d_backward_weight,
     softmax, log_softmax,

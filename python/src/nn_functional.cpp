@@ -23,79 +23,6 @@ F::Reduction reduction_of(const std::string& r) {
   throw ValueError(r + " is not a valid value for reduction");
 }
 
-// An int or a list of ints, as torch's _pair arguments; empty stays empty.
-IntList pair(const IntList& v) {
-  return v.size() == 1 ? IntList{v[0], v[0]} : v;
-}
-
-void init_activation_and_conv(py::module_& nn, py::module_& m) {
-  // leaky_relu, silu, gelu, softmax and log_softmax:
-  // composite/activation.ops.toml.
-  // conv_transpose2d's arguments pass as given (1 or 2 values each).
-  auto conv_t = [](const Tensor& x,
-                   const Tensor& w,
-                   const std::optional<Tensor>& b,
-                   const IntList& stride,
-                   const IntList& padding,
-                   const IntList& output_padding,
-                   int64_t groups,
-                   const IntList& dilation) {
-    return F::conv_transpose2d(
-        x,
-        w,
-        value_or_undefined(b),
-        pair(stride),
-        pair(padding),
-        pair(output_padding),
-        groups,
-        pair(dilation));
-  };
-  auto conv_t3 = [](const Tensor& x,
-                    const Tensor& w,
-                    const std::optional<Tensor>& b,
-                    const IntList& stride,
-                    const IntList& padding,
-                    const IntList& output_padding,
-                    int64_t groups,
-                    const IntList& dilation) {
-    return F::conv_transpose3d(
-        x,
-        w,
-        value_or_undefined(b),
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation);
-  };
-  for (py::module_* mod : {&nn, &m}) {
-    mod->def(
-        "conv_transpose3d",
-        conv_t3,
-        py::arg("input"),
-        py::arg("weight"),
-        py::arg("bias") = py::none(),
-        py::arg("stride") = 1,
-        py::arg("padding") = 0,
-        py::arg("output_padding") = 0,
-        py::arg("groups") = 1,
-        py::arg("dilation") = 1,
-        ReleaseGil());
-    mod->def(
-        "conv_transpose2d",
-        conv_t,
-        py::arg("input"),
-        py::arg("weight"),
-        py::arg("bias") = py::none(),
-        py::arg("stride") = 1,
-        py::arg("padding") = 0,
-        py::arg("output_padding") = 0,
-        py::arg("groups") = 1,
-        py::arg("dilation") = 1,
-        ReleaseGil());
-  }
-}
-
 void init_pooling_and_norm(py::module_& nn) {
   nn.def(
       "max_pool2d_backward",
@@ -251,20 +178,6 @@ void init_losses(py::module_& nn) {
 }
 
 void init_other(py::module_& nn, py::module_& m) {
-  nn.def(
-      "embedding",
-      &F::embedding,
-      py::arg("input"),
-      py::arg("weight"),
-      py::arg("padding_idx") = py::none(),
-      py::arg("sparse") = false,
-      ReleaseGil());
-  nn.def(
-      "one_hot",
-      &F::one_hot,
-      py::arg("tensor"),
-      py::arg("num_classes") = -1,
-      ReleaseGil());
   for (py::module_* mod : {&nn, &m}) {
     mod->def(
         "dropout",
@@ -434,7 +347,6 @@ void init_other(py::module_& nn, py::module_& m) {
 
 void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
-  init_activation_and_conv(nn, m);
   init_pooling_and_norm(nn);
   init_pooling_nd(nn);
   init_losses(nn);

@@ -465,6 +465,53 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
       std::string::npos);
 }
 
+// The transposed convolutions', embedding's and one_hot's ATen forms
+// (conv/conv.ops.toml, composite/embedding.ops.toml): torch's argument
+// orders, nn::functional's bits.
+TEST(Declarations, TransposedConvolutionsAndLookupsAreAtens) {
+  namespace F = nn::functional;
+  Tensor x = sin(linspace(-5.0, 5.0, 2 * 4 * 9, kFloat32)).reshape({2, 4, 9});
+  Tensor w = cos(linspace(-2.0, 2.0, 4 * 3 * 3, kFloat32)).reshape({4, 3, 3});
+  Tensor b = linspace(-1.0, 1.0, 3, kFloat32);
+  Tensor y = conv_transpose1d(x, w, b, {2}, {1}, {1});
+  EXPECT_TRUE(equal(
+      y,
+      conv_transpose2d(
+          x.unsqueeze(2), w.unsqueeze(2), b, {1, 2}, {0, 1}, {0, 1})
+          .squeeze(2)));
+  EXPECT_TRUE(equal(y, F::conv_transpose1d(x, w, b, {2}, {1}, {1})));
+  EXPECT_TRUE(equal(
+      conv_transpose1d(x, w, std::nullopt), conv_transpose1d(x, w, Tensor())));
+  Tensor x5 = x.reshape({2, 4, 1, 3, 3});
+  EXPECT_EQ(
+      conv_transpose3d(x5, w.reshape({4, 3, 1, 1, 3})).sizes(),
+      (Shape{2, 3, 1, 3, 5}));
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        conv_transpose1d(x.unsqueeze(2), w);
+      }).find("[conv_transpose1d]"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        conv_transpose1d(x, w, b, {1}, {0}, {1});
+      }).find("[conv_transpose1d]"),
+      std::string::npos);
+  // embedding: weight first; a negative padding_idx is none.
+  Tensor table = linspace(-1.0, 1.0, 12, kFloat32).reshape({4, 3});
+  Tensor idx = tensor(std::vector<int64_t>{3, 0, 1, 3});
+  EXPECT_TRUE(equal(embedding(table, idx, 3), F::embedding(idx, table, 3)));
+  EXPECT_TRUE(equal(embedding(table, idx), F::embedding(idx, table)));
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        embedding(table, idx, -1, true);
+      }).find("[embedding] scale_grad_by_freq"),
+      std::string::npos);
+  Tensor hot = one_hot(tensor(std::vector<int64_t>{0, 2, 1}));
+  EXPECT_EQ(hot.sizes(), (Shape{3, 3}));
+  EXPECT_TRUE(equal(hot.argmax(1), tensor(std::vector<int64_t>{0, 2, 1})));
+  EXPECT_TRUE(equal(F::one_hot(idx, 5), one_hot(idx, 5)));
+}
+
 // torch::batch_norm and the other normalizations' ATen forms
 // (composite/normalization.ops.toml): ATen's order, nn::functional's bits.
 TEST(Declarations, NormalizationsTakeAtensOrder) {

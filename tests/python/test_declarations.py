@@ -449,3 +449,39 @@ def test_poolings_are_torchs_python_over_their_aten_forms():
                 ditto.adaptive_max_pool1d(x[0], 4)[1])
     with pytest.raises(ValueError, match="max_pool2d"):
         F.max_pool2d(x, 3, padding=2)
+
+
+def test_transposed_convolutions_and_lookups_are_atens():
+    """conv_transpose1d/2d/3d, embedding and one_hot are declared
+    (conv/conv.ops.toml, composite/embedding.ops.toml): torch.embedding
+    takes the weight first, F.embedding the input first and wraps a
+    negative padding_idx; the transposed convolutions and one_hot are
+    bound in ditto.nn.functional as they are."""
+    from ditto.nn import functional as F
+    x = ditto.tensor(np.sin(np.linspace(-5, 5, 2 * 4 * 9))
+                     .astype(np.float32).reshape(2, 4, 9))
+    w = ditto.tensor(np.cos(np.linspace(-2, 2, 4 * 3 * 3))
+                     .astype(np.float32).reshape(4, 3, 3))
+    b = ditto.tensor(np.linspace(-1, 1, 3).astype(np.float32))
+
+    def same(a, c):
+        return a.numpy().tobytes() == c.numpy().tobytes()
+
+    y = F.conv_transpose1d(x, w, b, 2, 1, 1)
+    x4, w4 = x.unsqueeze(2), w.unsqueeze(2)
+    assert same(F.conv_transpose2d(x4, w4, b, (1, 2), (0, 1), (0, 1)),
+                ditto.conv_transpose2d(x4, w4, b, [1, 2], [0, 1], [0, 1]))
+    assert same(y, ditto.conv_transpose2d(
+        x.unsqueeze(2), w.unsqueeze(2), b, (1, 2), (0, 1), (0, 1)).squeeze(2))
+    with pytest.raises(ValueError, match="conv_transpose1d"):
+        F.conv_transpose1d(x, w, b, (1, 2))
+    table = ditto.tensor(np.linspace(-1, 1, 12).astype(np.float32)
+                         .reshape(4, 3))
+    idx = ditto.tensor([3, 0, 1, 3])
+    assert same(F.embedding(idx, table, padding_idx=-1),
+                ditto.embedding(table, idx, 3))
+    assert same(F.embedding(idx, table), ditto.embedding(table, idx))
+    with pytest.raises(ValueError, match="scale_grad_by_freq"):
+        F.embedding(idx, table, scale_grad_by_freq=True)
+    assert same(F.one_hot(idx, 5), ditto.one_hot(idx, 5))
+    assert F.one_hot(idx).shape == (4, 4)

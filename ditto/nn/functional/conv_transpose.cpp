@@ -221,20 +221,24 @@ Tensor conv_transpose(
 }
 
 } // namespace
+} // namespace ditto::nn::functional
+
+// The ATen forms (ops/conv/conv.ops.toml); nn::functional names them.
+namespace ditto {
 
 Tensor conv_transpose2d(
-    const Tensor& x,
+    const Tensor& input,
     const Tensor& weight,
-    const Tensor& bias,
+    const std::optional<Tensor>& bias,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& output_padding,
     int64_t groups,
     const IntArg& dilation) {
-  return conv_transpose(
-      x,
+  return nn::functional::conv_transpose(
+      input,
       weight,
-      bias,
+      bias.value_or(Tensor()),
       stride,
       padding,
       output_padding,
@@ -245,27 +249,32 @@ Tensor conv_transpose2d(
       "conv_transpose2d");
 }
 
+// conv_transpose2d over a height of 1, under its own name.
 Tensor conv_transpose1d(
-    const Tensor& x,
+    const Tensor& input,
     const Tensor& weight,
-    const Tensor& bias,
+    const std::optional<Tensor>& bias,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& output_padding,
     int64_t groups,
     const IntArg& dilation) {
   const char* name = "conv_transpose1d";
+  const Tensor b = bias.value_or(Tensor());
+  // The trace shows the op's own inputs and result (a composite frame
+  // around the 2-d one, which runs under this name too).
+  detail::OpScope scope(name, {input, weight, b}, detail::OpScope::kComposite);
   DITTO_CHECK(
-      x.defined() && weight.defined(),
+      input.defined() && weight.defined(),
       ValueError,
       name,
       "undefined input or weight");
   DITTO_CHECK(
-      x.dim() == 3 && weight.dim() == 3,
+      input.dim() == 3 && weight.dim() == 3,
       ValueError,
       name,
       "expected a 3-d input (N, C, L) and a 3-d weight, got ",
-      x.dim(),
+      input.dim(),
       "-d and ",
       weight.dim(),
       "-d");
@@ -280,31 +289,34 @@ Tensor conv_transpose1d(
         " values");
     return v[0];
   };
-  Tensor y = conv_transpose2d(
-      x.unsqueeze(2),
+  Tensor y = nn::functional::conv_transpose(
+      input.unsqueeze(2),
       weight.unsqueeze(2),
-      bias,
+      b,
       {1, one(stride, "stride")},
       {0, one(padding, "padding")},
       {0, one(output_padding, "output_padding")},
       groups,
-      {1, one(dilation, "dilation")});
-  return y.squeeze(2);
+      {1, one(dilation, "dilation")},
+      2,
+      {conv2d, conv2d_backward_input, conv2d_backward_weight},
+      name);
+  return scope.done(y.squeeze(2));
 }
 
 Tensor conv_transpose3d(
-    const Tensor& x,
+    const Tensor& input,
     const Tensor& weight,
-    const Tensor& bias,
+    const std::optional<Tensor>& bias,
     const IntArg& stride,
     const IntArg& padding,
     const IntArg& output_padding,
     int64_t groups,
     const IntArg& dilation) {
-  return conv_transpose(
-      x,
+  return nn::functional::conv_transpose(
+      input,
       weight,
-      bias,
+      bias.value_or(Tensor()),
       stride,
       padding,
       output_padding,
@@ -315,4 +327,4 @@ Tensor conv_transpose3d(
       "conv_transpose3d");
 }
 
-} // namespace ditto::nn::functional
+} // namespace ditto

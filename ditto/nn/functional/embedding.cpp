@@ -63,7 +63,33 @@ Tensor embedding(
       });
 }
 
-Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+} // namespace ditto::nn::functional
+
+// The ATen forms (composite/embedding.ops.toml).
+namespace ditto {
+
+// torch.embedding's order (weight first); a negative padding_idx is none,
+// as ATen's (F.embedding wraps a negative one before).
+Tensor embedding(
+    const Tensor& weight,
+    const Tensor& indices,
+    int64_t padding_idx,
+    bool scale_grad_by_freq,
+    bool sparse) {
+  DITTO_CHECK(
+      !scale_grad_by_freq,
+      ValueError,
+      "embedding",
+      "scale_grad_by_freq is not supported");
+  return nn::functional::embedding(
+      indices,
+      weight,
+      padding_idx < 0 ? std::nullopt : std::optional<int64_t>(padding_idx),
+      sparse);
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  const Tensor& indices = self;
   detail::OpScope op("one_hot", {indices});
   DITTO_CHECK(
       indices.defined() && indices.dtype() == kInt64,
@@ -98,4 +124,4 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   return op.done(out);
 }
 
-} // namespace ditto::nn::functional
+} // namespace ditto

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto::nn::functional {
 
@@ -22,8 +23,9 @@ DITTO_API Tensor embedding(
     std::optional<int64_t> padding_idx = std::nullopt,
     bool sparse = false);
 
-// int64 class indices -> (..., num_classes) int64 one-hot; num_classes -1
-// means max + 1.
-DITTO_API Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+// ditto::one_hot (composite/embedding.ops.toml): int64 class indices ->
+// (..., num_classes) int64 one-hot; num_classes -1 means max + 1.
+// (ditto::embedding is torch.embedding: weight first.)
+using ::ditto::one_hot;
 
 } // namespace ditto::nn::functional

@@ -21,8 +21,11 @@ DITTO_OP_RECORDS(embedding) {
     register_op({
         .name = "embedding",
         .family = "index",
-        .callables = {"ditto::nn::functional::embedding(indices, weight, "
-                      "padding_idx)"},
+        .callables =
+            {"ditto::nn::functional::embedding(indices, weight, "
+             "padding_idx, sparse)",
+             "ditto::embedding(weight, indices, padding_idx, "
+             "scale_grad_by_freq, sparse)"},
         .deterministic_because = {},
         .nondeterministic = {{
             .entry = "embedding_backward",
@@ -41,7 +44,7 @@ DITTO_OP_RECORDS(embedding) {
               Tensor few = s::indices(a * b, 3, 3);
               auto rows = [](std::optional<int64_t> pad) {
                 return s::call2([pad](const Tensor& wt, const Tensor& i) {
-                  return embedding(i, wt, pad);
+                  return nn::functional::embedding(i, wt, pad);
                 });
               };
               return std::vector<Sample>{
@@ -59,15 +62,16 @@ DITTO_OP_RECORDS(embedding) {
               Tensor w = s::varied({5, 3}, kFloat32, 2.0, 1);
               return std::vector<Sample>{
                   {"float_indices", {w}, s::call1([](const Tensor& wt) {
-                     return embedding(s::varied({4}, kFloat32, 8.0, 2), wt);
+                     return nn::functional::embedding(
+                         s::varied({4}, kFloat32, 8.0, 2), wt);
                    })},
                   {"one_dim_weight",
                    {s::varied({5}, kFloat32, 2.0, 1)},
                    s::call1([](const Tensor& wt) {
-                     return embedding(s::indices(4, 5), wt);
+                     return nn::functional::embedding(s::indices(4, 5), wt);
                    })},
                   {"index_out_of_range", {w}, s::call1([](const Tensor& wt) {
-                     return embedding(
+                     return nn::functional::embedding(
                          tensor(std::vector<int64_t>{0, 5, 1}), wt);
                    })},
               };
@@ -78,7 +82,9 @@ DITTO_OP_RECORDS(embedding) {
   register_op({
       .name = "one_hot",
       .family = "index",
-      .callables = {"ditto::nn::functional::one_hot(indices, num_classes)"},
+      .callables =
+          {"ditto::one_hot(self, num_classes)",
+           "ditto::nn::functional::one_hot(indices, num_classes)"},
       .deterministic_because =
           "each index writes a one into its own row of zeros",
       .dtypes = {kInt64},

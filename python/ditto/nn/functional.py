@@ -3,13 +3,13 @@ import math
 import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    affine_grid, conv_transpose2d, conv_transpose3d,
+    affine_grid,
     cross_entropy, dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, gru_cell_gates, interpolate, linear,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
-    max_unpool1d, max_unpool2d, max_unpool3d, normalize, one_hot,
+    max_unpool1d, max_unpool2d, max_unpool3d, normalize,
     split_rows, upsample, upsample2d)
 
 
@@ -107,12 +107,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     """torch.nn.functional.embedding; with sparse, the weight's gradient is
     a sparse COO tensor (max_norm and scale_grad_by_freq are not
     supported)."""
-    if max_norm is not None or scale_grad_by_freq:
-        raise ValueError("[embedding] max_norm and scale_grad_by_freq are not "
-                         "supported")
-    if padding_idx is not None and padding_idx < 0:
+    if max_norm is not None:
+        raise ValueError("[embedding] max_norm is not supported")
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
         padding_idx += weight.shape[0]
-    return _C._nn.embedding(input, weight, padding_idx, sparse)
+    return _C.embedding(weight, input, padding_idx, scale_grad_by_freq,
+                        sparse)
 
 
 def relu(input, inplace=False):
@@ -631,17 +633,6 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     index = y_soft.argmax(dim, True)
     y_hard = _C.zeros_like(logits).scatter(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
-
-
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0,
-                     output_padding=0, groups=1, dilation=1):
-    """conv_transpose2d over a height of 1."""
-    def one(v):
-        return v[0] if isinstance(v, (tuple, list)) else v
-    out = conv_transpose2d(input.unsqueeze(2), weight.unsqueeze(2), bias,
-                           (1, one(stride)), (0, one(padding)),
-                           (0, one(output_padding)), groups, (1, one(dilation)))
-    return out.squeeze(2)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
