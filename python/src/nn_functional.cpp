@@ -10,19 +10,6 @@ namespace {
 
 namespace F = nn::functional;
 
-F::Reduction reduction_of(const std::string& r) {
-  if (r == "none") {
-    return F::Reduction::None;
-  }
-  if (r == "sum") {
-    return F::Reduction::Sum;
-  }
-  if (r == "mean") {
-    return F::Reduction::Mean;
-  }
-  throw ValueError(r + " is not a valid value for reduction");
-}
-
 void init_pooling_and_norm(py::module_& nn) {
   nn.def(
       "max_pool2d_backward",
@@ -144,38 +131,9 @@ void init_pooling_nd(py::module_& nn) {
   }
 }
 
-void init_losses(py::module_& nn) {
-  // nll_loss, binary_cross_entropy(_with_logits), mse_loss, l1_loss,
-  // smooth_l1_loss, kl_div and ctc_loss: their ATen forms are declared
-  // (composite/loss.ops.toml); python/ditto/nn/functional.py is torch's
-  // Python over them.
-  using OptT = std::optional<Tensor>;
-  nn.def(
-      "cross_entropy",
-      [](const Tensor& input,
-         const Tensor& target,
-         const OptT& weight,
-         int64_t ignore_index,
-         const std::string& reduction,
-         double label_smoothing) {
-        return F::cross_entropy(
-            input,
-            target,
-            F::CrossEntropyOptions()
-                .weight(value_or_undefined(weight))
-                .ignore_index(ignore_index)
-                .reduction(reduction_of(reduction))
-                .label_smoothing(label_smoothing));
-      },
-      py::arg("input"),
-      py::arg("target"),
-      py::arg("weight") = py::none(),
-      py::kw_only(),
-      py::arg("ignore_index") = -100,
-      py::arg("reduction") = "mean",
-      py::arg("label_smoothing") = 0.0,
-      ReleaseGil());
-}
+// The losses' ATen forms are declared (composite/loss.ops.toml: nll_loss
+// ... ctc_loss, cross_entropy_loss); python/ditto/nn/functional.py is
+// torch's Python over them.
 
 void init_other(py::module_& nn, py::module_& m) {
   for (py::module_* mod : {&nn, &m}) {
@@ -349,7 +307,6 @@ void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
   init_pooling_and_norm(nn);
   init_pooling_nd(nn);
-  init_losses(nn);
   init_other(nn, m);
   for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {
     nn.attr(name) = m.attr(name);

@@ -512,6 +512,42 @@ TEST(Declarations, TransposedConvolutionsAndLookupsAreAtens) {
   EXPECT_TRUE(equal(F::one_hot(idx, 5), one_hot(idx, 5)));
 }
 
+// F::cross_entropy's ATen form, cross_entropy_loss: LibTorch's reduction
+// int, recorded and erring as cross_entropy (its record's name).
+TEST(Declarations, CrossEntropyLossIsFsCrossEntropy) {
+  namespace F = nn::functional;
+  Tensor x = sin(linspace(-4.0, 4.0, 4 * 5, kFloat32)).reshape({4, 5});
+  Tensor t = tensor(std::vector<int64_t>{4, 0, 2, 2});
+  Tensor w = linspace(0.5, 1.5, 5, kFloat32);
+  EXPECT_TRUE(equal(cross_entropy_loss(x, t), F::cross_entropy(x, t)));
+  EXPECT_TRUE(equal(
+      cross_entropy_loss(x, t, w, Reduction::Sum, 0, 0.1),
+      F::cross_entropy(
+          x,
+          t,
+          F::CrossEntropyOptions()
+              .weight(w)
+              .reduction(F::Reduction::Sum)
+              .ignore_index(0)
+              .label_smoothing(0.1))));
+  Tensor p = x.softmax(1);
+  EXPECT_TRUE(equal(
+      cross_entropy_loss(x, p, std::nullopt, Reduction::None),
+      F::cross_entropy(
+          x, p, F::CrossEntropyOptions().reduction(F::Reduction::None))));
+  EXPECT_EQ(find_op_record("cross_entropy_loss"), nullptr);
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        cross_entropy_loss(x, t, std::nullopt, 7);
+      }).find("[cross_entropy] reduction"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        cross_entropy_loss(x, t, std::nullopt, Reduction::Mean, -100, 1.5);
+      }).find("[cross_entropy] label_smoothing"),
+      std::string::npos);
+}
+
 // torch::batch_norm and the other normalizations' ATen forms
 // (composite/normalization.ops.toml): ATen's order, nn::functional's bits.
 TEST(Declarations, NormalizationsTakeAtensOrder) {

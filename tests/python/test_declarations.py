@@ -359,6 +359,16 @@ def test_losses_are_torchs_python_over_their_aten_forms():
                 ditto.binary_cross_entropy_with_logits(x, q, None, w, 1))
     with pytest.raises(ValueError, match="different to the input size"):
         F.binary_cross_entropy(p, q[0])
+    # cross_entropy: torch's order (weight, size_average, ignore_index,
+    # reduce, reduction, label_smoothing) over cross_entropy_loss
+    assert same(F.cross_entropy(x, t, w, None, 1, None, "sum", 0.2),
+                ditto.cross_entropy_loss(x, t, w, 2, 1, 0.2))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert same(F.cross_entropy(x, t, reduce=False),
+                    F.cross_entropy(x, t, reduction="none"))
+    with pytest.raises(ValueError, match="cross_entropy"):
+        F.cross_entropy(x, t, label_smoothing=2.0)
     # batchmean: the sum over the batch size, as torch computes it
     assert same(F.kl_div(lp, q, reduction="batchmean"),
                 ditto.kl_div(lp, q, 2) / 3)

@@ -571,6 +571,24 @@ nn::functional::Reduction reduction_of(int64_t reduction, const char* op) {
 namespace F = nn::functional;
 using detail::reduction_of;
 
+// F.cross_entropy's ATen form, recorded (and erring) as cross_entropy.
+Tensor cross_entropy_loss(
+    const Tensor& self,
+    const Tensor& target,
+    const std::optional<Tensor>& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    double label_smoothing) {
+  return F::cross_entropy(
+      self,
+      target,
+      F::CrossEntropyOptions()
+          .weight(weight.value_or(Tensor()))
+          .reduction(reduction_of(reduction, "cross_entropy"))
+          .ignore_index(ignore_index)
+          .label_smoothing(label_smoothing));
+}
+
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return F::mse_loss(self, target, reduction_of(reduction, "mse_loss"));
 }

@@ -302,6 +302,8 @@ DITTO_OP_RECORDS(loss) {
       .callables =
           {"ditto::nn::functional::cross_entropy(input, target, "
            "options)",
+           "ditto::cross_entropy_loss(self, target, weight, reduction, "
+           "ignore_index, label_smoothing)",
            "ditto::nn::CrossEntropyLoss"},
       .deterministic_because =
           "log_softmax and nll_loss (each deterministic) and elementwise "

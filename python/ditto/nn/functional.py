@@ -4,7 +4,7 @@ import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
     affine_grid,
-    cross_entropy, dropout, dropout2d,
+    dropout, dropout2d,
     fractional_max_pool2d, fractional_max_pool2d_with_indices,
     fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, gru_cell_gates, interpolate, linear,
@@ -308,6 +308,16 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100,
     return _C.nll_loss(input, target, weight,
                        _reduction_enum(reduction, size_average, reduce),
                        ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None,
+                  ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """torch.nn.functional.cross_entropy."""
+    return _C.cross_entropy_loss(
+        input, target, weight,
+        _reduction_enum(reduction, size_average, reduce), ignore_index,
+        label_smoothing)
 
 
 def mse_loss(input, target, size_average=None, reduce=None,
