@@ -36,7 +36,7 @@ void init_pooling_and_norm(py::module_& nn) {
       ReleaseGil());
 }
 
-// The max poolings' gradients, fractional max pooling and max unpooling.
+// The max poolings' gradients and fractional max pooling.
 // Max, average, adaptive average and adaptive max pooling: their ATen forms
 // are declared (composite/pooling.ops.toml); python/ditto/nn/functional.py
 // is torch's Python over them.
@@ -96,38 +96,6 @@ void init_pooling_nd(py::module_& nn) {
           py::arg("return_indices") = with_indices,
           py::arg("_random_samples") = py::none());
     }
-  }
-  using Unpool = decltype(&F::max_unpool1d);
-  const std::pair<const char*, Unpool> unpools[] = {
-      {"max_unpool1d", &F::max_unpool1d},
-      {"max_unpool2d", &F::max_unpool2d},
-      {"max_unpool3d", &F::max_unpool3d}};
-  for (const auto& [name, entry] : unpools) {
-    auto fn = entry; // a copy: clang 14 cannot capture a structured binding
-    nn.def(
-        name,
-        [fn](
-            const Tensor& x,
-            const Tensor& indices,
-            const IntList& kernel_size,
-            const std::optional<IntList>& stride,
-            const IntList& padding,
-            const std::optional<IntList>& output_size) {
-          return fn(
-              x,
-              indices,
-              kernel_size,
-              stride ? *stride : IntList{},
-              padding,
-              output_size ? *output_size : IntList{});
-        },
-        py::arg("input"),
-        py::arg("indices"),
-        py::arg("kernel_size"),
-        py::arg("stride") = py::none(),
-        py::arg("padding") = 0,
-        py::arg("output_size") = py::none(),
-        ReleaseGil());
   }
 }
 

@@ -450,6 +450,25 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
   EXPECT_TRUE(equal(
       adaptive_avg_pool3d(x5, {1, 2, 3}),
       F::adaptive_avg_pool3d(x5, {1, 2, 3})));
+  // ATen's max unpooling: the output size given (nn::functional's computes
+  // it from kernel_size, stride and padding).
+  EXPECT_TRUE(equal(
+      max_unpool2d(v, i, {7, 8}),
+      F::max_unpool2d(v, i, {3}, {2}, {1}, {7, 8})));
+  auto [v5, i5] = max_pool3d_with_indices(x5, {1, 2, 2});
+  EXPECT_TRUE(equal(
+      max_unpool3d(v5, i5, {3, 7, 8}, {1, 2, 2}, {0, 0, 0}),
+      F::max_unpool3d(v5, i5, {1, 2, 2}, {}, {0}, {3, 7, 8})));
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        max_unpool3d(v5, i5, {3, 7, 8}, {2, 2}, {0, 0, 0});
+      }).find("[max_unpool3d] There should be exactly three"),
+      std::string::npos);
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        max_unpool2d(v, i, {0, 8});
+      }).find("[max_unpool2d] output_size must be positive"),
+      std::string::npos);
   // The with_indices forms have no record of their own and run under
   // their pooling's name.
   EXPECT_EQ(find_op_record("max_pool2d_with_indices"), nullptr);

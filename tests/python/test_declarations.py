@@ -459,6 +459,21 @@ def test_poolings_are_torchs_python_over_their_aten_forms():
                 ditto.adaptive_max_pool1d(x[0], 4)[1])
     with pytest.raises(ValueError, match="max_pool2d"):
         F.max_pool2d(x, 3, padding=2)
+    # max unpooling: torch's Python computes the size, ATen's form takes it
+    v, i = F.max_pool2d(x, 2, return_indices=True)
+    assert same(F.max_unpool2d(v, i, 2), ditto.max_unpool2d(v, i, [6, 8]))
+    assert same(F.max_unpool2d(v, i, 2, output_size=[7, 8]),
+                ditto.max_unpool2d(v, i, [7, 8]))
+    v1, i1 = F.max_pool1d(x[0], 2, return_indices=True)
+    u1 = F.max_unpool1d(v1, i1, 2)
+    assert list(u1.shape) == [3, 7, 8]
+    assert same(u1.gather(-1, i1), v1)
+    v3, i3 = F.max_pool3d(x5, 2, return_indices=True)
+    assert same(F.max_unpool3d(v3, i3, 2, output_size=[3, 7, 8]),
+                ditto.max_unpool3d(v3, i3, [3, 7, 8], [2, 2, 2], [0, 0, 0]))
+    with pytest.raises(ValueError, match=r"\[max_unpool2d\] output_size "
+                                         r"should be a sequence"):
+        F.max_unpool2d(v, i, 2, output_size=[1, 2, 3])
 
 
 def test_transposed_convolutions_and_lookups_are_atens():

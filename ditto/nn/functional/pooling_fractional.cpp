@@ -202,18 +202,11 @@ std::pair<Tensor, Tensor> fractional_max_nd(
   return {result, idx};
 }
 
-// Max unpooling over n dims.
-Tensor max_unpool_nd(
-    const char* op,
-    int n,
+// Max unpooling's indices: int64, of the input's shape.
+void check_unpool_indices(
     const Tensor& x,
     const Tensor& indices,
-    const IntArg& kernel_size,
-    const IntArg& stride,
-    const IntArg& padding,
-    const IntList& output_size) {
-  detail::OpScope scope(op, {x, indices});
-  const Planes g = pool_planes(x, n, op);
+    const char* op) {
   DITTO_CHECK(
       indices.defined() && indices.dtype() == kInt64,
       TypeError,
@@ -228,6 +221,31 @@ Tensor max_unpool_nd(
       shape_str(x.sizes()),
       ", got ",
       shape_str(indices.sizes()));
+}
+
+Tensor unpool_into(
+    const char* op,
+    const Tensor& x,
+    const Tensor& indices,
+    const Planes& g,
+    int n,
+    const Dims& out,
+    detail::OpScope& scope);
+
+// Max unpooling over n dims: the size from kernel_size, stride and padding,
+// or output_size within stride of it (nn::functional's).
+Tensor max_unpool_nd(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const Tensor& indices,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntList& output_size) {
+  detail::OpScope scope(op, {x, indices});
+  const Planes g = pool_planes(x, n, op);
+  check_unpool_indices(x, indices, op);
   const Dims k = dims_arg(kernel_size, n, 1, op, "kernel_size");
   const Dims s = stride.empty() ? k : dims_arg(stride, n, 1, op, "stride");
   const Dims p = dims_arg(padding, n, 0, op, "padding");
@@ -297,6 +315,41 @@ Tensor max_unpool_nd(
         " on an input of sizes ",
         shape_str(x.sizes()));
   }
+  return unpool_into(op, x, indices, g, n, out, scope);
+}
+
+// Max unpooling to the last n dims' sizes output_size (one value for every
+// dim, or one per dim), ATen's.
+Tensor max_unpool_sized(
+    const char* op,
+    int n,
+    const Tensor& x,
+    const Tensor& indices,
+    const IntArg& output_size) {
+  detail::OpScope scope(op, {x, indices});
+  const Planes g = pool_planes(x, n, op);
+  check_unpool_indices(x, indices, op);
+  const Dims out = dims_arg(output_size, n, 1, op, "output_size");
+  for (size_t i = size_t(3 - n); i < 3; ++i) {
+    DITTO_CHECK(
+        out[i] > 0,
+        ValueError,
+        op,
+        "output_size must be positive, got ",
+        shape_str(output_size));
+  }
+  return unpool_into(op, x, indices, g, n, out, scope);
+}
+
+// Each input element written at its index in its plane of out.
+Tensor unpool_into(
+    const char* op,
+    const Tensor& x,
+    const Tensor& indices,
+    const Planes& g,
+    int n,
+    const Dims& out,
+    detail::OpScope& scope) {
   const Shape out_sizes = pooled_sizes(x.sizes(), n, out);
   checked_numel(out_sizes, op);
   const int64_t osize = volume(out, op), isize = volume(g.in, op);
@@ -388,6 +441,56 @@ Tensor max_unpool3d(
   return max_unpool_nd(
       "max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size);
 }
+
+} // namespace ditto::nn::functional
+
+// ATen's max unpooling (composite/pooling.ops.toml): the output size given;
+// max_unpool3d's stride and padding are checked, as ATen's (its CUDA
+// kernel's), not used.
+namespace ditto {
+
+Tensor max_unpool2d(
+    const Tensor& self,
+    const Tensor& indices,
+    const IntArg& output_size) {
+  return nn::functional::pool::max_unpool_sized(
+      "max_unpool2d", 2, self, indices, output_size);
+}
+
+Tensor max_unpool3d(
+    const Tensor& self,
+    const Tensor& indices,
+    const IntArg& output_size,
+    const IntArg& stride,
+    const IntArg& padding) {
+  const char* op = "max_unpool3d";
+  DITTO_CHECK(
+      stride.size() == 3 && padding.size() == 3,
+      ValueError,
+      op,
+      "There should be exactly three elements (depth, height, width) in "
+      "stride and padding, got ",
+      shape_str(stride),
+      " and ",
+      shape_str(padding));
+  for (size_t i = 0; i < 3; ++i) {
+    DITTO_CHECK(
+        stride[i] > 0 && padding[i] >= 0,
+        ValueError,
+        op,
+        "strides should be greater than zero and padding at least zero, "
+        "got stride=",
+        shape_str(stride),
+        ", padding=",
+        shape_str(padding));
+  }
+  return nn::functional::pool::max_unpool_sized(
+      op, 3, self, indices, output_size);
+}
+
+} // namespace ditto
+
+namespace ditto::nn::functional {
 
 std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
     const Tensor& x,

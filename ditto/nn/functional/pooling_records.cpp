@@ -432,6 +432,22 @@ void register_nd_pooling(int n) {
   });
 }
 
+// Max unpooling's callables: nn::functional's, and ATen's for 2 and 3 dims
+// (composite/pooling.ops.toml).
+std::vector<std::string> unpool_callables(int n) {
+  const std::string name = "max_unpool" + std::to_string(n) + "d";
+  std::vector<std::string> out = {
+      "ditto::nn::functional::" + name +
+      "(x, indices, kernel_size, stride, padding, output_size)"};
+  if (n == 2) {
+    out.push_back("ditto::max_unpool2d(self, indices, output_size)");
+  } else if (n == 3) {
+    out.push_back(
+        "ditto::max_unpool3d(self, indices, output_size, stride, padding)");
+  }
+  return out;
+}
+
 // The records of adaptive max pooling and max unpooling (n dims).
 void register_max_family(int n) {
   const std::string d = std::to_string(n) + "d";
@@ -496,9 +512,7 @@ void register_max_family(int n) {
   register_op({
       .name = unpool,
       .family = "pooling",
-      .callables =
-          {f + unpool +
-           "(x, indices, kernel_size, stride, padding, output_size)"},
+      .callables = unpool_callables(n),
       .deterministic_because = kUnpoolBecause,
       .nondeterministic = {},
       .dtypes = kFloating,

@@ -9,7 +9,7 @@ from .._C._nn import (  # noqa: F401
     fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, gru_cell_gates, interpolate, linear,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
-    max_unpool1d, max_unpool2d, max_unpool3d, normalize,
+    normalize,
     split_rows, upsample, upsample2d)
 
 
@@ -545,6 +545,64 @@ adaptive_max_pool2d_with_indices, adaptive_max_pool2d = _adaptive_max_pool(
     _C.adaptive_max_pool2d, 2)
 adaptive_max_pool3d_with_indices, adaptive_max_pool3d = _adaptive_max_pool(
     _C.adaptive_max_pool3d, 3)
+
+
+def _unpool_output_size(name, input, kernel_size, stride, padding,
+                        output_size):
+    """torch's: the default (in - 1) stride + kernel - 2 padding per dim,
+    or output_size (n or n + 2 sizes) within stride of it."""
+    n = len(kernel_size)
+    default = [(input.shape[d - n] - 1) * stride[d] + kernel_size[d]
+               - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(
+            f"[{name}] output_size should be a sequence containing {n} or "
+            f"{n + 2} elements, but it has a length of {len(output_size)}")
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(
+                f"[{name}] invalid output_size {output_size} (dim {d} must "
+                f"be between {lo} and {hi})")
+    return output_size
+
+
+def _ntuple(v, n):
+    return [v] * n if isinstance(v, int) else list(v)
+
+
+def _max_unpool(n):
+    name = f"max_unpool{n}d"
+
+    def unpool(input, indices, kernel_size, stride=None, padding=0,
+               output_size=None):
+        k = _ntuple(kernel_size, n)
+        st = k if stride is None else _ntuple(stride, n)
+        pad = _ntuple(padding, n)
+        if len(k) != n or len(st) != n or len(pad) != n:
+            raise ValueError(f"[{name}] kernel_size, stride and padding "
+                             f"take one value or {n}")
+        size = _unpool_output_size(name, input, k, st, pad, output_size)
+        if n == 1:
+            return _C.max_unpool2d(input.unsqueeze(-1),
+                                   indices.unsqueeze(-1),
+                                   size + [1]).squeeze(-1)
+        if n == 2:
+            return _C.max_unpool2d(input, indices, size)
+        return _C.max_unpool3d(input, indices, size, st, pad)
+    unpool.__name__ = name
+    unpool.__doc__ = f"torch.nn.functional.{name}."
+    return unpool
+
+
+max_unpool1d = _max_unpool(1)
+max_unpool2d = _max_unpool(2)
+max_unpool3d = _max_unpool(3)
 
 
 def _pair(v):
