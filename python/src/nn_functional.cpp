@@ -36,7 +36,7 @@ void init_pooling_and_norm(py::module_& nn) {
       ReleaseGil());
 }
 
-// The max poolings' gradients and fractional max pooling.
+// The max poolings' gradients.
 // Max, average, adaptive average and adaptive max pooling: their ATen forms
 // are declared (composite/pooling.ops.toml); python/ditto/nn/functional.py
 // is torch's Python over them.
@@ -48,55 +48,6 @@ void init_pooling_nd(py::module_& nn) {
       py::arg("indices"),
       py::arg("input_size"),
       ReleaseGil());
-  // fractional_max_pool2d/3d(input, kernel_size, output_size=None,
-  // output_ratio=None, return_indices=False, _random_samples=None).
-  using Fractional = decltype(&F::fractional_max_pool2d_with_indices);
-  const std::pair<const char*, Fractional> fractional[] = {
-      {"fractional_max_pool2d", &F::fractional_max_pool2d_with_indices},
-      {"fractional_max_pool3d", &F::fractional_max_pool3d_with_indices}};
-  for (const auto& [name, entry] : fractional) {
-    auto fn = entry; // a copy: clang 14 cannot capture a structured binding
-    for (bool with_indices : {false, true}) {
-      nn.def(
-          (std::string(name) + (with_indices ? "_with_indices" : "")).c_str(),
-          [fn](
-              const Tensor& x,
-              const IntList& kernel_size,
-              const std::optional<IntList>& output_size,
-              const py::object& output_ratio,
-              bool indices,
-              const std::optional<Tensor>& samples) -> py::object {
-            // A number or a sequence of them, as torch's _pair/_triple.
-            std::vector<double> ratio;
-            if (py::isinstance<py::float_>(output_ratio) ||
-                py::isinstance<py::int_>(output_ratio)) {
-              ratio = {output_ratio.cast<double>()};
-            } else if (!output_ratio.is_none()) {
-              ratio = output_ratio.cast<std::vector<double>>();
-            }
-            std::tuple<Tensor, Tensor> r;
-            {
-              py::gil_scoped_release gil;
-              r =
-                  fn(x,
-                     kernel_size,
-                     output_size.value_or(IntList{}),
-                     ratio,
-                     value_or_undefined(samples));
-            }
-            if (indices) {
-              return py::make_tuple(std::get<0>(r), std::get<1>(r));
-            }
-            return py::cast(std::get<0>(r));
-          },
-          py::arg("input"),
-          py::arg("kernel_size"),
-          py::arg("output_size") = py::none(),
-          py::arg("output_ratio") = py::none(),
-          py::arg("return_indices") = with_indices,
-          py::arg("_random_samples") = py::none());
-    }
-  }
 }
 
 // The losses' ATen forms are declared (composite/loss.ops.toml: nll_loss

@@ -469,6 +469,16 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
         max_unpool2d(v, i, {0, 8});
       }).find("[max_unpool2d] output_size must be positive"),
       std::string::npos);
+  // ATen's fractional max pooling: output_size given; random_samples drawn
+  // as nn::functional's draws them when none.
+  Tensor u = rand({2, 3, 2}, kFloat32);
+  auto [fv, fi] = fractional_max_pool2d(x, {2}, {3, 4}, u);
+  EXPECT_TRUE(equal(fv, F::fractional_max_pool2d(x, {2}, {3, 4}, {}, u)));
+  manual_seed(7);
+  Tensor drawn = std::get<1>(fractional_max_pool2d(x, {2}, {3, 4}));
+  manual_seed(7);
+  EXPECT_TRUE(equal(
+      drawn, std::get<1>(F::fractional_max_pool2d_with_indices(x, {2}, {3, 4}))));
   // The with_indices forms have no record of their own and run under
   // their pooling's name.
   EXPECT_EQ(find_op_record("max_pool2d_with_indices"), nullptr);

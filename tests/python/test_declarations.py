@@ -474,6 +474,25 @@ def test_poolings_are_torchs_python_over_their_aten_forms():
     with pytest.raises(ValueError, match=r"\[max_unpool2d\] output_size "
                                          r"should be a sequence"):
         F.max_unpool2d(v, i, 2, output_size=[1, 2, 3])
+    # fractional max pooling: the size from output_ratio in Python, the
+    # samples drawn by the op (after its checks: a refused call leaves the
+    # generator as it was)
+    ditto.manual_seed(3)
+    a, ai = F.fractional_max_pool2d(x, 2, output_ratio=0.5,
+                                    return_indices=True)
+    ditto.manual_seed(3)
+    b, bi = ditto.fractional_max_pool2d(x, [2, 2], [3, 4])
+    assert same(a, b) and same(ai, bi)
+    u = ditto.rand(1, 2, 3, dtype=ditto.float32)
+    assert same(F.fractional_max_pool3d(x5, 2, (1, 3, 4), _random_samples=u),
+                ditto.fractional_max_pool3d(x5, 2, [1, 3, 4], u)[0])
+    with pytest.raises(ValueError, match=r"\[fractional_max_pool2d\] "
+                                         r"output_ratio must be between"):
+        F.fractional_max_pool2d(x, 2, output_ratio=1.5)
+    state = ditto.get_rng_state()
+    with pytest.raises(ValueError, match=r"\[fractional_max_pool2d\]"):
+        F.fractional_max_pool2d(x, 9, output_size=(3, 4))
+    assert ditto.equal(ditto.get_rng_state(), state)
 
 
 def test_transposed_convolutions_and_lookups_are_atens():

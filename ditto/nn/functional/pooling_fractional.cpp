@@ -488,6 +488,37 @@ Tensor max_unpool3d(
       op, 3, self, indices, output_size);
 }
 
+// ATen's fractional max pooling: output_size given.
+std::tuple<Tensor, Tensor> fractional_max_pool2d(
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& output_size,
+    const std::optional<Tensor>& random_samples) {
+  return nn::functional::pool::fractional_max_nd(
+      "fractional_max_pool2d",
+      2,
+      self,
+      kernel_size,
+      output_size,
+      {},
+      random_samples.value_or(Tensor()));
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool3d(
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& output_size,
+    const std::optional<Tensor>& random_samples) {
+  return nn::functional::pool::fractional_max_nd(
+      "fractional_max_pool3d",
+      3,
+      self,
+      kernel_size,
+      output_size,
+      {},
+      random_samples.value_or(Tensor()));
+}
+
 } // namespace ditto
 
 namespace ditto::nn::functional {

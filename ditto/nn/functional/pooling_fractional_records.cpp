@@ -47,7 +47,9 @@ void register_fractional(int n) {
                "(x, kernel_size, output_size, output_ratio, random_samples)",
            f + name +
                "_with_indices(x, kernel_size, output_size, "
-               "output_ratio, random_samples)"},
+               "output_ratio, random_samples)",
+           "ditto::" + name +
+               "(self, kernel_size, output_size, random_samples)"},
       .deterministic_because = {},
       .nondeterministic = {detail::max_pool_backward_path(n)},
       .dtypes = kFloating,

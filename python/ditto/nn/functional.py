@@ -5,8 +5,6 @@ from .. import _C
 from .._C._nn import (  # noqa: F401
     affine_grid,
     dropout, dropout2d,
-    fractional_max_pool2d, fractional_max_pool2d_with_indices,
-    fractional_max_pool3d, fractional_max_pool3d_with_indices,
     grid_sample, gru_cell_gates, interpolate, linear,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
     normalize,
@@ -603,6 +601,51 @@ def _max_unpool(n):
 max_unpool1d = _max_unpool(1)
 max_unpool2d = _max_unpool(2)
 max_unpool3d = _max_unpool(3)
+
+
+def _fractional_max_pool(n):
+    name = f"fractional_max_pool{n}d"
+    aten = getattr(_C, name)
+
+    def with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                     return_indices=False, _random_samples=None):
+        if output_size is None:
+            if output_ratio is None:
+                raise ValueError(f"[{name}] requires specifying either an "
+                                 "output_size or an output_ratio")
+            ratio = ([output_ratio] * n
+                     if isinstance(output_ratio, (int, float))
+                     else list(output_ratio))
+            if len(ratio) != n:
+                raise ValueError(f"[{name}] output_ratio must have 1 or {n} "
+                                 f"values, got {len(ratio)}")
+            for r in ratio:
+                if not 0 < r < 1:
+                    raise ValueError(f"[{name}] output_ratio must be "
+                                     f"between 0 and 1, got {r}")
+            # int(size * ratio), torch's; an input of too few dims is
+            # refused by the op
+            output_size = ([int(input.shape[d - n] * ratio[d])
+                            for d in range(n)]
+                           if input.dim() > n else [1] * n)
+        # the samples are drawn by the op after it checks its arguments
+        # (rand(N, C, n) from the default generator, as torch's Python)
+        return aten(input, kernel_size, output_size, _random_samples)
+
+    def pool(input, kernel_size, output_size=None, output_ratio=None,
+             return_indices=False, _random_samples=None):
+        out = with_indices(input, kernel_size, output_size, output_ratio,
+                           False, _random_samples)
+        return out if return_indices else out[0]
+    with_indices.__name__ = name + "_with_indices"
+    pool.__name__ = name
+    return with_indices, pool
+
+
+fractional_max_pool2d_with_indices, fractional_max_pool2d = (
+    _fractional_max_pool(2))
+fractional_max_pool3d_with_indices, fractional_max_pool3d = (
+    _fractional_max_pool(3))
 
 
 def _pair(v):
