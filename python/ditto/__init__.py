@@ -41,7 +41,6 @@ from ._C import (  # noqa: F401
     conv1d_backward_input, conv1d_backward_weight, conv2d_backward_input,
     conv2d_backward_weight, conv3d_backward_input, conv3d_backward_weight,
     softmax, log_softmax,
-    dropout,
     # devices (docs/device.md)
     is_vulkan_available)
 # The declared ops' functions (ditto/ops/*.ops.toml; docs/ops.md).

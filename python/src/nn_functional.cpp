@@ -54,18 +54,7 @@ void init_pooling_nd(py::module_& nn) {
 // ... ctc_loss, cross_entropy_loss); python/ditto/nn/functional.py is
 // torch's Python over them.
 
-void init_other(py::module_& nn, py::module_& m) {
-  for (py::module_* mod : {&nn, &m}) {
-    mod->def(
-        "dropout",
-        &F::dropout,
-        py::arg("input"),
-        py::arg("p") = 0.5,
-        py::arg("training") = true,
-        py::kw_only(),
-        py::arg("generator") = py::none(),
-        ReleaseGil());
-  }
+void init_other(py::module_& nn) {
   nn.def(
       "dropout2d",
       &F::dropout2d,
@@ -226,7 +215,7 @@ void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
   init_pooling_and_norm(nn);
   init_pooling_nd(nn);
-  init_other(nn, m);
+  init_other(nn);
   for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {
     nn.attr(name) = m.attr(name);
   }

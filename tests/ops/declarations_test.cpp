@@ -577,6 +577,29 @@ TEST(Declarations, CrossEntropyLossIsFsCrossEntropy) {
       std::string::npos);
 }
 
+// torch::dropout (composite/dropout.ops.toml): p and train required, the
+// bits of nn::functional's.
+TEST(Declarations, DropoutIsTorchsDropout) {
+  namespace F = nn::functional;
+  Tensor x = linspace(-3.0, 3.0, 64, kFloat32);
+  manual_seed(11);
+  Tensor a = ditto::dropout(x, 0.3, true);
+  manual_seed(11);
+  EXPECT_TRUE(equal(a, F::dropout(x, 0.3)));
+  EXPECT_FALSE(equal(a, x));
+  EXPECT_TRUE(ditto::dropout(x, 0.3, false).is_same(x));
+  Generator g, h;
+  g.manual_seed(5);
+  h.manual_seed(5);
+  EXPECT_TRUE(
+      equal(ditto::dropout(x, 0.5, true, g), F::dropout(x, 0.5, true, h)));
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        ditto::dropout(x, 1.5, true);
+      }).find("[dropout] dropout probability"),
+      std::string::npos);
+}
+
 // torch::batch_norm and the other normalizations' ATen forms
 // (composite/normalization.ops.toml): ATen's order, nn::functional's bits.
 TEST(Declarations, NormalizationsTakeAtensOrder) {

@@ -529,3 +529,29 @@ def test_transposed_convolutions_and_lookups_are_atens():
         F.embedding(idx, table, scale_grad_by_freq=True)
     assert same(F.one_hot(idx, 5), ditto.one_hot(idx, 5))
     assert F.one_hot(idx).shape == (4, 4)
+
+
+def test_dropout_is_torchs():
+    """torch.dropout takes p and train (composite/dropout.ops.toml);
+    F.dropout is torch's Python over it with inplace, and ditto's generator
+    keyword."""
+    from ditto.nn import functional as F
+    x = ditto.tensor(np.linspace(-3, 3, 64).astype(np.float32))
+    with pytest.raises(TypeError):
+        ditto.dropout(x)
+    ditto.manual_seed(11)
+    a = ditto.dropout(x, 0.3, True)
+    ditto.manual_seed(11)
+    assert ditto.equal(a, F.dropout(x, 0.3))
+    y = x.clone()
+    ditto.manual_seed(11)
+    out = F.dropout(y, 0.3, True, True)
+    assert ditto.equal(y, a) and ditto.equal(out, a)
+    assert ditto.equal(F.dropout(x, 0.3, training=False), x)
+    g, h = ditto.Generator(), ditto.Generator()
+    g.manual_seed(5)
+    h.manual_seed(5)
+    assert ditto.equal(F.dropout(x, generator=g),
+                       ditto.dropout(x, 0.5, True, generator=h))
+    with pytest.raises(ValueError, match=r"\[dropout\] dropout probability"):
+        F.dropout(x, 1.5)

@@ -411,13 +411,13 @@ TEST(Random, BernoulliDropoutExponentialMatchPyTorch) {
   Tensor x = sub(mul(arange(0, 20, 1, kFloat32), 0.5), 3);
   manual_seed(6);
   EXPECT_EQ(
-      bytes_of(dropout(x, 0.3)), golden().at("dropout_0.3_seed6_float32"));
+      bytes_of(dropout(x, 0.3, true)), golden().at("dropout_0.3_seed6_float32"));
   manual_seed(6);
   EXPECT_EQ(
-      bytes_of(dropout(ones({1000}), 0.021)),
+      bytes_of(dropout(ones({1000}), 0.021, true)),
       golden().at("dropout_0.021_seed6_float32"));
   EXPECT_TRUE(dropout(x, 0.3, false).is_same(x));
-  EXPECT_TRUE(dropout(x, 0.0).is_same(x));
+  EXPECT_TRUE(dropout(x, 0.0, true).is_same(x));
   manual_seed(8);
   Tensor e = empty({100}, kFloat64);
   e.exponential_(1.5);
@@ -440,7 +440,7 @@ TEST(Random, BadDistributionArgumentsChangeNothing) {
   EXPECT_THROW(
       t.bernoulli_(tensor<float>({0.5f, 2.0f, 0.1f, 0.2f})), ValueError);
   EXPECT_THROW(t.exponential_(0), ValueError);
-  EXPECT_THROW(dropout(t, -0.1), ValueError);
+  EXPECT_THROW(dropout(t, -0.1, true), ValueError);
   EXPECT_THROW(randperm(-1), ValueError);
   EXPECT_THROW(randperm(300, kUInt8), ValueError);
   EXPECT_EQ(bytes_of(get_rng_state()), bytes_of(before));

@@ -17,7 +17,8 @@ Tensor dropout(
     const std::optional<Generator>& gen) {
   if (detail::is_storage(x) && is_floating(x.dtype())) {
     // Note [Storage dtypes]: float32's mask and scaling, rounded once.
-    return dropout(detail::upcast(x), p, training, gen).to(x.dtype());
+    return nn::functional::dropout(detail::upcast(x), p, training, gen)
+        .to(x.dtype());
   }
   detail::OpScope op("dropout", {x});
   DITTO_CHECK(x.defined(), ValueError, "dropout", "undefined tensor");
@@ -82,3 +83,17 @@ Tensor dropout2d(
 }
 
 } // namespace ditto::nn::functional
+
+// torch.dropout (composite/dropout.ops.toml): every argument given, the
+// generator ditto's keyword.
+namespace ditto {
+
+Tensor dropout(
+    const Tensor& input,
+    double p,
+    bool train,
+    const std::optional<Generator>& generator) {
+  return nn::functional::dropout(input, p, train, generator);
+}
+
+} // namespace ditto

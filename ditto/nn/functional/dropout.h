@@ -12,6 +12,7 @@ namespace ditto::nn::functional {
 
 // Zeroes elements with probability p and scales the rest by 1/(1-p) while
 // training; returns x itself when p == 0 or !training. PyTorch's CPU mask.
+// (ditto::dropout is torch.dropout: p and train required.)
 DITTO_API Tensor dropout(
     const Tensor& x,
     double p = 0.5,
@@ -27,8 +28,3 @@ DITTO_API Tensor dropout2d(
     const std::optional<Generator>& gen = {});
 
 } // namespace ditto::nn::functional
-
-namespace ditto {
-// torch.dropout.
-using nn::functional::dropout;
-} // namespace ditto

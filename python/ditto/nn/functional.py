@@ -4,7 +4,7 @@ import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
     affine_grid,
-    dropout, dropout2d,
+    dropout2d,
     grid_sample, gru_cell_gates, interpolate, linear,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
     normalize,
@@ -113,6 +113,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         padding_idx += weight.shape[0]
     return _C.embedding(weight, input, padding_idx, scale_grad_by_freq,
                         sparse)
+
+
+def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout over torch.dropout (ditto's generator
+    keyword: the mask's draws)."""
+    out = _C.dropout(input, p, training, generator=generator)
+    if inplace and training and p > 0:
+        return input.copy_(out)
+    return out
 
 
 def relu(input, inplace=False):
