@@ -478,7 +478,8 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
   Tensor drawn = std::get<1>(fractional_max_pool2d(x, {2}, {3, 4}));
   manual_seed(7);
   EXPECT_TRUE(equal(
-      drawn, std::get<1>(F::fractional_max_pool2d_with_indices(x, {2}, {3, 4}))));
+      drawn,
+      std::get<1>(F::fractional_max_pool2d_with_indices(x, {2}, {3, 4}))));
   // The with_indices forms have no record of their own and run under
   // their pooling's name.
   EXPECT_EQ(find_op_record("max_pool2d_with_indices"), nullptr);

@@ -411,7 +411,8 @@ TEST(Random, BernoulliDropoutExponentialMatchPyTorch) {
   Tensor x = sub(mul(arange(0, 20, 1, kFloat32), 0.5), 3);
   manual_seed(6);
   EXPECT_EQ(
-      bytes_of(dropout(x, 0.3, true)), golden().at("dropout_0.3_seed6_float32"));
+      bytes_of(dropout(x, 0.3, true)),
+      golden().at("dropout_0.3_seed6_float32"));
   manual_seed(6);
   EXPECT_EQ(
       bytes_of(dropout(ones({1000}), 0.021, true)),
