@@ -11,13 +11,6 @@ namespace {
 namespace F = nn::functional;
 
 void init_pooling_and_norm(py::module_& nn) {
-  nn.def(
-      "max_pool2d_backward",
-      &F::max_pool2d_backward,
-      py::arg("grad_output"),
-      py::arg("indices"),
-      py::arg("input_size"),
-      ReleaseGil());
   // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
   // are declared (composite/normalization.ops.toml);
   // python/ditto/nn/functional.py is torch's Python over them.
@@ -36,19 +29,9 @@ void init_pooling_and_norm(py::module_& nn) {
       ReleaseGil());
 }
 
-// The max poolings' gradients.
-// Max, average, adaptive average and adaptive max pooling: their ATen forms
-// are declared (composite/pooling.ops.toml); python/ditto/nn/functional.py
-// is torch's Python over them.
-void init_pooling_nd(py::module_& nn) {
-  nn.def(
-      "max_pool3d_backward",
-      &F::max_pool3d_backward,
-      py::arg("grad_output"),
-      py::arg("indices"),
-      py::arg("input_size"),
-      ReleaseGil());
-}
+// The poolings' ATen forms, their gradients' included, are declared
+// (composite/pooling.ops.toml); python/ditto/nn/functional.py is torch's
+// Python over them.
 
 // The losses' ATen forms are declared (composite/loss.ops.toml: nll_loss
 // ... ctc_loss, cross_entropy_loss); python/ditto/nn/functional.py is
@@ -214,7 +197,6 @@ void init_other(py::module_& nn) {
 void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
   py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
   init_pooling_and_norm(nn);
-  init_pooling_nd(nn);
   init_other(nn);
   for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {
     nn.attr(name) = m.attr(name);

@@ -450,6 +450,17 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
   EXPECT_TRUE(equal(
       adaptive_avg_pool3d(x5, {1, 2, 3}),
       F::adaptive_avg_pool3d(x5, {1, 2, 3})));
+  // ATen's max pooling gradient: grad_output of the pooled sizes (checked)
+  // placed at the indices, nn::functional's backward.
+  Tensor go = cos(v);
+  EXPECT_TRUE(equal(
+      max_pool2d_with_indices_backward(go, x, {3}, {2}, {1}, {1}, false, i),
+      F::max_pool2d_backward(go, i, x.sizes())));
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        max_pool2d_with_indices_backward(go, x, {2}, {2}, {0}, {1}, false, i);
+      }).find("[max_pool2d_with_indices_backward] expected grad_output"),
+      std::string::npos);
   // ATen's max unpooling: the output size given (nn::functional's computes
   // it from kernel_size, stride and padding).
   EXPECT_TRUE(equal(

@@ -459,6 +459,13 @@ def test_poolings_are_torchs_python_over_their_aten_forms():
                 ditto.adaptive_max_pool1d(x[0], 4)[1])
     with pytest.raises(ValueError, match="max_pool2d"):
         F.max_pool2d(x, 3, padding=2)
+    # ATen's max pooling gradient, autograd's
+    xg = x.clone().requires_grad_(True)
+    y, yi = F.max_pool2d(xg, 3, 2, 1, return_indices=True)
+    go = y.detach().cos()
+    y.backward(go)
+    assert same(xg.grad, ditto.max_pool2d_with_indices_backward(
+        go, x, [3, 3], [2, 2], [1, 1], [1, 1], False, yi))
     # max unpooling: torch's Python computes the size, ATen's form takes it
     v, i = F.max_pool2d(x, 2, return_indices=True)
     assert same(F.max_unpool2d(v, i, 2), ditto.max_unpool2d(v, i, [6, 8]))

@@ -535,6 +535,88 @@ Tensor adaptive_avg_pool3d(const Tensor& self, const IntArg& output_size) {
   return adaptive_avg_nd("adaptive_avg_pool3d", 3, self, output_size);
 }
 
+namespace {
+
+// ATen's max pooling gradient: grad_output must have the pooled size of
+// self under the pooling's arguments; the indices place it.
+Tensor max_pool_backward_of(
+    const char* op,
+    int n,
+    const Tensor& grad_output,
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
+    bool ceil_mode,
+    const Tensor& indices) {
+  const Planes g = pool_planes(self, n, op);
+  const Fixed f =
+      fixed_geometry(g, kernel_size, stride, padding, dilation, ceil_mode, op);
+  const Shape want = pooled_sizes(self.sizes(), n, f.out);
+  DITTO_CHECK(
+      grad_output.defined() && grad_output.sizes() == want,
+      ValueError,
+      op,
+      "expected grad_output of the pooled sizes ",
+      shape_str(want),
+      ", got ",
+      grad_output.defined() ? shape_str(grad_output.sizes())
+                            : std::string("an undefined tensor"));
+  return max_backward(
+      n == 3 ? "max_pool3d_backward" : "max_pool2d_backward",
+      n,
+      grad_output,
+      indices,
+      self.sizes());
+}
+
+} // namespace
+
+Tensor max_pool2d_with_indices_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
+    bool ceil_mode,
+    const Tensor& indices) {
+  return max_pool_backward_of(
+      "max_pool2d_with_indices_backward",
+      2,
+      grad_output,
+      self,
+      kernel_size,
+      stride,
+      padding,
+      dilation,
+      ceil_mode,
+      indices);
+}
+
+Tensor max_pool3d_with_indices_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const IntArg& kernel_size,
+    const IntArg& stride,
+    const IntArg& padding,
+    const IntArg& dilation,
+    bool ceil_mode,
+    const Tensor& indices) {
+  return max_pool_backward_of(
+      "max_pool3d_with_indices_backward",
+      3,
+      grad_output,
+      self,
+      kernel_size,
+      stride,
+      padding,
+      dilation,
+      ceil_mode,
+      indices);
+}
+
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(
     const Tensor& self,
     const IntArg& output_size) {

@@ -573,7 +573,9 @@ DITTO_OP_RECORDS(pool) {
       .family = "pooling",
       .callables =
           {"ditto::nn::functional::max_pool3d_backward(grad_out, indices, "
-           "input_sizes)"},
+           "input_sizes)",
+           "ditto::max_pool3d_with_indices_backward(grad_output, self, "
+           "kernel_size, stride, padding, dilation, ceil_mode, indices)"},
       .deterministic_because = {},
       .nondeterministic = {max_pool_backward_path(3)},
       .dtypes = kFloating,
@@ -687,7 +689,9 @@ DITTO_OP_RECORDS(pool) {
         .family = "pooling",
         .callables =
             {"ditto::nn::functional::max_pool2d_backward(grad_out, indices, "
-             "input_sizes)"},
+             "input_sizes)",
+             "ditto::max_pool2d_with_indices_backward(grad_output, self, "
+             "kernel_size, stride, padding, dilation, ceil_mode, indices)"},
         .deterministic_because = {},
         .nondeterministic = {max_pool_backward_path(2)},
         .dtypes = kFloating,

@@ -6,7 +6,7 @@ from .._C._nn import (  # noqa: F401
     affine_grid,
     dropout2d,
     grid_sample, gru_cell_gates, interpolate, linear,
-    lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
+    lstm_cell_gates,
     normalize,
     split_rows, upsample, upsample2d)
 
