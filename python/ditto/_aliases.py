@@ -453,19 +453,6 @@ def install_functional(F):
                  "threshold", "rrelu"):
         if not hasattr(F, name + "_"):
             setattr(F, name + "_", _inplace_activation(name))
-    if not hasattr(F, "dropout3d"):
-        def dropout3d(input, p=0.5, training=True, inplace=False):
-            """Whole channels of (N, C, D, H, W) (or (C, D, H, W)) zeroed:
-            dropout2d's draws over (N, C, D*H*W, 1)."""
-            if input.dim() not in (4, 5):
-                raise ValueError(f"[dropout3d] expected a 4D or 5D input, "
-                                 f"got {tuple(input.shape)}")
-            x = input if input.dim() == 5 else input.unsqueeze(0)
-            n, c = x.shape[0], x.shape[1]
-            out = F.dropout2d(x.reshape(n, c, -1, 1), p, training).reshape(
-                tuple(input.shape))
-            return input.copy_(out) if inplace else out
-        F.dropout3d = dropout3d
 
 
 # ---- the draws torch 1.13 makes one element at a time, in order, from

@@ -39,15 +39,6 @@ void init_pooling_and_norm(py::module_& nn) {
 
 void init_other(py::module_& nn) {
   nn.def(
-      "dropout2d",
-      &F::dropout2d,
-      py::arg("input"),
-      py::arg("p") = 0.5,
-      py::arg("training") = true,
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      ReleaseGil());
-  nn.def(
       "upsample2d",
       [](const Tensor& x,
          int64_t out_h,

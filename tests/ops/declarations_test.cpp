@@ -610,6 +610,20 @@ TEST(Declarations, DropoutIsTorchsDropout) {
         ditto::dropout(x, 1.5, true);
       }).find("[dropout] dropout probability"),
       std::string::npos);
+  // feature_dropout: dropout2d's draws for any input of two dims or more.
+  Tensor x4 = x.reshape({2, 4, 2, 4});
+  manual_seed(3);
+  Tensor c = feature_dropout(x4, 0.5, true);
+  manual_seed(3);
+  EXPECT_TRUE(equal(c, F::dropout2d(x4, 0.5)));
+  manual_seed(3);
+  EXPECT_TRUE(equal(feature_dropout(x.reshape({2, 4, 2, 2, 2}), 0.5, true),
+                    c.reshape({2, 4, 2, 2, 2})));
+  EXPECT_NE(
+      test::error_of<ValueError>([&] {
+        feature_dropout(x, 0.5, true);
+      }).find("[feature_dropout] Feature dropout requires at least 2"),
+      std::string::npos);
 }
 
 // torch::batch_norm and the other normalizations' ATen forms

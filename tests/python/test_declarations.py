@@ -562,3 +562,34 @@ def test_dropout_is_torchs():
                        ditto.dropout(x, 0.5, True, generator=h))
     with pytest.raises(ValueError, match=r"\[dropout\] dropout probability"):
         F.dropout(x, 1.5)
+
+
+def test_channel_dropouts_are_torchs_python_over_feature_dropout():
+    """F.dropout1d/2d/3d are torch's Python over torch.feature_dropout
+    (composite/dropout.ops.toml): one draw per (sample, channel)."""
+    from ditto.nn import functional as F
+    x = ditto.tensor(np.linspace(-3, 3, 64).astype(np.float32)
+                     .reshape(2, 4, 2, 4))
+    ditto.manual_seed(3)
+    a = ditto.feature_dropout(x, 0.5, True)
+    ditto.manual_seed(3)
+    assert ditto.equal(F.dropout2d(x), a)
+    ditto.manual_seed(3)
+    assert ditto.equal(F.dropout3d(x.reshape(2, 4, 2, 2, 2)),
+                       a.reshape(2, 4, 2, 2, 2))
+    ditto.manual_seed(3)
+    assert ditto.equal(F.dropout1d(x.reshape(2, 4, 8)), a.reshape(2, 4, 8))
+    ditto.manual_seed(3)
+    one = F.dropout1d(x[0].reshape(4, 8))
+    ditto.manual_seed(3)
+    assert ditto.equal(one, ditto.feature_dropout(x[:1].reshape(1, 4, 8),
+                                                  0.5, True)[0])
+    y = x.clone()
+    ditto.manual_seed(3)
+    F.dropout2d(y, inplace=True)
+    assert ditto.equal(y, a)
+    with pytest.raises(RuntimeError, match="dropout1d"):
+        F.dropout1d(x)
+    with pytest.raises(ValueError, match=r"\[feature_dropout\] Feature "
+                                         r"dropout requires"):
+        ditto.feature_dropout(x.reshape(-1), 0.5, True)

@@ -48,30 +48,36 @@ Tensor dropout(
       });
 }
 
-Tensor dropout2d(
+namespace {
+
+// Whole channels (dim 1) of x zeroed with probability p and the rest scaled
+// by 1 / (1 - p) while training: one Bernoulli draw per (sample, channel),
+// PyTorch's feature dropout (its draws and rounding).
+Tensor channel_dropout(
+    const char* op,
     const Tensor& x,
     double p,
     bool training,
     const std::optional<Generator>& gen) {
-  detail::OpScope op("dropout2d", {x}, detail::OpScope::kComposite);
-  DITTO_CHECK(x.defined(), ValueError, "dropout2d", "undefined input");
+  DITTO_CHECK(x.defined(), ValueError, op, "undefined input");
   DITTO_CHECK(
       p >= 0.0 && p <= 1.0,
       ValueError,
-      "dropout2d",
+      op,
       "dropout probability has to be between 0 and 1, but got ",
       p);
   DITTO_CHECK(
-      x.dim() == 3 || x.dim() == 4,
+      x.dim() >= 2,
       ValueError,
-      "dropout2d",
-      "expected a 3D or 4D input, got sizes ",
+      op,
+      "Feature dropout requires at least 2 dimensions in the input, got "
+      "sizes ",
       shape_str(x.sizes()));
   if (!training || p == 0.0 || x.numel() == 0) {
-    return op.done(x);
+    return x;
   }
   if (p == 1.0) {
-    return op.done(mul(x, 0.0));
+    return mul(x, 0.0);
   }
   Shape noise_sizes(size_t(x.dim()), 1);
   noise_sizes[0] = x.size(0);
@@ -79,7 +85,24 @@ Tensor dropout2d(
   Tensor noise = zeros(noise_sizes, x.dtype());
   noise.bernoulli_(1.0 - p, gen);
   noise.div_(1.0 - p);
-  return op.done(mul(x, noise));
+  return mul(x, noise);
+}
+
+} // namespace
+
+Tensor dropout2d(
+    const Tensor& x,
+    double p,
+    bool training,
+    const std::optional<Generator>& gen) {
+  detail::OpScope op("dropout2d", {x}, detail::OpScope::kComposite);
+  DITTO_CHECK(
+      !x.defined() || x.dim() == 3 || x.dim() == 4,
+      ValueError,
+      "dropout2d",
+      "expected a 3D or 4D input, got sizes ",
+      shape_str(x.sizes()));
+  return op.done(channel_dropout("dropout2d", x, p, training, gen));
 }
 
 } // namespace ditto::nn::functional
@@ -94,6 +117,19 @@ Tensor dropout(
     bool train,
     const std::optional<Generator>& generator) {
   return nn::functional::dropout(input, p, train, generator);
+}
+
+// torch.feature_dropout: dropout2d's channel draws for any input of two
+// dims or more.
+Tensor feature_dropout(
+    const Tensor& input,
+    double p,
+    bool train,
+    const std::optional<Generator>& generator) {
+  detail::OpScope op(
+      "feature_dropout", {input}, detail::OpScope::kComposite);
+  return op.done(nn::functional::channel_dropout(
+      "feature_dropout", input, p, train, generator));
 }
 
 } // namespace ditto

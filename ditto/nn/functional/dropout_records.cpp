@@ -93,6 +93,7 @@ DITTO_OP_RECORDS(dropout) {
       .family = "random",
       .callables =
           {"ditto::nn::functional::dropout2d(x, p, training, gen)",
+           "ditto::feature_dropout(input, p, train, generator)",
            "ditto::nn::Dropout2d"},
       .deterministic_because =
           "one Bernoulli draw per channel from the generator, in channel "

@@ -4,7 +4,6 @@ import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
     affine_grid,
-    dropout2d,
     grid_sample, gru_cell_gates, interpolate, linear,
     lstm_cell_gates,
     normalize,
@@ -122,6 +121,53 @@ def dropout(input, p=0.5, training=True, inplace=False, *, generator=None):
     if inplace and training and p > 0:
         return input.copy_(out)
     return out
+
+
+def _feature_dropout(input, p, training, inplace, generator):
+    if p < 0.0 or p > 1.0:
+        raise ValueError("dropout probability has to be between 0 and 1, "
+                         f"but got {p}")
+    out = _C.feature_dropout(input, p, training, generator=generator)
+    if inplace and training and p > 0:
+        return input.copy_(out)
+    return out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout1d: whole channels of (N, C, L) or (C, L)
+    (feature_dropout)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError("dropout1d: Expected 2D or 3D input, but "
+                           f"received a {input.dim()}D input")
+    if input.dim() == 3:
+        return _feature_dropout(input, p, training, inplace, generator)
+    out = _feature_dropout(input.unsqueeze(0), p, training, False,
+                           generator).squeeze(0)
+    return input.copy_(out) if inplace and training and p > 0 else out
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout2d: whole channels (dim 1) dropped; a 3-D
+    input is (N, C, L) and another rank is warned about, as torch 1.13's."""
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to "
+                      "dropout2d, which is deprecated and will result in an "
+                      "error in a future release.")
+    return _feature_dropout(input, p, training, inplace, generator)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False, *, generator=None):
+    """torch.nn.functional.dropout3d: whole channels of (N, C, D, H, W) or
+    (C, D, H, W)."""
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to "
+                      "dropout3d, which is deprecated and will result in an "
+                      "error in a future release.")
+    if input.dim() == 5:
+        return _feature_dropout(input, p, training, inplace, generator)
+    out = _feature_dropout(input.unsqueeze(0), p, training, False,
+                           generator).squeeze(0)
+    return input.copy_(out) if inplace and training and p > 0 else out
 
 
 def relu(input, inplace=False):
@@ -799,14 +845,6 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, "bilinear", True)
-
-
-def dropout1d(input, p=0.5, training=True, inplace=False):
-    """dropout2d over (N, C, L, 1): whole channels dropped."""
-    batched = input.dim() == 3
-    x = input if batched else input.unsqueeze(0)
-    out = dropout2d(x.unsqueeze(-1), p, training).squeeze(-1)
-    return out if batched else out.squeeze(0)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,
