@@ -11,6 +11,19 @@ namespace {
 namespace F = nn::functional;
 
 void init_pooling_and_norm(py::module_& nn) {
+  // The max poolings' gradients in ditto's form (indices and the input's
+  // sizes; ATen's max_pool2d/3d_with_indices_backward are declared).
+  for (const auto& [name, fn] :
+       {std::pair{"max_pool2d_backward", &F::max_pool2d_backward},
+        std::pair{"max_pool3d_backward", &F::max_pool3d_backward}}) {
+    nn.def(
+        name,
+        fn,
+        py::arg("grad_output"),
+        py::arg("indices"),
+        py::arg("input_size"),
+        ReleaseGil());
+  }
   // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
   // are declared (composite/normalization.ops.toml);
   // python/ditto/nn/functional.py is torch's Python over them.

@@ -617,8 +617,9 @@ TEST(Declarations, DropoutIsTorchsDropout) {
   manual_seed(3);
   EXPECT_TRUE(equal(c, F::dropout2d(x4, 0.5)));
   manual_seed(3);
-  EXPECT_TRUE(equal(feature_dropout(x.reshape({2, 4, 2, 2, 2}), 0.5, true),
-                    c.reshape({2, 4, 2, 2, 2})));
+  EXPECT_TRUE(equal(
+      feature_dropout(x.reshape({2, 4, 2, 2, 2}), 0.5, true),
+      c.reshape({2, 4, 2, 2, 2})));
   EXPECT_NE(
       test::error_of<ValueError>([&] {
         feature_dropout(x, 0.5, true);

@@ -120,14 +120,13 @@ Tensor dropout(
 }
 
 // torch.feature_dropout: dropout2d's channel draws for any input of two
-// dims or more.
+// dims or more, traced under its record's name (dropout2d).
 Tensor feature_dropout(
     const Tensor& input,
     double p,
     bool train,
     const std::optional<Generator>& generator) {
-  detail::OpScope op(
-      "feature_dropout", {input}, detail::OpScope::kComposite);
+  detail::OpScope op("dropout2d", {input}, detail::OpScope::kComposite);
   return op.done(nn::functional::channel_dropout(
       "feature_dropout", input, p, train, generator));
 }

@@ -5,7 +5,7 @@ from .. import _C
 from .._C._nn import (  # noqa: F401
     affine_grid,
     grid_sample, gru_cell_gates, interpolate, linear,
-    lstm_cell_gates,
+    lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
     normalize,
     split_rows, upsample, upsample2d)
 
