@@ -428,7 +428,9 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
                 std::tuple<Tensor, Tensor>>);
   static_assert(
       std::is_same_v<decltype(F::adaptive_max_pool2d(x, {2})), Tensor>);
-  auto [v, i] = max_pool2d_with_indices(x, {3}, {2}, {1});
+  // (std::tie: clang 14 cannot capture a structured binding)
+  Tensor v, i;
+  std::tie(v, i) = max_pool2d_with_indices(x, {3}, {2}, {1});
   EXPECT_TRUE(equal(v, max_pool2d(x, {3}, {2}, {1})));
   EXPECT_TRUE(equal(v, F::max_pool2d(x, {3, 3}, {2, 2}, {1, 1})));
   EXPECT_EQ(i.dtype(), kInt64);
@@ -466,7 +468,8 @@ TEST(Declarations, PoolingsAreAtensAndLibTorchs) {
   EXPECT_TRUE(equal(
       max_unpool2d(v, i, {7, 8}),
       F::max_unpool2d(v, i, {3}, {2}, {1}, {7, 8})));
-  auto [v5, i5] = max_pool3d_with_indices(x5, {1, 2, 2});
+  Tensor v5, i5;
+  std::tie(v5, i5) = max_pool3d_with_indices(x5, {1, 2, 2});
   EXPECT_TRUE(equal(
       max_unpool3d(v5, i5, {3, 7, 8}, {1, 2, 2}, {0, 0, 0}),
       F::max_unpool3d(v5, i5, {1, 2, 2}, {}, {0}, {3, 7, 8})));
