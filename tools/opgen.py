@@ -48,7 +48,25 @@ CPP_TYPES = {
     "Tensor(a!)": "Tensor&",
     "ScalarType?": "std::optional<Dtype>",
     "Generator?": "const std::optional<Generator>&",
+    # A factory's torch options, `ScalarType? dtype=None, Layout? layout=None,
+    # Device? device=None, bool? pin_memory=None` in the schema: one
+    # parameter in C++, as ATen's C++ API (torch::zeros(size, options)).
+    "TensorOptions": "const TensorOptions&",
 }
+# Note [Factory options]: torch's factories end their schemas with
+# `ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool?
+# pin_memory=None` (keyword-only). ATen's C++ API takes the four as one
+# TensorOptions (torch::zeros(size, options)), and so does the declared C++
+# function: one `const TensorOptions& options`, without a default (ditto's
+# own forms without options, zeros(shape, dtype), stay beside it by hand),
+# so the arguments before it lose their C++ defaults too. The Python binding
+# takes torch's keywords, plus the requires_grad torch's Python factories
+# add, and makes the TensorOptions with python/src/common.h's
+# factory_options, which refuses a layout other than ditto.strided and
+# pin_memory=True naming the op. A factory whose only positional argument is
+# its int[] size also takes the sizes as ints (zeros(2, 3)), as torch's.
+OPTIONS_GROUP = [("ScalarType?", "dtype"), ("Layout?", "layout"),
+                 ("Device?", "device"), ("bool?", "pin_memory")]
 RETURN_TYPES = {
     "Tensor": "Tensor",
     "Tensor[]": "std::vector<Tensor>",
@@ -64,7 +82,18 @@ RETURN_TYPES = {
 # (the binding's parameter type, the conversion to the C++ argument).
 PY_CONVERSIONS = {
     "Tensor?[]": ("const std::vector<std::optional<Tensor>>&", "index_list({})"),
+    # torch's factory keywords, and the Python-only requires_grad torch's
+    # binding adds to every factory (python/src/common.h: factory_options)
+    "TensorOptions": (
+        "std::optional<Dtype> dtype, std::optional<LayoutArg> layout, "
+        "const std::optional<std::string>& device, std::optional<bool> pin_memory, "
+        "bool requires_grad",
+        "factory_options({op}, dtype, layout, device, pin_memory, requires_grad)"),
 }
+# The Python keywords of a factory's options, with torch's defaults.
+OPTIONS_PY_ARGS = ['py::arg("dtype") = py::none()', 'py::arg("layout") = py::none()',
+                   'py::arg("device") = py::none()', 'py::arg("pin_memory") = py::none()',
+                   'py::arg("requires_grad") = false']
 
 
 class DeclError(Exception):
@@ -145,9 +174,24 @@ class Schema:
             am = re.match(r"^(\S+)\s+([a-z_][a-z0-9_]*)(?:\s*=\s*(\S+))?$", part)
             # int[1] (torch's size hint) is int[].
             type_ = re.sub(r"\[\d+\]", "[]", am.group(1)) if am else None
-            if not am or type_ not in CPP_TYPES:
+            grouped = am and (type_, am.group(2)) in OPTIONS_GROUP
+            if not am or (type_ not in CPP_TYPES and not grouped) or type_ == "TensorOptions":
                 raise DeclError(f"{where}: cannot read the argument '{part}'")
             self.args.append(Arg(type_, am.group(2), am.group(3), kw_only))
+        # Note [Factory options]: torch's four option keywords, in its order,
+        # keyword-only and defaulting to None, are one TensorOptions.
+        pairs = [(a.type, a.name) for a in self.args]
+        at = next((i for i in range(len(pairs)) if pairs[i:i + 4] == OPTIONS_GROUP), None)
+        if at is not None:
+            group = self.args[at:at + 4]
+            if not all(a.kw_only and a.default == "None" for a in group):
+                raise DeclError(f"{where}: a factory's options are keyword-only, each =None")
+            self.args[at:at + 4] = [Arg("TensorOptions", "options", None, True)]
+        if any((a.type, a.name) in OPTIONS_GROUP[1:] for a in self.args):
+            raise DeclError(
+                f"{where}: layout, device and pin_memory come together after dtype "
+                "(ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                "bool? pin_memory=None)")
         first = (self.args[0].type, self.args[0].name) if self.args else None
         # torch's where.self(Tensor condition, Tensor self, ...) and
         # repeat_interleave.Tensor(Tensor repeats, ...): a body's
@@ -172,9 +216,14 @@ class Schema:
     @staticmethod
     def params(args, defaults=True):
         out = []
-        for a in args:
+        # C++ defaults only trail: a factory's options have none, so the
+        # arguments before them are given too (torch::rand(size, generator,
+        # options), arange(start, end, step, options)), as ATen's C++ API.
+        last_required = max((i for i, a in enumerate(args) if a.cpp_default() is None),
+                            default=-1)
+        for i, a in enumerate(args):
             p = f"{CPP_TYPES[a.type]} {a.name}"
-            if defaults and a.cpp_default() is not None:
+            if defaults and i > last_required and a.cpp_default() is not None:
                 p += f" = {a.cpp_default()}"
             out.append(p)
         return ", ".join(out)
@@ -187,6 +236,9 @@ class Schema:
         """py::arg("name") = default for each of args (no kw_only mark)."""
         out = []
         for a in args:
+            if a.type == "TensorOptions":
+                out += OPTIONS_PY_ARGS
+                continue
             s = f'py::arg("{a.name}")'
             if a.py_default() is not None:
                 s += f" = {a.py_default()}"
@@ -202,6 +254,9 @@ class Schema:
             if a.kw_only and not kw:
                 out.append("py::kw_only()")
                 kw = True
+            if a.type == "TensorOptions":
+                out += OPTIONS_PY_ARGS
+                continue
             first = i == 0 or (rename_self_anywhere and a.name == "self")
             name = ("input" if a.name == "self" else a.name) if first else a.name
             s = f'py::arg("{name}")'
@@ -631,6 +686,7 @@ def write_declared_h(files, ops):
         "",
         '#include "ditto/core/reduction.h" // int reduction=Mean',
         '#include "ditto/core/tensor.h"',
+        '#include "ditto/core/tensor_options.h" // a factory\'s options',
         '#include "ditto/random/generator.h" // Generator? arguments',
         "",
         "namespace ditto {",
@@ -665,6 +721,8 @@ def write_methods_inc(files, ops):
             for params in mutating_forms(op):
                 out.append(f"DITTO_BODY_INPLACE_METHOD({op.name}, ({params}))")
             continue
+        if "method" in op.variants and any(a.type == "TensorOptions" for a in op.schema.args):
+            raise DeclError(f"{op.src}: {op.name}: a factory's options in a function only")
         if not op.schema.self_first:
             if "method" in op.variants:
                 # self where the schema has it: where.self(condition, self, other)
@@ -1011,7 +1069,7 @@ def write_bindings_inc(files, ops):
                 if op.schema.ret != "Tensor" or not op.schema.self_first:
                     raise DeclError(f"{op.src}: {op.name}: Tensor?[] in a Tensor op only")
                 ptr = (f"[]({py_params(op.schema.args)}) {{ "
-                       f"return ::ditto::{op.name}({py_call_args(op.schema.args)}); }}")
+                       f"return ::ditto::{op.name}({py_call_args(op.schema.args, op.name)}); }}")
             elif op.schema.ret == "(Tensor values, Tensor indices)":
                 # torch.return_types.<name>, made under the GIL
                 ptr = (f"[]({with_self(defn, op)}) {{ std::pair<Tensor, Tensor> r; "
@@ -1092,13 +1150,16 @@ def write_bindings_inc(files, ops):
 def py_params(args):
     """The binding's parameters: the C++ types, or the Python side of those
     pybind11 cannot take (PY_CONVERSIONS)."""
-    return ", ".join(f"{PY_CONVERSIONS.get(a.type, (CPP_TYPES[a.type],))[0]} {a.name}"
+    return ", ".join(PY_CONVERSIONS[a.type][0] if a.type == "TensorOptions"
+                     else f"{PY_CONVERSIONS.get(a.type, (CPP_TYPES[a.type],))[0]} {a.name}"
                      for a in args)
 
 
-def py_call_args(args):
-    return ", ".join(PY_CONVERSIONS[a.type][1].format(a.name) if a.type in PY_CONVERSIONS
-                     else a.name for a in args)
+def py_call_args(args, op_name):
+    """The C++ call's arguments from the binding's parameters (py_params);
+    op_name names the op in a conversion's errors."""
+    return ", ".join(PY_CONVERSIONS[a.type][1].format(a.name, op=c_string(op_name))
+                     if a.type in PY_CONVERSIONS else a.name for a in args)
 
 
 def converted(args):
@@ -1113,7 +1174,7 @@ def member_binding(member, params, rest):
         return f"static_cast<Tensor& (Tensor::*)({params})>(&Tensor::{member})"
     sep = ", " if rest else ""
     return (f"[](Tensor& self{sep}{py_params(rest)}) -> Tensor& {{ "
-            f"return self.{member}({py_call_args(rest)}); }}")
+            f"return self.{member}({py_call_args(rest, member)}); }}")
 
 
 def bindings_mutating(op):
@@ -1136,9 +1197,28 @@ def bindings_elsewhere(op):
         raise DeclError(f"{op.src}: {op.name}: a Tensor result only, with self elsewhere")
     out = []
     fn = f"static_cast<{ret(op)} (*)({Schema.params(s.args, defaults=False)})>(&::ditto::{op.name})"
+    if converted(s.args):
+        # a factory's options (Note [Factory options])
+        fn = (f"[]({py_params(s.args)}) {{ "
+              f"return ::ditto::{op.name}({py_call_args(s.args, op.name)}); }}")
     if "function" in op.variants:
         args = "".join(", " + a for a in s.py_args(skip_self=False, rename_self_anywhere=True))
         out.append(f"  m.def({c_string(op.name)}, {fn}{args}, ReleaseGil());")
+        positional = [a for a in s.args if not a.kw_only]
+        if (len(positional) == 1 and positional[0].type == "int[]"
+                and positional[0].default is None and s.args[0] is positional[0]):
+            # torch's factories take a lone size as ints too: zeros(2, 3)
+            kw = s.args[1:]
+            kw_params = "".join(", " + py_params([a]) for a in kw)
+            kw_call = "".join(", " + py_call_args([a], op.name) for a in kw)
+            kw_py = "".join(", " + a for a in Schema.py_arg_list(kw))
+            out.append(
+                f"  m.def({c_string(op.name)}, [](const py::args& ints{kw_params}) {{ "
+                f"DITTO_CHECK(!ints.empty(), TypeError, {c_string(op.name)}, "
+                f"\"missing the argument {positional[0].name}\"); "
+                f"IntArg v = shape_from_args(ints, {c_string(op.name)}); "
+                f"py::gil_scoped_release gil; return ::ditto::{op.name}(v{kw_call}); "
+                f"}}{kw_py});")
     if "method" in op.variants:
         others = [a for a in s.args if a.name != "self"]
         call = ", ".join(a.name for a in s.args)

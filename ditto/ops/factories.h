@@ -7,6 +7,7 @@
 
 #include "ditto/core/tensor.h"
 #include "ditto/core/tensor_options.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto {
 
@@ -117,77 +118,9 @@ inline Tensor on_device(Tensor t, const TensorOptions& o) {
 }
 } // namespace detail
 
-inline Tensor empty(const IntArg& shape, const TensorOptions& o) {
-  return detail::with_options(empty(shape, o.dtype(), o.device()), o);
-}
-inline Tensor zeros(const IntArg& shape, const TensorOptions& o) {
-  return detail::with_options(zeros(shape, o.dtype(), o.device()), o);
-}
-inline Tensor ones(const IntArg& shape, const TensorOptions& o) {
-  return detail::with_options(ones(shape, o.dtype(), o.device()), o);
-}
-// Without a dtype in the options, full infers it from the value.
-inline Tensor full(
-    const Shape& shape,
-    const Scalar& value,
-    const TensorOptions& o) {
-  Tensor t = o.has_dtype() ? full(shape, value, o.dtype(), o.device())
-                           : full(shape, value).to(o.device());
-  return detail::with_options(t, o);
-}
-inline Tensor empty_like(const Tensor& t, const TensorOptions& o) {
-  return empty(
-      t.sizes(),
-      o.dtype(o.dtype_opt().value_or(t.dtype()))
-          .device(o.device_opt().value_or(t.device())));
-}
-inline Tensor zeros_like(const Tensor& t, const TensorOptions& o) {
-  return zeros(
-      t.sizes(),
-      o.dtype(o.dtype_opt().value_or(t.dtype()))
-          .device(o.device_opt().value_or(t.device())));
-}
-inline Tensor ones_like(const Tensor& t, const TensorOptions& o) {
-  return ones(
-      t.sizes(),
-      o.dtype(o.dtype_opt().value_or(t.dtype()))
-          .device(o.device_opt().value_or(t.device())));
-}
-// Without a dtype in the options, arange infers it from its arguments.
-inline Tensor arange(const Scalar& end, const TensorOptions& o) {
-  Tensor t = o.has_dtype() ? arange(0, end, 1, o.dtype()) : arange(end);
-  return detail::on_device(t, o);
-}
-inline Tensor arange(
-    const Scalar& start,
-    const Scalar& end,
-    const TensorOptions& o) {
-  Tensor t =
-      o.has_dtype() ? arange(start, end, 1, o.dtype()) : arange(start, end);
-  return detail::on_device(t, o);
-}
-inline Tensor arange(
-    const Scalar& start,
-    const Scalar& end,
-    const Scalar& step,
-    const TensorOptions& o) {
-  Tensor t = o.has_dtype() ? arange(start, end, step, o.dtype())
-                           : arange(start, end, step);
-  return detail::on_device(t, o);
-}
-inline Tensor linspace(
-    const Scalar& start,
-    const Scalar& end,
-    int64_t steps,
-    const TensorOptions& o) {
-  return detail::on_device(linspace(start, end, steps, o.dtype()), o);
-}
-inline Tensor eye(int64_t n, const TensorOptions& o) {
-  return detail::on_device(eye(n, o.dtype()), o);
-}
-inline Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
-  return detail::on_device(eye(n, m, o.dtype()), o);
-}
+// LibTorch's forms with options (zeros(size, options), arange(start, end,
+// step, options), ...) are declared with torch's options
+// (factories/factories.ops.toml, ditto/ops/declared.h).
 
 // LibTorch's torch::tensor of braced values: floating values give the
 // default dtype (float32), integers int64, bools bool. (tensor<T>(...) and

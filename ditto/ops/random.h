@@ -56,26 +56,15 @@ DITTO_API Tensor randperm(
 // normal_, random_, bernoulli_, exponential_) are declared in
 // random/random.ops.toml (declared.h, tensor_methods_declared.inc).
 
-// ---- LibTorch's forms (ditto/core/tensor_options.h): drawn on the CPU
-// from the default generator, then moved to the options' device.
-namespace detail {
-inline Tensor random_with_options(Tensor t, const TensorOptions& o) {
-  if (o.has_device()) {
-    t = t.to(o.device());
-  }
-  if (o.requires_grad()) {
-    t.requires_grad_(true);
-  }
-  return t;
-}
-} // namespace detail
+// ---- LibTorch's forms without a generator: the declared forms with
+// torch's options (random.ops.toml) from the default generator. rand and
+// randn draw on the options' device (its own generator there, as torch's
+// on CUDA); randint and randperm draw on the CPU and move.
 inline Tensor rand(const IntArg& shape, const TensorOptions& o) {
-  return detail::random_with_options(
-      rand(static_cast<const Shape&>(shape), o.dtype()), o);
+  return rand(shape, std::nullopt, o);
 }
 inline Tensor randn(const IntArg& shape, const TensorOptions& o) {
-  return detail::random_with_options(
-      randn(static_cast<const Shape&>(shape), o.dtype()), o);
+  return randn(shape, std::nullopt, o);
 }
 // Without a dtype in the options, randint gives int64 (LibTorch 1.13's).
 inline Tensor randint(
@@ -83,18 +72,16 @@ inline Tensor randint(
     int64_t high,
     const Shape& shape,
     const TensorOptions& o) {
-  return detail::random_with_options(
-      randint(low, high, shape, o.dtype_opt().value_or(kInt64)), o);
+  return randint(low, high, shape, std::nullopt, o);
 }
 inline Tensor randint(
     int64_t high,
     const Shape& shape,
     const TensorOptions& o = {}) {
-  return randint(0, high, shape, o);
+  return randint(high, shape, std::nullopt, o);
 }
 inline Tensor randperm(int64_t n, const TensorOptions& o) {
-  return detail::random_with_options(
-      randperm(n, o.dtype_opt().value_or(kInt64)), o);
+  return randperm(n, std::nullopt, o);
 }
 
 } // namespace ditto

@@ -16,11 +16,10 @@ from ._C import (  # noqa: F401
     initial_seed, seed, get_rng_state, set_rng_state,
     uint8, int32, int64, float32, float64, bool, float, double, long, int,
     int8, int16, float16, bfloat16, half, short,
-    # factories
-    tensor, from_numpy, empty, zeros, ones, full, empty_like, zeros_like,
-    ones_like, full_like, empty_strided, linspace, eye, scalar_tensor,
-    # random
-    rand, randn, rand_like, randn_like, randperm, bernoulli, multinomial,
+    # factories (the others are declared: ditto/ops/factories/*.ops.toml)
+    tensor, from_numpy,
+    # random (rand, randn, randint, randperm ...: random/random.ops.toml)
+    bernoulli, multinomial,
     # elementwise
     add, sub, subtract, mul, multiply, div, divide, true_divide, pow,
     erfinv, clamp, clip,
@@ -98,33 +97,6 @@ def manual_seed(seed):
     """Seeds the default generator (torch.manual_seed); returns it."""
     _C._manual_seed(seed)
     return _C.default_generator()
-
-
-def arange(start, end=None, step=1, *, dtype=None, requires_grad=False):
-    """Values from start to end (exclusive) by step (torch.arange)."""
-    if end is None:
-        start, end = 0, start
-    return _C._arange(start, end, step, dtype, requires_grad)
-
-
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None,
-            requires_grad=False):
-    """Integers on [low, high) (torch.randint(high, size) or
-    torch.randint(low, high, size))."""
-    if size is None:
-        if high is None or not isinstance(high, (tuple, list, Size)):
-            raise TypeError("randint() missing required argument 'size'")
-        low, high, size = 0, low, high
-    elif high is None:
-        raise TypeError("randint() missing required argument 'high'")
-    return _C._randint(low, high, size, generator, dtype, requires_grad)
-
-
-def randint_like(input, low=0, high=None, *, dtype=None):
-    """Integers on [low, high) shaped as input (torch.randint_like)."""
-    if high is None:
-        low, high = 0, low
-    return _C._randint_like(input, low, high, dtype)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None,

@@ -24,6 +24,14 @@ namespace py = pybind11;
 // Python thread running a ditto op does not block the others.
 using ReleaseGil = py::call_guard<py::gil_scoped_release>;
 
+namespace ditto::python {
+// A factory's layout= (torch.layout): ditto.strided or ditto.sparse_coo,
+// by name (Note [Factory options] in tools/opgen.py).
+struct LayoutArg {
+  std::string name;
+};
+} // namespace ditto::python
+
 namespace pybind11::detail {
 
 // A dtype is one Python object, as torch's: `x.dtype is ditto.float32`,
@@ -163,6 +171,31 @@ struct type_caster<ditto::OptionalIntArg> {
   }
 };
 
+// ditto.layout objects (python/ditto/__init__.py); anything else is no
+// layout (pybind11's TypeError names the expected arguments).
+template <>
+struct type_caster<ditto::python::LayoutArg> {
+  PYBIND11_TYPE_CASTER(ditto::python::LayoutArg, const_name("layout"));
+  bool load(handle src, bool) {
+    if (src.is_none() || std::string(Py_TYPE(src.ptr())->tp_name) != "layout" ||
+        !hasattr(src, "_name")) {
+      return false;
+    }
+    object name = src.attr("_name");
+    if (!isinstance<str>(name)) {
+      return false;
+    }
+    value.name = name.cast<std::string>();
+    return true;
+  }
+  static handle cast(
+      const ditto::python::LayoutArg&,
+      return_value_policy,
+      handle) {
+    return none().release();
+  }
+};
+
 } // namespace pybind11::detail
 
 namespace ditto::python {
@@ -190,6 +223,33 @@ inline std::vector<Tensor> index_list(
 // Sizes given as PyTorch's factories and views take them: zeros(2, 3),
 // zeros((2, 3)), zeros([2, 3]), x.view(ditto.Size([6])).
 Shape shape_from_args(const py::args& args, const char* op);
+
+// Note [Factory options] (tools/opgen.py): a declared factory's torch
+// keywords as its TensorOptions. Layouts other than ditto.strided and
+// pin_memory=True are refused naming the op; a device is a device string
+// (or a ditto.device, a str).
+inline TensorOptions factory_options(
+    const char* op,
+    std::optional<Dtype> dtype,
+    const std::optional<LayoutArg>& layout,
+    const std::optional<std::string>& device,
+    std::optional<bool> pin_memory,
+    bool requires_grad) {
+  DITTO_CHECK(
+      !layout || layout->name == "strided",
+      NotImplementedError,
+      op,
+      "layout=ditto.",
+      layout ? layout->name : std::string(),
+      " is not supported: the factories make strided tensors");
+  DITTO_CHECK(
+      !pin_memory.value_or(false),
+      ValueError,
+      op,
+      "pin_memory=True: no accelerator here pins host memory");
+  TensorOptions o = TensorOptions().dtype(dtype).requires_grad(requires_grad);
+  return device ? o.device(Device(*device)) : o;
+}
 
 // A Python object as a tensor: a Tensor as is, anything else through
 // ditto.tensor (copies, as torch.as_tensor does for lists).

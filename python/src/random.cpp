@@ -1,6 +1,5 @@
-// ditto.Generator and the random records (rand, randn, randint, randperm,
-// bernoulli, multinomial and the Tensor fills), with torch's generator=
-// keyword: the same bits as torch on the same seeds and states.
+// ditto.Generator, the default generator's functions, the named streams
+// and the fingerprints (the random ops are declared: random.ops.toml).
 
 #include "python/src/common.h"
 
@@ -8,7 +7,6 @@ namespace ditto::python {
 namespace {
 
 constexpr auto kSelf = py::return_value_policy::reference;
-using OptGen = std::optional<Generator>;
 
 // A seed as torch takes it: any Python int, negative ones as their
 // two's-complement bits (torch.manual_seed(-1) is 2**64 - 1).
@@ -17,13 +15,6 @@ uint64_t seed_of(const py::int_& seed) {
       py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(~0ull)));
   py::object low = seed.attr("__and__")(mask);
   return low.cast<uint64_t>();
-}
-
-Tensor finish(Tensor t, bool requires_grad) {
-  if (requires_grad) {
-    t.requires_grad_(true);
-  }
-  return t;
 }
 
 } // namespace
@@ -81,87 +72,10 @@ void init_generator(py::module_& m) {
 
 namespace {
 
-void init_random_ops(py::module_& m) {
-  for (const char* name : {"rand", "randn"}) {
-    bool normal = name[4] == 'n';
-    m.def(
-        name,
-        [normal, name](
-            py::args size,
-            const OptGen& gen,
-            std::optional<Dtype> dtype,
-            std::optional<std::string> device,
-            bool rg) {
-          Shape s = shape_from_args(size, name);
-          const Device where = device ? Device(*device) : kCPU;
-          py::gil_scoped_release gil;
-          Dtype d = dtype.value_or(kFloat32);
-          if (!where.is_cpu()) {
-            // The device's generator (or the one given) fills it there.
-            Tensor t = empty(s, d, where);
-            return finish(
-                normal ? t.normal_(0, 1, gen) : t.uniform_(0, 1, gen), rg);
-          }
-          return finish(normal ? randn(s, d, gen) : rand(s, d, gen), rg);
-        },
-        py::kw_only(),
-        py::arg("generator") = py::none(),
-        py::arg("dtype") = py::none(),
-        py::arg("device") = py::none(),
-        py::arg("requires_grad") = false);
-  }
-  m.def(
-      "rand_like",
-      [](const Tensor& t, std::optional<Dtype> d, bool rg) {
-        return finish(rand_like(d ? empty_like(t, *d) : t), rg);
-      },
-      py::arg("input"),
-      py::kw_only(),
-      py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false,
-      ReleaseGil());
-  m.def(
-      "randn_like",
-      [](const Tensor& t, std::optional<Dtype> d, bool rg) {
-        return finish(randn_like(d ? empty_like(t, *d) : t), rg);
-      },
-      py::arg("input"),
-      py::kw_only(),
-      py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false,
-      ReleaseGil());
-  m.def(
-      "_randint",
-      [](int64_t low,
-         int64_t high,
-         const Shape& size,
-         const OptGen& gen,
-         std::optional<Dtype> dtype,
-         bool rg) {
-        return finish(
-            randint(low, high, size, dtype.value_or(kInt64), gen), rg);
-      },
-      ReleaseGil());
-  m.def(
-      "_randint_like",
-      [](const Tensor& t,
-         int64_t low,
-         int64_t high,
-         std::optional<Dtype> dtype) {
-        return randint_like(dtype ? empty_like(t, *dtype) : t, low, high);
-      },
-      ReleaseGil());
-  m.def(
-      "randperm",
-      [](int64_t n, const OptGen& gen, std::optional<Dtype> dtype, bool rg) {
-        return finish(randperm(n, dtype.value_or(kInt64), gen), rg);
-      },
-      py::arg("n"),
-      py::kw_only(),
-      py::arg("generator") = py::none(),
-      py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false,
-      ReleaseGil());
+void init_random_ops(py::module_&) {
+  // rand, randn, rand_like, randn_like, randint, randint_like and randperm:
+  // random/random.ops.toml, with torch's options (Note [Factory options] in
+  // tools/opgen.py).
   // bernoulli and the fills (uniform_, normal_, random_, bernoulli_,
   // exponential_): random/random.ops.toml.
 }

@@ -200,6 +200,60 @@ TEST(Declarations, SelfElsewhereAndMethodFactories) {
   EXPECT_THROW(x.new_ones({-1}), ValueError);
 }
 
+// Note [Factory options] (tools/opgen.py): the factories declared with
+// torch's options are LibTorch's torch::zeros(size, options), ... as a C++
+// user calls them; the forms without options stay ditto's.
+TEST(Declarations, FactoriesTakeLibTorchsOptions) {
+  const TensorOptions f64 = dtype(kFloat64).requires_grad(true);
+  Tensor z = zeros({2, 3}, f64);
+  EXPECT_EQ(z.dtype(), kFloat64);
+  EXPECT_TRUE(z.requires_grad());
+  EXPECT_TRUE(equal(z.detach(), zeros({2, 3}, kFloat64)));
+  EXPECT_EQ(full({2}, 3, TensorOptions()).dtype(), kInt64); // the value's
+  EXPECT_EQ(full({2}, 1.5, TensorOptions(kFloat64)).dtype(), kFloat64);
+  Tensor x = ones({2, 2}, kFloat64);
+  EXPECT_EQ(zeros_like(x, TensorOptions()).dtype(), kFloat64);
+  EXPECT_EQ(ones_like(x, TensorOptions(kInt32)).dtype(), kInt32);
+  EXPECT_TRUE(
+      equal(full_like(x, 2, TensorOptions()), full({2, 2}, 2.0, kFloat64)));
+  EXPECT_EQ(empty_like(x, TensorOptions()).sizes(), x.sizes());
+  EXPECT_EQ(
+      empty_strided({2, 3}, {1, 2}, TensorOptions()).strides(), (Shape{1, 2}));
+  EXPECT_TRUE(equal(arange(4, TensorOptions()), arange(4)));
+  EXPECT_EQ(arange(4, TensorOptions()).dtype(), kInt64);
+  EXPECT_EQ(arange(0, 2, 0.5, TensorOptions(kFloat64)).dtype(), kFloat64);
+  EXPECT_TRUE(equal(arange(1, 4, TensorOptions()), arange(1, 4)));
+  EXPECT_TRUE(equal(
+      linspace(0, 1, 5, TensorOptions(kFloat64)), linspace(0, 1, 5, kFloat64)));
+  EXPECT_TRUE(equal(eye(2, 3, TensorOptions()), eye(2, 3)));
+  EXPECT_TRUE(equal(eye(2, TensorOptions(kInt64)), eye(2, kInt64)));
+  EXPECT_EQ(scalar_tensor(2.5, TensorOptions(kFloat64)).item<double>(), 2.5);
+  // the random factories: the same draws as ditto's forms, with LibTorch's
+  // generator argument before the options
+  manual_seed(4);
+  Tensor r = rand({5}, kFloat64);
+  manual_seed(4);
+  EXPECT_TRUE(equal(rand({5}, std::nullopt, TensorOptions(kFloat64)), r));
+  manual_seed(4);
+  EXPECT_TRUE(equal(rand({5}, dtype(kFloat64)), r));
+  manual_seed(4);
+  EXPECT_TRUE(equal(rand_like(zeros({5}, kFloat64), TensorOptions()), r));
+  Generator g = Generator::philox(9);
+  Tensor a = randn({7}, g, TensorOptions());
+  EXPECT_TRUE(equal(a, randn({7}, kFloat32, Generator::philox(9))));
+  EXPECT_TRUE(equal(
+      randint(10, {6}, Generator::philox(2), TensorOptions()),
+      randint(0, 10, {6}, kInt64, Generator::philox(2))));
+  EXPECT_EQ(
+      randint(-3, 3, {4}, std::nullopt, TensorOptions(kInt32)).dtype(), kInt32);
+  EXPECT_EQ(randint_like(x, 5, TensorOptions()).dtype(), kFloat64);
+  EXPECT_TRUE(equal(
+      randperm(6, Generator::philox(1), TensorOptions()),
+      randperm(6, kInt64, Generator::philox(1))));
+  EXPECT_THROW(rand({2}, std::nullopt, TensorOptions(kInt64)), TypeError);
+  EXPECT_THROW(zeros({-1}, TensorOptions()), ValueError);
+}
+
 // Issue 59: every operator of PyTorch's Core ATen set
 // (ditto/ops/core_aten.toml, 193 from PyTorch's IRs page) is answered by op
 // records that exist, or is a metadata read; the two FFT operators (complex

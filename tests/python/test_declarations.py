@@ -25,6 +25,9 @@ def schema_args(schema):
         part = part.strip()
         if part and part != "*":
             out.append(part.split()[1].split("=")[0])
+    if "pin_memory" in out:
+        # a factory's options: torch's Python adds requires_grad
+        out.append("requires_grad")
     return out
 
 
@@ -593,3 +596,73 @@ def test_channel_dropouts_are_torchs_python_over_feature_dropout():
     with pytest.raises(ValueError, match=r"\[feature_dropout\] Feature "
                                          r"dropout requires"):
         ditto.feature_dropout(x.reshape(-1), 0.5, True)
+
+
+def test_factories_take_torchs_options():
+    """The factories declared with torch's options (Note [Factory options]):
+    torch's keywords and overloads, requires_grad, the sizes as ints, and
+    the layouts and pinning ditto cannot give refused naming the op."""
+    for f in (ditto.zeros, ditto.ones, ditto.empty, ditto.rand, ditto.randn):
+        for t in (f(2, 3), f((2, 3)), f([2, 3]), f(size=(2, 3)),
+                  f(ditto.Size([2, 3]))):
+            assert list(t.shape) == [2, 3] and t.dtype == ditto.float32
+    z = ditto.zeros(2, 3, dtype=ditto.float64, layout=ditto.strided,
+                    device="cpu", pin_memory=False, requires_grad=True)
+    assert z.dtype == ditto.float64 and z.requires_grad and z.is_leaf
+    assert ditto.zeros(2, device=ditto.device("cpu")).device == "cpu"
+    assert ditto.full((2,), 3).dtype == ditto.int64  # the value's dtype
+    assert ditto.full((2,), True).dtype == ditto.bool
+    assert ditto.full((2,), 1.5, dtype=ditto.float64).tolist() == [1.5, 1.5]
+    x = ditto.ones(2, 2, dtype=ditto.float64)
+    assert ditto.zeros_like(x).dtype == ditto.float64
+    assert ditto.ones_like(x, dtype=ditto.int32).dtype == ditto.int32
+    assert ditto.full_like(x, 7, requires_grad=True).requires_grad
+    assert ditto.empty_like(x, dtype=ditto.float32).shape == x.shape
+    assert ditto.empty_strided((2, 3), (1, 2)).stride() == (1, 2)
+    # arange's three overloads and its inferred dtypes
+    assert ditto.arange(4).tolist() == [0, 1, 2, 3]
+    assert ditto.arange(4).dtype == ditto.int64
+    assert ditto.arange(1, 4).tolist() == [1, 2, 3]
+    assert ditto.arange(0, 1, 0.25).tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert ditto.arange(0, 5, step=2).tolist() == [0, 2, 4]
+    assert ditto.arange(end=3, dtype=ditto.float64).dtype == ditto.float64
+    assert ditto.arange(2.5).dtype == ditto.float32
+    assert ditto.linspace(0, 1, 5, dtype=ditto.float64).tolist() == \
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert ditto.eye(2, 3).tolist() == [[1, 0, 0], [0, 1, 0]]
+    assert ditto.eye(n=2, dtype=ditto.int64).dtype == ditto.int64
+    assert ditto.scalar_tensor(2.5, dtype=ditto.float64).item() == 2.5
+    # randint's two overloads, int64 unless a dtype; the same draws as
+    # the explicit low of 0
+    ditto.manual_seed(3)
+    a = ditto.randint(10, (5,))
+    ditto.manual_seed(3)
+    b = ditto.randint(0, 10, (5,))
+    assert a.dtype == ditto.int64 and a.tolist() == b.tolist()
+    g = ditto.Generator().manual_seed(5)
+    c = ditto.randint(low=-3, high=3, size=(4,), generator=g,
+                      dtype=ditto.int32)
+    assert c.dtype == ditto.int32 and all(-3 <= v < 3 for v in c.tolist())
+    assert ditto.randint_like(x, 5).dtype == ditto.float64
+    assert ditto.randint_like(x, 2, 5, dtype=ditto.int64).dtype == ditto.int64
+    assert sorted(ditto.randperm(6, dtype=ditto.int32).tolist()) == list(range(6))
+    ditto.manual_seed(1)
+    r = ditto.rand(4, dtype=ditto.float64)
+    ditto.manual_seed(1)
+    assert ditto.rand_like(ditto.zeros(4, dtype=ditto.float64)).tolist() == r.tolist()
+    assert ditto.randn(3, requires_grad=True).requires_grad
+    # refused, naming the op, with nothing drawn
+    state = ditto.get_rng_state()
+    with pytest.raises(NotImplementedError, match="rand.*layout=ditto.sparse_coo"):
+        ditto.rand(2, layout=ditto.sparse_coo)
+    with pytest.raises(ValueError, match="zeros.*pin_memory"):
+        ditto.zeros(2, pin_memory=True)
+    with pytest.raises(TypeError):
+        ditto.zeros(2, layout="strided")  # a layout object, as torch's
+    with pytest.raises(TypeError, match="rand.*not implemented for"):
+        ditto.rand(2, dtype=ditto.int64)
+    with pytest.raises(TypeError, match="zeros.*missing the argument size"):
+        ditto.zeros()
+    with pytest.raises(ValueError):
+        ditto.ones(2, device="nowhere")
+    assert ditto.get_rng_state().numpy().tobytes() == state.numpy().tobytes()

@@ -439,17 +439,20 @@ inline Tensor& normal_storage(
   return self.copy_(out.view(self.sizes()));
 }
 
-// A new floating tensor filled by fill(t), reported as the op `name`.
+// A new floating tensor on device filled by fill(t) (there: a device's
+// draws are its own), reported as the op `name`.
 template <typename Fill>
 Tensor new_filled(
     const char* name,
     const Shape& shape,
     Dtype dtype,
+    Device device,
     Fill fill) {
   detail::OpScope op(name);
   DITTO_CHECK(
       is_floating(dtype), TypeError, name, "not implemented for ", dtype);
-  Tensor t = detail::new_tensor(shape, dtype);
+  checked_numel(shape, name); // its errors name the op, not empty
+  Tensor t = detail::new_tensor(shape, dtype, device);
   fill(t);
   return op.done(t);
 }

@@ -404,4 +404,19 @@ std::vector<std::string> callables(
   return out;
 }
 
+std::vector<std::string> split_callables(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t at = list.find(", "); at != std::string::npos;
+       at = list.find(", ", at + 2)) {
+    const std::string next = list.substr(at + 2, 7);
+    if (next == "ditto::" || next == "Tensor:") {
+      out.push_back(list.substr(start, at - start));
+      start = at + 2;
+    }
+  }
+  out.push_back(list.substr(start));
+  return out;
+}
+
 } // namespace ditto::detail::samples

@@ -185,5 +185,7 @@ DITTO_API Sample undefined_input(Call call, int inputs);
 DITTO_API std::vector<std::string> callables(
     const std::string& function,
     const std::string& method = {});
+// "ditto::zeros(shape, dtype), ditto::zeros_like(t)": one callable each.
+DITTO_API std::vector<std::string> split_callables(const std::string& list);
 
 } // namespace ditto::detail::samples

@@ -71,6 +71,7 @@ Tensor zeros(const Shape& shape, Dtype dtype) {
 
 Tensor zeros(const Shape& shape, Dtype dtype, Device device) {
   detail::OpScope op("zeros");
+  checked_numel(shape, "zeros"); // its errors name zeros, not empty
   Tensor t = detail::new_tensor(shape, dtype, device);
   if (device.is_cpu()) {
     std::memset(t.raw_data(), 0, t.nbytes());
@@ -86,6 +87,7 @@ Tensor ones(const Shape& shape, Dtype dtype) {
 
 Tensor ones(const Shape& shape, Dtype dtype, Device device) {
   detail::OpScope op("ones");
+  checked_numel(shape, "ones"); // its errors name ones, not full
   return op.done(full(shape, 1, dtype, device));
 }
 
@@ -99,6 +101,7 @@ Tensor full(
     Dtype dtype,
     Device device) {
   detail::OpScope op("full");
+  checked_numel(shape, "full");
   Tensor t = detail::new_tensor(shape, dtype, device);
   t.fill_(value);
   return op.done(t);

@@ -27,9 +27,8 @@ void factory(
       .name = name,
       .family = "factory",
       // a method form (new_zeros) as written, a function's with ditto::
-      .callables =
-          {callable.rfind("Tensor::", 0) == 0 ? callable
-                                              : "ditto::" + callable},
+      .callables = s::split_callables(
+          callable.rfind("Tensor::", 0) == 0 ? callable : "ditto::" + callable),
       .deterministic_because = uninitialized
           ? "uninitialized memory unless the deterministic mode fills it "
             "(fill_uninitialized_memory: NaN, or the integer maximum)"

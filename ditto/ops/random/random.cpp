@@ -98,12 +98,37 @@ Tensor rand(
     const Shape& shape,
     Dtype dtype,
     const std::optional<Generator>& gen) {
-  return new_filled(
-      "rand", shape, dtype, [&](Tensor& t) { t.uniform_(0.0, 1.0, gen); });
+  return new_filled("rand", shape, dtype, kCPU, [&](Tensor& t) {
+    t.uniform_(0.0, 1.0, gen);
+  });
 }
 
 Tensor rand_like(const Tensor& t, const std::optional<Generator>& gen) {
   return rand(t.sizes(), t.dtype(), gen);
+}
+
+Tensor rand(
+    const IntArg& size,
+    const std::optional<Generator>& generator,
+    const TensorOptions& options) {
+  const auto& gen = generator;
+  return detail::with_options(
+      new_filled(
+          "rand",
+          size,
+          options.dtype(),
+          options.device(),
+          [&](Tensor& t) { t.uniform_(0.0, 1.0, gen); }),
+      options);
+}
+
+// From the default generator (of the device the tensor is made on).
+Tensor rand_like(const Tensor& self, const TensorOptions& options) {
+  return rand(
+      self.sizes(),
+      std::nullopt,
+      options.dtype(options.dtype_opt().value_or(self.dtype()))
+          .device(options.device_opt().value_or(self.device())));
 }
 
 } // namespace ditto
@@ -197,12 +222,37 @@ Tensor randn(
     const Shape& shape,
     Dtype dtype,
     const std::optional<Generator>& gen) {
-  return new_filled(
-      "randn", shape, dtype, [&](Tensor& t) { t.normal_(0.0, 1.0, gen); });
+  return new_filled("randn", shape, dtype, kCPU, [&](Tensor& t) {
+    t.normal_(0.0, 1.0, gen);
+  });
 }
 
 Tensor randn_like(const Tensor& t, const std::optional<Generator>& gen) {
   return randn(t.sizes(), t.dtype(), gen);
+}
+
+Tensor randn(
+    const IntArg& size,
+    const std::optional<Generator>& generator,
+    const TensorOptions& options) {
+  const auto& gen = generator;
+  return detail::with_options(
+      new_filled(
+          "randn",
+          size,
+          options.dtype(),
+          options.device(),
+          [&](Tensor& t) { t.normal_(0.0, 1.0, gen); }),
+      options);
+}
+
+// From the default generator (of the device the tensor is made on).
+Tensor randn_like(const Tensor& self, const TensorOptions& options) {
+  return randn(
+      self.sizes(),
+      std::nullopt,
+      options.dtype(options.dtype_opt().value_or(self.dtype()))
+          .device(options.device_opt().value_or(self.device())));
 }
 
 } // namespace ditto

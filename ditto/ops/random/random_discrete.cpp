@@ -2,6 +2,7 @@
 // draws (ops/detail/random_fill.h; uniform_ and normal_ are in random.cpp).
 
 #include "ditto/ops/detail/random_fill.h"
+#include "ditto/ops/factories.h"
 #include "ditto/ops/random.h"
 #include "ditto/ops/reduce.h"
 #include "ditto/ops/shape_ops.h"
@@ -170,6 +171,7 @@ Tensor randint(
     Dtype dtype,
     const std::optional<Generator>& gen) {
   detail::OpScope op("randint");
+  checked_numel(shape, "randint"); // its errors name randint, not empty
   Tensor t = detail::new_tensor(shape, dtype);
   if (detail::is_storage(t)) {
     // Note [Storage dtypes]: PyTorch's draws for int64, converted.
@@ -186,6 +188,57 @@ Tensor randint_like(
     int64_t high,
     const std::optional<Generator>& gen) {
   return randint(low, high, t.sizes(), t.dtype(), gen);
+}
+
+// The forms with torch's options (random.ops.toml): drawn on the CPU, int64
+// unless the options give a dtype, then on the options' device.
+Tensor randint(
+    int64_t high,
+    const IntArg& size,
+    const std::optional<Generator>& generator,
+    const TensorOptions& options) {
+  return randint(0, high, size, generator, options);
+}
+
+Tensor randint(
+    int64_t low,
+    int64_t high,
+    const IntArg& size,
+    const std::optional<Generator>& generator,
+    const TensorOptions& options) {
+  return detail::on_device(
+      randint(low, high, size, options.dtype_opt().value_or(kInt64), generator),
+      options);
+}
+
+// self's sizes, dtype and device unless the options give them.
+Tensor randint_like(
+    const Tensor& self,
+    int64_t high,
+    const TensorOptions& options) {
+  return randint_like(self, 0, high, options);
+}
+
+Tensor randint_like(
+    const Tensor& self,
+    int64_t low,
+    int64_t high,
+    const TensorOptions& options) {
+  return randint(
+      low,
+      high,
+      self.sizes(),
+      std::nullopt,
+      options.dtype(options.dtype_opt().value_or(self.dtype()))
+          .device(options.device_opt().value_or(self.device())));
+}
+
+Tensor randperm(
+    int64_t n,
+    const std::optional<Generator>& generator,
+    const TensorOptions& options) {
+  return detail::on_device(
+      randperm(n, options.dtype_opt().value_or(kInt64), generator), options);
 }
 
 Tensor randperm(int64_t n, Dtype dtype, const std::optional<Generator>& gen) {

@@ -29,7 +29,7 @@ void draw(
   register_op({
       .name = name,
       .family = "random",
-      .callables = {"ditto::" + callable},
+      .callables = s::split_callables("ditto::" + callable),
       .deterministic_because = kStream,
       .dtypes = dtypes,
       .samples =
@@ -139,7 +139,8 @@ DITTO_OP_RECORDS(random) {
       kFloating);
   draw(
       "randint",
-      "randint(low, high, shape, dtype, generator)",
+      "randint(low, high, shape, dtype, generator), "
+      "ditto::randint_like(t, low, high)",
       [](Dtype dt, int64_t n, const auto& g) {
         return randint(-50, 1000, {n}, dt, g);
       },

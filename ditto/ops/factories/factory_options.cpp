@@ -1,0 +1,121 @@
+// The factories with torch's options (factories.ops.toml, Note [Factory
+// options] in tools/opgen.py): LibTorch's torch::zeros(size, options). A
+// dtype the options lack is the factory's own default; a device they lack
+// the CPU (the *_like factories: self's); requires_grad as they ask.
+
+#include "ditto/ops/factories.h"
+
+namespace ditto {
+namespace {
+
+Dtype dtype_or(const TensorOptions& o, Dtype otherwise) {
+  return o.dtype_opt().value_or(otherwise);
+}
+
+// self's sizes, dtype and device, each unless the options give it.
+TensorOptions like(const Tensor& self, const TensorOptions& o) {
+  return o.dtype(dtype_or(o, self.dtype()))
+      .device(o.device_opt().value_or(self.device()));
+}
+
+} // namespace
+
+Tensor empty(const IntArg& size, const TensorOptions& options) {
+  return detail::with_options(
+      empty(size, options.dtype(), options.device()), options);
+}
+
+Tensor zeros(const IntArg& size, const TensorOptions& options) {
+  return detail::with_options(
+      zeros(size, options.dtype(), options.device()), options);
+}
+
+Tensor ones(const IntArg& size, const TensorOptions& options) {
+  return detail::with_options(
+      ones(size, options.dtype(), options.device()), options);
+}
+
+Tensor full(
+    const IntArg& size,
+    const Scalar& fill_value,
+    const TensorOptions& options) {
+  // Without a dtype, the value's (full(size, value) infers it).
+  const Dtype d = options.has_dtype() ? options.dtype()
+                                      : full({}, fill_value).dtype();
+  return detail::with_options(
+      full(size, fill_value, d, options.device()), options);
+}
+
+Tensor empty_like(const Tensor& self, const TensorOptions& options) {
+  return empty(self.sizes(), like(self, options));
+}
+
+Tensor zeros_like(const Tensor& self, const TensorOptions& options) {
+  return zeros(self.sizes(), like(self, options));
+}
+
+Tensor ones_like(const Tensor& self, const TensorOptions& options) {
+  return ones(self.sizes(), like(self, options));
+}
+
+Tensor full_like(
+    const Tensor& self,
+    const Scalar& fill_value,
+    const TensorOptions& options) {
+  return full(self.sizes(), fill_value, like(self, options));
+}
+
+Tensor empty_strided(
+    const IntArg& size,
+    const IntArg& stride,
+    const TensorOptions& options) {
+  const Shape& sizes = size;
+  const Shape& strides = stride;
+  return detail::on_device(
+      empty_strided(sizes, strides, options.dtype()), options);
+}
+
+// Without a dtype in the options, arange infers it from its arguments.
+Tensor arange(const Scalar& end, const TensorOptions& options) {
+  return arange(0, end, 1, options);
+}
+
+Tensor arange(
+    const Scalar& start,
+    const Scalar& end,
+    const TensorOptions& options) {
+  return arange(start, end, 1, options);
+}
+
+Tensor arange(
+    const Scalar& start,
+    const Scalar& end,
+    const Scalar& step,
+    const TensorOptions& options) {
+  Tensor t = options.has_dtype() ? arange(start, end, step, options.dtype())
+                                 : arange(start, end, step);
+  return detail::on_device(t, options);
+}
+
+Tensor linspace(
+    const Scalar& start,
+    const Scalar& end,
+    int64_t steps,
+    const TensorOptions& options) {
+  return detail::on_device(
+      linspace(start, end, steps, options.dtype()), options);
+}
+
+Tensor eye(int64_t n, const TensorOptions& options) {
+  return detail::on_device(eye(n, options.dtype()), options);
+}
+
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  return detail::on_device(eye(n, m, options.dtype()), options);
+}
+
+Tensor scalar_tensor(const Scalar& s, const TensorOptions& options) {
+  return detail::on_device(scalar_tensor(s, options.dtype()), options);
+}
+
+} // namespace ditto
