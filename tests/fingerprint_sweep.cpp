@@ -282,8 +282,14 @@ bool libm_record(const OpRecord& rec, Dtype dt) {
 // differentiable op, backward (the gradient of a weighted sum of its
 // floating outputs with respect to each input), with the deterministic
 // variant pinned: the sweep covers every op without a list here.
-void records(Sweep& r) {
-  for (const OpRecord* rec : op_records()) {
+// Part `part` of `parts` (Note [Sweep parts]): the records from
+// index size * part / parts up to the next part's first.
+void records(Sweep& r, int part, int parts) {
+  const std::vector<const OpRecord*> all = op_records();
+  const size_t first = all.size() * size_t(part) / size_t(parts);
+  const size_t last = all.size() * size_t(part + 1) / size_t(parts);
+  for (size_t i = first; i < last; ++i) {
+    const OpRecord* rec = all[i];
     if (rec->determinism() == Determinism::kAlert) {
       continue; // no bits are promised
     }
@@ -332,9 +338,19 @@ void records(Sweep& r) {
   }
 }
 
-Sweep run() {
+// Note [Sweep parts]: `--part K/N` prints the K-th of N parts of the
+// sweep (K from 1): the records in N runs of about equal length by count,
+// then, in the last part, the products, gradients and nn layers. The N
+// parts' lines, concatenated in order, are the whole sweep's, so that an
+// emulated CPU can run the parts on several cores (scripts/cpu_check): a
+// record's samples are its own (the random records reseed, test::run), so
+// no line depends on the parts before it.
+Sweep run(int part, int parts) {
   Sweep r;
-  records(r);
+  records(r, part, parts);
+  if (part + 1 < parts) {
+    return r;
+  }
   for (Dtype dt : {kFloat32, kFloat64}) {
     products(r, dt);
     gradients(r, dt);
@@ -343,23 +359,63 @@ Sweep run() {
   return r;
 }
 
+// "K/N" with 1 <= K <= N, as the part's index from 0 and the count.
+bool parse_part(const std::string& text, int& part, int& parts) {
+  int k = 0, n = 0;
+  char slash = 0;
+  char rest = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &k, &slash, &n, &rest) != 3 ||
+      slash != '/' || n < 1 || n > 64 || k < 1 || k > n) {
+    return false;
+  }
+  part = k - 1;
+  parts = n;
+  return true;
+}
+
 } // namespace
 
-// ditto_fingerprints [--once]: --once runs the sweep with one thread only
-// (emulated CPUs: the thread counts are checked natively, and the sweep is
-// the slow part of `make cpu-check` and `make cross-arch-check`).
+// ditto_fingerprints [--once] [--part K/N]: --once runs the sweep with one
+// thread only (emulated CPUs: the thread counts are checked natively, and
+// the sweep is the slow part of `make cpu-check` and `make
+// cross-arch-check`); --part K/N prints the K-th of N parts (Note [Sweep
+// parts]).
 int main(int argc, char** argv) {
-  const bool once = argc > 1 && std::string(argv[1]) == "--once";
+  bool once = false;
+  int part = 0, parts = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--once") {
+      once = true;
+    } else if (a == "--part") {
+      if (i + 1 >= argc || !parse_part(argv[i + 1], part, parts)) {
+        std::fprintf(
+            stderr,
+            "ditto_fingerprints: --part wants K/N, 1 <= K <= N <= 64, got "
+            "'%s'\n",
+            i + 1 < argc ? argv[i + 1] : "");
+        return 2;
+      }
+      ++i;
+    } else {
+      std::fprintf(
+          stderr,
+          "ditto_fingerprints: unknown argument '%s' (usage: "
+          "ditto_fingerprints [--once] [--part K/N])\n",
+          a.c_str());
+      return 2;
+    }
+  }
   try {
     set_num_threads(1);
-    const Sweep ref = run();
+    const Sweep ref = run(part, parts);
     int bad = 0;
     for (int threads : {2, 3}) {
       if (once) {
         break;
       }
       set_num_threads(threads);
-      const Sweep got = run();
+      const Sweep got = run(part, parts);
       for (size_t i = 0; i < ref.lines.size(); ++i) {
         if (got.lines[i].print != ref.lines[i].print) {
           std::fprintf(
