@@ -116,6 +116,12 @@ inline Tensor with_options(Tensor t, const TensorOptions& o) {
 inline Tensor on_device(Tensor t, const TensorOptions& o) {
   return with_options(o.has_device() ? t.to(o.device()) : t, o);
 }
+// The options of a *_like factory: self's dtype and device unless o gives
+// them.
+inline TensorOptions like_options(const Tensor& self, const TensorOptions& o) {
+  return o.dtype(o.dtype_opt().value_or(self.dtype()))
+      .device(o.device_opt().value_or(self.device()));
+}
 } // namespace detail
 
 // LibTorch's forms with options (zeros(size, options), arange(start, end,

@@ -6,19 +6,7 @@
 #include "ditto/ops/factories.h"
 
 namespace ditto {
-namespace {
-
-Dtype dtype_or(const TensorOptions& o, Dtype otherwise) {
-  return o.dtype_opt().value_or(otherwise);
-}
-
-// self's sizes, dtype and device, each unless the options give it.
-TensorOptions like(const Tensor& self, const TensorOptions& o) {
-  return o.dtype(dtype_or(o, self.dtype()))
-      .device(o.device_opt().value_or(self.device()));
-}
-
-} // namespace
+using detail::like_options;
 
 Tensor empty(const IntArg& size, const TensorOptions& options) {
   return detail::with_options(
@@ -40,29 +28,29 @@ Tensor full(
     const Scalar& fill_value,
     const TensorOptions& options) {
   // Without a dtype, the value's (full(size, value) infers it).
-  const Dtype d = options.has_dtype() ? options.dtype()
-                                      : full({}, fill_value).dtype();
+  const Dtype d =
+      options.has_dtype() ? options.dtype() : full({}, fill_value).dtype();
   return detail::with_options(
       full(size, fill_value, d, options.device()), options);
 }
 
 Tensor empty_like(const Tensor& self, const TensorOptions& options) {
-  return empty(self.sizes(), like(self, options));
+  return empty(self.sizes(), like_options(self, options));
 }
 
 Tensor zeros_like(const Tensor& self, const TensorOptions& options) {
-  return zeros(self.sizes(), like(self, options));
+  return zeros(self.sizes(), like_options(self, options));
 }
 
 Tensor ones_like(const Tensor& self, const TensorOptions& options) {
-  return ones(self.sizes(), like(self, options));
+  return ones(self.sizes(), like_options(self, options));
 }
 
 Tensor full_like(
     const Tensor& self,
     const Scalar& fill_value,
     const TensorOptions& options) {
-  return full(self.sizes(), fill_value, like(self, options));
+  return full(self.sizes(), fill_value, like_options(self, options));
 }
 
 Tensor empty_strided(

@@ -20,6 +20,20 @@
 namespace ditto {
 using namespace random_fill;
 
+namespace {
+// A random factory with torch's options: drawn by fill on a new tensor of
+// the options' dtype, on their device, requires_grad as they ask.
+template <typename Fill>
+Tensor drawn(
+    const char* name,
+    const Shape& size,
+    const TensorOptions& options,
+    Fill fill) {
+  return detail::with_options(
+      new_filled(name, size, options.dtype(), options.device(), fill), options);
+}
+} // namespace
+
 Tensor& Tensor::uniform_(
     double from,
     double to,
@@ -111,24 +125,14 @@ Tensor rand(
     const IntArg& size,
     const std::optional<Generator>& generator,
     const TensorOptions& options) {
-  const auto& gen = generator;
-  return detail::with_options(
-      new_filled(
-          "rand",
-          size,
-          options.dtype(),
-          options.device(),
-          [&](Tensor& t) { t.uniform_(0.0, 1.0, gen); }),
-      options);
+  return drawn("rand", size, options, [&](Tensor& t) {
+    t.uniform_(0.0, 1.0, generator);
+  });
 }
 
 // From the default generator (of the device the tensor is made on).
 Tensor rand_like(const Tensor& self, const TensorOptions& options) {
-  return rand(
-      self.sizes(),
-      std::nullopt,
-      options.dtype(options.dtype_opt().value_or(self.dtype()))
-          .device(options.device_opt().value_or(self.device())));
+  return rand(self.sizes(), std::nullopt, detail::like_options(self, options));
 }
 
 } // namespace ditto
@@ -235,24 +239,14 @@ Tensor randn(
     const IntArg& size,
     const std::optional<Generator>& generator,
     const TensorOptions& options) {
-  const auto& gen = generator;
-  return detail::with_options(
-      new_filled(
-          "randn",
-          size,
-          options.dtype(),
-          options.device(),
-          [&](Tensor& t) { t.normal_(0.0, 1.0, gen); }),
-      options);
+  return drawn("randn", size, options, [&](Tensor& t) {
+    t.normal_(0.0, 1.0, generator);
+  });
 }
 
 // From the default generator (of the device the tensor is made on).
 Tensor randn_like(const Tensor& self, const TensorOptions& options) {
-  return randn(
-      self.sizes(),
-      std::nullopt,
-      options.dtype(options.dtype_opt().value_or(self.dtype()))
-          .device(options.device_opt().value_or(self.device())));
+  return randn(self.sizes(), std::nullopt, detail::like_options(self, options));
 }
 
 } // namespace ditto

@@ -229,8 +229,7 @@ Tensor randint_like(
       high,
       self.sizes(),
       std::nullopt,
-      options.dtype(options.dtype_opt().value_or(self.dtype()))
-          .device(options.device_opt().value_or(self.device())));
+      detail::like_options(self, options));
 }
 
 Tensor randperm(
