@@ -111,6 +111,17 @@ Tensor full(const Shape& shape, const Scalar& value) {
   return full(shape, value, default_dtype_for(value));
 }
 
+// Declared with torch's options (factories.ops.toml): without a dtype, the
+// value's.
+Tensor full(
+    const IntArg& size,
+    const Scalar& fill_value,
+    const TensorOptions& options) {
+  const Dtype d = options.dtype_opt().value_or(default_dtype_for(fill_value));
+  return detail::with_options(
+      full(size, fill_value, d, options.device()), options);
+}
+
 // The *_like factories keep t's device, as PyTorch's do.
 Tensor empty_like(const Tensor& t) {
   return empty(t.sizes(), t.dtype(), t.device());

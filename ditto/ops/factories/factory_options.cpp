@@ -23,16 +23,8 @@ Tensor ones(const IntArg& size, const TensorOptions& options) {
       ones(size, options.dtype(), options.device()), options);
 }
 
-Tensor full(
-    const IntArg& size,
-    const Scalar& fill_value,
-    const TensorOptions& options) {
-  // Without a dtype, the value's (full(size, value) infers it).
-  const Dtype d =
-      options.has_dtype() ? options.dtype() : full({}, fill_value).dtype();
-  return detail::with_options(
-      full(size, fill_value, d, options.device()), options);
-}
+// full(size, fill_value, options): beside default_dtype_for, in
+// factories.cpp.
 
 Tensor empty_like(const Tensor& self, const TensorOptions& options) {
   return empty(self.sizes(), like_options(self, options));
