@@ -47,6 +47,7 @@ CPP_TYPES = {
     # a mutating method's self (torch's Tensor(a!) self): the member's this
     "Tensor(a!)": "Tensor&",
     "ScalarType?": "std::optional<Dtype>",
+    "ScalarType": "Dtype",
     "Generator?": "const std::optional<Generator>&",
     # A factory's torch options, `ScalarType? dtype=None, Layout? layout=None,
     # Device? device=None, bool? pin_memory=None` in the schema: one
@@ -163,6 +164,9 @@ class Schema:
             raise DeclError(f"{where}: cannot read the schema '{text}'")
         self.text = text.strip()
         self.name, self.overload, args, self.ret = m.groups()
+        # a view's result shares self's storage: a Tensor in C++ and Python
+        self.view = self.ret == "Tensor(a)"
+        self.ret = "Tensor" if self.view else self.ret
         if self.ret not in RETURN_TYPES:
             raise DeclError(f"{where}: return type '{self.ret}' is not known")
         self.args = []
@@ -172,8 +176,13 @@ class Schema:
                 kw_only = True
                 continue
             am = re.match(r"^(\S+)\s+([a-z_][a-z0-9_]*)(?:\s*=\s*(\S+))?$", part)
-            # int[1] (torch's size hint) is int[].
+            # int[1] (torch's size hint) is int[]; SymInt (a size that
+            # torch may trace symbolically) is int; Tensor(a) self (a view's
+            # input, whose storage the result shares) is Tensor.
             type_ = re.sub(r"\[\d+\]", "[]", am.group(1)) if am else None
+            if type_ is not None:
+                type_ = re.sub(r"^SymInt", "int", type_)
+                type_ = "Tensor" if type_ == "Tensor(a)" else type_
             grouped = am and (type_, am.group(2)) in OPTIONS_GROUP
             if not am or (type_ not in CPP_TYPES and not grouped) or type_ == "TensorOptions":
                 raise DeclError(f"{where}: cannot read the argument '{part}'")

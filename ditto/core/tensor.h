@@ -231,15 +231,6 @@ class DITTO_API Tensor {
   bool is_floating_point() const {
     return is_floating(dtype());
   }
-  Tensor view_as(const Tensor& other) const {
-    return view(other.sizes());
-  }
-  Tensor reshape_as(const Tensor& other) const {
-    return reshape(other.sizes());
-  }
-  Tensor expand_as(const Tensor& other) const {
-    return expand(other.sizes());
-  }
   Tensor cpu() const {
     return to(kCPU);
   }
@@ -252,34 +243,14 @@ class DITTO_API Tensor {
   // Copies src into this tensor, broadcasting and converting the dtype.
   Tensor& copy_(const Tensor& src);
 
-  // ---- views (share storage)
-  Tensor view(const Shape& shape) const;
-  // The same bytes read as dtype, of the same element size (LibTorch's
-  // view(ScalarType)); not differentiable: as torch, the view does not
-  // require grad.
-  Tensor view(Dtype dtype) const;
-  Tensor reshape(const Shape& shape) const;
-  Tensor permute(const IntList& dims) const;
-  Tensor transpose(int64_t dim0, int64_t dim1) const;
-  Tensor t() const;
-  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
-  Tensor select(int64_t dim, int64_t index) const;
+  // ---- views (share storage): view, reshape, permute, expand, transpose,
+  // t, narrow, select, slice, unsqueeze, squeeze, flatten, as_strided and
+  // the *_as forms are declared in ditto/ops/shape/views.ops.toml
+  // (tensor_methods_declared.inc, below).
   // x[i]: select(0, i), as LibTorch.
   Tensor operator[](int64_t index) const {
     return select(0, index);
   }
-  Tensor slice(
-      int64_t dim,
-      int64_t start = 0,
-      int64_t end = INT64_MAX,
-      int64_t step = 1) const;
-  Tensor unsqueeze(int64_t dim) const;
-  Tensor squeeze() const;
-  Tensor squeeze(int64_t dim) const;
-  Tensor expand(const Shape& shape) const;
-  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor as_strided(const Shape& sizes, const Shape& strides, int64_t offset)
-      const;
 
   // ---- in-place ops (return *this)
   // Gives the tensor these sizes, contiguous, growing its storage if needed

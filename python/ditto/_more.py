@@ -38,29 +38,6 @@ def squeeze(input, dim=None):
     return _squeeze_one(input, dim)
 
 
-def unsqueeze(input, dim):
-    return input.unsqueeze(dim)
-
-
-def transpose(input, dim0, dim1):
-    return input.transpose(dim0, dim1)
-
-
-swapaxes = swapdims = transpose
-
-
-def permute(input, dims):
-    return input.permute(list(dims))
-
-
-def reshape(input, shape):
-    return input.reshape(list(shape))
-
-
-def t(input):
-    return input.t()
-
-
 def flipud(input):
     return _C.flip(input, [0])
 
@@ -547,8 +524,7 @@ def install(ns):
     Tensor.clamp = lambda self, min=None, max=None: clamp(self, min, max)
     Tensor.squeeze = lambda self, dim=None: squeeze(self, dim)
     ns["clip"] = clamp
-    for name in ("matrix_exp", "i0", "squeeze", "unsqueeze", "transpose", "swapaxes", "swapdims",
-                 "permute", "reshape", "t", "flipud", "fliplr", "column_stack",
+    for name in ("matrix_exp", "i0", "squeeze", "flipud", "fliplr", "column_stack",
                  "atleast_3d", "dstack", "tensor_split", "hsplit", "vsplit",
                  "dsplit", "cartesian_prod", "tril_indices", "triu_indices",
                  "block_diag", "diag_embed", "diagflat", "vander", "isclose",
@@ -564,7 +540,7 @@ def install(ns):
     for name in ("isclose", "clamp_min", "clamp_max", "floor_divide", "fmax",
                  "fmin", "float_power", "heaviside", "deg2rad", "rad2deg",
                  "diff", "nanmean", "dist", "renorm", "logit", "sinc",
-                 "swapaxes", "swapdims", "tensor_split", "hsplit", "vsplit",
+                 "tensor_split", "hsplit", "vsplit",
                  "diag_embed", "angle", "positive", "ldexp", "frexp"):
         fn = globals()[name]
         if not hasattr(Tensor, name):

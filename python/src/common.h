@@ -204,6 +204,10 @@ namespace ditto::python {
 // tensor.
 py::object tensor_or_none(const Tensor& t);
 // An undefined tensor for None.
+// What a method that returns self (x.copy_(y), x.uniform_()) gives Python:
+// the same Tensor object, not a copy.
+constexpr auto kSelf = py::return_value_policy::reference;
+
 inline Tensor value_or_undefined(const std::optional<Tensor>& t) {
   return t ? *t : Tensor();
 }

@@ -45,9 +45,10 @@ TEST(Declarations, EveryDeclaredOpHasItsRecordsAndCallables) {
       EXPECT_EQ(find_op_record(d.name), nullptr) << "recorded twice";
       bool named = false;
       for (const auto& c : r->callables) {
-        named |= c.rfind("ditto::" + d.name + "(", 0) == 0;
+        named |= c.rfind("ditto::" + d.name + "(", 0) == 0 ||
+            c.rfind("Tensor::" + d.name + "(", 0) == 0;
       }
-      EXPECT_TRUE(named) << d.record << " names no ditto::" << d.name;
+      EXPECT_TRUE(named) << d.record << " names no form of " << d.name;
       continue;
     }
     bool function = false, method = false;
@@ -712,6 +713,66 @@ TEST(Declarations, NormalizationsTakeAtensOrder) {
 // Issue 59: every op whose PyTorch kernel is nondeterministic (CPU or
 // CUDA) is computed by ditto records that are deterministic on every path
 // or have a deterministic variant the mode picks, never an alert.
+// The views (shape/views.ops.toml): LibTorch's functions beside the methods,
+// with torch's defaults and optional arguments, the same views as the
+// methods give.
+TEST(Declarations, ViewsAreFunctionsAndMethods) {
+  Tensor x = arange(24, kFloat64).reshape({2, 3, 4});
+  auto same_view = [](const Tensor& a, const Tensor& b) {
+    return a.sizes() == b.sizes() && a.strides() == b.strides() &&
+        a.storage_offset() == b.storage_offset() && a.storage() == b.storage();
+  };
+  EXPECT_TRUE(same_view(transpose(x, 0, 2), x.transpose(0, 2)));
+  EXPECT_TRUE(same_view(swapaxes(x, 0, 2), x.transpose(0, 2)));
+  EXPECT_TRUE(same_view(swapdims(x, 1, 2), x.transpose(1, 2)));
+  EXPECT_TRUE(same_view(permute(x, {2, 0, 1}), x.permute({2, 0, 1})));
+  EXPECT_TRUE(same_view(reshape(x, {6, -1}), x.view({6, 4})));
+  EXPECT_TRUE(same_view(view(x, 24), x.flatten()));
+  EXPECT_TRUE(same_view(flatten(x, 1), x.view({2, 12})));
+  EXPECT_TRUE(same_view(narrow(x, 2, 1, 2), x.slice(2, 1, 3)));
+  EXPECT_TRUE(same_view(x.select(1, -1), select(x, 1, 2)));
+  EXPECT_EQ(select(x, 1, 2).sizes(), (Shape{2, 4}));
+  // slice's start and end are optional: None is the whole dim
+  EXPECT_TRUE(same_view(
+      slice(x, 2, std::nullopt, std::nullopt, 2), x.slice(2, 0, 4, 2)));
+  EXPECT_TRUE(same_view(x.slice(1, 1), slice(x, 1, 1, 3)));
+  EXPECT_TRUE(same_view(x.slice(), x));
+  EXPECT_TRUE(same_view(unsqueeze(x, -1), x.view({2, 3, 4, 1})));
+  EXPECT_TRUE(same_view(squeeze(x.view({2, 1, 12})), x.view({2, 12})));
+  EXPECT_TRUE(same_view(squeeze(x.view({2, 1, 12}), 1), x.view({2, 12})));
+  EXPECT_TRUE(same_view(t(x[0]), x[0].transpose(0, 1)));
+  EXPECT_TRUE(same_view(x.expand({5, 2, 3, 4}), expand(x, {5, 2, 3, 4})));
+  Tensor y = empty({2, 3, 4});
+  EXPECT_TRUE(same_view(x.view_as(y), x));
+  EXPECT_TRUE(same_view(x[0][0].expand_as(x), x[0][0].expand({2, 3, 4})));
+  EXPECT_TRUE(same_view(x.reshape_as(y.view({6, 4})), x.view({6, 4})));
+  // as_strided's storage offset defaults to the tensor's own
+  Tensor row = x[1];
+  EXPECT_EQ(as_strided(row, {2}, {5}).storage_offset(), 12);
+  EXPECT_EQ(as_strided(row, {2}, {5}, 0).storage_offset(), 0);
+  EXPECT_EQ(row.as_strided({2}, {5})[1].item<double>(), 17.0);
+  // the dtype view: the same bytes
+  EXPECT_EQ(view(x, kInt64).dtype(), kInt64);
+  EXPECT_EQ(x.view(kInt64).storage(), x.storage());
+  // the errors name the op
+  auto message = [](auto f) {
+    try {
+      f();
+    } catch (const ValueError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(
+      message([&] { (void)t(x); }).find("[t] expects a tensor with <= 2"),
+      std::string::npos);
+  EXPECT_NE(
+      message([&] {
+        (void)view_as(x, Tensor());
+      }).find("[view_as] the tensor is undefined"),
+      std::string::npos);
+}
+
 TEST(Declarations, EveryPytorchNondeterministicOpIsDeterministicHere) {
   const auto& list = detail::pytorch_nondeterministic_ops();
   EXPECT_GE(list.size(), 20u);

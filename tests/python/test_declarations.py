@@ -666,3 +666,63 @@ def test_factories_take_torchs_options():
     with pytest.raises(ValueError):
         ditto.ones(2, device="nowhere")
     assert ditto.get_rng_state().numpy().tobytes() == state.numpy().tobytes()
+
+
+def test_views_take_torchs_forms():
+    """The views (shape/views.ops.toml): torch's functions and methods,
+    sizes as ints, a tuple, a list or size=, and torch's method-only views
+    (view, expand, the *_as forms) absent from the module."""
+    x = ditto.arange(24.0).reshape(2, 3, 4)
+    ref = np.arange(24.0).reshape(2, 3, 4)
+
+    def same(a, b):
+        return np.array_equal(a.numpy(), b)
+
+    for shape in ((6, 4), [6, 4]):
+        assert same(x.view(shape), ref.reshape(6, 4))
+        assert same(ditto.reshape(x, shape), ref.reshape(6, 4))
+    assert same(x.view(6, -1), ref.reshape(6, 4))
+    assert same(x.view(size=(4, 6)), ref.reshape(4, 6))
+    assert same(x.reshape(shape=(24,)), ref.reshape(24))
+    assert same(x.view(24), ref.reshape(24))
+    assert x.view(ditto.int32).dtype == ditto.int32
+    assert same(x.permute(2, 0, 1), ref.transpose(2, 0, 1))
+    assert same(ditto.permute(x, (2, 0, 1)), ref.transpose(2, 0, 1))
+    assert same(x.permute(dims=[1, 0, 2]), ref.transpose(1, 0, 2))
+    assert same(x[0].expand(3, 3, 4), np.broadcast_to(ref[0], (3, 3, 4)))
+    assert same(x[0].expand((3, 3, 4)), np.broadcast_to(ref[0], (3, 3, 4)))
+    assert same(x.expand(-1, 3, 4, implicit=True), ref)
+    for fn in (ditto.transpose, ditto.swapaxes, ditto.swapdims):
+        assert same(fn(x, 0, 2), ref.transpose(2, 1, 0))
+    assert same(x.swapaxes(1, 2), ref.transpose(0, 2, 1))
+    assert same(ditto.t(x[0]), ref[0].T)
+    assert same(x.T, ref.T)
+    assert same(ditto.narrow(x, 2, 1, 2), ref[:, :, 1:3])
+    assert same(ditto.select(x, 1, -1), ref[:, -1])
+    assert same(x.slice(2, None, None, 2), ref[:, :, ::2])
+    assert same(x.slice(1, start=1), ref[:, 1:])
+    assert same(x.slice(), ref)
+    assert same(ditto.unsqueeze(x, 0), ref[None])
+    y = x.view(2, 1, 12)
+    assert same(ditto.squeeze(y), ref.reshape(2, 12))
+    assert same(y.squeeze(1), ref.reshape(2, 12))
+    assert same(y.squeeze(dim=0), ref.reshape(2, 1, 12))
+    assert same(ditto.flatten(x, 1), ref.reshape(2, 12))
+    assert same(x.flatten(start_dim=0, end_dim=1), ref.reshape(6, 4))
+    row = x[1]
+    assert ditto.as_strided(row, (2,), (5,)).tolist() == [12.0, 17.0]
+    assert row.as_strided((2,), (5,), 0).tolist() == [0.0, 5.0]
+    assert same(x.view_as(ditto.empty(6, 4)), ref.reshape(6, 4))
+    assert same(x[0, 0].expand_as(x), np.broadcast_to(ref[0, 0], (2, 3, 4)))
+    assert same(x.reshape_as(ditto.empty(4, 6)), ref.reshape(4, 6))
+    # torch has these as methods only
+    for name in ("view", "expand", "view_as", "expand_as", "reshape_as"):
+        assert not hasattr(ditto, name), name
+    # the views share the storage; the errors name the op
+    v = x.transpose(0, 1)
+    v[0, 0, 0] = 100.0
+    assert x[0, 0, 0].item() == 100.0
+    with pytest.raises(ValueError, match=r"\[t\] expects a tensor with <= 2"):
+        ditto.t(x)
+    with pytest.raises(TypeError, match="view"):
+        x.view()

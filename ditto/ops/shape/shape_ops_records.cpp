@@ -22,16 +22,18 @@ using ::ditto::detail::samples::kEveryDtype;
 
 // A view op on a 3-d input (and its non-contiguous form); its gradient
 // scatters back through the view.
+// callables: its forms (views.ops.toml: "ditto::name(self, ...)" for a
+// function, "Tensor::name(...)" for a method).
 void view_op(
     const char* name,
-    const std::string& callable,
+    std::vector<std::string> callables,
     s::Fn1 fn,
     Shape shape = {4, 6, 5},
     std::string grad_fn = {}) {
   register_op({
       .name = name,
       .family = "view",
-      .callables = {"Tensor::" + callable},
+      .callables = std::move(callables),
       .deterministic_because = kView,
       .dtypes = kEveryDtype,
       .samples =
@@ -63,58 +65,94 @@ std::vector<Sample> matrices(const SampleSpec& spec, s::Call call) {
 DITTO_OP_RECORDS(views) {
   {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
-    view_op("view", "view(shape)", [](const Tensor& t) {
-      return t.is_contiguous() ? t.view({6, 20}) : t.view({4, 6, 5});
-    });
-    view_op("reshape", "reshape(shape)", [](const Tensor& t) {
-      return t.reshape({2, 3, -1});
-    });
-    view_op("permute", "permute(dims)", [](const Tensor& t) {
-      return t.permute({2, 0, 1});
-    });
-    view_op("transpose", "transpose(dim0, dim1)", [](const Tensor& t) {
-      return t.transpose(0, 2);
-    });
+    view_op(
+        "view",
+        {"Tensor::view(size)", "Tensor::view(dtype)", "Tensor::view_as(other)"},
+        [](const Tensor& t) {
+          return t.defined() && t.is_contiguous() ? t.view({6, 20})
+                                                  : t.view({4, 6, 5});
+        });
+    view_op(
+        "reshape",
+        {"ditto::reshape(self, shape)",
+         "Tensor::reshape(shape)",
+         "Tensor::reshape_as(other)"},
+        [](const Tensor& t) {
+          return t.reshape({2, 3, -1});
+        });
+    view_op(
+        "permute",
+        {"ditto::permute(self, dims)", "Tensor::permute(dims)"},
+        [](const Tensor& t) {
+          return t.permute({2, 0, 1});
+        });
+    view_op(
+        "transpose",
+        {"ditto::transpose(self, dim0, dim1)",
+         "Tensor::transpose(dim0, dim1)",
+         "ditto::swapaxes(self, dim0, dim1)",
+         "ditto::swapdims(self, dim0, dim1)"},
+        [](const Tensor& t) { return t.transpose(0, 2); });
     // PyTorch's narrow is a slice.
     view_op(
         "narrow",
-        "narrow(dim, start, length)",
+        {"ditto::narrow(self, dim, start, length)",
+         "Tensor::narrow(dim, start, length)"},
         [](const Tensor& t) { return t.narrow(1, 2, 3); },
         {4, 6, 5},
         "SliceBackward0");
-    view_op("select", "select(dim, index)", [](const Tensor& t) {
-      return t.select(2, 3);
-    });
-    view_op("slice", "slice(dim, start, end, step)", [](const Tensor& t) {
-      return t.slice(1, 1, 6, 2);
-    });
-    view_op("unsqueeze", "unsqueeze(dim)", [](const Tensor& t) {
-      return t.unsqueeze(1);
-    });
+    view_op(
+        "select",
+        {"ditto::select(self, dim, index)", "Tensor::select(dim, index)"},
+        [](const Tensor& t) { return t.select(2, 3); });
+    view_op(
+        "slice",
+        {"ditto::slice(self, dim, start, end, step)",
+         "Tensor::slice(dim, start, end, step)"},
+        [](const Tensor& t) { return t.slice(1, 1, 6, 2); });
+    view_op(
+        "unsqueeze",
+        {"ditto::unsqueeze(self, dim)", "Tensor::unsqueeze(dim)"},
+        [](const Tensor& t) { return t.unsqueeze(1); });
     view_op(
         "squeeze",
-        "squeeze(), Tensor::squeeze(dim)",
+        {"ditto::squeeze(self)",
+         "ditto::squeeze(self, dim)",
+         "Tensor::squeeze()",
+         "Tensor::squeeze(dim)"},
         [](const Tensor& t) { return t.squeeze(); },
         {4, 1, 5});
-    view_op("expand", "expand(shape)", [](const Tensor& t) {
-      return t.expand({3, 4, 6, 5});
-    });
-    view_op("flatten", "flatten(start_dim, end_dim)", [](const Tensor& t) {
-      return t.flatten(1);
-    });
+    view_op(
+        "expand",
+        {"Tensor::expand(size, implicit)", "Tensor::expand_as(other)"},
+        [](const Tensor& t) {
+          return t.expand({3, 4, 6, 5});
+        });
+    view_op(
+        "flatten",
+        {"ditto::flatten(self, start_dim, end_dim)",
+         "Tensor::flatten(start_dim, end_dim)"},
+        [](const Tensor& t) { return t.flatten(1); });
   }
   {
     const ditto::detail::DevicesScope on_vulkan({kVulkan});
     register_op({
         .name = "t",
         .family = "view",
-        .callables = {"Tensor::t()"},
+        .callables = {"ditto::t(self)", "Tensor::t()"},
         .deterministic_because = kView,
         .dtypes = kEveryDtype,
         .samples =
             [](const SampleSpec& spec) {
               return matrices(
                   spec, s::call1([](const Tensor& x) { return x.t(); }));
+            },
+        .bad_samples =
+            [] {
+              return std::vector<Sample>{
+                  {"three_dims",
+                   {s::varied({2, 3, 4}, kFloat32, 2.0, 1)},
+                   s::call1([](const Tensor& x) { return x.t(); })}};
             },
     });
   }
@@ -123,7 +161,9 @@ DITTO_OP_RECORDS(views) {
     register_op({
         .name = "as_strided",
         .family = "view",
-        .callables = {"Tensor::as_strided(sizes, strides, offset)"},
+        .callables =
+            {"ditto::as_strided(self, size, stride, storage_offset)",
+             "Tensor::as_strided(size, stride, storage_offset)"},
         .deterministic_because =
             "a view; its backward adds the gradients of outputs that read one "
             "element with index_add_, whose variant the policy picks",

@@ -23,25 +23,33 @@ Tensor scatter_into_zeros(const Tensor& g, const Shape& sizes, Place place) {
   return out;
 }
 
+// ValueError naming op when t is undefined (Tensor's own check is private).
+void check_defined(const Tensor& t, const char* op) {
+  DITTO_CHECK(t.defined(), ValueError, op, "the tensor is undefined");
+}
+
 } // namespace
 
-Tensor Tensor::as_strided(
-    const Shape& sizes,
-    const Shape& strides,
-    int64_t offset) const {
-  detail::OpScope op("as_strided", {*this});
-  Tensor out = detail::as_strided_view(*this, sizes, strides, offset);
+Tensor as_strided(
+    const Tensor& self,
+    const IntArg& sizes,
+    const IntArg& strides,
+    std::optional<int64_t> storage_offset) {
+  detail::OpScope op("as_strided", {self});
+  check_defined(self, "as_strided");
+  const int64_t offset = storage_offset.value_or(self.storage_offset());
+  Tensor out = detail::as_strided_view(self, sizes, strides, offset);
   // The gradient of each storage element is the sum of the gradients of the
   // output elements that read it, summed by index_add_ (whose variant the
   // node's policy picks); the input then reads its own elements back.
   return op.done_view(
       out,
-      [sizes,
-       strides,
+      [sizes = Shape(sizes),
+       strides = Shape(strides),
        offset,
-       in_sizes = this->sizes(),
-       in_strides = this->strides(),
-       in_offset = storage_offset()](const GradList& g) {
+       in_sizes = self.sizes(),
+       in_strides = self.strides(),
+       in_offset = self.storage_offset()](const GradList& g) {
         int64_t extent = offset + 1;
         for (size_t d = 0; d < sizes.size(); ++d) {
           extent += (sizes[d] - 1) * strides[d];
@@ -68,55 +76,58 @@ Tensor Tensor::as_strided(
       });
 }
 
-Tensor Tensor::view(const Shape& shape) const {
-  detail::OpScope op("view", {*this});
-  Tensor out = detail::shape_view(*this, shape);
-  return op.done_view(out, [in = sizes()](const GradList& g) {
+Tensor view(const Tensor& self, const IntArg& size) {
+  detail::OpScope op("view", {self});
+  Tensor out = detail::shape_view(self, size);
+  return op.done_view(out, [in = self.sizes()](const GradList& g) {
     return GradList{g[0].reshape(in)};
   });
 }
 
-Tensor Tensor::view(Dtype d) const {
-  check_defined("view");
+Tensor view(const Tensor& self, Dtype d) {
+  check_defined(self, "view");
   check_dtype(d, "view");
-  if (d == dtype()) {
-    return *this;
+  if (d == self.dtype()) {
+    return self;
   }
   DITTO_CHECK(
-      ::ditto::element_size(d) == ::ditto::element_size(dtype()),
+      element_size(d) == element_size(self.dtype()),
       ValueError,
       "view",
       "viewing a ",
-      dtype(),
+      self.dtype(),
       " tensor as ",
       d,
       " needs the same element size (",
-      ::ditto::element_size(dtype()),
+      element_size(self.dtype()),
       " != ",
-      ::ditto::element_size(d),
+      element_size(d),
       ")");
   DITTO_CHECK(
-      !impl()->is_sparse(), ValueError, "view", "a sparse tensor has no bytes");
+      !self.impl()->is_sparse(),
+      ValueError,
+      "view",
+      "a sparse tensor has no bytes");
   return Tensor(std::make_shared<TensorImpl>(
-      storage(), sizes(), strides(), storage_offset(), d));
+      self.storage(), self.sizes(), self.strides(), self.storage_offset(), d));
 }
 
-Tensor Tensor::reshape(const Shape& shape) const {
+Tensor reshape(const Tensor& self, const IntArg& shape) {
   // A view when the strides allow one, else a copy: composite, so the view
   // or the copy records the gradient.
-  detail::OpScope op("reshape", {*this}, detail::OpScope::kComposite);
-  check_defined("reshape");
-  Shape sizes = detail::infer_size(shape, numel(), "reshape");
-  if (detail::try_shape_view(*this, sizes)) {
-    return op.done(view(sizes));
+  detail::OpScope op("reshape", {self}, detail::OpScope::kComposite);
+  check_defined(self, "reshape");
+  Shape sizes = detail::infer_size(shape, self.numel(), "reshape");
+  if (detail::try_shape_view(self, sizes)) {
+    return op.done(view(self, sizes));
   }
-  return op.done(contiguous().view(sizes));
+  return op.done(view(self.contiguous(), sizes));
 }
 
-Tensor Tensor::permute(const IntList& dims) const {
-  detail::OpScope op("permute", {*this});
-  Tensor out = detail::permute_view(*this, dims);
-  return op.done_view(out, [dims](const GradList& g) {
+Tensor permute(const Tensor& self, const IntArg& dims) {
+  detail::OpScope op("permute", {self});
+  Tensor out = detail::permute_view(self, dims);
+  return op.done_view(out, [dims = IntList(dims)](const GradList& g) {
     const int64_t n = int64_t(dims.size());
     IntList inverse(n);
     for (int64_t i = 0; i < n; ++i) {
@@ -126,96 +137,119 @@ Tensor Tensor::permute(const IntList& dims) const {
   });
 }
 
-Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
-  detail::OpScope op("transpose", {*this});
-  Tensor out = detail::transpose_view(*this, dim0, dim1);
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  detail::OpScope op("transpose", {self});
+  Tensor out = detail::transpose_view(self, dim0, dim1);
   return op.done_view(out, [dim0, dim1](const GradList& g) {
     return GradList{g[0].transpose(dim0, dim1)};
   });
 }
 
-Tensor Tensor::t() const {
-  detail::OpScope op("t", {*this});
-  check_defined("t");
+Tensor t(const Tensor& self) {
+  detail::OpScope op("t", {self});
+  check_defined(self, "t");
   DITTO_CHECK(
-      dim() <= 2,
+      self.dim() <= 2,
       ValueError,
       "t",
       "expects a tensor with <= 2 dimensions, but self is ",
-      dim(),
+      self.dim(),
       "D");
-  Tensor out = detail::transpose_view(*this, 0, dim() < 2 ? 0 : 1);
+  Tensor out = detail::transpose_view(self, 0, self.dim() < 2 ? 0 : 1);
   return op.done_view(
       out, [](const GradList& g) { return GradList{g[0].t()}; });
 }
 
-Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
-  detail::OpScope op("narrow", {*this});
-  Tensor out = detail::narrow_view(*this, d, start, length);
-  return op.done_view(out, [in = sizes(), d, start, length](const GradList& g) {
-    return GradList{scatter_into_zeros(g[0], in, [&](const Tensor& z) {
-      return detail::narrow_view(z, d, start, length);
-    })};
-  });
+Tensor narrow(const Tensor& self, int64_t d, int64_t start, int64_t length) {
+  detail::OpScope op("narrow", {self});
+  Tensor out = detail::narrow_view(self, d, start, length);
+  return op.done_view(
+      out, [in = self.sizes(), d, start, length](const GradList& g) {
+        return GradList{scatter_into_zeros(g[0], in, [&](const Tensor& z) {
+          return detail::narrow_view(z, d, start, length);
+        })};
+      });
 }
 
-Tensor Tensor::select(int64_t d, int64_t index) const {
-  detail::OpScope op("select", {*this});
-  Tensor out = detail::select_view(*this, d, index);
-  return op.done_view(out, [in = sizes(), d, index](const GradList& g) {
+Tensor select(const Tensor& self, int64_t d, int64_t index) {
+  detail::OpScope op("select", {self});
+  Tensor out = detail::select_view(self, d, index);
+  return op.done_view(out, [in = self.sizes(), d, index](const GradList& g) {
     return GradList{scatter_into_zeros(g[0], in, [&](const Tensor& z) {
       return detail::select_view(z, d, index);
     })};
   });
 }
 
-Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step)
-    const {
-  detail::OpScope op("slice", {*this});
-  Tensor out = detail::slice_view(*this, d, start, end, step);
+Tensor slice(
+    const Tensor& self,
+    int64_t d,
+    std::optional<int64_t> start_or_none,
+    std::optional<int64_t> end_or_none,
+    int64_t step) {
+  detail::OpScope op("slice", {self});
+  const int64_t start = start_or_none.value_or(0);
+  const int64_t end = end_or_none.value_or(INT64_MAX);
+  Tensor out = detail::slice_view(self, d, start, end, step);
   return op.done_view(
-      out, [in = sizes(), d, start, end, step](const GradList& g) {
+      out, [in = self.sizes(), d, start, end, step](const GradList& g) {
         return GradList{scatter_into_zeros(g[0], in, [&](const Tensor& z) {
           return detail::slice_view(z, d, start, end, step);
         })};
       });
 }
 
-Tensor Tensor::unsqueeze(int64_t d) const {
-  detail::OpScope op("unsqueeze", {*this});
-  Tensor out = detail::unsqueeze_view(*this, d);
-  return op.done_view(out, [in = sizes()](const GradList& g) {
+Tensor unsqueeze(const Tensor& self, int64_t d) {
+  detail::OpScope op("unsqueeze", {self});
+  Tensor out = detail::unsqueeze_view(self, d);
+  return op.done_view(out, [in = self.sizes()](const GradList& g) {
     return GradList{g[0].reshape(in)};
   });
 }
 
-Tensor Tensor::squeeze() const {
-  detail::OpScope op("squeeze", {*this});
-  Tensor out = detail::squeeze_view(*this);
-  return op.done_view(out, [in = sizes()](const GradList& g) {
+Tensor squeeze(const Tensor& self) {
+  detail::OpScope op("squeeze", {self});
+  Tensor out = detail::squeeze_view(self);
+  return op.done_view(out, [in = self.sizes()](const GradList& g) {
     return GradList{g[0].reshape(in)};
   });
 }
 
-Tensor Tensor::squeeze(int64_t d) const {
-  detail::OpScope op("squeeze", {*this});
-  Tensor out = detail::squeeze_view(*this, d);
-  return op.done_view(out, [in = sizes()](const GradList& g) {
+Tensor squeeze(const Tensor& self, int64_t d) {
+  detail::OpScope op("squeeze", {self});
+  Tensor out = detail::squeeze_view(self, d);
+  return op.done_view(out, [in = self.sizes()](const GradList& g) {
     return GradList{g[0].reshape(in)};
   });
 }
 
-Tensor Tensor::expand(const Shape& shape) const {
-  detail::OpScope op("expand", {*this});
-  Tensor out = detail::expand_view(*this, shape);
+Tensor expand(const Tensor& self, const IntArg& size, bool /*implicit*/) {
+  detail::OpScope op("expand", {self});
+  Tensor out = detail::expand_view(self, size);
   // The engine sums a gradient back to the input's shape (in a fixed order).
   return op.done_view(out, [](const GradList& g) { return g; });
 }
 
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  detail::OpScope op("flatten", {*this}, detail::OpScope::kComposite);
-  check_defined("flatten");
-  return op.done(reshape(detail::flatten_shape(*this, start_dim, end_dim)));
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  detail::OpScope op("flatten", {self}, detail::OpScope::kComposite);
+  check_defined(self, "flatten");
+  return op.done(
+      reshape(self, detail::flatten_shape(self, start_dim, end_dim)));
+}
+
+Tensor view_as(const Tensor& self, const Tensor& other) {
+  check_defined(other, "view_as");
+  return view(self, other.sizes());
+}
+
+Tensor reshape_as(const Tensor& self, const Tensor& other) {
+  check_defined(other, "reshape_as");
+  return reshape(self, other.sizes());
+}
+
+Tensor expand_as(const Tensor& self, const Tensor& other) {
+  check_defined(other, "expand_as");
+  return expand(self, other.sizes());
 }
 
 } // namespace ditto
