@@ -261,7 +261,7 @@ PyObject* size(
   return fallback("size", self, args, nargs, kwnames);
 }
 
-PyObject* item(PyObject* self, PyObject*) {
+PyObject* fast_item(PyObject* self, PyObject*) {
   const Tensor* t = tensor_of(self);
   if (t == nullptr || t->numel() != 1 || !t->is_cpu()) {
     return fallback("item", self, nullptr, 0); // a device's value: a copy
@@ -429,7 +429,7 @@ PyMethodDef kMethods[] = {
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(size)),
      METH_FASTCALL | METH_KEYWORDS,
      "size(dim=None): the sizes (a ditto.Size), or the size of dim."},
-    {"item", item, METH_NOARGS, "The one value as a Python number."},
+    {"item", fast_item, METH_NOARGS, "The one value as a Python number."},
     DITTO_KW_METHOD(op_add, "__add__"),
     DITTO_KW_METHOD(op_sub, "__sub__"),
     DITTO_KW_METHOD(op_mul, "__mul__"),

@@ -7,8 +7,6 @@
 namespace ditto::python {
 namespace {
 
-constexpr auto kSelf = py::return_value_policy::reference;
-
 // Binds f as ditto.<name>(input, ...) and as Tensor.<name>(...). input may
 // not be None: f may be a member function, which pybind11 binds with a
 // pointer for self (None would be a null this).

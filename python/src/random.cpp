@@ -6,8 +6,6 @@
 namespace ditto::python {
 namespace {
 
-constexpr auto kSelf = py::return_value_policy::reference;
-
 // A seed as torch takes it: any Python int, negative ones as their
 // two's-complement bits (torch.manual_seed(-1) is 2**64 - 1).
 uint64_t seed_of(const py::int_& seed) {
