@@ -60,7 +60,8 @@ CPP_TYPES = {
 # TensorOptions (torch::zeros(size, options)), and so does the declared C++
 # function: one `const TensorOptions& options`, without a default (ditto's
 # own forms without options, zeros(shape, dtype), stay beside it by hand),
-# so the arguments before it lose their C++ defaults too. The Python binding
+# so the arguments before it lose their C++ defaults too; a method-only
+# factory's (x.new_zeros(size, options)) defaults to {}, as LibTorch's. The Python binding
 # takes torch's keywords, plus the requires_grad torch's Python factories
 # add, and makes the TensorOptions with python/src/common.h's
 # factory_options, which refuses a layout other than ditto.strided and
@@ -427,6 +428,13 @@ class Op:
         if s.mutates and (self.variants != ["method"] or self.body is None):
             raise DeclError(
                 f"{where}: a mutating method (Tensor(a!) self) is a method with a body")
+        # Note [Factory options]: a method-only factory's options default to
+        # none given in C++ (LibTorch's x.new_zeros(size) and
+        # x.new_zeros(size, options)): it has no hand-written form beside.
+        if self.variants == ["method"]:
+            for a in s.args:
+                if a.type == "TensorOptions":
+                    a.default = "{}"
         # Python modules beside ditto that also export the function
         # ("nn.functional").
         self.python = entry.get("python", [])
@@ -730,8 +738,10 @@ def write_methods_inc(files, ops):
             for params in mutating_forms(op):
                 out.append(f"DITTO_BODY_INPLACE_METHOD({op.name}, ({params}))")
             continue
-        if "method" in op.variants and any(a.type == "TensorOptions" for a in op.schema.args):
-            raise DeclError(f"{op.src}: {op.name}: a factory's options in a function only")
+        if op.variants != ["method"] and "method" in op.variants and any(
+                a.type == "TensorOptions" for a in op.schema.args):
+            raise DeclError(
+                f"{op.src}: {op.name}: a factory's options in a function or a method-only op")
         if not op.schema.self_first:
             if "method" in op.variants:
                 # self where the schema has it: where.self(condition, self, other)
@@ -1102,8 +1112,8 @@ def write_bindings_inc(files, ops):
                 if len(rest) == 1 and rest[0].type == "int[]" and rest[0].default is None:
                     # torch's methods take a lone positional int list as
                     # ints too: x.flip(0, 1), x.new_zeros(2, 3, dtype=...)
-                    kw_params = "".join(", " + Schema.params([a], defaults=False) for a in kw)
-                    kw_names = "".join(", " + a.name for a in kw)
+                    kw_params = "".join(", " + py_params([a]) for a in kw)
+                    kw_names = "".join(", " + py_call_args([a], op.name) for a in kw)
                     kw_py = "".join(", " + a for a in Schema.py_arg_list(kw))
                     out.append(
                         f"  cls.def({c_string(op.name)}, [](const Tensor& self, "

@@ -199,6 +199,15 @@ TEST(Declarations, SelfElsewhereAndMethodFactories) {
   EXPECT_EQ(z.dtype(), kInt64);
   EXPECT_EQ(x.new_full({3}, 2).dtype(), x.dtype());
   EXPECT_THROW(x.new_ones({-1}), ValueError);
+  // LibTorch's options: self's dtype and device unless given, requires_grad
+  Tensor g = x.new_zeros({2}, dtype(kFloat64).requires_grad(true));
+  EXPECT_EQ(g.dtype(), kFloat64);
+  EXPECT_TRUE(g.requires_grad());
+  EXPECT_EQ(
+      x.new_ones({2}, TensorOptions().requires_grad(true)).dtype(), x.dtype());
+  EXPECT_EQ(x.new_empty({3}, kCPU).sizes(), (Shape{3}));
+  EXPECT_TRUE(equal(x.new_full({2}, 1.5, kFloat64), full({2}, 1.5, kFloat64)));
+  EXPECT_TRUE(equal(new_zeros(x, {2}), zeros({2}, x.dtype())));
 }
 
 // Note [Factory options] (tools/opgen.py): the factories declared with

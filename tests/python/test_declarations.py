@@ -243,8 +243,19 @@ def test_self_elsewhere_and_method_factories_keep_torchs_forms():
     assert x.new_ones((1, 2)).dtype == ditto.float32
     assert x.new_full((2,), 3).tolist() == [3.0, 3.0]
     assert x.new_empty(4).shape == (4,)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="new_zeros"):
         x.new_zeros(-1, 2)
+    # torch's options: self's dtype and device unless given, requires_grad
+    g = x.new_zeros(2, 3, dtype=ditto.float64, device="cpu", requires_grad=True)
+    assert g.dtype == ditto.float64 and g.requires_grad and g.is_leaf
+    assert x.new_ones(size=(2,), requires_grad=True).dtype == x.dtype
+    assert x.new_full((2,), 3, dtype=ditto.int32, layout=ditto.strided,
+                      pin_memory=False).tolist() == [3, 3]
+    assert x.new_empty((2, 2), device=ditto.device("cpu")).shape == (2, 2)
+    with pytest.raises(NotImplementedError, match="new_zeros"):
+        x.new_zeros(2, layout=ditto.sparse_coo)
+    with pytest.raises(ValueError, match="new_ones"):
+        x.new_ones(2, pin_memory=True)
     # the sizes as ints reach tile too; a size past int64 is refused (it
     # was undefined behaviour: UBSan, the binding fuzzer's walk)
     assert x.tile(2, 1).shape == (4, 2)

@@ -145,55 +145,50 @@ Tensor ones_like(const Tensor& t, Dtype dtype) {
   return ones(t.sizes(), dtype, t.device());
 }
 
-// The new_* factories: self's dtype (unless given) and device. The sizes
-// are checked under the op's own name.
+// The new_* factories: self's dtype and device unless the options give
+// theirs (LibTorch's x.new_zeros(size, options)); the options' requires_grad.
+// The sizes are checked under the op's own name.
 namespace {
-Dtype new_dtype(
+TensorOptions new_options(
     const Tensor& self,
     const IntArg& size,
-    std::optional<Dtype> dtype,
+    const TensorOptions& options,
     const char* op) {
   DITTO_CHECK(self.defined(), ValueError, op, "undefined tensor");
   checked_numel(size, op);
-  return dtype.value_or(self.dtype());
+  return detail::like_options(self, options);
 }
 } // namespace
 
 Tensor new_empty(
     const Tensor& self,
     const IntArg& size,
-    std::optional<Dtype> dtype) {
+    const TensorOptions& options) {
   detail::OpScope scope("new_empty", {}, detail::OpScope::kComposite);
-  return scope.done(
-      empty(size, new_dtype(self, size, dtype, "new_empty"), self.device()));
+  return scope.done(empty(size, new_options(self, size, options, "new_empty")));
 }
 Tensor new_zeros(
     const Tensor& self,
     const IntArg& size,
-    std::optional<Dtype> dtype) {
+    const TensorOptions& options) {
   detail::OpScope scope("new_zeros", {}, detail::OpScope::kComposite);
-  return scope.done(
-      zeros(size, new_dtype(self, size, dtype, "new_zeros"), self.device()));
+  return scope.done(zeros(size, new_options(self, size, options, "new_zeros")));
 }
 Tensor new_ones(
     const Tensor& self,
     const IntArg& size,
-    std::optional<Dtype> dtype) {
+    const TensorOptions& options) {
   detail::OpScope scope("new_ones", {}, detail::OpScope::kComposite);
-  return scope.done(
-      ones(size, new_dtype(self, size, dtype, "new_ones"), self.device()));
+  return scope.done(ones(size, new_options(self, size, options, "new_ones")));
 }
 Tensor new_full(
     const Tensor& self,
     const IntArg& size,
     const Scalar& fill_value,
-    std::optional<Dtype> dtype) {
+    const TensorOptions& options) {
   detail::OpScope scope("new_full", {}, detail::OpScope::kComposite);
-  return scope.done(full(
-      size,
-      fill_value,
-      new_dtype(self, size, dtype, "new_full"),
-      self.device()));
+  return scope.done(
+      full(size, fill_value, new_options(self, size, options, "new_full")));
 }
 
 Tensor arange(const Scalar& end) {
