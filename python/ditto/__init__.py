@@ -226,8 +226,14 @@ amp.install(globals(), nn.functional, Tensor)
 
 
 def as_tensor(data, dtype=None, device=None):
-    """torch.as_tensor: data itself when it is a tensor of that dtype,
-    else a tensor of it."""
+    """torch.as_tensor: data itself when it is a tensor of that dtype and
+    on that device, else a tensor of it (moved to device)."""
+    if device is not None:
+        out = as_tensor(data, dtype)
+        moved = out.to(device if isinstance(device, str) else str(device))
+        # Tensor.to gives a new handle on the same tensor when nothing moves
+        same = moved.device == out.device and moved.data_ptr() == out.data_ptr()
+        return out if same else moved
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype == dtype else data.to(dtype)
     # A NumPy array of a dtype ditto holds shares its memory, as torch's.

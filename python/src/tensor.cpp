@@ -346,15 +346,30 @@ void init_factories(py::module_& m) {
   // empty, zeros, ones, full, the *_like factories, empty_strided, arange,
   // linspace, eye and scalar_tensor: factories/factories.ops.toml, with
   // torch's options (Note [Factory options] in tools/opgen.py).
+  // torch.tensor(data, *, dtype=None, device=None, requires_grad=False,
+  // pin_memory=False): the values read on the CPU, then moved.
   m.def(
       "tensor",
-      [](py::handle data, std::optional<Dtype> dtype, bool rg) {
-        return finish(tensor_from_data(data, dtype), rg);
+      [](py::handle data,
+         std::optional<Dtype> dtype,
+         const std::optional<std::string>& device,
+         bool rg,
+         bool pin_memory) {
+        const TensorOptions o = factory_options(
+            "tensor", dtype, std::nullopt, device, pin_memory, rg);
+        Tensor t = tensor_from_data(data, dtype);
+        if (o.has_device()) {
+          py::gil_scoped_release gil;
+          t = t.to(o.device());
+        }
+        return finish(t, rg);
       },
       py::arg("data"),
       py::kw_only(),
       py::arg("dtype") = py::none(),
-      py::arg("requires_grad") = false);
+      py::arg("device") = py::none(),
+      py::arg("requires_grad") = false,
+      py::arg("pin_memory") = false);
   m.def(
       "from_numpy",
       [](const py::array& a) {

@@ -737,3 +737,25 @@ def test_views_take_torchs_forms():
         ditto.t(x)
     with pytest.raises(TypeError, match="view"):
         x.view()
+
+
+def test_tensor_and_as_tensor_take_a_device():
+    """torch.tensor(data, dtype=, device=, requires_grad=, pin_memory=) and
+    torch.as_tensor(data, dtype, device), as torch's programs call them."""
+    t = ditto.tensor([1.0, 2.0], device="cpu", requires_grad=True)
+    assert t.device == "cpu" and t.requires_grad and t.tolist() == [1.0, 2.0]
+    assert ditto.tensor([[1, 2]], dtype=ditto.float64,
+                        device=ditto.device("cpu")).dtype == ditto.float64
+    with pytest.raises(ValueError, match=r"\[tensor\] pin_memory=True"):
+        ditto.tensor([1.0], pin_memory=True)
+    with pytest.raises(Exception, match="nosuch"):
+        ditto.tensor([1.0], device="nosuch")
+    x = ditto.tensor([1.0, 2.0])
+    assert ditto.as_tensor(x, device="cpu") is x
+    assert ditto.as_tensor(x, ditto.float64, "cpu").dtype == ditto.float64
+    assert ditto.as_tensor([3, 4], device="cpu").tolist() == [3, 4]
+    if ditto.vulkan.is_available():
+        v = ditto.tensor([1.5, 2.5], device="vulkan")
+        assert v.device.startswith("vulkan")
+        assert v.cpu().tolist() == [1.5, 2.5]
+        assert ditto.as_tensor(x, device="vulkan").device.startswith("vulkan")
