@@ -778,7 +778,7 @@ TEST(Declarations, ViewsAreFunctionsAndMethods) {
   EXPECT_NE(
       message([&] {
         (void)view_as(x, Tensor());
-      }).find("[view_as] the tensor is undefined"),
+      }).find("[view_as] undefined tensor"),
       std::string::npos);
 }
 

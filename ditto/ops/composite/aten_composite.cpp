@@ -11,6 +11,7 @@
 #include "ditto/core/error.h"
 #include "ditto/ops/declared.h"
 #include "ditto/ops/detail/composite.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
@@ -22,10 +23,6 @@
 namespace ditto::detail {
 
 namespace {
-
-void require_defined(const Tensor& t, const char* op) {
-  DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor");
-}
 
 // A two-number argument of the column ops (one number is both), as an
 // array; ValueError naming op and what for any other count.
@@ -178,7 +175,7 @@ Tensor select_scatter(
     int64_t dim,
     int64_t index) {
   const char* op = "select_scatter";
-  require_defined(src, op);
+  check_defined(src, op);
   DITTO_CHECK(
       self.dim() > 0,
       IndexError,
@@ -210,7 +207,7 @@ Tensor slice_scatter(
     std::optional<int64_t> end,
     int64_t step) {
   const char* op = "slice_scatter";
-  require_defined(src, op);
+  check_defined(src, op);
   DITTO_CHECK(self.dim() > 0, IndexError, op, "a 0-dim tensor has no slices");
   DITTO_CHECK(
       step > 0, ValueError, op, "slice step must be positive, got ", step);
@@ -235,8 +232,8 @@ Tensor masked_scatter(
     const Tensor& mask,
     const Tensor& source) {
   const char* op = "masked_scatter";
-  require_defined(mask, op);
-  require_defined(source, op);
+  check_defined(mask, op);
+  check_defined(source, op);
   DITTO_CHECK(
       mask.dtype() == kBool,
       TypeError,
@@ -413,7 +410,7 @@ Tensor cdist(
     double p,
     std::optional<int64_t> compute_mode) {
   const char* op = "cdist";
-  require_defined(x2, op);
+  check_defined(x2, op);
   DITTO_CHECK(
       self.dim() >= 2 && x2.dim() >= 2,
       ValueError,

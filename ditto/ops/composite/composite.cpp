@@ -13,6 +13,7 @@
 
 #include "ditto/core/error.h"
 #include "ditto/ops/declared.h"
+#include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
 #include "ditto/ops/index.h"
@@ -23,10 +24,6 @@
 namespace ditto::detail {
 
 namespace {
-
-void check_defined(const Tensor& t, const char* op) {
-  DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor");
-}
 
 // The dims of a reduction: all when absent or empty, each wrapped.
 IntArg reduce_dims(

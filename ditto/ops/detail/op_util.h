@@ -269,6 +269,12 @@ void run_loop(
 // Writes src (broadcast to dst's shape) into dst with dtype conversion.
 void copy_into(const Tensor& dst, const Tensor& src, const char* op);
 
+// ValueError naming op when t is undefined: the check at the top of an op
+// body (core's Tensor::check_defined is Tensor's own).
+inline void check_defined(const Tensor& t, const char* op) {
+  DITTO_CHECK(t.defined(), ValueError, op, "undefined tensor");
+}
+
 // The out-of-place form of an in-place op: a copy of self, changed. A
 // composite frame: the clone and the in-place op record the gradient.
 template <typename F>

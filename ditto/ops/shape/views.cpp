@@ -23,11 +23,6 @@ Tensor scatter_into_zeros(const Tensor& g, const Shape& sizes, Place place) {
   return out;
 }
 
-// ValueError naming op when t is undefined (Tensor's own check is private).
-void check_defined(const Tensor& t, const char* op) {
-  DITTO_CHECK(t.defined(), ValueError, op, "the tensor is undefined");
-}
-
 } // namespace
 
 Tensor as_strided(
@@ -36,7 +31,7 @@ Tensor as_strided(
     const IntArg& strides,
     std::optional<int64_t> storage_offset) {
   detail::OpScope op("as_strided", {self});
-  check_defined(self, "as_strided");
+  detail::check_defined(self, "as_strided");
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   Tensor out = detail::as_strided_view(self, sizes, strides, offset);
   // The gradient of each storage element is the sum of the gradients of the
@@ -85,7 +80,7 @@ Tensor view(const Tensor& self, const IntArg& size) {
 }
 
 Tensor view(const Tensor& self, Dtype d) {
-  check_defined(self, "view");
+  detail::check_defined(self, "view");
   check_dtype(d, "view");
   if (d == self.dtype()) {
     return self;
@@ -116,7 +111,7 @@ Tensor reshape(const Tensor& self, const IntArg& shape) {
   // A view when the strides allow one, else a copy: composite, so the view
   // or the copy records the gradient.
   detail::OpScope op("reshape", {self}, detail::OpScope::kComposite);
-  check_defined(self, "reshape");
+  detail::check_defined(self, "reshape");
   Shape sizes = detail::infer_size(shape, self.numel(), "reshape");
   if (detail::try_shape_view(self, sizes)) {
     return op.done(view(self, sizes));
@@ -147,7 +142,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 
 Tensor t(const Tensor& self) {
   detail::OpScope op("t", {self});
-  check_defined(self, "t");
+  detail::check_defined(self, "t");
   DITTO_CHECK(
       self.dim() <= 2,
       ValueError,
@@ -232,23 +227,23 @@ Tensor expand(const Tensor& self, const IntArg& size, bool /*implicit*/) {
 
 Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   detail::OpScope op("flatten", {self}, detail::OpScope::kComposite);
-  check_defined(self, "flatten");
+  detail::check_defined(self, "flatten");
   return op.done(
       reshape(self, detail::flatten_shape(self, start_dim, end_dim)));
 }
 
 Tensor view_as(const Tensor& self, const Tensor& other) {
-  check_defined(other, "view_as");
+  detail::check_defined(other, "view_as");
   return view(self, other.sizes());
 }
 
 Tensor reshape_as(const Tensor& self, const Tensor& other) {
-  check_defined(other, "reshape_as");
+  detail::check_defined(other, "reshape_as");
   return reshape(self, other.sizes());
 }
 
 Tensor expand_as(const Tensor& self, const Tensor& other) {
-  check_defined(other, "expand_as");
+  detail::check_defined(other, "expand_as");
   return expand(self, other.sizes());
 }
 
