@@ -51,6 +51,23 @@ constexpr bool test_sanitized() {
 #endif
 }
 
+// True where the test programs run under an emulator: scripts/cross_arch_check
+// and scripts/cpu_check set DITTO_TEST_EMULATED=1 for their qemu runs.
+inline bool test_emulated() {
+  const char* env = std::getenv("DITTO_TEST_EMULATED");
+  return env != nullptr && std::string(env) == "1";
+}
+
+// Where tests whose length is the number of points they check (the math
+// kernels' accuracy sweeps, the scatter reductions' large inputs) check a
+// sample of them: under the sanitizers (their subject is memory and races)
+// and under an emulator (qemu runs them 30 to 60 times slower; aarch64's
+// long double is software there). The native release, scalar-only and
+// AVX2 suites check every point.
+inline bool test_thinned() {
+  return test_sanitized() || test_emulated();
+}
+
 inline std::vector<int> test_thread_counts() {
   const char* env = std::getenv("DITTO_TEST_THREADS");
   if (env == nullptr || *env == '\0') {

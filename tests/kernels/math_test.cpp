@@ -6,6 +6,9 @@
 // (log-uniform over the whole range plus targeted ranges); the reference is
 // libm's long double (64-bit mantissa) result rounded to double. Errors are
 // integer ulp distances between our result and the rounded reference.
+// Under the sanitizers and emulators (test::test_thinned()) the strided
+// sweeps take every 7th of their points and the random samples a 7th of
+// their count; the neighbourhoods of thresholds stay whole.
 
 #include <gtest/gtest.h>
 
@@ -159,6 +162,11 @@ class Sampler {
 // ---------------------------------------------------------------------------
 // Float: reference = libm double rounded to float.
 
+// The factor strides grow by and sample counts shrink by where the suite
+// checks a sample of the points (odd: a stride keeps reaching odd and even
+// mantissas).
+const uint64_t kThin = ditto::test::test_thinned() ? 7 : 1;
+
 using FloatFn = float (*)(float);
 using FloatRef = double (*)(double);
 
@@ -168,8 +176,9 @@ class FloatSweep {
   FloatSweep(FloatFn f, FloatRef ref) : f_(f), ref_(ref) {}
 
   // Every stride-th bit pattern in [begin, end] (sign bit included).
+  // Where the suite is thinned, every (stride * kThin)-th.
   void bits(uint64_t begin, uint64_t end, uint64_t stride) {
-    for (uint64_t b = begin; b <= end; b += stride) {
+    for (uint64_t b = begin; b <= end; b += stride * kThin) {
       check(from_bits(static_cast<uint32_t>(b)));
     }
   }
@@ -353,10 +362,11 @@ TEST(MathFloatTest, GeluAccuracy) {
       ASSERT_LE(std::abs(got - want), 1.1e-6) << "gelu(" << x << ")";
     }
   };
-  for (uint64_t b = 0; b <= kAllBits; b += kFloatStride) {
+  for (uint64_t b = 0; b <= kAllBits; b += kFloatStride * kThin) {
     check(std::bit_cast<float>(static_cast<uint32_t>(b)));
   }
-  for (uint32_t b = 0xbf800000u; b > 0x80000000u; b -= 61) { // [-1, 0)
+  const uint32_t step = uint32_t(61 * kThin);
+  for (uint32_t b = 0xbf800000u; b > 0x80000000u; b -= step) { // [-1, 0)
     check(std::bit_cast<float>(b));
   }
   for (float c : {5.5426f, -5.5426f, 1.0f, -3.0f}) {
@@ -398,7 +408,7 @@ TEST(MathFloatTest, PowAccuracy) {
     err.add(call::pow(x, y), pow_ref_f(x, y), x, y);
   };
   // Any positive x, y picked so the result is in range (incl. subnormal).
-  for (int i = 0; i < 1500000; ++i) {
+  for (int i = 0; i < int(1500000 / kThin); ++i) {
     float x = from_bits(static_cast<uint32_t>(s.next() % 0x7f800000u) + 1);
     double l = std::log(static_cast<double>(x));
     if (l == 0) {
@@ -407,19 +417,19 @@ TEST(MathFloatTest, PowAccuracy) {
     check(x, static_cast<float>(s.uniform(-104.0, 89.0) / l));
   }
   // Random bit patterns for both (mostly specials, 0, inf and NaN results).
-  for (int i = 0; i < 300000; ++i) {
+  for (int i = 0; i < int(300000 / kThin); ++i) {
     uint64_t b = s.next();
     check(
         from_bits(static_cast<uint32_t>(b)),
         from_bits(static_cast<uint32_t>(b >> 32)));
   }
   // Negative base, integer exponent.
-  for (int i = 0; i < 300000; ++i) {
+  for (int i = 0; i < int(300000 / kThin); ++i) {
     float x = -static_cast<float>(s.log_uniform(0x1p-8, 0x1p8));
     check(x, static_cast<float>(std::floor(s.uniform(-40.0, 40.0))));
   }
   // Base near 1 with a large exponent.
-  for (int i = 0; i < 300000; ++i) {
+  for (int i = 0; i < int(300000 / kThin); ++i) {
     float x =
         1.0f + static_cast<float>(s.sign() * s.log_uniform(0x1p-24, 0x1p-6));
     double l = std::log(static_cast<double>(x));
@@ -490,7 +500,7 @@ void add_around(std::vector<double>& xs, double c, int n) {
   }
 }
 
-constexpr int kDoubleSamples = 400000;
+const int kDoubleSamples = int(400000 / kThin);
 
 TEST(MathDoubleTest, ExpAccuracy) {
   Sampler s(11);
