@@ -12,7 +12,8 @@ changes, so an unchanged declaration rebuilds nothing.
 What it writes under OUT_DIR:
   ditto/ops/declared.h                 the C++ functions (public)
   ditto/core/tensor_methods_declared.inc  Tensor's methods and in-place forms
-  ditto/ops/declared.cpp               definitions, records, the declaration table
+  ditto/ops/declared.cpp               the definitions
+  ditto/ops/declared_records.cpp       the records, the declaration tables
   ditto/kernels/cpu/unary_ops.inc      the CPU table's unary kernels (X-macro)
   ditto/ops/detail/unary_backward.inc  their derivative formulas
   python/declared_bindings.inc         the pybind11 bindings
@@ -848,10 +849,10 @@ def write_backward_inc(files, kernels, case, intro):
     return out
 
 
-def write_declared_cpp(files, ops, aten, nondeterministic):
+def write_declared_cpp(files, ops):
     out = header(files) + [
-        "// The definitions of the declared ops, their records, and the",
-        "// declaration table (Note [One declaration per op]).",
+        "// The definitions of the declared ops (Note [One declaration per op]);",
+        "// their records and the declaration tables are in declared_records.cpp.",
         "",
         '#include "ditto/ops/declared.h"',
         '',
@@ -947,6 +948,33 @@ def write_declared_cpp(files, ops, aten, nondeterministic):
                         "  return out;",
                     ]
                 out += ["}", ""]
+    out += ["} // namespace ditto", ""]
+    return out
+
+
+def write_declared_records_cpp(files, ops, aten, nondeterministic):
+    """The records of the declared ops and the tables `ditto ops`, the docs
+    and the surface tests read: a unit of its own, compiled with the other
+    records at -O1 (ditto_records in CMakeLists.txt)."""
+    out = header(files) + [
+        "// The records of the declared ops and the declaration tables (Note",
+        "// [One declaration per op]); their definitions are in declared.cpp.",
+        "",
+        '#include <limits>',
+        "",
+        '#include "ditto/ops/declared.h"',
+        '#include "ditto/ops/detail/declaration.h"',
+        '#include "ditto/ops/detail/sample_util.h"',
+        '#include "ditto/ops/elementwise.h"',
+        '#include "ditto/ops/factories.h"',
+        '#include "ditto/ops/linalg.h"',
+        '#include "ditto/ops/record.h"',
+        '#include "ditto/ops/reduce.h"',
+        '#include "ditto/ops/shape_ops.h"',
+        "",
+        "namespace ditto {",
+        "",
+    ]
     # The records.
     out += ["DITTO_OP_RECORDS(declared) {", "  namespace s = detail::samples;"]
     for op in ops:
@@ -1277,7 +1305,9 @@ def main(argv):
     outputs = {
         "ditto/ops/declared.h": write_declared_h(files, ops),
         "ditto/core/tensor_methods_declared.inc": write_methods_inc(files, ops),
-        "ditto/ops/declared.cpp": write_declared_cpp(files, ops, aten, nondeterministic),
+        "ditto/ops/declared.cpp": write_declared_cpp(files, ops),
+        "ditto/ops/declared_records.cpp": write_declared_records_cpp(
+            files, ops, aten, nondeterministic),
         "ditto/kernels/cpu/unary_ops.inc": write_unary_inc(files, ops, kernels),
         "ditto/kernels/cpu/binary_ops.inc": write_binary_inc(files, ops, kernels),
         "ditto/ops/detail/binary_backward.inc": write_backward_inc(
