@@ -19,32 +19,12 @@ std::array<std::optional<DeviceKernels>, kDeviceTypes>& tables() {
 
 // The first slot k leaves empty, or null.
 const char* empty_slot(const DeviceKernels& k) {
-  const std::pair<bool, const char*> slots[] = {
-      {k.copy_into != nullptr, "copy_into"},
-      {k.upload_into != nullptr, "upload_into"},
-      {k.to_host != nullptr, "to_host"},
-      {k.binary != nullptr, "binary"},
-      {k.fused != nullptr, "fused"},
-      {k.unary != nullptr, "unary"},
-      {k.where != nullptr, "where"},
-      {k.reduce_sum != nullptr, "reduce_sum"},
-      {k.arg_reduce != nullptr, "arg_reduce"},
-      {k.gemm != nullptr, "gemm"},
-      {k.select_rows != nullptr, "select_rows"},
-      {k.add_rows != nullptr, "add_rows"},
-      {k.philox_bernoulli != nullptr, "philox_bernoulli"},
-      {k.conv2d != nullptr, "conv2d"},
-      {k.max_pool2d != nullptr, "max_pool2d"},
-      {k.max_pool2d_backward != nullptr, "max_pool2d_backward"},
-      {k.nll_terms != nullptr, "nll_terms"},
-      {k.nll_sum != nullptr, "nll_sum"},
-      {k.nll_backward != nullptr, "nll_backward"},
-  };
-  for (const auto& [filled, name] : slots) {
-    if (!filled) {
-      return name;
-    }
+#define DITTO_EMPTY_SLOT(name) \
+  if (k.name == nullptr) {     \
+    return #name;              \
   }
+  DITTO_DEVICE_KERNEL_SLOTS(DITTO_EMPTY_SLOT)
+#undef DITTO_EMPTY_SLOT
   return nullptr;
 }
 

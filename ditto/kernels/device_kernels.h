@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "ditto/core/device.h"
 #include "ditto/core/tensor.h"
@@ -221,6 +222,47 @@ struct DeviceKernels {
       float scale,
       const char* name) = nullptr;
 };
+
+// Every slot of DeviceKernels, by name, once: register_device_kernels
+// checks each is filled, and a device declares and fills its kernels from
+// the list (ditto/device/vulkan/kernels.h and kernels.cpp), so that a
+// slot's signature is written here only.
+#define DITTO_DEVICE_KERNEL_SLOTS(X) \
+  X(copy_into)                       \
+  X(upload_into)                     \
+  X(to_host)                         \
+  X(binary)                          \
+  X(fused)                           \
+  X(unary)                           \
+  X(where)                           \
+  X(reduce_sum)                      \
+  X(arg_reduce)                      \
+  X(gemm)                            \
+  X(select_rows)                     \
+  X(add_rows)                        \
+  X(philox_bernoulli)                \
+  X(conv2d)                          \
+  X(max_pool2d)                      \
+  X(max_pool2d_backward)             \
+  X(nll_terms)                       \
+  X(nll_sum)                         \
+  X(nll_backward)
+
+// A slot's function type (void(const Tensor&, const Tensor&, const char*)
+// for copy_into): a device declares its kernel for the slot as
+// `DITTO_DEVICE_KERNEL_TYPE(copy_into) copy_into;`.
+#define DITTO_DEVICE_KERNEL_TYPE(name) \
+  std::remove_pointer_t<decltype(::ditto::kernels::DeviceKernels::name)>
+
+namespace detail {
+#define DITTO_DEVICE_KERNEL_COUNT(name) +1
+// The list names every member: each member is one slot (a pointer).
+static_assert(
+    sizeof(DeviceKernels) ==
+    (0 DITTO_DEVICE_KERNEL_SLOTS(DITTO_DEVICE_KERNEL_COUNT)) *
+        sizeof(void (*)()));
+#undef DITTO_DEVICE_KERNEL_COUNT
+} // namespace detail
 
 // The device fills its slots while the library loads: InternalError naming
 // the device and the first empty slot unless every slot is filled.

@@ -128,47 +128,9 @@ void init_other(py::module_& nn) {
       py::arg("align_corners") = py::none(),
       py::arg("recompute_scale_factor") = py::none(),
       py::arg("antialias") = false);
-  nn.def(
-      "grid_sample",
-      [](const Tensor& input,
-         const Tensor& grid,
-         const std::string& mode,
-         const std::string& padding_mode,
-         std::optional<bool> align_corners) {
-        F::GridSampleOptions o;
-        o.mode(
-            mode == "bilinear" ? F::GridSampleMode::Bilinear
-                : mode == "nearest"
-                ? F::GridSampleMode::Nearest
-                : throw ValueError("[grid_sample] unsupported mode " + mode));
-        o.padding_mode(
-            padding_mode == "zeros"        ? F::GridSamplePadding::Zeros
-                : padding_mode == "border" ? F::GridSamplePadding::Border
-                : padding_mode == "reflection"
-                ? F::GridSamplePadding::Reflection
-                : throw ValueError(
-                      "[grid_sample] unsupported padding_mode " +
-                      padding_mode));
-        o.align_corners(align_corners.value_or(false));
-        return F::grid_sample(input, grid, o);
-      },
-      py::arg("input"),
-      py::arg("grid"),
-      py::arg("mode") = "bilinear",
-      py::arg("padding_mode") = "zeros",
-      py::arg("align_corners") = py::none(),
-      ReleaseGil());
-  nn.def(
-      "affine_grid",
-      [](const Tensor& theta,
-         const Shape& size,
-         std::optional<bool> align_corners) {
-        return F::affine_grid(theta, size, align_corners.value_or(false));
-      },
-      py::arg("theta"),
-      py::arg("size"),
-      py::arg("align_corners") = py::none(),
-      ReleaseGil());
+  // grid_sample and affine_grid: their ATen forms are declared
+  // (composite/vision.ops.toml); python/ditto/nn/functional.py is torch's
+  // Python over them.
   nn.def(
       "lstm_cell_gates",
       [](const Tensor& gates, const Tensor& c) {

@@ -759,3 +759,62 @@ def test_tensor_and_as_tensor_take_a_device():
         assert v.device.startswith("vulkan")
         assert v.cpu().tolist() == [1.5, 2.5]
         assert ditto.as_tensor(x, device="vulkan").device.startswith("vulkan")
+
+
+def test_grid_sample_and_affine_grid_are_torchs_python_over_aten_forms():
+    """F.grid_sample and F.affine_grid (torch's Python) over the declared
+    ditto.grid_sampler / grid_sampler_2d / _3d and affine_grid_generator:
+    ATen's mode numbers, torch's checks and warnings."""
+    F = ditto.nn.functional
+    g = ditto.Generator().manual_seed(3)
+    x = ditto.randn(1, 2, 4, 5, generator=g)
+    theta = ditto.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+    grid = F.affine_grid(theta, (1, 2, 4, 5), align_corners=True)
+    assert ditto.equal(grid, ditto.affine_grid_generator(theta, [1, 2, 4, 5],
+                                                          True))
+    # The identity grid at the pixels: nearest gives the input, bilinear
+    # the input to the rounding of the grid's unnormalization.
+    assert ditto.equal(
+        F.grid_sample(x, grid, mode="nearest", align_corners=True), x)
+    assert ditto.allclose(
+        F.grid_sample(x, grid, mode="bilinear", align_corners=True), x,
+        rtol=1e-5, atol=1e-6)
+    # A grid off the pixels: the modes differ, and each form agrees.
+    shifted = grid + 0.1
+    for m, mode in enumerate(("bilinear", "nearest")):
+        for p, padding in enumerate(("zeros", "border", "reflection")):
+            want = F.grid_sample(x, shifted, mode, padding, False).numpy()
+            for fn in (ditto.grid_sampler, ditto.grid_sampler_2d):
+                got = fn(x, shifted, m, p, False).numpy()
+                assert got.tobytes() == want.tobytes(), (mode, padding)
+    assert not np.array_equal(
+        F.grid_sample(x, shifted, "bilinear", align_corners=False).numpy(),
+        F.grid_sample(x, shifted, "nearest", align_corners=False).numpy())
+    # Outside the input: zeros, or the border's value.
+    far = ditto.full((1, 1, 1, 2), 2.0)
+    assert F.grid_sample(x, far, padding_mode="zeros",
+                         align_corners=True).abs().sum().item() == 0
+    border = F.grid_sample(x, far, padding_mode="border", align_corners=True)
+    assert np.array_equal(border.numpy()[..., 0, 0], x.numpy()[..., -1, -1])
+    # torch's checks and warnings.
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', "
+                       "'nearest' or 'bicubic', but got: 'linear'"):
+        F.grid_sample(x, grid, mode="linear", align_corners=True)
+    with pytest.raises(ValueError, match="expected padding_mode to be"):
+        F.grid_sample(x, grid, padding_mode="wrap", align_corners=True)
+    with pytest.raises(ValueError, match=r"\[grid_sampler\] interpolation_mode "
+                       "2 .*no bicubic"):
+        F.grid_sample(x, grid, mode="bicubic", align_corners=True)
+    with pytest.raises(ValueError, match=r"\[grid_sampler_3d\] expected a 5-d"):
+        ditto.grid_sampler_3d(x, grid, 0, 0, False)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.grid_sample(x, grid)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        F.affine_grid(theta, (1, 2, 4, 5))
+    with pytest.raises(ValueError, match="Nx3x4 for size"):
+        F.affine_grid(theta, (1, 2, 3, 4, 5), align_corners=False)
+    with pytest.raises(NotImplementedError, match=r"\[affine_grid\] 3-D"):
+        F.affine_grid(ditto.zeros(1, 3, 4), (1, 1, 2, 2, 2),
+                      align_corners=False)
+    with pytest.raises(ValueError, match="positive output size"):
+        F.affine_grid(theta, (1, 2, 0, 5), align_corners=False)

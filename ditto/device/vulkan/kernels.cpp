@@ -28,25 +28,9 @@ struct Registrar {
     hooks.release = [](void* handle) { release(static_cast<Buffer*>(handle)); };
     detail::register_device_hooks(DeviceType::Vulkan, hooks);
     kernels::DeviceKernels k;
-    k.copy_into = &copy_into;
-    k.upload_into = &upload_into;
-    k.to_host = &to_host;
-    k.binary = &binary;
-    k.fused = &fused;
-    k.unary = &unary;
-    k.where = &where;
-    k.reduce_sum = &reduce_sum;
-    k.arg_reduce = &arg_reduce;
-    k.gemm = &gemm;
-    k.select_rows = &select_rows;
-    k.add_rows = &add_rows;
-    k.philox_bernoulli = &philox_bernoulli;
-    k.conv2d = &conv2d;
-    k.max_pool2d = &max_pool2d;
-    k.max_pool2d_backward = &max_pool2d_backward;
-    k.nll_terms = &nll_terms;
-    k.nll_sum = &nll_sum;
-    k.nll_backward = &nll_backward;
+#define DITTO_VULKAN_FILL_SLOT(name) k.name = &name;
+    DITTO_DEVICE_KERNEL_SLOTS(DITTO_VULKAN_FILL_SLOT)
+#undef DITTO_VULKAN_FILL_SLOT
     kernels::register_device_kernels(DeviceType::Vulkan, k);
     set_probe_shader(&kProbe);
   }

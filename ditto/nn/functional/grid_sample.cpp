@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "ditto/ops/declared.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
 #include "ditto/ops/elementwise.h"
@@ -534,3 +535,120 @@ Tensor affine_grid(const Tensor& theta, const Shape& size, bool align_corners) {
 }
 
 } // namespace ditto::nn::functional
+
+namespace ditto {
+namespace {
+
+// ATen's numbering of grid_sampler's modes (GridSamplerInterpolation,
+// GridSamplerPadding) as the options; ValueError naming op and the number
+// otherwise. grid_sampler_2d and _3d also take only their rank.
+Tensor grid_sampler_of(
+    const char* op,
+    int64_t rank,
+    const Tensor& input,
+    const Tensor& grid,
+    int64_t interpolation_mode,
+    int64_t padding_mode,
+    bool align_corners) {
+  using nn::functional::GridSampleMode;
+  using nn::functional::GridSamplePadding;
+  DITTO_CHECK(
+      interpolation_mode == 0 || interpolation_mode == 1,
+      ValueError,
+      op,
+      "interpolation_mode ",
+      interpolation_mode,
+      " is not 0 (bilinear) or 1 (nearest)",
+      interpolation_mode == 2 ? "; ditto has no bicubic sampling" : "");
+  DITTO_CHECK(
+      padding_mode >= 0 && padding_mode <= 2,
+      ValueError,
+      op,
+      "padding_mode ",
+      padding_mode,
+      " is not 0 (zeros), 1 (border) or 2 (reflection)");
+  DITTO_CHECK(
+      rank == 0 || !input.defined() || input.dim() == rank,
+      ValueError,
+      op,
+      "expected a ",
+      rank,
+      "-d input, got ",
+      shape_str(input.sizes()));
+  nn::functional::GridSampleOptions o;
+  o.mode(
+      interpolation_mode == 0 ? GridSampleMode::Bilinear
+                              : GridSampleMode::Nearest);
+  o.padding_mode(
+      padding_mode == 0       ? GridSamplePadding::Zeros
+          : padding_mode == 1 ? GridSamplePadding::Border
+                              : GridSamplePadding::Reflection);
+  o.align_corners(align_corners);
+  return nn::functional::grid_sample(input, grid, o);
+}
+
+} // namespace
+
+Tensor grid_sampler(
+    const Tensor& input,
+    const Tensor& grid,
+    int64_t interpolation_mode,
+    int64_t padding_mode,
+    bool align_corners) {
+  return grid_sampler_of(
+      "grid_sampler",
+      0,
+      input,
+      grid,
+      interpolation_mode,
+      padding_mode,
+      align_corners);
+}
+
+Tensor grid_sampler_2d(
+    const Tensor& input,
+    const Tensor& grid,
+    int64_t interpolation_mode,
+    int64_t padding_mode,
+    bool align_corners) {
+  return grid_sampler_of(
+      "grid_sampler_2d",
+      4,
+      input,
+      grid,
+      interpolation_mode,
+      padding_mode,
+      align_corners);
+}
+
+Tensor grid_sampler_3d(
+    const Tensor& input,
+    const Tensor& grid,
+    int64_t interpolation_mode,
+    int64_t padding_mode,
+    bool align_corners) {
+  return grid_sampler_of(
+      "grid_sampler_3d",
+      5,
+      input,
+      grid,
+      interpolation_mode,
+      padding_mode,
+      align_corners);
+}
+
+Tensor affine_grid_generator(
+    const Tensor& theta,
+    const IntArg& size,
+    bool align_corners) {
+  DITTO_CHECK(
+      size.size() != 5,
+      NotImplementedError,
+      "affine_grid",
+      "3-D affine grids (size ",
+      shape_str(size),
+      ", theta Nx3x4) are not implemented in ditto");
+  return nn::functional::affine_grid(theta, size, align_corners);
+}
+
+} // namespace ditto

@@ -2,6 +2,7 @@
 // records] in ditto/ops/record.cpp).
 
 #include "ditto/nn/functional/vision.h"
+#include "ditto/ops/declared.h"
 #include "ditto/ops/detail/nn_records.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/factories.h"
@@ -94,7 +95,14 @@ DITTO_OP_RECORDS(grid_sample) {
   register_op({
       .name = "grid_sample",
       .family = "interpolation",
-      .callables = {"ditto::nn::functional::grid_sample(input, grid, options)"},
+      .callables =
+          {"ditto::nn::functional::grid_sample(input, grid, options)",
+           "ditto::grid_sampler(input, grid, interpolation_mode, "
+           "padding_mode, align_corners)",
+           "ditto::grid_sampler_2d(input, grid, interpolation_mode, "
+           "padding_mode, align_corners)",
+           "ditto::grid_sampler_3d(input, grid, interpolation_mode, "
+           "padding_mode, align_corners)"},
       .deterministic_because = {},
       .nondeterministic = {plane_path(
           "grid_sampler_2d_backward",
@@ -116,14 +124,35 @@ DITTO_OP_RECORDS(grid_sample) {
                  {s::varied({1, 1, 3, 3}, kFloat32, 2.0, 1),
                   s::varied({1, 2, 2, 2}, kFloat64, 1.0, 2)},
                  call},
+                // ATen's forms: their mode numbers and ranks.
+                {"bicubic_mode",
+                 {s::varied({1, 1, 3, 3}, kFloat32, 2.0, 1),
+                  s::varied({1, 2, 2, 2}, kFloat32, 1.0, 2)},
+                 s::call2([](const Tensor& x, const Tensor& g) {
+                   return grid_sampler(x, g, 2, 0, false);
+                 })},
+                {"padding_mode_out_of_range",
+                 {s::varied({1, 1, 3, 3}, kFloat32, 2.0, 1),
+                  s::varied({1, 2, 2, 2}, kFloat32, 1.0, 2)},
+                 s::call2([](const Tensor& x, const Tensor& g) {
+                   return grid_sampler(x, g, 0, 3, false);
+                 })},
+                {"grid_sampler_3d_of_a_4d_input",
+                 {s::varied({1, 1, 3, 3}, kFloat32, 2.0, 1),
+                  s::varied({1, 2, 2, 2}, kFloat32, 1.0, 2)},
+                 s::call2([](const Tensor& x, const Tensor& g) {
+                   return grid_sampler_3d(x, g, 0, 0, false);
+                 })},
             };
           },
   });
   register_op({
       .name = "affine_grid",
       .family = "interpolation",
-      .callables = {"ditto::nn::functional::affine_grid(theta, size, "
-                    "align_corners)"},
+      .callables =
+          {"ditto::nn::functional::affine_grid(theta, size, "
+           "align_corners)",
+           "ditto::affine_grid_generator(theta, size, align_corners)"},
       .deterministic_because =
           "one batched product with k = 3 (one fma chain per output element) "
           "of a base grid built elementwise",

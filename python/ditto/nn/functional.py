@@ -3,11 +3,72 @@ import math
 import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    affine_grid,
-    grid_sample, gru_cell_gates, interpolate, linear,
+    gru_cell_gates, interpolate, linear,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
     normalize,
     split_rows, upsample, upsample2d)
+
+
+_ALIGN_CORNERS_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to "
+    "align_corners=False since 1.3.0. Please specify align_corners=True if "
+    "the old behavior is desired. See the documentation of grid_sample for "
+    "details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros",
+                align_corners=None):
+    """torch.nn.functional.grid_sample: the mode names to ATen's numbers,
+    then ditto.grid_sampler (bicubic is refused there)."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected mode to be 'bilinear', "
+            f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be "
+            f"'zeros', 'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING)
+        align_corners = False
+    mode_enum = ("bilinear", "nearest", "bicubic").index(mode)
+    padding_enum = ("zeros", "border", "reflection").index(padding_mode)
+    return _C.grid_sampler(input, grid, mode_enum, padding_enum,
+                           align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """torch.nn.functional.affine_grid: torch's checks, then
+    ditto.affine_grid_generator (2-d affine maps)."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError("Expected theta to have floating point type, but "
+                         f"got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
+            raise ValueError("Expected a batch of 2D affine matrices of shape "
+                             f"Nx2x3 for size {size}. Got {theta.shape}.")
+        spatial = size[-2:]
+    elif len(size) == 5:
+        if theta.dim() != 3 or theta.shape[-2] != 3 or theta.shape[-1] != 4:
+            raise ValueError("Expected a batch of 3D affine matrices of shape "
+                             f"Nx3x4 for size {size}. Got {theta.shape}.")
+        spatial = size[-3:]
+    else:
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine "
+            f"transforms, respectively. Got size {size}.")
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed "
+                      "for unit-size grids when align_corners=True. This is "
+                      "not an issue for standard (non-unit) sizes.")
+    elif min(size) <= 0:
+        raise ValueError(
+            f"Expected non-zero, positive output size. Got {size}")
+    return _C.affine_grid_generator(theta, size, align_corners)
 
 
 def pad(input, pad, mode="constant", value=None):
