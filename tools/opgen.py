@@ -40,6 +40,8 @@ CPP_TYPES = {
     "bool": "bool",
     "float": "double",
     "float?": "std::optional<double>",
+    # torch's float[]? (upsample_*.vec's scale_factors): None or a list
+    "float[]?": "const std::optional<std::vector<double>>&",
     "int[]?": "const OptionalIntArg&",
     "str": "std::string_view",
     "Tensor[]": "const std::vector<Tensor>&",

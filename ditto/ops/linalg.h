@@ -4,7 +4,7 @@
 
 #include "ditto/core/scalar.h"
 #include "ditto/core/tensor.h"
-#include "ditto/ops/declared.h" // mm, bmm, matmul, addmm: linalg/linalg.ops.toml
+#include "ditto/ops/declared.h" // mm ... linear: linalg/linalg.ops.toml
 
 namespace ditto {
 
@@ -14,11 +14,8 @@ namespace ditto {
 // on every CPU capability. Split-K (small outputs with a huge k) is the
 // exception to the chain: see docs/linalg.md.
 
-// mm, bmm, matmul and addmm are declared in linalg/linalg.ops.toml
+// mm, bmm, matmul, addmm and linear are declared in linalg/linalg.ops.toml
 // (generated into declared.h).
-// x @ weight^T + bias (torch.nn.functional.linear); bias may be undefined.
-DITTO_API Tensor
-linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 
 namespace backends::gemm {
 

@@ -6,24 +6,15 @@
 #include <vector>
 
 #include "ditto/core/tensor.h"
-#include "ditto/ops/declared.h" // equal, allclose: shape/shape.ops.toml
+#include "ditto/ops/declared.h" // equal ... pad: shape/shape.ops.toml
 
 namespace ditto {
 
 // cat (concat) and stack are declared in shape/shape.ops.toml.
 // flip is declared in shape/shape.ops.toml.
 
-// Pads the last dims: {left, right} for the last dim, then {left, right} for
-// the one before, as torch.nn.functional.pad. mode is "constant",
-// "reflect" (the edge not repeated; pads below the size) or "replicate"
-// (the edge repeated). The backward of reflect and replicate adds into the
-// input gradient with index_add_, whose variant the determinism policy
-// picks.
-DITTO_API Tensor
-pad(const Tensor& a,
-    const IntList& pads,
-    std::string_view mode = "constant",
-    double value = 0.0);
+// pad (torch.nn.functional.pad, LibTorch's torch::pad) is declared in
+// shape/shape.ops.toml.
 
 // repeat_interleave (its three overloads) is declared in
 // index/index.ops.toml.

@@ -233,7 +233,8 @@ void route_warnings() {
           return;
         }
         py::gil_scoped_acquire gil;
-        std::string text = "[" + std::string(op) + "] " + std::string(message);
+        std::string text = "[";
+        text.append(op).append("] ").append(message);
         if (PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 1) != 0) {
           PyErr_Clear(); // a warnings filter of "error" cannot stop the op
         }

@@ -51,83 +51,9 @@ void init_pooling_and_norm(py::module_& nn) {
 // torch's Python over them.
 
 void init_other(py::module_& nn) {
-  nn.def(
-      "upsample2d",
-      [](const Tensor& x,
-         int64_t out_h,
-         int64_t out_w,
-         const std::string& mode,
-         bool align_corners) {
-        return F::upsample2d(
-            x,
-            out_h,
-            out_w,
-            F::interpolate_mode_from_name(mode, "upsample2d"),
-            align_corners);
-      },
-      py::arg("input"),
-      py::arg("out_h"),
-      py::arg("out_w"),
-      py::arg("mode") = "nearest",
-      py::arg("align_corners") = false,
-      ReleaseGil());
-  nn.def(
-      "upsample",
-      [](const Tensor& x,
-         const IntList& output_size,
-         const std::string& mode,
-         bool align_corners,
-         const std::vector<std::optional<double>>& scales,
-         bool antialias) {
-        return F::upsample(
-            x,
-            output_size,
-            F::interpolate_mode_from_name(mode, "upsample"),
-            align_corners,
-            scales,
-            antialias);
-      },
-      py::arg("input"),
-      py::arg("output_size"),
-      py::arg("mode") = "nearest",
-      py::arg("align_corners") = false,
-      py::arg("scales") = std::vector<std::optional<double>>{},
-      py::arg("antialias") = false,
-      ReleaseGil());
-  nn.def(
-      "interpolate",
-      [](const Tensor& x,
-         const std::optional<IntList>& size,
-         const py::object& scale_factor,
-         const std::string& mode,
-         std::optional<bool> align_corners,
-         std::optional<bool> recompute_scale_factor,
-         bool antialias) {
-        F::InterpolateOptions o;
-        o.mode(F::interpolate_mode_from_name(mode, "interpolate"));
-        if (size) {
-          o.size(*size);
-        }
-        // One number for every dim, or a sequence (torch's forms).
-        if (py::isinstance<py::float_>(scale_factor) ||
-            py::isinstance<py::int_>(scale_factor)) {
-          o.scale_factor({scale_factor.cast<double>()});
-        } else if (!scale_factor.is_none()) {
-          o.scale_factor(scale_factor.cast<std::vector<double>>());
-        }
-        o.align_corners(align_corners);
-        o.recompute_scale_factor(recompute_scale_factor.value_or(false));
-        o.antialias(antialias);
-        py::gil_scoped_release gil; // scale_factor read above, with it
-        return F::interpolate(x, o);
-      },
-      py::arg("input"),
-      py::arg("size") = py::none(),
-      py::arg("scale_factor") = py::none(),
-      py::arg("mode") = "nearest",
-      py::arg("align_corners") = py::none(),
-      py::arg("recompute_scale_factor") = py::none(),
-      py::arg("antialias") = false);
+  // interpolate's ATen forms (upsample_nearest1d ... _upsample_bicubic2d_aa)
+  // are declared (composite/interpolation.ops.toml);
+  // python/ditto/nn/functional.py's interpolate is torch's Python over them.
   // grid_sample and affine_grid: their ATen forms are declared
   // (composite/vision.ops.toml); python/ditto/nn/functional.py is torch's
   // Python over them.

@@ -129,29 +129,8 @@ void init_operators(py::class_<Tensor>& cls) {
 }
 
 void init_shape_and_linalg(py::module_& m) {
-  m.def(
-      "pad",
-      [](const Tensor& a,
-         const IntList& pad_,
-         const std::string& mode,
-         std::optional<double> value) {
-        return pad(a, pad_, mode, value.value_or(0.0));
-      },
-      py::arg("input"),
-      py::arg("pad"),
-      py::arg("mode") = "constant",
-      py::arg("value") = py::none(),
-      ReleaseGil());
-  m.def(
-      "linear",
-      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
-        return linear(x, w, value_or_undefined(b));
-      },
-      py::arg("input"),
-      py::arg("weight"),
-      py::arg("bias") = py::none(),
-      ReleaseGil());
-
+  // pad and linear are declared (shape/shape.ops.toml,
+  // linalg/linalg.ops.toml).
   py::module_ la = m.def_submodule("_linalg", "ditto::linalg");
   la.def(
       "qr",

@@ -553,7 +553,8 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def(
           "__repr__",
           [](const autograd::Node& n) {
-            return "<" + python_node_name(n) + ">";
+            std::string text = "<";
+            return text.append(python_node_name(n)).append(">");
           })
       .def_property_readonly("next_functions", [](const autograd::Node& n) {
         py::list out;

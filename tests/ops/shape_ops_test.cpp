@@ -57,7 +57,21 @@ TEST(ShapeOps, PadConstantAndReflect) {
           {3, 2, 3, 2, 1, 0, 1, 0, 3, 2, 3, 2, 1, 0, 1, 0}, {1, 4, 4})));
   EXPECT_THROW(pad(a, {3, 0}, "reflect"), ValueError);
   EXPECT_THROW(pad(a, {1}), ValueError);
-  EXPECT_THROW(pad(a, {1, 1}, "circular"), ValueError);
+  // circular (LibTorch's torch::pad takes it too): numpy's pad(mode='wrap')
+  EXPECT_TRUE(
+      equal(pad(a, {1, 2}, "circular"), tensor<float>({3, 1, 2, 3, 1, 2})));
+  EXPECT_TRUE(equal(
+      pad(m, {2, 1, 1, 0}, "circular"),
+      tensor<float>({2, 3, 2, 3, 2, 0, 1, 0, 1, 0, 2, 3, 2, 3, 2}, {3, 5})));
+  Tensor w = m.clone().requires_grad_(true);
+  pad(w, {2, 1, 1, 0}, "circular").sum().backward();
+  // column 0 appears 3 times, column 1 twice; row 0 once, row 1 twice
+  EXPECT_TRUE(equal(w.grad(), tensor<float>({3, 2, 6, 4}, {2, 2})));
+  EXPECT_THROW(pad(a, {4, 0}, "circular"), ValueError);
+  // torch: 'Padding mode "reflect" doesn't take in value argument'
+  EXPECT_THROW(pad(a, {1, 1}, "reflect", 2.0), ValueError);
+  EXPECT_NO_THROW(pad(a, {1, 1}, "reflect", 0.0));
+  EXPECT_THROW(pad(a, {1, 1}, "wrap"), ValueError);
 }
 
 TEST(ShapeOps, SortIsStableWithNaNLast) {

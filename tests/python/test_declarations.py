@@ -818,3 +818,103 @@ def test_grid_sample_and_affine_grid_are_torchs_python_over_aten_forms():
                       align_corners=False)
     with pytest.raises(ValueError, match="positive output size"):
         F.affine_grid(theta, (1, 2, 0, 5), align_corners=False)
+
+
+def test_interpolate_is_torchs_python_over_the_upsample_forms():
+    """F.interpolate (torch 1.13's Python) over the declared
+    ditto.upsample_* forms: the form F.interpolate chooses gives its bits,
+    the .vec and fixed-rank overloads agree, torch's checks and warnings.
+    (tests/python/test_pooling.py holds F.interpolate to PyTorch's bits.)"""
+    F = ditto.nn.functional
+    g = ditto.Generator().manual_seed(5)
+    x = ditto.randn(2, 3, 5, 7, generator=g)
+    cases = [
+        (dict(size=(9, 4), mode="bilinear", align_corners=True),
+         lambda: ditto.upsample_bilinear2d(x, [9, 4], True, None)),
+        (dict(scale_factor=2.5, mode="bicubic"),
+         lambda: ditto.upsample_bicubic2d(x, None, False, [2.5, 2.5])),
+        (dict(scale_factor=(1.5, 0.5), mode="nearest"),
+         lambda: ditto.upsample_nearest2d(x, None, [1.5, 0.5])),
+        (dict(size=6, mode="nearest-exact"),
+         lambda: ditto._upsample_nearest_exact2d(x, [6, 6], None)),
+        (dict(size=(3, 4), mode="bilinear", antialias=True),
+         lambda: ditto._upsample_bilinear2d_aa(x, [3, 4], False, None)),
+        # recompute_scale_factor: the sizes, no scales
+        (dict(scale_factor=1.7, mode="bilinear", recompute_scale_factor=True),
+         lambda: ditto.upsample_bilinear2d(x, [8, 11], False, None)),
+    ]
+    for kwargs, form in cases:
+        got = F.interpolate(x, **kwargs).numpy()
+        assert got.tobytes() == form().numpy().tobytes(), kwargs
+    # the fixed-rank overloads: sizes and a scale per dim
+    assert ditto.equal(ditto.upsample_nearest2d(x, [10, 14], 2.0, 2.0),
+                       ditto.upsample_nearest2d(x, None, [2.0, 2.0]))
+    line = x.reshape(6, 5, 7)
+    assert ditto.equal(F.interpolate(line, scale_factor=2, mode="linear"),
+                       ditto.upsample_linear1d(line, [14], False, 2.0))
+    vol = x.reshape(2, 3, 5, 7, 1)
+    assert list(F.interpolate(vol, size=(2, 3, 4), mode="trilinear")
+                .shape) == [2, 3, 2, 3, 4]
+    assert list(F.interpolate(vol, scale_factor=2).shape) == [2, 3, 10, 14, 2]
+    assert list(F.interpolate(x, size=(2, 3), mode="area").shape) == \
+        [2, 3, 2, 3]
+    # the forms' own refusals, naming them
+    with pytest.raises(ValueError, match=r"\[upsample_nearest2d\] Must "
+                       "specify exactly one of output_size and "
+                       "scale_factors"):
+        ditto.upsample_nearest2d(x, [4, 4], [2.0, 2.0])
+    with pytest.raises(ValueError, match=r"\[upsample_linear1d\] expected a "
+                       "3-D input"):
+        ditto.upsample_linear1d(x, [4], False, None)
+    # torch's checks and warnings
+    with pytest.raises(ValueError, match="only one of size or scale_factor"):
+        F.interpolate(x, size=4, scale_factor=2)
+    with pytest.raises(ValueError, match="either size or scale_factor"):
+        F.interpolate(x)
+    with pytest.raises(ValueError, match="align_corners option can only be "
+                       "set with the interpolating modes"):
+        F.interpolate(x, size=4, align_corners=True)
+    with pytest.raises(ValueError, match="Input and output must have the "
+                       "same number of spatial dimensions"):
+        F.interpolate(x, size=(4, 4, 4))
+    with pytest.raises(ValueError, match="Anti-alias option is only "
+                       "supported"):
+        F.interpolate(x, size=4, mode="nearest", antialias=True)
+    with pytest.raises(NotImplementedError, match="Got 4D input, but "
+                       "trilinear mode needs 5D input"):
+        F.interpolate(x, size=4, mode="trilinear")
+    with pytest.raises(NotImplementedError, match=r"Only 3D, 4D and 5D input "
+                       r"Tensors supported \(got 2D\)"):
+        F.interpolate(x[0, 0], size=4)
+    with pytest.warns(UserWarning, match="nn.functional.upsample is "
+                      "deprecated"):
+        up = F.upsample(x, scale_factor=2)
+    assert ditto.equal(up, F.interpolate(x, scale_factor=2))
+    with pytest.warns(UserWarning, match="upsample_bilinear is deprecated"):
+        F.upsample_bilinear(x, size=4)
+
+
+def test_pad_and_linear_are_declared():
+    """ditto.pad (every mode, circular in C++ too) and ditto.linear are the
+    declared functions, and torch.nn.functional's names them (torch:
+    torch._C._nn.pad, linear; F.linear is autocast's wrapper of it)."""
+    F = ditto.nn.functional
+    assert F.pad is ditto.pad
+    x = ditto.arange(6.0).reshape(1, 2, 3)
+    wrapped = np.pad(x.numpy(), ((0, 0), (1, 0), (2, 1)), mode="wrap")
+    assert np.array_equal(F.pad(x, (2, 1, 1, 0), mode="circular").numpy(),
+                          wrapped)
+    assert np.array_equal(
+        F.pad(x, (1, 1), value=7.0).numpy(),
+        np.pad(x.numpy(), ((0, 0), (0, 0), (1, 1)), constant_values=7.0))
+    with pytest.raises(ValueError, match=r"\[pad\] Padding mode \"reflect\" "
+                       "doesn't take in value argument"):
+        F.pad(x, (1, 1), mode="reflect", value=2.0)
+    with pytest.raises(ValueError, match=r"\[pad\] unsupported padding mode "
+                       "'wrap'"):
+        F.pad(x, (1, 1), mode="wrap")
+    w = ditto.ones(4, 3)
+    assert ditto.equal(F.linear(x, w), x.matmul(w.t()))
+    assert ditto.equal(F.linear(x, w, None), F.linear(x, w))
+    assert ditto.equal(ditto.linear(input=x, weight=w, bias=ditto.ones(4)),
+                       x.matmul(w.t()) + 1)

@@ -1,6 +1,7 @@
 #pragma once
 
-// linear as nn::functional names it; the op is ditto/ops/linalg.h's.
+// linear as nn::functional names it; the op is declared in
+// ditto/ops/linalg/linalg.ops.toml.
 
 #include "ditto/ops/linalg.h"
 

@@ -4,7 +4,13 @@
 // upsample_bicubic2d_aa (upsample.cpp) (Note [Op records] in
 // ditto/ops/record.cpp).
 
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "ditto/nn/functional/vision.h"
+#include "ditto/ops/declared.h"
 #include "ditto/ops/detail/nn_records.h"
 #include "ditto/ops/detail/sample_util.h"
 #include "ditto/ops/record.h"
@@ -18,6 +24,61 @@ using detail::plane_path;
 using ::ditto::detail::samples::kFloating;
 
 // ---- interpolation
+
+// The ATen forms a record holds (composite/interpolation.ops.toml): each
+// name's .vec overload and its fixed-rank one.
+std::vector<std::string> aten_callables(
+    const std::array<const char*, 2>& names,
+    bool interpolating,
+    int n) {
+  static const char* const kScales[] = {
+      "", "scales", "scales_h, scales_w", "scales_d, scales_h, scales_w"};
+  const std::string align = interpolating ? "align_corners, " : "";
+  std::vector<std::string> out;
+  for (const char* name : names) {
+    if (name == nullptr) {
+      continue;
+    }
+    out.push_back(
+        std::string("ditto::") + name + "(input, output_size, " + align +
+        "scale_factors)");
+    out.push_back(
+        std::string("ditto::") + name + "(self, output_size, " + align +
+        kScales[n] + ")");
+  }
+  return out;
+}
+
+// a's items, then b's.
+template <typename T>
+std::vector<T> with(std::vector<T> a, std::vector<T> b) {
+  for (T& x : b) {
+    a.push_back(std::move(x));
+  }
+  return a;
+}
+
+// The .vec forms' own refusals: both of output_size and scale_factors,
+// neither, and one value too many.
+using VecFn = Tensor (*)(
+    const Tensor&,
+    const OptionalIntArg&,
+    const std::optional<std::vector<double>>&);
+std::vector<Sample> aten_bad_samples(VecFn vec, int n) {
+  Tensor x = s::varied(Shape(size_t(n + 2), 3), kFloat32, 2.0, 1);
+  const IntList four(size_t(n), 4);
+  const std::vector<double> two(size_t(n), 2.0);
+  auto call = [vec](OptionalIntArg size, std::optional<std::vector<double>> f) {
+    return s::call1([=](const Tensor& t) { return vec(t, size, f); });
+  };
+  IntList more = four;
+  more.push_back(4);
+  return {
+      {"size_and_scale_factors", {x}, call(four, two)},
+      {"neither", {x}, call(std::nullopt, std::nullopt)},
+      {"one_size_too_many", {x}, call(more, std::nullopt)},
+  };
+}
 
 std::vector<Sample> upsample_samples(const SampleSpec& spec, bool bilinear) {
   const Dtype dt = spec.dtype;
@@ -94,6 +155,10 @@ struct UpsampleOp {
   InterpolateMode mode;
   int n;
   bool antialias;
+  // the ATen forms: the record's own (a .vec overload with
+  // align_corners=false for the bad samples) and nearest-exact's
+  std::array<const char*, 2> aten;
+  VecFn vec;
 };
 
 std::vector<Sample> upsample_nd_samples(const SampleSpec& spec, UpsampleOp u) {
@@ -151,7 +216,7 @@ std::vector<Sample> upsample_nd_samples(const SampleSpec& spec, UpsampleOp u) {
   return out;
 }
 
-std::vector<Sample> upsample_nd_bad_samples(UpsampleOp u) {
+std::vector<Sample> upsample_nd_bad_samples(const UpsampleOp& u) {
   auto to = [u](IntList size) {
     return s::call1([=](const Tensor& t) {
       return upsample(t, size, u.mode, false, {}, u.antialias);
@@ -161,43 +226,115 @@ std::vector<Sample> upsample_nd_bad_samples(UpsampleOp u) {
   IntList zero = four;
   zero.back() = 0;
   Shape ok(size_t(u.n + 2), 3), low(size_t(u.n + 1), 3);
-  return {
+  std::vector<Sample> out = {
       s::undefined_input(to(four), 1),
       {"rank", {s::varied(low, kFloat32, 2.0, 1)}, to(four)},
       {"zero_output", {s::varied(ok, kFloat32, 2.0, 1)}, to(zero)},
       {"integer_input", {s::varied(ok, kInt64, 20.0, 1)}, to(four)},
   };
+  return with(std::move(out), aten_bad_samples(u.vec, u.n));
 }
 
 } // namespace
 
 DITTO_OP_RECORDS(upsample) {
+  // the interpolating .vec forms with align_corners=false
+  constexpr VecFn linear1d = [](const Tensor& x,
+                                const OptionalIntArg& size,
+                                const std::optional<std::vector<double>>& f) {
+    return upsample_linear1d(x, size, false, f);
+  };
+  constexpr VecFn trilinear3d =
+      [](const Tensor& x,
+         const OptionalIntArg& size,
+         const std::optional<std::vector<double>>& f) {
+        return upsample_trilinear3d(x, size, false, f);
+      };
+  constexpr VecFn bicubic2d = [](const Tensor& x,
+                                 const OptionalIntArg& size,
+                                 const std::optional<std::vector<double>>& f) {
+    return upsample_bicubic2d(x, size, false, f);
+  };
+  constexpr VecFn bilinear2d_aa =
+      [](const Tensor& x,
+         const OptionalIntArg& size,
+         const std::optional<std::vector<double>>& f) {
+        return _upsample_bilinear2d_aa(x, size, false, f);
+      };
+  constexpr VecFn bicubic2d_aa =
+      [](const Tensor& x,
+         const OptionalIntArg& size,
+         const std::optional<std::vector<double>>& f) {
+        return _upsample_bicubic2d_aa(x, size, false, f);
+      };
   const UpsampleOp ops[] = {
-      {"upsample_nearest1d", InterpolateMode::Nearest, 1, false},
-      {"upsample_nearest3d", InterpolateMode::Nearest, 3, false},
-      {"upsample_linear1d", InterpolateMode::Linear, 1, false},
-      {"upsample_trilinear3d", InterpolateMode::Trilinear, 3, false},
-      {"upsample_bicubic2d", InterpolateMode::Bicubic, 2, false},
-      {"upsample_bilinear2d_aa", InterpolateMode::Bilinear, 2, true},
-      {"upsample_bicubic2d_aa", InterpolateMode::Bicubic, 2, true},
+      {"upsample_nearest1d",
+       InterpolateMode::Nearest,
+       1,
+       false,
+       {"upsample_nearest1d", "_upsample_nearest_exact1d"},
+       &upsample_nearest1d},
+      {"upsample_nearest3d",
+       InterpolateMode::Nearest,
+       3,
+       false,
+       {"upsample_nearest3d", "_upsample_nearest_exact3d"},
+       &upsample_nearest3d},
+      {"upsample_linear1d",
+       InterpolateMode::Linear,
+       1,
+       false,
+       {"upsample_linear1d", nullptr},
+       linear1d},
+      {"upsample_trilinear3d",
+       InterpolateMode::Trilinear,
+       3,
+       false,
+       {"upsample_trilinear3d", nullptr},
+       trilinear3d},
+      {"upsample_bicubic2d",
+       InterpolateMode::Bicubic,
+       2,
+       false,
+       {"upsample_bicubic2d", nullptr},
+       bicubic2d},
+      {"upsample_bilinear2d_aa",
+       InterpolateMode::Bilinear,
+       2,
+       true,
+       {"_upsample_bilinear2d_aa", nullptr},
+       bilinear2d_aa},
+      {"upsample_bicubic2d_aa",
+       InterpolateMode::Bicubic,
+       2,
+       true,
+       {"_upsample_bicubic2d_aa", nullptr},
+       bicubic2d_aa},
   };
   for (const UpsampleOp& u : ops) {
+    std::vector<std::string> callables = aten_callables(
+        u.aten,
+        u.mode != InterpolateMode::Nearest &&
+            u.mode != InterpolateMode::NearestExact,
+        u.n);
+    callables.insert(
+        callables.end(),
+        {std::string("ditto::nn::functional::upsample(x, output_size, "
+                     "InterpolateMode::") +
+             (u.mode == InterpolateMode::Nearest ? "Nearest" : "") +
+             (u.mode == InterpolateMode::Linear ? "Linear" : "") +
+             (u.mode == InterpolateMode::Trilinear ? "Trilinear" : "") +
+             (u.mode == InterpolateMode::Bicubic ? "Bicubic" : "") +
+             (u.mode == InterpolateMode::Bilinear ? "Bilinear" : "") +
+             ", align_corners, scales, antialias=" +
+             (u.antialias ? "true" : "false") + ")",
+         std::string("ditto::nn::functional::interpolate(x, options) (") +
+             interpolate_mode_name(u.mode) +
+             (u.antialias ? ", antialias" : "") + ")"});
     register_op({
         .name = u.name,
         .family = "interpolation",
-        .callables =
-            {std::string("ditto::nn::functional::upsample(x, output_size, "
-                         "InterpolateMode::") +
-                 (u.mode == InterpolateMode::Nearest ? "Nearest" : "") +
-                 (u.mode == InterpolateMode::Linear ? "Linear" : "") +
-                 (u.mode == InterpolateMode::Trilinear ? "Trilinear" : "") +
-                 (u.mode == InterpolateMode::Bicubic ? "Bicubic" : "") +
-                 (u.mode == InterpolateMode::Bilinear ? "Bilinear" : "") +
-                 ", align_corners, scales, antialias=" +
-                 (u.antialias ? "true" : "false") + ")",
-             std::string("ditto::nn::functional::interpolate(x, options) (") +
-                 interpolate_mode_name(u.mode) +
-                 (u.antialias ? ", antialias" : "") + ")"},
+        .callables = std::move(callables),
         .deterministic_because = {},
         .nondeterministic = {plane_path(
             (std::string(u.name) + "_backward").c_str())},
@@ -212,32 +349,45 @@ DITTO_OP_RECORDS(upsample) {
   register_op({
       .name = "upsample_nearest2d",
       .family = "interpolation",
-      .callables =
-          {"ditto::nn::functional::upsample2d(x, out_h, out_w, InterpolateMode::Nearest)",
-           "ditto::nn::functional::upsample2d(x, out_h, out_w, InterpolateMode::NearestExact)",
-           "ditto::nn::functional::interpolate(x, options) (nearest modes)"},
+      .callables = with(
+          aten_callables(
+              {"upsample_nearest2d", "_upsample_nearest_exact2d"}, false, 2),
+          {"ditto::nn::functional::interpolate(x, options) (nearest modes)"}),
       .deterministic_because = {},
       .nondeterministic = {plane_path("upsample_nearest2d_backward")},
       .dtypes = kFloating,
       .samples =
           [](const SampleSpec& spec) { return upsample_samples(spec, false); },
       .bad_samples =
-          [] { return upsample_bad_samples(InterpolateMode::Nearest); },
+          [] {
+            return with(
+                upsample_bad_samples(InterpolateMode::Nearest),
+                aten_bad_samples(&upsample_nearest2d, 2));
+          },
   });
   register_op({
       .name = "upsample_bilinear2d",
       .family = "interpolation",
-      .callables =
-          {"ditto::nn::functional::upsample2d(x, out_h, out_w, InterpolateMode::Bilinear, "
-           "align_corners)",
-           "ditto::nn::functional::interpolate(x, options) (bilinear)"},
+      .callables = with(
+          aten_callables({"upsample_bilinear2d", nullptr}, true, 2),
+          {"ditto::nn::functional::interpolate(x, options) (bilinear)"}),
       .deterministic_because = {},
       .nondeterministic = {plane_path("upsample_bilinear2d_backward")},
       .dtypes = kFloating,
       .samples =
           [](const SampleSpec& spec) { return upsample_samples(spec, true); },
       .bad_samples =
-          [] { return upsample_bad_samples(InterpolateMode::Bilinear); },
+          [] {
+            return with(
+                upsample_bad_samples(InterpolateMode::Bilinear),
+                aten_bad_samples(
+                    [](const Tensor& x,
+                       const OptionalIntArg& size,
+                       const std::optional<std::vector<double>>& f) {
+                      return upsample_bilinear2d(x, size, false, f);
+                    },
+                    2));
+          },
   });
 }
 

@@ -55,7 +55,9 @@ DITTO_API Tensor upsample(
     bool antialias = false);
 
 // upsample over the last two dims of (N, C, H, W) (scale_h/scale_w as
-// upsample's scales).
+// upsample's scales): ditto's older spelling of LibTorch's
+// upsample_nearest2d and upsample_bilinear2d (declared:
+// composite/interpolation.ops.toml), kept for C++ callers.
 DITTO_API Tensor upsample2d(
     const Tensor& x,
     int64_t out_h,

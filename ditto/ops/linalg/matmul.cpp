@@ -234,8 +234,12 @@ Tensor addmm(
       });
 }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+Tensor linear(
+    const Tensor& x,
+    const Tensor& weight,
+    const std::optional<Tensor>& bias_or_none) {
   const char* name = "linear";
+  const Tensor bias = bias_or_none.value_or(Tensor());
   if (storage_pair(x, weight) &&
       (!bias.defined() || bias.dtype() == x.dtype())) {
     // Note [Storage dtypes]: product and bias in float32, rounded once (as

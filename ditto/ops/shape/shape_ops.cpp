@@ -235,12 +235,14 @@ Tensor flip(const Tensor& a, const IntArg& dims) {
   });
 }
 
-Tensor pad(
+namespace {
+
+// pad's checks of its arguments, every mode's.
+void check_pad_args(
     const Tensor& a,
     const IntList& pads,
     std::string_view mode,
-    double value) {
-  detail::OpScope scope("pad", {a});
+    std::optional<double> value) {
   DITTO_CHECK(a.defined(), ValueError, "pad", "undefined tensor");
   DITTO_CHECK(
       pads.size() % 2 == 0 && int64_t(pads.size()) / 2 <= a.dim(),
@@ -252,15 +254,73 @@ Tensor pad(
       " for a ",
       a.dim(),
       "-d tensor");
-  const bool reflect = mode == "reflect";
-  const bool constant = mode == "constant";
   DITTO_CHECK(
-      reflect || constant || mode == "replicate",
+      mode == "constant" || mode == "reflect" || mode == "replicate" ||
+          mode == "circular",
       ValueError,
       "pad",
       "unsupported padding mode '",
       mode,
-      "'; expected 'constant', 'reflect' or 'replicate'");
+      "'; expected 'constant', 'reflect', 'replicate' or 'circular'");
+  DITTO_CHECK(
+      mode == "constant" || !value || *value == 0,
+      ValueError,
+      "pad",
+      "Padding mode \"",
+      mode,
+      "\" doesn't take in value argument");
+}
+
+// circular: each padded dim, last first, between its wrapped slices (the
+// last `left` entries before it, the first `right` after it); each pad at
+// most the dim's size. Made of narrow and cat, which record the gradient.
+Tensor pad_circular(const Tensor& a, const IntList& pads) {
+  detail::OpScope scope("pad", {a}, detail::OpScope::kComposite);
+  Tensor out = a;
+  for (size_t i = 0; i < pads.size() / 2; ++i) {
+    const int64_t d = a.dim() - 1 - int64_t(i);
+    const int64_t left = pads[2 * i], right = pads[2 * i + 1];
+    const int64_t size = out.size(d);
+    DITTO_CHECK(
+        left >= 0 && right >= 0 && left <= size && right <= size,
+        ValueError,
+        "pad",
+        "circular padding of (",
+        left,
+        ", ",
+        right,
+        ") is out of range for a dim of size ",
+        size);
+    std::vector<Tensor> parts;
+    if (left > 0) {
+      parts.push_back(out.narrow(d, size - left, left));
+    }
+    parts.push_back(out);
+    if (right > 0) {
+      parts.push_back(out.narrow(d, 0, right));
+    }
+    if (parts.size() > 1) {
+      out = cat(parts, d);
+    }
+  }
+  return scope.done(out);
+}
+
+} // namespace
+
+Tensor pad(
+    const Tensor& a,
+    const IntArg& pads,
+    std::string_view mode,
+    std::optional<double> value_or_none) {
+  check_pad_args(a, pads, mode, value_or_none);
+  if (mode == "circular") {
+    return pad_circular(a, pads);
+  }
+  detail::OpScope scope("pad", {a});
+  const double value = value_or_none.value_or(0.0);
+  const bool reflect = mode == "reflect";
+  const bool constant = mode == "constant";
   Shape out_shape = a.sizes();
   std::vector<int64_t> lo(size_t(a.dim()), 0);
   for (size_t i = 0; i < pads.size() / 2; ++i) {

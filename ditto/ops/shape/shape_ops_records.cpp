@@ -353,7 +353,7 @@ DITTO_OP_RECORDS(shape_ops) {
   register_op({
       .name = "pad",
       .family = "shape",
-      .callables = {"ditto::pad(a, pads, mode, value)"},
+      .callables = {"ditto::pad(self, pad, mode, value)"},
       .deterministic_because = kCopies,
       .nondeterministic = detail::pad_backward_paths(),
       .dtypes = {kFloat32, kFloat64},
@@ -371,8 +371,14 @@ DITTO_OP_RECORDS(shape_ops) {
                 8.0,
                 2);
             auto mode = [](const char* md, IntList p) {
-              return s::call1(
-                  [md, p](const Tensor& x) { return pad(x, p, md, 0.5); });
+              // a value for constant padding (the others take none)
+              const std::optional<double> value =
+                  std::string_view(md) == "constant"
+                  ? std::optional<double>(0.5)
+                  : std::nullopt;
+              return s::call1([md, p, value](const Tensor& x) {
+                return pad(x, p, md, value);
+              });
             };
             return std::vector<Sample>{
                 {"constant", {m}, mode("constant", {2, 1, 0, 3})},
@@ -394,7 +400,22 @@ DITTO_OP_RECORDS(shape_ops) {
                  })},
                 {"odd_pads",
                  {s::varied({2, 3}, kFloat32, 2.0, 1)},
-                 s::call1([](const Tensor& x) { return pad(x, {1}); })}};
+                 s::call1([](const Tensor& x) { return pad(x, {1}); })},
+                {"value_with_reflect",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) {
+                   return pad(x, {1, 1}, "reflect", 2.0);
+                 })},
+                {"circular_wraps_twice",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) {
+                   return pad(x, {4, 0}, "circular");
+                 })},
+                {"unknown_mode",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 s::call1([](const Tensor& x) {
+                   return pad(x, {1, 1}, "wrap");
+                 })}};
           },
   });
   register_op({

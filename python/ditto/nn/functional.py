@@ -3,10 +3,10 @@ import math
 import warnings
 from .. import _C
 from .._C._nn import (  # noqa: F401
-    gru_cell_gates, interpolate, linear,
+    gru_cell_gates,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
     normalize,
-    split_rows, upsample, upsample2d)
+    split_rows)
 
 
 _ALIGN_CORNERS_WARNING = (
@@ -71,33 +71,9 @@ def affine_grid(theta, size, align_corners=None):
     return _C.affine_grid_generator(theta, size, align_corners)
 
 
-def pad(input, pad, mode="constant", value=None):
-    """torch.nn.functional.pad: constant, reflect and replicate in C++;
-    circular copies the wrapped slices (torch's: each pad at most the dim's
-    size), last dim first."""
-    if mode != "circular":
-        return _C._nn.pad(input, pad, mode, value)
-    pads = list(pad)
-    if len(pads) % 2 or len(pads) // 2 > input.dim():
-        raise ValueError("[pad] Padding length must be divisible by 2 and "
-                         "at most twice the input's dims")
-    out = input
-    for i in range(len(pads) // 2):
-        d = out.dim() - 1 - i
-        left, right = pads[2 * i], pads[2 * i + 1]
-        size = out.shape[d]
-        if max(left, right) > size or min(left, right) < 0:
-            raise ValueError("[pad] circular padding of "
-                             f"({left}, {right}) is out of range for a dim "
-                             f"of size {size}")
-        parts = []
-        if left:
-            parts.append(out.narrow(d, size - left, left))
-        parts.append(out)
-        if right:
-            parts.append(out.narrow(d, 0, right))
-        out = _C.cat(parts, d) if len(parts) > 1 else out
-    return out
+# pad and linear are declared (shape/shape.ops.toml, linalg/linalg.ops.toml:
+# ditto.pad, ditto.linear, exported here with the declared activations
+# below), as torch's are torch._C._nn.pad and linear.
 
 
 def _same_padding(kernel, dilation):
@@ -895,17 +871,123 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return input / div
 
 
+def interpolate(input, size=None, scale_factor=None, mode="nearest",
+                align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """torch.nn.functional.interpolate: torch's checks and choice of ATen
+    form (ditto.upsample_bilinear2d ..., declared in
+    ditto/ops/composite/interpolation.ops.toml); area is adaptive average
+    pooling."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating "
+                "modes: linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2  # the resized dims
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial "
+                    "dimensions, but got input with spatial dimensions of "
+                    f"{list(input.shape[2:])} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                    "format and output size in (o1, o2, ...,oK) format.")
+            output_size = size
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of "
+                    "spatial dimensions, but got input with spatial "
+                    f"dimensions of {list(input.shape[2:])} and scale_factor "
+                    f"of shape {scale_factor}. Please provide input tensor "
+                    "in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                    "(s1, s2, ...,sK) format.")
+            scale_factors = scale_factor
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError(
+            "recompute_scale_factor is not meaningful with an explicit size.")
+    # area takes sizes: the recompute path makes them
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        output_size = [int(math.floor(float(input.size(i + 2))
+                                      * scale_factors[i]))
+                       for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic")
+                          and input.dim() == 4):
+        raise ValueError("Anti-alias option is only supported for bilinear "
+                         "and bicubic modes")
+    rank = input.dim()
+    nearest = {3: _C.upsample_nearest1d, 4: _C.upsample_nearest2d,
+               5: _C.upsample_nearest3d}
+    exact = {3: _C._upsample_nearest_exact1d,
+             4: _C._upsample_nearest_exact2d,
+             5: _C._upsample_nearest_exact3d}
+    area = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d,
+            5: adaptive_avg_pool3d}
+    interpolating = {
+        (3, "linear"): _C.upsample_linear1d,
+        (4, "bilinear"): (_C._upsample_bilinear2d_aa if antialias
+                          else _C.upsample_bilinear2d),
+        (5, "trilinear"): _C.upsample_trilinear3d,
+        (4, "bicubic"): (_C._upsample_bicubic2d_aa if antialias
+                         else _C.upsample_bicubic2d),
+    }
+    if mode == "nearest" and rank in nearest:
+        return nearest[rank](input, output_size, scale_factors)
+    if mode == "nearest-exact" and rank in exact:
+        return exact[rank](input, output_size, scale_factors)
+    if mode == "area" and rank in area:
+        return area[rank](input, output_size)
+    if (rank, mode) in interpolating:
+        return interpolating[(rank, mode)](input, output_size, align_corners,
+                                           scale_factors)
+    needs = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+    if rank in (3, 4, 5) and mode in needs:
+        raise NotImplementedError(
+            f"Got {rank}D input, but {mode} mode needs {needs[mode]}D input")
+    raise NotImplementedError(
+        "Input Error: Only 3D, 4D and 5D input Tensors supported"
+        f" (got {rank}D) for the modes: nearest | linear | bilinear | "
+        f"bicubic | trilinear | area | nearest-exact (got {mode})")
+
+
 def upsample(input, size=None, scale_factor=None, mode="nearest",
              align_corners=None):
+    """torch.nn.functional.upsample (deprecated there): interpolate."""
+    warnings.warn("nn.functional.upsample is deprecated. Use "
+                  "nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
-    return interpolate(input, size, scale_factor, "nearest")
+    """torch.nn.functional.upsample_nearest (deprecated there)."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use "
+                  "nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
-    return interpolate(input, size, scale_factor, "bilinear", True)
+    """torch.nn.functional.upsample_bilinear (deprecated there)."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use "
+                  "nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear",
+                       align_corners=True)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None,
