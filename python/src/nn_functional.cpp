@@ -27,19 +27,8 @@ void init_pooling_and_norm(py::module_& nn) {
   // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
   // are declared (composite/normalization.ops.toml);
   // python/ditto/nn/functional.py is torch's Python over them.
-  nn.def(
-      "normalize",
-      [](const Tensor& x, double p, int64_t dim, double eps) {
-        if (p != 2.0) {
-          throw ValueError("[normalize] ditto implements p=2 only");
-        }
-        return F::normalize(x, dim, eps);
-      },
-      py::arg("input"),
-      py::arg("p") = 2.0,
-      py::arg("dim") = 1,
-      py::arg("eps") = 1e-12,
-      ReleaseGil());
+  // normalize: torch's Python (python/ditto/nn/functional.py) over norm,
+  // clamp_min and div.
 }
 
 // The poolings' ATen forms, their gradients' included, are declared

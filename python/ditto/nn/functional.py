@@ -5,7 +5,6 @@ from .. import _C
 from .._C._nn import (  # noqa: F401
     gru_cell_gates,
     lstm_cell_gates, max_pool2d_backward, max_pool3d_backward,
-    normalize,
     split_rows)
 
 
@@ -807,6 +806,16 @@ def _causal_mask(L, S):
     see."""
     from .. import arange
     return arange(S).reshape(1, S) > arange(L).reshape(L, 1)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """torch.nn.functional.normalize (torch's Python): input over its p-norm
+    along dim, the norm at least eps (a zero vector stays zero, its
+    gradient 1 / eps, as torch's); out, when given, takes the result."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return out.resize_(input.shape).copy_(input / denom)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
