@@ -852,8 +852,34 @@ void attention() {
       "decoder.layers.0.self_attn.out_proj.weight"));
 }
 
+// ATen's functions with their LibTorch signatures (declared in ditto's
+// ops.toml files): the resampling forms, pad and linear.
+void aten_forms() {
+  torch::Tensor x = torch::arange(24, torch::kFloat32).reshape({1, 2, 3, 4});
+  torch::Tensor up = torch::upsample_bilinear2d(x, {6, 8}, false);
+  COVERAGE_CHECK(up.sizes() == torch::IntArrayRef({1, 2, 6, 8}));
+  // scales given: the index mapping of interpolate(scale_factor=2)
+  torch::Tensor near = torch::upsample_nearest2d(x, {6, 8}, 2.0, 2.0);
+  COVERAGE_CHECK(near[0][1][5][7].item<float>() == 23.0f);
+  COVERAGE_CHECK(
+      torch::upsample_nearest1d(x[0], {8}).sizes() ==
+      torch::IntArrayRef({2, 3, 8}));
+  // LibTorch pads 1 or 2 fewer dims than the input has in circular mode
+  torch::Tensor wrapped = torch::pad(x, {1, 1, 0, 0}, "circular");
+  COVERAGE_CHECK(wrapped.size(3) == 6);
+  COVERAGE_CHECK(wrapped[0][0][0][0].item<float>() == 3.0f);
+  COVERAGE_CHECK(
+      torch::pad(x, {1, 0, 0, 1}, "constant", 7.0)[0][0][3][0].item<float>() ==
+      7.0f);
+  torch::Tensor w = torch::ones({5, 4});
+  COVERAGE_CHECK(torch::linear(x, w).size(3) == 5);
+  COVERAGE_CHECK(
+      torch::linear(x, w, torch::ones({5}))[0][0][0][0].item<float>() == 7.0f);
+}
+
 int main(int argc, char** argv) {
   torch::manual_seed(0);
+  aten_forms();
   holders();
   sequential();
   module_list_and_dict();
