@@ -27,8 +27,16 @@ void init_pooling_and_norm(py::module_& nn) {
   // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
   // are declared (composite/normalization.ops.toml);
   // python/ditto/nn/functional.py is torch's Python over them.
-  // normalize: torch's Python (python/ditto/nn/functional.py) over norm,
-  // clamp_min and div.
+  // normalize with p = 2: the C++ function, so that Python's bits are the
+  // C++ library's (python/ditto/nn/functional.py takes the other p and
+  // out= as torch's Python does).
+  nn.def(
+      "normalize",
+      &F::normalize,
+      py::arg("input"),
+      py::arg("dim"),
+      py::arg("eps"),
+      ReleaseGil());
 }
 
 // The poolings' ATen forms, their gradients' included, are declared
