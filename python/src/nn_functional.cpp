@@ -27,13 +27,16 @@ void init_pooling_and_norm(py::module_& nn) {
   // batch_norm, instance_norm, layer_norm and group_norm: their ATen forms
   // are declared (composite/normalization.ops.toml);
   // python/ditto/nn/functional.py is torch's Python over them.
-  // normalize with p = 2: the C++ function, so that Python's bits are the
-  // C++ library's (python/ditto/nn/functional.py takes the other p and
-  // out= as torch's Python does).
+  // normalize: LibTorch's F::normalize with its options (python/ditto/nn/
+  // functional.py adds torch's out=).
   nn.def(
       "normalize",
-      &F::normalize,
+      [](const Tensor& x, double p, int64_t dim, double eps) {
+        return F::normalize(
+            x, F::NormalizeFuncOptions().p(p).dim(dim).eps(eps));
+      },
       py::arg("input"),
+      py::arg("p"),
       py::arg("dim"),
       py::arg("eps"),
       ReleaseGil());

@@ -871,6 +871,9 @@ void aten_forms() {
   COVERAGE_CHECK(
       torch::pad(x, {1, 0, 0, 1}, "constant", 7.0)[0][0][3][0].item<float>() ==
       7.0f);
+  namespace F = torch::nn::functional;
+  torch::Tensor unit = F::normalize(x, F::NormalizeFuncOptions().p(2).dim(-1));
+  COVERAGE_CHECK(std::abs(unit[0][0][1].norm().item<float>() - 1.0f) < 1e-6f);
   torch::Tensor w = torch::ones({5, 4});
   COVERAGE_CHECK(torch::linear(x, w).size(3) == 5);
   COVERAGE_CHECK(

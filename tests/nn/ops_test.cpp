@@ -113,6 +113,29 @@ void expect_bce_values(const Tensor& got, const json& want, const char* what) {
 // exactly 0 or 1: finite (about 1e12 / n), where the clamped logs' chain
 // rule gave NaN (0 * inf) and killed a training at its first confident
 // prediction.
+// LibTorch's F::normalize(input, NormalizeFuncOptions): p = 2 is ditto's
+// chain (normalize(x, dim, eps)), another p LibTorch's formula; out= takes
+// the result.
+TEST(NnOps, NormalizeTakesLibTorchsOptions) {
+  Tensor x = tensor<float>({3, -4, 1, 1, 0, 0}, {3, 2});
+  EXPECT_TRUE(equal(F::normalize(x), F::normalize(x, 1)));
+  EXPECT_TRUE(equal(
+      F::normalize(x, F::NormalizeFuncOptions().dim(0).eps(1e-6)),
+      F::normalize(x, 0, 1e-6)));
+  Tensor l1 = F::normalize(x, F::NormalizeFuncOptions().p(1));
+  EXPECT_TRUE(equal(
+      l1, tensor<float>({3.0f / 7, -4.0f / 7, 0.5f, 0.5f, 0, 0}, {3, 2})));
+  // the zero row: 0 / eps
+  Tensor inf = F::normalize(x, F::NormalizeFuncOptions().p(INFINITY));
+  EXPECT_EQ(inf.abs().amax({1}).sum().item<float>(), 2.0f);
+  Tensor out = empty({0});
+  Tensor r = F::normalize(x, F::NormalizeFuncOptions().p(1).out(out));
+  EXPECT_TRUE(r.is_same(out));
+  EXPECT_TRUE(equal(out, l1));
+  EXPECT_THROW(
+      F::normalize(x, F::NormalizeFuncOptions().p(3).dim(2)), IndexError);
+}
+
 TEST(NnOps, BinaryCrossEntropyGradientsArePyTorchsAtZeroAndOne) {
   std::ifstream in(std::string(DITTO_TEST_DATA_DIR) + "/nn/bce_golden.json");
   const json j = json::parse(in);

@@ -921,14 +921,14 @@ def test_pad_and_linear_are_declared():
 
 
 def test_normalize_takes_torchs_arguments():
-    """F.normalize: p = 2 the C++ library's function (its bits), any other
-    p torch's Python (norm, clamp_min, div), and out=."""
+    """F.normalize: the C++ library's F::normalize with LibTorch's options
+    (p = 2 its own chain, any other p LibTorch's formula), and out=."""
     F = ditto.nn.functional
     x = ditto.tensor([[3.0, -4.0], [1.0, 1.0]])
     assert np.allclose(F.normalize(x).numpy(), [[0.6, -0.8],
                                                 [0.5 ** 0.5, 0.5 ** 0.5]])
-    assert ditto.equal(F.normalize(x, dim=0), ditto._C._nn.normalize(x, 0,
-                                                                      1e-12))
+    assert ditto.equal(F.normalize(x, dim=0), ditto._C._nn.normalize(x, 2.0,
+                                                                      0, 1e-12))
     assert np.allclose(F.normalize(x, p=1, dim=0).abs().sum(0).numpy(), 1.0)
     assert np.allclose(F.normalize(x, p=float("inf")).abs().amax(1).numpy(),
                        1.0)

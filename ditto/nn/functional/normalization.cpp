@@ -475,6 +475,27 @@ Tensor normalize(const Tensor& x, int64_t dim, double eps) {
   return op.done(div(x, clamp(norm, eps, std::nullopt)));
 }
 
+Tensor normalize(const Tensor& input, const NormalizeFuncOptions& o) {
+  Tensor result;
+  if (o.p() == 2.0) {
+    result = normalize(input, o.dim(), o.eps());
+  } else {
+    detail::OpScope op("normalize", {input}, detail::OpScope::kComposite);
+    DITTO_CHECK(input.defined(), ValueError, "normalize", "undefined input");
+    Tensor denom =
+        clamp(input.norm(o.p(), IntArg{o.dim()}, true), o.eps(), std::nullopt);
+    result = op.done(div(input, denom.expand_as(input)));
+  }
+  if (!o.out()) {
+    return result;
+  }
+  Tensor out = *o.out();
+  DITTO_CHECK(out.defined(), ValueError, "normalize", "undefined out");
+  out.resize_(result.sizes());
+  out.copy_(result);
+  return out;
+}
+
 } // namespace ditto::nn::functional
 
 namespace ditto {

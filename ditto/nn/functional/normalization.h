@@ -4,8 +4,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "ditto/core/options.h"
 #include "ditto/core/tensor.h"
 #include "ditto/ops/declared.h"
 
@@ -106,9 +108,24 @@ class DITTO_API RunningStatsRecorder {
   std::vector<Entry> entries_;
 };
 
-// x / max(||x||_2 along dim, eps).
+// LibTorch's options of F::normalize: p, dim, eps, and out (a tensor that
+// takes the result).
+struct DITTO_API NormalizeFuncOptions {
+  DITTO_NN_ARG(double, p) = 2.0;
+  DITTO_NN_ARG(int64_t, dim) = 1;
+  DITTO_NN_ARG(double, eps) = 1e-12;
+  DITTO_NN_ARG(std::optional<Tensor>, out);
+};
+
+// LibTorch's F::normalize: input over its p-norm along dim, the norm at
+// least eps. p = 2 is normalize(input, dim, eps) below (its bits); another
+// p LibTorch's formula, input / norm(p, dim, keepdim).clamp_min(eps). out,
+// when given, is resized to input's shape and takes the result.
 DITTO_API Tensor
-normalize(const Tensor& x, int64_t dim = 1, double eps = 1e-12);
+normalize(const Tensor& input, const NormalizeFuncOptions& options = {});
+
+// x / max(||x||_2 along dim, eps), the norm as sqrt(sum(x * x)).
+DITTO_API Tensor normalize(const Tensor& x, int64_t dim, double eps = 1e-12);
 
 } // namespace ditto::nn::functional
 

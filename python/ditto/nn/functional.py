@@ -810,14 +810,10 @@ def _causal_mask(L, S):
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """torch.nn.functional.normalize: input over its p-norm along dim, the
-    norm at least eps; out, when given, takes the result. p = 2 is the C++
-    library's nn::functional::normalize (the same bits from C++ and
-    Python); another p is torch's Python (norm, clamp_min, div)."""
-    if p == 2:
-        result = _C._nn.normalize(input, dim, eps)
-    else:
-        denom = input.norm(p, dim, keepdim=True).clamp_min(eps)
-        result = input / denom.expand_as(input)
+    norm at least eps (the C++ library's F::normalize, LibTorch's options:
+    the same bits from C++ and Python); out, when given, takes the
+    result."""
+    result = _C._nn.normalize(input, p, dim, eps)
     if out is None:
         return result
     return out.resize_(input.shape).copy_(result)
