@@ -134,6 +134,15 @@ TEST(NnOps, NormalizeTakesLibTorchsOptions) {
   EXPECT_TRUE(equal(out, l1));
   EXPECT_THROW(
       F::normalize(x, F::NormalizeFuncOptions().p(3).dim(2)), IndexError);
+  // An all-zero row's gradient is 1 / eps for p = 2 as for another p (as
+  // torch's; sqrt's gradient at 0 made it NaN), the other rows' unchanged.
+  for (double p : {2.0, 1.0}) {
+    Tensor w = x.clone().requires_grad_(true);
+    F::normalize(w, F::NormalizeFuncOptions().p(p).eps(1e-6)).sum().backward();
+    EXPECT_EQ(w.grad()[2][0].item<float>(), 1e6f) << p;
+    EXPECT_EQ(w.grad()[2][1].item<float>(), 1e6f) << p;
+    EXPECT_TRUE(bool(isfinite(w.grad()).all().item<bool>())) << p;
+  }
 }
 
 TEST(NnOps, BinaryCrossEntropyGradientsArePyTorchsAtZeroAndOne) {

@@ -935,3 +935,8 @@ def test_normalize_takes_torchs_arguments():
     out = ditto.empty(0)
     F.normalize(x, out=out)
     assert ditto.equal(out, F.normalize(x))
+    # an all-zero row: gradient 1 / eps, as torch's (not NaN)
+    for p in (2.0, 1.0):
+        z = ditto.zeros(2, 3, requires_grad=True)
+        F.normalize(z, p=p, eps=1e-6).sum().backward()
+        assert np.allclose(z.grad.numpy(), 1e6), p

@@ -471,7 +471,14 @@ Tensor group_norm(
 Tensor normalize(const Tensor& x, int64_t dim, double eps) {
   detail::OpScope op("normalize", {x}, detail::OpScope::kComposite);
   DITTO_CHECK(x.defined(), ValueError, "normalize", "undefined input");
-  Tensor norm = sqrt(mul(x, x).sum({dim}, true));
+  // An all-zero slice: its norm is 0 and sqrt's gradient there 0 / 0, a NaN
+  // that clamp's zero gradient would not stop. sqrt sees 1 there instead
+  // and the norm is put back to 0 (both `where`s pass every other slice's
+  // values and gradients unchanged), so the slice's gradient is 1 / eps, as
+  // torch's.
+  Tensor squares = mul(x, x).sum({dim}, true);
+  Tensor zero = eq(squares, 0.0);
+  Tensor norm = where(zero, 0.0, sqrt(where(zero, 1.0, squares)));
   return op.done(div(x, clamp(norm, eps, std::nullopt)));
 }
 

@@ -124,7 +124,8 @@ struct DITTO_API NormalizeFuncOptions {
 DITTO_API Tensor
 normalize(const Tensor& input, const NormalizeFuncOptions& options = {});
 
-// x / max(||x||_2 along dim, eps), the norm as sqrt(sum(x * x)).
+// x / max(||x||_2 along dim, eps), the norm as sqrt(sum(x * x)); an
+// all-zero slice's gradient is 1 / eps, as torch's.
 DITTO_API Tensor normalize(const Tensor& x, int64_t dim, double eps = 1e-12);
 
 } // namespace ditto::nn::functional
