@@ -1,20 +1,24 @@
 #pragma once
 
 // Note [Device kernel slots]
-// The kernels a device besides the CPU gives the ops, as one table of slots
-// per device type, the way the CPU's loops come from kernels::KernelTable.
-// An op body validates its arguments, makes its operands, and then calls
-// device_kernels(out).slot(...) for an operand on a device instead of
-// running its CPU loop; it names no device. A device fills the slots it has
-// while the library loads (the Vulkan device: ditto/device/vulkan/
-// kernels.cpp); which ops a device runs is said by each op's declaration or
-// record (`devices`, Note [Device kernels are declared] in
-// ditto/ops/record.cpp): OpScope admits a device tensor into those ops
-// alone, so a slot is reached only by an op its device declared. A device
-// fills every slot (register_device_kernels checks). The slots' contracts
-// (shapes, layouts, dtypes, whose bits) are written once, here; a device
-// gives the CPU's bits for each, except where a slot says it may not (the
-// `deterministic` flags).
+// The kernels of a device, as one table of slots per device type. An op
+// body validates its arguments, makes its operands, and then calls
+// detail::device_slots(out, name).slot(...) (ditto/ops/detail/
+// cpu_kernels.h): the CPU's table (its loops over kernels::KernelTable,
+// filled by ops/) for a CPU tensor, the device's for a device tensor; the
+// op names no device. A device fills its slots while the library loads
+// (the Vulkan device: ditto/device/vulkan/kernels.cpp); which ops a device
+// runs is said by each op's declaration or record (`devices`, Note [Device
+// kernels are declared] in ditto/ops/record.cpp): OpScope admits a device
+// tensor into those ops alone, so a slot is reached only by an op its
+// device declared. A device fills every slot (register_device_kernels
+// checks). The slots' contracts (shapes, layouts, dtypes, whose bits) are
+// written once, here; a device gives the CPU's bits for each, except where
+// a slot says it may not (the `deterministic` flags). The CPU's slots take
+// every dtype the op's loops have; a device refuses what it has no kernel
+// for (NotImplementedError naming the op, the dtype and the device).
+// Operands: a 0-dim CPU tensor where a slot takes a tensor operand stands
+// for a scalar (the CPU reads it with stride 0).
 // Internal: ops/, nn/ and the devices include it; not installed.
 
 #include <array>
@@ -56,6 +60,9 @@ enum class ConvKernel {
   WeightFast
 };
 
+// What reduce computes of each row.
+enum class ReduceKind { Sum, Mean, Prod };
+
 // max_pool2d on (planes, H, W): {planes, h, w, oh, ow, kh, kw, sh, sw, ph,
 // pw, dh, dw}.
 using PoolGeom = std::array<int64_t, 13>;
@@ -73,11 +80,13 @@ struct DeviceKernels {
       nullptr;
   Tensor (*to_host)(const Tensor& src, const char* op) = nullptr;
 
-  // out = a op b elementwise, a and b expanded to out's shape; a 0-dim CPU
-  // tensor stands for a scalar. code: the op's code in the declaration's
-  // `vulkan` field, -1 where it has none; compare: a bool result; float64:
-  // the kernel needs float64 (div's exact quotient).
+  // out = a op b elementwise, a and b (of one dtype, the op's compute
+  // dtype) expanded to out's shape, or 0-dim CPU tensors. op: the
+  // kernels::BinaryOp (the CPU's loop); code: the op's code in the
+  // declaration's `vulkan` field, -1 where it has none; compare: a bool
+  // result; float64: the kernel needs float64 (div's exact quotient).
   void (*binary)(
+      int op,
       int code,
       bool compare,
       bool float64,
@@ -86,8 +95,8 @@ struct DeviceKernels {
       const Tensor& b,
       const char* name) = nullptr;
   // out = the fused op (kernels::FusedOp numbering: AddScaled, Addcmul) of
-  // x, y, z (z null for AddScaled) with the scalar s, operands expanded to
-  // out's shape; a 0-dim CPU tensor stands for a scalar.
+  // x, y, z (z null for AddScaled) with the scalar s, operands of out's
+  // dtype expanded to out's shape, or 0-dim CPU tensors.
   void (*fused)(
       int op,
       double s,
@@ -96,15 +105,18 @@ struct DeviceKernels {
       const Tensor& y,
       const Tensor* z,
       const char* name) = nullptr;
-  // out = op(x), same shape; code and float64 as binary's.
+  // out = op(x), same shape and dtype; op the kernels::UnaryOp, code and
+  // float64 as binary's.
   void (*unary)(
+      int op,
       int code,
       bool float64,
       const Tensor& out,
       const Tensor& x,
       const char* name) = nullptr;
-  // out = cond ? a : b (4-byte elements) with cond, a, b expanded to out's
-  // shape; a or b may be a 0-dim CPU tensor (a scalar).
+  // out = cond ? a : b with cond, a, b (a and b of out's dtype) expanded
+  // to out's shape; a or b may be a 0-dim CPU tensor (a scalar). The
+  // Vulkan device: 4-byte elements.
   void (*where)(
       const Tensor& out,
       const Tensor& cond,
@@ -112,19 +124,22 @@ struct DeviceKernels {
       const Tensor& b,
       const char* name) = nullptr;
 
-  // The sum (mean: divided by inner) of each of the `rows` rows of `inner`
-  // elements of view (row-major over view's shape) into out (rows elements,
-  // contiguous), with the CPU's chunks, lanes and trees (reduce.cpp).
-  void (*reduce_sum)(
+  // The sum (Mean: divided by inner; Prod: the product) of each of the
+  // `rows` rows of `inner` elements of view (row-major over view's shape)
+  // into out (rows elements, contiguous; int64 for an integral view), with
+  // the CPU's chunks, lanes and trees (reduce.cpp). The Vulkan device:
+  // float32 Sum and Mean.
+  void (*reduce)(
+      ReduceKind kind,
       const Tensor& out,
       const Tensor& view,
       int64_t rows,
       int64_t inner,
-      bool mean,
       const char* name) = nullptr;
-  // The extremum (max when is_max) of each row (as reduce_sum) and the index
-  // of its first occurrence (the first NaN wins), float32: values and
-  // indices (int64) contiguous, rows elements each.
+  // The extremum (max when is_max) of each row (as reduce's) and the index
+  // of its first occurrence (the first NaN wins): values (view's dtype) and
+  // indices (int64) contiguous, rows elements each. The Vulkan device:
+  // float32.
   void (*arg_reduce)(
       const Tensor& values,
       const Tensor& indices,
@@ -235,7 +250,7 @@ struct DeviceKernels {
   X(fused)                           \
   X(unary)                           \
   X(where)                           \
-  X(reduce_sum)                      \
+  X(reduce)                          \
   X(arg_reduce)                      \
   X(gemm)                            \
   X(select_rows)                     \

@@ -142,6 +142,7 @@ void binary_int64(
 } // namespace
 
 void binary(
+    int /*op: the CPU's*/,
     int code,
     bool compare,
     bool float64,
@@ -247,13 +248,21 @@ void where(
       out.numel());
 }
 
-void reduce_sum(
+void reduce(
+    kernels::ReduceKind kind,
     const Tensor& out,
     const Tensor& view,
     int64_t rows,
     int64_t inner,
-    bool mean,
     const char* name) {
+  DITTO_CHECK(
+      kind != kernels::ReduceKind::Prod,
+      NotImplementedError,
+      name,
+      "no kernel on ",
+      view.device(),
+      " for this op");
+  const bool mean = kind == kernels::ReduceKind::Mean;
   require_kernel(
       out.dtype() == kFloat32 && view.dtype() == kFloat32,
       name,
@@ -296,6 +305,7 @@ void reduce_sum(
 }
 
 void unary(
+    int /*op: the CPU's*/,
     int code,
     bool float64,
     const Tensor& out,

@@ -1,13 +1,12 @@
 #include "ditto/ops/detail/elementwise_engine.h"
 
-#include "ditto/kernels/device_kernels.h"
-
 #include <array>
 #include <cmath>
 #include <iterator>
 #include <optional>
 #include <string>
 
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -201,8 +200,7 @@ Tensor binary(
   // result is rounded to result_dtype once, at the end.
   compute = compute_dtype(compute);
   const Dtype kernel_result = is_comparison(op) ? kBool : compute;
-  // Note [Ops on a device]: a 0-dim CPU operand is a scalar there.
-  const Device device = a.is_cpu() ? b_in.device() : a.device();
+  const Device device = detail::op_device({a, b_in});
   Tensor dst;
   if (inplace) {
     DITTO_CHECK(
@@ -236,7 +234,7 @@ Tensor binary(
     }
     // Same shape: no view to make (a new tensor per operand, ~15% of a
     // one-element add from Python).
-    return c.sizes() == shape ? c : c.expand(shape);
+    return detail::slot_operand(c, shape);
   };
   // What the backward needs, before an in-place op overwrites a.
   autograd::SavedTensor saved_a, saved_b;
@@ -246,34 +244,22 @@ Tensor binary(
   }
   Tensor x = prepare(a);
   Tensor y = prepare(b_in);
-  auto loop = scope.kernels().binary[int(op)][dtype_index(compute)];
   DITTO_CHECK(
-      loop != nullptr,
+      scope.kernels().binary[int(op)][dtype_index(compute)] != nullptr,
       TypeError,
       name,
       "not implemented for ",
       compute,
       info.result == kResultIntegral ? " (integer and bool tensors only)" : "");
-  if (!dst.is_cpu()) {
-    kernels::device_kernels(dst, name).binary(
-        info.vulkan_code,
-        info.result == kResultBool,
-        info.vulkan_float64,
-        dst,
-        a.is_cpu() ? a.to(compute) : x,
-        b_in.is_cpu() ? b_in.to(compute) : y,
-        name);
-  } else {
-    detail::run_loop(
-        shape,
-        {{static_cast<char*>(dst.raw_data()), dst.strides()},
-         {static_cast<char*>(x.raw_data()), x.strides()},
-         {static_cast<char*>(y.raw_data()), y.strides()}},
-        {dst.element_size(), x.element_size(), y.element_size()},
-        [loop](char* const* p, const int64_t* s, int64_t n) {
-          loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
-        });
-  }
+  detail::device_slots(dst, name).binary(
+      int(op),
+      info.vulkan_code,
+      info.result == kResultBool,
+      info.vulkan_float64,
+      dst,
+      x,
+      y,
+      name);
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
     dst = *out;
@@ -377,11 +363,8 @@ Tensor fused(
       name,
       "needs floating tensors, got ",
       compute);
-  // Note [Ops on a device]: a 0-dim CPU operand is a scalar there.
-  const Device device = !a.is_cpu() ? a.device()
-      : !b.is_cpu()                 ? b.device()
-      : c                           ? c->device()
-                                    : kCPU;
+  const Device device =
+      c ? detail::op_device({a, b, *c}) : detail::op_device({a, b});
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   if (c) {
     shape = broadcast_shapes(shape, c->sizes(), name);
@@ -421,7 +404,7 @@ Tensor fused(
         !detail::same_view(p, dst)) {
       p = p.clone();
     }
-    return p.expand(shape);
+    return detail::slot_operand(p, shape);
   };
   autograd::SavedTensor saved_b, saved_c;
   if (scope.needs_grad() && op != FusedOp::AddScaled) {
@@ -430,31 +413,10 @@ Tensor fused(
   }
   Tensor x = prepare(a);
   Tensor y = prepare(b);
-  Tensor z = c ? prepare(*c) : y;
-  auto loop = scope.kernels().fused[int(op)][dtype_index(compute)];
-  DITTO_ASSERT(loop != nullptr);
-  if (!dst.is_cpu()) {
-    auto operand = [&](const Tensor& t, const Tensor& prepared) {
-      return t.is_cpu() ? t.to(compute) : prepared;
-    };
-    Tensor zc = c ? operand(*c, z) : Tensor();
-    kernels::device_kernels(dst, name).fused(
-        int(op), s, dst, operand(a, x), operand(b, y), c ? &zc : nullptr, name);
-  } else {
-    detail::run_loop(
-        shape,
-        {{static_cast<char*>(dst.raw_data()), dst.strides()},
-         {static_cast<char*>(x.raw_data()), x.strides()},
-         {static_cast<char*>(y.raw_data()), y.strides()},
-         {static_cast<char*>(z.raw_data()), z.strides()}},
-        {dst.element_size(),
-         x.element_size(),
-         y.element_size(),
-         z.element_size()},
-        [loop, s](char* const* p, const int64_t* st, int64_t n) {
-          loop(n, p[0], p[1], p[2], p[3], st, s);
-        });
-  }
+  Tensor z = c ? prepare(*c) : Tensor();
+  DITTO_ASSERT(scope.kernels().fused[int(op)][dtype_index(compute)] != nullptr);
+  detail::device_slots(dst, name).fused(
+      int(op), s, dst, x, y, c ? &z : nullptr, name);
   if (inplace && !dst.is_same(*out)) {
     detail::copy_into(*out, dst, name);
     dst = *out;
@@ -579,21 +541,9 @@ Tensor unary(UnaryOp op, const Tensor& a) {
   compute = compute_dtype(compute);
   Tensor x = a.to(compute);
   Tensor out = detail::new_tensor(a.sizes(), compute, a.device());
-  auto loop = scope.kernels().unary[int(op)][dtype_index(compute)];
-  DITTO_ASSERT(loop != nullptr);
-  if (!out.is_cpu()) {
-    kernels::device_kernels(out, name).unary(
-        info.vulkan_code, info.vulkan_float64, out, x, name);
-  } else {
-    detail::run_loop(
-        a.sizes(),
-        {{static_cast<char*>(out.raw_data()), out.strides()},
-         {static_cast<char*>(x.raw_data()), x.strides()}},
-        {out.element_size(), x.element_size()},
-        [loop](char* const* p, const int64_t* s, int64_t n) {
-          loop(n, p[0], p[1], s[0], s[1]);
-        });
-  }
+  DITTO_ASSERT(scope.kernels().unary[int(op)][dtype_index(compute)] != nullptr);
+  detail::device_slots(out, name).unary(
+      int(op), info.vulkan_code, info.vulkan_float64, out, x, name);
   if (out.dtype() != result_dtype) {
     out = out.to(result_dtype);
   }

@@ -1,10 +1,9 @@
 #include "ditto/ops/elementwise.h"
 
-#include "ditto/kernels/device_kernels.h"
-
 #include <cmath>
 #include <optional>
 
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/elementwise_engine.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/factories.h"
@@ -311,40 +310,15 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   Shape shape = broadcast_shapes(
       broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   Dtype d = result_type(a, b);
-  Tensor c = cond.expand(shape);
-  Tensor x = a.to(d).expand(shape);
-  Tensor y = b.to(d).expand(shape);
-  // Note [Ops on a device]: a 0-dim CPU a or b is a scalar there.
-  const Device device = !cond.is_cpu() ? cond.device()
-      : !a.is_cpu()                    ? a.device()
-                                       : b.device();
+  const Device device = detail::op_device({cond, a, b});
   Tensor out = detail::new_tensor(shape, d, device);
-  if (!device.is_cpu()) {
-    kernels::device_kernels(out, "where")
-        .where(
-            out,
-            c,
-            a.is_cpu() ? a.to(d) : x,
-            b.is_cpu() ? b.to(d) : y,
-            "where");
-    return scope.done(
-        out, [sc = scope.save(cond)](const autograd::GradList& g) {
-          Tensor cd = sc.unpack();
-          return autograd::GradList{
-              Tensor(), where(cd, g[0], 0.0), where(cd, 0.0, g[0])};
-        });
-  }
-  auto loop = scope.kernels().where[dtype_index(d)];
-  detail::run_loop(
-      shape,
-      {{static_cast<char*>(out.raw_data()), out.strides()},
-       {static_cast<char*>(c.raw_data()), c.strides()},
-       {static_cast<char*>(x.raw_data()), x.strides()},
-       {static_cast<char*>(y.raw_data()), y.strides()}},
-      {out.element_size(), 1, x.element_size(), y.element_size()},
-      [loop](char* const* p, const int64_t* s, int64_t n) {
-        loop(n, p[0], p[1], p[2], p[3], s);
-      });
+  detail::device_slots(out, "where")
+      .where(
+          out,
+          cond.expand(shape),
+          detail::slot_operand(a.to(d), shape),
+          detail::slot_operand(b.to(d), shape),
+          "where");
   return scope.done(out, [sc = scope.save(cond)](const autograd::GradList& g) {
     Tensor c = sc.unpack();
     return autograd::GradList{

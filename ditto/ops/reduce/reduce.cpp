@@ -1,7 +1,5 @@
 #include "ditto/ops/reduce.h"
 
-#include "ditto/kernels/device_kernels.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/index_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
@@ -118,12 +118,22 @@ Plan make_plan(
     }
   }
   p.view = nd > 0 ? a.permute(perm) : a;
+  return p;
+}
+
+// The CPU's plan of a slot's rows: view's rows made contiguous unless the
+// view is large and not contiguous.
+Plan cpu_plan(const Tensor& view, int64_t rows, int64_t inner, const char* op) {
+  Plan p;
+  p.view = view;
+  p.outer = rows;
+  p.inner = inner;
   const bool large =
       checked_mul(
-          a.numel(), int64_t(a.element_size()), op, "the input's bytes") >
+          view.numel(), int64_t(view.element_size()), op, "the input's bytes") >
       kCopyLimitBytes;
-  if (a.is_cpu() && (p.view.is_contiguous() || !large)) {
-    p.rows = p.view.contiguous();
+  if (view.is_contiguous() || !large) {
+    p.rows = view.contiguous();
   }
   return p;
 }
@@ -259,65 +269,16 @@ Tensor sum_impl(
   }
   Dtype acc = is_floating(in) ? in : kInt64;
   Tensor out = detail::new_tensor(p.out_shape, acc, a.device());
-  if (!a.is_cpu()) {
-    DITTO_CHECK(
-        !is_prod,
-        NotImplementedError,
-        name,
-        "no kernel on ",
-        a.device(),
-        " for this op");
-    kernels::device_kernels(out, name).reduce_sum(
-        out, p.view, p.outer, p.inner, is_mean, name);
-  }
-  const auto& table = scope.kernels();
-  auto loop =
-      is_prod ? table.prod[dtype_index(in)] : table.sum[dtype_index(in)];
-  dispatch_dtype(acc, name, [&]<typename A>() {
-    if constexpr (
-        std::is_same_v<A, float> || std::is_same_v<A, double> ||
-        std::is_same_v<A, int64_t>) {
-      if (!out.is_cpu()) {
-        return;
-      }
-      A* o = out.data_ptr<A>();
-      if (is_prod) {
-        reduce_rows<A>(
-            p,
-            loop,
-            A(1),
-            [](A x, A y) {
-              if constexpr (std::is_integral_v<A>) {
-                return A(uint64_t(x) * uint64_t(y));
-              } else {
-                return x * y;
-              }
-            },
-            o);
-      } else {
-        reduce_rows<A>(
-            p,
-            loop,
-            A(0),
-            [](A x, A y) {
-              if constexpr (std::is_integral_v<A>) {
-                return A(uint64_t(x) + uint64_t(y));
-              } else {
-                return x + y;
-              }
-            },
-            o);
-      }
-      if (is_mean) {
-        if constexpr (std::is_floating_point_v<A>) {
-          const A n = A(p.inner);
-          for (int64_t i = 0; i < p.outer; ++i) {
-            o[i] = o[i] / n;
-          }
-        }
-      }
-    }
-  });
+  using kernels::ReduceKind;
+  detail::device_slots(out, name).reduce(
+      is_prod       ? ReduceKind::Prod
+          : is_mean ? ReduceKind::Mean
+                    : ReduceKind::Sum,
+      out,
+      p.view,
+      p.outer,
+      p.inner,
+      name);
   return scope.done(
       out,
       [in = a.sizes(),
@@ -395,67 +356,8 @@ ArgResult arg_impl(
   Dtype d = a.dtype();
   Tensor values = detail::new_tensor(p.out_shape, d, a.device());
   Tensor indices = detail::new_tensor(p.out_shape, kInt64, a.device());
-  if (!a.is_cpu()) {
-    kernels::device_kernels(values, name)
-        .arg_reduce(values, indices, p.view, p.outer, p.inner, is_max, name);
-    return {values, indices};
-  }
-  const auto& table = scope.kernels();
-  auto loop = is_max ? table.max[dtype_index(d)] : table.min[dtype_index(d)];
-  dispatch_dtype(d, name, [&]<typename T>() {
-    T* vo = values.data_ptr<T>();
-    int64_t* io = indices.data_ptr<int64_t>();
-    const int64_t chunks = (p.inner + kReduceGrain - 1) / kReduceGrain;
-    auto better = [&](T cand, T best) {
-      if constexpr (std::is_floating_point_v<T>) {
-        if (best != best) {
-          return false;
-        }
-        return cand != cand || (is_max ? cand > best : cand < best);
-      } else {
-        return is_max ? cand > best : cand < best;
-      }
-    };
-    auto row = [&](int64_t r, bool parallel) {
-      // unique_ptr, not vector: vector<bool> has no addressable elements.
-      std::unique_ptr<T[]> cv(new T[size_t(chunks)]);
-      std::unique_ptr<int64_t[]> ci(new int64_t[size_t(chunks)]);
-      auto chunk = [&](int64_t c) {
-        int64_t b = c * kReduceGrain;
-        int64_t n = std::min(kReduceGrain, p.inner - b);
-        loop(p.chunk(r, b, n), n, &cv[size_t(c)], &ci[size_t(c)]);
-        ci[size_t(c)] += b;
-      };
-      if (parallel) {
-        parallel_chunks(chunks, chunk);
-      } else {
-        for (int64_t c = 0; c < chunks; ++c) {
-          chunk(c);
-        }
-      }
-      T best = cv[0];
-      int64_t best_i = ci[0];
-      for (int64_t c = 1; c < chunks; ++c) {
-        if (better(cv[size_t(c)], best)) {
-          best = cv[size_t(c)];
-          best_i = ci[size_t(c)];
-        }
-      }
-      vo[r] = best;
-      io[r] = best_i;
-    };
-    if (p.outer == 1) {
-      row(0, true);
-    } else {
-      int64_t per_task =
-          std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.inner, 1));
-      parallel_for(0, p.outer, per_task, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          row(r, false);
-        }
-      });
-    }
-  });
+  detail::device_slots(values, name)
+      .arg_reduce(values, indices, p.view, p.outer, p.inner, is_max, name);
   return {values, indices};
 }
 
@@ -642,5 +544,139 @@ Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
   return arg_index(a, dim, keepdim, false, "argmin");
 }
+
+namespace detail::cpu {
+
+// The CPU's reduce slot (Note [Device kernel slots]): each row's sum,
+// mean or product, rows in parallel, the chunk partials by tree_combine.
+void reduce(
+    kernels::ReduceKind kind,
+    const Tensor& out,
+    const Tensor& view,
+    int64_t rows,
+    int64_t inner,
+    const char* name) {
+  const Plan p = cpu_plan(view, rows, inner, name);
+  const bool is_prod = kind == kernels::ReduceKind::Prod;
+  const bool is_mean = kind == kernels::ReduceKind::Mean;
+  const Dtype in = view.dtype();
+  const Dtype acc = out.dtype();
+  const auto& table = kernels::kernel_table();
+  auto loop =
+      is_prod ? table.prod[dtype_index(in)] : table.sum[dtype_index(in)];
+  dispatch_dtype(acc, name, [&]<typename A>() {
+    if constexpr (
+        std::is_same_v<A, float> || std::is_same_v<A, double> ||
+        std::is_same_v<A, int64_t>) {
+      A* o = out.data_ptr<A>();
+      if (is_prod) {
+        reduce_rows<A>(
+            p,
+            loop,
+            A(1),
+            [](A x, A y) {
+              if constexpr (std::is_integral_v<A>) {
+                return A(uint64_t(x) * uint64_t(y));
+              } else {
+                return x * y;
+              }
+            },
+            o);
+      } else {
+        reduce_rows<A>(
+            p,
+            loop,
+            A(0),
+            [](A x, A y) {
+              if constexpr (std::is_integral_v<A>) {
+                return A(uint64_t(x) + uint64_t(y));
+              } else {
+                return x + y;
+              }
+            },
+            o);
+      }
+      if (is_mean) {
+        if constexpr (std::is_floating_point_v<A>) {
+          const A n = A(p.inner);
+          for (int64_t i = 0; i < p.outer; ++i) {
+            o[i] = o[i] / n;
+          }
+        }
+      }
+    }
+  });
+}
+
+// The CPU's arg_reduce slot: each row's extremum and its first index.
+void arg_reduce(
+    const Tensor& values,
+    const Tensor& indices,
+    const Tensor& view,
+    int64_t rows,
+    int64_t inner,
+    bool is_max,
+    const char* name) {
+  const Plan p = cpu_plan(view, rows, inner, name);
+  const auto& table = kernels::kernel_table();
+  const Dtype d = view.dtype();
+  auto loop = is_max ? table.max[dtype_index(d)] : table.min[dtype_index(d)];
+  dispatch_dtype(d, name, [&]<typename T>() {
+    T* vo = values.data_ptr<T>();
+    int64_t* io = indices.data_ptr<int64_t>();
+    const int64_t chunks = (p.inner + kReduceGrain - 1) / kReduceGrain;
+    auto better = [&](T cand, T best) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (best != best) {
+          return false;
+        }
+        return cand != cand || (is_max ? cand > best : cand < best);
+      } else {
+        return is_max ? cand > best : cand < best;
+      }
+    };
+    auto row = [&](int64_t r, bool parallel) {
+      // unique_ptr, not vector: vector<bool> has no addressable elements.
+      std::unique_ptr<T[]> cv(new T[size_t(chunks)]);
+      std::unique_ptr<int64_t[]> ci(new int64_t[size_t(chunks)]);
+      auto chunk = [&](int64_t c) {
+        int64_t b = c * kReduceGrain;
+        int64_t n = std::min(kReduceGrain, p.inner - b);
+        loop(p.chunk(r, b, n), n, &cv[size_t(c)], &ci[size_t(c)]);
+        ci[size_t(c)] += b;
+      };
+      if (parallel) {
+        parallel_chunks(chunks, chunk);
+      } else {
+        for (int64_t c = 0; c < chunks; ++c) {
+          chunk(c);
+        }
+      }
+      T best = cv[0];
+      int64_t best_i = ci[0];
+      for (int64_t c = 1; c < chunks; ++c) {
+        if (better(cv[size_t(c)], best)) {
+          best = cv[size_t(c)];
+          best_i = ci[size_t(c)];
+        }
+      }
+      vo[r] = best;
+      io[r] = best_i;
+    };
+    if (p.outer == 1) {
+      row(0, true);
+    } else {
+      int64_t per_task =
+          std::max<int64_t>(1, kReduceGrain / std::max<int64_t>(p.inner, 1));
+      parallel_for(0, p.outer, per_task, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          row(r, false);
+        }
+      });
+    }
+  });
+}
+
+} // namespace detail::cpu
 
 } // namespace ditto

@@ -1,0 +1,125 @@
+// The CPU's kernel slots of the elementwise family, and the CPU's table
+// (Note [Device kernel slots]).
+
+#include "ditto/ops/detail/cpu_kernels.h"
+
+#include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/detail/op_util.h"
+
+namespace ditto::detail {
+
+namespace {
+
+const kernels::DeviceKernels& cpu_table() {
+  static const kernels::DeviceKernels table = [] {
+    kernels::DeviceKernels k;
+#define DITTO_CPU_FILL_SLOT(name) k.name = &cpu::name;
+    DITTO_CPU_SLOTS(DITTO_CPU_FILL_SLOT)
+#undef DITTO_CPU_FILL_SLOT
+    return k;
+  }();
+  return table;
+}
+
+// A loop operand of out's shape: t expanded to it, or a 0-dim tensor (a
+// scalar), read with stride 0.
+LoopOperand operand(const Tensor& t, const Tensor& out) {
+  return {
+      static_cast<char*>(t.raw_data()),
+      t.dim() == 0 ? Shape(size_t(out.dim()), 0) : t.strides()};
+}
+
+} // namespace
+
+const kernels::DeviceKernels& device_slots(const Tensor& t, const char* op) {
+  return t.is_cpu() ? cpu_table() : kernels::device_kernels(t, op);
+}
+
+namespace cpu {
+
+void binary(
+    int op,
+    int /*code: a device's*/,
+    bool /*compare*/,
+    bool /*float64*/,
+    const Tensor& out,
+    const Tensor& a,
+    const Tensor& b,
+    const char* /*name*/) {
+  auto loop = kernels::kernel_table().binary[op][dtype_index(a.dtype())];
+  run_loop(
+      out.sizes(),
+      {{static_cast<char*>(out.raw_data()), out.strides()},
+       operand(a, out),
+       operand(b, out)},
+      {out.element_size(), a.element_size(), b.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], p[2], s[0], s[1], s[2]);
+      });
+}
+
+void fused(
+    int op,
+    double s,
+    const Tensor& out,
+    const Tensor& x,
+    const Tensor& y,
+    const Tensor* z,
+    const char* /*name*/) {
+  auto loop = kernels::kernel_table().fused[op][dtype_index(out.dtype())];
+  // AddScaled reads no third operand: y stands in its place.
+  const Tensor& third = z != nullptr ? *z : y;
+  run_loop(
+      out.sizes(),
+      {{static_cast<char*>(out.raw_data()), out.strides()},
+       operand(x, out),
+       operand(y, out),
+       operand(third, out)},
+      {out.element_size(),
+       x.element_size(),
+       y.element_size(),
+       third.element_size()},
+      [loop, s](char* const* p, const int64_t* st, int64_t n) {
+        loop(n, p[0], p[1], p[2], p[3], st, s);
+      });
+}
+
+void unary(
+    int op,
+    int /*code: a device's*/,
+    bool /*float64*/,
+    const Tensor& out,
+    const Tensor& x,
+    const char* /*name*/) {
+  auto loop = kernels::kernel_table().unary[op][dtype_index(x.dtype())];
+  run_loop(
+      out.sizes(),
+      {{static_cast<char*>(out.raw_data()), out.strides()}, operand(x, out)},
+      {out.element_size(), x.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], s[0], s[1]);
+      });
+}
+
+void where(
+    const Tensor& out,
+    const Tensor& cond,
+    const Tensor& a,
+    const Tensor& b,
+    const char* /*name*/) {
+  auto loop = kernels::kernel_table().where[dtype_index(out.dtype())];
+  run_loop(
+      out.sizes(),
+      {{static_cast<char*>(out.raw_data()), out.strides()},
+       operand(cond, out),
+       operand(a, out),
+       operand(b, out)},
+      {out.element_size(), 1, a.element_size(), b.element_size()},
+      [loop](char* const* p, const int64_t* s, int64_t n) {
+        loop(n, p[0], p[1], p[2], p[3], s);
+      });
+}
+
+} // namespace cpu
+
+} // namespace ditto::detail

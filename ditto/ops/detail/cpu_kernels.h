@@ -1,0 +1,61 @@
+#pragma once
+
+// The CPU's kernel slots (Note [Device kernel slots] in
+// ditto/kernels/device_kernels.h): the CPU's loops behind the slots' own
+// signatures, so that an op body dispatches to every device one way,
+// detail::device_slots(out, name).slot(...), and names none. Internal.
+
+#include <functional>
+#include <initializer_list>
+
+#include "ditto/kernels/device_kernels.h"
+
+namespace ditto::detail {
+
+// The slots of t's device: the CPU's table below for a CPU tensor, else
+// the table its device registered (InternalError naming op where it has
+// none).
+const kernels::DeviceKernels& device_slots(const Tensor& t, const char* op);
+
+// The device an op's result goes to: its first operand's not on the CPU,
+// else the CPU (Note [Ops on a device] in ditto/ops/detail/op_util.h: a
+// 0-dim CPU operand is a scalar on any device; OpScope has checked that
+// the others share one device).
+inline Device op_device(
+    std::initializer_list<std::reference_wrapper<const Tensor>> operands) {
+  for (const Tensor& t : operands) {
+    if (!t.is_cpu()) {
+      return t.device();
+    }
+  }
+  return kCPU;
+}
+
+// An operand for a slot: t (in the op's dtype) expanded to shape, or t
+// itself where it is a 0-dim CPU tensor (a scalar on every device: Note
+// [Ops on a device] in ditto/ops/detail/op_util.cpp).
+inline Tensor slot_operand(const Tensor& t, const Shape& shape) {
+  return (t.dim() == 0 && t.is_cpu()) || t.sizes() == shape ? t
+                                                             : t.expand(shape);
+}
+
+// The CPU's slots, each of its slot's type (DITTO_DEVICE_KERNEL_TYPE). The
+// CPU fills the slots its ops dispatch through: the elementwise and
+// reduction families (ops/detail/cpu_kernels.cpp, ops/reduce/reduce.cpp).
+// The ops of the other slots (copies, gemm, index rows, bernoulli, conv2d,
+// pooling, nll) still test the device themselves and run their CPU loops
+// in place; their CPU slots stay empty until they move here.
+namespace cpu {
+#define DITTO_CPU_SLOTS(X) \
+  X(binary)                \
+  X(fused)                 \
+  X(unary)                 \
+  X(where)                 \
+  X(reduce)                \
+  X(arg_reduce)
+#define DITTO_CPU_DECLARE_SLOT(name) DITTO_DEVICE_KERNEL_TYPE(name) name;
+DITTO_CPU_SLOTS(DITTO_CPU_DECLARE_SLOT)
+#undef DITTO_CPU_DECLARE_SLOT
+} // namespace cpu
+
+} // namespace ditto::detail
