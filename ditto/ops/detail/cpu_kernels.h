@@ -36,13 +36,14 @@ inline Device op_device(
 // [Ops on a device] in ditto/ops/detail/op_util.cpp).
 inline Tensor slot_operand(const Tensor& t, const Shape& shape) {
   return (t.dim() == 0 && t.is_cpu()) || t.sizes() == shape ? t
-                                                             : t.expand(shape);
+                                                            : t.expand(shape);
 }
 
 // The CPU's slots, each of its slot's type (DITTO_DEVICE_KERNEL_TYPE). The
 // CPU fills the slots its ops dispatch through: the elementwise and
-// reduction families (ops/detail/cpu_kernels.cpp, ops/reduce/reduce.cpp).
-// The ops of the other slots (copies, gemm, index rows, bernoulli, conv2d,
+// reduction families and the index rows (ops/detail/cpu_kernels.cpp,
+// ops/reduce/reduce.cpp, ops/index/index.cpp). The ops of the other slots
+// (copies, gemm, bernoulli, conv2d,
 // pooling, nll) still test the device themselves and run their CPU loops
 // in place; their CPU slots stay empty until they move here.
 namespace cpu {
@@ -52,7 +53,9 @@ namespace cpu {
   X(unary)                 \
   X(where)                 \
   X(reduce)                \
-  X(arg_reduce)
+  X(arg_reduce)            \
+  X(select_rows)           \
+  X(add_rows)
 #define DITTO_CPU_DECLARE_SLOT(name) DITTO_DEVICE_KERNEL_TYPE(name) name;
 DITTO_CPU_SLOTS(DITTO_CPU_DECLARE_SLOT)
 #undef DITTO_CPU_DECLARE_SLOT

@@ -1,11 +1,10 @@
 #include "ditto/ops/index.h"
 
-#include "ditto/kernels/device_kernels.h"
-
 #include <cstring>
 #include <vector>
 
 #include "ditto/determinism/context.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/index_util.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/detail/scatter_engine.h"
@@ -37,28 +36,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   // per selected row.
   Tensor src = s.contiguous();
   const int64_t len = s.size(0) > 0 ? s.numel() / s.size(0) : 0;
-  const size_t row_bytes = size_t(len) * self.element_size();
-  const int64_t* ip = idx.data_ptr<int64_t>();
-  const bool on_device = !self.is_cpu();
-  if (on_device) {
-    kernels::device_kernels(out, "index_select")
-        .select_rows(out, src, ip, n, len, "index_select");
-  }
-  const char* from =
-      on_device ? nullptr : static_cast<const char*>(src.raw_data());
-  char* to = on_device ? nullptr : static_cast<char*>(out.raw_data());
-  parallel_for(
-      0,
-      on_device ? 0 : n,
-      detail::keys_per_task(len),
-      [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          std::memcpy(
-              to + size_t(i) * row_bytes,
-              from + size_t(ip[i]) * row_bytes,
-              row_bytes);
-        }
-      });
+  detail::device_slots(out, "index_select")
+      .select_rows(out, src, idx.data_ptr<int64_t>(), n, len, "index_select");
   return op.done(
       detail::moved_back(out, self.dim(), d).contiguous(),
       [d, si = op.save(index), in = self.sizes()](const autograd::GradList& g) {
@@ -181,17 +160,13 @@ Tensor& index_rows_(
   const int64_t rows = W.size(0);
   const int64_t len = rows > 0 ? W.numel() / rows : 0;
   const int64_t* ip = idx.data_ptr<int64_t>();
-  if (!self.is_cpu()) {
-    // index_copy_ has no device kernel: OpScope refused it.
-    DITTO_ASSERT(C == Combine::kAdd);
-    kernels::device_kernels(W, name).add_rows(
+  if constexpr (C == Combine::kAdd) {
+    detail::device_slots(W, name).add_rows(
         W, src, ip, n, rows, len, detail::use_deterministic<C, float>(), name);
-  }
-  dispatch_dtype(self.dtype(), name, [&]<typename T>() {
-    if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
-      if (!self.is_cpu()) {
-        return;
-      }
+  } else {
+    // index_copy_: the CPU's alone (a device has no kernel for it: OpScope
+    // refused a device tensor).
+    dispatch_dtype(self.dtype(), name, [&]<typename T>() {
       T* w = W.data_ptr<T>();
       const T* s = src.data_ptr<T>();
       detail::scatter_updates(
@@ -205,8 +180,8 @@ Tensor& index_rows_(
                 w + ip[i] * len, s + i * len, len, nullptr, nullptr, atomic);
           },
           [&](int64_t i) { detail::prefetch_row(s + i * len, len); });
-    }
-  });
+    });
+  }
   detail::write_back(W0, W, name);
   return op.done_inplace(
       self,
@@ -386,5 +361,65 @@ Tensor& Tensor::put_(
         return autograd::GradList{gself, gsrc, Tensor()};
       });
 }
+
+namespace detail::cpu {
+
+// The CPU's select_rows slot: one memcpy per selected row.
+void select_rows(
+    const Tensor& out,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t len,
+    const char* /*name*/) {
+  const size_t row_bytes = size_t(len) * out.element_size();
+  const char* from = static_cast<const char*>(src.raw_data());
+  char* to = static_cast<char*>(out.raw_data());
+  parallel_for(0, n, keys_per_task(len), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      std::memcpy(
+          to + size_t(i) * row_bytes,
+          from + size_t(index[i]) * row_bytes,
+          row_bytes);
+    }
+  });
+}
+
+// The CPU's add_rows slot: in the deterministic mode, rows in index order
+// (integer rows, whose sums do not depend on it, in parallel).
+void add_rows(
+    const Tensor& w,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t rows,
+    int64_t len,
+    bool deterministic,
+    const char* name) {
+  dispatch_dtype(w.dtype(), name, [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* wp = w.data_ptr<T>();
+      const T* s = src.data_ptr<T>();
+      scatter_updates(
+          deterministic && !order_independent<Combine::kAdd, T>(),
+          n,
+          rows,
+          len,
+          [&](int64_t i) { return index[i]; },
+          [&](int64_t i, bool atomic) {
+            combine_row<Combine::kAdd>(
+                wp + index[i] * len,
+                s + i * len,
+                len,
+                nullptr,
+                nullptr,
+                atomic);
+          },
+          [&](int64_t i) { prefetch_row(s + i * len, len); });
+    }
+  });
+}
+
+} // namespace detail::cpu
 
 } // namespace ditto
