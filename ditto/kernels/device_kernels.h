@@ -38,9 +38,10 @@ struct DeviceMatrix {
   int64_t offset, rs, cs;
 };
 
-// nll_loss's operands (loss.cpp's loops): x the input as (N, C, S) and
-// target as (N, S), contiguous, float32 and int64 on one device; weight
-// undefined or C float32 values there. The op has checked every target.
+// nll_loss's operands: x the input as (N, C, S) and target as (N, S),
+// contiguous, floating and int64 on one device; weight undefined or C
+// values of x's dtype there. The op has checked every target. The Vulkan
+// device: float32.
 struct NllArgs {
   const Tensor& x;
   const Tensor& target;
@@ -226,7 +227,8 @@ struct DeviceKernels {
   // where ignored; nll_sum: the float64 sum of those terms in order (the
   // CPU's accumulator); nll_backward: into grad_in (zeros, contiguous like
   // x), -(w[t] g) at each kept target, g the element of go (reduction none:
-  // go contiguous, N S values) or the scalar `scale` (go undefined).
+  // go contiguous, N S values) or the scalar `scale` (go undefined, a
+  // value of grad_in's dtype), each product in grad_in's dtype.
   void (*nll_terms)(const NllArgs& a, const Tensor& out, const char* name) =
       nullptr;
   double (*nll_sum)(const NllArgs& a, const char* name) = nullptr;
@@ -234,7 +236,7 @@ struct DeviceKernels {
       const NllArgs& a,
       const Tensor& grad_in,
       const Tensor& go,
-      float scale,
+      double scale,
       const char* name) = nullptr;
 };
 

@@ -110,11 +110,11 @@ void nll_backward(
     const Nll& args,
     const Tensor& grad_in,
     const Tensor& go_in,
-    float scale,
+    double scale,
     const char* name) {
   auto params = nll_params(args, 2);
   params[7] = go_in.defined() ? 1 : 0;
-  params[8] = std::bit_cast<int32_t>(scale);
+  params[8] = std::bit_cast<int32_t>(float(scale)); // a float32 value
   check_extent(grad_in, name);
   check_based(grad_in);
   if (args.target.numel() == 0) {

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "ditto/core/error.h"
-#include "ditto/kernels/device_kernels.h"
 #include "ditto/nn/detail/nn_util.h"
 #include "ditto/nn/functional/activation.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -120,70 +120,6 @@ NllGeom nll_geom(
   return g;
 }
 
-// nll_loss's forward on a device (float32; the targets checked): the
-// terms, or their float64 sum divided on the host as the CPU divides. th:
-// the targets on the host.
-Tensor nll_on_device(
-    const Tensor& x,
-    const Tensor& t,
-    const Tensor& th,
-    const Tensor& w,
-    const NllGeom& g,
-    int64_t ignore_index,
-    Reduction reduction,
-    double& total_weight) {
-  const Tensor wh = w.defined() ? w.cpu() : Tensor();
-  DITTO_CHECK(
-      x.dtype() == kFloat32,
-      NotImplementedError,
-      "nll_loss",
-      "no kernel for ",
-      x.dtype(),
-      " on ",
-      x.device(),
-      " yet");
-  const int64_t* tp = th.data_ptr<int64_t>();
-  const float* wp = wh.defined() ? wh.data_ptr<float>() : nullptr;
-  for (int64_t i = 0; i < th.numel(); ++i) {
-    if (tp[i] != ignore_index) {
-      total_weight += wp ? double(wp[tp[i]]) : 1.0;
-    }
-  }
-  const kernels::NllArgs a{x, t, w, g.c, g.s, ignore_index};
-  if (reduction == Reduction::None) {
-    Tensor per = detail::new_tensor(t.sizes(), x.dtype(), x.device());
-    kernels::device_kernels(x, "nll_loss").nll_terms(a, per, "nll_loss");
-    return per;
-  }
-  const double acc =
-      kernels::device_kernels(x, "nll_loss").nll_sum(a, "nll_loss");
-  const double r = reduction == Reduction::Sum ? acc : acc / total_weight;
-  return scalar_tensor(static_cast<float>(r), x.dtype()).to(x.device());
-}
-
-void nll_backward_on_device(
-    const Tensor& gi,
-    const Tensor& gout,
-    const Tensor& t,
-    const Tensor& w,
-    const NllGeom& g,
-    int64_t ignore_index,
-    Reduction reduction,
-    double total_weight) {
-  const kernels::NllArgs a{gi, t, w, g.c, g.s, ignore_index};
-  if (reduction == Reduction::None) {
-    kernels::device_kernels(gi, "nll_loss_backward")
-        .nll_backward(a, gi, gout, 0.0f, "nll_loss_backward");
-    return;
-  }
-  // The CPU's scale, on the host from the one incoming value.
-  const float go = gout.item<float>();
-  const float scale =
-      reduction == Reduction::Mean ? float(go / float(total_weight)) : go;
-  kernels::device_kernels(gi, "nll_loss_backward")
-      .nll_backward(a, gi, Tensor(), scale, "nll_loss_backward");
-}
-
 } // namespace
 
 const char* reduction_name(Reduction r) {
@@ -208,17 +144,16 @@ Tensor nll_loss(
   detail::OpScope scope("nll_loss", {input, weight});
   const NllGeom g = nll_geom(input, target, weight);
   const Tensor x = input.contiguous();
-  const bool on_device = !x.is_cpu();
   // (A 0-dim target may come from the CPU, as a scalar.)
-  const Tensor t = (on_device ? target.to(x.device()) : target).contiguous();
+  const Tensor t = target.to(x.device()).contiguous();
   const Tensor w =
       weight.defined() ? weight.to(x.dtype()).contiguous() : Tensor();
-  // On a device the targets come to the host to be checked (as PyTorch's
-  // CUDA kernel asserts on them, but before anything is computed).
-  const Tensor t_host = on_device ? t.cpu() : t;
+  // The targets on the host (a device's copied there, as PyTorch's CUDA
+  // kernel asserts on them), every one checked before anything is
+  // computed.
+  const Tensor t_host = t.cpu();
   const int64_t* tp = t_host.data_ptr<int64_t>();
   const int64_t count = g.n * g.s;
-  // Every target is checked before anything is computed.
   for (int64_t i = 0; i < count; ++i) {
     DITTO_CHECK(
         tp[i] == ignore_index || (tp[i] >= 0 && tp[i] < g.c),
@@ -228,48 +163,27 @@ Tensor nll_loss(
         tp[i],
         " is out of bounds.");
   }
+  const kernels::NllArgs args{x, t, w, g.c, g.s, ignore_index};
+  const auto& slots = detail::device_slots(x, "nll_loss");
   Tensor out;
-  double total_weight = 0;
-  if (on_device) {
-    out = nll_on_device(
-        x, t, t_host, w, g, ignore_index, reduction, total_weight);
-  }
+  double total_weight = 0; // the kept targets' weights, on the host
   dispatch_dtype(x.dtype(), "nll_loss", [&]<typename T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      if (on_device) {
-        return;
-      }
-      const T* xp = x.data_ptr<T>();
-      const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
-      Shape none_sizes = target.sizes();
-      Tensor per = reduction == Reduction::None
-          ? detail::new_tensor(none_sizes, x.dtype())
-          : Tensor();
-      T* pp = per.defined() ? per.data_ptr<T>() : nullptr;
-      double acc = 0;
-      for (int64_t n = 0; n < g.n; ++n) {
-        for (int64_t s = 0; s < g.s; ++s) {
-          const int64_t i = n * g.s + s;
-          const int64_t c = tp[i];
-          T v = 0;
-          if (c != ignore_index) {
-            const T wc = wp ? wp[c] : T(1);
-            v = -(xp[(n * g.c + c) * g.s + s] * wc);
-            total_weight += double(wc);
-          }
-          if (pp) {
-            pp[i] = v;
-          } else {
-            acc += double(v);
-          }
+      const Tensor wh = w.defined() ? w.cpu() : Tensor();
+      const T* wp = wh.defined() ? wh.data_ptr<T>() : nullptr;
+      for (int64_t i = 0; i < count; ++i) {
+        if (tp[i] != ignore_index) {
+          total_weight += wp ? double(wp[tp[i]]) : 1.0;
         }
       }
-      if (pp) {
-        out = per;
-      } else {
-        double r = reduction == Reduction::Sum ? acc : acc / total_weight;
-        out = scalar_tensor(static_cast<T>(r), x.dtype());
+      if (reduction == Reduction::None) {
+        out = detail::new_tensor(t.sizes(), x.dtype(), x.device());
+        slots.nll_terms(args, out, "nll_loss");
+        return;
       }
+      const double acc = slots.nll_sum(args, "nll_loss");
+      const double r = reduction == Reduction::Sum ? acc : acc / total_weight;
+      out = scalar_tensor(static_cast<T>(r), x.dtype()).to(x.device());
     }
   });
   Shape in_sizes = input.sizes();
@@ -278,32 +192,22 @@ Tensor nll_loss(
       [g, in_sizes, ignore_index, reduction, total_weight, st = t, sw = w](
           const autograd::GradList& go) {
         Tensor gi = zeros(in_sizes, go[0].dtype(), go[0].device());
-        Tensor gout = go[0].contiguous();
-        if (!gi.is_cpu()) {
-          nll_backward_on_device(
-              gi, gout, st, sw, g, ignore_index, reduction, total_weight);
+        const Tensor gout = go[0].contiguous();
+        const Tensor wt = sw.defined() ? sw.to(gi.dtype()) : Tensor();
+        const kernels::NllArgs a{gi, st, wt, g.c, g.s, ignore_index};
+        const char* name = "nll_loss_backward";
+        if (reduction == Reduction::None) {
+          detail::device_slots(gi, name).nll_backward(a, gi, gout, 0.0, name);
           return autograd::GradList{gi, Tensor()};
         }
-        const int64_t* tp = st.data_ptr<int64_t>();
-        dispatch_dtype(gi.dtype(), "nll_loss_backward", [&]<typename T>() {
+        // The one incoming value's scale, on the host, in gi's dtype.
+        dispatch_dtype(gi.dtype(), name, [&]<typename T>() {
           if constexpr (std::is_floating_point_v<T>) {
-            T* gp = gi.data_ptr<T>();
-            const T* op = gout.data_ptr<T>();
-            Tensor wt = sw.defined() ? sw.to(gi.dtype()) : Tensor();
-            const T* wp = wt.defined() ? wt.data_ptr<T>() : nullptr;
-            const T scale = reduction == Reduction::Mean
-                ? T(op[0] / T(total_weight))
-                : op[0];
-            for (int64_t i = 0; i < g.n * g.s; ++i) {
-              const int64_t c = tp[i];
-              if (c == ignore_index) {
-                continue;
-              }
-              const int64_t n = i / g.s, s = i % g.s;
-              const T wc = wp ? wp[c] : T(1);
-              const T gv = reduction == Reduction::None ? op[i] : scale;
-              gp[(n * g.c + c) * g.s + s] = -(wc * gv);
-            }
+            const T g0 = gout.item<T>();
+            const T scale =
+                reduction == Reduction::Mean ? T(g0 / T(total_weight)) : g0;
+            detail::device_slots(gi, name).nll_backward(
+                a, gi, Tensor(), double(scale), name);
           }
         });
         return autograd::GradList{gi, Tensor()};

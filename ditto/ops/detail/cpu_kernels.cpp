@@ -120,6 +120,68 @@ void where(
       });
 }
 
+// nll_loss's CPU slots: one serial pass over the targets in order, each
+// term -(x w) in x's dtype, the sum in double (PyTorch's CPU accumulator).
+template <typename T, typename F>
+void nll_each(const kernels::NllArgs& a, F term) {
+  const T* xp = a.x.data_ptr<T>();
+  const T* wp = a.weight.defined() ? a.weight.data_ptr<T>() : nullptr;
+  const int64_t* tp = a.target.data_ptr<int64_t>();
+  for (int64_t i = 0; i < a.target.numel(); ++i) {
+    const int64_t c = tp[i];
+    T v = 0;
+    if (c != a.ignore_index) {
+      const T wc = wp ? wp[c] : T(1);
+      v = -(xp[((i / a.s) * a.c + c) * a.s + i % a.s] * wc);
+    }
+    term(i, v);
+  }
+}
+
+void nll_terms(const kernels::NllArgs& a, const Tensor& out, const char* name) {
+  dispatch_dtype(a.x.dtype(), name, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T* pp = out.data_ptr<T>();
+      nll_each<T>(a, [pp](int64_t i, T v) { pp[i] = v; });
+    }
+  });
+}
+
+double nll_sum(const kernels::NllArgs& a, const char* name) {
+  double acc = 0;
+  dispatch_dtype(a.x.dtype(), name, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      nll_each<T>(a, [&acc](int64_t, T v) { acc += double(v); });
+    }
+  });
+  return acc;
+}
+
+void nll_backward(
+    const kernels::NllArgs& a,
+    const Tensor& grad_in,
+    const Tensor& go,
+    double scale,
+    const char* name) {
+  dispatch_dtype(grad_in.dtype(), name, [&]<typename T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T* gp = grad_in.data_ptr<T>();
+      const T* op = go.defined() ? go.data_ptr<T>() : nullptr;
+      const T* wp = a.weight.defined() ? a.weight.data_ptr<T>() : nullptr;
+      const int64_t* tp = a.target.data_ptr<int64_t>();
+      for (int64_t i = 0; i < a.target.numel(); ++i) {
+        const int64_t c = tp[i];
+        if (c == a.ignore_index) {
+          continue;
+        }
+        const T wc = wp ? wp[c] : T(1);
+        const T gv = op ? op[i] : T(scale);
+        gp[((i / a.s) * a.c + c) * a.s + i % a.s] = -(wc * gv);
+      }
+    }
+  });
+}
+
 } // namespace cpu
 
 } // namespace ditto::detail

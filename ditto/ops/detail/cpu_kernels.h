@@ -33,21 +33,26 @@ inline Device op_device(
 
 // An operand for a slot: t (in the op's dtype) expanded to shape, or t
 // itself where it is a 0-dim CPU tensor (a scalar on every device: Note
-// [Ops on a device] in ditto/ops/detail/op_util.cpp).
+// [Ops on a device] in ditto/ops/detail/op_util.h).
 inline Tensor slot_operand(const Tensor& t, const Shape& shape) {
   return (t.dim() == 0 && t.is_cpu()) || t.sizes() == shape ? t
                                                             : t.expand(shape);
 }
 
 // The CPU's slots, each of its slot's type (DITTO_DEVICE_KERNEL_TYPE). The
-// CPU fills the slots its ops dispatch through: the elementwise and
-// reduction families and the index rows (ops/detail/cpu_kernels.cpp,
-// ops/reduce/reduce.cpp, ops/index/index.cpp). The ops of the other slots
-// (copies, gemm, bernoulli, conv2d,
-// pooling, nll) still test the device themselves and run their CPU loops
-// in place; their CPU slots stay empty until they move here.
+// CPU fills the slots its ops dispatch through: copies on one device
+// (ops/detail/op_util.cpp), the elementwise family and nll_loss's
+// (cpu_kernels.cpp), the reductions (ops/reduce/reduce.cpp) and the index
+// rows (ops/index/index.cpp). Between the host and a device a copy takes
+// the device's upload_into and to_host, which the CPU has no use for. The
+// ops of the other slots (gemm, bernoulli, conv2d, max_pool2d) still test
+// the device themselves and run their CPU loops in place (their CPU side
+// is wider than the slot: batched and split products, algorithm choice,
+// pools of 1 to 3 dims, the host's generators); their CPU slots stay empty
+// until the slots grow to hold it.
 namespace cpu {
 #define DITTO_CPU_SLOTS(X) \
+  X(copy_into)             \
   X(binary)                \
   X(fused)                 \
   X(unary)                 \
@@ -55,7 +60,10 @@ namespace cpu {
   X(reduce)                \
   X(arg_reduce)            \
   X(select_rows)           \
-  X(add_rows)
+  X(add_rows)              \
+  X(nll_terms)             \
+  X(nll_sum)               \
+  X(nll_backward)
 #define DITTO_CPU_DECLARE_SLOT(name) DITTO_DEVICE_KERNEL_TYPE(name) name;
 DITTO_CPU_SLOTS(DITTO_CPU_DECLARE_SLOT)
 #undef DITTO_CPU_DECLARE_SLOT

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ditto/kernels/device_kernels.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 
 namespace ditto::detail {
 
@@ -234,24 +234,26 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
   if (same_view(dst, src_in)) {
     return;
   }
-  if (!dst.is_cpu() || !src_in.is_cpu()) {
-    if (dst.device() == src_in.device()) {
-      kernels::device_kernels(dst, op).copy_into(dst, src_in, op);
-    } else if (src_in.is_cpu()) {
-      // Converted and broadcast on the host in dst's layout, then uploaded.
-      Tensor host = new_tensor(dst.sizes(), dst.dtype());
-      copy_into(host, src_in, op);
-      kernels::device_kernels(dst, op).upload_into(dst, host, op);
-    } else {
-      // The device's elements to the host, then on to dst (the CPU, or
-      // another device through the upload above).
-      copy_into(
-          dst, kernels::device_kernels(src_in, op).to_host(src_in, op), op);
-    }
-    return;
+  if (dst.device() == src_in.device()) {
+    device_slots(dst, op).copy_into(dst, src_in, op);
+  } else if (src_in.is_cpu()) {
+    // Converted and broadcast on the host in dst's layout, then uploaded.
+    Tensor host = new_tensor(dst.sizes(), dst.dtype());
+    copy_into(host, src_in, op);
+    device_slots(dst, op).upload_into(dst, host, op);
+  } else {
+    // The device's elements to the host, then on to dst (the CPU, or
+    // another device through the upload above).
+    copy_into(dst, device_slots(src_in, op).to_host(src_in, op), op);
   }
-  // A source overlapping the destination in another layout is read from a
-  // copy, so the result does not depend on the traversal order.
+}
+
+namespace cpu {
+
+// The CPU's copy_into slot: the cast loop over dst's layout. A source
+// overlapping the destination in another layout is read from a copy, so
+// the result does not depend on the traversal order.
+void copy_into(const Tensor& dst, const Tensor& src_in, const char* /*op*/) {
   Tensor src = shares_storage(dst, src_in) ? src_in.clone() : src_in;
   Tensor s = src.expand(dst.sizes());
   auto loop = kernels::kernel_table()
@@ -266,5 +268,7 @@ void copy_into(const Tensor& dst, const Tensor& src_in, const char* op) {
         loop(n, p[0], p[1], st[0], st[1]);
       });
 }
+
+} // namespace cpu
 
 } // namespace ditto::detail
