@@ -12,14 +12,15 @@
 // kernels are declared] in ditto/ops/record.cpp): OpScope admits a device
 // tensor into those ops alone, so a slot is reached only by an op its
 // device declared. A device fills every slot (register_device_kernels
-// checks). The slots' contracts (shapes, layouts, dtypes, whose bits) are
-// written once, here; a device gives the CPU's bits for each, except where
-// a slot says it may not (the `deterministic` flags). The CPU's slots take
-// every dtype the op's loops have; a device refuses what it has no kernel
-// for (NotImplementedError naming the op, the dtype and the device).
-// Operands: a 0-dim CPU tensor where a slot takes a tensor operand stands
-// for a scalar (the CPU reads it with stride 0).
-// Internal: ops/, nn/ and the devices include it; not installed.
+// checks) but the optional ones, which an op composes from its other
+// slots where the device leaves one out. The slots' contracts (shapes, layouts,
+// dtypes, whose bits) are written once, here; a device gives the CPU's bits for
+// each, except where a slot says it may not (the `deterministic` flags). The
+// CPU's slots take every dtype the op's loops have; a device refuses what it
+// has no kernel for (NotImplementedError naming the op, the dtype and the
+// device). Operands: a 0-dim CPU tensor where a slot takes a tensor operand
+// stands for a scalar (the CPU reads it with stride 0). Internal: ops/, nn/ and
+// the devices include it; not installed.
 
 #include <array>
 #include <cstdint>
@@ -238,12 +239,25 @@ struct DeviceKernels {
       const Tensor& go,
       double scale,
       const char* name) = nullptr;
+
+  // The optional slots (DITTO_DEVICE_OPTIONAL_SLOTS): a device may leave
+  // one empty, and the op then composes it from other ops (on the device's
+  // other slots) with the CPU's bits, as its body says.
+  // out = clamp(x, lo, hi): x of out's shape and dtype, lo and hi 0-dim CPU
+  // tensors of out's dtype or null (no bound); the CPU's loop:
+  // maximum(lo, x), then minimum(hi, .).
+  void (*clamp)(
+      const Tensor& out,
+      const Tensor& x,
+      const Tensor* lo,
+      const Tensor* hi,
+      const char* name) = nullptr;
 };
 
-// Every slot of DeviceKernels, by name, once: register_device_kernels
-// checks each is filled, and a device declares and fills its kernels from
-// the list (ditto/device/vulkan/kernels.h and kernels.cpp), so that a
-// slot's signature is written here only.
+// Every slot of DeviceKernels but the optional ones, by name, once:
+// register_device_kernels checks each is filled, and a device declares and
+// fills its kernels from the list (ditto/device/vulkan/kernels.h and
+// kernels.cpp), so that a slot's signature is written here only.
 #define DITTO_DEVICE_KERNEL_SLOTS(X) \
   X(copy_into)                       \
   X(upload_into)                     \
@@ -265,6 +279,9 @@ struct DeviceKernels {
   X(nll_sum)                         \
   X(nll_backward)
 
+// The slots a device may leave empty (see above): their ops compose them.
+#define DITTO_DEVICE_OPTIONAL_SLOTS(X) X(clamp)
+
 // A slot's function type (void(const Tensor&, const Tensor&, const char*)
 // for copy_into): a device declares its kernel for the slot as
 // `DITTO_DEVICE_KERNEL_TYPE(copy_into) copy_into;`.
@@ -276,7 +293,8 @@ namespace detail {
 // The list names every member: each member is one slot (a pointer).
 static_assert(
     sizeof(DeviceKernels) ==
-    (0 DITTO_DEVICE_KERNEL_SLOTS(DITTO_DEVICE_KERNEL_COUNT)) *
+    (0 DITTO_DEVICE_KERNEL_SLOTS(DITTO_DEVICE_KERNEL_COUNT)
+         DITTO_DEVICE_OPTIONAL_SLOTS(DITTO_DEVICE_KERNEL_COUNT)) *
         sizeof(void (*)()));
 #undef DITTO_DEVICE_KERNEL_COUNT
 } // namespace detail

@@ -22,6 +22,7 @@
 #include "ditto/device/device.h"
 #include "ditto/ditto.h"
 #include "ditto/kernels/device_kernels.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/record.h"
 #include "tests/cli_util.h"
 #include "tests/error_of.h"
@@ -147,7 +148,21 @@ TEST_F(Vulkan, OpsReachTheDeviceThroughItsKernelSlots) {
   const kernels::DeviceKernels& k = kernels::device_kernels(x, "test");
   EXPECT_NE(k.binary, nullptr);
   EXPECT_NE(k.nll_backward, nullptr);
-  // The CPU has loops, not slots; no other device registered any.
+  // An op reaches either table one way (detail::device_slots): the CPU's
+  // for a CPU tensor, the device's for the device's.
+  EXPECT_EQ(&detail::device_slots(x, "test"), &k);
+  const kernels::DeviceKernels& cpu_slots =
+      detail::device_slots(ones({1}), "test");
+  EXPECT_NE(&cpu_slots, &k);
+  EXPECT_NE(cpu_slots.binary, k.binary);
+  // The device leaves the optional clamp out; clamp then composes it from
+  // maximum and minimum on the device, with the CPU's bits.
+  EXPECT_EQ(k.clamp, nullptr);
+  EXPECT_NE(cpu_slots.clamp, nullptr);
+  const Tensor v = tensor({-3.0, -0.0, 0.5, 7.0}).to(dev);
+  EXPECT_TRUE(equal(clamp(v, -1.0, 2.0).cpu(), tensor({-1.0, -0.0, 0.5, 2.0})));
+  // The CPU's slots are ops/' own, not registered; no other device
+  // registered any.
   const std::string cpu = error_of<InternalError>(
       [] { kernels::device_kernels(ones({1}), "some_op"); });
   EXPECT_NE(cpu.find("[some_op]"), std::string::npos) << cpu;

@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "ditto/ditto.h"
+#include "ditto/kernels/cpu/kernel_table.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "test_util.h"
 
 using namespace ditto;
@@ -267,4 +269,27 @@ TEST(Elementwise, PowScalarFastPathsArePyTorchsFormulas) {
   EXPECT_EQ(pow(tensor<int64_t>({3}), 2).dtype(), kInt64);
   EXPECT_EQ(pow(tensor<int64_t>({3}), 2).item<int64_t>(), 9);
   EXPECT_EQ(pow(tensor<int64_t>({4}), 0.5).item<float>(), 2.0f);
+}
+
+// Note [Device kernel slots]: the CPU's ops reach their loops through the
+// CPU's slots, as a device's reach its kernels; a slot called directly
+// gives the op's bits, a 0-dim operand read as a scalar.
+TEST(Elementwise, TheCpuSlotsGiveTheOpsBits) {
+  const kernels::DeviceKernels& k = detail::device_slots(ones({1}), "test");
+#define DITTO_TEST_CPU_SLOT(name) EXPECT_NE(k.name, nullptr) << #name;
+  DITTO_CPU_SLOTS(DITTO_TEST_CPU_SLOT)
+#undef DITTO_TEST_CPU_SLOT
+  manual_seed(5);
+  const Tensor a = randn({3, 5}), b = randn({3, 5});
+  const Tensor two = scalar_tensor(2.0, kFloat32);
+  Tensor out = empty({3, 5});
+  k.binary(int(kernels::BinaryOp::Mul), -1, false, false, out, a, two, "mul");
+  EXPECT_TRUE(equal(out, mul(a, 2.0)));
+  k.where(out, gt(a, b), a, two, "where");
+  EXPECT_TRUE(equal(out, where(gt(a, b), a, 2.0)));
+  k.clamp(out, a, &two, nullptr, "clamp");
+  EXPECT_TRUE(equal(out, clamp(a, 2.0, std::nullopt)));
+  Tensor sums = empty({3});
+  k.reduce(kernels::ReduceKind::Mean, sums, a, 3, 5, "mean");
+  EXPECT_TRUE(equal(sums, mean(a, {1})));
 }

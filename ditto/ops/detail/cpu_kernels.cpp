@@ -120,6 +120,34 @@ void where(
       });
 }
 
+void clamp(
+    const Tensor& out,
+    const Tensor& x,
+    const Tensor* lo,
+    const Tensor* hi,
+    const char* name) {
+  dispatch_dtype(out.dtype(), name, [&]<typename T>() {
+    const T lo_v = lo ? *lo->data_ptr<T>() : T(0);
+    const T hi_v = hi ? *hi->data_ptr<T>() : T(0);
+    auto loop = kernels::kernel_table().clamp[dtype_index(out.dtype())];
+    run_loop(
+        out.sizes(),
+        {{static_cast<char*>(out.raw_data()), out.strides()},
+         {static_cast<char*>(x.raw_data()), x.strides()}},
+        {out.element_size(), x.element_size()},
+        [&](char* const* p, const int64_t* s, int64_t n) {
+          loop(
+              n,
+              p[0],
+              p[1],
+              s[0],
+              s[1],
+              lo ? &lo_v : nullptr,
+              hi ? &hi_v : nullptr);
+        });
+  });
+}
+
 // nll_loss's CPU slots: one serial pass over the targets in order, each
 // term -(x w) in x's dtype, the sum in double (PyTorch's CPU accumulator).
 template <typename T, typename F>

@@ -8,6 +8,7 @@
 #include <functional>
 #include <initializer_list>
 
+#include "ditto/core/api.h"
 #include "ditto/kernels/device_kernels.h"
 
 namespace ditto::detail {
@@ -15,7 +16,9 @@ namespace ditto::detail {
 // The slots of t's device: the CPU's table below for a CPU tensor, else
 // the table its device registered (InternalError naming op where it has
 // none).
-const kernels::DeviceKernels& device_slots(const Tensor& t, const char* op);
+DITTO_API const kernels::DeviceKernels& device_slots(
+    const Tensor& t,
+    const char* op);
 
 // The device an op's result goes to: its first operand's not on the CPU,
 // else the CPU (Note [Ops on a device] in ditto/ops/detail/op_util.h: a
@@ -63,7 +66,8 @@ namespace cpu {
   X(add_rows)              \
   X(nll_terms)             \
   X(nll_sum)               \
-  X(nll_backward)
+  X(nll_backward)          \
+  X(clamp)
 #define DITTO_CPU_DECLARE_SLOT(name) DITTO_DEVICE_KERNEL_TYPE(name) name;
 DITTO_CPU_SLOTS(DITTO_CPU_DECLARE_SLOT)
 #undef DITTO_CPU_DECLARE_SLOT

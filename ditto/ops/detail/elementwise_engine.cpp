@@ -581,40 +581,33 @@ void clamp_into(
   Tensor into =
       d == dst.dtype() ? dst : detail::new_tensor(dst.sizes(), d, dst.device());
   dispatch_dtype(d, name, [&]<typename T>() {
-    T lo_v = lo ? lo->to_checked<T>(name) : T(0);
-    T hi_v = hi ? hi->to_checked<T>(name) : T(0);
+    // The bounds as 0-dim CPU tensors of d, exact.
+    auto bound = [&](const std::optional<Scalar>& b) {
+      if (!b) {
+        return Tensor();
+      }
+      Tensor t = detail::new_tensor({}, d);
+      *t.data_ptr<T>() = b->to_checked<T>(name);
+      return t;
+    };
+    const Tensor lo_t = bound(lo), hi_t = bound(hi);
     Tensor x = src.to(d);
-    if (!into.is_cpu()) {
-      // Note [Ops on a device]: the CPU loop's two selects are
-      // maximum(lo, x) and then minimum(hi, .), in that argument order
-      // (a NaN, a NaN bound, -0 and lo > hi come out alike).
-      autograd::NoGradGuard forward_only;
-      Tensor v = x;
-      if (lo) {
-        v = maximum(full({}, double(lo_v), d), v);
-      }
-      if (hi) {
-        v = minimum(full({}, double(hi_v), d), v);
-      }
-      detail::copy_into(into, v, name);
+    if (const auto kernel = detail::device_slots(into, name).clamp) {
+      kernel(into, x, lo ? &lo_t : nullptr, hi ? &hi_t : nullptr, name);
       return;
     }
-    auto loop = scope.kernels().clamp[dtype_index(d)];
-    detail::run_loop(
-        into.sizes(),
-        {{static_cast<char*>(into.raw_data()), into.strides()},
-         {static_cast<char*>(x.raw_data()), x.strides()}},
-        {into.element_size(), x.element_size()},
-        [&](char* const* p, const int64_t* s, int64_t n) {
-          loop(
-              n,
-              p[0],
-              p[1],
-              s[0],
-              s[1],
-              lo ? &lo_v : nullptr,
-              hi ? &hi_v : nullptr);
-        });
+    // A device without the slot: the CPU loop's two selects, maximum(lo,
+    // x) and then minimum(hi, .), in that argument order (a NaN, a NaN
+    // bound, -0 and lo > hi come out alike).
+    autograd::NoGradGuard forward_only;
+    Tensor v = x;
+    if (lo) {
+      v = maximum(lo_t, v);
+    }
+    if (hi) {
+      v = minimum(hi_t, v);
+    }
+    detail::copy_into(into, v, name);
   });
   if (!into.is_same(dst)) {
     detail::copy_into(dst, into, name);

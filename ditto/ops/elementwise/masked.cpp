@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/factories.h"
@@ -72,33 +73,15 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
       " is not broadcastable to self ",
       shape_str(self.sizes()));
   detail::check_no_internal_overlap(self, name);
-  Tensor m = mask.expand(self.sizes());
+  // where(mask, value, self) into self on every device (the where slot;
+  // each element is read before it is written): the value as a 0-dim CPU
+  // tensor of self's dtype, exact.
+  Tensor v = detail::new_tensor({}, self.dtype());
   dispatch_dtype(self.dtype(), name, [&]<typename T>() {
-    const T v = value.to_checked<T>(name);
-    if (!self.is_cpu()) {
-      // Note [Ops on a device]: where(mask, value, self), written back.
-      autograd::NoGradGuard forward_only;
-      detail::copy_into(
-          self,
-          ::ditto::where(m, full({}, double(v), self.dtype()), self),
-          name);
-      return;
-    }
-    detail::run_loop(
-        self.sizes(),
-        {{static_cast<char*>(self.raw_data()), self.strides()},
-         {static_cast<char*>(const_cast<void*>(m.raw_data())), m.strides()}},
-        {sizeof(T), sizeof(bool)},
-        [&](char* const* ptrs, const int64_t* strides, int64_t count) {
-          T* o = reinterpret_cast<T*>(ptrs[0]);
-          const bool* mp = reinterpret_cast<const bool*>(ptrs[1]);
-          for (int64_t i = 0; i < count; ++i) {
-            if (mp[i * strides[1]]) {
-              o[i * strides[0]] = v;
-            }
-          }
-        });
+    *v.data_ptr<T>() = value.to_checked<T>(name);
   });
+  detail::device_slots(self, name)
+      .where(self, mask.expand(self.sizes()), v, self, name);
   return op.done_inplace(
       self, [sm = op.save(mask)](const autograd::GradList& g) {
         return autograd::GradList{
