@@ -39,6 +39,15 @@ struct DeviceMatrix {
   int64_t offset, rs, cs;
 };
 
+// One operand of a batch of products: matrix i's elements at t's first
+// element + offsets[i] + r * rs + c * cs (offsets in elements, one per
+// matrix).
+struct BatchedMatrices {
+  const Tensor* t;
+  int64_t rs, cs;
+  const int64_t* offsets;
+};
+
 // nll_loss's operands: x the input as (N, C, S) and target as (N, S),
 // contiguous, floating and int64 on one device; weight undefined or C
 // values of x's dtype there. The op has checked every target. The Vulkan
@@ -252,6 +261,20 @@ struct DeviceKernels {
       const Tensor* lo,
       const Tensor* hi,
       const char* name) = nullptr;
+  // out (contiguous [batches, m, n]) = a's matrix i (m x k) times b's (k x
+  // n) for each i, each output the CPU's chain (Note [GEMM accumulation
+  // order]; Note [Split-K] for k >= 16384). A device without it runs each
+  // product through gemm, a deep one split as Note [Split-K on a device]
+  // (ditto/ops/linalg/linalg.cpp).
+  void (*gemm_batched)(
+      const Tensor& out,
+      const BatchedMatrices& a,
+      const BatchedMatrices& b,
+      int64_t batches,
+      int64_t m,
+      int64_t k,
+      int64_t n,
+      const char* name) = nullptr;
 };
 
 // Every slot of DeviceKernels but the optional ones, by name, once:
@@ -280,7 +303,7 @@ struct DeviceKernels {
   X(nll_backward)
 
 // The slots a device may leave empty (see above): their ops compose them.
-#define DITTO_DEVICE_OPTIONAL_SLOTS(X) X(clamp)
+#define DITTO_DEVICE_OPTIONAL_SLOTS(X) X(clamp) X(gemm_batched)
 
 // A slot's function type (void(const Tensor&, const Tensor&, const char*)
 // for copy_into): a device declares its kernel for the slot as

@@ -159,6 +159,9 @@ TEST_F(Vulkan, OpsReachTheDeviceThroughItsKernelSlots) {
   // maximum and minimum on the device, with the CPU's bits.
   EXPECT_EQ(k.clamp, nullptr);
   EXPECT_NE(cpu_slots.clamp, nullptr);
+  // Nor a batched product: matmul composes it from the gemm slot.
+  EXPECT_EQ(k.gemm_batched, nullptr);
+  EXPECT_NE(cpu_slots.gemm_batched, nullptr);
   const Tensor v = tensor({-3.0, -0.0, 0.5, 7.0}).to(dev);
   EXPECT_TRUE(equal(clamp(v, -1.0, 2.0).cpu(), tensor({-1.0, -0.0, 0.5, 2.0})));
   // The CPU's slots are ops/' own, not registered; no other device

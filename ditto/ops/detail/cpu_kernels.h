@@ -67,7 +67,8 @@ namespace cpu {
   X(nll_terms)             \
   X(nll_sum)               \
   X(nll_backward)          \
-  X(clamp)
+  X(clamp)                 \
+  X(gemm_batched)
 #define DITTO_CPU_DECLARE_SLOT(name) DITTO_DEVICE_KERNEL_TYPE(name) name;
 DITTO_CPU_SLOTS(DITTO_CPU_DECLARE_SLOT)
 #undef DITTO_CPU_DECLARE_SLOT

@@ -13,7 +13,7 @@
 #include "ditto/determinism/context.h"
 #include "ditto/kernels/cpu/gemm_blocking.h"
 #include "ditto/kernels/cpu/kernel_table.h"
-#include "ditto/kernels/device_kernels.h"
+#include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/op_util.h"
 #include "ditto/ops/elementwise.h"
 #include "ditto/ops/reduce.h"
@@ -115,7 +115,7 @@ void device_split_k(
     const int64_t here = std::min(cap, chunks - c0);
     for (int64_t i = 0; i < here; ++i) {
       const int64_t k0 = (c0 + i) * kSplitKChunk;
-      kernels::device_kernels(out, op).gemm(
+      detail::device_slots(out, op).gemm(
           {&ws, i * mn, n, 1},
           {a.t, a.offset + k0 * a.cs, a.rs, a.cs},
           {b.t, b.offset + k0 * b.rs, b.rs, b.cs},
@@ -125,7 +125,7 @@ void device_split_k(
           op);
     }
     if (!deterministic) {
-      kernels::device_kernels(out, op).add_rows(
+      detail::device_slots(out, op).add_rows(
           flat, ws, to_row_zero.data(), here, 1, mn, false, op);
       continue;
     }
@@ -152,183 +152,49 @@ void gemm_batched(
     int64_t n,
     Tensor& out,
     const char* op) {
-  if (!out.is_cpu()) {
-    // Each output the CPU's one chain, or the CPU's split (Note [Split-K]),
-    // which every product with k >= kSplitKMinK takes.
-    if (m > 0 && n > 0 && k >= kSplitKMinK) {
-      for (size_t bi = 0; bi < off.a.size(); ++bi) {
-        Tensor ob = off.a.size() == 1 ? out
-                                      : out.view({int64_t(off.a.size()), m * n})
-                                            .narrow(0, int64_t(bi), 1);
-        device_split_k(
-            {&a, a.storage_offset() + off.a[bi], a_rs, a_cs},
-            {&b, b.storage_offset() + off.b[bi], b_rs, b_cs},
-            m,
-            k,
-            n,
-            ob,
-            op);
-      }
-      return;
-    }
+  const kernels::DeviceKernels& slots = detail::device_slots(out, op);
+  if (slots.gemm_batched != nullptr) {
+    slots.gemm_batched(
+        out,
+        {&a, a_rs, a_cs, off.a.data()},
+        {&b, b_rs, b_cs, off.b.data()},
+        int64_t(off.a.size()),
+        m,
+        k,
+        n,
+        op);
+    return;
+  }
+  // A device without the batched slot: each product through its gemm
+  // slot, each output the CPU's one chain, or the CPU's split (Note
+  // [Split-K]), which every product with k >= kSplitKMinK takes, composed
+  // as Note [Split-K on a device] says.
+  if (m > 0 && n > 0 && k >= kSplitKMinK) {
     for (size_t bi = 0; bi < off.a.size(); ++bi) {
-      kernels::device_kernels(out, op).gemm(
-          {&out, out.storage_offset() + int64_t(bi) * m * n, n, 1},
+      Tensor ob = off.a.size() == 1
+          ? out
+          : out.view({int64_t(off.a.size()), m * n}).narrow(0, int64_t(bi), 1);
+      device_split_k(
           {&a, a.storage_offset() + off.a[bi], a_rs, a_cs},
           {&b, b.storage_offset() + off.b[bi], b_rs, b_cs},
           m,
           k,
           n,
+          ob,
           op);
     }
     return;
   }
-  const auto& t = kernels::kernel_table();
-  const bool f32 = a.dtype() == kFloat32;
-  kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
-  const size_t es = a.element_size();
-  const int64_t batches = int64_t(off.a.size());
-  const kernels::Blocking blk = kernels::gemm_blocking(a.dtype());
-  const int64_t kTileN = tile_cols(n, blk);
-  const int64_t tm = (m + kTileM - 1) / kTileM, tn = (n + kTileN - 1) / kTileN;
-  auto args = [&](int64_t bi) {
-    kernels::GemmArgs g;
-    g.kc = blk.kc;
-    g.mc = blk.mc;
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.a = static_cast<const char*>(a.raw_data()) +
-        off.a[size_t(bi)] * int64_t(es);
-    g.a_rs = a_rs;
-    g.a_cs = a_cs;
-    g.b = static_cast<const char*>(b.raw_data()) +
-        off.b[size_t(bi)] * int64_t(es);
-    g.b_rs = b_rs;
-    g.b_cs = b_cs;
-    g.c = static_cast<char*>(out.raw_data()) + bi * m * n * int64_t(es);
-    g.c_rs = n;
-    g.c_cs = 1;
-    return g;
-  };
-  // Row bands of equal height (a multiple of 6, the AVX2 register tile, and
-  // half the AVX-512 one), not kTileM multiples with a short last band: the
-  // pool gives each thread a contiguous run of tasks (Note [Chunks keep their
-  // thread]), so unequal bands are unequal threads (2048^3 on two threads:
-  // bands of 768, 768 and 512 rows left one thread 22% idle).
-  const int64_t bands = row_bands(m, batches * tn);
-  const int64_t rows =
-      std::max<int64_t>(1, ((m + bands - 1) / bands + 5) / 6 * 6);
-  const int64_t tr = (m + rows - 1) / rows;
-  // Every tile of one product g, threads taking row bands and column tiles.
-  auto all_tiles = [&](const kernels::GemmArgs& g) {
-    parallel_for(0, tr * tn, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t r = begin; r < end; ++r) {
-        const int64_t i0 = (r / tn) * rows, j0 = (r % tn) * kTileN;
-        tile(g, i0, std::min(m, i0 + rows), j0, std::min(n, j0 + kTileN));
-      }
-    });
-  };
-  const int64_t tiles256 = tm * ((n + 255) / 256);
-  if (m > 0 && n > 0 && k >= kSplitKMinK) {
-    // See Note [Split-K]: every product this deep is the chunked chain,
-    // whatever its output's size and batch, so a row's bits do not depend
-    // on how many rows share the product (R8).
-    const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
-    // In deterministic mode the deterministic variant runs with whatever
-    // workspace is configured (the default 8 MiB when none is): the
-    // workspace only bounds how many partials are held at once, and the sum
-    // is in chunk order whatever it holds. Unlike PyTorch up to 2.9 (and as
-    // 2.10 on the GPU), no configuration is required.
-    const int64_t bytes = backends::gemm::workspace_bytes();
-    const bool deterministic = are_deterministic_algorithms_enabled();
-    const int64_t mn = m * n;
-    auto partial_args = [&](int64_t bi, int64_t c, char* into) {
-      kernels::GemmArgs g = args(bi);
-      const int64_t k0 = c * kSplitKChunk;
-      g.k = std::min(kSplitKChunk, k - k0);
-      g.a = static_cast<const char*>(g.a) + k0 * a_cs * int64_t(es);
-      g.b = static_cast<const char*>(g.b) + k0 * b_rs * int64_t(es);
-      g.c = into;
-      return g;
-    };
-    dispatch_dtype(a.dtype(), op, [&]<typename T>() {
-      if constexpr (std::is_floating_point_v<T>) {
-        for (int64_t bi = 0; bi < batches; ++bi) {
-          T* o = static_cast<T*>(out.raw_data()) + bi * mn;
-          if (tiles256 > kSplitKMaxTiles) {
-            // A large output: one chunk at a time, its tiles in parallel,
-            // added in chunk order (the deterministic variant's sum; the
-            // fast one has nothing to gain here).
-            std::vector<T> p(static_cast<size_t>(mn));
-            for (int64_t c = 0; c < chunks; ++c) {
-              all_tiles(partial_args(
-                  bi, c, reinterpret_cast<char*>(c == 0 ? o : p.data())));
-              if (c > 0) {
-                parallel_for(
-                    0, mn, kernels::kReduceGrain, [&](int64_t e0, int64_t e1) {
-                      for (int64_t e = e0; e < e1; ++e) {
-                        o[e] = T(o[e] + p[size_t(e)]);
-                      }
-                    });
-              }
-            }
-          } else if (deterministic) {
-            // Partials in the workspace, added in chunk order.
-            const int64_t cap = std::max<int64_t>(
-                1,
-                std::min<int64_t>(chunks, bytes / (mn * int64_t(sizeof(T)))));
-            std::vector<T> ws(size_t(cap * mn));
-            for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
-              const int64_t here = std::min(cap, chunks - c0);
-              parallel_chunks(here, [&](int64_t i) {
-                kernels::GemmArgs g = partial_args(
-                    bi, c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
-                tile(g, 0, m, 0, n);
-              });
-              for (int64_t i = 0; i < here; ++i) {
-                const T* p = ws.data() + i * mn;
-                if (c0 + i == 0) {
-                  std::copy(p, p + mn, o);
-                } else {
-                  for (int64_t e = 0; e < mn; ++e) {
-                    o[e] = T(o[e] + p[e]);
-                  }
-                }
-              }
-            }
-          } else {
-            // Each thread adds its partial into the output as it finishes.
-            std::fill(o, o + mn, T(0));
-            std::mutex mu;
-            parallel_chunks(chunks, [&](int64_t c) {
-              std::vector<T> p(static_cast<size_t>(mn));
-              tile(
-                  partial_args(bi, c, reinterpret_cast<char*>(p.data())),
-                  0,
-                  m,
-                  0,
-                  n);
-              std::lock_guard<std::mutex> lock(mu);
-              for (int64_t e = 0; e < mn; ++e) {
-                o[e] = T(o[e] + p[e]);
-              }
-            });
-          }
-        }
-      }
-    });
-    return;
+  for (size_t bi = 0; bi < off.a.size(); ++bi) {
+    slots.gemm(
+        {&out, out.storage_offset() + int64_t(bi) * m * n, n, 1},
+        {&a, a.storage_offset() + off.a[bi], a_rs, a_cs},
+        {&b, b.storage_offset() + off.b[bi], b_rs, b_cs},
+        m,
+        k,
+        n,
+        op);
   }
-  const int64_t tasks = batches * tr * tn;
-  parallel_for(0, tasks, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t bi = task / (tr * tn), r = task % (tr * tn);
-      const int64_t i0 = (r / tn) * rows, j0 = (r % tn) * kTileN;
-      kernels::GemmArgs g = args(bi);
-      tile(g, i0, std::min(m, i0 + rows), j0, std::min(n, j0 + kTileN));
-    }
-  });
 }
 
 // Note [Storage dtypes]: a product of float16 or bfloat16 operands runs in
@@ -464,5 +330,169 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
             bmm(sa.unpack().transpose(1, 2), g[0])};
       });
 }
+
+namespace detail::cpu {
+
+// The CPU's gemm_batched slot: row bands and column tiles of every batch on
+// the threads (Note [Split-K] for a deep product).
+void gemm_batched(
+    const Tensor& out,
+    const kernels::BatchedMatrices& am,
+    const kernels::BatchedMatrices& bm,
+    int64_t batches,
+    int64_t m,
+    int64_t k,
+    int64_t n,
+    const char* op) {
+  using namespace gemm_impl;
+  const Tensor& a = *am.t;
+  const Tensor& b = *bm.t;
+  const int64_t a_rs = am.rs, a_cs = am.cs, b_rs = bm.rs, b_cs = bm.cs;
+  const auto& t = kernels::kernel_table();
+  const bool f32 = a.dtype() == kFloat32;
+  kernels::GemmTile tile = f32 ? t.gemm_f32 : t.gemm_f64;
+  const size_t es = a.element_size();
+  const kernels::Blocking blk = kernels::gemm_blocking(a.dtype());
+  const int64_t kTileN = tile_cols(n, blk);
+  const int64_t tm = (m + kTileM - 1) / kTileM, tn = (n + kTileN - 1) / kTileN;
+  auto args = [&](int64_t bi) {
+    kernels::GemmArgs g;
+    g.kc = blk.kc;
+    g.mc = blk.mc;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = static_cast<const char*>(a.raw_data()) + am.offsets[bi] * int64_t(es);
+    g.a_rs = a_rs;
+    g.a_cs = a_cs;
+    g.b = static_cast<const char*>(b.raw_data()) + bm.offsets[bi] * int64_t(es);
+    g.b_rs = b_rs;
+    g.b_cs = b_cs;
+    g.c = static_cast<char*>(out.raw_data()) + bi * m * n * int64_t(es);
+    g.c_rs = n;
+    g.c_cs = 1;
+    return g;
+  };
+  // Row bands of equal height (a multiple of 6, the AVX2 register tile, and
+  // half the AVX-512 one), not kTileM multiples with a short last band: the
+  // pool gives each thread a contiguous run of tasks (Note [Chunks keep their
+  // thread]), so unequal bands are unequal threads (2048^3 on two threads:
+  // bands of 768, 768 and 512 rows left one thread 22% idle).
+  const int64_t bands = row_bands(m, batches * tn);
+  const int64_t rows =
+      std::max<int64_t>(1, ((m + bands - 1) / bands + 5) / 6 * 6);
+  const int64_t tr = (m + rows - 1) / rows;
+  // Every tile of one product g, threads taking row bands and column tiles.
+  auto all_tiles = [&](const kernels::GemmArgs& g) {
+    parallel_for(0, tr * tn, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t i0 = (r / tn) * rows, j0 = (r % tn) * kTileN;
+        tile(g, i0, std::min(m, i0 + rows), j0, std::min(n, j0 + kTileN));
+      }
+    });
+  };
+  const int64_t tiles256 = tm * ((n + 255) / 256);
+  if (m > 0 && n > 0 && k >= kSplitKMinK) {
+    // See Note [Split-K]: every product this deep is the chunked chain,
+    // whatever its output's size and batch, so a row's bits do not depend
+    // on how many rows share the product (R8).
+    const int64_t chunks = (k + kSplitKChunk - 1) / kSplitKChunk;
+    // In deterministic mode the deterministic variant runs with whatever
+    // workspace is configured (the default 8 MiB when none is): the
+    // workspace only bounds how many partials are held at once, and the sum
+    // is in chunk order whatever it holds. Unlike PyTorch up to 2.9 (and as
+    // 2.10 on the GPU), no configuration is required.
+    const int64_t bytes = backends::gemm::workspace_bytes();
+    const bool deterministic = are_deterministic_algorithms_enabled();
+    const int64_t mn = m * n;
+    auto partial_args = [&](int64_t bi, int64_t c, char* into) {
+      kernels::GemmArgs g = args(bi);
+      const int64_t k0 = c * kSplitKChunk;
+      g.k = std::min(kSplitKChunk, k - k0);
+      g.a = static_cast<const char*>(g.a) + k0 * a_cs * int64_t(es);
+      g.b = static_cast<const char*>(g.b) + k0 * b_rs * int64_t(es);
+      g.c = into;
+      return g;
+    };
+    dispatch_dtype(a.dtype(), op, [&]<typename T>() {
+      if constexpr (std::is_floating_point_v<T>) {
+        for (int64_t bi = 0; bi < batches; ++bi) {
+          T* o = static_cast<T*>(out.raw_data()) + bi * mn;
+          if (tiles256 > kSplitKMaxTiles) {
+            // A large output: one chunk at a time, its tiles in parallel,
+            // added in chunk order (the deterministic variant's sum; the
+            // fast one has nothing to gain here).
+            std::vector<T> p(static_cast<size_t>(mn));
+            for (int64_t c = 0; c < chunks; ++c) {
+              all_tiles(partial_args(
+                  bi, c, reinterpret_cast<char*>(c == 0 ? o : p.data())));
+              if (c > 0) {
+                parallel_for(
+                    0, mn, kernels::kReduceGrain, [&](int64_t e0, int64_t e1) {
+                      for (int64_t e = e0; e < e1; ++e) {
+                        o[e] = T(o[e] + p[size_t(e)]);
+                      }
+                    });
+              }
+            }
+          } else if (deterministic) {
+            // Partials in the workspace, added in chunk order.
+            const int64_t cap = std::max<int64_t>(
+                1,
+                std::min<int64_t>(chunks, bytes / (mn * int64_t(sizeof(T)))));
+            std::vector<T> ws(size_t(cap * mn));
+            for (int64_t c0 = 0; c0 < chunks; c0 += cap) {
+              const int64_t here = std::min(cap, chunks - c0);
+              parallel_chunks(here, [&](int64_t i) {
+                kernels::GemmArgs g = partial_args(
+                    bi, c0 + i, reinterpret_cast<char*>(ws.data() + i * mn));
+                tile(g, 0, m, 0, n);
+              });
+              for (int64_t i = 0; i < here; ++i) {
+                const T* p = ws.data() + i * mn;
+                if (c0 + i == 0) {
+                  std::copy(p, p + mn, o);
+                } else {
+                  for (int64_t e = 0; e < mn; ++e) {
+                    o[e] = T(o[e] + p[e]);
+                  }
+                }
+              }
+            }
+          } else {
+            // Each thread adds its partial into the output as it finishes.
+            std::fill(o, o + mn, T(0));
+            std::mutex mu;
+            parallel_chunks(chunks, [&](int64_t c) {
+              std::vector<T> p(static_cast<size_t>(mn));
+              tile(
+                  partial_args(bi, c, reinterpret_cast<char*>(p.data())),
+                  0,
+                  m,
+                  0,
+                  n);
+              std::lock_guard<std::mutex> lock(mu);
+              for (int64_t e = 0; e < mn; ++e) {
+                o[e] = T(o[e] + p[e]);
+              }
+            });
+          }
+        }
+      }
+    });
+    return;
+  }
+  const int64_t tasks = batches * tr * tn;
+  parallel_for(0, tasks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t bi = task / (tr * tn), r = task % (tr * tn);
+      const int64_t i0 = (r / tn) * rows, j0 = (r % tn) * kTileN;
+      kernels::GemmArgs g = args(bi);
+      tile(g, i0, std::min(m, i0 + rows), j0, std::min(n, j0 + kTileN));
+    }
+  });
+}
+
+} // namespace detail::cpu
 
 } // namespace ditto
