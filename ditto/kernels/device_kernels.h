@@ -13,14 +13,16 @@
 // tensor into those ops alone, so a slot is reached only by an op its
 // device declared. A device fills every slot (register_device_kernels
 // checks) but the optional ones, which an op composes from its other
-// slots where the device leaves one out. The slots' contracts (shapes, layouts,
-// dtypes, whose bits) are written once, here; a device gives the CPU's bits for
-// each, except where a slot says it may not (the `deterministic` flags). The
-// CPU's slots take every dtype the op's loops have; a device refuses what it
-// has no kernel for (NotImplementedError naming the op, the dtype and the
-// device). Operands: a 0-dim CPU tensor where a slot takes a tensor operand
-// stands for a scalar (the CPU reads it with stride 0). Internal: ops/, nn/ and
-// the devices include it; not installed.
+// slots where a device leaves one out (clamp from maximum and minimum, a
+// batch of products from single ones).
+// The slots' contracts (shapes, layouts, dtypes, whose bits) are written
+// once, here; a device gives the CPU's bits for each, except where a slot
+// says it may not (the `deterministic` flags). The CPU's slots take every
+// dtype the op's loops have; a device refuses what it has no kernel for
+// (NotImplementedError naming the op, the dtype and the device). A 0-dim
+// CPU tensor where a slot takes a tensor operand stands for a scalar (the
+// CPU reads it with stride 0).
+// Internal: ops/, nn/ and the devices include it; not installed.
 
 #include <array>
 #include <cstdint>

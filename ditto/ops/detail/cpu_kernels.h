@@ -42,17 +42,18 @@ inline Tensor slot_operand(const Tensor& t, const Shape& shape) {
                                                             : t.expand(shape);
 }
 
-// The CPU's slots, each of its slot's type (DITTO_DEVICE_KERNEL_TYPE). The
-// CPU fills the slots its ops dispatch through: copies on one device
-// (ops/detail/op_util.cpp), the elementwise family and nll_loss's
-// (cpu_kernels.cpp), the reductions (ops/reduce/reduce.cpp) and the index
-// rows (ops/index/index.cpp). Between the host and a device a copy takes
-// the device's upload_into and to_host, which the CPU has no use for. The
-// ops of the other slots (gemm, bernoulli, conv2d, max_pool2d) still test
-// the device themselves and run their CPU loops in place (their CPU side
-// is wider than the slot: batched and split products, algorithm choice,
-// pools of 1 to 3 dims, the host's generators); their CPU slots stay empty
-// until the slots grow to hold it.
+// The CPU's slots, each of its slot's type (DITTO_DEVICE_KERNEL_TYPE): copies
+// on one device (ops/detail/op_util.cpp), the elementwise family, clamp and
+// nll_loss's (cpu_kernels.cpp), the reductions (ops/reduce/reduce.cpp), the
+// index rows (ops/index/index.cpp) and the batched products
+// (ops/linalg/linalg.cpp). Between the host and a device a copy takes the
+// device's upload_into and to_host, which the CPU has no use for. Three
+// slots have no CPU side yet, their ops still testing the device and
+// running the CPU's loop in place, because the CPU's side is wider than
+// the slot: conv2d (the CPU chooses among its algorithms, times them,
+// caches the choice), max_pool2d (the CPU's loops pool 1 to 3 dims, in
+// nn/) and philox_bernoulli (the CPU draws from any of its generators; a
+// device's fills take the host's draws).
 namespace cpu {
 #define DITTO_CPU_SLOTS(X) \
   X(copy_into)             \
