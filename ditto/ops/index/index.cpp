@@ -13,6 +13,47 @@
 
 namespace ditto {
 
+namespace detail {
+
+// w's row index[i] (of len elements) combined (C) with src's row i, for
+// i < n: in index order where the deterministic mode is on and the result
+// depends on it, else in parallel (atomic where rows repeat).
+template <Combine C>
+void update_rows(
+    const Tensor& w,
+    const Tensor& src,
+    const int64_t* index,
+    int64_t n,
+    int64_t rows,
+    int64_t len,
+    bool deterministic,
+    const char* name) {
+  dispatch_dtype(w.dtype(), name, [&]<typename T>() {
+    if constexpr (C == Combine::kAssign || !std::is_same_v<T, bool>) {
+      T* wp = w.data_ptr<T>();
+      const T* s = src.data_ptr<T>();
+      scatter_updates(
+          deterministic && !order_independent<C, T>(),
+          n,
+          rows,
+          len,
+          [&](int64_t i) { return index[i]; },
+          [&](int64_t i, bool atomic) {
+            combine_row<C>(
+                wp + index[i] * len,
+                s + i * len,
+                len,
+                nullptr,
+                nullptr,
+                atomic);
+          },
+          [&](int64_t i) { prefetch_row(s + i * len, len); });
+    }
+  });
+}
+
+} // namespace detail
+
 using detail::Combine;
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
@@ -162,25 +203,12 @@ Tensor& index_rows_(
   const int64_t* ip = idx.data_ptr<int64_t>();
   if constexpr (C == Combine::kAdd) {
     detail::device_slots(W, name).add_rows(
-        W, src, ip, n, rows, len, detail::use_deterministic<C, float>(), name);
+        W, src, ip, n, rows, len, are_deterministic_algorithms_enabled(), name);
   } else {
     // index_copy_: the CPU's alone (a device has no kernel for it: OpScope
     // refused a device tensor).
-    dispatch_dtype(self.dtype(), name, [&]<typename T>() {
-      T* w = W.data_ptr<T>();
-      const T* s = src.data_ptr<T>();
-      detail::scatter_updates(
-          detail::use_deterministic<C, T>(),
-          n,
-          rows,
-          len,
-          [&](int64_t i) { return ip[i]; },
-          [&](int64_t i, bool atomic) {
-            detail::combine_row<C>(
-                w + ip[i] * len, s + i * len, len, nullptr, nullptr, atomic);
-          },
-          [&](int64_t i) { detail::prefetch_row(s + i * len, len); });
-    });
+    detail::update_rows<C>(
+        W, src, ip, n, rows, len, are_deterministic_algorithms_enabled(), name);
   }
   detail::write_back(W0, W, name);
   return op.done_inplace(
@@ -396,28 +424,7 @@ void add_rows(
     int64_t len,
     bool deterministic,
     const char* name) {
-  dispatch_dtype(w.dtype(), name, [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) {
-      T* wp = w.data_ptr<T>();
-      const T* s = src.data_ptr<T>();
-      scatter_updates(
-          deterministic && !order_independent<Combine::kAdd, T>(),
-          n,
-          rows,
-          len,
-          [&](int64_t i) { return index[i]; },
-          [&](int64_t i, bool atomic) {
-            combine_row<Combine::kAdd>(
-                wp + index[i] * len,
-                s + i * len,
-                len,
-                nullptr,
-                nullptr,
-                atomic);
-          },
-          [&](int64_t i) { prefetch_row(s + i * len, len); });
-    }
-  });
+  update_rows<Combine::kAdd>(w, src, index, n, rows, len, deterministic, name);
 }
 
 } // namespace detail::cpu
