@@ -277,22 +277,29 @@ Tensor nonzero(const Tensor& self) {
   const bool* p = m.data_ptr<bool>();
   const int64_t numel = m.numel();
   const int64_t nd = self.dim();
+  const Shape sizes = self.sizes();
   int64_t count = 0;
   for (int64_t i = 0; i < numel; ++i) {
-    count += p[i] ? 1 : 0;
+    count += int64_t(p[i]);
   }
   Tensor out = empty({count, nd}, kInt64);
   int64_t* o = out.data_ptr<int64_t>();
+  // Element i's multi-index, advanced as an odometer, written for every
+  // element and kept by advancing past it where p[i] (no branch on the
+  // mask: a random one mispredicts half of them); past the last row it
+  // goes to a scratch row.
+  std::vector<int64_t> idx(size_t(nd), 0), scratch(size_t(nd), 0);
+  const int64_t* const end = o + count * nd;
   for (int64_t i = 0; i < numel; ++i) {
-    if (!p[i]) {
-      continue;
+    int64_t* dst = o < end ? o : scratch.data();
+    for (int64_t d = 0; d < nd; ++d) {
+      dst[d] = idx[size_t(d)];
     }
-    int64_t rest = i;
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      o[d] = rest % self.size(d);
-      rest /= self.size(d);
+    o += nd * int64_t(p[i]);
+    for (int64_t d = nd - 1; d >= 0 && ++idx[size_t(d)] == sizes[size_t(d)];
+         --d) {
+      idx[size_t(d)] = 0;
     }
-    o += nd;
   }
   return out;
 }
