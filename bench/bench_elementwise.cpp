@@ -54,6 +54,26 @@ const OpCase kOps[] = {
      1,
      2,
      [](const Tensor& a, const Tensor&) { return ditto::pow(a, 0.5); }},
+    // The mask paths (attention masks, filtering), the comparison included
+    // on both sides; a > 0 is true at no pattern a branch predictor learns.
+    {"where_mask",
+     2,
+     3,
+     [](const Tensor& a, const Tensor& b) {
+       return ditto::where(ditto::gt(a, 0.0), a, b);
+     }},
+    {"masked_select",
+     1,
+     2,
+     [](const Tensor& a, const Tensor&) {
+       return ditto::masked_select(a, ditto::gt(a, 0.0));
+     }},
+    {"nonzero",
+     1,
+     2,
+     [](const Tensor& a, const Tensor&) {
+       return ditto::nonzero(ditto::gt(a, 0.0));
+     }},
 };
 
 const int64_t kSizes[] = {int64_t(1) << 20, int64_t(1) << 24};

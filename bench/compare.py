@@ -154,6 +154,15 @@ OPS = [
     OpSpec("pow2", "torch.pow(a, 2)", num_inputs=1, arrays_moved=2),
     OpSpec("pow3", "torch.pow(a, 3)", num_inputs=1, arrays_moved=2),
     OpSpec("pow_half", "torch.pow(a, 0.5)", num_inputs=1, arrays_moved=2),
+    # The mask paths (attention masks, filtering), the comparison timed on
+    # both sides: the values' signs follow no pattern a branch predictor
+    # learns (ditto's where, masked_select and nonzero branched on the mask
+    # until 2026-12-06).
+    OpSpec("where_mask", "torch.where(a > 0, a, b)", num_inputs=2,
+           arrays_moved=3),
+    OpSpec("masked_select", "torch.masked_select(a, a > 0)", num_inputs=1,
+           arrays_moved=2),
+    OpSpec("nonzero", "torch.nonzero(a > 0)", num_inputs=1, arrays_moved=2),
     # Random ops (10M float32, randperm 1M int64). ditto's PyTorch-compatible
     # mt19937 path is serial, like PyTorch's; "randn_philox" is ditto's
     # counter-based parallel path, timed against the same torch.randn.
