@@ -764,7 +764,7 @@ void clamp_loop(
 
 // c ? u : v by masks on the bits: no branch (a random mask mispredicted
 // half of them: where on 2^20 float32 elements took 2.5 ms on two threads,
-// Zen 4), and loops of it vectorize. The chosen value's bits, unchanged.
+// Zen 5), and loops of it vectorize. The chosen value's bits, unchanged.
 template <typename T>
 inline T pick(bool c, T u, T v) {
   using U = std::conditional_t<
