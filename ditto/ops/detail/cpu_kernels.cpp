@@ -1,5 +1,6 @@
-// The CPU's kernel slots of the elementwise family, and the CPU's table
-// (Note [Device kernel slots]).
+// The CPU's table of kernel slots (Note [Device kernel slots]) and its
+// slots of the elementwise family, clamp and nll_loss; the others are beside
+// their ops (cpu_kernels.h lists where).
 
 #include "ditto/ops/detail/cpu_kernels.h"
 

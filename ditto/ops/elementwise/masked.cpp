@@ -1,6 +1,8 @@
 #include "ditto/ops/index.h"
 
-#include <cstring>
+#include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "ditto/ops/detail/cpu_kernels.h"
 #include "ditto/ops/detail/op_util.h"
