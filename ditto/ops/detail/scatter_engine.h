@@ -161,7 +161,7 @@ void owner_computes(
 class KeyLocks {
  public:
   static constexpr int64_t kStripes = 1024;
-  void lock(int64_t key) {
+  void acquire(int64_t key) {
     std::atomic<bool>& f = stripe(key);
     while (f.exchange(true, std::memory_order_acquire)) {
       while (f.load(std::memory_order_relaxed)) {
@@ -169,7 +169,7 @@ class KeyLocks {
       }
     }
   }
-  void unlock(int64_t key) {
+  void release(int64_t key) {
     stripe(key).store(false, std::memory_order_release);
   }
 
@@ -212,9 +212,9 @@ void racing(
   parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t k = key(i);
-      locks->lock(k);
+      locks->acquire(k);
       apply(i, false);
-      locks->unlock(k);
+      locks->release(k);
     }
   });
 }
