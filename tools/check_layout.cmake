@@ -11,6 +11,8 @@ cmake_minimum_required(VERSION 3.20)
 if(NOT SOURCE)
   message(FATAL_ERROR "check_layout: pass -DSOURCE=<the checkout>")
 endif()
+# A relative SOURCE (".") would glob nothing below.
+get_filename_component(SOURCE "${SOURCE}" ABSOLUTE)
 
 set(max_lines 700)
 # banned_<folder>: the top-level folders of ditto/ whose headers <folder>/
@@ -50,6 +52,9 @@ foreach(f IN LISTS files)
 endforeach()
 
 list(LENGTH files count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "check_layout: no source files under ${SOURCE}/ditto")
+endif()
 if(failures)
   message(FATAL_ERROR "check_layout: the layout rules are broken:\n${failures}")
 endif()
