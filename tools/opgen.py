@@ -284,6 +284,9 @@ class Schema:
 # ---- the declarations
 
 VARIANTS = {"function", "method", "inplace"}
+# The C++ namespaces below ditto a declaration may name, and the Python
+# submodule of ditto._C each is bound in.
+NAMESPACES = {"sparse": "_sparse", "linalg": "_linalg", "nn::functional": "_nn"}
 DTYPES = {
     # the dtypes the samples cover, and whether integer and bool inputs
     # compute in float32 (torch's default dtype)
@@ -313,7 +316,7 @@ class Op:
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
             "vulkan", "record_args", "aliases", "scalar_other", "result",
             "other_domain", "integer_divisor", "record_scalar", "samples", "family",
-            "python", "body", "devices", "record",
+            "python", "body", "devices", "record", "member", "namespace",
         }
         extra = set(entry) - known
         if extra:
@@ -337,6 +340,20 @@ class Op:
         self.record = entry.get("record", "")
         if self.record and self.body is None:
             raise DeclError(f"{where}: only an op with a body names another record")
+        # A function of a namespace below ditto (torch.sparse.mm is
+        # ditto::sparse::mm, bound as ditto._C._sparse.mm): a body's, a
+        # function only. Its table name is qualified: sparse::mm.
+        self.namespace = entry.get("namespace", "")
+        if self.namespace and (self.namespace not in NAMESPACES or "body" not in entry
+                               or entry.get("variants", "function") != "function"):
+            raise DeclError(
+                f"{where}: a namespace ({sorted(NAMESPACES)}) is for a body's function")
+        self.qualified = f"{self.namespace}::{self.name}" if self.namespace else self.name
+        # A method whose body defines Tensor's member itself (x.coalesce(),
+        # written beside the sparse layout's code): no free function.
+        self.member = bool(entry.get("member", False))
+        if self.member and (self.body is None or entry.get("variants") != "method"):
+            raise DeclError(f"{where}: a member is a method only, with a body")
         if [self.kernel, self.decomposition, self.body].count(None) != 2:
             raise DeclError(
                 f"{where}: give one of kernel, decomposition and body")
@@ -428,9 +445,15 @@ class Op:
             if s.self_index is None or s.args[s.self_index].type != "Tensor":
                 if self.variants != ["function"]:
                     raise DeclError(f"{where}: without a Tensor self, a function only")
-        if s.mutates and (self.variants != ["method"] or self.body is None):
+        # torch's fill_ and zero_ are functions too (torch.fill_(x, 1)): the
+        # function calls the member.
+        if s.mutates and (self.variants not in (["method"], ["function", "method"])
+                          or self.body is None):
             raise DeclError(
-                f"{where}: a mutating method (Tensor(a!) self) is a method with a body")
+                f"{where}: a mutating method (Tensor(a!) self) is a method with a body "
+                "(and a function too, variants = \"function, method\")")
+        if s.mutates and "function" in self.variants and generator_last(s.args[1:]):
+            raise DeclError(f"{where}: no function form of a mutating method with a generator")
         # Note [Factory options]: a method-only factory's options default to
         # none given in C++ (LibTorch's x.new_zeros(size) and
         # x.new_zeros(size, options)): it has no hand-written form beside.
@@ -534,10 +557,10 @@ def load(source_dir):
                     raise DeclError(
                         f"{op.src}: {op.body} does not define {op.name}")
         # Overloads (torch's name.overload) are bodies with one set of forms.
-        key = (op.name, op.schema.overload)
+        key = (op.qualified, op.schema.overload)
         if key in names:
             raise DeclError(f"{op.src}: {op.schema.text} is declared twice")
-        same = [o for (n, _), o in names.items() if n == op.name]
+        same = [o for (n, _), o in names.items() if n == op.qualified]
         if same and not all(o.body is not None for o in same + [op]):
             raise DeclError(
                 f"{op.src}: {op.name} is declared twice (overloads are bodies, "
@@ -715,8 +738,22 @@ def write_declared_h(files, ops):
     for op in ops:
         if "function" not in op.variants and "method" not in op.variants:
             continue
+        if op.member:
+            continue  # a member of Tensor, defined by hand beside the body
+        if op.namespace:
+            out += comment(op.doc)
+            out.append(f"namespace {op.namespace} {{")
+            out.append(f"DITTO_API {ret(op)} {op.name}({Schema.params(op.schema.args)});")
+            out.append(f"}} // namespace {op.namespace}")
+            continue
         if op.schema.mutates:
-            continue  # a member of Tensor (tensor_methods_declared.inc)
+            # a member of Tensor (tensor_methods_declared.inc); its function
+            # form, fill_(x, value), calls the member
+            if "function" in op.variants:
+                out += comment(op.doc)
+                params = ", ".join(["Tensor& self"] + [p for p in [Schema.params(op.schema.args[1:])] if p])
+                out.append(f"DITTO_API Tensor& {op.name}({params});")
+            continue
         out += comment(op.doc)
         for name in [op.name] + list(op.aliases):
             for decl, _, _, _ in op.overloads():
@@ -756,6 +793,10 @@ def write_methods_inc(files, ops):
                     f"({Schema.params(others, defaults=False)}) const, {op.name}({call}))")
             continue
         for decl, defn, call, _ in op.overloads():
+            if op.member:
+                # defined by hand beside the body (Tensor::coalesce)
+                out.append(f"DITTO_BODY_METHOD({ret(op)}, {op.name}, ({decl}) const)")
+                continue
             if "method" in op.variants:
                 # a macro argument: no bare comma in the type
                 mret = {"std::pair<Tensor, Tensor>": "Tensor::TensorPair"}.get(ret(op), ret(op))
@@ -888,6 +929,12 @@ def write_declared_cpp(files, ops):
                 out += [f"Tensor& Tensor::{op.name}("
                         f"{Schema.params(args[:-1], defaults=False)}) {{",
                         f"  return {op.name}({names});", "}", ""]
+            if "function" in op.variants:
+                params = ", ".join(["Tensor& self"] + [
+                    p for p in [Schema.params(args, defaults=False)] if p])
+                names = ", ".join(a.name for a in args)
+                out += [f"Tensor& {op.name}({params}) {{",
+                        f"  return self.{op.name}({names});", "}", ""]
             continue
         if op.body is not None:
             # defined by hand in op.body; its aliases call it
@@ -1025,9 +1072,9 @@ def write_declared_records_cpp(files, ops, aten, nondeterministic):
                 else f"body {op.body}" if op.body is not None
                 else f"decomposition {op.decomposition}")
         out.append(
-            f"      {{{c_string(op.name)}, {c_string(op.schema.text)}, "
+            f"      {{{c_string(op.qualified)}, {c_string(op.schema.text)}, "
             f"{c_string(', '.join(op.variants))}, {c_string(impl)}, "
-            f"{c_string(op.src)}, {c_string(op.record or op.name)}}},")
+            f"{c_string(op.src)}, {c_string(op.record or op.qualified)}}},")
     out += ["  };", "  return table;", "}", "",
             "// The devices beside the CPU each declared op runs on.",
             "const std::vector<std::pair<std::string, DeviceType>>& declared_devices() {",
@@ -1097,8 +1144,13 @@ def write_bindings_inc(files, ops):
     ]
     names, aliases = [], []
     for op in ops:
+        if op.namespace:
+            out += bindings_namespaced(op)
+            continue
         if op.schema.mutates:
             out += bindings_mutating(op)
+            if "function" in op.variants and op.name not in names:
+                names.append(op.name)
             continue
         if not op.schema.self_first:
             out += bindings_elsewhere(op)
@@ -1108,6 +1160,8 @@ def write_bindings_inc(files, ops):
         for decl, defn, _, py_args in op.overloads():
             sig = f"{ret(op)} (*)({with_self(defn, op)})"
             ptr = f"static_cast<{sig}>(&::ditto::{op.name})"
+            if op.member:
+                ptr = f"static_cast<{ret(op)} (Tensor::*)({defn}) const>(&Tensor::{op.name})"
             if op.schema.ret == "Tensor[]":
                 # torch returns a tuple of tensors
                 ptr = (f"[]({with_self(defn, op)}) {{ "
@@ -1185,10 +1239,11 @@ def write_bindings_inc(files, ops):
     for op in ops:
         # every overload pybind11 holds under the name, per form (function,
         # method, in-place)
-        count = [sum(len(o.overloads()) for o in ops if o.name == op.name and v in o.variants)
+        count = [sum(len(o.overloads()) for o in ops
+                     if o.qualified == op.qualified and v in o.variants)
                  for v in ("function", "method", "inplace")]
         out.append(
-            f"  decls.append(py::make_tuple({c_string(op.name)}, "
+            f"  decls.append(py::make_tuple({c_string(op.qualified)}, "
             f"{c_string(op.schema.text)}, {c_string(', '.join(op.variants))}, "
             f"py::make_tuple({', '.join(str(c) for c in count)})));")
     out.append('  m.attr("_declarations") = decls;')
@@ -1233,8 +1288,55 @@ def bindings_mutating(op):
     rest = s.args[1:]
     target = member_binding(op.name, Schema.params(rest, defaults=False), rest)
     args = "".join(", " + a for a in s.py_args(skip_self=True))
-    return [f"  cls.def({c_string(op.name)}, {target}{args}, "
-            "py::return_value_policy::reference, ReleaseGil());"]
+    out = [f"  cls.def({c_string(op.name)}, {target}{args}, "
+           "py::return_value_policy::reference, ReleaseGil());"]
+    if "function" in op.variants:
+        params = ", ".join(["Tensor& self"] + [
+            p for p in [Schema.params(rest, defaults=False)] if p])
+        fn = f"static_cast<Tensor& (*)({params})>(&::ditto::{op.name})"
+        out.append(f"  m.def({c_string(op.name)}, {fn}, py::arg(\"input\").none(false){args}, "
+                   "py::return_value_policy::reference, ReleaseGil());")
+    if len(rest) == 1 and rest[0].type == "int[]" and rest[0].default is None:
+        # x.resize_(2, 3), as torch's: the sizes as ints too
+        out.append(
+            f"  cls.def({c_string(op.name)}, [](Tensor& self, const py::args& ints) "
+            f"-> Tensor& {{ DITTO_CHECK(!ints.empty(), TypeError, {c_string(op.name)}, "
+            f"\"missing the argument {rest[0].name}\"); "
+            f"IntArg v = shape_from_args(ints, {c_string(op.name)}); "
+            f"py::gil_scoped_release gil; return self.{op.name}(v); }}, "
+            "py::return_value_policy::reference);")
+    return out
+
+
+def bindings_namespaced(op):
+    """ditto::sparse::mm as ditto._C._sparse.mm(mat1, mat2): the function
+    with torch's argument names, in the namespace's submodule (made here,
+    or taken when a hand-written binding made it first)."""
+    s = op.schema
+    mod = NAMESPACES[op.namespace]
+    params = Schema.params(s.args, defaults=False)
+    call = ", ".join(a.name for a in s.args)
+    fn = f"::ditto::{op.namespace}::{op.name}"
+    if s.ret == "Tensor":
+        target = f"static_cast<Tensor (*)({params})>(&{fn})"
+        gil = ", ReleaseGil()"
+    elif s.ret == "(Tensor, Tensor)":
+        # a Python tuple, made under the GIL
+        target = (f"[]({params}) {{ std::tuple<Tensor, Tensor> r; "
+                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
+                  "return py::make_tuple(std::get<0>(r), std::get<1>(r)); }")
+        gil = ""
+    elif s.ret == "Tensor[]":
+        # a Python list, made under the GIL
+        target = (f"[]({params}) {{ std::vector<Tensor> r; "
+                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
+                  "return py::cast(std::move(r)); }")
+        gil = ""
+    else:
+        raise DeclError(f"{op.src}: {op.name}: a namespace's function returns Tensor, "
+                        "(Tensor, Tensor) or Tensor[]")
+    args = "".join(", " + a for a in s.py_args(skip_self=False, rename_self_anywhere=True))
+    return [f"  submodule(m, {c_string(mod)}).def({c_string(op.name)}, {target}{args}{gil});"]
 
 
 def bindings_elsewhere(op):

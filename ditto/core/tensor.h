@@ -175,21 +175,9 @@ class DITTO_API Tensor {
   int64_t dense_dim() const;
   // The number of stored entries (duplicates included until coalesce()).
   int64_t _nnz() const;
-  // The stored indices, int64 (sparse_dim, nnz), and values (nnz, dense
-  // sizes...); indices() and values() require a coalesced tensor, as
-  // PyTorch's, the underscored ones give the parts as stored.
-  Tensor _indices() const;
-  Tensor _values() const;
-  Tensor indices() const;
-  Tensor values() const;
+  // _indices, _values, indices, values, coalesce, to_dense and to_sparse
+  // are declared (ditto/ops/sparse/sparse.ops.toml; below).
   bool is_coalesced() const;
-  // Duplicates summed in their stored order, entries sorted by index.
-  Tensor coalesce() const;
-  Tensor to_dense() const;
-  // The nonzero entries of a strided tensor over its first sparse_dim dims
-  // (all of them by default).
-  Tensor to_sparse() const;
-  Tensor to_sparse(int64_t sparse_dim) const;
   // True when both handles point at the same TensorImpl.
   bool is_same(const Tensor& other) const {
     return impl_ == other.impl_;
@@ -211,8 +199,10 @@ class DITTO_API Tensor {
   Scalar item_scalar() const;
 
   // ---- copies and conversions
+  // clone, copy_, fill_, zero_ and resize_ are declared
+  // (ditto/ops/factories/copies.ops.toml; tensor_methods_declared.inc,
+  // below).
   Tensor contiguous() const;
-  Tensor clone() const;
   Tensor to(Dtype dtype) const; // returns *this when the dtype already matches
   // A copy on device (docs/device.md); *this when it is there already. The
   // gradient flows back to this tensor's device.
@@ -240,8 +230,6 @@ class DITTO_API Tensor {
   bool is_vulkan() const {
     return device().is_vulkan();
   }
-  // Copies src into this tensor, broadcasting and converting the dtype.
-  Tensor& copy_(const Tensor& src);
 
   // ---- views (share storage): view, reshape, permute, expand, transpose,
   // t, narrow, select, slice, unsqueeze, squeeze, flatten, as_strided and
@@ -253,13 +241,6 @@ class DITTO_API Tensor {
   }
 
   // ---- in-place ops (return *this)
-  // Gives the tensor these sizes, contiguous, growing its storage if needed
-  // (every view of the storage sees the new memory). The grown part is
-  // uninitialized, or filled as empty() fills while the deterministic mode
-  // and determinism::fill_uninitialized_memory() are on.
-  Tensor& resize_(const Shape& shape);
-  Tensor& fill_(const Scalar& value);
-  Tensor& zero_();
   // add_, sub_ (with alpha), mul_, div_, pow_, clamp_, addcmul_ ...: the
   // declared ops' in-place forms (ditto/ops/*/*.ops.toml), below.
   // The compound operators: the in-place ops above (recorded as add_...).
@@ -328,11 +309,13 @@ class DITTO_API Tensor {
 #define DITTO_INPLACE_METHOD(name, params, expr) Tensor& name params;
 #define DITTO_KERNEL_INPLACE_METHOD(name, params, expr) Tensor& name params;
 #define DITTO_BODY_INPLACE_METHOD(name, params) Tensor& name params;
+#define DITTO_BODY_METHOD(ret, name, params) ret name params;
 #include "ditto/core/tensor_methods_declared.inc"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
 #undef DITTO_KERNEL_INPLACE_METHOD
 #undef DITTO_BODY_INPLACE_METHOD
+#undef DITTO_BODY_METHOD
 
   // ---- autograd (ditto/autograd/engine.h, docs/autograd.md)
   // True for a leaf that requires grad and for what ops computed from one

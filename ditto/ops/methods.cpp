@@ -32,10 +32,12 @@ namespace ditto {
   }
 // A body's in-place form is defined beside its body.
 #define DITTO_BODY_INPLACE_METHOD(name, params)
+#define DITTO_BODY_METHOD(ret, name, params)
 #include "ditto/core/tensor_methods_declared.inc"
 #undef DITTO_METHOD
 #undef DITTO_INPLACE_METHOD
 #undef DITTO_KERNEL_INPLACE_METHOD
 #undef DITTO_BODY_INPLACE_METHOD
+#undef DITTO_BODY_METHOD
 
 } // namespace ditto

@@ -7,42 +7,14 @@
 // dense operand are here.
 
 #include "ditto/core/tensor.h"
+#include "ditto/ops/declared.h"
 
 namespace ditto {
 
-// A sparse tensor of the given size from its entries: indices (integer,
-// sparse_dim x nnz, each within size) and values (nnz, then the dense
-// sizes). The indices are copied (so checked once); the values are kept.
-// Duplicates are allowed (coalesce() sums them). Differentiable in values.
-DITTO_API Tensor sparse_coo_tensor(
-    const Tensor& indices,
-    const Tensor& values,
-    const Shape& size);
-// The size inferred: each sparse dim one past its largest index, the dense
-// sizes from values.
-DITTO_API Tensor sparse_coo_tensor(const Tensor& indices, const Tensor& values);
-
-// bmm with a sparse first operand (b, n, k) and a dense second (b, k, m):
-// dense (b, n, m). ditto::bmm calls it for a sparse first operand.
-DITTO_API Tensor sparse_bmm(const Tensor& sparse, const Tensor& dense);
-
-namespace sparse {
-
-// sparse (n, k) @ dense (k, m) -> dense (n, m) (torch.sparse.mm; ditto::mm
-// calls it for a sparse first operand). Each output row is its entries'
-// products added in the entries' stored order (Note [Sparse products]);
-// the gradient reaches the dense operand and the sparse one's values.
-DITTO_API Tensor mm(const Tensor& sparse, const Tensor& dense);
-// beta * input + alpha * (mat1 @ mat2) with mat1 sparse (torch.sparse.addmm;
-// ditto::addmm calls it for a sparse mat1).
-DITTO_API Tensor addmm(
-    const Tensor& input,
-    const Tensor& mat1,
-    const Tensor& mat2,
-    const Scalar& beta = 1,
-    const Scalar& alpha = 1);
-
-} // namespace sparse
+// sparse_coo_tensor(indices, values[, size]) and sparse_bmm are declared
+// (ditto/ops/sparse/sparse.ops.toml, declared.h).
+// torch.sparse.mm and torch.sparse.addmm, ditto::sparse::mm and
+// ditto::sparse::addmm, are declared (sparse/sparse.ops.toml, declared.h).
 
 namespace detail {
 // The parts of a sparse tensor; TypeError naming op for a strided one.

@@ -30,7 +30,6 @@ from ._C import (  # noqa: F401
     kthvalue, median, nanmedian, mode, topk, cumsum, cumprod, logcumsumexp,
     cummax, cummin, repeat_interleave, quantile, nanquantile, lerp,
     stack, flip, pad, sort, equal, allclose, mm, bmm, matmul, addmm, linear,
-    sparse_bmm,
     # index and scatter
     index_select, gather, take, index, masked_select, bincount, histc,
     embedding_bag, index_add, index_copy, index_put, put, masked_fill,
@@ -86,8 +85,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None,
         values = tensor(values, dtype=dtype)
     elif dtype is not None:
         values = values.to(dtype)
-    out = _C._sparse_coo_tensor(indices, values,
-                                None if size is None else list(size))
+    out = (_C.sparse_coo_tensor(indices, values) if size is None
+           else _C.sparse_coo_tensor(indices, values, list(size)))
     if requires_grad:
         out.requires_grad_(True)
     return out

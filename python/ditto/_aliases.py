@@ -32,7 +32,7 @@ INPLACE = (
     "cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ log10_ "
     "log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ "
     "reciprocal_ relu_ round_ rsqrt_ sigmoid_ sin_ sinc_ sinh_ sqrt_ "
-    "square_ tan_ tanh_ trunc_ xlogy_ zero_ fill_ i0_ ldexp_ index_put_ "
+    "square_ tan_ tanh_ trunc_ xlogy_ i0_ ldexp_ index_put_ "
     "detach_ addmv_ dropout_").split()
 
 

@@ -228,6 +228,16 @@ inline std::vector<Tensor> index_list(
 // zeros((2, 3)), zeros([2, 3]), x.view(ditto.Size([6])).
 Shape shape_from_args(const py::args& args, const char* op);
 
+// The submodule name of m (ditto._C._sparse): the one a binding made
+// already, or a new one. The declared ops' bindings and the hand-written ones
+// both add to it, in either order.
+inline py::module_ submodule(py::module_& m, const char* name) {
+  if (py::hasattr(m, name)) {
+    return m.attr(name).cast<py::module_>();
+  }
+  return m.def_submodule(name);
+}
+
 // Note [Factory options] (tools/opgen.py): a declared factory's torch
 // keywords as its TensorOptions. Layouts other than ditto.strided and
 // pin_memory=True are refused naming the op; a device is a device string

@@ -50,46 +50,20 @@ void init_pooling_and_norm(py::module_& nn) {
 // ... ctc_loss, cross_entropy_loss); python/ditto/nn/functional.py is
 // torch's Python over them.
 
-void init_other(py::module_& nn) {
-  // interpolate's ATen forms (upsample_nearest1d ... _upsample_bicubic2d_aa)
-  // are declared (composite/interpolation.ops.toml);
-  // python/ditto/nn/functional.py's interpolate is torch's Python over them.
-  // grid_sample and affine_grid: their ATen forms are declared
-  // (composite/vision.ops.toml); python/ditto/nn/functional.py is torch's
-  // Python over them.
-  nn.def(
-      "lstm_cell_gates",
-      [](const Tensor& gates, const Tensor& c) {
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release gil;
-          r = F::lstm_cell_gates(gates, c);
-        }
-        return py::make_tuple(r.first, r.second);
-      },
-      py::arg("gates"),
-      py::arg("c"));
-  nn.def(
-      "gru_cell_gates",
-      &F::gru_cell_gates,
-      py::arg("gi"),
-      py::arg("gh"),
-      py::arg("h"),
-      ReleaseGil());
-  nn.def(
-      "split_rows",
-      &F::split_rows,
-      py::arg("input"),
-      py::arg("rows"),
-      ReleaseGil());
-}
+// interpolate's ATen forms (upsample_nearest1d ... _upsample_bicubic2d_aa)
+// are declared (composite/interpolation.ops.toml);
+// python/ditto/nn/functional.py's interpolate is torch's Python over them.
+// grid_sample and affine_grid: their ATen forms are declared
+// (composite/vision.ops.toml); python/ditto/nn/functional.py is torch's
+// Python over them. The recurrent steps (lstm_cell_gates, gru_cell_gates,
+// split_rows) are declared in ditto::nn::functional (composite/rnn.ops.toml)
+// and bound in this module.
 
 } // namespace
 
 void init_nn_functional(py::module_& m, py::class_<Tensor>&) {
-  py::module_ nn = m.def_submodule("_nn", "ditto::nn::functional");
+  py::module_ nn = submodule(m, "_nn"); // ditto::nn::functional
   init_pooling_and_norm(nn);
-  init_other(nn);
   for (const char* name : {"relu", "sigmoid", "tanh", "linear", "pad"}) {
     nn.attr(name) = m.attr(name);
   }

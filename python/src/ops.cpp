@@ -131,7 +131,7 @@ void init_operators(py::class_<Tensor>& cls) {
 void init_shape_and_linalg(py::module_& m) {
   // pad and linear are declared (shape/shape.ops.toml,
   // linalg/linalg.ops.toml).
-  py::module_ la = m.def_submodule("_linalg", "ditto::linalg");
+  py::module_ la = submodule(m, "_linalg"); // ditto::linalg
   la.def(
       "qr",
       [](const Tensor& a) {

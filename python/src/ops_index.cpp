@@ -6,12 +6,6 @@
 namespace ditto::python {
 namespace {
 
-// Sizes from *args, read with the GIL held (the bindings release it).
-Shape sizes_of(const py::args& args, const char* op) {
-  py::gil_scoped_acquire gil;
-  return shape_from_args(args, op);
-}
-
 void init_views(py::class_<Tensor>& cls) {
   // The views' methods and functions are declared
   // (ditto/ops/shape/views.ops.toml); x.T is a property.
@@ -25,26 +19,9 @@ void init_views(py::class_<Tensor>& cls) {
 }
 
 void init_copies(py::class_<Tensor>& cls) {
-  cls.def("clone", &Tensor::clone, ReleaseGil());
+  // clone, copy_, fill_, zero_ and resize_ are declared
+  // (ditto/ops/factories/copies.ops.toml).
   cls.def("contiguous", &Tensor::contiguous, ReleaseGil());
-  cls.def(
-      "copy_",
-      [](Tensor& t, const Tensor& src, bool) -> Tensor& {
-        return t.copy_(src);
-      },
-      py::arg("src"),
-      py::arg("non_blocking") = false,
-      kSelf,
-      ReleaseGil());
-  cls.def("fill_", &Tensor::fill_, py::arg("value"), kSelf, ReleaseGil());
-  cls.def("zero_", &Tensor::zero_, kSelf, ReleaseGil());
-  cls.def(
-      "resize_",
-      [](Tensor& t, py::args size) -> Tensor& {
-        return t.resize_(sizes_of(size, "resize_"));
-      },
-      kSelf,
-      ReleaseGil());
 }
 
 void init_index(py::module_& m) {

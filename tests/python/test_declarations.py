@@ -10,6 +10,8 @@ import pytest
 
 import ditto
 
+# The Python submodule of ditto._C a namespace's functions are bound in.
+NAMESPACES = {"sparse": "_sparse", "linalg": "_linalg", "nn::functional": "_nn"}
 SCHEMA = re.compile(r"^(\w+)(?:\.\w+)?\((.*?)\) -> (.+)$")
 
 
@@ -42,7 +44,8 @@ def overloads(fn):
 def test_there_are_declarations():
     names = [d[0] for d in declarations()]
     assert len(names) >= 11
-    heads = [d[1].split("(")[0] for d in declarations()]  # name[.overload]
+    # [namespace::]name[.overload]
+    heads = [d[0].rpartition("::")[0] + "::" + d[1].split("(")[0] for d in declarations()]
     assert len(set(heads)) == len(heads)
     for n in ("exp", "neg", "square", "erf"):
         assert n in names
@@ -54,6 +57,16 @@ def test_surface_agrees_with_declaration(name, schema, variants, count):
     # the overloads bound under the name, per form
     fcount, mcount, icount = count
     args = schema_args(schema)
+    namespace, _, short = name.rpartition("::")
+    if namespace:
+        # ditto::sparse::mm: ditto._C._sparse.mm, a function only
+        assert variants == ["function"]
+        fn = getattr(getattr(ditto._C, NAMESPACES[namespace]), short)
+        got = [re.findall(r"(\w+):", sig) for sig in overloads(fn)]
+        assert len(got) == fcount, (name, got)
+        assert ["input" if a == "self" else a for a in args] in got, (name, got)
+        assert name not in ditto._C._declared_functions
+        return
     # self is 'input' in the function form (where.self(condition, self,
     # other) has it second; repeat_interleave.Tensor has none)
     fargs = ["input" if a == "self" else a for a in args]
@@ -97,6 +110,11 @@ def test_surface_agrees_with_declaration(name, schema, variants, count):
         assert len(overloads(inplace)) == icount, name
 
 
+# The one-argument ops of the sparse layout (sparse/sparse.ops.toml) take a
+# sparse tensor.
+SPARSE_INPUT = {"_values", "_indices", "values", "indices", "coalesce", "to_dense"}
+
+
 @pytest.mark.parametrize(
     "name,schema,variants,count",
     [d for d in declarations() if len(schema_args(d[1])) == 1])
@@ -106,17 +124,23 @@ def test_forms_give_the_same_bits(name, schema, variants, count):
     if name.startswith("bitwise_"):
         # integer and bool only
         x = ditto.tensor(np.arange(-18, 19, dtype=np.int64) * 7)
+    if name in SPARSE_INPUT:
+        x = x.to_sparse()
+
+    def bits(t):
+        return (t.to_dense() if t.is_sparse else t).numpy().tobytes()
+
     ref = getattr(ditto, name)(x) if "function" in variants else None
     if "method" in variants:
         got = getattr(x, name)()
         if ref is None:
             ref = got
-        assert got.numpy().tobytes() == ref.numpy().tobytes()
+        assert bits(got) == bits(ref)
     if "inplace" in variants:
         y = x.clone()
         out = getattr(y, name + "_")()
         assert out is y
-        assert y.numpy().tobytes() == ref.numpy().tobytes()
+        assert bits(y) == bits(ref)
 
 
 def test_ops_with_bodies_keep_torchs_forms():

@@ -80,7 +80,7 @@ struct Act {
 
 } // namespace
 
-std::pair<Tensor, Tensor> lstm_cell_gates(
+std::tuple<Tensor, Tensor> lstm_cell_gates(
     const Tensor& gates,
     const Tensor& c) {
   const char* op = "lstm_cell_gates";
@@ -270,9 +270,7 @@ Tensor gru_cell_gates(const Tensor& gi, const Tensor& gh, const Tensor& h) {
       });
 }
 
-std::vector<Tensor> split_rows(
-    const Tensor& x,
-    const std::vector<int64_t>& rows) {
+std::vector<Tensor> split_rows(const Tensor& x, const IntArg& rows) {
   const char* op = "split_rows";
   detail::OpScope scope(op, {x});
   DITTO_CHECK(x.defined() && x.dim() >= 1, ValueError, op, "x needs a dim 0");

@@ -450,10 +450,11 @@ Tensor Tensor::contiguous() const {
   return clone();
 }
 
-Tensor Tensor::clone() const {
-  detail::OpScope op("clone", {*this});
-  Tensor out = detail::new_tensor(sizes(), dtype(), device());
-  detail::copy_into(out, *this, "clone");
+Tensor clone(const Tensor& self) {
+  DITTO_CHECK(self.defined(), ValueError, "clone", "undefined tensor");
+  detail::OpScope op("clone", {self});
+  Tensor out = detail::new_tensor(self.sizes(), self.dtype(), self.device());
+  detail::copy_into(out, self, "clone");
   return op.done(out, [](const autograd::GradList& g) { return g; });
 }
 
@@ -507,7 +508,9 @@ Tensor Tensor::to(Device d, Dtype t) const {
   return device().is_cpu() ? to(t).to(d) : to(d).to(t);
 }
 
-Tensor& Tensor::copy_(const Tensor& src) {
+// non_blocking changes nothing: every copy, between devices too, completes
+// before copy_ returns.
+Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
   check_defined("copy_");
   DITTO_CHECK(src.defined(), ValueError, "copy_", "the source is undefined");
   detail::OpScope op("copy_", {*this, src}, detail::OpScope::kInplace);
@@ -535,7 +538,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
       *this, [](const autograd::GradList&) { return autograd::GradList{{}}; });
 }
 
-Tensor& Tensor::resize_(const Shape& shape) {
+Tensor& Tensor::resize_(const IntArg& shape) {
   check_defined("resize_");
   DITTO_CHECK(
       !autograd::requires_grad(*this),

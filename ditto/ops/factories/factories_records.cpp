@@ -172,12 +172,19 @@ DITTO_OP_RECORDS(factories) {
     register_op({
         .name = "clone",
         .family = "copy",
-        .callables = {"Tensor::clone()"},
+        .callables = {"ditto::clone(self)", "Tensor::clone()"},
         .deterministic_because = kCopies,
         .dtypes = kEveryDtype,
         .samples =
             [](const SampleSpec& spec) {
               return s::unary(spec, [](const Tensor& t) { return t.clone(); });
+            },
+        .bad_samples =
+            [] {
+              return std::vector<Sample>{
+                  {"undefined", {Tensor()}, [](const std::vector<Tensor>& in) {
+                     return std::vector{clone(in[0])};
+                   }}};
             },
     });
   }
@@ -211,7 +218,7 @@ DITTO_OP_RECORDS(factories) {
   register_op({
       .name = "copy_",
       .family = "copy",
-      .callables = {"Tensor::copy_(src)"},
+      .callables = {"Tensor::copy_(src, non_blocking)"},
       .deterministic_because = kCopies,
       .dtypes = kNumeric,
       .samples =
@@ -249,7 +256,11 @@ DITTO_OP_RECORDS(factories) {
     register_op({
         .name = "fill_",
         .family = "copy",
-        .callables = {"Tensor::fill_(value)", "Tensor::zero_()"},
+        .callables =
+            {"ditto::fill_(self, value)",
+             "Tensor::fill_(value)",
+             "ditto::zero_(self)",
+             "Tensor::zero_()"},
         .deterministic_because = kFill,
         .dtypes = kNumeric,
         .samples =
@@ -266,6 +277,28 @@ DITTO_OP_RECORDS(factories) {
                   {"matrix", {self}, call},
                   {"strided", {s::strided(self)}, call}};
             },
+        .bad_samples =
+            [] {
+              auto fill = [](const Scalar& v) {
+                return [v](const std::vector<Tensor>& in) {
+                  Tensor self = in[0];
+                  self.fill_(v);
+                  return std::vector{self};
+                };
+              };
+              return std::vector<Sample>{
+                  {"value_out_of_range",
+                   {s::varied({2, 3}, kUInt8, 6.0, 1)},
+                   fill(300)},
+                  {"expanded_self",
+                   {s::varied({1, 3}, kFloat32, 2.0, 1).expand({2, 3})},
+                   fill(1.5)},
+                  {"undefined", {Tensor()}, [](const std::vector<Tensor>& in) {
+                     Tensor self = in[0];
+                     self.zero_();
+                     return std::vector{self};
+                   }}};
+            },
         .not_differentiable = "the result does not depend on the input",
         .inplace = true,
     });
@@ -273,7 +306,7 @@ DITTO_OP_RECORDS(factories) {
   register_op({
       .name = "resize_",
       .family = "copy",
-      .callables = {"Tensor::resize_(shape)"},
+      .callables = {"Tensor::resize_(size)"},
       .deterministic_because =
           "keeps the elements it had; new ones are uninitialized unless the "
           "deterministic mode fills them (fill_uninitialized_memory)",

@@ -480,7 +480,7 @@ using namespace sparse_impl;
 Tensor sparse_coo_tensor(
     const Tensor& indices,
     const Tensor& values,
-    const Shape& size) {
+    const IntArg& size) {
   return build_sparse(indices, values, &size);
 }
 
