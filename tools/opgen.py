@@ -52,6 +52,8 @@ CPP_TYPES = {
     "ScalarType?": "std::optional<Dtype>",
     "ScalarType": "Dtype",
     "Generator?": "const std::optional<Generator>&",
+    # torch's Device: "cpu", "vulkan:1" in Python
+    "Device": "Device",
     # A factory's torch options, `ScalarType? dtype=None, Layout? layout=None,
     # Device? device=None, bool? pin_memory=None` in the schema: one
     # parameter in C++, as ATen's C++ API (torch::zeros(size, options)).
@@ -81,12 +83,17 @@ RETURN_TYPES = {
     "bool": "bool",
     # a mutating method returns self (torch's Tensor(a!))
     "Tensor(a!)": "Tensor&",
+    # ditto::linalg's decompositions (ditto/ops/linalg_result.h)
+    "(Tensor Q, Tensor R)": "std::pair<Tensor, Tensor>",
+    "(Tensor U, Tensor S, Tensor V)": "linalg::SVD",
 }
 
 # The Python side of a schema type pybind11 cannot take as the C++ one:
 # (the binding's parameter type, the conversion to the C++ argument).
 PY_CONVERSIONS = {
     "Tensor?[]": ("const std::vector<std::optional<Tensor>>&", "index_list({})"),
+    # a device by its name (ditto.device is a str)
+    "Device": ("const std::string&", "Device({})"),
     # torch's factory keywords, and the Python-only requires_grad torch's
     # binding adds to every factory (python/src/common.h: factory_options)
     "TensorOptions": (
@@ -179,7 +186,7 @@ class Schema:
             if part == "*":
                 kw_only = True
                 continue
-            am = re.match(r"^(\S+)\s+([a-z_][a-z0-9_]*)(?:\s*=\s*(\S+))?$", part)
+            am = re.match(r"^(\S+)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*(\S+))?$", part)
             # int[1] (torch's size hint) is int[]; SymInt (a size that
             # torch may trace symbolically) is int; Tensor(a) self (a view's
             # input, whose storage the result shares) is Tensor.
@@ -730,6 +737,7 @@ def write_declared_h(files, ops):
         '#include "ditto/core/reduction.h" // int reduction=Mean',
         '#include "ditto/core/tensor.h"',
         '#include "ditto/core/tensor_options.h" // a factory\'s options',
+        '#include "ditto/ops/linalg_result.h" // linalg::SVD',
         '#include "ditto/random/generator.h" // Generator? arguments',
         "",
         "namespace ditto {",
@@ -1160,9 +1168,16 @@ def write_bindings_inc(files, ops):
         for decl, defn, _, py_args in op.overloads():
             sig = f"{ret(op)} (*)({with_self(defn, op)})"
             ptr = f"static_cast<{sig}>(&::ditto::{op.name})"
-            if op.member:
+            if op.member and converted(op.schema.args[1:]):
+                # x.to("cpu"): the member, its device from a string
+                rest = op.schema.args[1:]
+                ptr = (f"[](const Tensor& self, {py_params(rest)}) {{ "
+                       f"return self.{op.name}({py_call_args(rest, op.name)}); }}")
+            elif op.member:
                 ptr = f"static_cast<{ret(op)} (Tensor::*)({defn}) const>(&Tensor::{op.name})"
-            if op.schema.ret == "Tensor[]":
+            if op.member:
+                pass
+            elif op.schema.ret == "Tensor[]":
                 # torch returns a tuple of tensors
                 ptr = (f"[]({with_self(defn, op)}) {{ "
                        f"return py::tuple(py::cast(::ditto::{op.name}("
@@ -1325,6 +1340,18 @@ def bindings_namespaced(op):
         target = (f"[]({params}) {{ std::tuple<Tensor, Tensor> r; "
                   f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
                   "return py::make_tuple(std::get<0>(r), std::get<1>(r)); }")
+        gil = ""
+    elif s.ret == "(Tensor Q, Tensor R)":
+        # torch.return_types.<name>, made under the GIL
+        target = (f"[]({params}) {{ std::pair<Tensor, Tensor> r; "
+                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
+                  f"return values_indices({c_string(op.name)}, std::move(r)); }}")
+        gil = ""
+    elif s.ret == "(Tensor U, Tensor S, Tensor V)":
+        # a Python tuple (torch.svd_lowrank's), made under the GIL
+        target = (f"[]({params}) {{ linalg::SVD r; "
+                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
+                  "return py::make_tuple(r.U, r.S, r.V); }")
         gil = ""
     elif s.ret == "Tensor[]":
         # a Python list, made under the GIL

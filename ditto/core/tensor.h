@@ -203,11 +203,8 @@ class DITTO_API Tensor {
   // (ditto/ops/factories/copies.ops.toml; tensor_methods_declared.inc,
   // below).
   Tensor contiguous() const;
-  Tensor to(Dtype dtype) const; // returns *this when the dtype already matches
-  // A copy on device (docs/device.md); *this when it is there already. The
-  // gradient flows back to this tensor's device.
-  Tensor to(Device device) const;
-  Tensor to(Device device, Dtype dtype) const;
+  // to(dtype), to(device[, dtype]) and to(other), each with non_blocking and
+  // copy, are declared too (copies.ops.toml; docs/device.md).
   // LibTorch's spellings of to(dtype) and of views shaped like another.
   Tensor toType(Dtype dtype) const {
     return to(dtype);

@@ -31,18 +31,6 @@ namespace ditto {
 
 // bincount and histc are declared in reduce/reduce.ops.toml (declared.h).
 
-// Sums, means or maxima of bags of weight rows (torch.nn.functional.
-// embedding_bag): input 1-d with offsets (bag b is input[offsets[b] :
-// offsets[b + 1]]) or 2-d (a bag per row, offsets undefined). mode "sum",
-// "mean" or "max"; per_sample_weights scale rows in mode sum; entries equal
-// to padding_idx are skipped; empty bags give zeros. Output [bags, dim].
-DITTO_API Tensor embedding_bag(
-    const Tensor& input,
-    const Tensor& weight,
-    const Tensor& offsets = {},
-    std::string_view mode = "mean",
-    const Tensor& per_sample_weights = {},
-    bool include_last_offset = false,
-    std::optional<int64_t> padding_idx = std::nullopt);
+// embedding_bag is declared (index/index.ops.toml, declared.h).
 
 } // namespace ditto

@@ -128,59 +128,15 @@ void init_operators(py::class_<Tensor>& cls) {
       py::module_::import("builtins").attr("object").attr("__hash__");
 }
 
-void init_shape_and_linalg(py::module_& m) {
-  // pad and linear are declared (shape/shape.ops.toml,
-  // linalg/linalg.ops.toml).
-  py::module_ la = submodule(m, "_linalg"); // ditto::linalg
-  la.def(
-      "qr",
-      [](const Tensor& a) {
-        std::pair<Tensor, Tensor> r;
-        {
-          py::gil_scoped_release gil;
-          r = linalg::qr(a);
-        }
-        return py::module_::import("ditto.return_types")
-            .attr("qr")(r.first, r.second);
-      },
-      py::arg("A"));
-  la.def(
-      "svd",
-      [](const Tensor& a) {
-        linalg::SVD r;
-        {
-          py::gil_scoped_release gil;
-          r = linalg::svd(a);
-        }
-        return py::make_tuple(r.U, r.S, r.V);
-      },
-      py::arg("A"));
-  la.def(
-      "svd_lowrank",
-      [](const Tensor& a,
-         int64_t q,
-         int64_t niter,
-         const std::optional<Generator>& gen) {
-        linalg::SVD r;
-        {
-          py::gil_scoped_release gil;
-          r = linalg::svd_lowrank(a, q, niter, gen);
-        }
-        return py::make_tuple(r.U, r.S, r.V);
-      },
-      py::arg("A"),
-      py::arg("q") = 6,
-      py::arg("niter") = 2,
-      py::kw_only(),
-      py::arg("generator") = py::none());
-}
+// pad and linear are declared (shape/shape.ops.toml,
+// linalg/linalg.ops.toml), and so are ditto._C._linalg's qr, svd and
+// svd_lowrank (composite/decomp.ops.toml).
 
 } // namespace
 
 void init_ops(py::module_& m, py::class_<Tensor>& cls) {
   init_elementwise(m, cls);
   init_operators(cls);
-  init_shape_and_linalg(m);
 }
 
 } // namespace ditto::python

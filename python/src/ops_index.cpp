@@ -24,42 +24,14 @@ void init_copies(py::class_<Tensor>& cls) {
   cls.def("contiguous", &Tensor::contiguous, ReleaseGil());
 }
 
-void init_index(py::module_& m) {
-  m.def(
-      "embedding_bag",
-      [](const Tensor& input,
-         const Tensor& weight,
-         const std::optional<Tensor>& offsets,
-         const std::string& mode,
-         const std::optional<Tensor>& per_sample_weights,
-         bool include_last_offset,
-         std::optional<int64_t> padding_idx) {
-        return embedding_bag(
-            input,
-            weight,
-            value_or_undefined(offsets),
-            mode,
-            value_or_undefined(per_sample_weights),
-            include_last_offset,
-            padding_idx);
-      },
-      py::arg("input"),
-      py::arg("weight"),
-      py::arg("offsets") = py::none(),
-      py::arg("mode") = "mean",
-      py::arg("per_sample_weights") = py::none(),
-      py::arg("include_last_offset") = false,
-      py::arg("padding_idx") = py::none(),
-      ReleaseGil());
-  // index, index_put and index_put_: index/index.ops.toml.
-}
+// embedding_bag, index, index_put and index_put_ are declared
+// (index/index.ops.toml).
 
 } // namespace
 
-void init_ops_index(py::module_& m, py::class_<Tensor>& cls) {
+void init_ops_index(py::module_&, py::class_<Tensor>& cls) {
   init_views(cls);
   init_copies(cls);
-  init_index(m);
 }
 
 } // namespace ditto::python

@@ -596,26 +596,8 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("create_graph") = false,
       py::arg("allow_unused") = false);
 
-  // ---- dtype conversions
-  cls.def(
-      "to",
-      [](const Tensor& t, Dtype d) { return t.to(d); },
-      py::arg("dtype"),
-      ReleaseGil());
-  cls.def(
-      "to",
-      [](const Tensor& t, const Tensor& other) { return t.to(other.dtype()); },
-      py::arg("other"),
-      ReleaseGil());
-  cls.def(
-      "to",
-      [](const Tensor& t, const std::string& device, std::optional<Dtype> d) {
-        const Device dev(device);
-        return d ? t.to(dev, *d) : t.to(dev);
-      },
-      py::arg("device"),
-      py::arg("dtype") = py::none(),
-      ReleaseGil());
+  // ---- dtype conversions: to's three forms are declared
+  // (ops/factories/copies.ops.toml).
   auto as = [&](const char* name, Dtype d) {
     cls.def(
         name, [d](const Tensor& t) { return t.to(d); }, ReleaseGil());

@@ -818,3 +818,37 @@ TEST(Declarations, EveryPytorchNondeterministicOpIsDeterministicHere) {
 
 } // namespace
 } // namespace ditto
+
+namespace ditto {
+namespace {
+
+// The copies and conversions declared with bodies (copies.ops.toml), as a
+// LibTorch program calls them: to's three forms with non_blocking and copy,
+// fill_ and zero_ as functions, resize_ with a list.
+TEST(Declarations, CopiesAndConversionsKeepLibTorchsForms) {
+  Tensor x = linspace(0.5, 3.0, 6, kFloat32).reshape({2, 3});
+  EXPECT_TRUE(x.to(kFloat32).is_same(x));
+  EXPECT_TRUE(x.to(kCPU).is_same(x));
+  Tensor c = x.to(kFloat32, /*non_blocking=*/false, /*copy=*/true);
+  EXPECT_FALSE(c.is_same(x));
+  EXPECT_NE(c.raw_data(), x.raw_data());
+  EXPECT_TRUE(equal(c, x));
+  Tensor d = x.to(Device(kCPU), kFloat64, /*non_blocking=*/true);
+  EXPECT_EQ(d.dtype(), kFloat64);
+  EXPECT_EQ(x.to(zeros({1}, kInt32)).dtype(), kInt32);
+  EXPECT_TRUE(x.to(x).is_same(x));
+  EXPECT_FALSE(x.to(x, false, /*copy=*/true).is_same(x));
+  Tensor y = x.clone();
+  EXPECT_TRUE(fill_(y, 2.5).is_same(y));
+  EXPECT_EQ(y.sum().item<double>(), 15.0);
+  EXPECT_TRUE(zero_(y).is_same(y));
+  EXPECT_EQ(y.sum().item<double>(), 0.0);
+  y.copy_(x, /*non_blocking=*/true);
+  EXPECT_TRUE(equal(y, x));
+  y.resize_({3, 2});
+  EXPECT_EQ(y.sizes(), (Shape{3, 2}));
+  EXPECT_EQ(test::error_of([&] { y.to(Tensor()); }).find("[to]"), 0u);
+}
+
+} // namespace
+} // namespace ditto

@@ -117,7 +117,8 @@ SPARSE_INPUT = {"_values", "_indices", "values", "indices", "coalesce", "to_dens
 
 @pytest.mark.parametrize(
     "name,schema,variants,count",
-    [d for d in declarations() if len(schema_args(d[1])) == 1])
+    # a namespace's function (linalg::qr) is its only form
+    [d for d in declarations() if len(schema_args(d[1])) == 1 and "::" not in d[0]])
 def test_forms_give_the_same_bits(name, schema, variants, count):
     variants = [v.strip() for v in variants.split(",")]
     x = ditto.tensor(np.linspace(0.25, 2.5, 37, dtype=np.float32))
@@ -964,3 +965,62 @@ def test_normalize_takes_torchs_arguments():
         z = ditto.zeros(2, 3, requires_grad=True)
         F.normalize(z, p=p, eps=1e-6).sum().backward()
         assert np.allclose(z.grad.numpy(), 1e6), p
+
+
+def test_copies_conversions_and_namespaces_keep_torchs_forms():
+    """The ops declared last (copies.ops.toml, sparse.ops.toml,
+    decomp.ops.toml, rnn.ops.toml, normalize, max_unpool1d): torch's calls,
+    with their keywords, through the generated bindings."""
+    x = ditto.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
+    # to's three forms, with non_blocking and copy
+    assert x.to(ditto.float32).data_ptr() == x.data_ptr()
+    c = x.to(ditto.float32, copy=True)
+    assert c.data_ptr() != x.data_ptr() and c.tolist() == x.tolist()
+    assert x.to("cpu").data_ptr() == x.data_ptr()
+    assert x.to("cpu", copy=True).data_ptr() != x.data_ptr()
+    assert x.to(ditto.device("cpu"), ditto.float64, non_blocking=True).dtype == ditto.float64
+    assert x.to(device="cpu", dtype=ditto.int64).tolist() == [[1, -2, 3], [4, 5, -6]]
+    assert x.to(ditto.zeros(1, dtype=ditto.int32)).dtype == ditto.int32
+    with pytest.raises(Exception, match="vulkan|device"):
+        x.to("vulkan:99")
+    # the writes, as methods and as torch.fill_ / torch.zero_
+    y = x.clone()
+    assert ditto.fill_(y, 2.5) is not None and y.tolist() == [[2.5] * 3] * 2
+    assert ditto.zero_(y).sum().item() == 0.0
+    assert y.copy_(x, non_blocking=True).tolist() == x.tolist()
+    assert list(y.resize_(3, 2).shape) == [3, 2]
+    assert list(y.resize_([6]).shape) == [6]
+    with pytest.raises(ValueError, match=r"\[fill_\]"):
+        ditto.zeros(2, dtype=ditto.uint8).fill_(300)
+    # torch.sparse.mm / addmm and the sparse parts
+    s = ditto.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse()
+    d = ditto.ones(2, 2)
+    assert ditto.sparse.mm(s, d).tolist() == [[2.0, 2.0], [3.0, 3.0]]
+    assert ditto.sparse.addmm(d, s, d, beta=0.5, alpha=2.0).tolist() == \
+        [[4.5, 4.5], [6.5, 6.5]]
+    assert s.coalesce().indices().tolist() == [[0, 1], [1, 0]]
+    assert s._values().tolist() == [2.0, 3.0]
+    assert ditto.sparse_coo_tensor([[0, 2]], [1.0, 2.0], (4,)).to_dense().tolist() == \
+        [1.0, 0.0, 2.0, 0.0]
+    # ditto.linalg's decompositions: qr's named tuple, svd_lowrank's generator
+    q, r = ditto.linalg.qr(ditto.tensor([[3.0, 1.0], [4.0, 2.0], [0.0, 5.0]]))
+    assert list(q.shape) == [3, 2] and list(r.shape) == [2, 2]
+    a = ditto.randn(6, 4, generator=ditto.Generator().manual_seed(1))
+    u1, s1, v1 = ditto.svd_lowrank(a, q=3, niter=1) if hasattr(ditto, "svd_lowrank") \
+        else ditto.linalg.svd_lowrank(a, q=3, niter=1)
+    assert list(u1.shape) == [6, 3] and list(s1.shape) == [3] and list(v1.shape) == [4, 3]
+    g = ditto._C._linalg.svd_lowrank
+    r1 = g(a, 3, 1, generator=ditto.Generator().manual_seed(7))
+    r2 = g(a, 3, 1, generator=ditto.Generator().manual_seed(7))
+    assert all(t1.numpy().tobytes() == t2.numpy().tobytes() for t1, t2 in zip(r1, r2))
+    # the recurrent steps and normalize in ditto._C._nn
+    F = ditto.nn.functional
+    parts = F.split_rows(ditto.arange(6.0).reshape(3, 2), [1, 2])
+    assert [p.tolist() for p in parts] == [[[0.0, 1.0]], [[2.0, 3.0], [4.0, 5.0]]]
+    n1 = F.normalize(x, p=1.0, dim=1)
+    assert np.allclose(n1.abs().sum(1).numpy(), 1.0)
+    assert ditto._C._nn.normalize(x, 1, 1e-12).numpy().tobytes() == \
+        F.normalize(x, dim=1).numpy().tobytes()
+    un = ditto._C._nn.max_unpool1d(ditto.tensor([[[5.0, 7.0]]]),
+                                   ditto.tensor([[[1, 2]]]), [2])
+    assert un.tolist() == [[[0.0, 5.0, 7.0, 0.0]]]

@@ -482,6 +482,10 @@ Tensor normalize(const Tensor& x, int64_t dim, double eps) {
   return op.done(div(x, clamp(norm, eps, std::nullopt)));
 }
 
+Tensor normalize(const Tensor& self, double p, int64_t dim, double eps) {
+  return normalize(self, NormalizeFuncOptions().p(p).dim(dim).eps(eps));
+}
+
 Tensor normalize(const Tensor& input, const NormalizeFuncOptions& o) {
   Tensor result;
   if (o.p() == 2.0) {

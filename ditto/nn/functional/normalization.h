@@ -124,9 +124,9 @@ struct DITTO_API NormalizeFuncOptions {
 DITTO_API Tensor
 normalize(const Tensor& input, const NormalizeFuncOptions& options = {});
 
-// x / max(||x||_2 along dim, eps), the norm as sqrt(sum(x * x)); an
-// all-zero slice's gradient is 1 / eps, as torch's.
-DITTO_API Tensor normalize(const Tensor& x, int64_t dim, double eps = 1e-12);
+// normalize(x, dim, eps = 1e-12) (the p = 2 form, whose bits the options
+// form gives) and normalize(x, p, dim, eps) are declared
+// (ditto/ops/composite/normalization.ops.toml, ditto/ops/declared.h).
 
 } // namespace ditto::nn::functional
 

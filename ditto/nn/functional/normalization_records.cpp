@@ -322,7 +322,10 @@ DITTO_OP_RECORDS(norm) {
   register_op({
       .name = "normalize",
       .family = "normalization",
-      .callables = {"ditto::nn::functional::normalize(x, dim, eps)"},
+      .callables =
+          {"ditto::nn::functional::normalize(x, dim, eps)",
+           "ditto::nn::functional::normalize(x, p, dim, eps)",
+           "ditto::nn::functional::normalize(x, options)"},
       .deterministic_because =
           "composed of elementwise ops and a sum along dim that adds in a "
           "fixed order",

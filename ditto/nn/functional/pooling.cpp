@@ -642,7 +642,7 @@ namespace ditto::nn::functional {
 Tensor max_pool2d_backward(
     const Tensor& grad_out,
     const Tensor& indices,
-    const Shape& input_sizes) {
+    const IntArg& input_sizes) {
   return pool::max_backward(
       "max_pool2d_backward", 2, grad_out, indices, input_sizes);
 }
@@ -650,7 +650,7 @@ Tensor max_pool2d_backward(
 Tensor max_pool3d_backward(
     const Tensor& grad_out,
     const Tensor& indices,
-    const Shape& input_sizes) {
+    const IntArg& input_sizes) {
   return pool::max_backward(
       "max_pool3d_backward", 3, grad_out, indices, input_sizes);
 }

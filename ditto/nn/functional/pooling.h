@@ -49,15 +49,8 @@ using ::ditto::max_pool3d_with_indices;
 // The gradients of max_pool2d/3d (and of max_pool1d and the adaptive max
 // poolings, through the one of their dims): grad_out added into a zero
 // tensor of input_sizes at indices, which index the last two (three) dims'
-// planes.
-DITTO_API Tensor max_pool2d_backward(
-    const Tensor& grad_out,
-    const Tensor& indices,
-    const Shape& input_sizes);
-DITTO_API Tensor max_pool3d_backward(
-    const Tensor& grad_out,
-    const Tensor& indices,
-    const Shape& input_sizes);
+// planes: max_pool2d_backward and max_pool3d_backward, declared
+// (ditto/ops/composite/pooling.ops.toml, ditto/ops/declared.h).
 
 // Adaptive max pooling, as LibTorch's: the maximum of each bin (as
 // adaptive average pooling's) and its flat index in the input plane, as
@@ -120,27 +113,21 @@ DITTO_API Tensor fractional_max_pool3d(
 // size, as PyTorch's). Each plane is written serially in input order, so
 // of duplicate indices the last one wins, for any thread count: there is
 // no nondeterministic path. Every index is checked before anything is
-// written. The gradient gathers grad_out at the indices.
-DITTO_API Tensor max_unpool1d(
-    const Tensor& x,
-    const Tensor& indices,
-    const IntArg& kernel_size,
-    const IntArg& stride = {},
-    const IntArg& padding = {0},
-    const IntList& output_size = {});
+// written. The gradient gathers grad_out at the indices. max_unpool1d is
+// declared (ditto/ops/composite/pooling.ops.toml, ditto/ops/declared.h).
 DITTO_API Tensor max_unpool2d(
     const Tensor& x,
     const Tensor& indices,
     const IntArg& kernel_size,
     const IntArg& stride = {},
     const IntArg& padding = {0},
-    const IntList& output_size = {});
+    const IntArg& output_size = {});
 DITTO_API Tensor max_unpool3d(
     const Tensor& x,
     const Tensor& indices,
     const IntArg& kernel_size,
     const IntArg& stride = {},
     const IntArg& padding = {0},
-    const IntList& output_size = {});
+    const IntArg& output_size = {});
 
 } // namespace ditto::nn::functional

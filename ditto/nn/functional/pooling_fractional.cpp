@@ -415,7 +415,7 @@ Tensor max_unpool1d(
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
-    const IntList& output_size) {
+    const IntArg& output_size) {
   return max_unpool_nd(
       "max_unpool1d", 1, x, indices, kernel_size, stride, padding, output_size);
 }
@@ -426,7 +426,7 @@ Tensor max_unpool2d(
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
-    const IntList& output_size) {
+    const IntArg& output_size) {
   return max_unpool_nd(
       "max_unpool2d", 2, x, indices, kernel_size, stride, padding, output_size);
 }
@@ -437,7 +437,7 @@ Tensor max_unpool3d(
     const IntArg& kernel_size,
     const IntArg& stride,
     const IntArg& padding,
-    const IntList& output_size) {
+    const IntArg& output_size) {
   return max_unpool_nd(
       "max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size);
 }

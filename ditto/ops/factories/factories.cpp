@@ -458,8 +458,11 @@ Tensor clone(const Tensor& self) {
   return op.done(out, [](const autograd::GradList& g) { return g; });
 }
 
-Tensor Tensor::to(Dtype d) const {
-  if (d == dtype()) {
+// non_blocking changes nothing in the three forms of to: every copy, between
+// devices too, completes before to returns.
+Tensor Tensor::to(Dtype d, bool /*non_blocking*/, bool copy) const {
+  check_defined("to");
+  if (d == dtype() && !copy) {
     return *this;
   }
   detail::OpScope op("to", {*this});
@@ -469,10 +472,20 @@ Tensor Tensor::to(Dtype d) const {
   return op.done(out, [](const autograd::GradList& g) { return g; });
 }
 
-Tensor Tensor::to(Device d) const {
+Tensor Tensor::to(
+    Device d,
+    std::optional<Dtype> t,
+    bool non_blocking,
+    bool copy) const {
   check_defined("to");
+  if (t && *t != dtype()) {
+    // Convert where the tensor is (on the CPU when either end is the CPU);
+    // at least one step copies.
+    return device().is_cpu() ? to(*t, non_blocking).to(d, {}, non_blocking)
+                             : to(d, {}, non_blocking).to(*t, non_blocking);
+  }
   const Device from = device();
-  if (d == from) {
+  if (d == from && !copy) {
     return *this;
   }
   detail::OpScope op("to", {*this});
@@ -503,9 +516,9 @@ Tensor Tensor::to(Device d) const {
   });
 }
 
-Tensor Tensor::to(Device d, Dtype t) const {
-  // Convert where the tensor is (on the CPU when either end is the CPU).
-  return device().is_cpu() ? to(t).to(d) : to(d).to(t);
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
+  DITTO_CHECK(other.defined(), ValueError, "to", "other is undefined");
+  return to(other.device(), other.dtype(), non_blocking, copy);
 }
 
 // non_blocking changes nothing: every copy, between devices too, completes

@@ -191,7 +191,10 @@ DITTO_OP_RECORDS(factories) {
   register_op({
       .name = "to",
       .family = "copy",
-      .callables = {"Tensor::to(dtype)"},
+      .callables =
+          {"Tensor::to(dtype, non_blocking, copy)",
+           "Tensor::to(device, dtype, non_blocking, copy)",
+           "Tensor::to(other, non_blocking, copy)"},
       .deterministic_because = "each element converted on its own",
       .dtypes = kEveryDtype,
       .samples =
@@ -204,6 +207,20 @@ DITTO_OP_RECORDS(factories) {
               sm.gradcheck = false; // float32 rounding hides eps = 1e-6
             }
             return out;
+          },
+      .bad_samples =
+          [] {
+            return std::vector<Sample>{
+                {"undefined",
+                 {Tensor()},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{in[0].to(kFloat64)};
+                 }},
+                {"undefined_other",
+                 {s::varied({2, 3}, kFloat32, 2.0, 1)},
+                 [](const std::vector<Tensor>& in) {
+                   return std::vector{in[0].to(Tensor())};
+                 }}};
           },
       .grad_fn = "ToCopyBackward0",
       // between the host and the device, and on the device

@@ -200,12 +200,16 @@ Tensor histc(const Tensor& input, int64_t bins, double min, double max) {
 Tensor embedding_bag(
     const Tensor& input,
     const Tensor& weight,
-    const Tensor& offsets,
+    const std::optional<Tensor>& offsets_or_none,
     std::string_view mode,
-    const Tensor& per_sample_weights,
+    const std::optional<Tensor>& per_sample_weights_or_none,
     bool include_last_offset,
     std::optional<int64_t> padding_idx) {
   const char* name = "embedding_bag";
+  // None and an undefined tensor both mean none given.
+  const Tensor offsets = offsets_or_none.value_or(Tensor());
+  const Tensor per_sample_weights =
+      per_sample_weights_or_none.value_or(Tensor());
   detail::OpScope op(name, {input, weight, offsets, per_sample_weights});
   DITTO_CHECK(
       input.defined() && weight.defined(),
