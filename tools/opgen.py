@@ -323,7 +323,7 @@ class Op:
             "not_differentiable", "dtypes", "domain", "doc", "bool_error",
             "vulkan", "record_args", "aliases", "scalar_other", "result",
             "other_domain", "integer_divisor", "record_scalar", "samples", "family",
-            "python", "body", "devices", "record", "member", "namespace",
+            "python", "body", "devices", "record", "member", "namespace", "sparse",
         }
         extra = set(entry) - known
         if extra:
@@ -356,6 +356,12 @@ class Op:
             raise DeclError(
                 f"{where}: a namespace ({sorted(NAMESPACES)}) is for a body's function")
         self.qualified = f"{self.namespace}::{self.name}" if self.namespace else self.name
+        # The records of the sparse COO layout's kernels the body calls for a
+        # sparse operand (torch's dispatch: SparseCPU: add_sparse), of each
+        # of its forms: add.Tensor's sparse_add and sparse_add_.
+        self.sparse = entry.get("sparse", [])
+        if self.sparse and (self.body is None or not isinstance(self.sparse, list)):
+            raise DeclError(f"{where}: sparse = [\"record\", ...] is a body's")
         # A method whose body defines Tensor's member itself (x.coalesce(),
         # written beside the sparse layout's code): no free function.
         self.member = bool(entry.get("member", False))
@@ -1082,7 +1088,8 @@ def write_declared_records_cpp(files, ops, aten, nondeterministic):
         out.append(
             f"      {{{c_string(op.qualified)}, {c_string(op.schema.text)}, "
             f"{c_string(', '.join(op.variants))}, {c_string(impl)}, "
-            f"{c_string(op.src)}, {c_string(op.record or op.qualified)}}},")
+            f"{c_string(op.src)}, {c_string(op.record or op.qualified)}, "
+            f"{{{', '.join(c_string(r) for r in op.sparse)}}}}},")
     out += ["  };", "  return table;", "}", "",
             "// The devices beside the CPU each declared op runs on.",
             "const std::vector<std::pair<std::string, DeviceType>>& declared_devices() {",

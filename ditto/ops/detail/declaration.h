@@ -25,6 +25,9 @@ struct OpDeclaration {
   // The record that holds its forms: its name, or another's
   // (max_pool2d_with_indices: max_pool2d's).
   std::string record;
+  // The records of the sparse COO layout's kernels its body calls for a
+  // sparse operand (add.Tensor: sparse_add, sparse_add_).
+  std::vector<std::string> sparse;
 };
 
 // Every declared op, in declaration order (generated: declared.cpp).
