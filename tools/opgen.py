@@ -1330,6 +1330,18 @@ def bindings_mutating(op):
     return out
 
 
+# A namespace's function's result other than a Tensor, as Python sees it
+# (r: the C++ result).
+NAMESPACED_RESULTS = {
+    "(Tensor, Tensor)": "py::make_tuple(std::get<0>(r), std::get<1>(r))",
+    # torch.return_types.<name>
+    "(Tensor Q, Tensor R)": "values_indices({name}, std::move(r))",
+    # torch.svd_lowrank's plain tuple
+    "(Tensor U, Tensor S, Tensor V)": "py::make_tuple(r.U, r.S, r.V)",
+    "Tensor[]": "py::cast(std::move(r))",
+}
+
+
 def bindings_namespaced(op):
     """ditto::sparse::mm as ditto._C._sparse.mm(mat1, mat2): the function
     with torch's argument names, in the namespace's submodule (made here,
@@ -1342,33 +1354,17 @@ def bindings_namespaced(op):
     if s.ret == "Tensor":
         target = f"static_cast<Tensor (*)({params})>(&{fn})"
         gil = ", ReleaseGil()"
-    elif s.ret == "(Tensor, Tensor)":
-        # a Python tuple, made under the GIL
-        target = (f"[]({params}) {{ std::tuple<Tensor, Tensor> r; "
+    elif s.ret in NAMESPACED_RESULTS:
+        # the C++ result, computed without the GIL; the Python value made
+        # from it under the GIL
+        py_value = NAMESPACED_RESULTS[s.ret].format(name=c_string(op.name))
+        target = (f"[]({params}) {{ {RETURN_TYPES[s.ret]} r; "
                   f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
-                  "return py::make_tuple(std::get<0>(r), std::get<1>(r)); }")
-        gil = ""
-    elif s.ret == "(Tensor Q, Tensor R)":
-        # torch.return_types.<name>, made under the GIL
-        target = (f"[]({params}) {{ std::pair<Tensor, Tensor> r; "
-                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
-                  f"return values_indices({c_string(op.name)}, std::move(r)); }}")
-        gil = ""
-    elif s.ret == "(Tensor U, Tensor S, Tensor V)":
-        # a Python tuple (torch.svd_lowrank's), made under the GIL
-        target = (f"[]({params}) {{ linalg::SVD r; "
-                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
-                  "return py::make_tuple(r.U, r.S, r.V); }")
-        gil = ""
-    elif s.ret == "Tensor[]":
-        # a Python list, made under the GIL
-        target = (f"[]({params}) {{ std::vector<Tensor> r; "
-                  f"{{ py::gil_scoped_release gil; r = {fn}({call}); }} "
-                  "return py::cast(std::move(r)); }")
+                  f"return {py_value}; }}")
         gil = ""
     else:
-        raise DeclError(f"{op.src}: {op.name}: a namespace's function returns Tensor, "
-                        "(Tensor, Tensor) or Tensor[]")
+        raise DeclError(f"{op.src}: {op.name}: a namespace's function returns Tensor "
+                        f"or one of {sorted(NAMESPACED_RESULTS)}")
     args = "".join(", " + a for a in s.py_args(skip_self=False, rename_self_anywhere=True))
     return [f"  submodule(m, {c_string(mod)}).def({c_string(op.name)}, {target}{args}{gil});"]
 
