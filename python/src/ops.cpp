@@ -1,25 +1,12 @@
-// The elementwise, reduction, shape and matrix-product records as
-// ditto.<op> functions, Tensor.<op> methods and in-place Tensor.<op>_
-// forms, with torch's argument names; and Python's operators.
+// The declared ops' bindings (python/declared_bindings.inc, generated from
+// ditto/ops/*/*.ops.toml: ditto.<op> functions, Tensor.<op> methods and
+// in-place Tensor.<op>_ forms with torch's argument names, and the
+// submodules' functions), result_type, and Python's operators.
 
 #include "python/src/common.h"
 
 namespace ditto::python {
 namespace {
-
-// Binds f as ditto.<name>(input, ...) and as Tensor.<name>(...). input may
-// not be None: f may be a member function, which pybind11 binds with a
-// pointer for self (None would be a null this).
-template <typename F, typename... Extra>
-void def_both(
-    py::module_& m,
-    py::class_<Tensor>& cls,
-    const char* name,
-    F f,
-    const Extra&... extra) {
-  m.def(name, f, py::arg("input").none(false), extra..., ReleaseGil());
-  cls.def(name, f, extra..., ReleaseGil());
-}
 
 // A (values, indices) pair as torch's named tuple (torch.return_types).
 py::object values_indices(const char* name, std::pair<Tensor, Tensor> r) {
